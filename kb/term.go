@@ -1,0 +1,183 @@
+package kb
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Well-known IRIs used by term normalisation.
+const (
+	XSDString       = "http://www.w3.org/2001/XMLSchema#string"
+	RDFLangString   = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+	DefaultGraphIRI = "urn:x-arq:DefaultGraph"
+	// InferredGraphIRI names the graph the reasoner writes derived triples to.
+	InferredGraphIRI = "urn:x-perfkb:inferred"
+)
+
+// TermKind says which sort of RDF term a Term is.
+type TermKind uint8
+
+// The RDF term kinds. The zero value is not a valid term.
+const (
+	KindIRI TermKind = iota + 1
+	KindBlank
+	KindLiteral
+)
+
+func (k TermKind) String() string {
+	switch k {
+	case KindIRI:
+		return "IRI"
+	case KindBlank:
+		return "blank node"
+	case KindLiteral:
+		return "literal"
+	}
+	return "invalid term"
+}
+
+// Term is an RDF term. It is a comparable value, so it can key a map.
+//
+// For literals, Datatype is always set: a simple literal has xsd:string and a
+// language-tagged literal has rdf:langString (RDF 1.1). Use the constructors,
+// which normalise this; Lang is kept lower-case as RDF compares tags
+// case-insensitively.
+type Term struct {
+	Kind     TermKind
+	Value    string // the IRI, the blank node label, or the literal's lexical form
+	Datatype string // literals only
+	Lang     string // language-tagged literals only
+}
+
+// IRI returns an IRI term.
+func IRI(iri string) Term { return Term{Kind: KindIRI, Value: iri} }
+
+// Blank returns a blank node with the given label.
+func Blank(label string) Term { return Term{Kind: KindBlank, Value: label} }
+
+// Literal returns a literal with the given lexical form and datatype; an
+// empty datatype means xsd:string.
+func Literal(lexical, datatype string) Term {
+	if datatype == "" {
+		datatype = XSDString
+	}
+	return Term{Kind: KindLiteral, Value: lexical, Datatype: datatype}
+}
+
+// String returns a plain xsd:string literal.
+func String(s string) Term { return Term{Kind: KindLiteral, Value: s, Datatype: XSDString} }
+
+// LangLiteral returns a language-tagged string.
+func LangLiteral(s, lang string) Term {
+	return Term{Kind: KindLiteral, Value: s, Datatype: RDFLangString, Lang: strings.ToLower(lang)}
+}
+
+// DefaultGraph is the graph of triples loaded without one.
+var DefaultGraph = IRI(DefaultGraphIRI)
+
+// InferredGraph is the graph of triples the reasoner derives.
+var InferredGraph = IRI(InferredGraphIRI)
+
+// IsZero reports whether t is the zero Term (no term).
+func (t Term) IsZero() bool { return t.Kind == 0 }
+
+// IsIRI, IsBlank and IsLiteral report the term's kind.
+func (t Term) IsIRI() bool     { return t.Kind == KindIRI }
+func (t Term) IsBlank() bool   { return t.Kind == KindBlank }
+func (t Term) IsLiteral() bool { return t.Kind == KindLiteral }
+
+// String renders the term in N-Triples syntax.
+func (t Term) String() string {
+	var b strings.Builder
+	t.AppendNTriples(&b)
+	return b.String()
+}
+
+// AppendNTriples writes the term in N-Triples syntax.
+func (t Term) AppendNTriples(b *strings.Builder) {
+	switch t.Kind {
+	case KindIRI:
+		b.WriteByte('<')
+		escapeIRI(b, t.Value)
+		b.WriteByte('>')
+	case KindBlank:
+		b.WriteString("_:")
+		b.WriteString(t.Value)
+	case KindLiteral:
+		b.WriteByte('"')
+		escapeString(b, t.Value)
+		b.WriteByte('"')
+		switch {
+		case t.Lang != "":
+			b.WriteByte('@')
+			b.WriteString(t.Lang)
+		case t.Datatype != "" && t.Datatype != XSDString:
+			b.WriteString("^^<")
+			escapeIRI(b, t.Datatype)
+			b.WriteByte('>')
+		}
+	default:
+		b.WriteString("<invalid term>")
+	}
+}
+
+func escapeIRI(b *strings.Builder, s string) {
+	for _, r := range s {
+		switch {
+		case r <= 0x20 || r == '<' || r == '>' || r == '"' || r == '{' || r == '}' || r == '|' || r == '^' || r == '`' || r == '\\':
+			fmt.Fprintf(b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+}
+
+func escapeString(b *strings.Builder, s string) {
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(b, "\\u%04X", r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+}
+
+// Triple is a triple of terms.
+type Triple struct{ S, P, O Term }
+
+// TermQuad is a quad of terms; G is the graph (DefaultGraph for triples
+// without one).
+type TermQuad struct{ S, P, O, G Term }
+
+// String renders the quad as an N-Quads line without the final newline.
+func (q TermQuad) String() string {
+	var b strings.Builder
+	q.S.AppendNTriples(&b)
+	b.WriteByte(' ')
+	q.P.AppendNTriples(&b)
+	b.WriteByte(' ')
+	q.O.AppendNTriples(&b)
+	if !q.G.IsZero() && q.G != DefaultGraph {
+		b.WriteByte(' ')
+		q.G.AppendNTriples(&b)
+	}
+	b.WriteString(" .")
+	return b.String()
+}
