@@ -1,0 +1,59 @@
+package ontology
+
+// Namespaces and IRIs of the W3C vocabularies PERFONTO is written in.
+const (
+	// RDFNamespace is the RDF namespace.
+	RDFNamespace = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+	// RDFSNamespace is the RDF Schema namespace.
+	RDFSNamespace = "http://www.w3.org/2000/01/rdf-schema#"
+	// OWLNamespace is the OWL namespace.
+	OWLNamespace = "http://www.w3.org/2002/07/owl#"
+	// XSDNamespace is the XML Schema datatypes namespace.
+	XSDNamespace = "http://www.w3.org/2001/XMLSchema#"
+
+	// RDFType is rdf:type.
+	RDFType = RDFNamespace + "type"
+	// RDFSLabel is rdfs:label.
+	RDFSLabel = RDFSNamespace + "label"
+	// RDFSComment is rdfs:comment.
+	RDFSComment = RDFSNamespace + "comment"
+	// RDFSSubClassOf is rdfs:subClassOf.
+	RDFSSubClassOf = RDFSNamespace + "subClassOf"
+	// RDFSSubPropertyOf is rdfs:subPropertyOf.
+	RDFSSubPropertyOf = RDFSNamespace + "subPropertyOf"
+	// RDFSDomain is rdfs:domain.
+	RDFSDomain = RDFSNamespace + "domain"
+	// RDFSRange is rdfs:range.
+	RDFSRange = RDFSNamespace + "range"
+	// OWLClass is owl:Class.
+	OWLClass = OWLNamespace + "Class"
+	// OWLObjectProperty is owl:ObjectProperty.
+	OWLObjectProperty = OWLNamespace + "ObjectProperty"
+	// OWLDatatypeProperty is owl:DatatypeProperty.
+	OWLDatatypeProperty = OWLNamespace + "DatatypeProperty"
+	// OWLAnnotationProperty is owl:AnnotationProperty.
+	OWLAnnotationProperty = OWLNamespace + "AnnotationProperty"
+	// OWLTransitiveProperty is owl:TransitiveProperty.
+	OWLTransitiveProperty = OWLNamespace + "TransitiveProperty"
+	// OWLFunctionalProperty is owl:FunctionalProperty.
+	OWLFunctionalProperty = OWLNamespace + "FunctionalProperty"
+	// OWLInverseOf is owl:inverseOf.
+	OWLInverseOf = OWLNamespace + "inverseOf"
+	// OWLNamedIndividual is owl:NamedIndividual.
+	OWLNamedIndividual = OWLNamespace + "NamedIndividual"
+
+	// XSDString is xsd:string.
+	XSDString = XSDNamespace + "string"
+	// XSDDouble is xsd:double.
+	XSDDouble = XSDNamespace + "double"
+	// XSDLong is xsd:long.
+	XSDLong = XSDNamespace + "long"
+	// XSDInteger is xsd:integer.
+	XSDInteger = XSDNamespace + "integer"
+	// XSDDecimal is xsd:decimal.
+	XSDDecimal = XSDNamespace + "decimal"
+	// XSDBoolean is xsd:boolean.
+	XSDBoolean = XSDNamespace + "boolean"
+	// XSDDateTime is xsd:dateTime.
+	XSDDateTime = XSDNamespace + "dateTime"
+)
