@@ -88,7 +88,7 @@ func (m *Memory) Resolve(ctx context.Context, id ID) (Term, error) {
 	if m.closed {
 		return Term{}, ErrClosed
 	}
-	if id == 0 || int(id) > len(m.terms) {
+	if id == 0 || id > ID(len(m.terms)) {
 		return Term{}, ErrUnknownID
 	}
 	return m.terms[id-1], nil
@@ -224,7 +224,7 @@ func (m *Memory) checkIDs(quads []Quad) error {
 	for _, q := range quads {
 		for i := 0; i < 4; i++ {
 			id := position(q, i)
-			if id == 0 || int(id) > len(m.terms) {
+			if id == 0 || id > ID(len(m.terms)) {
 				return ErrUnknownID
 			}
 		}

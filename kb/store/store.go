@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/cayleyadapter"
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 // DefaultSpec is the store used when --store is not given: the embedded
@@ -65,6 +67,21 @@ func Open(ctx context.Context, spec string, opts Options) (kb.Dataset, error) {
 	switch s.Backend {
 	case "memory":
 		return kb.NewMemory(), nil
+	case "native":
+		ds, err := native.Open(ctx, s.Path, native.Options{ReadOnly: opts.ReadOnly})
+		if err != nil {
+			return nil, err
+		}
+		return ds, nil
+	case "memstore":
+		return cayleyadapter.Open(ctx, cayleyadapter.Memstore, "", cayleyadapter.OpenOptions{})
+	case "leveldb":
+		return cayleyadapter.Open(ctx, cayleyadapter.LevelDB, s.Path, cayleyadapter.OpenOptions{})
+	case "postgres":
+		if s.Path == "" {
+			return nil, fmt.Errorf("store %q: postgres needs a DSN, e.g. postgres://user@host/db", spec)
+		}
+		return cayleyadapter.Open(ctx, cayleyadapter.Postgres, s.Path, cayleyadapter.OpenOptions{})
 	}
 	return nil, fmt.Errorf("store %q: backend %q is not available in this build yet", spec, s.Backend)
 }

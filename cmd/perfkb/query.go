@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/results"
+)
+
+func init() { register(newQueryCmd) }
+
+// queryFlags are the options of perfkb query.
+type queryFlags struct {
+	base      string
+	data      []string
+	named     []string
+	queryFile string
+	text      string
+	format    string
+	parseOnly bool
+	update    bool
+	explain   bool
+	timeout   time.Duration
+	maxRows   int64
+}
+
+func newQueryCmd(app *App) *cobra.Command {
+	var f queryFlags
+	cmd := &cobra.Command{
+		Use:   "query",
+		Short: "Run a SPARQL 1.1 (or RDQL) query or update",
+		Long: `query runs a SPARQL 1.1 query (or a legacy RDQL query) against the store, or
+against files loaded into a fresh in-memory dataset with --data (default
+graph, RDF merge of the files) and --named IRI=FILE (named graphs).
+
+SELECT and ASK results are SPARQL 1.1 JSON unless --format says otherwise (a
+table when stdout is a terminal); CONSTRUCT and DESCRIBE print N-Triples
+unless --format turtle. --update runs a SPARQL 1.1 Update request; with
+--data/--named the resulting dataset is printed as N-Quads.
+
+Exit status: 0 success, 1 invalid query (syntax or static error, with
+line:column), 2 usage error, 3 any other error (unreadable file, evaluation
+error, timeout, row limit).`,
+		Example: `  perfkb query -e 'SELECT * { ?s ?p ?o } LIMIT 10'
+  perfkb query --data data.ttl --query q.rq --format tsv
+  perfkb query --named http://ex/g=g.ttl --query q.rq --explain`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runQuery(cmd.Context(), app, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.base, "base", "", "base IRI of the query (default: the file:// IRI of the query file)")
+	fl.StringArrayVar(&f.data, "data", nil, "load an RDF file into the default graph of a fresh in-memory dataset (repeatable)")
+	fl.StringArrayVar(&f.named, "named", nil, "load FILE as the named graph IRI: IRI=FILE (repeatable)")
+	fl.StringVar(&f.queryFile, "query", "", "file holding the query or update")
+	fl.StringVarP(&f.text, "expr", "e", "", "query or update text")
+	fl.StringVar(&f.format, "format", "", "json|xml|csv|tsv|table for SELECT/ASK, ntriples|turtle for CONSTRUCT/DESCRIBE")
+	fl.BoolVar(&f.parseOnly, "parse-only", false, "only parse and check the query")
+	fl.BoolVar(&f.update, "update", false, "the text is a SPARQL 1.1 Update request")
+	fl.BoolVar(&f.explain, "explain", false, "print the query plan with estimated and actual row counts on stderr")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop the query after this long (e.g. 30s; 0: no limit)")
+	fl.Int64Var(&f.maxRows, "max-rows", 0, "fail when the result has more rows (0: no limit)")
+	return cmd
+}
+
+func fileIRI(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+// namedGraph is one --named IRI=FILE.
+type namedGraph struct{ iri, file string }
+
+func parseNamed(specs []string) ([]namedGraph, error) {
+	var out []namedGraph
+	for _, s := range specs {
+		i := strings.LastIndex(s, "=")
+		if i <= 0 || i == len(s)-1 {
+			return nil, fmt.Errorf("--named %q: want IRI=FILE", s)
+		}
+		out = append(out, namedGraph{iri: s[:i], file: s[i+1:]})
+	}
+	return out, nil
+}
+
+func runQuery(ctx context.Context, app *App, f *queryFlags) error {
+	if (f.queryFile == "") == (f.text == "") {
+		return usageError(errors.New("give exactly one of --query FILE or -e TEXT"))
+	}
+	named, err := parseNamed(f.named)
+	if err != nil {
+		return usageError(err)
+	}
+	format := results.Format(strings.ToLower(f.format))
+	switch format {
+	case "", results.JSON, results.XML, results.CSV, results.TSV, results.Table, results.NTriples, results.Turtle:
+	case "nt", "n-triples":
+		format = results.NTriples
+	case "ttl":
+		format = results.Turtle
+	default:
+		return usageError(fmt.Errorf("unknown --format %q (want json, xml, csv, tsv, table, ntriples or turtle)", f.format))
+	}
+	text, source := f.text, "<expression>"
+	base := f.base
+	if f.queryFile != "" {
+		b, err := os.ReadFile(f.queryFile)
+		if err != nil {
+			return err
+		}
+		text, source = string(b), f.queryFile
+		if base == "" {
+			base = fileIRI(f.queryFile)
+		}
+	}
+	opts := query.Options{Base: base, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain}
+	located := func(err error) error { return fmt.Errorf("%s:%w", source, err) }
+
+	if f.update {
+		u, err := query.PrepareUpdate(text, opts)
+		if err != nil {
+			return located(err)
+		}
+		if f.parseOnly {
+			return nil
+		}
+		ds, spec, err := openDataset(ctx, app, f.data, named)
+		if err != nil {
+			return err
+		}
+		defer ds.Close()
+		memory := spec != nil
+		if memory {
+			opts.Dataset = *spec
+			opts.Dataset.Named, opts.Dataset.NamedNone = nil, false
+		}
+		sum, err := eval.Update(ctx, ds, u, eval.Options{Timeout: opts.Timeout, Dataset: opts.Dataset, Base: base})
+		if err != nil {
+			return err
+		}
+		if memory {
+			return dumpDataset(ctx, app, ds)
+		}
+		fmt.Fprintf(app.Stderr, "%d operation(s): %d quad(s) added, %d removed\n", sum.Operations, sum.Added, sum.Removed)
+		return nil
+	}
+
+	prepared, err := query.Prepare(text, opts)
+	if err != nil {
+		return located(err)
+	}
+	if f.parseOnly {
+		return nil
+	}
+	data := f.data
+	if qd := prepared.Query.Dataset; qd != nil && len(data) == 0 && len(named) == 0 {
+		// FROM / FROM NAMED naming files: read them into a fresh dataset.
+		for _, iri := range append(append([]string{}, qd.Default...), qd.Named...) {
+			if strings.HasPrefix(iri, "file:") {
+				named = append(named, namedGraph{iri: iri, file: iriPath(iri)})
+			}
+		}
+	} else if qd != nil {
+		have := map[string]bool{}
+		for _, n := range named {
+			have[n.iri] = true
+		}
+		for _, iri := range append(append([]string{}, qd.Default...), qd.Named...) {
+			if !have[iri] && strings.HasPrefix(iri, "file:") {
+				named = append(named, namedGraph{iri: iri, file: iriPath(iri)})
+				have[iri] = true
+			}
+		}
+	}
+	ds, spec, err := openDataset(ctx, app, data, named)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	if spec != nil {
+		opts.Dataset = *spec
+	}
+	res, err := query.Exec(ctx, ds, prepared, opts)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	if format == "" {
+		format = results.JSON
+		if app.IsTerminal(app.Stdout) {
+			format = results.Table
+		}
+	}
+	if err := res.Write(app.Stdout, format); err != nil {
+		return err
+	}
+	if f.explain {
+		fmt.Fprintf(app.Stderr, "plan (%s):\n%s", prepared.Language, res.Explain())
+	}
+	return nil
+}
+
+func iriPath(iri string) string {
+	u, err := url.Parse(iri)
+	if err != nil {
+		return iri
+	}
+	return u.Path
+}
+
+// openDataset loads --data and --named files into a fresh in-memory store
+// and returns the dataset they define: the --data files form the default
+// graph (N-Quads files keep their graphs, which join the default graph and
+// are also named graphs) and the --named graphs are named graphs. Without
+// files it opens --store and returns a nil spec (the store's default
+// dataset).
+func openDataset(ctx context.Context, app *App, data []string, named []namedGraph) (kb.Dataset, *eval.DatasetSpec, error) {
+	if len(data) == 0 && len(named) == 0 {
+		ds, err := app.OpenStore(ctx)
+		return ds, nil, err
+	}
+	ds := kb.NewMemory()
+	fail := func(err error) (kb.Dataset, *eval.DatasetSpec, error) {
+		ds.Close()
+		return nil, nil, err
+	}
+	for _, file := range data {
+		if _, err := kb.LoadFile(ctx, ds, file, kb.LoadOptions{}); err != nil {
+			return fail(err)
+		}
+	}
+	spec := &eval.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}, NamedNone: true}
+	graphs, err := ds.Graphs(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	for _, g := range graphs {
+		t, err := ds.Resolve(ctx, g)
+		if err != nil {
+			return fail(err)
+		}
+		if t != kb.DefaultGraph {
+			spec.Default = append(spec.Default, t)
+			spec.Named = append(spec.Named, t)
+		}
+	}
+	for _, n := range named {
+		if _, err := kb.LoadFile(ctx, ds, n.file, kb.LoadOptions{Graph: kb.IRI(n.iri)}); err != nil {
+			return fail(err)
+		}
+		spec.Named = append(spec.Named, kb.IRI(n.iri))
+	}
+	return ds, spec, nil
+}
+
+// dumpDataset prints every quad as N-Quads, sorted (default graph without
+// a graph label).
+func dumpDataset(ctx context.Context, app *App, ds kb.Dataset) error {
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
+	if err != nil {
+		return err
+	}
+	lines := make([]string, 0, len(quads))
+	for _, q := range quads {
+		tq, err := kb.ResolveQuad(ctx, ds, q)
+		if err != nil {
+			return err
+		}
+		lines = append(lines, tq.String())
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(app.Stdout, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}

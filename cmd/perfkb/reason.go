@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/reasoner"
+	"github.com/perfkb/perfkb/reasoner/rulelang"
+	"github.com/perfkb/perfkb/rules"
+)
+
+func init() { register(newReasonCmd) }
+
+func newReasonCmd(app *App) *cobra.Command {
+	var (
+		ruleFiles     []string
+		defines       []string
+		explain       string
+		format        string
+		problemType   string
+		reset         bool
+		noDerivations bool
+		maxIterations int
+		maxDerived    int64
+	)
+	cmd := &cobra.Command{
+		Use:   "reason",
+		Short: "Run analysis rules over the store and print the performance problems found",
+		Long: `reason materializes rules written in Apache Jena's rule syntax over the
+store: it derives every consequence to a fixpoint (semi-naive forward
+chaining), writes the new triples to the graph <urn:x-perfkb:inferred> with a
+derivation record for each, and prints the performance problems
+(perfonto:hasProblem findings) most severe first.
+
+Without --rules it runs the shipped sets RDFS, OWL and PERFONTO (see
+'perfkb rules list'); --rules takes a file or a shipped set name and may be
+repeated. --define NAME=VALUE overrides a named constant (@define) such as
+BIG_MESSAGES_THRESHOLD. Running again derives only what is missing; --reset
+first clears the inferred graph, e.g. after changing the rules.
+
+--explain IRI prints, without running anything, why the store holds the
+inferred triples about IRI: each one with its rule and premises, down to
+asserted triples. Blank nodes (findings) are written _:label.`,
+		Example: `  perfkb reason --store native:./perfkb.db
+  perfkb reason --rules my.rules --define BIG_MESSAGES_THRESHOLD=131072 --format json
+  perfkb reason --explain http://perfkb.example/site/vienna/exp/1/rs/p0t0/3`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "table" && format != "json" {
+				return usageError(fmt.Errorf("--format must be table or json, not %q", format))
+			}
+			defs, err := parseDefines(defines)
+			if err != nil {
+				return usageError(err)
+			}
+			ctx := cmd.Context()
+			if explain != "" {
+				term, err := parseTermArg(explain)
+				if err != nil {
+					return usageError(err)
+				}
+				ds, err := app.OpenStore(ctx)
+				if err != nil {
+					return err
+				}
+				defer ds.Close()
+				ders, err := reasoner.Explain(ctx, ds, term)
+				if err != nil {
+					return err
+				}
+				return writeExplanation(app.Stdout, format, term, ders)
+			}
+			sources := ruleFiles
+			if len(sources) == 0 {
+				sources = rules.Default
+			}
+			prog, err := reasoner.LoadProgram(sources, reasoner.ParseOptions{Defines: defs})
+			if err != nil {
+				return err
+			}
+			ds, err := app.OpenStore(ctx)
+			if err != nil {
+				return err
+			}
+			defer ds.Close()
+			progress := app.NewProgress("reasoning:", "triples derived")
+			opts := reasoner.Options{
+				MaxIterations: maxIterations, MaxDerived: maxDerived,
+				Reset: reset, NoDerivations: noDerivations, Print: app.Stderr,
+				Progress: func(p reasoner.Progress) { progress.Set(p.Derived) },
+			}
+			sum, runErr := reasoner.Run(ctx, ds, prog, opts)
+			progress.Done()
+			fmt.Fprintf(app.Stderr, "%d rules over %s triples: %s derived, %s removed in %d rounds (%.2fs)\n",
+				sum.Rules, humanCount(sum.Loaded), humanCount(sum.Derived), humanCount(sum.Removed), sum.Rounds, sum.Duration.Seconds())
+			if runErr != nil {
+				return runErr
+			}
+			findings, err := reasoner.Findings(ctx, ds, reasoner.FindingFilter{Type: problemType})
+			if err != nil {
+				return err
+			}
+			return writeFindings(app.Stdout, format, findings, sum)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&ruleFiles, "rules", nil, "rule file or shipped set (RDFS, OWL, PERFONTO); repeatable (default: RDFS, OWL and PERFONTO)")
+	f.StringArrayVar(&defines, "define", nil, "override a named constant, NAME=VALUE (repeatable)")
+	f.StringVar(&explain, "explain", "", "print the derivations of the inferred triples about this IRI (or _:blank) and exit")
+	f.StringVar(&format, "format", "table", "output format: table or json")
+	f.StringVar(&problemType, "type", "", "only print findings of this problem class (e.g. BigMessage)")
+	f.BoolVar(&reset, "reset", false, "clear the inferred graph and derivation records first")
+	f.BoolVar(&noDerivations, "no-derivations", false, "do not record derivations (faster; no --explain for new triples)")
+	f.IntVar(&maxIterations, "max-iterations", 0, "stop after this many rounds (default 10000)")
+	f.Int64Var(&maxDerived, "max-derived", 0, "stop after deriving this many triples (default: no limit)")
+	return cmd
+}
+
+// parseTermArg reads an IRI (bare, <…>, or a perfonto:/rdf:… prefixed
+// name) or a blank node _:label.
+func parseTermArg(s string) (kb.Term, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case strings.HasPrefix(s, "_:"):
+		return kb.Blank(s[2:]), nil
+	case strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">"):
+		return kb.IRI(s[1 : len(s)-1]), nil
+	}
+	if prefix, local, ok := strings.Cut(s, ":"); ok {
+		if ns, known := rulelang.DefaultPrefixes[prefix]; known && !strings.HasPrefix(local, "//") {
+			return kb.IRI(ns + local), nil
+		}
+	}
+	if s == "" {
+		return kb.Term{}, fmt.Errorf("--explain needs an IRI")
+	}
+	return kb.IRI(s), nil
+}
+
+func writeFindings(w io.Writer, format string, findings []reasoner.Finding, sum reasoner.Summary) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Summary  reasoner.Summary   `json:"summary"`
+			Findings []reasoner.Finding `json:"findings"`
+		}{sum, append([]reasoner.Finding{}, findings...)})
+	}
+	if len(findings) == 0 {
+		_, err := fmt.Fprintln(w, "no performance problems found")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROBLEM\tSEVERITY\tSUBJECT\tMETRIC\tVALUE\tDESCRIPTION")
+	for _, f := range findings {
+		sev := "-"
+		if f.HasSeverity {
+			sev = strconv.FormatFloat(f.Severity, 'f', -1, 64) + " " + f.SeverityClass
+		}
+		metric, value := f.MetricName, f.MetricValue.Value
+		if metric == "" {
+			metric, value = "-", "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.TypeName(), sev, f.Subject.Value, metric, value, f.Description)
+	}
+	return tw.Flush()
+}
+
+func writeExplanation(w io.Writer, format string, term kb.Term, ders []*reasoner.Derivation) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Term        string                 `json:"term"`
+			Derivations []*reasoner.Derivation `json:"derivations"`
+		}{term.String(), append([]*reasoner.Derivation{}, ders...)})
+	}
+	if len(ders) == 0 {
+		_, err := fmt.Fprintf(w, "no inferred triples about %s\n", term)
+		return err
+	}
+	var b strings.Builder
+	for i, d := range ders {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		d.Format(&b, "")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfkb/perfkb/reasoner"
+	"github.com/perfkb/perfkb/reasoner/rulelang"
+	"github.com/perfkb/perfkb/rules"
+)
+
+func init() { register(newRulesCmd) }
+
+func newRulesCmd(app *App) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "Check rule files and show the shipped rule sets",
+	}
+	var defines []string
+	check := &cobra.Command{
+		Use:   "check FILE...",
+		Short: "Parse and compile rule files, reporting every error with file:line:column",
+		Long: `check parses each rule file (Apache Jena rule syntax, with @prefix, @include
+and @define) and compiles it: unknown builtins, wrong argument counts and
+head variables the body does not bind are errors. A file may also be the
+name of a shipped set (RDFS, OWL, PERFONTO). It exits 1 when a file has
+errors.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			defs, err := parseDefines(defines)
+			if err != nil {
+				return usageError(err)
+			}
+			var failed error
+			for _, file := range args {
+				prog, err := reasoner.LoadProgram([]string{file}, reasoner.ParseOptions{Defines: defs})
+				if err != nil {
+					var list rulelang.ErrorList
+					if errors.As(err, &list) {
+						for _, e := range list {
+							fmt.Fprintln(app.Stderr, e)
+						}
+					} else {
+						fmt.Fprintf(app.Stderr, "%s: %v\n", file, err)
+					}
+					failed = err
+					continue
+				}
+				fmt.Fprintf(app.Stdout, "%s: %d rules ok\n", file, prog.Len())
+			}
+			if failed != nil {
+				return fmt.Errorf("rule files have errors: %w", failed)
+			}
+			return nil
+		},
+	}
+	check.Flags().StringArrayVar(&defines, "define", nil, "set a named constant, NAME=VALUE (repeatable)")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the shipped rule sets",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range rules.Names() {
+				file, _, _ := rules.Lookup(name)
+				prog, err := reasoner.LoadProgram([]string{name}, reasoner.ParseOptions{})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(app.Stdout, "%-9s %-22s %d rules\n", name, file, prog.Len())
+			}
+			return nil
+		},
+	}
+	show := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print a shipped rule set (RDFS, OWL, PERFONTO)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, src, ok := rules.Lookup(args[0])
+			if !ok {
+				return usageError(fmt.Errorf("no shipped rule set %q (have %v)", args[0], rules.Names()))
+			}
+			_, err := app.Stdout.Write(src)
+			return err
+		},
+	}
+	cmd.AddCommand(check, list, show)
+	return cmd
+}
+
+func parseDefines(defines []string) (map[string]string, error) {
+	defs := map[string]string{}
+	for _, d := range defines {
+		name, value, ok := splitDefine(d)
+		if !ok {
+			return nil, fmt.Errorf("--define wants NAME=VALUE, got %q", d)
+		}
+		defs[name] = value
+	}
+	return defs, nil
+}
+
+func splitDefine(d string) (string, string, bool) {
+	name, value, ok := strings.Cut(d, "=")
+	return name, value, ok && name != ""
+}

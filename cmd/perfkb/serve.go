@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/backend"
+)
+
+func init() { register(newServeCmd) }
+
+// tokenEnv names the environment variable that holds the write token.
+const tokenEnv = "PERFKB_TOKEN"
+
+// serveFlags are the HTTP server settings shared by serve and demo.
+type serveFlags struct {
+	addr          string
+	token         string
+	protectReads  bool
+	timeout       time.Duration
+	ruleTimeout   time.Duration
+	maxBody       int64
+	maxConcurrent int
+	queueWait     time.Duration
+	maxRows       int64
+	logFormat     string
+	logLevel      string
+}
+
+func (f *serveFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&f.addr, "addr", server.DefaultAddr, "address to listen on (host:port); the default serves loopback only")
+	fs.StringVar(&f.token, "token", "", "bearer token that writes need (default: $"+tokenEnv+"); without one, writes are refused")
+	fs.BoolVar(&f.protectReads, "protect-reads", false, "require the token for reads too")
+	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "time limit of each request (queries, updates, uploads); 0: none")
+	fs.DurationVar(&f.ruleTimeout, "rules-timeout", server.DefaultRuleTimeout, "time limit of a rule run (POST /rules/run)")
+	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes")
+	fs.IntVar(&f.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrent, "requests served at once; more wait --queue-wait, then get 503")
+	fs.DurationVar(&f.queueWait, "queue-wait", server.DefaultQueueWait, "how long a request waits for a free slot")
+	fs.Int64Var(&f.maxRows, "max-rows", 0, "largest query result in rows (0: no limit)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "request log format: text or json (on stderr)")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+}
+
+// resolveToken fills the token from the environment when the flag is unset.
+func (f *serveFlags) resolveToken() {
+	if f.token == "" {
+		f.token = os.Getenv(tokenEnv)
+	}
+}
+
+func (f *serveFlags) logger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, usageError(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch strings.ToLower(f.logFormat) {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usageError(fmt.Errorf("--log-format %q: want text or json", f.logFormat))
+}
+
+func (f *serveFlags) validate() error {
+	switch {
+	case f.maxBody <= 0:
+		return usageError(fmt.Errorf("--max-body must be positive"))
+	case f.maxConcurrent <= 0:
+		return usageError(fmt.Errorf("--max-concurrent must be positive"))
+	case f.timeout < 0 || f.ruleTimeout < 0:
+		return usageError(fmt.Errorf("--timeout and --rules-timeout must not be negative (0 means no limit)"))
+	}
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return usageError(fmt.Errorf("--addr %q: %v", f.addr, err))
+	}
+	return nil
+}
+
+// newHTTPServer wires the store, the query engine and the reasoner into a
+// server.
+func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Server {
+	gin.SetMode(gin.ReleaseMode)
+	store := server.NewDatasetStore(ds)
+	noLimitIfZero := func(d time.Duration) time.Duration {
+		if d == 0 {
+			return -1 // the flags' 0 means no limit
+		}
+		return d
+	}
+	return server.New(server.Options{
+		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows},
+		Graphs:        store,
+		Rules:         &backend.Reasoner{DS: ds},
+		Sites:         store,
+		Store:         store,
+		Logger:        logger,
+		Token:         f.token,
+		ProtectReads:  f.protectReads,
+		Timeout:       noLimitIfZero(f.timeout),
+		RuleTimeout:   noLimitIfZero(f.ruleTimeout),
+		MaxBody:       f.maxBody,
+		MaxConcurrent: f.maxConcurrent,
+		QueueWait:     f.queueWait,
+	})
+}
+
+func newServeCmd(app *App) *cobra.Command {
+	var flags serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the store over HTTP: SPARQL 1.1 Protocol, Graph Store Protocol, rules and a query page",
+		Long: `serve answers HTTP on --addr (loopback by default):
+
+  /sparql         SPARQL 1.1 Protocol: queries (GET, POST form, POST
+                  application/sparql-query) and updates (POST form update=,
+                  application/sparql-update); JSON, XML, CSV, TSV results,
+                  Turtle, N-Triples, N-Quads, RDF/XML or JSON-LD graphs; the
+                  service description on GET without a query
+  /data           Graph Store Protocol (?graph=IRI or ?default): GET, HEAD,
+                  PUT, POST, DELETE in N-Triples, Turtle, N-Quads, RDF/XML
+                  (JSON-LD out only); an upload is atomic
+  /rules/run      run the shipped rule sets or an uploaded rule file
+  /rules/check    validate a rule file
+  /findings       list findings (?problem=, ?experiment=, ?limit=)
+  /explain        explain the findings about ?iri=
+  /sites          the site registry
+  /healthz, /metrics (Prometheus), and the query page at /
+
+Writes (updates, Graph Store writes, rule runs) need the bearer token from
+--token or $PERFKB_TOKEN; reads are open unless --protect-reads. SIGINT or
+SIGTERM stop the server after the requests in flight finish.`,
+		Example: `  PERFKB_TOKEN=s3cret perfkb serve --store native:./perfkb.db
+  perfkb serve --addr 127.0.0.1:8080 --timeout 10s --max-concurrent 32`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			flags.resolveToken()
+			if err := flags.validate(); err != nil {
+				return err
+			}
+			logger, err := flags.logger(app.Stderr)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			ds, err := app.OpenStore(ctx)
+			if err != nil {
+				return err
+			}
+			defer ds.Close()
+			return serveUntilDone(ctx, app, ds, flags, logger, nil)
+		},
+	}
+	flags.bind(cmd.Flags())
+	return cmd
+}
+
+// serveUntilDone serves until ctx ends; ready, if set, runs once the
+// listener is bound (after the URL is printed).
+func serveUntilDone(ctx context.Context, app *App, ds kb.Dataset, flags serveFlags, logger *slog.Logger, ready func(url string)) error {
+	srv := newHTTPServer(ds, flags, logger)
+	err := srv.ListenAndServe(ctx, flags.addr, func(addr net.Addr) {
+		url := "http://" + addr.String()
+		fmt.Fprintf(app.Stdout, "perfkb serving %s at %s/ (query page), %s/sparql (SPARQL endpoint)\n", app.StoreSpec, url, url)
+		if flags.token == "" {
+			fmt.Fprintf(app.Stdout, "writes are disabled: set $%s or --token to allow them\n", tokenEnv)
+		}
+		if ready != nil {
+			ready(url)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(app.Stdout, "perfkb: server stopped")
+	return nil
+}

@@ -1,0 +1,644 @@
+package kb
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/knakk/rdf"
+)
+
+// Format is an RDF serialisation.
+type Format string
+
+// The RDF formats Load reads; Export writes all but RDF/XML.
+const (
+	FormatNTriples Format = "ntriples"
+	FormatNQuads   Format = "nquads"
+	FormatTurtle   Format = "turtle"
+	FormatRDFXML   Format = "rdfxml"
+)
+
+// Formats lists the formats Load accepts.
+var Formats = []Format{FormatNTriples, FormatNQuads, FormatTurtle, FormatRDFXML}
+
+// ParseFormat returns the format a user-given name means; it accepts the
+// canonical names and the usual aliases and media types (nt, n-triples,
+// nq, ttl, xml, rdf, owl, application/n-triples, text/turtle …).
+func ParseFormat(name string) (Format, error) {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "ntriples", "n-triples", "nt", "application/n-triples":
+		return FormatNTriples, nil
+	case "nquads", "n-quads", "nq", "application/n-quads":
+		return FormatNQuads, nil
+	case "turtle", "ttl", "text/turtle":
+		return FormatTurtle, nil
+	case "rdfxml", "rdf/xml", "rdf-xml", "xml", "rdf", "owl", "application/rdf+xml":
+		return FormatRDFXML, nil
+	}
+	return "", fmt.Errorf("unknown RDF format %q (want ntriples, nquads, turtle or rdfxml)", name)
+}
+
+// FormatFromFileName guesses the format from a file name's extension
+// (.nt, .nq, .ttl, .rdf, .owl, .xml, each optionally followed by .gz).
+func FormatFromFileName(name string) (Format, bool) {
+	name = strings.TrimSuffix(strings.ToLower(name), ".gz")
+	switch filepath.Ext(name) {
+	case ".nt", ".ntriples":
+		return FormatNTriples, true
+	case ".nq", ".nquads":
+		return FormatNQuads, true
+	case ".ttl", ".turtle":
+		return FormatTurtle, true
+	case ".rdf", ".owl", ".xml", ".rdfxml":
+		return FormatRDFXML, true
+	}
+	return "", false
+}
+
+// LoadOptions tune Load.
+type LoadOptions struct {
+	// Format of the input; when empty it is guessed from SourceName.
+	Format Format
+	// BaseIRI resolves relative IRIs in Turtle and RDF/XML. LoadFile
+	// defaults it to the file's file:// URL.
+	BaseIRI string
+	// Graph receives triples (formats without graphs, and N-Quads lines
+	// without a graph); the zero Term means DefaultGraph. Quads keep their
+	// own graph.
+	Graph Term
+	// SourceName names the input in errors (usually the file name).
+	SourceName string
+	// BatchSize is the number of statements interned and staged at once
+	// (default 10000).
+	BatchSize int
+	// Progress, when set, is called after each batch with the number of
+	// statements read so far.
+	Progress func(triples int64)
+	// CommitProgress, when set, is called while the store writes the
+	// load at Commit, with the quads written so far and their total, if
+	// the store's BulkWriter reports it (see CommitReporter).
+	CommitProgress func(done, total int64)
+}
+
+// CommitReporter is implemented by a BulkWriter whose Commit takes long
+// enough to report progress (stores that stage a load and write it at
+// Commit).
+type CommitReporter interface {
+	// SetCommitProgress makes Commit call fn as it writes.
+	SetCommitProgress(fn func(done, total int64))
+}
+
+// LoadSummary reports what a load did.
+type LoadSummary struct {
+	// Triples is the number of statements read (duplicates included).
+	Triples int64
+	// Graphs is the number of distinct graphs the statements went to.
+	Graphs int
+	// GraphNames are those graphs.
+	GraphNames []Term
+	// Duration is the wall time of the load, commit included.
+	Duration time.Duration
+}
+
+// TriplesPerSecond is the load throughput.
+func (s LoadSummary) TriplesPerSecond() float64 {
+	if s.Duration <= 0 {
+		return 0
+	}
+	return float64(s.Triples) / s.Duration.Seconds()
+}
+
+// SyntaxError is malformed RDF input. Line and Column are 1-based; Column
+// counts characters and is 0 when the parser could not tell it.
+type SyntaxError struct {
+	Source string
+	Line   int
+	Column int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	src := e.Source
+	if src == "" {
+		src = "<input>"
+	}
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", src, e.Line, e.Column, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", src, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", src, e.Msg)
+}
+
+// InvalidInput marks a syntax error as the user's input being wrong (the CLI
+// exits with status 1).
+func (e *SyntaxError) InvalidInput() bool { return true }
+
+// LoadFile loads the RDF file at path (gzip-compressed when it ends in
+// .gz). The format defaults to the one the extension names, SourceName to
+// path and BaseIRI to the file's file:// URL.
+func LoadFile(ctx context.Context, ds Dataset, path string, opts LoadOptions) (LoadSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return LoadSummary{}, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return LoadSummary{}, fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+	}
+	if opts.SourceName == "" {
+		opts.SourceName = path
+	}
+	if opts.Format == "" {
+		format, ok := FormatFromFileName(path)
+		if !ok {
+			return LoadSummary{}, fmt.Errorf("%s: cannot tell the RDF format from the file name; name it (ntriples, nquads, turtle or rdfxml)", path)
+		}
+		opts.Format = format
+	}
+	if opts.BaseIRI == "" {
+		if abs, err := filepath.Abs(path); err == nil {
+			opts.BaseIRI = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+		}
+	}
+	return Load(ctx, ds, r, opts)
+}
+
+// Load reads RDF from r into ds as one bulk load: statements are parsed as
+// a stream, their terms interned and staged in batches, and committed at the
+// end, so either all of the input is stored or, on any error (a syntax
+// error, a cancelled context, a store failure), none of it. Blank nodes are
+// renamed per load, so two loads never share a blank node. Literals keep
+// their datatype and language tag (tags are lower-cased, as RDF compares
+// them case-insensitively).
+func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum LoadSummary, err error) {
+	start := time.Now()
+	if opts.Format == "" {
+		format, ok := FormatFromFileName(opts.SourceName)
+		if !ok {
+			return sum, fmt.Errorf("load %s: no RDF format given and none implied by the name", sourceName(opts.SourceName))
+		}
+		opts.Format = format
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 10000
+	}
+	graph := opts.Graph
+	if graph.IsZero() {
+		graph = DefaultGraph
+	}
+	if graph.IsLiteral() {
+		return sum, fmt.Errorf("load %s: graph name %v is a literal; want an IRI", sourceName(opts.SourceName), graph)
+	}
+	next, closeDecoder, err := newStatementReader(r, opts)
+	if err != nil {
+		return sum, err
+	}
+	defer closeDecoder()
+
+	bw, err := ds.BeginBulk(ctx)
+	if err != nil {
+		return sum, err
+	}
+	if cr, ok := bw.(CommitReporter); ok && opts.CommitProgress != nil {
+		cr.SetCommitProgress(opts.CommitProgress)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = bw.Abort()
+		}
+	}()
+
+	scope, err := newBlankScope()
+	if err != nil {
+		return sum, err
+	}
+	graphs := make(map[Term]struct{})
+	batch := make([]TermQuad, 0, opts.BatchSize)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		ids, err := InternQuads(ctx, ds, batch)
+		if err != nil {
+			return err
+		}
+		if err := bw.Add(ctx, ids); err != nil {
+			return err
+		}
+		batch = batch[:0]
+		if opts.Progress != nil {
+			opts.Progress(sum.Triples)
+		}
+		return ctx.Err()
+	}
+	for {
+		q, err := next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, err
+		}
+		q.S, q.O, q.G = scope.rename(q.S), scope.rename(q.O), scope.rename(q.G)
+		if q.G.IsZero() {
+			q.G = graph
+		}
+		graphs[q.G] = struct{}{}
+		batch = append(batch, q)
+		sum.Triples++
+		if len(batch) == opts.BatchSize {
+			if err := flush(); err != nil {
+				return sum, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return sum, err
+	}
+	if err := bw.Commit(ctx); err != nil {
+		return sum, err
+	}
+	committed = true
+	sum.Graphs = len(graphs)
+	for g := range graphs {
+		sum.GraphNames = append(sum.GraphNames, g)
+	}
+	sum.Duration = time.Since(start)
+	return sum, nil
+}
+
+func sourceName(s string) string {
+	if s == "" {
+		return "<input>"
+	}
+	return s
+}
+
+// blankScope renames blank nodes so that labels from different loads never
+// meet: every label of one load gets the same random prefix.
+type blankScope struct{ prefix string }
+
+func newBlankScope() (blankScope, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return blankScope{}, err
+	}
+	return blankScope{prefix: "b" + hex.EncodeToString(b[:]) + "_"}, nil
+}
+
+func (s blankScope) rename(t Term) Term {
+	if t.Kind == KindBlank {
+		t.Value = s.prefix + t.Value
+	}
+	return t
+}
+
+// newStatementReader returns a function yielding the statements of r one by
+// one (G is zero for triples) and a function releasing the decoder.
+func newStatementReader(r io.Reader, opts LoadOptions) (next func() (TermQuad, error), closeFn func(), err error) {
+	src := opts.SourceName
+	switch opts.Format {
+	case FormatNTriples, FormatNQuads:
+		p := newLineParser(r, opts.Format == FormatNQuads)
+		return func() (TermQuad, error) {
+			s, pr, o, g, err := p.next()
+			if err != nil {
+				var le *lineError
+				if errors.As(err, &le) {
+					return TermQuad{}, &SyntaxError{Source: src, Line: le.line, Column: le.col, Msg: le.msg}
+				}
+				if err != io.EOF {
+					err = fmt.Errorf("%s: %w", sourceName(src), err)
+				}
+				return TermQuad{}, err
+			}
+			return TermQuad{S: s, P: pr, O: o, G: g}, nil
+		}, func() {}, nil
+	case FormatTurtle:
+		base, err := parseBase(opts.BaseIRI)
+		if err != nil {
+			return nil, nil, err
+		}
+		feeder := newLineFeeder(r)
+		// knakk/rdf resolves relative IRIs by concatenating them to the
+		// base; it gets none, and tripleReader resolves them per RFC 3986.
+		dec := rdf.NewTripleDecoder(feeder, rdf.Turtle)
+		drain := func() {
+			// knakk's lexer goroutine blocks until its tokens are read:
+			// cut the input and read what is left so that it ends.
+			feeder.stop()
+			for i := 0; i < 1<<16; i++ {
+				if decodeQuietly(dec) == io.EOF {
+					return
+				}
+			}
+		}
+		return tripleReader(dec, src, base, feeder.position), drain, nil
+	case FormatRDFXML:
+		base, err := parseBase(opts.BaseIRI)
+		if err != nil {
+			return nil, nil, err
+		}
+		counter := newCountingReader(r)
+		dec := rdf.NewTripleDecoder(counter, rdf.RDFXML)
+		return tripleReader(dec, src, base, counter.position), func() {}, nil
+	}
+	return nil, nil, fmt.Errorf("load %s: cannot read format %q (want ntriples, nquads, turtle or rdfxml)", sourceName(src), opts.Format)
+}
+
+// tripleReader adapts a knakk/rdf decoder, turning its errors into
+// *SyntaxError with a position.
+func tripleReader(dec rdf.TripleDecoder, src string, base *url.URL, position func(msg string, line, col int) (int, int)) func() (TermQuad, error) {
+	return func() (q TermQuad, err error) {
+		defer func() {
+			// knakk/rdf re-panics runtime errors; a crash on bad input
+			// is still bad input.
+			if r := recover(); r != nil {
+				line, col := position("", 0, 0)
+				q, err = TermQuad{}, &SyntaxError{Source: src, Line: line, Column: col, Msg: fmt.Sprintf("malformed input (parser failed: %v)", r)}
+			}
+		}()
+		t, err := dec.Decode()
+		if err == io.EOF {
+			return q, io.EOF
+		}
+		if err != nil {
+			return q, knakkError(err, src, position)
+		}
+		if q.S, err = fromKnakk(t.Subj); err == nil {
+			if q.P, err = fromKnakk(t.Pred); err == nil {
+				q.O, err = fromKnakk(t.Obj)
+			}
+		}
+		if err != nil {
+			line, col := position("", 0, 0)
+			return q, &SyntaxError{Source: src, Line: line, Column: col, Msg: err.Error()}
+		}
+		for _, t := range [...]*Term{&q.S, &q.P, &q.O} {
+			if !t.IsIRI() || hasScheme(t.Value) {
+				continue
+			}
+			msg := ""
+			if base == nil {
+				msg = fmt.Sprintf("relative IRI <%s> and no base IRI to resolve it against (give one with --base)", t.Value)
+			} else if ref, err := url.Parse(t.Value); err != nil {
+				msg = fmt.Sprintf("bad relative IRI <%s>: %v", t.Value, err)
+			} else {
+				t.Value = base.ResolveReference(ref).String()
+				continue
+			}
+			line, col := position("", 0, 0)
+			return q, &SyntaxError{Source: src, Line: line, Column: col, Msg: msg}
+		}
+		return q, nil
+	}
+}
+
+// parseBase parses a base IRI; an empty one gives nil.
+func parseBase(iri string) (*url.URL, error) {
+	if iri == "" {
+		return nil, nil
+	}
+	u, err := url.Parse(iri)
+	if err != nil || !u.IsAbs() {
+		return nil, fmt.Errorf("base IRI %q is not an absolute IRI", iri)
+	}
+	return u, nil
+}
+
+// decodeQuietly decodes one triple, turning panics into errors.
+func decodeQuietly(dec rdf.TripleDecoder) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	_, err = dec.Decode()
+	return err
+}
+
+var (
+	knakkPosition   = regexp.MustCompile(`^(\d+):(\d+):? (.*)$`)
+	knakkUnexpected = regexp.MustCompile(`^unexpected (\d+) as (.*)$`)
+	knakkPrefix     = regexp.MustCompile(`^missing namespace for prefix: '(.*)'$`)
+)
+
+// knakkTokenNames are knakk/rdf's token types, which its messages print as
+// numbers.
+var knakkTokenNames = []string{"end of input", "end of line", "illegal token", "IRI", "relative IRI", "blank node",
+	"literal", "long literal", "integer", "double", "decimal", "boolean", "'@'", "language tag", "'^^'", "'.'",
+	"';'", "','", "'a'", "@prefix", "prefix label", "prefixed name", "@base", "PREFIX", "BASE", "'[]'", "'['",
+	"']'", "'('", "')'"}
+
+// knakkError converts a knakk/rdf error into a *SyntaxError.
+func knakkError(err error, src string, position func(msg string, line, col int) (int, int)) error {
+	var xe *xml.SyntaxError
+	if errors.As(err, &xe) {
+		msg := strings.TrimPrefix(xe.Msg, "XML syntax error: ")
+		line, col := position("", xe.Line, 0)
+		return &SyntaxError{Source: src, Line: line, Column: col, Msg: "XML syntax error: " + msg}
+	}
+	msg := err.Error()
+	line, col := 0, 0
+	if m := knakkPosition.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		col, _ = strconv.Atoi(m[2])
+		col++ // knakk counts bytes from 0
+		msg = m[3]
+	}
+	if m := knakkUnexpected.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		found := "token " + m[1]
+		if n >= 0 && n < len(knakkTokenNames) {
+			found = knakkTokenNames[n]
+		}
+		msg = fmt.Sprintf("expected %s, found %s", m[2], found)
+	}
+	if after, ok := strings.CutPrefix(msg, "syntax error: "); ok {
+		// An error from knakk's lexer: its column is wherever the
+		// lexer stopped, not where the bad token starts, so drop it.
+		msg, col = after, 0
+	}
+	line, col = position(msg, line, col)
+	return &SyntaxError{Source: src, Line: line, Column: col, Msg: msg}
+}
+
+// fromKnakk converts a knakk/rdf term.
+func fromKnakk(t rdf.Term) (Term, error) {
+	switch v := t.(type) {
+	case rdf.IRI:
+		return IRI(v.String()), nil
+	case rdf.Blank:
+		return Blank(v.String()), nil
+	case rdf.Literal:
+		if v.Lang() != "" {
+			return LangLiteral(v.String(), v.Lang()), nil
+		}
+		return Literal(v.String(), v.DataType.String()), nil
+	}
+	return Term{}, fmt.Errorf("unsupported RDF term %v", t)
+}
+
+// lineFeeder hands its reader to knakk's Turtle lexer one line per Read, so
+// the lexer (which reads through its own bufio.Reader) never reads past the
+// line it is on. It remembers recent lines so that knakk's 0-based byte
+// columns can be turned into character columns, and it knows the current
+// line for the errors knakk reports without a position.
+type lineFeeder struct {
+	mu      sync.Mutex
+	r       *bufio.Reader
+	line    int      // lines handed out (completely or partly)
+	partial bool     // the last Read ended inside a line
+	recent  []string // the last lines handed out, recent[len-1] is line `line`
+	cur     []byte   // the line being handed out
+	stopped bool
+}
+
+const feederRecent = 64
+
+func newLineFeeder(r io.Reader) *lineFeeder {
+	return &lineFeeder{r: bufio.NewReaderSize(r, 256<<10)}
+}
+
+func (f *lineFeeder) Read(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return 0, io.EOF
+	}
+	if len(f.cur) == 0 {
+		line, err := f.r.ReadSlice('\n')
+		if len(line) == 0 {
+			if err == nil || err == bufio.ErrBufferFull {
+				err = io.ErrNoProgress
+			}
+			return 0, err
+		}
+		if !f.partial {
+			f.line++
+			f.recent = append(f.recent, "")
+			if len(f.recent) > feederRecent {
+				f.recent = append(f.recent[:0], f.recent[1:]...)
+			}
+		}
+		f.partial = line[len(line)-1] != '\n'
+		if len(f.recent[len(f.recent)-1]) < 64<<10 {
+			f.recent[len(f.recent)-1] += string(line)
+		}
+		f.cur = line
+	}
+	n := copy(p, f.cur)
+	f.cur = f.cur[n:]
+	return n, nil
+}
+
+// stop makes further reads return EOF, so knakk's lexer goroutine ends
+// after a failed load instead of waiting on the rest of the input.
+func (f *lineFeeder) stop() {
+	f.mu.Lock()
+	f.stopped = true
+	f.cur = nil
+	f.mu.Unlock()
+}
+
+// position refines a knakk position: the column becomes a 1-based
+// character column; an error without a line gets the line of a named
+// prefix or, failing that, the line the lexer was on.
+func (f *lineFeeder) position(msg string, line, col int) (int, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	text := func(l int) (string, bool) {
+		i := len(f.recent) - 1 - (f.line - l)
+		if i < 0 || i >= len(f.recent) {
+			return "", false
+		}
+		return f.recent[i], true
+	}
+	if line == 0 {
+		if m := knakkPrefix.FindStringSubmatch(msg); m != nil {
+			for l := f.line; l > f.line-len(f.recent); l-- {
+				t, _ := text(l)
+				if i := strings.LastIndex(t, m[1]+":"); i >= 0 {
+					return l, utf8.RuneCountInString(t[:i]) + 1
+				}
+			}
+		}
+		return f.line, 0
+	}
+	if t, ok := text(line); ok && col > 0 && col-1 <= len(t) {
+		col = utf8.RuneCountInString(t[:col-1]) + 1
+	}
+	return line, col
+}
+
+// countingReader feeds encoding/xml byte by byte (it implements
+// io.ByteReader, so xml.Decoder adds no buffer of its own) and so knows the
+// exact line and column the XML parser has reached.
+type countingReader struct {
+	r         *bufio.Reader
+	line, col int
+}
+
+func newCountingReader(r io.Reader) *countingReader {
+	return &countingReader{r: bufio.NewReaderSize(r, 64<<10), line: 1}
+}
+
+func (c *countingReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.count(b)
+	}
+	return b, err
+}
+
+func (c *countingReader) count(b byte) {
+	switch {
+	case b == '\n':
+		c.line++
+		c.col = 0
+	case b&0xC0 != 0x80: // not a UTF-8 continuation byte
+		c.col++
+	}
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	for _, b := range p[:n] {
+		c.count(b)
+	}
+	return n, err
+}
+
+// position reports where the XML parser is; encoding/xml's own line wins
+// when it gives one.
+func (c *countingReader) position(_ string, line, _ int) (int, int) {
+	if line > 0 && line != c.line {
+		return line, 0
+	}
+	return c.line, max(c.col, 1)
+}

@@ -1,0 +1,82 @@
+package kb_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/internal/pgtest"
+	"github.com/perfkb/perfkb/kb/store"
+	"github.com/perfkb/perfkb/ontology/sample"
+)
+
+// benchTriples is the size of the load benchmark's sample data: 100k, or
+// $PERFKB_BENCH_TRIPLES (e.g. 1000000).
+func benchTriples(b *testing.B) int64 {
+	if s := os.Getenv("PERFKB_BENCH_TRIPLES"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 500 {
+			b.Fatalf("PERFKB_BENCH_TRIPLES=%q: want a number >= 500", s)
+		}
+		return n
+	}
+	return 100000
+}
+
+// BenchmarkLoad measures kb.Load of generated PERFONTO sample N-Quads into
+// a fresh store of each backend; the triples/s metric is the throughput.
+// PostgreSQL runs when pgtest finds a server (see kb/internal/pgtest).
+//
+//	go test -run '^$' -bench Load -benchtime 3x ./kb/
+//	PERFKB_BENCH_TRIPLES=1000000 go test -run '^$' -bench 'Load/leveldb' -benchtime 3x -timeout 1h ./kb/
+func BenchmarkLoad(b *testing.B) {
+	var data bytes.Buffer
+	sum, err := sample.Generate(context.Background(), &data, sample.Options{Sites: 3, Triples: benchTriples(b), Seed: 1, Format: sample.NQuads})
+	if err != nil {
+		b.Fatal(err)
+	}
+	backends := []struct {
+		name string
+		spec func(b *testing.B) string
+	}{
+		{"memory", func(*testing.B) string { return "memory:" }},
+		{"native", func(b *testing.B) string { return "native:" + filepath.Join(b.TempDir(), "db") }},
+		{"memstore", func(*testing.B) string { return "memstore:" }},
+		{"leveldb", func(b *testing.B) string { return "leveldb:" + filepath.Join(b.TempDir(), "db") }},
+		{"postgres", nil},
+	}
+	for _, be := range backends {
+		b.Run(be.name, func(b *testing.B) {
+			spec := be.spec
+			if spec == nil {
+				srv := pgtest.Start(b)
+				spec = func(b *testing.B) string { return srv.NewDatabase(b) }
+			}
+			ctx := context.Background()
+			var loaded int64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				ds, err := store.Open(ctx, spec(b), store.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				ls, err := kb.Load(ctx, ds, bytes.NewReader(data.Bytes()), kb.LoadOptions{Format: kb.FormatNQuads})
+				b.StopTimer()
+				if err != nil {
+					b.Fatal(err)
+				}
+				loaded += ls.Triples
+				if err := ds.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(loaded)/b.Elapsed().Seconds(), "triples/s")
+			b.ReportMetric(float64(sum.Triples), "triples/op")
+		})
+	}
+}

@@ -1,0 +1,412 @@
+package kb_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+const (
+	xsdInteger = "http://www.w3.org/2001/XMLSchema#integer"
+	perfonto   = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+)
+
+// termQuads returns every quad of ds as terms, blank labels replaced by
+// "_" so that loads can be compared.
+func termQuads(t *testing.T, ds kb.Dataset, keepBlanks bool) []string {
+	t.Helper()
+	ctx := context.Background()
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, q := range quads {
+		tq, err := kb.ResolveQuad(ctx, ds, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !keepBlanks {
+			for _, p := range []*kb.Term{&tq.S, &tq.O, &tq.G} {
+				if p.IsBlank() {
+					*p = kb.Blank("_")
+				}
+			}
+		}
+		out = append(out, tq.String())
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mergedTriples returns the distinct triples of ds, in the default graph,
+// blank labels replaced by "_".
+func mergedTriples(t *testing.T, ds kb.Dataset) []string {
+	t.Helper()
+	ctx := context.Background()
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(map[[3]kb.ID]bool)
+	var out []string
+	for _, q := range quads {
+		if seen[[3]kb.ID{q.S, q.P, q.O}] {
+			continue
+		}
+		seen[[3]kb.ID{q.S, q.P, q.O}] = true
+		tq, err := kb.ResolveQuad(ctx, ds, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tq.G = kb.DefaultGraph
+		for _, p := range []*kb.Term{&tq.S, &tq.O} {
+			if p.IsBlank() {
+				*p = kb.Blank("_")
+			}
+		}
+		out = append(out, tq.String())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func hasQuad(t *testing.T, ds kb.Dataset, q kb.TermQuad) bool {
+	t.Helper()
+	ctx := context.Background()
+	var p kb.Pattern
+	for _, x := range []struct {
+		term kb.Term
+		id   *kb.ID
+	}{{q.S, &p.S}, {q.P, &p.P}, {q.O, &p.O}, {q.G, &p.G}} {
+		if x.term.IsZero() {
+			continue
+		}
+		id, ok, err := ds.Lookup(ctx, x.term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return false
+		}
+		*x.id = id
+	}
+	n, err := ds.Count(ctx, p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n > 0
+}
+
+func TestLoadFileFormats(t *testing.T) {
+	ctx := context.Background()
+	ex := func(s string) kb.Term { return kb.IRI("http://example.org/" + s) }
+	fileBase := func(name string) string {
+		abs, err := filepath.Abs(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "file://" + filepath.ToSlash(filepath.Dir(abs)) + "/"
+	}
+	tests := []struct {
+		file    string
+		graph   kb.Term
+		triples int64
+		graphs  int
+		want    []kb.TermQuad // G zero = any graph
+	}{
+		{"sample.nt", kb.IRI("urn:g:nt"), 10, 1, []kb.TermQuad{
+			{S: ex("exp/e1"), P: kb.IRI("http://www.w3.org/2000/01/rdf-schema#label"), O: kb.LangLiteral("Experiment one", "en"), G: kb.IRI("urn:g:nt")},
+			{S: ex("exp/e1"), P: kb.IRI("http://www.w3.org/2000/01/rdf-schema#comment"), O: kb.LangLiteral("Zweites \"Experiment\"\nüber\ttabs", "de-at")},
+			{P: kb.IRI(perfonto + "hasMetricValue"), O: kb.Literal("0070000", xsdInteger)},
+			{P: kb.IRI(perfonto + "hasCrType"), O: kb.String("CR_MPIP2P")},
+			{P: ex("p/ratio"), O: kb.Literal("1.50E3", "http://www.w3.org/2001/XMLSchema#double")},
+			{P: ex("p/unicode"), O: kb.String("日本語 𝄞")},
+			{P: ex("p/empty"), O: kb.String("")},
+		}},
+		{"sample.nq", kb.Term{}, 5, 4, []kb.TermQuad{
+			{S: ex("s"), P: ex("p"), O: kb.String("in g1"), G: ex("g1")},
+			{S: ex("s"), P: ex("p"), O: kb.String("in g2"), G: ex("g2")},
+			{S: ex("s"), P: ex("p"), O: kb.String("no graph"), G: kb.DefaultGraph},
+			{P: ex("p"), O: kb.Literal("007", xsdInteger), G: ex("g1")},
+		}},
+		{"sample.ttl", kb.Term{}, 10, 1, []kb.TermQuad{
+			{S: kb.IRI(fileBase("sample.ttl") + "exp/e1"), P: kb.IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), O: kb.IRI(perfonto + "Experiment"), G: kb.DefaultGraph},
+			{P: kb.IRI(perfonto + "hasMetricValue"), O: kb.Literal("0070000", xsdInteger)},
+			{P: kb.IRI(perfonto + "count"), O: kb.Literal("007", xsdInteger)},
+			{P: kb.IRI(perfonto + "count"), O: kb.Literal("1.5", "http://www.w3.org/2001/XMLSchema#decimal")},
+			{P: kb.IRI(perfonto + "count"), O: kb.Literal("true", "http://www.w3.org/2001/XMLSchema#boolean")},
+			{P: kb.IRI("http://www.w3.org/2000/01/rdf-schema#label"), O: kb.LangLiteral("Experiment one", "en")},
+		}},
+		{"sample.rdf", kb.IRI("urn:g:xml"), 4, 1, []kb.TermQuad{
+			{S: ex("exp/e1"), P: kb.IRI(perfonto + "hasMetricValue"), O: kb.Literal("007", xsdInteger), G: kb.IRI("urn:g:xml")},
+			{S: ex("exp/e1"), P: kb.IRI(perfonto + "label"), O: kb.LangLiteral("Experiment one", "en-gb")},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			ds := kb.NewMemory()
+			sum, err := kb.LoadFile(ctx, ds, filepath.Join("testdata", tc.file), kb.LoadOptions{Graph: tc.graph})
+			if err != nil {
+				t.Fatalf("LoadFile: %v", err)
+			}
+			if sum.Triples != tc.triples || sum.Graphs != tc.graphs {
+				t.Errorf("summary = %d triples in %d graphs; want %d in %d", sum.Triples, sum.Graphs, tc.triples, tc.graphs)
+			}
+			for _, q := range tc.want {
+				if !hasQuad(t, ds, q) {
+					t.Errorf("missing %v; store has:\n%s", q, strings.Join(termQuads(t, ds, true), "\n"))
+				}
+			}
+		})
+	}
+}
+
+func TestLoadBlankNodesPerLoad(t *testing.T) {
+	ctx := context.Background()
+	ds := kb.NewMemory()
+	const doc = "_:x <http://example.org/p> _:y .\n_:y <http://example.org/p> _:x .\n"
+	for i := 0; i < 2; i++ {
+		if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	quads := termQuads(t, ds, true)
+	if len(quads) != 4 {
+		t.Fatalf("two loads of 2 triples with blank nodes gave %d quads; want 4:\n%s", len(quads), strings.Join(quads, "\n"))
+	}
+	blanks := make(map[string]bool)
+	for _, q := range quads {
+		for _, f := range strings.Fields(q) {
+			if strings.HasPrefix(f, "_:") {
+				blanks[f] = true
+			}
+		}
+	}
+	if len(blanks) != 4 {
+		t.Errorf("got blank nodes %v; want 4 distinct (x and y per load)", blanks)
+	}
+}
+
+func TestLoadSyntaxErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		format    kb.Format
+		input     string
+		line, col int
+		msg       string
+	}{
+		{"nt missing dot", kb.FormatNTriples, "<http://a> <http://b> <http://c>\n", 1, 33, "expected '.' after the object, found end of line"},
+		{"nt error on line 3", kb.FormatNTriples, "<http://a> <http://b> <http://c> .\n# comment\n<http://a> <http://b> \"abc .\n", 3, 23, "unterminated string literal"},
+		{"nt relative IRI", kb.FormatNTriples, "<http://a> <http://b> <c> .\n", 1, 23, "object IRI <c> is relative"},
+		{"nt column counts characters", kb.FormatNTriples, "<http://a> <http://ü> \"ü\" x .\n", 1, 27, `expected '.' after the object, found "x"`},
+		{"nt literal subject", kb.FormatNTriples, "\n\n  \"s\" <http://b> <http://c> .\n", 3, 3, "expected a subject"},
+		{"nt bad escape", kb.FormatNTriples, "<http://a> <http://b> \"a\\qb\" .\n", 1, 25, `invalid escape sequence \q`},
+		{"nt bad language tag", kb.FormatNTriples, "<http://a> <http://b> \"a\"@ .\n", 1, 26, "invalid language tag"},
+		{"nt graph not allowed", kb.FormatNTriples, "<http://a> <http://b> <http://c> <http://g> .\n", 1, 34, "expected '.'"},
+		{"nt trailing garbage", kb.FormatNTriples, "<http://a> <http://b> <http://c> . x\n", 1, 36, "expected end of line"},
+		{"nq literal graph", kb.FormatNQuads, "<http://a> <http://b> <http://c> <http://g> .\n<http://a> <http://b> <http://c> \"g\" .\n", 2, 34, "expected a graph name or '.'"},
+		{"ttl missing terminator", kb.FormatTurtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c\nex:d ex:e ex:f .\n", 3, 1, "expected triple termination"},
+		{"ttl unknown prefix", kb.FormatTurtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c .\n\nex:a ex:b nope:c .\n", 4, 11, "missing namespace for prefix: 'nope'"},
+		{"ttl bad literal", kb.FormatTurtle, "@prefix ex: <http://ex/> .\n\n\nex:a ex:b \"unterminated .\n", 4, 0, "newline not allowed"},
+		{"ttl bad IRI", kb.FormatTurtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c .\nex:a ex:b <http://bad iri> .\n", 3, 0, "bad IRI: disallowed character ' '"},
+		{"ttl relative IRI without base", kb.FormatTurtle, "<a> <http://ex/b> <http://ex/c> .\n", 1, 0, "relative IRI <a>"},
+		{"rdfxml mismatched tag", kb.FormatRDFXML, "<?xml version=\"1.0\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns:ex=\"http://ex/\">\n<rdf:Description rdf:about=\"http://ex/a\">\n<ex:b>x</ex:c>\n</rdf:Description>\n</rdf:RDF>\n", 4, 0, "element <b> closed by </c>"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			ds := kb.NewMemory()
+			// Something already stored must survive the failed load.
+			if _, err := kb.Load(ctx, ds, strings.NewReader("<http://x> <http://y> <http://z> .\n"), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
+				t.Fatal(err)
+			}
+			before := termQuads(t, ds, true)
+			_, err := kb.Load(ctx, ds, strings.NewReader(tc.input), kb.LoadOptions{Format: tc.format, SourceName: "in.data", BatchSize: 1})
+			var se *kb.SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("Load error = %v (%T); want a *kb.SyntaxError", err, err)
+			}
+			if se.Source != "in.data" || se.Line != tc.line || (tc.col != 0 && se.Column != tc.col) || !strings.Contains(se.Msg, tc.msg) {
+				t.Errorf("error = %q (line %d, column %d); want line %d, column %d, message containing %q", se, se.Line, se.Column, tc.line, tc.col, tc.msg)
+			}
+			if !strings.HasPrefix(se.Error(), "in.data:") {
+				t.Errorf("error text %q does not start with the source name", se)
+			}
+			if !se.InvalidInput() {
+				t.Errorf("InvalidInput() = false")
+			}
+			if after := termQuads(t, ds, true); strings.Join(after, "\n") != strings.Join(before, "\n") {
+				t.Errorf("a failed load changed the store:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}
+
+func TestLoadProgressAndCancel(t *testing.T) {
+	var doc strings.Builder
+	for i := 0; i < 95; i++ {
+		doc.WriteString("<http://example.org/s> <http://example.org/p> \"" + strings.Repeat("x", i) + "\" .\n")
+	}
+	ds := kb.NewMemory()
+	var calls []int64
+	sum, err := kb.Load(context.Background(), ds, strings.NewReader(doc.String()), kb.LoadOptions{
+		Format: kb.FormatNTriples, BatchSize: 10, Progress: func(n int64) { calls = append(calls, n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Triples != 95 || sum.Graphs != 1 {
+		t.Errorf("summary %+v; want 95 triples in 1 graph", sum)
+	}
+	if len(calls) != 10 || calls[0] != 10 || calls[9] != 95 {
+		t.Errorf("progress calls %v; want 10, 20, …, 90, 95", calls)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ds2 := kb.NewMemory()
+	if _, err := kb.Load(ctx, ds2, strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatNTriples, BatchSize: 10}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Load with a cancelled context: %v; want context.Canceled", err)
+	}
+	if n, _ := ds2.Count(context.Background(), kb.Pattern{}, true); n != 0 {
+		t.Errorf("a cancelled load stored %d quads", n)
+	}
+}
+
+func TestLoadFormatDetection(t *testing.T) {
+	tests := []struct {
+		name string
+		want kb.Format
+		ok   bool
+	}{
+		{"a.nt", kb.FormatNTriples, true}, {"b.NQ", kb.FormatNQuads, true}, {"c.ttl.gz", kb.FormatTurtle, true},
+		{"perfonto.owl", kb.FormatRDFXML, true}, {"x.rdf", kb.FormatRDFXML, true}, {"x.json", "", false}, {"-", "", false},
+	}
+	for _, tc := range tests {
+		if got, ok := kb.FormatFromFileName(tc.name); got != tc.want || ok != tc.ok {
+			t.Errorf("FormatFromFileName(%q) = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+	for _, name := range []string{"nt", "N-Triples", "nquads", "ttl", "text/turtle", "rdf/xml"} {
+		if _, err := kb.ParseFormat(name); err != nil {
+			t.Errorf("ParseFormat(%q): %v", name, err)
+		}
+	}
+	if _, err := kb.ParseFormat("json-ld"); err == nil {
+		t.Errorf("ParseFormat(json-ld) succeeded")
+	}
+	_, err := kb.Load(context.Background(), kb.NewMemory(), strings.NewReader(""), kb.LoadOptions{SourceName: "data.csv"})
+	if err == nil || !strings.Contains(err.Error(), "data.csv") {
+		t.Errorf("Load without a format: %v; want an error naming the source", err)
+	}
+}
+
+func TestExportRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	src := kb.NewMemory()
+	for _, f := range []string{"sample.nt", "sample.nq", "sample.ttl", "sample.rdf"} {
+		if _, err := kb.LoadFile(ctx, src, filepath.Join("testdata", f), kb.LoadOptions{Graph: kb.IRI("urn:g:" + f)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := termQuads(t, src, false)
+	for _, format := range []kb.Format{kb.FormatNQuads, kb.FormatNTriples, kb.FormatTurtle} {
+		t.Run(string(format), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := kb.Export(ctx, src, &buf, kb.ExportOptions{Format: format}); err != nil {
+				t.Fatalf("Export: %v", err)
+			}
+			dst := kb.NewMemory()
+			if _, err := kb.Load(ctx, dst, bytes.NewReader(buf.Bytes()), kb.LoadOptions{Format: format}); err != nil {
+				t.Fatalf("re-loading the export: %v\n%s", err, buf.String())
+			}
+			got := termQuads(t, dst, false)
+			if format == kb.FormatNQuads {
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("N-Quads round trip differs:\ngot  %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
+				}
+				return
+			}
+			// Triples formats merge the graphs: each distinct triple once,
+			// in the default graph.
+			wantTriples := mergedTriples(t, src)
+			if strings.Join(got, "\n") != strings.Join(wantTriples, "\n") {
+				t.Errorf("%s round trip: %d triples, want %d:\ngot  %s\nwant %s", format, len(got), len(wantTriples), strings.Join(got, "\n     "), strings.Join(wantTriples, "\n     "))
+			}
+		})
+	}
+}
+
+func TestExportGraphsAndExactLiterals(t *testing.T) {
+	ctx := context.Background()
+	ds := kb.NewMemory()
+	doc := `<http://e/s> <http://e/p> "007"^^<http://www.w3.org/2001/XMLSchema#integer> <http://e/g1> .
+<http://e/s> <http://e/p> "hi"@en-gb <http://e/g2> .
+<http://e/s> <http://e/p> "plain" .
+`
+	if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+		t.Fatal(err)
+	}
+	g1, _, _ := ds.Lookup(ctx, kb.IRI("http://e/g1"))
+	tests := []struct {
+		opts kb.ExportOptions
+		want string
+	}{
+		{kb.ExportOptions{Format: kb.FormatNTriples, Graphs: []kb.ID{g1}}, "<http://e/s> <http://e/p> \"007\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n"},
+		{kb.ExportOptions{Format: kb.FormatNQuads, Graphs: []kb.ID{g1}}, "<http://e/s> <http://e/p> \"007\"^^<http://www.w3.org/2001/XMLSchema#integer> <http://e/g1> .\n"},
+		{kb.ExportOptions{Format: kb.FormatTurtle, Graphs: []kb.ID{g1}}, "\n<http://e/s> <http://e/p> \"007\"^^xsd:integer .\n"},
+	}
+	for _, tc := range tests {
+		var buf bytes.Buffer
+		if err := kb.Export(ctx, ds, &buf, tc.opts); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(buf.String(), tc.want) {
+			t.Errorf("Export(%+v) = %q; want it to end with %q", tc.opts, buf.String(), tc.want)
+		}
+	}
+	var buf bytes.Buffer
+	if err := kb.Export(ctx, ds, &buf, kb.ExportOptions{Format: kb.FormatNQuads}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	sort.Strings(lines)
+	want := strings.Split(strings.TrimSpace(doc), "\n")
+	sort.Strings(want)
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("N-Quads export:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+	if err := kb.Export(ctx, ds, io.Discard, kb.ExportOptions{Format: kb.FormatRDFXML}); err == nil {
+		t.Errorf("Export as RDF/XML succeeded; want an error")
+	}
+}
+
+func TestLoadFileGzipAndMissing(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "sample.nt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "sample.nt.gz")
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(data)
+	zw.Close()
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := kb.LoadFile(context.Background(), kb.NewMemory(), path, kb.LoadOptions{})
+	if err != nil || sum.Triples != 10 {
+		t.Errorf("LoadFile(gzip) = %+v, %v; want 10 triples", sum, err)
+	}
+	if _, err := kb.LoadFile(context.Background(), kb.NewMemory(), filepath.Join("testdata", "no-such.nt"), kb.LoadOptions{}); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("LoadFile(missing) = %v; want os.ErrNotExist", err)
+	}
+}

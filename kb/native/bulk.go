@@ -1,0 +1,533 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+var errBulkDone = errors.New("native: bulk load already committed or aborted")
+
+// BeginBulk implements kb.Dataset. Quads are staged in memory; Commit sorts
+// them once per index (in parallel), drops duplicates and quads already
+// stored, writes one sstable per index plus the counters and new dictionary
+// entries, and ingests all of them into Pebble in one atomic step. Nothing
+// is visible before Commit, and a crash before it leaves the store as it
+// was.
+func (s *Store) BeginBulk(ctx context.Context) (kb.BulkWriter, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if s.readOnly {
+		return nil, ErrReadOnly
+	}
+	return &bulkWriter{s: s}, nil
+}
+
+type bulkWriter struct {
+	s    *Store
+	mu   sync.Mutex
+	keys []key32   // staged quads while every ID fits in 32 bits
+	wide []kb.Quad // staged quads once one does not
+	done bool
+}
+
+// Add implements kb.BulkWriter.
+func (w *bulkWriter) Add(ctx context.Context, quads []kb.Quad) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return errBulkDone
+	}
+	limit := w.s.dict.limit()
+	if err := w.s.checkIDs(quads, limit); err != nil {
+		return err
+	}
+	if w.wide == nil && fitsKey32(limit) {
+		w.keys = toKey32(w.keys, quads)
+		return nil
+	}
+	if w.wide == nil {
+		w.wide = make([]kb.Quad, 0, len(w.keys)+len(quads))
+		for _, k := range w.keys {
+			w.wide = append(w.wide, k.quad())
+		}
+		w.keys = nil
+	}
+	w.wide = append(w.wide, quads...)
+	return nil
+}
+
+// Abort implements kb.BulkWriter.
+func (w *bulkWriter) Abort() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done = true
+	w.keys, w.wide = nil, nil
+	return nil
+}
+
+// Commit implements kb.BulkWriter.
+func (w *bulkWriter) Commit(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return errBulkDone
+	}
+	w.done = true
+	keys, wide := w.keys, w.wide
+	w.keys, w.wide = nil, nil
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := w.s
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	if wide != nil {
+		return s.ingestWide(ctx, wide)
+	}
+	return s.ingestKeys(ctx, keys)
+}
+
+// ingestKeys writes the staged quads (which it reorders) with one atomic
+// ingest. The caller holds wmu.
+func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
+	scratch := make([]key32, len(keys))
+	radixSort32(keys, scratch)
+	keys = compactKeys(keys)
+	s.cmu.RLock()
+	empty := s.counts.quads == 0
+	s.cmu.RUnlock()
+	if !empty {
+		var err error
+		if keys, err = s.dropStoredKeys(keys); err != nil {
+			return err
+		}
+	}
+	delta := make(map[[2]kb.ID]int64)
+	for _, k := range keys {
+		delta[[2]kb.ID{kb.ID(k[1]), kb.ID(k[3])}]++
+	}
+	var paths [numOrders]string
+	var errs [numOrders]error
+	if len(keys) > 0 {
+		// Two goroutines, each with its own copy of the keys and scratch
+		// space: orders 0..2 on one, 3..5 on the other. keys is already in
+		// SPOG order.
+		// The copy is made before either goroutine starts reordering keys.
+		bufs := [2][]key32{keys, slices.Clone(keys)}
+		tmps := [2][]key32{scratch[:len(keys)], make([]key32, len(keys))}
+		var wg sync.WaitGroup
+		for half := 0; half < 2; half++ {
+			wg.Add(1)
+			go func(half int) {
+				defer wg.Done()
+				buf, tmp := bufs[half], tmps[half]
+				prev := 0
+				for k := half * 3; k < half*3+3; k++ {
+					if err := ctx.Err(); err != nil {
+						errs[k] = err
+						return
+					}
+					if k != 0 {
+						repermute32(buf, prev, k)
+						radixSort32(buf, tmp)
+						prev = k
+					}
+					paths[k], errs[k] = s.writeIndexTable32(k, buf)
+					if errs[k] != nil {
+						return
+					}
+				}
+			}(half)
+		}
+		wg.Wait()
+	}
+	return s.ingestTables(ctx, paths[:], errs[:], delta)
+}
+
+// ingestWide is ingestQuads for stores whose IDs outgrew 32 bits: the same
+// steps on kb.Quad with comparison sorts.
+func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
+	permuteSort(quads, 0)
+	quads = slices.Compact(quads)
+	s.cmu.RLock()
+	empty := s.counts.quads == 0
+	s.cmu.RUnlock()
+	if !empty {
+		var err error
+		if quads, err = s.dropStored(quads); err != nil {
+			return err
+		}
+	}
+	delta := make(map[[2]kb.ID]int64)
+	for _, q := range quads {
+		delta[[2]kb.ID{q.P, q.G}]++
+	}
+	var paths [numOrders]string
+	var errs [numOrders]error
+	if len(quads) > 0 {
+		bufs := [2][]kb.Quad{quads, slices.Clone(quads)}
+		var wg sync.WaitGroup
+		for half := 0; half < 2; half++ {
+			wg.Add(1)
+			go func(half int) {
+				defer wg.Done()
+				buf := bufs[half]
+				prev := 0
+				for k := half * 3; k < half*3+3; k++ {
+					if err := ctx.Err(); err != nil {
+						errs[k] = err
+						return
+					}
+					repermute(buf, prev, k)
+					if k != 0 {
+						slices.SortFunc(buf, cmpQuad)
+					}
+					prev = k
+					paths[k], errs[k] = s.writeIndexTable(k, buf)
+					if errs[k] != nil {
+						return
+					}
+				}
+			}(half)
+		}
+		wg.Wait()
+	}
+	return s.ingestTables(ctx, paths[:], errs[:], delta)
+}
+
+// ingestTables adds the counter and dictionary tables to the index tables
+// built for a bulk load and ingests all of them at once; it removes the
+// temporary files whatever happens.
+func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, delta map[[2]kb.ID]int64) error {
+	var files []string
+	defer func() {
+		for _, f := range files {
+			_ = s.fs.Remove(f) // ingested files were moved; the rest are garbage
+		}
+	}()
+	var firstErr error
+	addFile := func(path string, err error) {
+		if path != "" {
+			files = append(files, path)
+		}
+		if firstErr == nil && err != nil {
+			firstErr = err
+		}
+	}
+	for k := range paths {
+		addFile(paths[k], errs[k])
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	addFile(s.writeCounterTable(delta))
+	var upTo kb.ID
+	if !s.memory {
+		idPath, termPath, up, err := s.writeDictionaryTables()
+		addFile(idPath, err)
+		addFile(termPath, nil)
+		upTo = up
+	}
+	if firstErr != nil {
+		return firstErr
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	if err := s.db.Ingest(ctx, files); err != nil {
+		return fmt.Errorf("native: ingest: %w", err)
+	}
+	s.invalidateIters(false)
+	if !s.memory {
+		s.dict.markPersisted(upTo)
+	}
+	s.publish(delta)
+	return nil
+}
+
+// dropStoredKeys removes from keys (sorted SPOG) the quads already stored.
+func (s *Store) dropStoredKeys(keys []key32) ([]key32, error) {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixIndex}, UpperBound: []byte{prefixIndex + 1}})
+	if err != nil {
+		return nil, fmt.Errorf("native: %w", err)
+	}
+	defer it.Close()
+	out := keys[:0]
+	key := make([]byte, 0, 40)
+	exhausted := false
+	for i, k := range keys {
+		if exhausted {
+			out = append(out, keys[i:]...)
+			break
+		}
+		key = appendIndexKey(key[:0], 0, k.quad())
+		if it.Valid() && bytes.Compare(it.Key(), key) >= 0 || it.SeekGE(key) {
+			if bytes.Equal(it.Key(), key) {
+				continue
+			}
+		} else {
+			exhausted = true
+		}
+		out = append(out, k)
+	}
+	if err := it.Error(); err != nil {
+		return nil, fmt.Errorf("native: %w", err)
+	}
+	return out, nil
+}
+
+// dropStored removes from quads (sorted SPOG) the ones already stored,
+// merging the slice with the SPOG index.
+func (s *Store) dropStored(quads []kb.Quad) ([]kb.Quad, error) {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixIndex}, UpperBound: []byte{prefixIndex + 1}})
+	if err != nil {
+		return nil, fmt.Errorf("native: %w", err)
+	}
+	defer it.Close()
+	out := quads[:0]
+	key := make([]byte, 0, 40)
+	exhausted := false
+	for i, q := range quads {
+		if exhausted {
+			out = append(out, quads[i:]...)
+			break
+		}
+		key = appendIndexKey(key[:0], 0, q)
+		if it.Valid() && bytes.Compare(it.Key(), key) >= 0 || it.SeekGE(key) {
+			if bytes.Equal(it.Key(), key) {
+				continue
+			}
+		} else {
+			exhausted = true
+		}
+		out = append(out, q)
+	}
+	if err := it.Error(); err != nil {
+		return nil, fmt.Errorf("native: %w", err)
+	}
+	return out, nil
+}
+
+// cmpQuad orders quads lexicographically by (S, P, O, G) as stored, that
+// is by the fields of a permuted quad.
+func cmpQuad(a, b kb.Quad) int {
+	switch {
+	case a.S != b.S:
+		return cmpID(a.S, b.S)
+	case a.P != b.P:
+		return cmpID(a.P, b.P)
+	case a.O != b.O:
+		return cmpID(a.O, b.O)
+	}
+	return cmpID(a.G, b.G)
+}
+
+func cmpID(a, b kb.ID) int {
+	if a < b {
+		return -1
+	}
+	if a > b {
+		return 1
+	}
+	return 0
+}
+
+// permuteSort sorts quads in the key order of index k (leaving them in
+// their normal form).
+func permuteSort(quads []kb.Quad, k int) {
+	if k == 0 {
+		slices.SortFunc(quads, cmpQuad)
+		return
+	}
+	repermute(quads, 0, k)
+	slices.SortFunc(quads, cmpQuad)
+	repermute(quads, k, 0)
+}
+
+// repermute rewrites quads stored permuted for index from into the
+// permutation of index to (index 0 is the identity).
+func repermute(quads []kb.Quad, from, to int) {
+	if from == to {
+		return
+	}
+	of, ot := &orders[from], &orders[to]
+	for i := range quads {
+		src := [4]kb.ID{quads[i].S, quads[i].P, quads[i].O, quads[i].G}
+		var plain [4]kb.ID
+		for j, pos := range of {
+			plain[pos] = src[j]
+		}
+		quads[i] = kb.Quad{S: plain[ot[0]], P: plain[ot[1]], O: plain[ot[2]], G: plain[ot[3]]}
+	}
+}
+
+// newTable creates a temporary sstable writer.
+func (s *Store) newTable(filter bool) (*sstable.Writer, string, error) {
+	path := s.tempPath()
+	f, err := s.fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return nil, "", fmt.Errorf("native: %w", err)
+	}
+	opts := s.pebbleOpt.MakeWriterOptions(6, s.db.TableFormat())
+	if !filter {
+		opts.FilterPolicy = nil
+	}
+	if s.memory {
+		opts.Compression = sstable.NoCompression
+	}
+	return sstable.NewWriter(objstorageprovider.NewFileWritable(f), opts), path, nil
+}
+
+// writeIndexTable writes the sorted, permuted quads as the sstable of index
+// k. Only SPOG carries a bloom filter: it serves point lookups.
+func (s *Store) writeIndexTable(k int, permuted []kb.Quad) (string, error) {
+	w, path, err := s.newTable(k == 0)
+	if err != nil {
+		return "", err
+	}
+	key := make([]byte, 0, 40)
+	prefix := prefixIndex + byte(k)
+	for _, q := range permuted {
+		key = append(key[:0], prefix)
+		key = appendID(key, q.S)
+		key = appendID(key, q.P)
+		key = appendID(key, q.O)
+		key = appendID(key, q.G)
+		if err := w.Set(key, nil); err != nil {
+			w.Close()
+			return path, fmt.Errorf("native: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return path, fmt.Errorf("native: %w", err)
+	}
+	return path, nil
+}
+
+// writeIndexTable32 writes sorted keys, permuted for index k, as the
+// sstable of index k.
+func (s *Store) writeIndexTable32(k int, keys []key32) (string, error) {
+	w, path, err := s.newTable(k == 0)
+	if err != nil {
+		return "", err
+	}
+	key := make([]byte, 0, 24)
+	prefix := prefixIndex + byte(k)
+	for _, q := range keys {
+		key = append(key[:0], prefix)
+		key = appendID(key, kb.ID(q[0]))
+		key = appendID(key, kb.ID(q[1]))
+		key = appendID(key, kb.ID(q[2]))
+		key = appendID(key, kb.ID(q[3]))
+		if err := w.Set(key, nil); err != nil {
+			w.Close()
+			return path, fmt.Errorf("native: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return path, fmt.Errorf("native: %w", err)
+	}
+	return path, nil
+}
+
+// writeCounterTable writes the new absolute counts of the (predicate,
+// graph) pairs delta changes.
+func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64) (string, error) {
+	if len(delta) == 0 {
+		return "", nil
+	}
+	type kv struct{ k, v []byte }
+	rows := make([]kv, 0, len(delta))
+	s.cmu.RLock()
+	for pg, n := range delta {
+		v := binary.AppendUvarint(nil, uint64(s.counts.byPG[pg]+n))
+		rows = append(rows, kv{counterKey(pg[0], pg[1]), v})
+	}
+	s.cmu.RUnlock()
+	slices.SortFunc(rows, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
+	w, path, err := s.newTable(false)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range rows {
+		if err := w.Set(r.k, r.v); err != nil {
+			w.Close()
+			return path, fmt.Errorf("native: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return path, fmt.Errorf("native: %w", err)
+	}
+	return path, nil
+}
+
+// writeDictionaryTables writes the pending dictionary entries as two
+// sstables (ID -> term, term -> ID) and returns the ID up to which they
+// reach.
+func (s *Store) writeDictionaryTables() (idPath, termPath string, upTo kb.ID, err error) {
+	type entry struct {
+		id  kb.ID
+		enc []byte
+	}
+	var entries []entry
+	upTo, _ = s.dict.pending(func(id kb.ID, enc []byte) error {
+		entries = append(entries, entry{id, enc})
+		return nil
+	})
+	if len(entries) == 0 {
+		return "", "", upTo, nil
+	}
+	w, idPath, err := s.newTable(false)
+	if err != nil {
+		return "", "", 0, err
+	}
+	idk := make([]byte, 9)
+	idk[0] = prefixID
+	for _, e := range entries {
+		binary.BigEndian.PutUint64(idk[1:], uint64(e.id))
+		if err := w.Set(idk, e.enc); err != nil {
+			w.Close()
+			return idPath, "", 0, fmt.Errorf("native: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return idPath, "", 0, fmt.Errorf("native: %w", err)
+	}
+
+	// Encodings are unique in the dictionary, so the term keys are too.
+	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.enc, b.enc) })
+	w, termPath, err = s.newTable(true)
+	if err != nil {
+		return idPath, "", 0, err
+	}
+	key := make([]byte, 0, 64)
+	var idv [8]byte
+	for _, e := range entries {
+		key = append(append(key[:0], prefixTerm), e.enc...)
+		binary.BigEndian.PutUint64(idv[:], uint64(e.id))
+		if err := w.Set(key, idv[:]); err != nil {
+			w.Close()
+			return idPath, termPath, 0, fmt.Errorf("native: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return idPath, termPath, 0, fmt.Errorf("native: %w", err)
+	}
+	return idPath, termPath, upTo, nil
+}

@@ -1,0 +1,201 @@
+package native
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+const (
+	crashDirEnv    = "PERFKB_NATIVE_CRASH_DIR"
+	crashBatchSize = 200
+)
+
+// crashBatch returns the quads of batch b; every batch has its own subjects.
+func crashBatch(b int) []kb.TermQuad {
+	const ex = "http://example.org/crash/"
+	out := make([]kb.TermQuad, crashBatchSize)
+	for j := range out {
+		out[j] = kb.TermQuad{
+			S: kb.IRI(fmt.Sprintf("%sbatch%d/s%d", ex, b, j)),
+			P: kb.IRI(fmt.Sprintf("%sp%d", ex, j%7)),
+			O: kb.Literal(strconv.Itoa(b*crashBatchSize+j), xsd+"integer"),
+			G: kb.IRI(fmt.Sprintf("%sg%d", ex, b%3)),
+		}
+	}
+	return out
+}
+
+// TestCrashChild is the loader TestCrashRecovery re-executes and kills: it
+// writes batches until killed, odd ones with Apply and even ones as bulk
+// loads, and prints "ack N" once batch N is acknowledged.
+func TestCrashChild(t *testing.T) {
+	dir := os.Getenv(crashDirEnv)
+	if dir == "" {
+		t.Skip("helper process for TestCrashRecovery; runs only when re-executed with " + crashDirEnv)
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, dir, Options{})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	for b := 1; ; b++ {
+		ids, err := kb.InternQuads(ctx, s, crashBatch(b))
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		if b%2 == 1 {
+			err = s.Apply(ctx, kb.Delta{Add: ids})
+		} else {
+			var bw kb.BulkWriter
+			if bw, err = s.BeginBulk(ctx); err == nil {
+				if err = bw.Add(ctx, ids); err == nil {
+					err = bw.Commit(ctx)
+				}
+			}
+		}
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(1)
+		}
+		fmt.Printf("ack %d\n", b)
+	}
+}
+
+// TestCrashRecovery kills a loading child process with SIGKILL and checks
+// that the reopened store holds exactly the acknowledged batches, plus at
+// most the one in flight (whole), with counters that agree with the data.
+func TestCrashRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("re-executes the test binary; skipped with -short")
+	}
+	for round, killAfter := range []int{5, 23} {
+		t.Run(fmt.Sprintf("kill-after-%d", killAfter), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), fmt.Sprintf("db%d", round))
+			lastAck := runAndKill(t, dir, killAfter)
+			checkCrashedStore(t, dir, lastAck)
+		})
+	}
+}
+
+// runAndKill runs the child until it has acknowledged at least killAfter
+// batches, kills it and returns the last batch it acknowledged.
+func runAndKill(t *testing.T, dir string, killAfter int) int {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v=false")
+	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lastAck := 0
+	killed := false
+	timer := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		line := sc.Text()
+		if rest, ok := strings.CutPrefix(line, "ack "); ok {
+			n, err := strconv.Atoi(rest)
+			if err != nil {
+				t.Fatalf("child printed %q", line)
+			}
+			lastAck = n
+			if n >= killAfter && !killed {
+				// Kill while the next batch is being written.
+				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				killed = true
+			}
+		} else if strings.HasPrefix(line, "error") {
+			t.Fatalf("child: %s", line)
+		}
+	}
+	_ = cmd.Wait()
+	if !killed {
+		t.Fatalf("child exited after %d batches without being killed", lastAck)
+	}
+	return lastAck
+}
+
+func checkCrashedStore(t *testing.T, dir string, lastAck int) {
+	ctx := context.Background()
+	s, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatalf("reopen after kill: %v", err)
+	}
+	defer s.Close()
+	present := func(b int) int {
+		n := 0
+		for _, tq := range crashBatch(b) {
+			var q kb.Quad
+			ok := true
+			for i, term := range []kb.Term{tq.S, tq.P, tq.O, tq.G} {
+				id, found, err := s.Lookup(ctx, term)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ok = ok && found
+				set(&q, uint8(i), id)
+			}
+			if !ok {
+				continue
+			}
+			quads, err := kb.Collect(s.Match(ctx, kb.Pattern(q)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += len(quads)
+		}
+		return n
+	}
+	total := 0
+	for b := 1; b <= lastAck; b++ {
+		n := present(b)
+		if n != crashBatchSize {
+			t.Errorf("acknowledged batch %d: %d of %d quads after the crash", b, n, crashBatchSize)
+		}
+		total += n
+	}
+	inFlight := present(lastAck + 1)
+	if inFlight != 0 && inFlight != crashBatchSize {
+		t.Errorf("batch %d in flight at the kill is half there: %d of %d quads", lastAck+1, inFlight, crashBatchSize)
+	}
+	total += inFlight
+	if n := present(lastAck + 2); n != 0 {
+		t.Errorf("batch %d was never started but has %d quads", lastAck+2, n)
+	}
+	st, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Quads != int64(total) {
+		t.Errorf("after the crash Stats.Quads = %d; the batches hold %d", st.Quads, total)
+	}
+	for p, n := range st.ByPredicate {
+		got, err := kb.Collect(s.Match(ctx, kb.Pattern{P: p}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(got)) != n {
+			t.Errorf("predicate %d: counter says %d, the index holds %d", p, n, len(got))
+		}
+	}
+	t.Logf("killed after ack %d; in-flight batch %d present: %v", lastAck, lastAck+1, inFlight != 0)
+}

@@ -1,0 +1,380 @@
+package native
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// dictionary maps terms to IDs both ways.
+//
+// Terms interned since the store was opened ("fresh" terms, IDs base,
+// base+1, …) are kept encoded (appendTerm) in a chunked byte arena and
+// found through an open-addressing hash table of their indexes: about 70
+// bytes per term and no pointers for the collector to scan, where a
+// map[kb.Term]kb.ID costs twice that. Terms stored before the store was
+// opened live on disk and are cached in maps when read. IDs are allocated
+// densely from 1, so the next ID after a restart is one past the largest on
+// disk.
+type dictionary struct {
+	mu        sync.RWMutex
+	seed      maphash.Seed
+	base      kb.ID // ID of fresh term 0
+	persisted kb.ID // IDs below this are on disk
+
+	chunks [][]byte // arena; a term never spans chunks
+	refs   []termRef
+	table  []uint32 // slot: fresh index + 1, or 0 when empty
+	hashes []uint32 // hashes[i]: low bits of fresh term i's hash, to rehash and to skip compares
+
+	oldIDs   map[kb.Term]kb.ID // cache of terms read from disk
+	oldTerms map[kb.ID]kb.Term
+}
+
+// termRef locates an encoded term in the arena.
+type termRef struct {
+	chunk, off, len uint32
+}
+
+const arenaChunk = 1 << 20
+
+// oldCacheMax bounds the cache of terms read back from disk; when it is
+// full it starts over (cheap, and hot terms come back at once).
+const oldCacheMax = 1 << 20
+
+// cacheOld remembers a term read from disk. The caller holds d.mu for
+// writing.
+func (d *dictionary) cacheOld(id kb.ID, t kb.Term) {
+	if len(d.oldTerms) >= oldCacheMax {
+		d.oldIDs = make(map[kb.Term]kb.ID)
+		d.oldTerms = make(map[kb.ID]kb.Term)
+	}
+	d.oldIDs[t] = id
+	d.oldTerms[id] = t
+}
+
+func (d *dictionary) init(next kb.ID) {
+	d.seed = maphash.MakeSeed()
+	d.base, d.persisted = next, next
+	d.chunks, d.refs, d.hashes = nil, nil, nil
+	d.table = make([]uint32, 1024)
+	d.oldIDs = make(map[kb.Term]kb.ID)
+	d.oldTerms = make(map[kb.ID]kb.Term)
+}
+
+// complete reports whether every term of the store is fresh, so a term not
+// found in memory is new.
+func (d *dictionary) complete() bool { return d.base == 1 }
+
+// limit returns one past the largest allocated ID.
+func (d *dictionary) limit() kb.ID {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.base + kb.ID(len(d.refs))
+}
+
+func (d *dictionary) encoded(i int) []byte {
+	r := d.refs[i]
+	return d.chunks[r.chunk][r.off : r.off+r.len : r.off+r.len]
+}
+
+// find returns the fresh index of an encoded term with hash h, or -1. The
+// caller holds d.mu.
+func (d *dictionary) find(enc []byte, h uint64) int {
+	mask := uint64(len(d.table) - 1)
+	for slot := h & mask; ; slot = (slot + 1) & mask {
+		e := d.table[slot]
+		if e == 0 {
+			return -1
+		}
+		i := int(e - 1)
+		if d.hashes[i] == uint32(h) && bytes.Equal(d.encoded(i), enc) {
+			return i
+		}
+	}
+}
+
+// add appends a fresh term and returns its ID. The caller holds d.mu for
+// writing.
+func (d *dictionary) add(enc []byte, h uint64) kb.ID {
+	n := len(d.chunks)
+	if n == 0 || len(d.chunks[n-1])+len(enc) > cap(d.chunks[n-1]) {
+		d.chunks = append(d.chunks, make([]byte, 0, max(arenaChunk, len(enc))))
+		n++
+	}
+	c := d.chunks[n-1]
+	off := len(c)
+	d.chunks[n-1] = append(c, enc...)
+	d.refs = append(d.refs, termRef{chunk: uint32(n - 1), off: uint32(off), len: uint32(len(enc))})
+	d.hashes = append(d.hashes, uint32(h))
+	i := len(d.refs) - 1
+	if 2*len(d.refs) > len(d.table) {
+		d.grow()
+	} else {
+		d.insert(i, h)
+	}
+	return d.base + kb.ID(i)
+}
+
+func (d *dictionary) insert(i int, h uint64) {
+	mask := uint64(len(d.table) - 1)
+	slot := h & mask
+	for d.table[slot] != 0 {
+		slot = (slot + 1) & mask
+	}
+	d.table[slot] = uint32(i + 1)
+}
+
+// grow doubles the table and reinserts every fresh term.
+func (d *dictionary) grow() {
+	d.table = make([]uint32, 2*len(d.table))
+	for i := range d.refs {
+		d.insert(i, maphash.Bytes(d.seed, d.encoded(i)))
+	}
+}
+
+// lookupBatch fills out with the IDs of the fresh terms among terms and
+// returns the indexes of the others. The caller holds d.mu for reading;
+// large batches are split over two goroutines.
+func (d *dictionary) lookupBatch(terms []kb.Term, out []kb.ID) []int {
+	lookup := func(lo, hi int) (missing []int) {
+		var enc []byte
+		for i := lo; i < hi; i++ {
+			// Batches from kb.InternQuads hold S, P, O, G per quad, and
+			// consecutive quads often share a subject, predicate or graph:
+			// comparing with the term four back is cheaper than hashing.
+			if i >= lo+4 && out[i-4] != 0 && terms[i] == terms[i-4] {
+				out[i] = out[i-4]
+				continue
+			}
+			var err error
+			enc, err = appendTerm(enc[:0], terms[i])
+			if err == nil {
+				if j := d.find(enc, maphash.Bytes(d.seed, enc)); j >= 0 {
+					out[i] = d.base + kb.ID(j)
+					continue
+				}
+			}
+			if id, ok := d.oldIDs[terms[i]]; ok {
+				out[i] = id
+				continue
+			}
+			missing = append(missing, i)
+		}
+		return missing
+	}
+	if len(terms) < parallelLookupMin {
+		return lookup(0, len(terms))
+	}
+	half := len(terms) / 2
+	var second []int
+	done := make(chan struct{})
+	go func() {
+		second = lookup(half, len(terms))
+		close(done)
+	}()
+	first := lookup(0, half)
+	<-done
+	return append(first, second...)
+}
+
+// parallelLookupMin is the batch size from which Intern looks terms up on
+// two goroutines.
+const parallelLookupMin = 8192
+
+// pending calls fn with every dictionary entry allocated but not yet on
+// disk, in ID order, and returns the ID to pass to markPersisted once they
+// are written.
+func (d *dictionary) pending(fn func(id kb.ID, enc []byte) error) (kb.ID, error) {
+	d.mu.RLock()
+	from, upTo := d.persisted, d.base+kb.ID(len(d.refs))
+	encs := make([][]byte, 0, upTo-from)
+	for id := from; id < upTo; id++ {
+		encs = append(encs, d.encoded(int(id-d.base)))
+	}
+	d.mu.RUnlock()
+	// The arena is append-only: the slices stay valid without the lock.
+	for i, enc := range encs {
+		if err := fn(from+kb.ID(i), enc); err != nil {
+			return 0, err
+		}
+	}
+	return upTo, nil
+}
+
+// appendPending writes the pending dictionary entries to b and returns the
+// ID to pass to markPersisted once b is committed.
+func (d *dictionary) appendPending(b *pebble.Batch) (kb.ID, error) {
+	return d.pending(func(id kb.ID, enc []byte) error {
+		var idv [8]byte
+		binary.BigEndian.PutUint64(idv[:], uint64(id))
+		if err := b.Set(termKey(enc), idv[:], nil); err != nil {
+			return err
+		}
+		return b.Set(idKey(id), enc, nil)
+	})
+}
+
+func (d *dictionary) markPersisted(upTo kb.ID) {
+	d.mu.Lock()
+	if upTo > d.persisted {
+		d.persisted = upTo
+	}
+	d.mu.Unlock()
+}
+
+// Intern implements kb.Dataset.
+func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	out := make([]kb.ID, len(terms))
+	d := &s.dict
+	d.mu.RLock()
+	missing := d.lookupBatch(terms, out)
+	complete := d.complete()
+	d.mu.RUnlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	for _, i := range missing {
+		if terms[i].IsZero() {
+			return nil, errZeroTerm
+		}
+	}
+	// Terms stored before this process opened the store are on disk only.
+	var found map[int]kb.ID
+	if !complete {
+		var enc []byte
+		for _, i := range missing {
+			enc, _ = appendTerm(enc[:0], terms[i])
+			id, ok, err := s.getTermID(enc)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				if found == nil {
+					found = make(map[int]kb.ID)
+				}
+				found[i] = id
+			}
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var enc []byte
+	for _, i := range missing {
+		if id, ok := found[i]; ok {
+			d.cacheOld(id, terms[i])
+			out[i] = id
+			continue
+		}
+		// Another Intern may have added it since the lookup.
+		enc, _ = appendTerm(enc[:0], terms[i])
+		h := maphash.Bytes(d.seed, enc)
+		if j := d.find(enc, h); j >= 0 {
+			out[i] = d.base + kb.ID(j)
+			continue
+		}
+		out[i] = d.add(enc, h)
+	}
+	return out, nil
+}
+
+func (s *Store) getTermID(enc []byte) (kb.ID, bool, error) {
+	v, closer, err := s.db.Get(termKey(enc))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("native: %w", err)
+	}
+	defer closer.Close()
+	if len(v) != 8 {
+		return 0, false, errCorruptKey
+	}
+	return kb.ID(binary.BigEndian.Uint64(v)), true, nil
+}
+
+// Lookup implements kb.Dataset.
+func (s *Store) Lookup(ctx context.Context, t kb.Term) (kb.ID, bool, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, false, err
+	}
+	enc, err := appendTerm(nil, t)
+	if err != nil {
+		return 0, false, nil // the zero term is never stored
+	}
+	d := &s.dict
+	h := maphash.Bytes(d.seed, enc)
+	d.mu.RLock()
+	if j := d.find(enc, h); j >= 0 {
+		id := d.base + kb.ID(j)
+		d.mu.RUnlock()
+		return id, true, nil
+	}
+	id, ok := d.oldIDs[t]
+	complete := d.complete()
+	d.mu.RUnlock()
+	if ok || complete {
+		return id, ok, nil
+	}
+	id, ok, err = s.getTermID(enc)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	d.mu.Lock()
+	d.cacheOld(id, t)
+	d.mu.Unlock()
+	return id, true, nil
+}
+
+// Resolve implements kb.Dataset.
+func (s *Store) Resolve(ctx context.Context, id kb.ID) (kb.Term, error) {
+	if err := s.checkOpen(); err != nil {
+		return kb.Term{}, err
+	}
+	d := &s.dict
+	d.mu.RLock()
+	if id >= d.base {
+		if i := uint64(id - d.base); i < uint64(len(d.refs)) {
+			enc := d.encoded(int(i))
+			d.mu.RUnlock()
+			return decodeTerm(enc)
+		}
+		d.mu.RUnlock()
+		return kb.Term{}, kb.ErrUnknownID
+	}
+	t, ok := d.oldTerms[id]
+	d.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
+	if id == 0 {
+		return kb.Term{}, kb.ErrUnknownID
+	}
+	v, closer, err := s.db.Get(idKey(id))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return kb.Term{}, kb.ErrUnknownID
+	}
+	if err != nil {
+		return kb.Term{}, fmt.Errorf("native: %w", err)
+	}
+	t, err = decodeTerm(v)
+	closer.Close()
+	if err != nil {
+		return kb.Term{}, err
+	}
+	d.mu.Lock()
+	d.cacheOld(id, t)
+	d.mu.Unlock()
+	return t, nil
+}

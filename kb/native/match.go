@@ -1,0 +1,215 @@
+package native
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// Match implements kb.Dataset. The pattern is answered by one range scan
+// over the index whose key prefix its bound positions form; the iterator
+// reads a consistent snapshot taken when Match is called.
+func (s *Store) Match(ctx context.Context, p kb.Pattern) kb.QuadIterator {
+	if err := s.checkOpen(); err != nil {
+		return kb.NewErrorIterator(err)
+	}
+	mask := boundMask(p)
+	if mask == 15 {
+		ok, err := s.has(kb.Quad(p))
+		if err != nil {
+			return kb.NewErrorIterator(err)
+		}
+		if ok {
+			return kb.NewSliceIterator([]kb.Quad{kb.Quad(p)})
+		}
+		return kb.NewSliceIterator(nil)
+	}
+	pl := plans[mask]
+	lower := appendScanPrefix(make([]byte, 0, 32), pl.order, p, pl.prefix)
+	it, err := s.newIter(lower, prefixEnd(lower))
+	if err != nil {
+		return kb.NewErrorIterator(err)
+	}
+	return &quadIterator{ctx: ctx, s: s, it: it, order: pl.order}
+}
+
+// has reports whether q is stored.
+func (s *Store) has(q kb.Quad) (bool, error) {
+	key := appendIndexKey(make([]byte, 0, 40), 0, q)
+	it, err := s.newIter(key, append(key[:len(key):len(key)], 0))
+	if err != nil {
+		return false, err
+	}
+	found := it.First()
+	if err := it.Error(); err != nil {
+		s.release(it)
+		return false, fmt.Errorf("native: %w", err)
+	}
+	return found, s.release(it)
+}
+
+// quadIterator walks one index range.
+type quadIterator struct {
+	ctx     context.Context
+	s       *Store
+	it      pooledIter
+	order   int
+	started bool
+	cur     kb.Quad
+	err     error
+	n       int
+}
+
+func (q *quadIterator) Next() bool {
+	if q.it.Iterator == nil || q.err != nil {
+		return false
+	}
+	var ok bool
+	if !q.started {
+		q.started = true
+		ok = q.it.First()
+	} else {
+		ok = q.it.Next()
+	}
+	if !ok {
+		if err := q.it.Error(); err != nil {
+			q.err = fmt.Errorf("native: %w", err)
+		}
+		return false
+	}
+	q.n++
+	if q.n&1023 == 0 {
+		if err := q.ctx.Err(); err != nil {
+			q.err = err
+			return false
+		}
+	}
+	q.cur, q.err = decodeIndexKey(q.order, q.it.Key())
+	return q.err == nil
+}
+
+func (q *quadIterator) Quad() kb.Quad { return q.cur }
+func (q *quadIterator) Err() error    { return q.err }
+
+func (q *quadIterator) Close() error {
+	err := q.s.release(q.it)
+	q.it = pooledIter{}
+	return err
+}
+
+// estimateScanLimit bounds the keys Count scans when an estimate will do.
+const estimateScanLimit = 4096
+
+// Count implements kb.Dataset. Patterns that bind nothing, only the
+// predicate, only the graph, or both, are answered exactly from the
+// counters; others are counted by a range scan (stopped early, with an
+// estimate, when exact is false).
+func (s *Store) Count(ctx context.Context, p kb.Pattern, exact bool) (int64, error) {
+	if err := s.checkOpen(); err != nil {
+		return 0, err
+	}
+	mask := boundMask(p)
+	s.cmu.RLock()
+	c := &s.counts
+	var upper int64 = -1
+	switch mask {
+	case 0:
+		upper = c.quads
+	case 2:
+		upper = c.byP[p.P]
+	case 8:
+		upper = c.byG[p.G]
+	case 10:
+		upper = c.byPG[[2]kb.ID{p.P, p.G}]
+	}
+	counted := upper >= 0
+	if !counted {
+		upper = c.quads
+		if p.P != kb.Any {
+			upper = min(upper, c.byP[p.P])
+		}
+		if p.G != kb.Any {
+			upper = min(upper, c.byG[p.G])
+		}
+		if p.P != kb.Any && p.G != kb.Any {
+			upper = min(upper, c.byPG[[2]kb.ID{p.P, p.G}])
+		}
+	}
+	s.cmu.RUnlock()
+	if counted || upper == 0 {
+		return upper, nil
+	}
+	if mask == 15 {
+		ok, err := s.has(kb.Quad(p))
+		if ok {
+			return 1, err
+		}
+		return 0, err
+	}
+	pl := plans[mask]
+	lower := appendScanPrefix(make([]byte, 0, 32), pl.order, p, pl.prefix)
+	it, err := s.newIter(lower, prefixEnd(lower))
+	if err != nil {
+		return 0, err
+	}
+	defer s.release(it)
+	var n int64
+	for ok := it.First(); ok; ok = it.Next() {
+		n++
+		if n&4095 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		if !exact && n >= estimateScanLimit {
+			// More than the limit: the counters bound the rest.
+			return max(n, upper/2), nil
+		}
+	}
+	if err := it.Error(); err != nil {
+		return 0, fmt.Errorf("native: %w", err)
+	}
+	return n, nil
+}
+
+// Stats implements kb.Dataset. Every count is exact.
+func (s *Store) Stats(ctx context.Context) (kb.Stats, error) {
+	if err := s.checkOpen(); err != nil {
+		return kb.Stats{}, err
+	}
+	s.cmu.RLock()
+	defer s.cmu.RUnlock()
+	c := &s.counts
+	st := kb.Stats{
+		Quads:            c.quads,
+		Terms:            int64(s.dict.limit() - 1),
+		ByPredicate:      make(map[kb.ID]int64, len(c.byP)),
+		ByGraph:          make(map[kb.ID]int64, len(c.byG)),
+		ByPredicateGraph: make(map[[2]kb.ID]int64, len(c.byPG)),
+	}
+	for k, v := range c.byP {
+		st.ByPredicate[k] = v
+	}
+	for k, v := range c.byG {
+		st.ByGraph[k] = v
+	}
+	for k, v := range c.byPG {
+		st.ByPredicateGraph[k] = v
+	}
+	return st, nil
+}
+
+// Graphs implements kb.Dataset.
+func (s *Store) Graphs(ctx context.Context) ([]kb.ID, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	s.cmu.RLock()
+	defer s.cmu.RUnlock()
+	out := make([]kb.ID, 0, len(s.counts.byG))
+	for g := range s.counts.byG {
+		out = append(out, g)
+	}
+	return out, nil
+}

@@ -1,0 +1,290 @@
+package native
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// Options tune a native store. The zero value is a good default.
+type Options struct {
+	// CacheSize is the size of Pebble's block cache in bytes (default 128 MiB).
+	CacheSize int64
+	// MemTableSize is the size of one Pebble memtable in bytes (default 64 MiB).
+	MemTableSize uint64
+	// NoSync makes Apply return before its batch reaches stable storage.
+	// Faster, but a crash may lose acknowledged batches (never half of one).
+	NoSync bool
+	// ReadOnly opens an existing store without write access.
+	ReadOnly bool
+}
+
+// Store is perfkb's native store: a dictionary-encoded quad store on Pebble
+// implementing kb.Dataset at the ID level. It is safe for any number of
+// concurrent readers and writers; writes are serialised internally.
+type Store struct {
+	db        *pebble.DB
+	fs        vfs.FS
+	dir       string
+	memory    bool
+	readOnly  bool
+	writeOpts *pebble.WriteOptions
+	pebbleOpt *pebble.Options
+
+	closed atomic.Bool
+	wmu    sync.Mutex // serialises Apply, bulk commits and Close
+	tmpSeq atomic.Uint64
+
+	dict  dictionary
+	iters iterPool
+
+	cmu    sync.RWMutex
+	counts counters
+}
+
+var _ kb.Dataset = (*Store)(nil)
+
+// Open opens the native store in directory path, creating it if needed.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return nil, errors.New("native: empty store path")
+	}
+	if !opts.ReadOnly {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, fmt.Errorf("native: %w", err)
+		}
+	}
+	return open(ctx, path, vfs.Default, false, opts)
+}
+
+// OpenMemory returns an empty native store held in memory. It runs the same
+// code as an on-disk store on an in-memory file system, without a WAL.
+func OpenMemory() *Store {
+	s, err := open(context.Background(), "", vfs.NewMem(), true, Options{})
+	if err != nil {
+		// An in-memory file system cannot fail to open an empty store.
+		panic(fmt.Sprintf("native: opening in-memory store: %v", err))
+	}
+	return s
+}
+
+func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options) (*Store, error) {
+	cacheSize := opts.CacheSize
+	if cacheSize <= 0 {
+		cacheSize = 128 << 20
+	}
+	memtable := opts.MemTableSize
+	if memtable == 0 {
+		memtable = 64 << 20
+	}
+	cache := pebble.NewCache(cacheSize)
+	defer cache.Unref()
+	po := &pebble.Options{
+		FS:                          fs,
+		Cache:                       cache,
+		MemTableSize:                memtable,
+		MemTableStopWritesThreshold: 4,
+		L0CompactionThreshold:       4,
+		L0StopWritesThreshold:       1000,
+		LBaseMaxBytes:               256 << 20,
+		CompactionConcurrencyRange:  func() (int, int) { return 1, 2 },
+		DisableWAL:                  memory,
+		ReadOnly:                    opts.ReadOnly,
+		FormatMajorVersion:          pebble.FormatNewest,
+		Logger:                      quietLogger{},
+	}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	po.EnsureDefaults()
+	if !memory && !opts.ReadOnly {
+		// Temporary sstables of a bulk load interrupted by a crash.
+		if stale, err := filepath.Glob(filepath.Join(dir, "bulk-*.sst.tmp")); err == nil {
+			for _, f := range stale {
+				_ = os.Remove(f)
+			}
+		}
+	}
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("native: open %s: %w", dir, err)
+	}
+	s := &Store{
+		db:        db,
+		fs:        fs,
+		dir:       dir,
+		memory:    memory,
+		readOnly:  opts.ReadOnly,
+		pebbleOpt: po,
+		writeOpts: pebble.Sync,
+	}
+	if opts.NoSync || memory {
+		s.writeOpts = pebble.NoSync
+	}
+	if err := s.load(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// load checks the format version, finds the next free term ID and reads the
+// counters.
+func (s *Store) load(ctx context.Context) error {
+	v, closer, err := s.db.Get(metaVersionKey)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		if !s.readOnly {
+			var buf [binary.MaxVarintLen64]byte
+			n := binary.PutUvarint(buf[:], formatVersion)
+			if err := s.db.Set(metaVersionKey, buf[:n], s.writeOpts); err != nil {
+				return fmt.Errorf("native: %w", err)
+			}
+		}
+	case err != nil:
+		return fmt.Errorf("native: %w", err)
+	default:
+		got, n := binary.Uvarint(v)
+		closer.Close()
+		if n <= 0 || got != formatVersion {
+			return fmt.Errorf("native: store %s has format version %d, want %d", s.dir, got, formatVersion)
+		}
+	}
+
+	// Next free ID: one past the largest stored ID.
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixID}, UpperBound: []byte{prefixID + 1}})
+	if err != nil {
+		return fmt.Errorf("native: %w", err)
+	}
+	next := kb.ID(1)
+	if it.Last() {
+		next = kb.ID(binary.BigEndian.Uint64(it.Key()[1:])) + 1
+	}
+	if err := it.Close(); err != nil {
+		return fmt.Errorf("native: %w", err)
+	}
+	s.dict.init(next)
+
+	s.counts = newCounters()
+	it, err = s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixCounter}, UpperBound: []byte{prefixCounter + 1}})
+	if err != nil {
+		return fmt.Errorf("native: %w", err)
+	}
+	for it.First(); it.Valid(); it.Next() {
+		p, g, err := decodeCounterKey(it.Key())
+		if err != nil {
+			it.Close()
+			return err
+		}
+		n, w := binary.Uvarint(it.Value())
+		if w <= 0 {
+			it.Close()
+			return errCorruptKey
+		}
+		s.counts.add(p, g, int64(n))
+	}
+	return it.Close()
+}
+
+// Close flushes the dictionary and closes the store. Iterators still open
+// must be closed first.
+func (s *Store) Close() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.closed.Swap(true) {
+		return nil
+	}
+	var err error
+	if !s.readOnly && !s.memory {
+		b := s.db.NewBatch()
+		var up kb.ID
+		if up, err = s.dict.appendPending(b); err == nil {
+			if err = b.Commit(pebble.Sync); err == nil {
+				s.dict.markPersisted(up)
+			}
+		}
+		b.Close()
+	}
+	s.invalidateIters(true)
+	if cerr := s.db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("native: %w", cerr)
+	}
+	return err
+}
+
+// Path returns the directory of an on-disk store ("" in memory).
+func (s *Store) Path() string { return s.dir }
+
+func (s *Store) checkOpen() error {
+	if s.closed.Load() {
+		return kb.ErrClosed
+	}
+	return nil
+}
+
+// counters are the exact quad counts kept for the planner. Only the
+// (predicate, graph) counts are stored; the others are derived on load.
+type counters struct {
+	quads int64
+	byPG  map[[2]kb.ID]int64
+	byP   map[kb.ID]int64
+	byG   map[kb.ID]int64
+}
+
+func newCounters() counters {
+	return counters{byPG: make(map[[2]kb.ID]int64), byP: make(map[kb.ID]int64), byG: make(map[kb.ID]int64)}
+}
+
+func (c *counters) add(p, g kb.ID, n int64) {
+	c.quads += n
+	addOrDelete(c.byPG, [2]kb.ID{p, g}, n)
+	addOrDelete(c.byP, p, n)
+	addOrDelete(c.byG, g, n)
+}
+
+func addOrDelete[K comparable](m map[K]int64, k K, n int64) {
+	if v := m[k] + n; v != 0 {
+		m[k] = v
+	} else {
+		delete(m, k)
+	}
+}
+
+// quietLogger drops Pebble's informational messages and keeps errors on
+// stderr.
+type quietLogger struct{}
+
+func (quietLogger) Infof(format string, args ...interface{}) {}
+func (quietLogger) Errorf(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "native: pebble: "+format+"\n", args...)
+}
+func (quietLogger) Fatalf(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "native: pebble: "+format+"\n", args...)
+	os.Exit(3)
+}
+
+// tempPath returns a fresh path for a temporary sstable.
+func (s *Store) tempPath() string {
+	name := fmt.Sprintf("bulk-%d.sst.tmp", s.tmpSeq.Add(1))
+	if s.dir == "" {
+		return name
+	}
+	return filepath.Join(s.dir, name)
+}
+
+var _ io.Closer = (*Store)(nil)

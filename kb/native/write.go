@@ -1,0 +1,152 @@
+package native
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// ErrReadOnly is returned by writes to a store opened read-only.
+var ErrReadOnly = errors.New("native: store is read-only")
+
+// checkIDs reports kb.ErrUnknownID when a quad holds an ID the dictionary
+// never issued.
+func (s *Store) checkIDs(quads []kb.Quad, limit kb.ID) error {
+	for _, q := range quads {
+		if q.S == 0 || q.P == 0 || q.O == 0 || q.G == 0 ||
+			q.S >= limit || q.P >= limit || q.O >= limit || q.G >= limit {
+			return fmt.Errorf("native: quad %v: %w", q, kb.ErrUnknownID)
+		}
+	}
+	return nil
+}
+
+// Apply implements kb.Dataset: removals, then additions, written with every
+// index entry, the counters they change and any new dictionary entries in
+// one Pebble batch, synced before Apply returns (unless Options.NoSync).
+func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.readOnly {
+		return ErrReadOnly
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	return s.applyLocked(ctx, d)
+}
+
+// applyLocked is Apply for a caller that holds wmu.
+func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
+	limit := s.dict.limit()
+	if err := s.checkIDs(d.Remove, limit); err != nil {
+		return err
+	}
+	if err := s.checkIDs(d.Add, limit); err != nil {
+		return err
+	}
+
+	// Net effect per quad: present afterwards iff added, or present before
+	// and not removed.
+	want := make(map[kb.Quad]bool, len(d.Remove)+len(d.Add))
+	for _, q := range d.Remove {
+		want[q] = false
+	}
+	for _, q := range d.Add {
+		want[q] = true
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	delta := make(map[[2]kb.ID]int64)
+	key := make([]byte, 0, 40)
+	for q, present := range want {
+		had, err := s.has(q)
+		if err != nil {
+			return err
+		}
+		if had == present {
+			continue
+		}
+		for k := 0; k < numOrders; k++ {
+			key = appendIndexKey(key[:0], k, q)
+			if present {
+				err = b.Set(key, nil, nil)
+			} else {
+				err = b.Delete(key, nil)
+			}
+			if err != nil {
+				return fmt.Errorf("native: %w", err)
+			}
+		}
+		if present {
+			delta[[2]kb.ID{q.P, q.G}]++
+		} else {
+			delta[[2]kb.ID{q.P, q.G}]--
+		}
+	}
+	return s.commitBatch(b, delta)
+}
+
+// commitBatch adds the pending dictionary entries and the changed counters
+// to b, commits it and publishes the new counts. The caller holds wmu.
+func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64) error {
+	var upTo kb.ID
+	if !s.memory {
+		var err error
+		if upTo, err = s.dict.appendPending(b); err != nil {
+			return fmt.Errorf("native: %w", err)
+		}
+	}
+	s.cmu.RLock()
+	var val []byte
+	for pg, n := range delta {
+		if n == 0 {
+			continue
+		}
+		newCount := s.counts.byPG[pg] + n
+		key := counterKey(pg[0], pg[1])
+		var err error
+		if newCount == 0 {
+			err = b.Delete(key, nil)
+		} else {
+			val = binary.AppendUvarint(val[:0], uint64(newCount))
+			err = b.Set(key, val, nil)
+		}
+		if err != nil {
+			s.cmu.RUnlock()
+			return fmt.Errorf("native: %w", err)
+		}
+	}
+	s.cmu.RUnlock()
+	if b.Empty() {
+		return nil
+	}
+	if err := b.Commit(s.writeOpts); err != nil {
+		return fmt.Errorf("native: commit: %w", err)
+	}
+	s.invalidateIters(false)
+	if !s.memory {
+		s.dict.markPersisted(upTo)
+	}
+	s.publish(delta)
+	return nil
+}
+
+// publish adds committed count changes to the in-memory counters.
+func (s *Store) publish(delta map[[2]kb.ID]int64) {
+	s.cmu.Lock()
+	for pg, n := range delta {
+		if n != 0 {
+			s.counts.add(pg[0], pg[1], n)
+		}
+	}
+	s.cmu.Unlock()
+}

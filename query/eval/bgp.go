@@ -1,0 +1,528 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+)
+
+// tpos is one position of a compiled triple pattern: a constant ID or a
+// variable slot (slot >= 0).
+type tpos struct {
+	id   kb.ID
+	slot int
+}
+
+type bgpPattern struct {
+	pos  [3]tpos
+	text string
+	base float64 // store count for the constant positions
+	est  float64 // estimated rows per input row at this point of the order
+}
+
+// pendingFilter is a FILTER over a BGP, to be pushed into the join order.
+type pendingFilter struct {
+	exprs []cexpr
+	src   []algebra.Expr
+}
+
+// bgpNode matches a basic graph pattern by index nested loops in the order
+// chosen from store statistics, applying each pushed-down filter as soon as
+// its variables are bound.
+type bgpNode struct {
+	nodeInfo
+	pats    []bgpPattern
+	filters [][]cexpr // filters[i] run after i patterns are matched
+	ftext   []string
+	graph   graphRef
+	rows    []int64        // rows past each pattern (explain)
+	dedupe  []tripleDedupe // per-level duplicate filters, reused
+	indexes []map[uint8]*probeIndex
+	probes  []int
+	missing string // a constant the store does not know: no solutions
+}
+
+func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilter, sc scope) (node, error) {
+	n := &bgpNode{graph: sc.graph}
+	pats := make([]bgpPattern, 0, len(triples))
+	for _, tp := range triples {
+		var p bgpPattern
+		for i, nd := range [3]algebra.Node{tp.S, tp.P, tp.O} {
+			if nd.IsVar() {
+				p.pos[i] = tpos{slot: ex.vars.slot(nd.Var)}
+				continue
+			}
+			id, ok, err := ex.dict.lookup(nd.Term)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				n.missing = nd.Term.String()
+			}
+			p.pos[i] = tpos{id: id, slot: -1}
+		}
+		p.text = tp.String()
+		pats = append(pats, p)
+	}
+	if n.missing == "" {
+		for i := range pats {
+			c, err := ex.estimate(pats[i], sc.graph)
+			if err != nil {
+				return nil, err
+			}
+			pats[i].base = c
+		}
+	}
+	n.pats = ex.orderPatterns(pats, sc.seed)
+	// Rows after each pattern: the fan-out estimate, capped by what a
+	// (mostly functional) join can produce.
+	n.est = 1
+	for _, p := range n.pats {
+		n.est = min(n.est*p.est, max(n.est, p.base))
+	}
+	if n.missing != "" {
+		n.est = 0
+	}
+	n.rows = make([]int64, len(n.pats))
+	n.dedupe = make([]tripleDedupe, len(n.pats))
+	n.filters = make([][]cexpr, len(n.pats)+1)
+	n.ftext = make([]string, len(n.pats)+1)
+	if pf != nil {
+		bgpVars := varSet{}
+		boundAfter := make([]varSet, len(n.pats)+1)
+		boundAfter[0] = varSet{}
+		for i, p := range n.pats {
+			next := boundAfter[i].union(varSet{})
+			for _, q := range p.pos {
+				if q.slot >= 0 {
+					next[q.slot] = true
+					bgpVars[q.slot] = true
+				}
+			}
+			boundAfter[i+1] = next
+		}
+		for i, e := range pf.exprs {
+			vs := varSet{}
+			ex.exprVars(pf.src[i], vs)
+			need := vs.intersect(bgpVars)
+			level := len(n.pats)
+			for l := 0; l <= len(n.pats); l++ {
+				if need.subsetOf(boundAfter[l]) {
+					level = l
+					break
+				}
+			}
+			n.filters[level] = append(n.filters[level], e)
+			n.ftext[level] += " " + pf.src[i].String()
+		}
+	}
+	return n, nil
+}
+
+// estimate asks the store how many quads match the constant positions.
+func (ex *executor) estimate(p bgpPattern, g graphRef) (float64, error) {
+	pat := kb.Pattern{S: p.pos[0].id, P: p.pos[1].id, O: p.pos[2].id}
+	graphs := []kb.ID{kb.Any}
+	switch {
+	case g.kind == gConst:
+		graphs = []kb.ID{g.id}
+	case g.kind == gDefault && !ex.unionAll:
+		graphs = ex.defaults
+	}
+	total := 0.0
+	for _, gid := range graphs {
+		pat.G = gid
+		c, err := ex.ds.Count(ex.ctx, pat, false)
+		if err != nil {
+			return 0, err
+		}
+		total += float64(c)
+	}
+	return total, nil
+}
+
+// orderPatterns orders the patterns greedily: next is the cheapest pattern
+// given the variables bound so far, preferring connected patterns.
+func (ex *executor) orderPatterns(pats []bgpPattern, seed varSet) []bgpPattern {
+	bound := seed.union(varSet{})
+	out := make([]bgpPattern, 0, len(pats))
+	used := make([]bool, len(pats))
+	for len(out) < len(pats) {
+		best, bestCost := -1, 0.0
+		for i, p := range pats {
+			if used[i] {
+				continue
+			}
+			cost := p.base
+			connected, hasVar := false, false
+			for k, q := range p.pos {
+				if q.slot < 0 {
+					continue
+				}
+				hasVar = true
+				if bound[q.slot] {
+					connected = true
+					switch k {
+					case 0:
+						cost *= 0.01
+					case 1:
+						cost *= 0.5
+					default:
+						cost *= 0.05
+					}
+				}
+			}
+			if cost < 1 && p.base > 0 {
+				cost = 1
+			}
+			if hasVar && !connected && len(bound) > 0 {
+				cost = cost*1e6 + 1e6
+			}
+			if best < 0 || cost < bestCost {
+				best, bestCost = i, cost
+			}
+		}
+		used[best] = true
+		p := pats[best]
+		p.est = bestCost
+		if p.est >= 1e6 {
+			p.est = p.base
+		}
+		for _, q := range p.pos {
+			if q.slot >= 0 {
+				bound[q.slot] = true
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (n *bgpNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	if n.missing != "" {
+		return nil
+	}
+	r := seed.clone(len(seed))
+	ok, err := ex.filterRow(n.filters[0], r)
+	if err != nil || !ok {
+		return err
+	}
+	return n.match(ex, 0, r, emit)
+}
+
+func (n *bgpNode) graphsFor(ex *executor, r row) ([]kb.ID, bool) {
+	switch n.graph.kind {
+	case gConst:
+		return []kb.ID{n.graph.id}, false
+	case gSlot:
+		return []kb.ID{r[n.graph.slot]}, false
+	}
+	if ex.unionAll {
+		return anyGraph, ex.multi
+	}
+	return ex.defaults, len(ex.defaults) > 1
+}
+
+func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) error {
+	if level == len(n.pats) {
+		if !emit(r.clone(len(r))) {
+			return errStop
+		}
+		return nil
+	}
+	p := &n.pats[level]
+	var ids [3]kb.ID
+	for i, q := range p.pos {
+		if q.slot < 0 {
+			ids[i] = q.id
+		} else {
+			ids[i] = r[q.slot]
+		}
+		if isTemp(ids[i]) {
+			return nil // a computed term the store does not hold
+		}
+	}
+	graphs, dedupe := n.graphsFor(ex, r)
+	// With every position bound, one match is enough.
+	onlyOne := ids[0] != 0 && ids[1] != 0 && ids[2] != 0
+	var seen *tripleDedupe
+	if dedupe && !onlyOne {
+		seen = &n.dedupe[level]
+		seen.reset()
+	}
+	matched := false
+	// visit binds the pattern's free variables from q and descends.
+	visit := func(q kb.Quad) error {
+		if err := ex.check(); err != nil {
+			return err
+		}
+		vals := [3]kb.ID{q.S, q.P, q.O}
+		if seen != nil && seen.duplicate(q) {
+			return nil
+		}
+		var set [3]int
+		nset := 0
+		defer func() {
+			for _, s := range set[:nset] {
+				r[s] = 0
+			}
+		}()
+		for i, pos := range p.pos {
+			if pos.slot < 0 || ids[i] != 0 {
+				continue
+			}
+			if cur := r[pos.slot]; cur != 0 {
+				if cur != vals[i] { // repeated variable in the pattern
+					return nil
+				}
+				continue
+			}
+			r[pos.slot] = vals[i]
+			set[nset] = pos.slot
+			nset++
+		}
+		matched = true
+		pass, err := ex.filterRow(n.filters[level+1], r)
+		if err != nil || !pass {
+			return err
+		}
+		n.rows[level]++
+		return n.match(ex, level+1, r, emit)
+	}
+	if quads, ok, err := n.probe(ex, level, ids, graphs); err != nil {
+		return err
+	} else if ok {
+		for _, q := range quads {
+			if err := visit(q); err != nil {
+				return err
+			}
+			if onlyOne && matched {
+				break
+			}
+		}
+		return nil
+	}
+	for _, g := range graphs {
+		if isTemp(g) {
+			continue
+		}
+		it := ex.ds.Match(ex.ctx, kb.Pattern{S: ids[0], P: ids[1], O: ids[2], G: g})
+		for it.Next() {
+			if err := visit(it.Quad()); err != nil {
+				it.Close()
+				return err
+			}
+			if onlyOne && matched {
+				break
+			}
+		}
+		err := it.Err()
+		it.Close()
+		if err != nil {
+			return err
+		}
+		if onlyOne && matched {
+			// A ground triple found in one default graph is not repeated.
+			break
+		}
+	}
+	return nil
+}
+
+// Probe indexes: a pattern probed many times with some positions bound by
+// earlier patterns is answered from a hash index built once from the
+// store (the constant positions only), turning repeated index lookups into
+// hash lookups, as a hash join would.
+const (
+	probesBeforeIndex = 64
+	probeCostRatio    = 4
+	maxIndexedQuads   = 1 << 19
+)
+
+type probeIndex struct {
+	single int // the one keyed position, or -1
+	one    map[kb.ID][]kb.Quad
+	multi  map[[3]kb.ID][]kb.Quad
+}
+
+func (idx *probeIndex) lookup(mask uint8, ids [3]kb.ID) []kb.Quad {
+	if idx.single >= 0 {
+		return idx.one[ids[idx.single]]
+	}
+	var key [3]kb.ID
+	for i := range key {
+		if mask&(1<<i) != 0 {
+			key[i] = ids[i]
+		}
+	}
+	return idx.multi[key]
+}
+
+// probe returns the quads matching ids from a probe index when the level
+// has one (building it when worthwhile); ok is false to use the store.
+func (n *bgpNode) probe(ex *executor, level int, ids [3]kb.ID, graphs []kb.ID) ([]kb.Quad, bool, error) {
+	if n.graph.kind == gSlot {
+		return nil, false, nil
+	}
+	p := &n.pats[level]
+	var mask uint8
+	for i, pos := range p.pos {
+		if pos.slot >= 0 && ids[i] != 0 {
+			mask |= 1 << i
+		}
+	}
+	if mask == 0 || p.base > maxIndexedQuads {
+		return nil, false, nil
+	}
+	if n.indexes == nil {
+		n.indexes = make([]map[uint8]*probeIndex, len(n.pats))
+		n.probes = make([]int, len(n.pats))
+	}
+	idx := n.indexes[level][mask]
+	if idx == nil {
+		n.probes[level]++
+		// A store lookup costs about as much as indexing 4 quads: build
+		// the index once the probes so far would have paid for it.
+		if n.probes[level] < probesBeforeIndex || float64(n.probes[level])*probeCostRatio < p.base {
+			return nil, false, nil
+		}
+		var err error
+		if idx, err = n.buildIndex(ex, p, mask, graphs); err != nil {
+			return nil, false, err
+		}
+		if n.indexes[level] == nil {
+			n.indexes[level] = map[uint8]*probeIndex{}
+		}
+		n.indexes[level][mask] = idx
+	}
+	return idx.lookup(mask, ids), true, nil
+}
+
+func (n *bgpNode) buildIndex(ex *executor, p *bgpPattern, mask uint8, graphs []kb.ID) (*probeIndex, error) {
+	idx := &probeIndex{single: -1}
+	switch mask {
+	case 1, 2, 4:
+		idx.single = map[uint8]int{1: 0, 2: 1, 4: 2}[mask]
+		idx.one = make(map[kb.ID][]kb.Quad, int(p.base))
+	default:
+		idx.multi = make(map[[3]kb.ID][]kb.Quad, int(p.base))
+	}
+	var pat kb.Pattern
+	for i, pos := range p.pos {
+		if pos.slot < 0 {
+			switch i {
+			case 0:
+				pat.S = pos.id
+			case 1:
+				pat.P = pos.id
+			default:
+				pat.O = pos.id
+			}
+		}
+	}
+	for _, g := range graphs {
+		pat.G = g
+		it := ex.ds.Match(ex.ctx, pat)
+		for it.Next() {
+			if err := ex.check(); err != nil {
+				it.Close()
+				return nil, err
+			}
+			q := it.Quad()
+			vals := [3]kb.ID{q.S, q.P, q.O}
+			if idx.single >= 0 {
+				k := vals[idx.single]
+				idx.one[k] = append(idx.one[k], q)
+				continue
+			}
+			var key [3]kb.ID
+			for i := range key {
+				if mask&(1<<i) != 0 {
+					key[i] = vals[i]
+				}
+			}
+			idx.multi[key] = append(idx.multi[key], q)
+		}
+		err := it.Err()
+		it.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return idx, nil
+}
+
+// anyGraph is the graph list of a union-of-all-graphs default graph.
+var anyGraph = []kb.ID{kb.Any}
+
+func (n *bgpNode) children() []node { return nil }
+
+func (n *bgpNode) describe() string {
+	var b strings.Builder
+	b.WriteString("BGP")
+	if n.missing != "" {
+		b.WriteString(" (no solutions: " + n.missing + " is not in the store)")
+	}
+	if n.ftext[0] != "" {
+		b.WriteString(" filter:" + n.ftext[0])
+	}
+	for i, p := range n.pats {
+		fmt.Fprintf(&b, "\n    %d. %s  [count=%.0f est=%.0f/row actual=%d]", i+1, p.text, p.base, p.est, n.rows[i])
+		if n.ftext[i+1] != "" {
+			b.WriteString(" filter:" + n.ftext[i+1])
+		}
+	}
+	return b.String()
+}
+
+// tripleDedupe drops repeated triples from a match over several graphs
+// (the union default graph is a set of triples). Hashing starts only once
+// a second graph shows up, so matches within one graph cost an append.
+type tripleDedupe struct {
+	graph   kb.ID // graph of the first match
+	started bool
+	multi   bool // matches came from more than one graph
+	seen    [][3]kb.ID
+	set     map[[3]kb.ID]struct{}
+}
+
+func (d *tripleDedupe) reset() {
+	d.started, d.multi = false, false
+	d.seen = d.seen[:0]
+	if d.set != nil {
+		if len(d.set) > 1024 {
+			d.set = nil
+		} else {
+			clear(d.set)
+		}
+	}
+}
+
+func (d *tripleDedupe) duplicate(q kb.Quad) bool {
+	t := [3]kb.ID{q.S, q.P, q.O}
+	switch {
+	case !d.started:
+		d.graph, d.started = q.G, true
+	case q.G != d.graph && !d.multi:
+		// A second graph: from now on check every triple.
+		d.multi = true
+		if d.set == nil {
+			d.set = make(map[[3]kb.ID]struct{}, len(d.seen)+8)
+		}
+		for _, s := range d.seen {
+			d.set[s] = struct{}{}
+		}
+	}
+	if d.multi {
+		if _, dup := d.set[t]; dup {
+			return true
+		}
+		d.set[t] = struct{}{}
+		return false
+	}
+	d.seen = append(d.seen, t)
+	return false
+}

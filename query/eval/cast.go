@@ -1,0 +1,207 @@
+package eval
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// Casts maps XSD datatype IRIs to their constructor functions (§17.5).
+var Casts = map[string]func(kb.Term) (kb.Term, error){
+	XSDString:   castString,
+	XSDBoolean:  castBoolean,
+	XSDDecimal:  castDecimal,
+	XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, NumFloat) },
+	XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, NumDouble) },
+	XSDDateTime: castDateTime,
+}
+
+func init() {
+	for dt := range integerTypes {
+		Casts[dt] = func(t kb.Term) (kb.Term, error) { return castInteger(t, dt) }
+	}
+}
+
+func castString(t kb.Term) (kb.Term, error) {
+	switch {
+	case t.Kind == kb.KindIRI:
+		return kb.String(t.Value), nil
+	case t.Kind == kb.KindLiteral && t.Datatype != RDFLangString:
+		if n, ok := ParseNumeric(t); ok {
+			if n.Kind == NumInteger {
+				return kb.String(n.R.Num().String()), nil
+			}
+			if n.Kind >= NumFloat {
+				return kb.String(floatString(n)), nil
+			}
+			// xsd:decimal canonical string omits ".0" for whole numbers.
+			s := canonicalDecimal(n.R)
+			return kb.String(strings.TrimSuffix(s, ".0")), nil
+		}
+		if b, ok := boolValue(t); ok {
+			return kb.String(Bool(b).Value), nil
+		}
+		return kb.String(t.Value), nil
+	}
+	return kb.Term{}, typeErr("cannot cast %s to xsd:string", t)
+}
+
+func castBoolean(t kb.Term) (kb.Term, error) {
+	if t.Kind != kb.KindLiteral {
+		return kb.Term{}, typeErr("cannot cast %s to xsd:boolean", t)
+	}
+	if b, ok := boolValue(t); ok {
+		return Bool(b), nil
+	}
+	if isStringLit(t) {
+		switch strings.TrimSpace(t.Value) {
+		case "true", "1":
+			return True, nil
+		case "false", "0":
+			return False, nil
+		}
+		return kb.Term{}, typeErr("cannot cast %q to xsd:boolean", t.Value)
+	}
+	if n, ok := ParseNumeric(t); ok {
+		return Bool(!n.IsZero() && !n.IsNaN()), nil
+	}
+	return kb.Term{}, typeErr("cannot cast %s to xsd:boolean", t)
+}
+
+// numberFrom decodes the numeric value a cast starts from.
+func numberFrom(t kb.Term) (Numeric, bool) {
+	if n, ok := ParseNumeric(t); ok {
+		return n, true
+	}
+	if b, ok := boolValue(t); ok {
+		v := int64(0)
+		if b {
+			v = 1
+		}
+		return Numeric{Kind: NumInteger, R: big.NewRat(v, 1)}, true
+	}
+	return Numeric{}, false
+}
+
+func castInteger(t kb.Term, dt string) (kb.Term, error) {
+	if t.Kind != kb.KindLiteral {
+		return kb.Term{}, typeErr("cannot cast %s to %s", t, dt)
+	}
+	var i *big.Int
+	if isStringLit(t) {
+		s := strings.TrimSpace(t.Value)
+		if !integerLexical(s) {
+			return kb.Term{}, typeErr("cannot cast %q to %s", t.Value, dt)
+		}
+		i, _ = new(big.Int).SetString(strings.TrimPrefix(s, "+"), 10)
+	} else {
+		n, ok := numberFrom(t)
+		if !ok {
+			return kb.Term{}, typeErr("cannot cast %s to %s", t, dt)
+		}
+		if n.Kind >= NumFloat {
+			if math.IsNaN(n.F) || math.IsInf(n.F, 0) {
+				return kb.Term{}, typeErr("cannot cast %s to %s", t, dt)
+			}
+			i, _ = new(big.Float).SetFloat64(math.Trunc(n.F)).Int(nil)
+		} else {
+			i = new(big.Int).Quo(n.R.Num(), n.R.Denom()) // truncates toward zero
+		}
+	}
+	b := integerTypes[dt]
+	if b[0] != nil && i.Cmp(b[0]) < 0 || b[1] != nil && i.Cmp(b[1]) > 0 {
+		return kb.Term{}, typeErr("%s out of range for %s", i, dt)
+	}
+	return kb.Literal(i.String(), dt), nil
+}
+
+func castDecimal(t kb.Term) (kb.Term, error) {
+	if t.Kind != kb.KindLiteral {
+		return kb.Term{}, typeErr("cannot cast %s to xsd:decimal", t)
+	}
+	if isStringLit(t) {
+		s := strings.TrimSpace(t.Value)
+		if !decimalLexical(s) {
+			return kb.Term{}, typeErr("cannot cast %q to xsd:decimal", t.Value)
+		}
+		r, _ := new(big.Rat).SetString(s)
+		return NumericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+	}
+	n, ok := numberFrom(t)
+	if !ok {
+		return kb.Term{}, typeErr("cannot cast %s to xsd:decimal", t)
+	}
+	if n.Kind >= NumFloat {
+		if math.IsNaN(n.F) || math.IsInf(n.F, 0) {
+			return kb.Term{}, typeErr("cannot cast %s to xsd:decimal", t)
+		}
+		r, _ := new(big.Rat).SetString(NumericTerm(Numeric{Kind: NumDouble, F: n.F}).Value)
+		if r == nil {
+			r = new(big.Rat).SetFloat64(n.F)
+		}
+		return NumericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+	}
+	return NumericTerm(Numeric{Kind: NumDecimal, R: n.R}), nil
+}
+
+func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
+	if t.Kind != kb.KindLiteral {
+		return kb.Term{}, typeErr("cannot cast %s to a floating type", t)
+	}
+	if isStringLit(t) {
+		f, ok := parseFloatLexical(strings.TrimSpace(t.Value))
+		if !ok {
+			return kb.Term{}, typeErr("cannot cast %q to a floating type", t.Value)
+		}
+		if k == NumFloat {
+			f = float64(float32(f))
+		}
+		return NumericTerm(Numeric{Kind: k, F: f}), nil
+	}
+	n, ok := numberFrom(t)
+	if !ok {
+		return kb.Term{}, typeErr("cannot cast %s to a floating type", t)
+	}
+	f := n.Float64()
+	if k == NumFloat {
+		f = float64(float32(f))
+	}
+	return NumericTerm(Numeric{Kind: k, F: f}), nil
+}
+
+func castDateTime(t kb.Term) (kb.Term, error) {
+	if t.Kind != kb.KindLiteral || !(isStringLit(t) || t.Datatype == XSDDateTime) {
+		return kb.Term{}, typeErr("cannot cast %s to xsd:dateTime", t)
+	}
+	s := strings.TrimSpace(t.Value)
+	if !dateTimeRE.MatchString(s) || !strings.Contains(s, "T") {
+		return kb.Term{}, typeErr("cannot cast %q to xsd:dateTime", t.Value)
+	}
+	if _, ok := parseDateTime(s); !ok {
+		return kb.Term{}, typeErr("cannot cast %q to xsd:dateTime", t.Value)
+	}
+	return kb.Literal(s, XSDDateTime), nil
+}
+
+// floatString is the XPath string cast of a float or double: plain decimal
+// notation for magnitudes in [1e-6, 1e6), the canonical form otherwise.
+func floatString(n Numeric) string {
+	a := math.Abs(n.F)
+	switch {
+	case n.F == 0:
+		if math.Signbit(n.F) {
+			return "-0"
+		}
+		return "0"
+	case a >= 1e-6 && a < 1e6:
+		bits := 64
+		if n.Kind == NumFloat {
+			bits = 32
+		}
+		return strconv.FormatFloat(n.F, 'f', -1, bits)
+	}
+	return NumericTerm(n).Value
+}

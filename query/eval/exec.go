@@ -1,0 +1,498 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+)
+
+// Typed evaluation errors; callers map them to exit codes and HTTP statuses.
+var (
+	// ErrQueryTimeout: the query ran longer than Options.Timeout.
+	ErrQueryTimeout = errors.New("query timed out")
+	// ErrQueryCanceled: the caller canceled the context.
+	ErrQueryCanceled = errors.New("query canceled")
+	// ErrTooManyRows: the result has more rows than Options.MaxRows.
+	ErrTooManyRows = errors.New("query result exceeds the row limit")
+	// ErrUnsupportedService: no handler for a SERVICE endpoint.
+	ErrUnsupportedService = errors.New("unsupported service")
+)
+
+// DatasetSpec says which graphs of the store form the query's RDF dataset.
+// The zero value is the perfkb default: the default graph is the union of
+// all graphs (the sites' graphs and the inferred graph) and every graph is
+// a named graph.
+type DatasetSpec struct {
+	// Default lists the graphs merged into the default graph. When nil the
+	// default graph is the union of all graphs, unless DefaultEmpty is set.
+	Default []kb.Term
+	// DefaultEmpty makes the default graph empty when Default is nil.
+	DefaultEmpty bool
+	// Named lists the named graphs; when nil every graph of the store
+	// except kb.DefaultGraph is named, unless NamedNone is set.
+	Named []kb.Term
+	// NamedNone means there are no named graphs when Named is nil.
+	NamedNone bool
+}
+
+// ServiceHandler evaluates SERVICE patterns (federation).
+type ServiceHandler interface {
+	// Handle evaluates pattern at endpoint. Silent says SERVICE SILENT was
+	// used; the handler may then return an empty result instead of an
+	// error, though the evaluator also handles that.
+	Handle(ctx context.Context, endpoint kb.Term, pattern algebra.Op, silent bool) (*Solutions, error)
+}
+
+// Solutions is a materialised solution sequence from a service: one term
+// per variable of Vars per row, the zero Term for unbound.
+type Solutions struct {
+	Vars []algebra.Var
+	Rows [][]kb.Term
+}
+
+// DefaultServiceHandler supports no endpoint.
+type DefaultServiceHandler struct{}
+
+// Handle implements ServiceHandler: it always fails with ErrUnsupportedService.
+func (DefaultServiceHandler) Handle(_ context.Context, endpoint kb.Term, _ algebra.Op, _ bool) (*Solutions, error) {
+	return nil, fmt.Errorf("%w: %s", ErrUnsupportedService, endpoint)
+}
+
+// Options configure one evaluation.
+type Options struct {
+	// Timeout bounds the evaluation (0: none).
+	Timeout time.Duration
+	// MaxRows caps the number of result rows or triples (0: none).
+	MaxRows int64
+	// Dataset selects the default and named graphs; FROM / FROM NAMED in
+	// the query override it.
+	Dataset DatasetSpec
+	// Service handles SERVICE; nil means DefaultServiceHandler.
+	Service ServiceHandler
+	// Base is the base IRI for IRI(); the query's own BASE wins.
+	Base string
+	// Now fixes NOW(); the zero time means the current time.
+	Now time.Time
+	// Explain marks a run whose plan will be printed. Row counters are
+	// cheap and always kept, so it changes nothing in evaluation today.
+	Explain bool
+}
+
+// executor holds the state of one evaluation.
+type executor struct {
+	ctx      context.Context
+	ds       kb.Dataset
+	dict     *dictionary
+	env      *FuncEnv
+	opts     Options
+	vars     *varTable
+	defaults []kb.ID // default graph IDs, when not unionAll
+	unionAll bool
+	multi    bool // the store has more than one graph (dedupe unions)
+	named    []kb.ID
+	namedSet map[kb.ID]bool
+	ticks    uint32
+	service  ServiceHandler
+}
+
+// check reports cancellation every few thousand calls.
+func (ex *executor) check() error {
+	ex.ticks++
+	if ex.ticks&1023 != 0 {
+		return nil
+	}
+	return ctxErr(ex.ctx)
+}
+
+func ctxErr(ctx context.Context) error {
+	switch err := ctx.Err(); {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.DeadlineExceeded):
+		return ErrQueryTimeout
+	default:
+		return ErrQueryCanceled
+	}
+}
+
+func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, qds *algebra.Dataset) (*executor, error) {
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if base == "" {
+		base = opts.Base
+	}
+	ex := &executor{ctx: ctx, ds: ds, dict: newDictionary(ctx, ds), env: NewFuncEnv(now, base), opts: opts, vars: newVarTable(), service: opts.Service}
+	if ex.service == nil {
+		ex.service = DefaultServiceHandler{}
+	}
+	spec := opts.Dataset
+	if qds != nil {
+		spec = DatasetSpec{NamedNone: true, DefaultEmpty: true}
+		for _, g := range qds.Default {
+			spec.Default = append(spec.Default, kb.IRI(g))
+		}
+		for _, g := range qds.Named {
+			spec.Named = append(spec.Named, kb.IRI(g))
+		}
+	}
+	graphs, err := ds.Graphs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ex.multi = len(graphs) > 1
+	switch {
+	case spec.Default != nil:
+		for _, g := range spec.Default {
+			if id, ok, err := ex.dict.lookup(g); err != nil {
+				return nil, err
+			} else if ok {
+				ex.defaults = append(ex.defaults, id)
+			}
+		}
+	case !spec.DefaultEmpty:
+		ex.unionAll = true
+	}
+	ex.namedSet = map[kb.ID]bool{}
+	switch {
+	case spec.Named != nil:
+		for _, g := range spec.Named {
+			if id, ok, err := ex.dict.lookup(g); err != nil {
+				return nil, err
+			} else if ok && !ex.namedSet[id] {
+				ex.named = append(ex.named, id)
+				ex.namedSet[id] = true
+			}
+		}
+	case !spec.NamedNone:
+		// Every graph but the unnamed one (kb.DefaultGraph) is named.
+		def, hasDef, err := ex.dict.lookup(kb.DefaultGraph)
+		if err != nil {
+			return nil, err
+		}
+		for _, g := range graphs {
+			if hasDef && g == def {
+				continue
+			}
+			ex.named = append(ex.named, g)
+			ex.namedSet[g] = true
+		}
+	}
+	return ex, nil
+}
+
+// Result is the outcome of a query. For SELECT, Rows streams the solutions
+// (Vars order); for ASK, Boolean is set; for CONSTRUCT and DESCRIBE,
+// Triples holds the graph.
+type Result struct {
+	Form    algebra.QueryForm
+	Vars    []algebra.Var
+	Boolean bool
+	Triples []kb.Triple
+
+	next  func() ([]kb.Term, bool)
+	stop  func()
+	err   error
+	rows  int64
+	max   int64
+	plan  node
+	ex    *executor
+	close func()
+}
+
+// Next returns the next SELECT row (one term per Vars entry, the zero Term
+// for unbound) or false at the end or on an error (see Err).
+func (r *Result) Next() ([]kb.Term, bool) {
+	if r.next == nil || r.err != nil {
+		return nil, false
+	}
+	row, ok := r.next()
+	if !ok {
+		r.Close()
+		return nil, false
+	}
+	r.rows++
+	if r.max > 0 && r.rows > r.max {
+		r.err = fmt.Errorf("%w (%d)", ErrTooManyRows, r.max)
+		r.Close()
+		return nil, false
+	}
+	return row, true
+}
+
+// Err returns the error that ended the row stream, if any.
+func (r *Result) Err() error { return r.err }
+
+// Close releases the evaluation; it is safe to call more than once.
+func (r *Result) Close() {
+	if r.stop != nil {
+		r.stop()
+		r.stop = nil
+	}
+	if r.close != nil {
+		r.close()
+		r.close = nil
+	}
+}
+
+// Explain prints the plan with estimated and actual row counts (the actual
+// counts are complete once the rows have been read).
+func (r *Result) Explain() string {
+	if r.plan == nil {
+		return ""
+	}
+	return explainPlan(r.plan)
+}
+
+// Query evaluates a parsed query over ds. For SELECT the rows stream
+// through Result.Next; the caller must drain or Close the result.
+func Query(ctx context.Context, ds kb.Dataset, q *algebra.Query, opts Options) (*Result, error) {
+	cancel := func() {}
+	if opts.Timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, opts.Timeout)
+	}
+	ex, err := newExecutor(ctx, ds, opts, q.BaseIRI, q.Dataset)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	res := &Result{Form: q.Form, Vars: q.Vars, max: opts.MaxRows, ex: ex, close: cancel}
+	plan, err := ex.compileQuery(q)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	res.plan = plan
+	switch q.Form {
+	case algebra.FormSelect:
+		slots := make([]int, len(q.Vars))
+		for i, v := range q.Vars {
+			slots[i] = ex.vars.slot(v)
+		}
+		seq := func(yield func([]kb.Term) bool) {
+			err := guard(func() error {
+				return plan.run(ex, ex.newRow(), func(r row) bool {
+					out := make([]kb.Term, len(slots))
+					for i, s := range slots {
+						t, err := ex.dict.term(r[s])
+						if err != nil {
+							res.err = err
+							return false
+						}
+						out[i] = t
+					}
+					return yield(out)
+				})
+			})
+			if err != nil && !errors.Is(err, errStop) && res.err == nil {
+				res.err = err
+			}
+		}
+		res.next, res.stop = iter.Pull(iter.Seq[[]kb.Term](seq))
+		return res, nil
+	case algebra.FormAsk:
+		found := false
+		err := guard(func() error {
+			return plan.run(ex, ex.newRow(), func(row) bool { found = true; return false })
+		})
+		defer res.Close()
+		if err != nil && !errors.Is(err, errStop) {
+			return nil, err
+		}
+		res.Boolean = found
+		return res, nil
+	case algebra.FormConstruct:
+		defer res.Close()
+		var triples []kb.Triple
+		err := guard(func() (err error) { triples, err = ex.construct(plan, q.Template); return err })
+		if err != nil {
+			return nil, err
+		}
+		res.Triples = triples
+		return res, ex.limitTriples(res)
+	case algebra.FormDescribe:
+		defer res.Close()
+		var triples []kb.Triple
+		err := guard(func() (err error) { triples, err = ex.describe(plan, q); return err })
+		if err != nil {
+			return nil, err
+		}
+		res.Triples = triples
+		return res, ex.limitTriples(res)
+	}
+	cancel()
+	return nil, fmt.Errorf("eval: unknown query form %v", q.Form)
+}
+
+// ErrInternal reports a bug in the evaluator (a recovered panic).
+var ErrInternal = errors.New("eval: internal error")
+
+// guard runs fn, turning a panic into ErrInternal so one bad query cannot
+// bring down a server. The iterator protocol's own panics pass through.
+func guard(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrInternal, p)
+		}
+	}()
+	return fn()
+}
+
+func (ex *executor) limitTriples(res *Result) error {
+	if ex.opts.MaxRows > 0 && int64(len(res.Triples)) > ex.opts.MaxRows {
+		return fmt.Errorf("%w (%d)", ErrTooManyRows, ex.opts.MaxRows)
+	}
+	return nil
+}
+
+// construct instantiates the template with every solution (§16.2).
+func (ex *executor) construct(plan node, template []algebra.TriplePattern) ([]kb.Triple, error) {
+	seen := map[kb.Triple]bool{}
+	var out []kb.Triple
+	err := plan.run(ex, ex.newRow(), func(r row) bool {
+		bnodes := map[string]kb.Term{}
+		for _, tp := range template {
+			var terms [3]kb.Term
+			ok := true
+			for i, n := range [3]algebra.Node{tp.S, tp.P, tp.O} {
+				t, err := ex.instantiate(n, r, bnodes)
+				if err != nil || t.IsZero() {
+					ok = false
+					break
+				}
+				terms[i] = t
+			}
+			if !ok || terms[0].IsLiteral() || !terms[1].IsIRI() {
+				continue
+			}
+			tr := kb.Triple{S: terms[0], P: terms[1], O: terms[2]}
+			if !seen[tr] {
+				seen[tr] = true
+				out = append(out, tr)
+			}
+		}
+		if ex.opts.MaxRows > 0 && int64(len(out)) > ex.opts.MaxRows {
+			return false // limitTriples reports it
+		}
+		return ex.check() == nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	return out, ctxErr(ex.ctx)
+}
+
+// instantiate turns a template node into a term for solution r; blank
+// node labels map to fresh nodes per solution.
+func (ex *executor) instantiate(n algebra.Node, r row, bnodes map[string]kb.Term) (kb.Term, error) {
+	if n.IsVar() {
+		s, ok := ex.vars.slots[n.Var]
+		if !ok || r[s] == 0 {
+			return kb.Term{}, nil
+		}
+		return ex.dict.term(r[s])
+	}
+	if n.Term.IsBlank() {
+		b, ok := bnodes[n.Term.Value]
+		if !ok {
+			b = ex.env.FreshBlank()
+			bnodes[n.Term.Value] = b
+		}
+		return b, nil
+	}
+	return n.Term, nil
+}
+
+// describe returns the concise description of each resource: the triples
+// with it as subject in the default graph, following blank-node objects.
+func (ex *executor) describe(plan node, q *algebra.Query) ([]kb.Triple, error) {
+	resources := map[kb.ID]bool{}
+	var order []kb.ID
+	add := func(id kb.ID) {
+		if id != 0 && !isTemp(id) && !resources[id] {
+			resources[id] = true
+			order = append(order, id)
+		}
+	}
+	var varSlots []int
+	for _, n := range q.Describe {
+		if n.IsVar() {
+			varSlots = append(varSlots, ex.vars.slot(n.Var))
+		} else if id, ok, err := ex.dict.lookup(n.Term); err != nil {
+			return nil, err
+		} else if ok {
+			add(id)
+		}
+	}
+	if q.Star {
+		for _, v := range q.Vars {
+			varSlots = append(varSlots, ex.vars.slot(v))
+		}
+	}
+	if len(varSlots) > 0 {
+		err := plan.run(ex, ex.newRow(), func(r row) bool {
+			for _, s := range varSlots {
+				add(r[s])
+			}
+			return true
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			return nil, err
+		}
+	}
+	var out []kb.Triple
+	seen := map[kb.Triple]bool{}
+	for i := 0; i < len(order); i++ {
+		quads, err := ex.matchDefault(kb.Pattern{S: order[i]})
+		if err != nil {
+			return nil, err
+		}
+		for _, qd := range quads {
+			tq, err := kb.ResolveQuad(ex.ctx, ex.ds, qd)
+			if err != nil {
+				return nil, err
+			}
+			tr := kb.Triple{S: tq.S, P: tq.P, O: tq.O}
+			if !seen[tr] {
+				seen[tr] = true
+				out = append(out, tr)
+			}
+			if tq.O.IsBlank() {
+				add(qd.O)
+			}
+		}
+	}
+	return out, nil
+}
+
+// matchDefault returns the quads of the default graph matching p (G is
+// ignored), deduplicated on the triple.
+func (ex *executor) matchDefault(p kb.Pattern) ([]kb.Quad, error) {
+	var out []kb.Quad
+	seen := map[[3]kb.ID]bool{}
+	graphs := ex.defaults
+	if ex.unionAll {
+		graphs = []kb.ID{kb.Any}
+	}
+	for _, g := range graphs {
+		p.G = g
+		quads, err := kb.Collect(ex.ds.Match(ex.ctx, p))
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range quads {
+			k := [3]kb.ID{q.S, q.P, q.O}
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, q)
+			}
+		}
+	}
+	return out, nil
+}

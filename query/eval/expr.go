@@ -1,0 +1,320 @@
+package eval
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+)
+
+// cexpr is a compiled expression evaluated against a row.
+type cexpr func(ex *executor, r row) (kb.Term, error)
+
+var errUnbound = typeErr("unbound variable")
+
+func exprsText(es []algebra.Expr) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, " ")
+}
+
+func (ex *executor) compileExprs(es []algebra.Expr, sc scope) ([]cexpr, error) {
+	out := make([]cexpr, len(es))
+	for i, e := range es {
+		c, err := ex.compileExpr(e, sc)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
+	switch x := e.(type) {
+	case *algebra.ConstExpr:
+		t := x.Term
+		return func(*executor, row) (kb.Term, error) { return t, nil }, nil
+	case *algebra.VarExpr:
+		s := ex.vars.slot(x.Var)
+		return func(ex *executor, r row) (kb.Term, error) {
+			if s >= len(r) || r[s] == 0 {
+				return kb.Term{}, errUnbound
+			}
+			return ex.dict.term(r[s])
+		}, nil
+	case *algebra.UnaryExpr:
+		arg, err := ex.compileExpr(x.Arg, sc)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case algebra.OpNot:
+			return func(ex *executor, r row) (kb.Term, error) {
+				t, err := arg(ex, r)
+				if err != nil {
+					return t, err
+				}
+				b, err := EBV(t)
+				if err != nil {
+					return kb.Term{}, err
+				}
+				return Bool(!b), nil
+			}, nil
+		case algebra.OpMinus:
+			return func(ex *executor, r row) (kb.Term, error) {
+				t, err := arg(ex, r)
+				if err != nil {
+					return t, err
+				}
+				return Negate(t)
+			}, nil
+		default:
+			return func(ex *executor, r row) (kb.Term, error) {
+				t, err := arg(ex, r)
+				if err != nil {
+					return t, err
+				}
+				return UnaryPlus(t)
+			}, nil
+		}
+	case *algebra.BinaryExpr:
+		return ex.compileBinary(x, sc)
+	case *algebra.InExpr:
+		arg, err := ex.compileExpr(x.Arg, sc)
+		if err != nil {
+			return nil, err
+		}
+		list, err := ex.compileExprs(x.List, sc)
+		if err != nil {
+			return nil, err
+		}
+		not := x.Not
+		return func(ex *executor, r row) (kb.Term, error) {
+			a, err := arg(ex, r)
+			if err != nil {
+				return a, err
+			}
+			var firstErr error
+			for _, le := range list {
+				b, err := le(ex, r)
+				if err == nil {
+					var eq bool
+					eq, err = Equal(a, b)
+					if err == nil && eq {
+						return Bool(!not), nil
+					}
+				}
+				if err != nil {
+					if !IsExpressionError(err) {
+						return kb.Term{}, err
+					}
+					if firstErr == nil {
+						firstErr = err
+					}
+				}
+			}
+			if firstErr != nil {
+				return kb.Term{}, firstErr
+			}
+			return Bool(not), nil
+		}, nil
+	case *algebra.ExistsExpr:
+		pattern, err := ex.compile(x.Pattern, scope{seed: sc.seed, graph: sc.graph, substitute: true})
+		if err != nil {
+			return nil, err
+		}
+		not := x.Not
+		return func(ex *executor, r row) (kb.Term, error) {
+			found := false
+			err := pattern.run(ex, r, func(row) bool { found = true; return false })
+			if err != nil && !errors.Is(err, errStop) {
+				return kb.Term{}, err
+			}
+			return Bool(found != not), nil
+		}, nil
+	case *algebra.BuiltinExpr:
+		return ex.compileBuiltin(x, sc)
+	case *algebra.FuncExpr:
+		args, err := ex.compileExprs(x.Args, sc)
+		if err != nil {
+			return nil, err
+		}
+		cast, ok := Casts[x.IRI]
+		if !ok {
+			iri := x.IRI
+			return func(*executor, row) (kb.Term, error) {
+				return kb.Term{}, typeErr("unknown function <%s>", iri)
+			}, nil
+		}
+		if len(args) != 1 {
+			return func(*executor, row) (kb.Term, error) {
+				return kb.Term{}, typeErr("cast takes one argument")
+			}, nil
+		}
+		return func(ex *executor, r row) (kb.Term, error) {
+			t, err := args[0](ex, r)
+			if err != nil {
+				return t, err
+			}
+			return cast(t)
+		}, nil
+	case *algebra.AggregateExpr:
+		return nil, errors.New("eval: aggregate outside a group")
+	}
+	return nil, errors.New("eval: unsupported expression")
+}
+
+func (ex *executor) compileBinary(x *algebra.BinaryExpr, sc scope) (cexpr, error) {
+	left, err := ex.compileExpr(x.Left, sc)
+	if err != nil {
+		return nil, err
+	}
+	right, err := ex.compileExpr(x.Right, sc)
+	if err != nil {
+		return nil, err
+	}
+	ebv := func(e cexpr, ex *executor, r row) (bool, error) {
+		t, err := e(ex, r)
+		if err != nil {
+			return false, err
+		}
+		return EBV(t)
+	}
+	switch x.Op {
+	case algebra.OpOr, algebra.OpAnd:
+		isOr := x.Op == algebra.OpOr
+		return func(ex *executor, r row) (kb.Term, error) {
+			a, errA := ebv(left, ex, r)
+			if errA != nil && !IsExpressionError(errA) {
+				return kb.Term{}, errA
+			}
+			if errA == nil && a == isOr {
+				return Bool(isOr), nil
+			}
+			b, errB := ebv(right, ex, r)
+			if errB != nil && !IsExpressionError(errB) {
+				return kb.Term{}, errB
+			}
+			if errB == nil && b == isOr {
+				return Bool(isOr), nil
+			}
+			if errA != nil {
+				return kb.Term{}, errA
+			}
+			if errB != nil {
+				return kb.Term{}, errB
+			}
+			return Bool(!isOr), nil
+		}, nil
+	}
+	op := x.Op
+	return func(ex *executor, r row) (kb.Term, error) {
+		a, err := left(ex, r)
+		if err != nil {
+			return a, err
+		}
+		b, err := right(ex, r)
+		if err != nil {
+			return b, err
+		}
+		switch op {
+		case algebra.OpAdd:
+			return Arith('+', a, b)
+		case algebra.OpSub:
+			return Arith('-', a, b)
+		case algebra.OpMul:
+			return Arith('*', a, b)
+		case algebra.OpDiv:
+			return Arith('/', a, b)
+		case algebra.OpEqual:
+			eq, err := Equal(a, b)
+			return Bool(eq), err
+		case algebra.OpNotEqual:
+			eq, err := Equal(a, b)
+			return Bool(!eq), err
+		}
+		c, err := Compare(a, b)
+		if err != nil {
+			return kb.Term{}, err
+		}
+		switch op {
+		case algebra.OpLess:
+			return Bool(c < 0), nil
+		case algebra.OpGreater:
+			return Bool(c > 0), nil
+		case algebra.OpLessEq:
+			return Bool(c <= 0), nil
+		default:
+			return Bool(c >= 0), nil
+		}
+	}, nil
+}
+
+func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, error) {
+	args, err := ex.compileExprs(x.Args, sc)
+	if err != nil {
+		return nil, err
+	}
+	switch x.Name {
+	case algebra.BuiltinBound:
+		return func(ex *executor, r row) (kb.Term, error) {
+			_, err := args[0](ex, r)
+			if err != nil && !IsExpressionError(err) {
+				return kb.Term{}, err
+			}
+			return Bool(err == nil), nil
+		}, nil
+	case algebra.BuiltinIf:
+		return func(ex *executor, r row) (kb.Term, error) {
+			c, err := args[0](ex, r)
+			if err != nil {
+				return c, err
+			}
+			b, err := EBV(c)
+			if err != nil {
+				return kb.Term{}, err
+			}
+			if b {
+				return args[1](ex, r)
+			}
+			return args[2](ex, r)
+		}, nil
+	case algebra.BuiltinCoalesce:
+		return func(ex *executor, r row) (kb.Term, error) {
+			for _, a := range args {
+				t, err := a(ex, r)
+				if err == nil {
+					return t, nil
+				}
+				if !IsExpressionError(err) {
+					return t, err
+				}
+			}
+			return kb.Term{}, typeErr("COALESCE: no argument has a value")
+		}, nil
+	}
+	name := string(x.Name)
+	b, ok := Builtins[name]
+	if !ok {
+		return nil, errors.New("eval: unknown builtin " + name)
+	}
+	// REGEX and REPLACE with constant patterns compile once (cached by env).
+	return func(ex *executor, r row) (kb.Term, error) {
+		vals := make([]kb.Term, len(args))
+		for i, a := range args {
+			t, err := a(ex, r)
+			if err != nil {
+				return t, err
+			}
+			vals[i] = t
+		}
+		if len(vals) < b.MinArgs || (b.MaxArgs >= 0 && len(vals) > b.MaxArgs) {
+			return kb.Term{}, typeErr("%s: wrong number of arguments", name)
+		}
+		return b.Fn(ex.env, vals)
+	}, nil
+}

@@ -1,0 +1,745 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+)
+
+// errStop is returned when a consumer asked for no more rows.
+var errStop = errors.New("eval: stop")
+
+// node is a physical plan operator. run evaluates it with the bindings of
+// seed substituted (seed is read-only) and passes each solution to emit,
+// which owns the row; emit returns false to stop early (run then returns
+// errStop).
+type node interface {
+	run(ex *executor, seed row, emit func(row) bool) error
+	info() *nodeInfo
+	children() []node
+	describe() string
+}
+
+// nodeInfo holds the explain counters of a node.
+type nodeInfo struct {
+	est    float64 // estimated rows per run; <0 unknown
+	actual int64   // rows emitted over the whole evaluation
+	runs   int64
+}
+
+func (n *nodeInfo) info() *nodeInfo { return n }
+
+// emitCounting wraps emit to count rows for explain.
+func (n *nodeInfo) count(emit func(row) bool) func(row) bool {
+	n.runs++
+	return func(r row) bool { n.actual++; return emit(r) }
+}
+
+// runInner evaluates child with seed and calls each on its rows, turning an
+// error inside each into the return value.
+func runInner(ex *executor, child node, seed row, each func(row) error) error {
+	var inner error
+	err := child.run(ex, seed, func(r row) bool {
+		if e := each(r); e != nil {
+			inner = e
+			return false
+		}
+		return true
+	})
+	if inner != nil {
+		return inner
+	}
+	return err
+}
+
+// compatible reports whether two rows agree on every slot bound in both.
+func compatibleRows(a, b row) bool {
+	for i, x := range a {
+		if x != 0 && b[i] != 0 && b[i] != x {
+			return false
+		}
+	}
+	return true
+}
+
+// merge returns a new row with the bindings of a and b (compatible).
+func merge(a, b row) row {
+	out := make(row, len(a))
+	for i := range out {
+		if a[i] != 0 {
+			out[i] = a[i]
+		} else {
+			out[i] = b[i]
+		}
+	}
+	return out
+}
+
+func rowKey(r row) string {
+	if len(r) == 0 {
+		return ""
+	}
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(&r[0])), len(r)*8))
+}
+
+// ---- seed / empty ----
+
+type seedNode struct{ nodeInfo }
+
+func (n *seedNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	if !emit(seed.clone(len(seed))) {
+		return errStop
+	}
+	return nil
+}
+func (n *seedNode) children() []node { return nil }
+func (n *seedNode) describe() string { return "Seed" }
+
+type emptyNode struct {
+	nodeInfo
+	why string
+}
+
+func (n *emptyNode) run(*executor, row, func(row) bool) error { return nil }
+func (n *emptyNode) children() []node                         { return nil }
+func (n *emptyNode) describe() string                         { return "Empty (" + n.why + ")" }
+
+// ---- joins ----
+
+// joinNode is an index nested-loop join: each left row seeds the right side.
+type joinNode struct {
+	nodeInfo
+	left, right node
+}
+
+func (n *joinNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	return runInner(ex, n.left, seed, func(l row) error { return n.right.run(ex, l, emit) })
+}
+func (n *joinNode) children() []node { return []node{n.left, n.right} }
+func (n *joinNode) describe() string { return "NestedLoopJoin" }
+
+// hashJoinNode evaluates right on its own once (per active graph),
+// materialises it with a hash index, and joins each left row by value.
+type hashJoinNode struct {
+	nodeInfo
+	left, right node
+	cache       map[string]*materialized
+}
+
+type materialized struct {
+	rows  []row
+	slot  int // index slot bound in every row, or -1
+	index map[kb.ID][]row
+}
+
+func hiddenSeed(ex *executor, r row) (row, string) {
+	seed := ex.newRow()
+	for s := range ex.vars.hidden {
+		seed[s] = r[s]
+	}
+	return seed, rowKey(seed)
+}
+
+func (ex *executor) materialize(child node, r row, cache *map[string]*materialized) (*materialized, error) {
+	seed, key := hiddenSeed(ex, r)
+	if *cache == nil {
+		*cache = map[string]*materialized{}
+	}
+	if m, ok := (*cache)[key]; ok {
+		return m, nil
+	}
+	m := &materialized{slot: -1}
+	err := child.run(ex, seed, func(r row) bool {
+		m.rows = append(m.rows, r)
+		return ex.check() == nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	if err := ctxErr(ex.ctx); err != nil {
+		return nil, err
+	}
+	if len(m.rows) > 8 {
+	slots:
+		for s := 0; s < ex.vars.n(); s++ {
+			if ex.vars.hidden[s] {
+				continue
+			}
+			for _, r := range m.rows {
+				if r[s] == 0 {
+					continue slots
+				}
+			}
+			m.slot = s
+			break
+		}
+		if m.slot >= 0 {
+			m.index = map[kb.ID][]row{}
+			for _, r := range m.rows {
+				m.index[r[m.slot]] = append(m.index[r[m.slot]], r)
+			}
+		}
+	}
+	(*cache)[key] = m
+	return m, nil
+}
+
+func (m *materialized) candidates(l row) []row {
+	if m.slot >= 0 && l[m.slot] != 0 {
+		return m.index[l[m.slot]]
+	}
+	return m.rows
+}
+
+func (n *hashJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	return runInner(ex, n.left, seed, func(l row) error {
+		m, err := ex.materialize(n.right, l, &n.cache)
+		if err != nil {
+			return err
+		}
+		for _, r := range m.candidates(l) {
+			if compatibleRows(l, r) {
+				if !emit(merge(l, r)) {
+					return errStop
+				}
+			}
+		}
+		return ex.check()
+	})
+}
+func (n *hashJoinNode) children() []node { return []node{n.left, n.right} }
+func (n *hashJoinNode) describe() string { return "HashJoin (right side evaluated once)" }
+
+// leftJoinNode implements OPTIONAL: the right side is seeded with each left
+// row; the filter sees the merged row (§18.5 LeftJoin).
+type leftJoinNode struct {
+	nodeInfo
+	left, right node
+	exprs       []cexpr
+	exprText    string
+}
+
+func (n *leftJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	return runInner(ex, n.left, seed, func(l row) error {
+		found := false
+		err := runInner(ex, n.right, l, func(m row) error {
+			ok, err := ex.filterRow(n.exprs, m)
+			if err != nil || !ok {
+				return err
+			}
+			found = true
+			if !emit(m) {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if !found && !emit(l) {
+			return errStop
+		}
+		return nil
+	})
+}
+func (n *leftJoinNode) children() []node { return []node{n.left, n.right} }
+func (n *leftJoinNode) describe() string {
+	if n.exprText != "" {
+		return "LeftJoin " + n.exprText
+	}
+	return "LeftJoin"
+}
+
+// minusNode removes left rows compatible with a right row that shares a
+// bound variable (§18.5 Minus).
+type minusNode struct {
+	nodeInfo
+	left, right node
+	cache       map[string]*materialized
+}
+
+func (n *minusNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	return runInner(ex, n.left, seed, func(l row) error {
+		m, err := ex.materialize(n.right, l, &n.cache)
+		if err != nil {
+			return err
+		}
+	rights:
+		for _, r := range m.candidates(l) {
+			shared := false
+			for i, x := range l {
+				if x == 0 || r[i] == 0 || ex.vars.hidden[i] {
+					continue
+				}
+				if r[i] != x {
+					continue rights
+				}
+				shared = true
+			}
+			if shared {
+				return nil
+			}
+		}
+		if !emit(l) {
+			return errStop
+		}
+		return nil
+	})
+}
+func (n *minusNode) children() []node { return []node{n.left, n.right} }
+func (n *minusNode) describe() string { return "Minus" }
+
+type unionNode struct {
+	nodeInfo
+	left, right node
+}
+
+func (n *unionNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	if err := n.left.run(ex, seed, emit); err != nil {
+		return err
+	}
+	return n.right.run(ex, seed, emit)
+}
+func (n *unionNode) children() []node { return []node{n.left, n.right} }
+func (n *unionNode) describe() string { return "Union" }
+
+// ---- filters and bindings ----
+
+type filterNode struct {
+	nodeInfo
+	input node
+	exprs []cexpr
+	text  string
+}
+
+// filterRow reports whether every expression's EBV is true; expression
+// errors count as false.
+func (ex *executor) filterRow(exprs []cexpr, r row) (bool, error) {
+	for _, e := range exprs {
+		t, err := e(ex, r)
+		if err != nil {
+			if IsExpressionError(err) {
+				return false, nil
+			}
+			return false, err
+		}
+		b, err := EBV(t)
+		if err != nil || !b {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (n *filterNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	return runInner(ex, n.input, seed, func(r row) error {
+		ok, err := ex.filterRow(n.exprs, r)
+		if err != nil || !ok {
+			return err
+		}
+		if !emit(r) {
+			return errStop
+		}
+		return nil
+	})
+}
+func (n *filterNode) children() []node { return []node{n.input} }
+func (n *filterNode) describe() string { return "Filter " + n.text }
+
+type extendNode struct {
+	nodeInfo
+	input node
+	slot  int
+	expr  cexpr
+	text  string
+}
+
+func (n *extendNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	return runInner(ex, n.input, seed, func(r row) error {
+		ex.env.newSolution(r)
+		t, err := n.expr(ex, r)
+		if err != nil && !IsExpressionError(err) {
+			return err
+		}
+		if err == nil {
+			id, err := ex.dict.id(t)
+			if err != nil {
+				return err
+			}
+			if r[n.slot] != 0 && r[n.slot] != id {
+				return nil
+			}
+			r[n.slot] = id
+		}
+		if !emit(r) {
+			return errStop
+		}
+		return nil
+	})
+}
+func (n *extendNode) children() []node { return []node{n.input} }
+func (n *extendNode) describe() string { return "Extend " + n.text }
+
+type tableNode struct {
+	nodeInfo
+	slots []int
+	rows  [][]kb.ID
+}
+
+func (n *tableNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+rows:
+	for _, tr := range n.rows {
+		out := seed.clone(len(seed))
+		for i, s := range n.slots {
+			if tr[i] == 0 {
+				continue
+			}
+			if out[s] != 0 && out[s] != tr[i] {
+				continue rows
+			}
+			out[s] = tr[i]
+		}
+		if !emit(out) {
+			return errStop
+		}
+	}
+	return nil
+}
+func (n *tableNode) children() []node { return nil }
+func (n *tableNode) describe() string { return fmt.Sprintf("Values (%d rows)", len(n.rows)) }
+
+// graphNode is GRAPH name { input }: for a variable it iterates the named
+// graphs, exposing the current one to the input through a hidden slot.
+type graphNode struct {
+	nodeInfo
+	input    node
+	nameSlot int // -1 for a constant graph
+	constID  kb.ID
+	hidden   int
+}
+
+func (n *graphNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	if n.nameSlot < 0 {
+		return n.input.run(ex, seed, emit)
+	}
+	graphs := ex.named
+	if g := seed[n.nameSlot]; g != 0 {
+		if !ex.namedSet[g] {
+			return nil
+		}
+		graphs = []kb.ID{g}
+	}
+	prevHidden := seed[n.hidden]
+	for _, g := range graphs {
+		s := seed.clone(len(seed))
+		s[n.hidden] = g
+		s[n.nameSlot] = g
+		err := n.input.run(ex, s, func(r row) bool {
+			r[n.hidden] = prevHidden
+			return emit(r)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+func (n *graphNode) children() []node { return []node{n.input} }
+func (n *graphNode) describe() string {
+	if n.nameSlot < 0 {
+		return fmt.Sprintf("Graph #%d", n.constID)
+	}
+	return "Graph (each named graph)"
+}
+
+// ---- modifiers ----
+
+type projectNode struct {
+	nodeInfo
+	input node
+	keep  map[int]bool
+	vars  []algebra.Var
+}
+
+func (n *projectNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	return runInner(ex, n.input, seed, func(r row) error {
+		for i := range r {
+			if !n.keep[i] && !ex.vars.hidden[i] {
+				r[i] = 0
+			}
+		}
+		if !emit(r) {
+			return errStop
+		}
+		return nil
+	})
+}
+func (n *projectNode) children() []node { return []node{n.input} }
+func (n *projectNode) describe() string {
+	var b strings.Builder
+	b.WriteString("Project")
+	for _, v := range n.vars {
+		b.WriteString(" " + v.String())
+	}
+	return b.String()
+}
+
+type distinctNode struct {
+	nodeInfo
+	input   node
+	reduced bool
+}
+
+func (n *distinctNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	if n.reduced {
+		// REDUCED permits but does not require removing duplicates.
+		return n.input.run(ex, seed, emit)
+	}
+	seen := map[string]bool{}
+	return runInner(ex, n.input, seed, func(r row) error {
+		k := rowKey(r)
+		if seen[k] {
+			return nil
+		}
+		seen[k] = true
+		if !emit(r) {
+			return errStop
+		}
+		return nil
+	})
+}
+func (n *distinctNode) children() []node { return []node{n.input} }
+func (n *distinctNode) describe() string {
+	if n.reduced {
+		return "Reduced"
+	}
+	return "Distinct"
+}
+
+type orderNode struct {
+	nodeInfo
+	input node
+	keys  []cexpr
+	desc  []bool
+}
+
+func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	type keyed struct {
+		r    row
+		keys []sortKey
+	}
+	var rows []keyed
+	err := runInner(ex, n.input, seed, func(r row) error {
+		k := keyed{r: r, keys: make([]sortKey, len(n.keys))}
+		for i, e := range n.keys {
+			t, err := e(ex, r)
+			if err != nil && !IsExpressionError(err) {
+				return err
+			}
+			k.keys[i] = newSortKey(t)
+		}
+		rows = append(rows, k)
+		return ex.check()
+	})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		for k := range n.keys {
+			c := rows[i].keys[k].compare(rows[j].keys[k])
+			if c != 0 {
+				if n.desc[k] {
+					return c > 0
+				}
+				return c < 0
+			}
+		}
+		return false
+	})
+	for _, k := range rows {
+		if !emit(k.r) {
+			return errStop
+		}
+	}
+	return nil
+}
+func (n *orderNode) children() []node { return []node{n.input} }
+func (n *orderNode) describe() string { return fmt.Sprintf("OrderBy (%d keys)", len(n.keys)) }
+
+type sliceNode struct {
+	nodeInfo
+	input         node
+	offset, limit int64
+}
+
+func (n *sliceNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	if n.limit == 0 {
+		return nil
+	}
+	var seen, out int64
+	downstreamStopped, full := false, false
+	err := n.input.run(ex, seed, func(r row) bool {
+		seen++
+		if seen <= n.offset {
+			return true
+		}
+		out++
+		if !emit(r) {
+			downstreamStopped = true
+			return false
+		}
+		if n.limit >= 0 && out >= n.limit {
+			full = true
+			return false
+		}
+		return true
+	})
+	if errors.Is(err, errStop) && full && !downstreamStopped {
+		return nil
+	}
+	return err
+}
+func (n *sliceNode) children() []node { return []node{n.input} }
+func (n *sliceNode) describe() string {
+	return fmt.Sprintf("Slice offset=%d limit=%d", n.offset, n.limit)
+}
+
+// ---- SERVICE ----
+
+type serviceNode struct {
+	nodeInfo
+	op           *algebra.Service
+	endpointSlot int
+}
+
+func (n *serviceNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	endpoint := n.op.Endpoint.Term
+	if n.endpointSlot >= 0 {
+		t, err := ex.dict.term(seed[n.endpointSlot])
+		if err != nil {
+			return err
+		}
+		if t.IsZero() {
+			return fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
+		}
+		endpoint = t
+	}
+	sols, err := ex.service.Handle(ex.ctx, endpoint, n.op.Input, n.op.Silent)
+	if err != nil {
+		if n.op.Silent {
+			if !emit(seed.clone(len(seed))) {
+				return errStop
+			}
+			return nil
+		}
+		return fmt.Errorf("SERVICE %s: %w", endpoint, err)
+	}
+	slots := make([]int, len(sols.Vars))
+	for i, v := range sols.Vars {
+		slots[i] = ex.vars.slot(v)
+		if slots[i] >= len(seed) {
+			slots[i] = -1 // a variable the query never mentions
+		}
+	}
+rows:
+	for _, sr := range sols.Rows {
+		out := seed.clone(len(seed))
+		for i, t := range sr {
+			if t.IsZero() || slots[i] < 0 {
+				continue
+			}
+			id, err := ex.dict.id(t)
+			if err != nil {
+				return err
+			}
+			if out[slots[i]] != 0 && out[slots[i]] != id {
+				continue rows
+			}
+			out[slots[i]] = id
+		}
+		if !emit(out) {
+			return errStop
+		}
+	}
+	return nil
+}
+func (n *serviceNode) children() []node { return nil }
+func (n *serviceNode) describe() string { return "Service " + n.op.Endpoint.String() }
+
+// ---- explain ----
+
+func explainPlan(root node) string {
+	var b strings.Builder
+	var walk func(n node, depth int)
+	walk = func(n node, depth int) {
+		in := n.info()
+		est := "?"
+		if in.est >= 0 && in.est != 0 || in.est == 0 && isEstimated(n) {
+			est = fmt.Sprintf("%.0f", in.est)
+		}
+		head, rest, _ := strings.Cut(n.describe(), "\n")
+		indent := strings.Repeat("  ", depth)
+		fmt.Fprintf(&b, "%s%s  [est=%s actual=%d runs=%d]\n", indent, head, est, in.actual, in.runs)
+		if rest != "" {
+			for _, line := range strings.Split(rest, "\n") {
+				b.WriteString(indent + "  " + strings.TrimLeft(line, " ") + "\n")
+			}
+		}
+		for _, c := range n.children() {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	return b.String()
+}
+
+func isEstimated(n node) bool {
+	switch n.(type) {
+	case *bgpNode, *pathNode:
+		return true
+	}
+	return false
+}
+
+// sortKey is an ORDER BY value decoded once, so sorting does not re-parse
+// numeric literals on every comparison.
+type sortKey struct {
+	term    kb.Term
+	num     Numeric
+	numeric bool
+}
+
+func newSortKey(t kb.Term) sortKey {
+	k := sortKey{term: t}
+	k.num, k.numeric = ParseNumeric(t)
+	return k
+}
+
+func (a sortKey) compare(b sortKey) int {
+	if a.numeric && b.numeric {
+		if c, err := compareNumeric(a.num, b.num); err == nil && c != 0 {
+			return c
+		}
+	}
+	return OrderCompare(a.term, b.term)
+}

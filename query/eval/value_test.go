@@ -1,0 +1,186 @@
+package eval
+
+import (
+	"testing"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+func lit(v, dt string) kb.Term { return kb.Literal(v, XSD+dt) }
+
+func TestArithmeticPromotionAndCanonicalForms(t *testing.T) {
+	tests := []struct {
+		op   byte
+		a, b kb.Term
+		want kb.Term
+	}{
+		{'+', lit("1", "integer"), lit("2", "integer"), lit("3", "integer")},
+		{'+', lit("1", "int"), lit("2", "short"), lit("3", "integer")},
+		{'+', lit("1", "integer"), lit("2.50", "decimal"), lit("3.5", "decimal")},
+		{'/', lit("1", "integer"), lit("4", "integer"), lit("0.25", "decimal")},
+		{'/', lit("4", "integer"), lit("2", "integer"), lit("2.0", "decimal")},
+		{'*', lit("1.5", "decimal"), lit("2", "float"), lit("3.0E0", "float")},
+		{'-', lit("1", "integer"), lit("1.0e1", "double"), lit("-9.0E0", "double")},
+		{'/', lit("1", "double"), lit("0", "double"), lit("INF", "double")},
+	}
+	for _, tc := range tests {
+		got, err := Arith(tc.op, tc.a, tc.b)
+		if err != nil || got != tc.want {
+			t.Errorf("%s %c %s = %s, %v; want %s", tc.a, tc.op, tc.b, got, err, tc.want)
+		}
+	}
+	if _, err := Arith('/', lit("1", "integer"), lit("0", "integer")); !IsExpressionError(err) {
+		t.Errorf("integer division by zero: err = %v, want an expression error", err)
+	}
+	if _, err := Arith('+', kb.String("1"), lit("1", "integer")); !IsExpressionError(err) {
+		t.Errorf("string + integer: err = %v, want an expression error", err)
+	}
+}
+
+func TestEffectiveBooleanValue(t *testing.T) {
+	tests := []struct {
+		term    kb.Term
+		want    bool
+		wantErr bool
+	}{
+		{True, true, false},
+		{lit("0", "boolean"), false, false},
+		{kb.String(""), false, false},
+		{kb.String("x"), true, false},
+		{kb.LangLiteral("x", "en"), true, false},
+		{lit("0.0", "decimal"), false, false},
+		{lit("NaN", "double"), false, false},
+		{lit("abc", "integer"), false, false}, // invalid lexical form
+		{lit("3", "integer"), true, false},
+		{kb.IRI("http://x"), false, true},
+		{lit("2020-01-01T00:00:00Z", "dateTime"), false, true},
+	}
+	for _, tc := range tests {
+		got, err := EBV(tc.term)
+		if (err != nil) != tc.wantErr || (err == nil && got != tc.want) {
+			t.Errorf("EBV(%s) = %v, %v; want %v (error %v)", tc.term, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestEqualValueVsTermEquality(t *testing.T) {
+	tests := []struct {
+		a, b    kb.Term
+		want    bool
+		wantErr bool
+	}{
+		{lit("1", "integer"), lit("1.0", "decimal"), true, false},
+		{lit("1", "integer"), lit("01", "int"), true, false},
+		{kb.String("a"), kb.String("a"), true, false},
+		{kb.String("a"), kb.LangLiteral("a", "en"), false, false},
+		{kb.IRI("http://a"), kb.IRI("http://a"), true, false},
+		{kb.IRI("http://a"), kb.String("http://a"), false, false},
+		{lit("x", "unknown"), lit("y", "unknown"), false, true},
+		{lit("x", "unknown"), lit("x", "unknown"), true, false},
+		{kb.String("xyz"), lit("xyz", "integer"), false, true},
+		{lit("2006-08-23Z", "date"), lit("2006-08-23", "date"), false, true},
+		{lit("NaN", "double"), lit("NaN", "double"), false, false},
+	}
+	for _, tc := range tests {
+		got, err := Equal(tc.a, tc.b)
+		if (err != nil) != tc.wantErr || (err == nil && got != tc.want) {
+			t.Errorf("%s = %s: %v, %v; want %v (error %v)", tc.a, tc.b, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestOrderCompare(t *testing.T) {
+	ordered := []kb.Term{
+		{},
+		kb.Blank("b"),
+		kb.IRI("http://a"),
+		kb.IRI("http://b"),
+		lit("1", "integer"),
+		lit("1.5", "decimal"),
+		lit("2", "double"),
+	}
+	for i := range ordered {
+		for j := range ordered {
+			c := OrderCompare(ordered[i], ordered[j])
+			if (i < j && c >= 0) || (i > j && c <= 0) || (i == j && c != 0) {
+				t.Errorf("OrderCompare(%s, %s) = %d", ordered[i], ordered[j], c)
+			}
+		}
+	}
+}
+
+func TestBuiltins(t *testing.T) {
+	env := NewFuncEnv(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), "http://base/")
+	tests := []struct {
+		name string
+		args []kb.Term
+		want kb.Term
+	}{
+		{"STRLEN", []kb.Term{kb.LangLiteral("chat", "fr")}, lit("4", "integer")},
+		{"SUBSTR", []kb.Term{kb.String("foobar"), lit("4", "integer")}, kb.String("bar")},
+		{"SUBSTR", []kb.Term{kb.LangLiteral("foobar", "en"), lit("1", "integer"), lit("3", "integer")}, kb.LangLiteral("foo", "en")},
+		{"UCASE", []kb.Term{kb.String("abc")}, kb.String("ABC")},
+		{"STRBEFORE", []kb.Term{kb.LangLiteral("abc", "en"), kb.String("c")}, kb.LangLiteral("ab", "en")},
+		{"STRAFTER", []kb.Term{kb.String("abc"), kb.String("z")}, kb.String("")},
+		{"CONCAT", []kb.Term{kb.LangLiteral("a", "en"), kb.LangLiteral("b", "en")}, kb.LangLiteral("ab", "en")},
+		{"CONCAT", []kb.Term{kb.LangLiteral("a", "en"), kb.String("b")}, kb.String("ab")},
+		{"ENCODE_FOR_URI", []kb.Term{kb.String("Los Angeles")}, kb.String("Los%20Angeles")},
+		{"REPLACE", []kb.Term{kb.String("abcd"), kb.String("(b)(c)"), kb.String("$2$1")}, kb.String("acbd")},
+		{"REGEX", []kb.Term{kb.String("ABC"), kb.String("^a"), kb.String("i")}, True},
+		{"MD5", []kb.Term{kb.String("abc")}, kb.String("900150983cd24fb0d6963f7d28e17f72")},
+		{"ROUND", []kb.Term{lit("-2.5", "decimal")}, lit("-2.0", "decimal")},
+		{"CEIL", []kb.Term{lit("1.2", "double")}, lit("2.0E0", "double")},
+		{"ABS", []kb.Term{lit("-3", "int")}, lit("3", "int")},
+		{"YEAR", []kb.Term{lit("2011-01-10T14:45:13.815-05:00", "dateTime")}, lit("2011", "integer")},
+		{"HOURS", []kb.Term{lit("2011-01-10T14:45:13.815-05:00", "dateTime")}, lit("14", "integer")},
+		{"SECONDS", []kb.Term{lit("2011-01-10T14:45:13.815-05:00", "dateTime")}, lit("13.815", "decimal")},
+		{"TIMEZONE", []kb.Term{lit("2011-01-10T14:45:13.815-05:00", "dateTime")}, lit("-PT5H", "dayTimeDuration")},
+		{"TZ", []kb.Term{lit("2011-01-10T14:45:13Z", "dateTime")}, kb.String("Z")},
+		{"NOW", nil, lit("2026-01-02T03:04:05.000Z", "dateTime")},
+		{"IRI", []kb.Term{kb.String("x")}, kb.IRI("http://base/x")},
+		{"LANGMATCHES", []kb.Term{kb.String("en-GB"), kb.String("en")}, True},
+		{"STRDT", []kb.Term{kb.String("1"), kb.IRI(XSD + "integer")}, lit("1", "integer")},
+		{XSD + "integer", []kb.Term{kb.String(" 010 ")}, lit("10", "integer")},
+		{XSD + "decimal", []kb.Term{lit("1", "boolean")}, lit("1.0", "decimal")},
+		{XSD + "double", []kb.Term{kb.String("1")}, lit("1.0E0", "double")},
+		{XSD + "string", []kb.Term{lit("1.0", "decimal")}, kb.String("1")},
+		{XSD + "boolean", []kb.Term{kb.String("0")}, False},
+	}
+	for _, tc := range tests {
+		got, err := CallBuiltin(env, tc.name, tc.args)
+		if err != nil || got != tc.want {
+			t.Errorf("%s%v = %s, %v; want %s", tc.name, tc.args, got, err, tc.want)
+		}
+	}
+	for _, bad := range []struct {
+		name string
+		args []kb.Term
+	}{
+		{"STRLEN", []kb.Term{kb.IRI("http://x")}},
+		{"CONTAINS", []kb.Term{kb.String("abc"), kb.LangLiteral("b", "en")}},
+		{"REGEX", []kb.Term{kb.String("a"), kb.String("("), kb.String("")}},
+		{XSD + "integer", []kb.Term{kb.String("1.5")}},
+		{XSD + "byte", []kb.Term{lit("300", "integer")}},
+		{"TIMEZONE", []kb.Term{lit("2011-01-10T14:45:13", "dateTime")}},
+	} {
+		if _, err := CallBuiltin(env, bad.name, bad.args); !IsExpressionError(err) {
+			t.Errorf("%s%v: err = %v, want an expression error", bad.name, bad.args, err)
+		}
+	}
+}
+
+func TestBNodeStrIsStablePerSolution(t *testing.T) {
+	env := NewFuncEnv(time.Now(), "")
+	r1 := []kb.ID{1, 2}
+	env.newSolution(r1)
+	a, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
+	b, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
+	env.newSolution(r1)
+	c, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
+	env.newSolution([]kb.ID{1, 2})
+	d, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
+	if a != b || a != c || a == d {
+		t.Errorf("BNODE(\"x\"): %s %s %s %s; want the same node within one solution only", a, b, c, d)
+	}
+}

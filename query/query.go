@@ -1,0 +1,200 @@
+// Package query is perfkb's SPARQL engine API, used by the CLI and the HTTP
+// server. It ties the stages together:
+//
+//	text ──syntax──▶ algebra ──eval (planner + evaluator over kb.Dataset)──▶ Result ──results──▶ JSON/XML/CSV/TSV/N-Triples
+//
+// Prepare parses a query once (SPARQL 1.1, or legacy RDQL detected from
+// the text); Exec evaluates it over a store; Update runs a SPARQL 1.1
+// Update request atomically. Errors in the query text are *syntax.Error
+// values (InvalidInput() is true); evaluation limits produce
+// eval.ErrQueryTimeout, eval.ErrQueryCanceled or eval.ErrTooManyRows.
+package query
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/results"
+	"github.com/perfkb/perfkb/query/syntax"
+)
+
+// Re-exported evaluation errors, so callers need only this package.
+var (
+	ErrQueryTimeout  = eval.ErrQueryTimeout
+	ErrQueryCanceled = eval.ErrQueryCanceled
+	ErrTooManyRows   = eval.ErrTooManyRows
+)
+
+// Options configure parsing and evaluation.
+type Options struct {
+	// Base is the base IRI for relative IRIs in the query text.
+	Base string
+	// Timeout bounds evaluation (0: none).
+	Timeout time.Duration
+	// MaxRows caps result rows / triples (0: none).
+	MaxRows int64
+	// Dataset selects default and named graphs (zero value: the default
+	// graph is the union of all graphs, every graph is named). FROM and
+	// FROM NAMED in the query override it.
+	Dataset eval.DatasetSpec
+	// Service evaluates SERVICE clauses (nil: unsupported).
+	Service eval.ServiceHandler
+	// Explain records actual row counts for Result.Explain.
+	Explain bool
+}
+
+// Language is the query language of a prepared query.
+type Language string
+
+// The supported query languages.
+const (
+	SPARQL Language = "SPARQL"
+	RDQL   Language = "RDQL"
+)
+
+// Prepared is a parsed query, safe to execute many times.
+type Prepared struct {
+	Text     string
+	Language Language
+	Query    *algebra.Query
+}
+
+// Form returns the query form (SELECT, ASK, CONSTRUCT, DESCRIBE).
+func (p *Prepared) Form() algebra.QueryForm { return p.Query.Form }
+
+// Prepare parses and statically checks a query.
+func Prepare(text string, opts Options) (*Prepared, error) {
+	if IsRDQL(text) {
+		q, err := parseRDQL(text, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &Prepared{Text: text, Language: RDQL, Query: q}, nil
+	}
+	q, err := syntax.ParseQuery(text, syntax.Options{BaseIRI: opts.Base})
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{Text: text, Language: SPARQL, Query: q}, nil
+}
+
+// PrepareUpdate parses and statically checks an update request.
+func PrepareUpdate(text string, opts Options) (*algebra.Update, error) {
+	return syntax.ParseUpdate(text, syntax.Options{BaseIRI: opts.Base})
+}
+
+func evalOptions(opts Options) eval.Options {
+	return eval.Options{Timeout: opts.Timeout, MaxRows: opts.MaxRows, Dataset: opts.Dataset,
+		Service: opts.Service, Base: opts.Base, Explain: opts.Explain}
+}
+
+// Result is the outcome of Exec. For SELECT, read rows with Next until it
+// returns false, then check Err (or call Write); always Close.
+type Result struct {
+	Form    algebra.QueryForm
+	Vars    []string
+	Boolean bool
+	Triples []kb.Triple
+	inner   *eval.Result
+}
+
+// Exec evaluates a prepared query over ds.
+func Exec(ctx context.Context, ds kb.Dataset, p *Prepared, opts Options) (*Result, error) {
+	r, err := eval.Query(ctx, ds, p.Query, evalOptions(opts))
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Form: r.Form, Boolean: r.Boolean, Triples: r.Triples, inner: r}
+	for _, v := range r.Vars {
+		res.Vars = append(res.Vars, string(v))
+	}
+	return res, nil
+}
+
+// Run is Prepare followed by Exec.
+func Run(ctx context.Context, ds kb.Dataset, text string, opts Options) (*Result, error) {
+	p, err := Prepare(text, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Exec(ctx, ds, p, opts)
+}
+
+// Next returns the next SELECT row: one term per Vars entry, the zero
+// kb.Term when unbound.
+func (r *Result) Next() ([]kb.Term, bool) { return r.inner.Next() }
+
+// Err reports the error that ended the rows, if any.
+func (r *Result) Err() error { return r.inner.Err() }
+
+// Close releases the evaluation.
+func (r *Result) Close() { r.inner.Close() }
+
+// Explain returns the plan with estimated and actual row counts (actual
+// counts are complete once the rows were read).
+func (r *Result) Explain() string { return r.inner.Explain() }
+
+// Rows drains a SELECT result into a slice.
+func (r *Result) Rows() ([][]kb.Term, error) {
+	var out [][]kb.Term
+	for {
+		row, ok := r.Next()
+		if !ok {
+			break
+		}
+		out = append(out, row)
+	}
+	return out, r.Err()
+}
+
+// Write serialises the result: SELECT/ASK as json, xml, csv, tsv or table;
+// CONSTRUCT/DESCRIBE as ntriples or turtle (other formats give N-Triples).
+func (r *Result) Write(w io.Writer, f results.Format) error {
+	defer r.Close()
+	switch r.Form {
+	case algebra.FormConstruct, algebra.FormDescribe:
+		if f != results.Turtle {
+			f = results.NTriples
+		}
+		return results.WriteGraph(w, f, r.Triples)
+	}
+	sw, err := results.NewSolutionWriter(w, f)
+	if err != nil {
+		return err
+	}
+	if r.Form == algebra.FormAsk {
+		return sw.WriteBoolean(r.Boolean)
+	}
+	if err := sw.Begin(r.Vars); err != nil {
+		return err
+	}
+	for {
+		row, ok := r.Next()
+		if !ok {
+			break
+		}
+		if err := sw.Row(row); err != nil {
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return sw.End()
+}
+
+// UpdateSummary reports what an update changed.
+type UpdateSummary = eval.UpdateSummary
+
+// Update parses and applies a SPARQL 1.1 Update request atomically.
+func Update(ctx context.Context, ds kb.Dataset, text string, opts Options) (UpdateSummary, error) {
+	u, err := PrepareUpdate(text, opts)
+	if err != nil {
+		return UpdateSummary{}, err
+	}
+	return eval.Update(ctx, ds, u, evalOptions(opts))
+}

@@ -1,0 +1,341 @@
+package results
+
+import (
+	"bufio"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// ResultSet is a decoded SELECT or ASK result. For SELECT, Rows hold one
+// term per variable of Vars (the zero kb.Term when unbound). For ASK,
+// Boolean is set.
+type ResultSet struct {
+	Vars    []string
+	Rows    [][]kb.Term
+	Boolean *bool
+}
+
+// ReadJSON decodes SPARQL 1.1 Query Results JSON.
+func ReadJSON(r io.Reader) (*ResultSet, error) {
+	var doc struct {
+		Head struct {
+			Vars []string `json:"vars"`
+		} `json:"head"`
+		Boolean *bool `json:"boolean"`
+		Results *struct {
+			Bindings []map[string]struct {
+				Type     string `json:"type"`
+				Value    string `json:"value"`
+				Lang     string `json:"xml:lang"`
+				Datatype string `json:"datatype"`
+			} `json:"bindings"`
+		} `json:"results"`
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("results: reading JSON: %w", err)
+	}
+	rs := &ResultSet{Vars: doc.Head.Vars, Boolean: doc.Boolean}
+	if doc.Results == nil {
+		return rs, nil
+	}
+	index := map[string]int{}
+	for i, v := range rs.Vars {
+		index[v] = i
+	}
+	for _, b := range doc.Results.Bindings {
+		row := make([]kb.Term, len(rs.Vars))
+		for name, v := range b {
+			i, ok := index[name]
+			if !ok {
+				rs.Vars = append(rs.Vars, name)
+				i = len(rs.Vars) - 1
+				index[name] = i
+				for j := range rs.Rows {
+					rs.Rows[j] = append(rs.Rows[j], kb.Term{})
+				}
+				row = append(row, kb.Term{})
+			}
+			switch v.Type {
+			case "uri":
+				row[i] = kb.IRI(v.Value)
+			case "bnode":
+				row[i] = kb.Blank(v.Value)
+			case "literal", "typed-literal":
+				row[i] = literal(v.Value, v.Datatype, v.Lang)
+			default:
+				return nil, fmt.Errorf("results: unknown JSON term type %q", v.Type)
+			}
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	return rs, nil
+}
+
+func literal(value, datatype, lang string) kb.Term {
+	if lang != "" {
+		return kb.LangLiteral(value, lang)
+	}
+	return kb.Literal(value, datatype)
+}
+
+// ReadXML decodes the SPARQL Query Results XML Format (.srx).
+func ReadXML(r io.Reader) (*ResultSet, error) {
+	var doc struct {
+		Head struct {
+			Variables []struct {
+				Name string `xml:"name,attr"`
+			} `xml:"variable"`
+		} `xml:"head"`
+		Boolean *string `xml:"boolean"`
+		Results struct {
+			Results []struct {
+				Bindings []struct {
+					Name    string  `xml:"name,attr"`
+					URI     *string `xml:"uri"`
+					BNode   *string `xml:"bnode"`
+					Literal *struct {
+						Value    string `xml:",chardata"`
+						Lang     string `xml:"http://www.w3.org/XML/1998/namespace lang,attr"`
+						Datatype string `xml:"datatype,attr"`
+					} `xml:"literal"`
+				} `xml:"binding"`
+			} `xml:"result"`
+		} `xml:"results"`
+	}
+	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("results: reading XML: %w", err)
+	}
+	rs := &ResultSet{}
+	if doc.Boolean != nil {
+		b := strings.TrimSpace(*doc.Boolean) == "true"
+		rs.Boolean = &b
+		return rs, nil
+	}
+	index := map[string]int{}
+	for _, v := range doc.Head.Variables {
+		index[v.Name] = len(rs.Vars)
+		rs.Vars = append(rs.Vars, v.Name)
+	}
+	for _, res := range doc.Results.Results {
+		row := make([]kb.Term, len(rs.Vars))
+		for _, b := range res.Bindings {
+			i, ok := index[b.Name]
+			if !ok {
+				return nil, fmt.Errorf("results: binding of undeclared variable %q", b.Name)
+			}
+			switch {
+			case b.URI != nil:
+				row[i] = kb.IRI(strings.TrimSpace(*b.URI))
+			case b.BNode != nil:
+				row[i] = kb.Blank(strings.TrimSpace(*b.BNode))
+			case b.Literal != nil:
+				row[i] = literal(b.Literal.Value, b.Literal.Datatype, b.Literal.Lang)
+			}
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	return rs, nil
+}
+
+// ReadTSV decodes the SPARQL 1.1 TSV results format.
+func ReadTSV(r io.Reader) (*ResultSet, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	rs := &ResultSet{}
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		fields := strings.Split(text, "\t")
+		if line == 1 {
+			for _, f := range fields {
+				f = strings.TrimSpace(f)
+				if f == "" {
+					continue
+				}
+				rs.Vars = append(rs.Vars, strings.TrimLeft(f, "?$"))
+			}
+			continue
+		}
+		if text == "" && len(rs.Vars) != 1 {
+			continue
+		}
+		row := make([]kb.Term, len(rs.Vars))
+		for i, f := range fields {
+			if i >= len(row) {
+				break
+			}
+			f = strings.TrimSpace(f)
+			if f == "" {
+				continue
+			}
+			t, err := ParseTerm(f)
+			if err != nil {
+				return nil, fmt.Errorf("results: TSV line %d column %d: %w", line, i+1, err)
+			}
+			row[i] = t
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	return rs, sc.Err()
+}
+
+// ReadCSV decodes the SPARQL 1.1 CSV results format. CSV loses term kinds:
+// values that look like IRIs become IRIs, "_:x" blank nodes, the rest plain
+// literals.
+func ReadCSV(r io.Reader) (*ResultSet, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	records := parseCSV(string(data))
+	rs := &ResultSet{}
+	for n, rec := range records {
+		if n == 0 {
+			rs.Vars = rec
+			continue
+		}
+		row := make([]kb.Term, len(rs.Vars))
+		for i, f := range rec {
+			if i >= len(row) || f == "" {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(f, "_:"):
+				row[i] = kb.Blank(f[2:])
+			case strings.Contains(f, "://") || strings.HasPrefix(f, "mailto:") || strings.HasPrefix(f, "urn:"):
+				row[i] = kb.IRI(f)
+			default:
+				row[i] = kb.String(f)
+			}
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	return rs, nil
+}
+
+func parseCSV(s string) [][]string {
+	var out [][]string
+	var rec []string
+	var field strings.Builder
+	inQuote := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inQuote && c == '"' && i+1 < len(s) && s[i+1] == '"':
+			field.WriteByte('"')
+			i++
+		case c == '"':
+			inQuote = !inQuote
+		case !inQuote && c == ',':
+			rec = append(rec, field.String())
+			field.Reset()
+		case !inQuote && (c == '\n' || c == '\r'):
+			if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			rec = append(rec, field.String())
+			field.Reset()
+			out = append(out, rec)
+			rec = nil
+		default:
+			field.WriteByte(c)
+		}
+	}
+	if field.Len() > 0 || len(rec) > 0 {
+		out = append(out, append(rec, field.String()))
+	}
+	return out
+}
+
+// ParseTerm parses one RDF term in N-Triples/Turtle syntax as used by TSV:
+// <iri>, _:label, "lexical"[@lang|^^<dt>], or a bare number / boolean.
+func ParseTerm(s string) (kb.Term, error) {
+	switch {
+	case strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">"):
+		return kb.IRI(unescape(s[1 : len(s)-1])), nil
+	case strings.HasPrefix(s, "_:"):
+		return kb.Blank(s[2:]), nil
+	case strings.HasPrefix(s, `"`):
+		end := strings.LastIndex(s, `"`)
+		if end <= 0 {
+			return kb.Term{}, fmt.Errorf("unterminated literal %s", s)
+		}
+		lex := unescape(s[1:end])
+		rest := s[end+1:]
+		switch {
+		case rest == "":
+			return kb.String(lex), nil
+		case strings.HasPrefix(rest, "@"):
+			return kb.LangLiteral(lex, rest[1:]), nil
+		case strings.HasPrefix(rest, "^^<") && strings.HasSuffix(rest, ">"):
+			return kb.Literal(lex, rest[3:len(rest)-1]), nil
+		}
+		return kb.Term{}, fmt.Errorf("bad literal suffix in %s", s)
+	case s == "true" || s == "false":
+		return kb.Literal(s, "http://www.w3.org/2001/XMLSchema#boolean"), nil
+	}
+	const xsd = "http://www.w3.org/2001/XMLSchema#"
+	if isPlainInteger(s) {
+		return kb.Literal(s, xsd+"integer"), nil
+	}
+	if strings.ContainsAny(s, "eE") {
+		if _, err := strconv.ParseFloat(s, 64); err == nil {
+			return kb.Literal(s, xsd+"double"), nil
+		}
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return kb.Literal(s, xsd+"decimal"), nil
+	}
+	return kb.Term{}, fmt.Errorf("cannot parse term %q", s)
+}
+
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u', 'U':
+			n := 4
+			if s[i] == 'U' {
+				n = 8
+			}
+			if i+n < len(s) {
+				if v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32); err == nil {
+					b.WriteRune(rune(v))
+					i += n
+					continue
+				}
+			}
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}

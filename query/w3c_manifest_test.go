@@ -1,0 +1,192 @@
+package query_test
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/knakk/rdf"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// Vocabulary of the W3C test manifests.
+const (
+	mfNS   = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
+	qtNS   = "http://www.w3.org/2001/sw/DataAccess/tests/test-query#"
+	utNS   = "http://www.w3.org/2009/sparql/tests/test-update#"
+	rdfNS  = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+	rdfsNS = "http://www.w3.org/2000/01/rdf-schema#"
+)
+
+// graph is a tiny in-memory triple index for reading manifests.
+type graph struct {
+	out map[kb.Term]map[string][]kb.Term
+}
+
+func fileIRI(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+func iriPath(iri string) string {
+	u, err := url.Parse(iri)
+	if err != nil {
+		return iri
+	}
+	return u.Path
+}
+
+func fromRDF(t rdf.Term) kb.Term {
+	switch v := t.(type) {
+	case rdf.IRI:
+		return kb.IRI(v.String())
+	case rdf.Blank:
+		return kb.Blank(v.String())
+	case rdf.Literal:
+		if v.Lang() != "" {
+			return kb.LangLiteral(v.String(), v.Lang())
+		}
+		return kb.Literal(v.String(), v.DataType.String())
+	}
+	return kb.Term{}
+}
+
+var trailingSemicolon = regexp.MustCompile(`;\s*\]`)
+
+// readManifest parses a Turtle manifest with knakk/rdf.
+func readManifest(path string) (*graph, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	// knakk/rdf rejects the (valid) trailing ';' before ']'.
+	text = trailingSemicolon.ReplaceAll(text, []byte(" ]"))
+	dec := rdf.NewTripleDecoder(bytes.NewReader(text), rdf.Turtle)
+	base, _ := rdf.NewIRI(fileIRI(filepath.Dir(path)) + "/") // knakk/rdf concatenates
+	if err := dec.SetOption(rdf.Base, base); err != nil {
+		return nil, err
+	}
+	triples, err := dec.DecodeAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	g := &graph{out: map[kb.Term]map[string][]kb.Term{}}
+	for _, t := range triples {
+		s := fromRDF(t.Subj)
+		if g.out[s] == nil {
+			g.out[s] = map[string][]kb.Term{}
+		}
+		p := t.Pred.(rdf.IRI).String()
+		g.out[s][p] = append(g.out[s][p], fromRDF(t.Obj))
+	}
+	return g, nil
+}
+
+func (g *graph) all(s kb.Term, p string) []kb.Term { return g.out[s][p] }
+
+func (g *graph) one(s kb.Term, p string) kb.Term {
+	if v := g.out[s][p]; len(v) > 0 {
+		return v[0]
+	}
+	return kb.Term{}
+}
+
+func (g *graph) list(head kb.Term) []kb.Term {
+	var out []kb.Term
+	for head.Value != rdfNS+"nil" && !head.IsZero() {
+		out = append(out, g.one(head, rdfNS+"first"))
+		head = g.one(head, rdfNS+"rest")
+	}
+	return out
+}
+
+// w3cTest is one manifest entry.
+type w3cTest struct {
+	name      string
+	kind      string // local name of the rdf:type
+	query     string // file path (query or update request)
+	data      []string
+	graphData map[string]string // graph IRI -> file
+	result    string            // result file (queries)
+	// update expectations
+	resultData      string
+	resultGraphData map[string]string
+	approved        bool
+}
+
+func readTests(manifest string) ([]w3cTest, error) {
+	g, err := readManifest(manifest)
+	if err != nil {
+		return nil, err
+	}
+	var entries []kb.Term
+	for s, props := range g.out {
+		for _, ty := range props[rdfNS+"type"] {
+			if ty.Value == mfNS+"Manifest" {
+				for _, l := range g.all(s, mfNS+"entries") {
+					entries = append(entries, g.list(l)...)
+				}
+			}
+		}
+	}
+	var tests []w3cTest
+	for _, e := range entries {
+		t := w3cTest{name: g.one(e, mfNS+"name").Value, graphData: map[string]string{}, resultGraphData: map[string]string{}}
+		if t.name == "" {
+			t.name = e.Value
+		}
+		if ty := g.one(e, rdfNS+"type"); ty.IsIRI() {
+			t.kind = ty.Value[strings.LastIndexAny(ty.Value, "#/")+1:]
+		}
+		for _, a := range g.all(e, "http://www.w3.org/2001/sw/DataAccess/tests/test-dawg#approval") {
+			if strings.HasSuffix(a.Value, "Approved") {
+				t.approved = true
+			}
+		}
+		action := g.one(e, mfNS+"action")
+		if action.IsIRI() {
+			t.query = iriPath(action.Value)
+		} else {
+			if q := g.one(action, qtNS+"query"); !q.IsZero() {
+				t.query = iriPath(q.Value)
+			}
+			if q := g.one(action, utNS+"request"); !q.IsZero() {
+				t.query = iriPath(q.Value)
+			}
+			for _, d := range g.all(action, qtNS+"data") {
+				t.data = append(t.data, iriPath(d.Value))
+			}
+			for _, d := range g.all(action, utNS+"data") {
+				t.data = append(t.data, iriPath(d.Value))
+			}
+			for _, d := range g.all(action, qtNS+"graphData") {
+				t.graphData[d.Value] = iriPath(d.Value)
+			}
+			for _, gd := range g.all(action, utNS+"graphData") {
+				t.graphData[g.one(gd, rdfsNS+"label").Value] = iriPath(g.one(gd, utNS+"graph").Value)
+			}
+		}
+		res := g.one(e, mfNS+"result")
+		switch {
+		case res.IsIRI():
+			t.result = iriPath(res.Value)
+		case !res.IsZero():
+			if d := g.one(res, utNS+"data"); !d.IsZero() {
+				t.resultData = iriPath(d.Value)
+			}
+			for _, gd := range g.all(res, utNS+"graphData") {
+				t.resultGraphData[g.one(gd, rdfsNS+"label").Value] = iriPath(g.one(gd, utNS+"graph").Value)
+			}
+		}
+		tests = append(tests, t)
+	}
+	return tests, nil
+}

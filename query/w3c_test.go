@@ -1,0 +1,357 @@
+package query_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/eval"
+)
+
+// w3cRoot is the W3C SPARQL test suite checkout, beside the repository.
+const w3cRoot = "../../shared/w3c-sparql"
+
+// w3cSuites lists the suites the conformance test runs: name → manifest.
+func w3cSuites() []struct{ name, manifest string } {
+	var out []struct{ name, manifest string }
+	dirs, _ := os.ReadDir(filepath.Join(w3cRoot, "sparql10"))
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		m := filepath.Join(w3cRoot, "sparql10", d.Name(), "manifest.ttl")
+		if _, err := os.Stat(m); err == nil {
+			out = append(out, struct{ name, manifest string }{"sparql10/" + d.Name(), m})
+		}
+	}
+	for _, d := range []string{
+		"aggregates", "bind", "bindings", "cast", "construct", "exists", "functions", "grouping",
+		"negation", "project-expression", "property-path", "subquery",
+		"add", "basic-update", "clear", "copy", "delete", "delete-data", "delete-insert",
+		"delete-where", "drop", "move", "update-silent",
+		"syntax-query", "syntax-update-1", "syntax-update-2",
+	} {
+		out = append(out, struct{ name, manifest string }{"sparql11/" + d, filepath.Join(w3cRoot, "sparql11", d, "manifest.ttl")})
+	}
+	return out
+}
+
+type outcome int
+
+const (
+	passed outcome = iota
+	failed
+	skipped
+)
+
+func (o outcome) String() string { return [...]string{"PASS", "FAIL", "SKIP"}[o] }
+
+// readFloor reads "suite minimum-passes" lines.
+func readFloor(t *testing.T) map[string]int {
+	f, err := os.Open("testdata/w3c-floor.txt")
+	if err != nil {
+		t.Fatalf("reading the pass floor: %v", err)
+	}
+	defer f.Close()
+	floors := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Fields(text)
+		if len(fields) != 2 {
+			t.Fatalf("testdata/w3c-floor.txt:%d: want \"suite passes\"", line)
+		}
+		n, err := strconv.Atoi(fields[1])
+		if err != nil {
+			t.Fatalf("testdata/w3c-floor.txt:%d: %v", line, err)
+		}
+		floors[fields[0]] = n
+	}
+	return floors
+}
+
+// TestW3C runs the W3C SPARQL 1.0 and 1.1 evaluation and update suites and
+// fails when a suite passes fewer tests than its floor.
+func TestW3C(t *testing.T) {
+	if _, err := os.Stat(w3cRoot); err != nil {
+		t.Skipf("W3C SPARQL test suites not found at %s (the shared checkout beside the repository): %v", w3cRoot, err)
+	}
+	floors := readFloor(t)
+	var report []string
+	for _, s := range w3cSuites() {
+		tests, err := readTests(s.manifest)
+		if err != nil {
+			t.Errorf("%s: %v", s.name, err)
+			continue
+		}
+		var counts [3]int
+		var failures []string
+		for _, tc := range tests {
+			res, why := runW3C(tc)
+			counts[res]++
+			if res == failed || res == skipped && os.Getenv("W3C_VERBOSE") != "" {
+				if os.Getenv("W3C_VERBOSE") == "" {
+					why = firstLine(why)
+				}
+				failures = append(failures, fmt.Sprintf("    %v %s (%s): %s", res, tc.name, filepath.Base(tc.query), why))
+			}
+		}
+		line := fmt.Sprintf("%s: %d passed, %d failed, %d skipped", s.name, counts[passed], counts[failed], counts[skipped])
+		report = append(report, line)
+		t.Log(line)
+		for _, f := range failures {
+			t.Log(f)
+		}
+		if floor, ok := floors[s.name]; ok && counts[passed] < floor {
+			t.Errorf("%s: %d passed, below the floor of %d", s.name, counts[passed], floor)
+		}
+	}
+	if os.Getenv("W3C_REPORT") != "" {
+		sort.Strings(report)
+		fmt.Println(strings.Join(report, "\n"))
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// runW3C runs one test and says why it failed.
+func runW3C(tc w3cTest) (res outcome, why string) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, why = failed, fmt.Sprintf("panic: %v", p)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	switch tc.kind {
+	case "QueryEvaluationTest":
+		return runQueryTest(ctx, tc)
+	case "UpdateEvaluationTest":
+		return runUpdateTest(ctx, tc)
+	case "PositiveSyntaxTest11", "PositiveSyntaxTest", "PositiveUpdateSyntaxTest11":
+		return runSyntaxTest(tc, true)
+	case "NegativeSyntaxTest11", "NegativeSyntaxTest", "NegativeUpdateSyntaxTest11":
+		return runSyntaxTest(tc, false)
+	}
+	return skipped, "test type " + tc.kind
+}
+
+func runSyntaxTest(tc w3cTest, positive bool) (outcome, string) {
+	text, err := os.ReadFile(tc.query)
+	if err != nil {
+		return failed, err.Error()
+	}
+	base := fileIRI(tc.query)
+	if strings.HasSuffix(tc.query, ".ru") {
+		_, err = query.PrepareUpdate(string(text), query.Options{Base: base})
+	} else {
+		_, err = query.Prepare(string(text), query.Options{Base: base})
+	}
+	switch {
+	case positive && err != nil:
+		return failed, "rejected: " + err.Error()
+	case !positive && err == nil:
+		return failed, "accepted an invalid query"
+	}
+	return passed, ""
+}
+
+// loadDataset loads the default-graph files and the named graphs into a
+// fresh store.
+func loadDataset(ctx context.Context, data []string, named map[string]string) (*kb.Memory, error) {
+	ds := kb.NewMemory()
+	for _, d := range data {
+		if _, err := kb.LoadFile(ctx, ds, d, kb.LoadOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	for iri, f := range named {
+		if _, err := kb.LoadFile(ctx, ds, f, kb.LoadOptions{Graph: kb.IRI(iri)}); err != nil {
+			return nil, err
+		}
+	}
+	return ds, nil
+}
+
+// isOrdered reports whether the query's solutions are ordered.
+func isOrdered(op algebra.Op) bool {
+	for {
+		switch o := op.(type) {
+		case *algebra.Slice:
+			op = o.Input
+		case *algebra.Distinct:
+			op = o.Input
+		case *algebra.Reduced:
+			op = o.Input
+		case *algebra.Project:
+			op = o.Input
+		case *algebra.OrderBy:
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func runQueryTest(ctx context.Context, tc w3cTest) (outcome, string) {
+	text, err := os.ReadFile(tc.query)
+	if err != nil {
+		return failed, err.Error()
+	}
+	p, err := query.Prepare(string(text), query.Options{Base: fileIRI(tc.query)})
+	if err != nil {
+		return failed, "parse: " + err.Error()
+	}
+	ds, err := loadDataset(ctx, tc.data, tc.graphData)
+	if err != nil {
+		return skipped, "loading data: " + err.Error()
+	}
+	defer ds.Close()
+	if qd := p.Query.Dataset; qd != nil {
+		for _, iri := range append(append([]string{}, qd.Default...), qd.Named...) {
+			if _, ok := tc.graphData[iri]; ok || !strings.HasPrefix(iri, "file:") {
+				continue
+			}
+			if _, err := kb.LoadFile(ctx, ds, iriPath(iri), kb.LoadOptions{Graph: kb.IRI(iri)}); err != nil {
+				return skipped, "loading FROM graph: " + err.Error()
+			}
+		}
+	}
+	spec := eval.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}, NamedNone: true}
+	for iri := range tc.graphData {
+		spec.Named = append(spec.Named, kb.IRI(iri))
+	}
+	res, err := query.Exec(ctx, ds, p, query.Options{Base: fileIRI(tc.query), Dataset: spec})
+	if err != nil {
+		return failed, "exec: " + err.Error()
+	}
+	defer res.Close()
+	switch res.Form {
+	case algebra.FormConstruct, algebra.FormDescribe:
+		exp, err := loadTriples(ctx, tc.result)
+		if err != nil {
+			return skipped, "reading expected graph: " + err.Error()
+		}
+		if !graphsIsomorphic(exp, res.Triples) {
+			return failed, fmt.Sprintf("graphs differ: expected %d triples, got %d", len(exp), len(res.Triples))
+		}
+		return passed, ""
+	}
+	exp, err := readExpected(ctx, tc.result)
+	if err != nil {
+		return skipped, "reading expected results: " + err.Error()
+	}
+	if res.Form == algebra.FormAsk {
+		if exp.Boolean == nil || *exp.Boolean != res.Boolean {
+			return failed, fmt.Sprintf("ASK gave %v", res.Boolean)
+		}
+		return passed, ""
+	}
+	rows, err := res.Rows()
+	if err != nil {
+		return failed, "exec: " + err.Error()
+	}
+	vars := res.Vars
+	got := rows
+	want := project(exp, vars)
+	for _, v := range exp.Vars {
+		if !contains(vars, v) {
+			return failed, fmt.Sprintf("variable %s missing from the result (got %v)", v, vars)
+		}
+	}
+	if !rowsMatch(want, got, isOrdered(p.Query.Pattern)) {
+		return failed, fmt.Sprintf("solutions differ:\nwant\n%sgot\n%s", formatRows(vars, want), formatRows(vars, got))
+	}
+	return passed, ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func runUpdateTest(ctx context.Context, tc w3cTest) (outcome, string) {
+	text, err := os.ReadFile(tc.query)
+	if err != nil {
+		return failed, err.Error()
+	}
+	ds, err := loadDataset(ctx, tc.data, tc.graphData)
+	if err != nil {
+		return skipped, "loading data: " + err.Error()
+	}
+	defer ds.Close()
+	opts := query.Options{Base: fileIRI(tc.query), Dataset: eval.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}}}
+	if _, err := query.Update(ctx, ds, string(text), opts); err != nil {
+		var invalid interface{ InvalidInput() bool }
+		if errors.As(err, &invalid) {
+			return failed, "parse: " + err.Error()
+		}
+		return failed, "update: " + err.Error()
+	}
+	expected := map[kb.Term][]kb.Triple{}
+	if tc.resultData != "" {
+		ts, err := loadTriples(ctx, tc.resultData)
+		if err != nil {
+			return skipped, err.Error()
+		}
+		expected[kb.DefaultGraph] = ts
+	}
+	for iri, f := range tc.resultGraphData {
+		ts, err := loadTriples(ctx, f)
+		if err != nil {
+			return skipped, err.Error()
+		}
+		expected[kb.IRI(iri)] = ts
+	}
+	graphs, err := ds.Graphs(ctx)
+	if err != nil {
+		return failed, err.Error()
+	}
+	checked := map[kb.Term]bool{}
+	for _, g := range graphs {
+		name, err := ds.Resolve(ctx, g)
+		if err != nil {
+			return failed, err.Error()
+		}
+		got, err := graphTriples(ctx, ds, g)
+		if err != nil {
+			return failed, err.Error()
+		}
+		checked[name] = true
+		if !graphsIsomorphic(expected[name], got) {
+			return failed, fmt.Sprintf("graph %s: expected %d triples, got %d", name, len(expected[name]), len(got))
+		}
+	}
+	for name, ts := range expected {
+		if !checked[name] && len(ts) > 0 {
+			return failed, fmt.Sprintf("graph %s: expected %d triples, got none", name, len(ts))
+		}
+	}
+	return passed, ""
+}

@@ -1,0 +1,411 @@
+package reasoner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// Derivation records are how explanations survive the process that
+// derived them. For each derived triple (s p o) the engine writes one quad
+//
+//	s <urn:x-perfkb:derivation> "RECORD"^^<urn:x-perfkb:derivation-record> <urn:x-perfkb:derivations>
+//
+// whose lexical form is, one item per line:
+//
+//	rule label
+//	p o                 (the derived triple's predicate and object, N-Triples terms)
+//	s1 p1 o1            (each premise: the triple that matched a body pattern)
+//	...
+//
+// Explain follows premises that are themselves inferred down to asserted
+// triples. Records hold terms, not store IDs, so they stay valid whatever
+// the backend does with IDs.
+
+func encodeRecord(rule string, p, o kb.Term, premises []kb.Triple) kb.Term {
+	var b strings.Builder
+	b.WriteString(strings.ReplaceAll(rule, "\n", " "))
+	b.WriteByte('\n')
+	p.AppendNTriples(&b)
+	b.WriteByte(' ')
+	o.AppendNTriples(&b)
+	for _, t := range premises {
+		b.WriteByte('\n')
+		t.S.AppendNTriples(&b)
+		b.WriteByte(' ')
+		t.P.AppendNTriples(&b)
+		b.WriteByte(' ')
+		t.O.AppendNTriples(&b)
+	}
+	return kb.Literal(b.String(), DerivationDatatypeIRI)
+}
+
+type record struct {
+	rule     string
+	p, o     kb.Term
+	premises []kb.Triple
+}
+
+func decodeRecord(lex string) (record, error) {
+	lines := strings.Split(lex, "\n")
+	if len(lines) < 2 {
+		return record{}, errors.New("derivation record: too short")
+	}
+	r := record{rule: lines[0]}
+	terms, err := parseNTTerms(lines[1], 2)
+	if err != nil {
+		return record{}, fmt.Errorf("derivation record: %w", err)
+	}
+	r.p, r.o = terms[0], terms[1]
+	for _, line := range lines[2:] {
+		terms, err := parseNTTerms(line, 3)
+		if err != nil {
+			return record{}, fmt.Errorf("derivation record: %w", err)
+		}
+		r.premises = append(r.premises, kb.Triple{S: terms[0], P: terms[1], O: terms[2]})
+	}
+	return r, nil
+}
+
+// parseNTTerms reads n space-separated N-Triples terms.
+func parseNTTerms(s string, n int) ([]kb.Term, error) {
+	var out []kb.Term
+	for len(out) < n {
+		s = strings.TrimLeft(s, " ")
+		t, rest, err := parseNTTerm(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+		s = rest
+	}
+	if strings.TrimSpace(s) != "" {
+		return nil, fmt.Errorf("trailing text %q", s)
+	}
+	return out, nil
+}
+
+func parseNTTerm(s string) (kb.Term, string, error) {
+	switch {
+	case strings.HasPrefix(s, "<"):
+		end := strings.IndexByte(s, '>')
+		if end < 0 {
+			return kb.Term{}, "", errors.New("unterminated IRI")
+		}
+		iri, err := unescapeNT(s[1:end])
+		return kb.IRI(iri), s[end+1:], err
+	case strings.HasPrefix(s, "_:"):
+		end := strings.IndexByte(s, ' ')
+		if end < 0 {
+			end = len(s)
+		}
+		return kb.Blank(s[2:end]), s[end:], nil
+	case strings.HasPrefix(s, `"`):
+		i := 1
+		for i < len(s) && s[i] != '"' {
+			if s[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(s) {
+			return kb.Term{}, "", errors.New("unterminated literal")
+		}
+		lex, err := unescapeNT(s[1:i])
+		if err != nil {
+			return kb.Term{}, "", err
+		}
+		rest := s[i+1:]
+		switch {
+		case strings.HasPrefix(rest, "^^<"):
+			end := strings.IndexByte(rest, '>')
+			if end < 0 {
+				return kb.Term{}, "", errors.New("unterminated datatype")
+			}
+			dt, err := unescapeNT(rest[3:end])
+			return kb.Literal(lex, dt), rest[end+1:], err
+		case strings.HasPrefix(rest, "@"):
+			end := strings.IndexByte(rest, ' ')
+			if end < 0 {
+				end = len(rest)
+			}
+			return kb.LangLiteral(lex, rest[1:end]), rest[end:], nil
+		}
+		return kb.String(lex), rest, nil
+	}
+	return kb.Term{}, "", fmt.Errorf("bad term at %q", s)
+}
+
+func unescapeNT(s string) (string, error) {
+	if !strings.Contains(s, `\`) {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case '"', '\\', '\'':
+			b.WriteByte(s[i])
+		case 'u', 'U':
+			w := 4
+			if s[i] == 'U' {
+				w = 8
+			}
+			if i+1+w > len(s) {
+				return "", errors.New("short escape")
+			}
+			v, err := strconv.ParseUint(s[i+1:i+1+w], 16, 32)
+			if err != nil {
+				return "", err
+			}
+			var buf [4]byte
+			n := utf8.EncodeRune(buf[:], rune(v))
+			b.Write(buf[:n])
+			i += w
+		default:
+			return "", fmt.Errorf("bad escape \\%c", s[i])
+		}
+	}
+	return b.String(), nil
+}
+
+// Derivation explains one triple: asserted, or derived by Rule from
+// Premises (each explained in turn).
+type Derivation struct {
+	Triple   kb.Triple     `json:"-"`
+	Rule     string        `json:"rule,omitempty"`
+	Asserted bool          `json:"asserted"`
+	Premises []*Derivation `json:"premises,omitempty"`
+	// Note says why a branch stops early: a cycle, the depth limit, or a
+	// derived triple without a record (derivations were not recorded).
+	Note string `json:"note,omitempty"`
+}
+
+// maxExplainDepth bounds derivation trees.
+const maxExplainDepth = 64
+
+// Explain returns the derivation of every inferred triple whose subject is
+// term, each traced down to asserted triples.
+func Explain(ctx context.Context, ds kb.Dataset, term kb.Term) ([]*Derivation, error) {
+	x, err := newExplainer(ctx, ds)
+	if err != nil || x == nil {
+		return nil, err
+	}
+	sid, ok, err := ds.Lookup(ctx, term)
+	if err != nil || !ok {
+		return nil, err
+	}
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{S: sid, G: x.inferred}))
+	if err != nil {
+		return nil, err
+	}
+	var out []*Derivation
+	for _, q := range quads {
+		tq, err := kb.ResolveQuad(ctx, ds, q)
+		if err != nil {
+			return nil, err
+		}
+		d, err := x.explain(kb.Triple{S: tq.S, P: tq.P, O: tq.O}, 0, map[kb.Triple]bool{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	sortDerivations(out)
+	return out, nil
+}
+
+// ExplainTriple returns the derivation of one triple.
+func ExplainTriple(ctx context.Context, ds kb.Dataset, t kb.Triple) (*Derivation, error) {
+	x, err := newExplainer(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	if x == nil {
+		return &Derivation{Triple: t, Asserted: true}, nil
+	}
+	return x.explain(t, 0, map[kb.Triple]bool{})
+}
+
+type explainer struct {
+	ctx                      context.Context
+	ds                       kb.Dataset
+	inferred, derivG, derivP kb.ID
+	haveRecords              bool
+	memo                     map[kb.Triple]*Derivation
+}
+
+func newExplainer(ctx context.Context, ds kb.Dataset) (*explainer, error) {
+	x := &explainer{ctx: ctx, ds: ds, memo: map[kb.Triple]*Derivation{}}
+	id, ok, err := ds.Lookup(ctx, kb.InferredGraph)
+	if err != nil || !ok {
+		return nil, err
+	}
+	x.inferred = id
+	if x.derivG, x.haveRecords, err = ds.Lookup(ctx, DerivationsGraph); err != nil {
+		return nil, err
+	}
+	if x.haveRecords {
+		if x.derivP, x.haveRecords, err = ds.Lookup(ctx, kb.IRI(DerivationPredicateIRI)); err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+func (x *explainer) ids(t kb.Triple) ([3]kb.ID, bool, error) {
+	var out [3]kb.ID
+	for j, term := range [3]kb.Term{t.S, t.P, t.O} {
+		id, ok, err := x.ds.Lookup(x.ctx, term)
+		if err != nil || !ok {
+			return out, false, err
+		}
+		out[j] = id
+	}
+	return out, true, nil
+}
+
+func (x *explainer) explain(t kb.Triple, depth int, path map[kb.Triple]bool) (*Derivation, error) {
+	if d, ok := x.memo[t]; ok {
+		return d, nil
+	}
+	d := &Derivation{Triple: t}
+	ids, ok, err := x.ids(t)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		d.Note = "not in the store"
+		return d, nil
+	}
+	quads, err := kb.Collect(x.ds.Match(x.ctx, kb.Pattern{S: ids[0], P: ids[1], O: ids[2]}))
+	if err != nil {
+		return nil, err
+	}
+	inferred := false
+	for _, q := range quads {
+		if q.G == x.inferred {
+			inferred = true
+		} else if q.G != x.derivG {
+			d.Asserted = true
+		}
+	}
+	if d.Asserted || !inferred {
+		if !d.Asserted {
+			d.Note = "not in the store"
+		}
+		x.memo[t] = d
+		return d, nil
+	}
+	if path[t] {
+		d.Note = "cycle"
+		return d, nil
+	}
+	if depth >= maxExplainDepth {
+		d.Note = "depth limit"
+		return d, nil
+	}
+	rec, found, err := x.findRecord(ids[0], t)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		d.Note = "no derivation record (run without derivations?)"
+		x.memo[t] = d
+		return d, nil
+	}
+	d.Rule = rec.rule
+	path[t] = true
+	for _, p := range rec.premises {
+		pd, err := x.explain(p, depth+1, path)
+		if err != nil {
+			return nil, err
+		}
+		d.Premises = append(d.Premises, pd)
+	}
+	delete(path, t)
+	x.memo[t] = d
+	return d, nil
+}
+
+func (x *explainer) findRecord(s kb.ID, t kb.Triple) (record, bool, error) {
+	if !x.haveRecords {
+		return record{}, false, nil
+	}
+	quads, err := kb.Collect(x.ds.Match(x.ctx, kb.Pattern{S: s, P: x.derivP, G: x.derivG}))
+	if err != nil {
+		return record{}, false, err
+	}
+	for _, q := range quads {
+		lit, err := x.ds.Resolve(x.ctx, q.O)
+		if err != nil {
+			return record{}, false, err
+		}
+		rec, err := decodeRecord(lit.Value)
+		if err != nil {
+			return record{}, false, err
+		}
+		if rec.p == t.P && rec.o == t.O {
+			return rec, true, nil
+		}
+	}
+	return record{}, false, nil
+}
+
+func sortDerivations(ds []*Derivation) {
+	key := func(d *Derivation) string { return d.Triple.P.String() + " " + d.Triple.O.String() }
+	for i := 1; i < len(ds); i++ {
+		for j := i; j > 0 && key(ds[j]) < key(ds[j-1]); j-- {
+			ds[j], ds[j-1] = ds[j-1], ds[j]
+		}
+	}
+}
+
+// MarshalJSON writes the triple in N-Triples form next to the tree.
+func (d *Derivation) MarshalJSON() ([]byte, error) {
+	type plain Derivation
+	return json.Marshal(struct {
+		Triple string `json:"triple"`
+		*plain
+	}{kb.TermQuad{S: d.Triple.S, P: d.Triple.P, O: d.Triple.O}.String(), (*plain)(d)})
+}
+
+// Format writes the derivation as an indented tree, one triple a line.
+func (d *Derivation) Format(b *strings.Builder, indent string) {
+	b.WriteString(indent)
+	b.WriteString(kb.TermQuad{S: d.Triple.S, P: d.Triple.P, O: d.Triple.O}.String())
+	switch {
+	case d.Asserted:
+		b.WriteString("   [asserted]")
+	case d.Rule != "":
+		b.WriteString("   [rule " + d.Rule + "]")
+	}
+	if d.Note != "" {
+		b.WriteString("   (" + d.Note + ")")
+	}
+	b.WriteByte('\n')
+	for _, p := range d.Premises {
+		p.Format(b, indent+"    ")
+	}
+}

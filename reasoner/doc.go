@@ -1,0 +1,39 @@
+// Package reasoner is perfkb's forward-chaining rule engine. It runs rule
+// files in Apache Jena's rule syntax over a kb.Dataset and writes what it
+// derives to the inferred graph, recording why.
+//
+//	rule text ──rulelang.Parse──▶ AST ──Compile──▶ Program ──NewEngine(ds)──▶ plans over IDs
+//	                                                                     │
+//	      kb.Dataset ──load──▶ working memory (per-predicate tables) ◀──┘
+//	                              │ semi-naive rounds (joins driven by the newest triples)
+//	                              ▼
+//	      inferred graph + derivation records ──▶ Findings, Explain
+//
+// Compilation checks builtins, arities and head variables (errors with
+// file:line:column) and is done once. Binding a program to a store interns
+// its constants and builds, per rule, one join plan per body pattern: that
+// pattern reads only the triples derived in the previous round (the delta),
+// patterns before it read only older triples, patterns after it read all,
+// so each combination of premises is joined once (semi-naive evaluation).
+// Other patterns are ordered greedily by bound positions and index fan-out;
+// builtins run as soon as their inputs are bound, noValue and print after
+// every pattern. Rules whose delta pattern's predicate got no new triples
+// are skipped.
+//
+// The working memory holds every triple the rules may read, per predicate,
+// in columns with hash indexes built on first use; it is loaded once from
+// the store (all graphs except the derivations graph, or Options.ReadGraphs)
+// and kept by an Engine, so Engine.Add (or RunIncremental) derives only the
+// consequences of new triples. New triples are written per round with
+// Dataset.Apply in batches of Options.BatchSize to kb.InferredGraph.
+//
+// Explanations: for each derived triple the engine writes a derivation
+// record (rule and premises, as terms) into the graph
+// urn:x-perfkb:derivations, so `perfkb reason --explain IRI`, run in
+// another process, can print the derivation tree down to asserted triples
+// (Explain). Options.NoDerivations skips the records.
+//
+// remove and drop delete the matched triple from the working memory and from
+// every graph of the store at the end of the round; consequences derived
+// from it earlier are kept, as in Jena's forward engine.
+package reasoner

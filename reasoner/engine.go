@@ -1,0 +1,713 @@
+package reasoner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// DerivationsGraphIRI names the graph where the engine records, for every
+// triple it derives, the rule and premises that produced it.
+const DerivationsGraphIRI = "urn:x-perfkb:derivations"
+
+// DerivationPredicateIRI links a derived triple's subject to one
+// derivation record (a literal, see derivation.go).
+const DerivationPredicateIRI = "urn:x-perfkb:derivation"
+
+// DerivationDatatypeIRI is the datatype of derivation record literals.
+const DerivationDatatypeIRI = "urn:x-perfkb:derivation-record"
+
+// DerivationsGraph is the graph of derivation records.
+var DerivationsGraph = kb.IRI(DerivationsGraphIRI)
+
+// Errors that stop a run early. The triples derived before the limit are
+// written; Summary says how far the run got.
+var (
+	ErrMaxIterations = errors.New("reasoner: rounds limit reached before a fixpoint (raise MaxIterations, or look for a rule that keeps making new nodes)")
+	ErrMaxDerived    = errors.New("reasoner: derived-triples limit reached (raise MaxDerived)")
+)
+
+// Options tune a run. The zero value is usable.
+type Options struct {
+	// MaxIterations bounds the number of rounds (0: 10000).
+	MaxIterations int
+	// MaxDerived bounds the number of derived triples (0: no bound).
+	MaxDerived int64
+	// BatchSize is the number of quads per Dataset.Apply (0: 50000).
+	BatchSize int
+	// ReadGraphs restricts the graphs rules read; nil reads every graph
+	// (asserted and inferred) except the derivations graph.
+	ReadGraphs []kb.Term
+	// InferredGraph receives derived triples (zero: kb.InferredGraph).
+	InferredGraph kb.Term
+	// NoDerivations skips writing derivation records (faster, smaller; no
+	// explanations for this run's triples).
+	NoDerivations bool
+	// Reset clears the inferred and derivations graphs before the run, for
+	// a clean materialisation after the rules changed.
+	Reset bool
+	// Print receives print() output (nil: discarded).
+	Print io.Writer
+	// Progress, when set, is called after loading and after each round.
+	Progress func(Progress)
+	// Now is the clock for now() (nil: time.Now).
+	Now func() time.Time
+}
+
+// Progress reports how a run is going.
+type Progress struct {
+	Phase   string // "load", "round", "done"
+	Round   int
+	Loaded  int64
+	Derived int64
+	Removed int64
+	Elapsed time.Duration
+}
+
+// Summary describes a finished run.
+type Summary struct {
+	Rules   int   `json:"rules"`
+	Loaded  int64 `json:"loaded"`  // distinct triples read from the store
+	Derived int64 `json:"derived"` // new triples written to the inferred graph
+	Removed int64 `json:"removed"` // triples deleted by remove/drop
+	Rounds  int   `json:"rounds"`
+	// Firings counts derived triples per rule label.
+	Firings map[string]int64 `json:"firings"`
+	// RuleTime is the time spent joining each rule (by label), to find the
+	// expensive ones.
+	RuleTime map[string]time.Duration `json:"-"`
+	Duration time.Duration            `json:"durationNs"`
+}
+
+// Run materialises prog over ds: it reads the store, derives every
+// consequence to a fixpoint, writes new triples to the inferred graph (and
+// derivation records), and returns what it did.
+func Run(ctx context.Context, ds kb.Dataset, prog *Program, opts Options) (Summary, error) {
+	e, err := NewEngine(ctx, ds, prog, opts)
+	if err != nil {
+		return Summary{}, err
+	}
+	return e.Run(ctx)
+}
+
+// RunIncremental derives only the consequences of added, quads already
+// stored in ds, assuming the rest of ds was closed under prog (for example
+// by an earlier Run). It costs a pass over the store to build the working
+// memory, but only joins involving the new triples.
+func RunIncremental(ctx context.Context, ds kb.Dataset, prog *Program, added []kb.Quad, opts Options) (Summary, error) {
+	skip := make(map[kb.Quad]bool, len(added))
+	for _, q := range added {
+		skip[q] = true
+	}
+	e, err := newEngine(ctx, ds, prog, opts, skip)
+	if err != nil {
+		return Summary{}, err
+	}
+	e.ranOnce = true
+	return e.addRows(ctx, added)
+}
+
+// Engine holds a program bound to a store with its working memory, so that
+// new data can be reasoned over incrementally (Add). It is not safe for
+// concurrent use.
+type Engine struct {
+	ds    kb.Dataset
+	prog  *Program
+	opts  Options
+	ts    *tripleStore
+	rules []*boundRule
+	cur   uint32 // the newest generation
+
+	inferredG, derivG, derivP kb.ID
+	readGraphs                map[kb.ID]bool
+
+	terms map[kb.ID]kb.Term
+	ids   map[kb.Term]kb.ID
+	// nextLocal numbers terms that builtins made and the store does not
+	// have yet; they get store IDs only if a derived triple uses them.
+	nextLocal kb.ID
+	regexps   map[string]*regexp.Regexp
+	ntCache   map[kb.ID]string
+	blanks    int
+	runID     string
+
+	pending  []derivedTriple
+	pendSet  map[[3]kb.ID]struct{}
+	removes  [][3]kb.ID
+	premArea []premRef
+
+	summary Summary
+	start   time.Time
+	ranOnce bool
+}
+
+type premRef struct {
+	t   *table
+	row int32
+}
+
+type derivedTriple struct {
+	s, p, o kb.ID
+	rule    int32
+	prem    []premRef
+}
+
+// NewEngine binds prog to ds and loads the working memory.
+func NewEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options) (*Engine, error) {
+	return newEngine(ctx, ds, prog, opts, nil)
+}
+
+func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, skip map[kb.Quad]bool) (*Engine, error) {
+	if opts.MaxIterations <= 0 {
+		opts.MaxIterations = 10000
+	}
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 50000
+	}
+	if opts.InferredGraph.IsZero() {
+		opts.InferredGraph = kb.InferredGraph
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	e := &Engine{
+		ds: ds, prog: prog, opts: opts, ts: newTripleStore(),
+		terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, regexps: map[string]*regexp.Regexp{},
+		ntCache:   map[kb.ID]string{},
+		pendSet:   map[[3]kb.ID]struct{}{},
+		nextLocal: localBase,
+		start:     time.Now(),
+		runID:     strconv.FormatInt(time.Now().UnixNano(), 36),
+	}
+	e.summary.Rules = prog.Len()
+	e.summary.Firings = map[string]int64{}
+	e.summary.RuleTime = map[string]time.Duration{}
+	ids, err := e.internAll(ctx, []kb.Term{opts.InferredGraph, DerivationsGraph, kb.IRI(DerivationPredicateIRI)})
+	if err != nil {
+		return nil, err
+	}
+	e.inferredG, e.derivG, e.derivP = ids[0], ids[1], ids[2]
+	if opts.ReadGraphs != nil {
+		e.readGraphs = map[kb.ID]bool{}
+		for _, g := range opts.ReadGraphs {
+			id, ok, err := ds.Lookup(ctx, g)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				e.readGraphs[id] = true
+			}
+		}
+	}
+	if opts.Reset {
+		if err := e.reset(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.load(ctx, skip); err != nil {
+		return nil, err
+	}
+	if err := e.bind(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Engine) internAll(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
+	out := make([]kb.ID, len(terms))
+	var missing []kb.Term
+	var at []int
+	for i, t := range terms {
+		if id, ok := e.ids[t]; ok {
+			out[i] = id
+			continue
+		}
+		missing = append(missing, t)
+		at = append(at, i)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	ids, err := e.ds.Intern(ctx, missing)
+	if err != nil {
+		return nil, fmt.Errorf("reasoner: interning terms: %w", err)
+	}
+	for j, id := range ids {
+		out[at[j]] = id
+		e.ids[missing[j]] = id
+		e.terms[id] = missing[j]
+	}
+	return out, nil
+}
+
+func (e *Engine) intern(ctx context.Context, t kb.Term) (kb.ID, error) {
+	if id, ok := e.ids[t]; ok {
+		return id, nil
+	}
+	ids, err := e.internAll(ctx, []kb.Term{t})
+	if err != nil {
+		return 0, err
+	}
+	return ids[0], nil
+}
+
+// localBase is the first engine-local ID; store IDs stay below it.
+const localBase kb.ID = 1 << 62
+
+func isLocal(id kb.ID) bool { return id >= localBase }
+
+// internLocal returns the ID of a term a builtin made: the store's ID when
+// the store has the term, else an engine-local ID, so that intermediate
+// values (a product compared with a threshold) never reach the dictionary.
+func (e *Engine) internLocal(ctx context.Context, t kb.Term) (kb.ID, error) {
+	if id, ok := e.ids[t]; ok {
+		return id, nil
+	}
+	id, ok, err := e.ds.Lookup(ctx, t)
+	if err != nil {
+		return 0, fmt.Errorf("reasoner: looking up a term: %w", err)
+	}
+	if !ok {
+		id = e.nextLocal
+		e.nextLocal++
+	}
+	e.ids[t] = id
+	e.terms[id] = t
+	return id, nil
+}
+
+// globalize replaces engine-local IDs in the pending triples by store IDs.
+func (e *Engine) globalize(ctx context.Context) error {
+	var terms []kb.Term
+	seen := map[kb.ID]bool{}
+	for i := range e.pending {
+		d := &e.pending[i]
+		for _, id := range [3]kb.ID{d.s, d.p, d.o} {
+			if isLocal(id) && !seen[id] {
+				seen[id] = true
+				terms = append(terms, e.terms[id])
+			}
+		}
+	}
+	if len(terms) == 0 {
+		return nil
+	}
+	ids, err := e.ds.Intern(ctx, terms)
+	if err != nil {
+		return fmt.Errorf("reasoner: interning derived terms: %w", err)
+	}
+	real := make(map[kb.ID]kb.ID, len(ids))
+	for i, id := range ids {
+		real[e.ids[terms[i]]] = id
+		e.ids[terms[i]] = id
+		e.terms[id] = terms[i]
+	}
+	for i := range e.pending {
+		d := &e.pending[i]
+		for _, id := range []*kb.ID{&d.s, &d.p, &d.o} {
+			if r, ok := real[*id]; ok {
+				*id = r
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) term(ctx context.Context, id kb.ID) (kb.Term, error) {
+	if t, ok := e.terms[id]; ok {
+		return t, nil
+	}
+	t, err := e.ds.Resolve(ctx, id)
+	if err != nil {
+		return kb.Term{}, fmt.Errorf("reasoner: resolving term %d: %w", id, err)
+	}
+	e.terms[id] = t
+	e.ids[t] = id
+	return t, nil
+}
+
+func (e *Engine) reset(ctx context.Context) error {
+	for _, g := range []kb.ID{e.inferredG, e.derivG} {
+		quads, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{G: g}))
+		if err != nil {
+			return fmt.Errorf("reasoner: reading graph to reset: %w", err)
+		}
+		for len(quads) > 0 {
+			n := min(len(quads), e.opts.BatchSize)
+			if err := e.ds.Apply(ctx, kb.Delta{Remove: quads[:n]}); err != nil {
+				return fmt.Errorf("reasoner: clearing graph: %w", err)
+			}
+			quads = quads[n:]
+		}
+	}
+	return nil
+}
+
+func (e *Engine) reads(g kb.ID) bool {
+	if g == e.derivG {
+		return false
+	}
+	return e.readGraphs == nil || e.readGraphs[g]
+}
+
+func (e *Engine) load(ctx context.Context, skip map[kb.Quad]bool) error {
+	graphs, err := e.ds.Graphs(ctx)
+	if err != nil {
+		return fmt.Errorf("reasoner: listing graphs: %w", err)
+	}
+	for _, g := range graphs {
+		if !e.reads(g) {
+			continue
+		}
+		it := e.ds.Match(ctx, kb.Pattern{G: g})
+		n := 0
+		for it.Next() {
+			q := it.Quad()
+			if skip != nil && skip[q] {
+				continue
+			}
+			if e.ts.table(q.P, true).insert(q.S, q.O, 0) {
+				e.summary.Loaded++
+			}
+			if n++; n&0xffff == 0 {
+				if err := ctx.Err(); err != nil {
+					it.Close()
+					return err
+				}
+			}
+		}
+		err := it.Err()
+		it.Close()
+		if err != nil {
+			return fmt.Errorf("reasoner: reading the store: %w", err)
+		}
+	}
+	e.progress("load", 0)
+	return nil
+}
+
+func (e *Engine) progress(phase string, round int) {
+	if e.opts.Progress == nil {
+		return
+	}
+	e.opts.Progress(Progress{Phase: phase, Round: round, Loaded: e.summary.Loaded,
+		Derived: e.summary.Derived, Removed: e.summary.Removed, Elapsed: time.Since(e.start)})
+}
+
+// Run derives every consequence of the loaded data to a fixpoint. Calling
+// it again without new data derives nothing.
+func (e *Engine) Run(ctx context.Context) (Summary, error) {
+	first := !e.ranOnce
+	e.ranOnce = true
+	err := e.rounds(ctx, first)
+	return e.finish(), err
+}
+
+// Add stores quads (in their graphs) and derives only their consequences.
+func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
+	if err := e.ds.Apply(ctx, kb.Delta{Add: quads}); err != nil {
+		return e.finish(), fmt.Errorf("reasoner: adding quads: %w", err)
+	}
+	return e.addRows(ctx, quads)
+}
+
+func (e *Engine) addRows(ctx context.Context, quads []kb.Quad) (Summary, error) {
+	next := e.cur + 1
+	added := 0
+	for _, q := range quads {
+		if !e.reads(q.G) {
+			continue
+		}
+		if e.ts.table(q.P, true).insert(q.S, q.O, next) {
+			added++
+			e.summary.Loaded++
+		}
+	}
+	if added == 0 {
+		return e.finish(), nil
+	}
+	e.cur = next
+	err := e.rounds(ctx, false)
+	return e.finish(), err
+}
+
+func (e *Engine) finish() Summary {
+	s := e.summary
+	s.Duration = time.Since(e.start)
+	s.Firings = make(map[string]int64, len(e.summary.Firings))
+	for k, v := range e.summary.Firings {
+		s.Firings[k] = v
+	}
+	s.RuleTime = make(map[string]time.Duration, len(e.summary.RuleTime))
+	for k, v := range e.summary.RuleTime {
+		s.RuleTime[k] = v
+	}
+	return s
+}
+
+// rounds runs semi-naive rounds from generation e.cur until nothing new is
+// derived. fromScratch marks the first round over freshly loaded data,
+// where every row is new and none is old.
+func (e *Engine) rounds(ctx context.Context, fromScratch bool) error {
+	for round := 0; ; round++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if round >= e.opts.MaxIterations {
+			return ErrMaxIterations
+		}
+		if round > 0 || !fromScratch {
+			if err := e.plan(ctx); err != nil {
+				return err
+			}
+		}
+		limitHit := false
+		for _, r := range e.rules {
+			if fromScratch && round == 0 && r.noPatterns != nil {
+				if err := e.evaluate(ctx, r.noPatterns); err != nil {
+					return e.stop(ctx, err)
+				}
+			}
+			plans := r.plans
+			if fromScratch && round == 0 && r.full != nil {
+				// every row is new and none is old: one join over everything
+				plans = []*plan{r.full}
+			}
+			for _, pl := range plans {
+				if pl != r.full && !e.hasDelta(pl) {
+					continue
+				}
+				began := time.Now()
+				err := e.evaluate(ctx, pl)
+				e.summary.RuleTime[r.cr.label] += time.Since(began)
+				if err != nil {
+					if errors.Is(err, ErrMaxDerived) {
+						limitHit = true
+						break
+					}
+					return e.stop(ctx, err)
+				}
+			}
+			if limitHit {
+				break
+			}
+		}
+		e.summary.Rounds++
+		changed, err := e.commit(ctx)
+		if err != nil {
+			return err
+		}
+		e.progress("round", round+1)
+		if limitHit {
+			return ErrMaxDerived
+		}
+		if !changed {
+			e.progress("done", round+1)
+			return nil
+		}
+		e.cur++
+	}
+}
+
+// stop writes what was derived before an error, then returns the error.
+func (e *Engine) stop(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		if _, cerr := e.commit(ctx); cerr != nil {
+			return errors.Join(err, cerr)
+		}
+	}
+	return err
+}
+
+func (e *Engine) hasDelta(pl *plan) bool {
+	st := pl.steps[0]
+	if st.p.mode == modeConst {
+		t := e.ts.tables[st.p.id]
+		return t != nil && t.hasDelta(e.cur)
+	}
+	for _, t := range e.ts.order {
+		if t.hasDelta(e.cur) {
+			return true
+		}
+	}
+	return false
+}
+
+// commit applies the round's removals and additions to the working memory
+// and the store. It reports whether anything changed.
+func (e *Engine) commit(ctx context.Context) (bool, error) {
+	changed := false
+	var delta kb.Delta
+	flush := func() error {
+		if len(delta.Add) == 0 && len(delta.Remove) == 0 {
+			return nil
+		}
+		if err := e.ds.Apply(ctx, delta); err != nil {
+			return fmt.Errorf("reasoner: writing derived triples: %w", err)
+		}
+		delta = kb.Delta{}
+		return nil
+	}
+	for _, r := range e.removes {
+		if isLocal(r[0]) || isLocal(r[1]) || isLocal(r[2]) {
+			continue // made by a builtin: not stored anywhere
+		}
+		t := e.ts.tables[r[1]]
+		if t == nil || !t.remove(r[0], r[2]) {
+			continue
+		}
+		changed = true
+		e.summary.Removed++
+		quads, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: r[0], P: r[1], O: r[2]}))
+		if err != nil {
+			return false, fmt.Errorf("reasoner: finding triples to remove: %w", err)
+		}
+		for _, q := range quads {
+			if q.G != e.derivG {
+				delta.Remove = append(delta.Remove, q)
+			}
+		}
+	}
+	e.removes = e.removes[:0]
+	if err := e.globalize(ctx); err != nil {
+		return false, err
+	}
+	next := e.cur + 1
+	var records []kb.Term
+	var recordSubjects []kb.ID
+	for i := range e.pending {
+		d := &e.pending[i]
+		if !e.ts.table(d.p, true).insert(d.s, d.o, next) {
+			continue
+		}
+		changed = true
+		e.summary.Derived++
+		e.summary.Firings[e.rules[d.rule].cr.label]++
+		delta.Add = append(delta.Add, kb.Quad{S: d.s, P: d.p, O: d.o, G: e.inferredG})
+		if !e.opts.NoDerivations {
+			rec, err := e.record(ctx, d)
+			if err != nil {
+				return false, err
+			}
+			records = append(records, rec)
+			recordSubjects = append(recordSubjects, d.s)
+		}
+		if len(delta.Add)+len(records) >= e.opts.BatchSize {
+			if err := e.addRecords(ctx, &delta, records, recordSubjects); err != nil {
+				return false, err
+			}
+			records, recordSubjects = records[:0], recordSubjects[:0]
+			if err := flush(); err != nil {
+				return false, err
+			}
+		}
+	}
+	if err := e.addRecords(ctx, &delta, records, recordSubjects); err != nil {
+		return false, err
+	}
+	if err := flush(); err != nil {
+		return false, err
+	}
+	e.pending = e.pending[:0]
+	e.premArea = nil
+	clear(e.pendSet)
+	return changed, nil
+}
+
+func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, records []kb.Term, subjects []kb.ID) error {
+	if len(records) == 0 {
+		return nil
+	}
+	ids, err := e.ds.Intern(ctx, records)
+	if err != nil {
+		return fmt.Errorf("reasoner: interning derivation records: %w", err)
+	}
+	for i, id := range ids {
+		delta.Add = append(delta.Add, kb.Quad{S: subjects[i], P: e.derivP, O: id, G: e.derivG})
+	}
+	return nil
+}
+
+// record builds the derivation record literal of a derived triple.
+func (e *Engine) record(ctx context.Context, d *derivedTriple) (kb.Term, error) {
+	var b strings.Builder
+	label := e.rules[d.rule].cr.label
+	b.Grow(len(label) + 64*(2+3*len(d.prem)))
+	b.WriteString(strings.ReplaceAll(label, "\n", " "))
+	write := func(sep byte, id kb.ID) error {
+		nt, err := e.ntriples(ctx, id)
+		if err != nil {
+			return err
+		}
+		b.WriteByte(sep)
+		b.WriteString(nt)
+		return nil
+	}
+	if err := write('\n', d.p); err != nil {
+		return kb.Term{}, err
+	}
+	if err := write(' ', d.o); err != nil {
+		return kb.Term{}, err
+	}
+	for _, pr := range d.prem {
+		if pr.t == nil {
+			continue
+		}
+		if err := write('\n', pr.t.s[pr.row]); err != nil {
+			return kb.Term{}, err
+		}
+		if err := write(' ', pr.t.p); err != nil {
+			return kb.Term{}, err
+		}
+		if err := write(' ', pr.t.o[pr.row]); err != nil {
+			return kb.Term{}, err
+		}
+	}
+	return kb.Literal(b.String(), DerivationDatatypeIRI), nil
+}
+
+// ntriples returns a term's N-Triples form, cached by ID.
+func (e *Engine) ntriples(ctx context.Context, id kb.ID) (string, error) {
+	if s, ok := e.ntCache[id]; ok {
+		return s, nil
+	}
+	t, err := e.term(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	s := t.String()
+	e.ntCache[id] = s
+	return s, nil
+}
+
+// --- builtins.Env for engine-level state ---
+
+func (e *Engine) regexp(pattern string) (*regexp.Regexp, error) {
+	if re, ok := e.regexps[pattern]; ok {
+		return re, nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("regex: %w", err)
+	}
+	e.regexps[pattern] = re
+	return re, nil
+}
+
+func (e *Engine) newBlank() kb.Term {
+	e.blanks++
+	return kb.Blank("t" + e.runID + "x" + strconv.Itoa(e.blanks))
+}
+
+func (e *Engine) print(line string) {
+	if e.opts.Print != nil {
+		fmt.Fprintln(e.opts.Print, line)
+	}
+}

@@ -1,0 +1,139 @@
+package rulelang
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// Pos is a position in a rule file.
+type Pos struct {
+	File string
+	Line int // 1-based
+	Col  int // 1-based, in bytes
+}
+
+// String renders file:line:col (line:col without a file).
+func (p Pos) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// NodeKind says what a Node is.
+type NodeKind uint8
+
+// The node kinds.
+const (
+	// NodeVar is a variable (?name).
+	NodeVar NodeKind = iota + 1
+	// NodeTerm is a constant RDF term: an IRI or a literal.
+	NodeTerm
+	// NodeFunctor is a structured value name(args) in a triple's object.
+	NodeFunctor
+)
+
+// Node is a position in a triple pattern or an argument of a call.
+type Node struct {
+	Kind    NodeKind
+	Var     string  // NodeVar: the name without '?'
+	Term    kb.Term // NodeTerm
+	Functor *Call   // NodeFunctor
+	Pos     Pos
+}
+
+// String renders the node in rule syntax with full IRIs.
+func (n Node) String() string {
+	switch n.Kind {
+	case NodeVar:
+		return "?" + n.Var
+	case NodeTerm:
+		return n.Term.String()
+	case NodeFunctor:
+		return n.Functor.String()
+	}
+	return "<invalid node>"
+}
+
+// Call is a builtin call (a clause) or a functor (a node): name(args).
+type Call struct {
+	Name string
+	Args []Node
+	Pos  Pos
+}
+
+// String renders name(args).
+func (c *Call) String() string {
+	args := make([]string, len(c.Args))
+	for i, a := range c.Args {
+		args[i] = a.String()
+	}
+	return c.Name + "(" + strings.Join(args, " ") + ")"
+}
+
+// Clause is one element of a rule body or head: a triple pattern or a call.
+type Clause struct {
+	Triple *[3]Node // set for a triple pattern
+	Call   *Call    // set for a builtin call
+	Pos    Pos
+}
+
+// String renders the clause in rule syntax.
+func (c Clause) String() string {
+	if c.Triple != nil {
+		return "(" + c.Triple[0].String() + " " + c.Triple[1].String() + " " + c.Triple[2].String() + ")"
+	}
+	return c.Call.String()
+}
+
+// Rule is a forward rule: when every body clause holds, the head clauses
+// are asserted (triples) or run (calls).
+type Rule struct {
+	Name string // empty for unnamed rules
+	Body []Clause
+	Head []Clause
+	Pos  Pos
+}
+
+// Label is the rule's name, or "rule@file:line:col" for an unnamed rule.
+func (r *Rule) Label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return "rule@" + r.Pos.String()
+}
+
+// String renders the rule in rule syntax with full IRIs.
+func (r *Rule) String() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	if r.Name != "" {
+		b.WriteString(r.Name)
+		b.WriteString(": ")
+	}
+	for i, c := range r.Body {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.String())
+	}
+	b.WriteString(" -> ")
+	for i, c := range r.Head {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.String())
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// RuleSet is the result of parsing a file with its includes.
+type RuleSet struct {
+	Rules []*Rule
+	// Files lists the files read, the top one first, then includes in the
+	// order they were read.
+	Files []string
+}

@@ -1,0 +1,132 @@
+package reasoner
+
+import (
+	"math"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// deletedGen marks a removed row.
+const deletedGen = math.MaxUint32
+
+// table holds the triples of one predicate as columns. Rows are appended in
+// generation order and never move, so a row index names a triple for the
+// whole run (premises of derivations point at rows).
+type table struct {
+	p      kb.ID
+	s, o   []kb.ID
+	gen    []uint32
+	set    map[[2]kb.ID]int32
+	bySubj map[kb.ID][]int32 // built on first use
+	byObj  map[kb.ID][]int32 // built on first use
+	// newest is the first row of the newest generation (the delta).
+	newest    int
+	newestGen uint32
+	live      int
+}
+
+// tripleStore is the engine's working memory: every triple it reads, by
+// predicate.
+type tripleStore struct {
+	tables map[kb.ID]*table
+	order  []*table // for patterns with a variable predicate
+}
+
+func newTripleStore() *tripleStore { return &tripleStore{tables: map[kb.ID]*table{}} }
+
+func (ts *tripleStore) table(p kb.ID, create bool) *table {
+	t := ts.tables[p]
+	if t == nil && create {
+		t = &table{p: p, set: map[[2]kb.ID]int32{}}
+		ts.tables[p] = t
+		ts.order = append(ts.order, t)
+	}
+	return t
+}
+
+// lookup returns the live row of (s, o), or -1.
+func (t *table) lookup(s, o kb.ID) int32 {
+	if r, ok := t.set[[2]kb.ID{s, o}]; ok {
+		return r
+	}
+	return -1
+}
+
+// insert adds a triple in generation g; it returns false when the triple
+// is already there.
+func (t *table) insert(s, o kb.ID, g uint32) bool {
+	key := [2]kb.ID{s, o}
+	if _, ok := t.set[key]; ok {
+		return false
+	}
+	r := int32(len(t.s))
+	if g != t.newestGen {
+		t.newest = len(t.s)
+		t.newestGen = g
+	}
+	t.s = append(t.s, s)
+	t.o = append(t.o, o)
+	t.gen = append(t.gen, g)
+	t.set[key] = r
+	if t.bySubj != nil {
+		t.bySubj[s] = append(t.bySubj[s], r)
+	}
+	if t.byObj != nil {
+		t.byObj[o] = append(t.byObj[o], r)
+	}
+	t.live++
+	return true
+}
+
+// remove deletes a triple; it returns false when it was not there.
+func (t *table) remove(s, o kb.ID) bool {
+	key := [2]kb.ID{s, o}
+	r, ok := t.set[key]
+	if !ok {
+		return false
+	}
+	delete(t.set, key)
+	t.gen[r] = deletedGen
+	t.live--
+	return true
+}
+
+func (t *table) subjects() map[kb.ID][]int32 {
+	if t.bySubj == nil {
+		t.bySubj = make(map[kb.ID][]int32)
+		for r, s := range t.s {
+			if t.gen[r] != deletedGen {
+				t.bySubj[s] = append(t.bySubj[s], int32(r))
+			}
+		}
+	}
+	return t.bySubj
+}
+
+func (t *table) objects() map[kb.ID][]int32 {
+	if t.byObj == nil {
+		t.byObj = make(map[kb.ID][]int32)
+		for r, o := range t.o {
+			if t.gen[r] != deletedGen {
+				t.byObj[o] = append(t.byObj[o], int32(r))
+			}
+		}
+	}
+	return t.byObj
+}
+
+// hasDelta reports whether the table has rows of generation g, the newest.
+func (t *table) hasDelta(g uint32) bool { return t.newestGen == g && t.newest < len(t.s) }
+
+func (ts *tripleStore) contains(s, p, o kb.ID) bool {
+	t := ts.tables[p]
+	return t != nil && t.lookup(s, o) >= 0
+}
+
+func (ts *tripleStore) size() int {
+	n := 0
+	for _, t := range ts.order {
+		n += t.live
+	}
+	return n
+}

@@ -1,0 +1,54 @@
+package rules
+
+import (
+	"embed"
+	"sort"
+	"strings"
+)
+
+//go:embed *.rules
+var files embed.FS
+
+// shipped maps the @include names to the embedded files.
+var shipped = map[string]string{
+	"RDFS":     "rdfs.rules",
+	"OWL":      "owl-rl.rules",
+	"OWL-RL":   "owl-rl.rules",
+	"PERFONTO": "perfonto.rules",
+}
+
+// Default lists the rule sets perfkb reason runs when no --rules is given,
+// in order.
+var Default = []string{"RDFS", "OWL", "PERFONTO"}
+
+// Lookup returns a shipped rule file by include name (RDFS, OWL, OWL-RL,
+// PERFONTO, case-insensitive) or file name (rdfs.rules). file is the name
+// errors report, e.g. "<RDFS>/rdfs.rules".
+func Lookup(name string) (file string, src []byte, ok bool) {
+	fname, ok := shipped[strings.ToUpper(name)]
+	if !ok {
+		for _, f := range shipped {
+			if f == name {
+				fname, ok = f, true
+			}
+		}
+	}
+	if !ok {
+		return "", nil, false
+	}
+	src, err := files.ReadFile(fname)
+	if err != nil {
+		return "", nil, false
+	}
+	return "rules/" + fname, src, true
+}
+
+// Names returns the include names of the shipped rule sets, sorted.
+func Names() []string {
+	out := make([]string, 0, len(shipped))
+	for n := range shipped {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,12 @@
+// Package backend connects the HTTP server's service interfaces to perfkb's
+// engines: QueryEngine runs SPARQL through package query, and Reasoner
+// runs rules, lists findings and explains them through package reasoner
+// and the shipped rule files of package rules.
+//
+//	server.QueryService ◀── QueryEngine ──▶ query.Prepare / query.Exec / query.Update
+//	server.RuleService  ◀── Reasoner    ──▶ rulelang.Parse, reasoner.Compile / Run / Findings / Explain
+//
+// The adapters translate errors into the forms the server maps to HTTP
+// statuses: syntax errors keep their line and column (400), limits become
+// execution errors (422), and timeouts become server.ErrTimeout (503).
+package backend

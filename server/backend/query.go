@@ -1,0 +1,160 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/syntax"
+	"github.com/perfkb/perfkb/server"
+)
+
+// QueryEngine answers SPARQL queries and updates over a store.
+type QueryEngine struct {
+	DS kb.Dataset
+	// MaxRows caps result rows (0: no cap); a larger result is an
+	// execution error.
+	MaxRows int64
+	// Service evaluates SERVICE clauses (nil: unsupported).
+	Service eval.ServiceHandler
+}
+
+var _ server.QueryService = (*QueryEngine)(nil)
+
+// Query implements server.QueryService.
+func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*server.QueryResult, error) {
+	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service}
+	prepared, err := query.Prepare(req.Query, opts)
+	if err != nil {
+		return nil, translateError(ctx, err)
+	}
+	if len(req.DefaultGraphs) > 0 || len(req.NamedGraphs) > 0 {
+		// The protocol's default-graph-uri and named-graph-uri replace the
+		// query's FROM and FROM NAMED (SPARQL 1.1 Protocol 2.1.4).
+		q := *prepared.Query
+		q.Dataset = nil
+		p := *prepared
+		p.Query = &q
+		prepared = &p
+		opts.Dataset = datasetSpec(req.DefaultGraphs, req.NamedGraphs)
+	}
+	res, err := query.Exec(ctx, e.DS, prepared, opts)
+	if err != nil {
+		return nil, translateError(ctx, err)
+	}
+	switch res.Form {
+	case algebra.FormSelect:
+		return &server.QueryResult{Kind: server.ResultBindings, Vars: res.Vars, Solutions: &solutions{ctx: ctx, res: res}}, nil
+	case algebra.FormAsk:
+		defer res.Close()
+		if err := res.Err(); err != nil {
+			return nil, translateError(ctx, err)
+		}
+		return &server.QueryResult{Kind: server.ResultBoolean, Boolean: res.Boolean}, nil
+	default:
+		defer res.Close()
+		if err := res.Err(); err != nil {
+			return nil, translateError(ctx, err)
+		}
+		return &server.QueryResult{Kind: server.ResultGraph, Triples: &triples{list: res.Triples}}, nil
+	}
+}
+
+// Update implements server.QueryService.
+func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (server.UpdateSummary, error) {
+	opts := query.Options{Base: req.BaseIRI}
+	if len(req.UsingGraphs) > 0 || len(req.UsingNamedGraphs) > 0 {
+		opts.Dataset = datasetSpec(req.UsingGraphs, req.UsingNamedGraphs)
+	}
+	sum, err := query.Update(ctx, e.DS, req.Update, opts)
+	if err != nil {
+		return server.UpdateSummary{}, translateError(ctx, err)
+	}
+	return server.UpdateSummary{Operations: sum.Operations, Added: sum.Added, Removed: sum.Removed}, nil
+}
+
+func datasetSpec(defaults, named []string) eval.DatasetSpec {
+	spec := eval.DatasetSpec{DefaultEmpty: len(defaults) == 0, NamedNone: len(named) == 0}
+	for _, g := range defaults {
+		spec.Default = append(spec.Default, graphTerm(g))
+	}
+	for _, g := range named {
+		spec.Named = append(spec.Named, graphTerm(g))
+	}
+	return spec
+}
+
+func graphTerm(iri string) kb.Term {
+	if iri == kb.DefaultGraphIRI {
+		return kb.DefaultGraph
+	}
+	return kb.IRI(iri)
+}
+
+// positionedError gives a query syntax error the Position method the
+// server reads.
+type positionedError struct {
+	err       error
+	line, col int
+}
+
+func (p *positionedError) Error() string             { return p.err.Error() }
+func (p *positionedError) Unwrap() error             { return p.err }
+func (p *positionedError) Position() (line, col int) { return p.line, p.col }
+func (p *positionedError) InvalidInput() bool        { return true }
+
+// translateError maps query package errors to the server's.
+func translateError(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var one *syntax.Error
+	var list syntax.ErrorList
+	switch {
+	case errors.As(err, &one):
+		return &positionedError{err: err, line: one.Line, col: one.Column}
+	case errors.As(err, &list) && len(list) > 0:
+		return &positionedError{err: err, line: list[0].Line, col: list[0].Column}
+	case errors.Is(err, query.ErrQueryTimeout):
+		return fmt.Errorf("%w: %w", server.ErrTimeout, err)
+	case errors.Is(err, query.ErrQueryCanceled):
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("%w: %w", server.ErrTimeout, err)
+		}
+		return fmt.Errorf("%w: %w", context.Canceled, err)
+	case errors.Is(err, query.ErrTooManyRows), errors.Is(err, eval.ErrUnsupportedService):
+		return server.Execution(err)
+	}
+	return err
+}
+
+// solutions adapts a SELECT result.
+type solutions struct {
+	ctx context.Context
+	res *query.Result
+	row []kb.Term
+}
+
+func (s *solutions) Next() bool {
+	row, ok := s.res.Next()
+	s.row = row
+	return ok
+}
+func (s *solutions) Solution() []kb.Term { return s.row }
+func (s *solutions) Err() error          { return translateError(s.ctx, s.res.Err()) }
+func (s *solutions) Close() error        { s.res.Close(); return nil }
+
+// triples adapts a CONSTRUCT or DESCRIBE result.
+type triples struct {
+	list []kb.Triple
+	i    int
+}
+
+func (t *triples) Next() bool        { t.i++; return t.i <= len(t.list) }
+func (t *triples) Triple() kb.Triple { return t.list[t.i-1] }
+func (t *triples) Err() error        { return nil }
+func (t *triples) Close() error      { return nil }

@@ -1,0 +1,264 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/reasoner"
+	"github.com/perfkb/perfkb/reasoner/rulelang"
+	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/server"
+)
+
+// PERFONTO IRIs the findings listing reads.
+const (
+	perfonto       = rulelang.PERFONTO
+	inExperiment   = perfonto + "inExperiment"
+	ofCodeRegion   = perfonto + "ofCodeRegion"
+	shippedRuleSet = "shipped rule sets"
+)
+
+// Reasoner runs rules over a store and reports their findings.
+type Reasoner struct {
+	DS kb.Dataset
+	// Options tune every run (limits, derivation records).
+	Options reasoner.Options
+
+	// runs serialises rule runs: two materialisations of the same store at
+	// once would only race to write the same triples.
+	runs sync.Mutex
+}
+
+var _ server.RuleService = (*Reasoner)(nil)
+
+// errIncludeOverHTTP refuses @include of files in uploaded rules: a client
+// must not make the server read its own disk.
+var errIncludeOverHTTP = errors.New("@include of files is not allowed in uploaded rules; include the shipped sets <RDFS>, <OWL> or <PERFONTO>, or upload one file")
+
+func resolver() rulelang.Resolver {
+	return rulelang.FileResolver(func(string) ([]byte, error) { return nil, errIncludeOverHTTP }, rules.Lookup)
+}
+
+// parse parses the requested shipped sets and the uploaded file.
+func parse(req server.RuleRunRequest) (*rulelang.RuleSet, error) {
+	sets := req.Sets
+	if len(sets) == 0 && strings.TrimSpace(req.RuleText) == "" {
+		sets = rules.Default
+	}
+	combined := &rulelang.RuleSet{}
+	if len(sets) > 0 {
+		var src strings.Builder
+		for _, set := range sets {
+			if _, _, ok := rules.Lookup(set); !ok {
+				return nil, &positionedError{err: fmt.Errorf("unknown rule set %q (shipped: %s)", set, strings.Join(rules.Names(), ", "))}
+			}
+			fmt.Fprintf(&src, "@include <%s>.\n", strings.ToUpper(set))
+		}
+		rs, err := rulelang.Parse(shippedRuleSet, []byte(src.String()), rulelang.Options{Resolve: resolver()})
+		if err != nil {
+			return nil, err
+		}
+		combined.Rules = append(combined.Rules, rs.Rules...)
+		combined.Files = append(combined.Files, rs.Files...)
+	}
+	if strings.TrimSpace(req.RuleText) != "" {
+		name := req.RuleName
+		if name == "" {
+			name = "uploaded.rules"
+		}
+		rs, err := rulelang.Parse(name, []byte(req.RuleText), rulelang.Options{Resolve: resolver()})
+		if err != nil {
+			return nil, err
+		}
+		combined.Rules = append(combined.Rules, rs.Rules...)
+		combined.Files = append(combined.Files, rs.Files...)
+	}
+	return combined, nil
+}
+
+// Run implements server.RuleService.
+func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.RuleRunReport, error) {
+	rs, err := parse(req)
+	if err != nil {
+		return server.RuleRunReport{}, translateRuleError(ctx, err)
+	}
+	prog, err := reasoner.Compile(rs)
+	if err != nil {
+		return server.RuleRunReport{}, translateRuleError(ctx, err)
+	}
+	r.runs.Lock()
+	defer r.runs.Unlock()
+	start := time.Now()
+	sum, err := reasoner.Run(ctx, r.DS, prog, r.Options)
+	report := server.RuleRunReport{Rules: sum.Rules, Derived: sum.Derived, Iterations: sum.Rounds, Duration: time.Since(start)}
+	if err != nil {
+		return report, translateRuleError(ctx, err)
+	}
+	findings, err := reasoner.Findings(ctx, r.DS, reasoner.FindingFilter{})
+	if err != nil {
+		return report, err
+	}
+	report.Findings = int64(len(findings))
+	return report, nil
+}
+
+// Check implements server.RuleService.
+func (r *Reasoner) Check(ctx context.Context, name, text string) (server.RuleCheckReport, error) {
+	rs, err := parse(server.RuleRunRequest{RuleName: name, RuleText: text})
+	if err == nil {
+		var prog *reasoner.Program
+		if prog, err = reasoner.Compile(rs); err == nil {
+			return server.RuleCheckReport{Valid: true, Rules: prog.Len()}, nil
+		}
+	}
+	report := server.RuleCheckReport{Valid: false}
+	if rs != nil {
+		report.Rules = len(rs.Rules)
+	}
+	var list rulelang.ErrorList
+	var one *rulelang.Error
+	switch {
+	case errors.As(err, &list):
+		for _, e := range list {
+			report.Diagnostics = append(report.Diagnostics, server.Diagnostic{File: e.Pos.File, Line: e.Pos.Line, Column: e.Pos.Col, Message: e.Msg})
+		}
+	case errors.As(err, &one):
+		report.Diagnostics = append(report.Diagnostics, server.Diagnostic{File: one.Pos.File, Line: one.Pos.Line, Column: one.Pos.Col, Message: one.Msg})
+	default:
+		report.Diagnostics = append(report.Diagnostics, server.Diagnostic{File: name, Message: err.Error()})
+	}
+	return report, nil
+}
+
+// translateRuleError maps reasoner errors to the server's.
+func translateRuleError(ctx context.Context, err error) error {
+	var list rulelang.ErrorList
+	var one *rulelang.Error
+	switch {
+	case errors.As(err, &list) && len(list) > 0:
+		return &positionedError{err: err, line: list[0].Pos.Line, col: list[0].Pos.Col}
+	case errors.As(err, &one):
+		return &positionedError{err: err, line: one.Pos.Line, col: one.Pos.Col}
+	case errors.Is(err, reasoner.ErrMaxDerived), errors.Is(err, reasoner.ErrMaxIterations):
+		return server.Execution(err)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w: rule run stopped: %w", server.ErrTimeout, err)
+	}
+	var invalid interface{ InvalidInput() bool }
+	if errors.As(err, &invalid) && invalid.InvalidInput() {
+		return &positionedError{err: err}
+	}
+	return err
+}
+
+// Findings implements server.RuleService.
+func (r *Reasoner) Findings(ctx context.Context, filter server.FindingFilter) ([]server.Finding, error) {
+	limit := filter.Limit
+	if filter.Experiment != "" {
+		limit = 0 // filtered below
+	}
+	list, err := reasoner.Findings(ctx, r.DS, reasoner.FindingFilter{Type: filter.Problem, Limit: limit})
+	if err != nil {
+		return nil, err
+	}
+	expID, _, err := r.DS.Lookup(ctx, kb.IRI(inExperiment))
+	if err != nil {
+		return nil, err
+	}
+	regionID, _, err := r.DS.Lookup(ctx, kb.IRI(ofCodeRegion))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]server.Finding, 0, len(list))
+	for _, f := range list {
+		sf := server.Finding{
+			Subject:       f.Subject.Value,
+			Problem:       f.Type,
+			Severity:      f.Severity,
+			SeverityClass: f.SeverityClass,
+			Metric:        f.MetricName,
+			Value:         f.MetricValue.Value,
+			Description:   f.Description,
+		}
+		if sf.Problem == "" {
+			sf.Problem = f.Problem.Value
+		}
+		if sf.Experiment, err = r.object(ctx, f.Subject, expID); err != nil {
+			return nil, err
+		}
+		if sf.Region, err = r.object(ctx, f.Subject, regionID); err != nil {
+			return nil, err
+		}
+		if filter.Experiment != "" && sf.Experiment != filter.Experiment && localName(sf.Experiment) != filter.Experiment {
+			continue
+		}
+		out = append(out, sf)
+		if filter.Limit > 0 && len(out) == filter.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// object returns the value of the first (subject, predicate, ?o) quad.
+func (r *Reasoner) object(ctx context.Context, subject kb.Term, predicate kb.ID) (string, error) {
+	if predicate == kb.Any || subject.IsZero() {
+		return "", nil
+	}
+	s, ok, err := r.DS.Lookup(ctx, subject)
+	if err != nil || !ok {
+		return "", err
+	}
+	it := r.DS.Match(ctx, kb.Pattern{S: s, P: predicate})
+	defer it.Close()
+	if !it.Next() {
+		return "", it.Err()
+	}
+	t, err := r.DS.Resolve(ctx, it.Quad().O)
+	return t.Value, err
+}
+
+func localName(iri string) string {
+	if i := strings.LastIndexAny(iri, "#/"); i >= 0 {
+		return iri[i+1:]
+	}
+	return iri
+}
+
+// Explain implements server.RuleService.
+func (r *Reasoner) Explain(ctx context.Context, iri string) (server.Explanation, error) {
+	term := kb.IRI(iri)
+	if strings.HasPrefix(iri, "_:") {
+		term = kb.Blank(strings.TrimPrefix(iri, "_:"))
+	}
+	derivations, err := reasoner.Explain(ctx, r.DS, term)
+	if err != nil {
+		return server.Explanation{}, err
+	}
+	if len(derivations) == 0 {
+		return server.Explanation{}, fmt.Errorf("no derived triple has subject <%s>: %w", iri, server.ErrNotFound)
+	}
+	exp := server.Explanation{IRI: iri}
+	for _, d := range derivations {
+		exp.Derivations = append(exp.Derivations, convertDerivation(d))
+	}
+	return exp, nil
+}
+
+func convertDerivation(d *reasoner.Derivation) server.Derivation {
+	out := server.Derivation{
+		Triple:   d.Triple.S.String() + " " + d.Triple.P.String() + " " + d.Triple.O.String() + " .",
+		Rule:     d.Rule,
+		Asserted: d.Asserted,
+		Note:     d.Note,
+	}
+	for _, p := range d.Premises {
+		out.Premises = append(out.Premises, convertDerivation(p))
+	}
+	return out
+}

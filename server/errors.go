@@ -1,0 +1,203 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// ErrorType classifies API errors, as in Prometheus' web API.
+type ErrorType string
+
+// The error types of the envelope and the HTTP status each maps to.
+const (
+	ErrorBadData      ErrorType = "bad_data"        // 400
+	ErrorUnauthorized ErrorType = "unauthorized"    // 401
+	ErrorForbidden    ErrorType = "forbidden"       // 403
+	ErrorNotFound     ErrorType = "not_found"       // 404
+	ErrorNotAccept    ErrorType = "not_acceptable"  // 406
+	ErrorTooLarge     ErrorType = "too_large"       // 413
+	ErrorUnsupported  ErrorType = "unsupported"     // 415
+	ErrorExecution    ErrorType = "execution"       // 422
+	ErrorCanceled     ErrorType = "canceled"        // 499
+	ErrorInternal     ErrorType = "internal"        // 500
+	ErrorNotAvailable ErrorType = "not_implemented" // 501
+	ErrorUnavailable  ErrorType = "unavailable"     // 503
+	ErrorTimeout      ErrorType = "timeout"         // 503
+)
+
+// statusClientClosedRequest is nginx's code for a request the client gave
+// up on; Prometheus uses it for canceled queries.
+const statusClientClosedRequest = 499
+
+// Sentinel errors services return so the server answers with the right
+// status.
+var (
+	// ErrNotAvailable marks a feature whose backing package is not wired
+	// in this build (501).
+	ErrNotAvailable = errors.New("not available yet")
+	// ErrNotFound marks a missing resource (404).
+	ErrNotFound = errors.New("not found")
+	// ErrTimeout marks a query or run that exceeded its time limit.
+	ErrTimeout = errors.New("timed out")
+)
+
+// PositionError is implemented by syntax errors that know where in the
+// input they are. Services should return errors implementing it (or
+// wrapping one) for bad queries, updates and documents.
+type PositionError interface {
+	error
+	Position() (line, column int)
+}
+
+// InvalidInputError is the marker perfkb's parsers use for errors caused by
+// the input (a syntax or static error): they map to 400.
+type InvalidInputError interface {
+	error
+	InvalidInput() bool
+}
+
+// executionError marks an error raised while evaluating valid input.
+type executionError struct{ err error }
+
+func (e executionError) Error() string { return e.err.Error() }
+func (e executionError) Unwrap() error { return e.err }
+
+// Execution marks err as an evaluation error of valid input (422), e.g. a
+// result cap exceeded.
+func Execution(err error) error { return executionError{err} }
+
+// apiError is an error with its envelope type.
+type apiError struct {
+	typ ErrorType
+	err error
+	// retryAfter, when positive, is sent as Retry-After seconds.
+	retryAfter int
+}
+
+func (e *apiError) Error() string { return e.err.Error() }
+func (e *apiError) Unwrap() error { return e.err }
+
+func newAPIError(typ ErrorType, format string, args ...any) *apiError {
+	return &apiError{typ: typ, err: fmt.Errorf(format, args...)}
+}
+
+// errorResponse is the JSON envelope of every error answer.
+type errorResponse struct {
+	Status    string    `json:"status"`
+	ErrorType ErrorType `json:"errorType"`
+	Error     string    `json:"error"`
+	// Line and Column locate a syntax error in the request's text.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+}
+
+// classify maps any error to an apiError.
+func classify(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var tooLarge *http.MaxBytesError
+	var invalid InvalidInputError
+	var pos PositionError
+	var exec executionError
+	switch {
+	case errors.As(err, &tooLarge):
+		return &apiError{typ: ErrorTooLarge, err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
+	case errors.Is(err, ErrNotAvailable):
+		return &apiError{typ: ErrorNotAvailable, err: err}
+	case errors.Is(err, ErrNotFound):
+		return &apiError{typ: ErrorNotFound, err: err}
+	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return &apiError{typ: ErrorTimeout, err: err, retryAfter: 1}
+	case errors.Is(err, context.Canceled):
+		return &apiError{typ: ErrorCanceled, err: err}
+	case errors.As(err, &invalid) && invalid.InvalidInput(), errors.As(err, &pos):
+		return &apiError{typ: ErrorBadData, err: err}
+	case errors.As(err, &exec):
+		return &apiError{typ: ErrorExecution, err: err}
+	}
+	return &apiError{typ: ErrorInternal, err: err}
+}
+
+// statusOf returns the HTTP status for an error type.
+func statusOf(t ErrorType) int {
+	switch t {
+	case ErrorBadData:
+		return http.StatusBadRequest
+	case ErrorUnauthorized:
+		return http.StatusUnauthorized
+	case ErrorForbidden:
+		return http.StatusForbidden
+	case ErrorNotFound:
+		return http.StatusNotFound
+	case ErrorNotAccept:
+		return http.StatusNotAcceptable
+	case ErrorTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case ErrorUnsupported:
+		return http.StatusUnsupportedMediaType
+	case ErrorExecution:
+		return http.StatusUnprocessableEntity
+	case ErrorCanceled:
+		return statusClientClosedRequest
+	case ErrorNotAvailable:
+		return http.StatusNotImplemented
+	case ErrorUnavailable, ErrorTimeout:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// respondError writes err in the error envelope and aborts the chain.
+func respondError(c *gin.Context, err error) {
+	ae := classify(err)
+	resp := errorResponse{Status: "error", ErrorType: ae.typ, Error: ae.err.Error()}
+	resp.Line, resp.Column = errorPosition(err)
+	if ae.retryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(ae.retryAfter))
+	}
+	if ae.typ == ErrorUnauthorized {
+		c.Header("WWW-Authenticate", `Bearer realm="perfkb"`)
+	}
+	if ae.typ == ErrorTimeout {
+		if m := metricsFrom(c); m != nil {
+			m.timeouts.Inc()
+		}
+	}
+	_ = c.Error(err)
+	c.Abort()
+	c.PureJSON(statusOf(ae.typ), resp)
+}
+
+// errorPosition returns the line and column a syntax error reports.
+func errorPosition(err error) (line, column int) {
+	var pos PositionError
+	if errors.As(err, &pos) {
+		return pos.Position()
+	}
+	var syntax *kb.SyntaxError
+	if errors.As(err, &syntax) {
+		return syntax.Line, syntax.Column
+	}
+	return 0, 0
+}
+
+// successResponse is the JSON envelope of API answers that are not SPARQL
+// results.
+type successResponse struct {
+	Status string `json:"status"`
+	Data   any    `json:"data"`
+}
+
+func respondData(c *gin.Context, status int, data any) {
+	// PureJSON keeps <, > and & readable: IRIs and N-Triples are full of them.
+	c.PureJSON(status, successResponse{Status: "success", Data: data})
+}

@@ -1,0 +1,264 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+func TestMain(m *testing.M) {
+	gin.SetMode(gin.TestMode)
+	os.Exit(m.Run())
+}
+
+const testToken = "s3cret"
+
+// fakePositionError is a syntax error with a position, as the query
+// package reports them.
+type fakePositionError struct {
+	line, col int
+	msg       string
+}
+
+func (e *fakePositionError) Error() string {
+	return fmt.Sprintf("query:%d:%d: %s", e.line, e.col, e.msg)
+}
+func (e *fakePositionError) Position() (int, int) { return e.line, e.col }
+func (e *fakePositionError) InvalidInput() bool   { return true }
+
+// fakeQuery answers by keyword in the query text:
+//
+//	SELECT … returns two rows over ?s ?n (an IRI and typed literal, a blank
+//	node and an unbound ?n); ASK returns true; CONSTRUCT returns two
+//	triples; BAD is a syntax error at 2:7; SLOW blocks until the context
+//	ends; ROWS=n returns n rows; FAILAFTER=n fails after n rows; TOOMANY is
+//	an execution error.
+type fakeQuery struct {
+	mu       sync.Mutex
+	last     QueryRequest
+	updates  []UpdateRequest
+	started  chan struct{} // receives when a SLOW query starts, if set
+	released chan struct{} // SLOW queries wait for this instead of ctx, if set
+}
+
+func (f *fakeQuery) Query(ctx context.Context, req QueryRequest) (*QueryResult, error) {
+	f.mu.Lock()
+	f.last = req
+	f.mu.Unlock()
+	text := req.Query
+	switch {
+	case strings.Contains(text, "BAD"):
+		return nil, &fakePositionError{2, 7, "expected '{', found 'WHERE'"}
+	case strings.Contains(text, "TOOMANY"):
+		return nil, Execution(errors.New("result has more than 10 rows"))
+	case strings.Contains(text, "SLOW"):
+		if f.started != nil {
+			f.started <- struct{}{}
+		}
+		if f.released != nil {
+			select {
+			case <-f.released:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &QueryResult{Kind: ResultBoolean, Boolean: true}, nil
+		}
+		<-ctx.Done()
+		return nil, fmt.Errorf("query stopped: %w", ctx.Err())
+	case strings.Contains(text, "ASK"):
+		return &QueryResult{Kind: ResultBoolean, Boolean: true}, nil
+	case strings.Contains(text, "CONSTRUCT"):
+		return &QueryResult{Kind: ResultGraph, Triples: &sliceTriples{triples: []kb.Triple{
+			{S: kb.IRI(PerfontoNS + "rs1"), P: kb.IRI(rdfType), O: kb.IRI(PerfontoNS + "RegionSummary")},
+			{S: kb.IRI(PerfontoNS + "rs1"), P: kb.IRI(PerfontoNS + "hasMetricName"), O: kb.String("wtime")},
+		}}}, nil
+	}
+	var n, failAfter int
+	if _, err := fmt.Sscanf(after(text, "ROWS="), "%d", &n); err == nil {
+		return &QueryResult{Kind: ResultBindings, Vars: []string{"i"}, Solutions: &countingSolutions{n: n, failAfter: -1}}, nil
+	}
+	if _, err := fmt.Sscanf(after(text, "FAILAFTER="), "%d", &failAfter); err == nil {
+		return &QueryResult{Kind: ResultBindings, Vars: []string{"i"}, Solutions: &countingSolutions{n: failAfter + 10, failAfter: failAfter}}, nil
+	}
+	return &QueryResult{Kind: ResultBindings, Vars: []string{"s", "n"}, Solutions: &sliceSolutions{rows: [][]kb.Term{
+		{kb.IRI(PerfontoNS + "rs1"), kb.Literal("3.5E8", "http://www.w3.org/2001/XMLSchema#double")},
+		{kb.Blank("b0"), {}},
+		{kb.LangLiteral("a \"quoted\", value", "EN"), kb.String("line\nbreak\ttab")},
+	}}}, nil
+}
+
+func after(s, marker string) string {
+	_, rest, ok := strings.Cut(s, marker)
+	if !ok {
+		return ""
+	}
+	return rest
+}
+
+func (f *fakeQuery) Update(ctx context.Context, req UpdateRequest) (UpdateSummary, error) {
+	if strings.Contains(req.Update, "BAD") {
+		return UpdateSummary{}, &fakePositionError{1, 8, "expected DATA"}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.updates = append(f.updates, req)
+	return UpdateSummary{Operations: 1, Removed: 4}, nil
+}
+
+func (f *fakeQuery) lastRequest() QueryRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last
+}
+
+type sliceSolutions struct {
+	rows [][]kb.Term
+	i    int
+}
+
+func (s *sliceSolutions) Next() bool          { s.i++; return s.i <= len(s.rows) }
+func (s *sliceSolutions) Solution() []kb.Term { return s.rows[s.i-1] }
+func (s *sliceSolutions) Err() error          { return nil }
+func (s *sliceSolutions) Close() error        { return nil }
+
+// countingSolutions yields ?i = 0..n-1 and fails after failAfter rows when
+// failAfter >= 0.
+type countingSolutions struct {
+	n, failAfter, i int
+	row             [1]kb.Term
+	err             error
+}
+
+func (s *countingSolutions) Next() bool {
+	if s.failAfter >= 0 && s.i == s.failAfter {
+		s.err = errors.New("store went away")
+		return false
+	}
+	if s.i >= s.n {
+		return false
+	}
+	s.row[0] = kb.Literal(fmt.Sprint(s.i), "http://www.w3.org/2001/XMLSchema#integer")
+	s.i++
+	return true
+}
+func (s *countingSolutions) Solution() []kb.Term { return s.row[:] }
+func (s *countingSolutions) Err() error          { return s.err }
+func (s *countingSolutions) Close() error        { return nil }
+
+type sliceTriples struct {
+	triples []kb.Triple
+	i       int
+}
+
+func (s *sliceTriples) Next() bool        { s.i++; return s.i <= len(s.triples) }
+func (s *sliceTriples) Triple() kb.Triple { return s.triples[s.i-1] }
+func (s *sliceTriples) Err() error        { return nil }
+func (s *sliceTriples) Close() error      { return nil }
+
+// fakeRules is a RuleService with canned findings.
+type fakeRules struct {
+	mu   sync.Mutex
+	runs []RuleRunRequest
+}
+
+var fakeFindings = []Finding{
+	{Subject: PerfontoNS + "rs1", Problem: PerfontoNS + "BigMessage", Severity: 0.8, Metric: "AvgMessageLength", Value: "131072", Experiment: PerfontoNS + "exp1"},
+	{Subject: PerfontoNS + "rs2", Problem: PerfontoNS + "LoadImbalance", Severity: 0.4, Metric: "wtime", Value: "3.1E8", Experiment: PerfontoNS + "exp2"},
+}
+
+func (f *fakeRules) Run(ctx context.Context, req RuleRunRequest) (RuleRunReport, error) {
+	if strings.Contains(req.RuleText, "BAD") {
+		return RuleRunReport{}, &fakePositionError{3, 5, "expected ']'"}
+	}
+	if strings.Contains(req.RuleText, "SLEEP") {
+		select {
+		case <-time.After(100 * time.Millisecond):
+		case <-ctx.Done():
+			return RuleRunReport{}, fmt.Errorf("rule run stopped: %w", ctx.Err())
+		}
+	}
+	f.mu.Lock()
+	f.runs = append(f.runs, req)
+	f.mu.Unlock()
+	return RuleRunReport{Rules: 3, Derived: 10, Findings: 2, Iterations: 2}, nil
+}
+
+func (f *fakeRules) Check(ctx context.Context, name, text string) (RuleCheckReport, error) {
+	if strings.Contains(text, "BAD") {
+		return RuleCheckReport{Valid: false, Diagnostics: []Diagnostic{{File: name, Line: 3, Column: 5, Message: "expected ']'"}}}, nil
+	}
+	return RuleCheckReport{Valid: true, Rules: strings.Count(text, "->")}, nil
+}
+
+func (f *fakeRules) Findings(ctx context.Context, filter FindingFilter) ([]Finding, error) {
+	var out []Finding
+	for _, fd := range fakeFindings {
+		if filter.Problem != "" && !strings.HasSuffix(fd.Problem, filter.Problem) {
+			continue
+		}
+		if filter.Experiment != "" && !strings.HasSuffix(fd.Experiment, filter.Experiment) {
+			continue
+		}
+		out = append(out, fd)
+	}
+	if filter.Limit > 0 && len(out) > filter.Limit {
+		out = out[:filter.Limit]
+	}
+	return out, nil
+}
+
+func (f *fakeRules) Explain(ctx context.Context, iri string) (Explanation, error) {
+	if iri != PerfontoNS+"rs1" {
+		return Explanation{}, fmt.Errorf("nothing derived about <%s>: %w", iri, ErrNotFound)
+	}
+	return Explanation{IRI: iri, Derivations: []Derivation{{
+		Triple: "<" + iri + "> perfonto:hasProblem perfonto:BigMessage", Rule: "rule_detect_bigmessages",
+		Premises: []Derivation{{Triple: "<" + iri + "> perfonto:ofCodeRegion <cr1>", Asserted: true}},
+	}}}, nil
+}
+
+// newTestServer returns a server with fake query and rule services and a
+// real in-memory store behind the Graph Store Protocol.
+func newTestServer(t *testing.T, mutate func(*Options)) (*Server, *fakeQuery, *kb.Memory) {
+	t.Helper()
+	mem := kb.NewMemory()
+	store := NewDatasetStore(mem)
+	fq := &fakeQuery{}
+	opts := Options{Query: fq, Graphs: store, Rules: &fakeRules{}, Sites: store, Store: store, Token: testToken}
+	if mutate != nil {
+		mutate(&opts)
+	}
+	return New(opts), fq, mem
+}
+
+// do sends a request through the handler and returns the recorder.
+func do(h http.Handler, method, target, contentType, body string, headers ...string) *httptest.ResponseRecorder {
+	var req *http.Request
+	if body == "" {
+		req = httptest.NewRequest(method, target, nil)
+	} else {
+		req = httptest.NewRequest(method, target, strings.NewReader(body))
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+var bearer = []string{"Authorization", "Bearer " + testToken}

@@ -1,0 +1,190 @@
+package server
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// recoverer turns a handler panic into a 500 in the error envelope and a
+// logged stack. http.ErrAbortHandler, which aborts a broken stream on
+// purpose, is passed on to net/http.
+func (s *Server) recoverer(c *gin.Context) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if r == http.ErrAbortHandler {
+			// A stream cut on purpose after an error (see responseStream.fail).
+			msg := "stream aborted"
+			if last := c.Errors.Last(); last != nil {
+				msg = last.Error()
+			}
+			s.opts.Logger.Warn("response aborted mid-stream", "method", c.Request.Method, "path", c.Request.URL.Path, "error", msg)
+			panic(r)
+		}
+		s.opts.Logger.Error("handler panic", "path", c.Request.URL.Path, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		if !c.Writer.Written() {
+			respondError(c, fmt.Errorf("internal error: %v", r))
+		} else {
+			c.Abort()
+		}
+	}()
+	c.Next()
+}
+
+// requestLog writes one structured line per request.
+func (s *Server) requestLog(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	status := c.Writer.Status()
+	attrs := []slog.Attr{
+		slog.String("method", c.Request.Method),
+		slog.String("path", c.Request.URL.Path),
+		slog.Int("status", status),
+		slog.Int("bytes", max(c.Writer.Size(), 0)),
+		slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
+		slog.String("remote", c.ClientIP()),
+	}
+	if len(c.Errors) > 0 {
+		attrs = append(attrs, slog.String("error", c.Errors.Last().Error()))
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelWarn
+	}
+	s.opts.Logger.LogAttrs(c.Request.Context(), level, "request", attrs...)
+}
+
+// limit caps the requests served at once. A request waits up to QueueWait
+// for a slot, then gets 503 with Retry-After.
+func (s *Server) limit(c *gin.Context) {
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		if !s.waitForSlot(c.Request.Context()) {
+			s.metrics.rejected.WithLabelValues("overloaded").Inc()
+			respondError(c, &apiError{typ: ErrorUnavailable, retryAfter: 1,
+				err: fmt.Errorf("server busy: %d requests in progress; retry later", cap(s.slots))})
+			return
+		}
+	}
+	s.metrics.inFlight.Inc()
+	defer func() {
+		s.metrics.inFlight.Dec()
+		<-s.slots
+	}()
+	c.Next()
+}
+
+func (s *Server) waitForSlot(ctx context.Context) bool {
+	if s.opts.QueueWait < 0 {
+		return false
+	}
+	t := time.NewTimer(s.opts.QueueWait)
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// bodyLimit refuses bodies larger than MaxBody: at once when
+// Content-Length says so, otherwise when reading passes the limit.
+func (s *Server) bodyLimit(c *gin.Context) {
+	if c.Request.ContentLength > s.opts.MaxBody {
+		respondError(c, &apiError{typ: ErrorTooLarge,
+			err: fmt.Errorf("request body of %d bytes is larger than the limit of %d bytes", c.Request.ContentLength, s.opts.MaxBody)})
+		return
+	}
+	if c.Request.Body != nil {
+		c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxBody)
+	}
+	c.Next()
+}
+
+// deadline gives the request's context the server's timeout (RuleTimeout
+// for rule runs), or the shorter one the client asks for with ?timeout=
+// (Go duration or seconds).
+func (s *Server) deadline(c *gin.Context) {
+	timeout := s.opts.Timeout
+	if c.FullPath() == "/rules/run" {
+		timeout = s.opts.RuleTimeout
+	}
+	if v := c.Query("timeout"); v != "" {
+		d, err := parseTimeout(v)
+		if err != nil {
+			respondError(c, newAPIError(ErrorBadData, "timeout parameter %q: %v", v, err))
+			return
+		}
+		if timeout < 0 || d < timeout {
+			timeout = d
+		}
+	}
+	if timeout > 0 {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
+		defer cancel()
+		c.Request = c.Request.WithContext(ctx)
+	}
+	c.Next()
+}
+
+func parseTimeout(v string) (time.Duration, error) {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 {
+			return 0, fmt.Errorf("must be positive")
+		}
+		return time.Duration(secs * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("want seconds or a Go duration such as 500ms")
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("must be positive")
+	}
+	return d, nil
+}
+
+// authorize checks the bearer token. Writes always need it; reads only
+// with ProtectReads. It answers the request and returns false when the
+// request may not go on.
+func (s *Server) authorize(c *gin.Context, write bool) bool {
+	if !write && !s.opts.ProtectReads {
+		return true
+	}
+	if s.opts.Token == "" {
+		s.metrics.rejected.WithLabelValues("forbidden").Inc()
+		respondError(c, newAPIError(ErrorForbidden, "writes are disabled: start the server with --token or PERFKB_TOKEN"))
+		return false
+	}
+	header := c.GetHeader("Authorization")
+	scheme, token, ok := strings.Cut(header, " ")
+	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
+		s.metrics.rejected.WithLabelValues("unauthorized").Inc()
+		what := "reads"
+		if write {
+			what = "writes"
+		}
+		respondError(c, newAPIError(ErrorUnauthorized, "%s need a bearer token (Authorization: Bearer <token>)", what))
+		return false
+	}
+	if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opts.Token)) != 1 {
+		s.metrics.rejected.WithLabelValues("forbidden").Inc()
+		respondError(c, newAPIError(ErrorForbidden, "the bearer token is not valid"))
+		return false
+	}
+	return true
+}

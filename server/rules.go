@@ -1,0 +1,230 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// maxRuleFile caps a rule file read from a multipart upload.
+const maxRuleFile = 8 << 20
+
+// rulesRun answers POST /rules/run. The body is a JSON RuleRunRequest, a
+// rule file (any text type, or a multipart upload named "rules"), or empty;
+// ?sets=rdfs,perfonto names shipped rule sets.
+func (s *Server) rulesRun(c *gin.Context) {
+	if !s.authorize(c, true) {
+		return
+	}
+	if s.opts.Rules == nil {
+		respondError(c, fmt.Errorf("rule runs: %w (the reasoner is not wired into this server)", ErrNotAvailable))
+		return
+	}
+	req, err := readRuleRunRequest(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	start := time.Now()
+	report, err := s.opts.Rules.Run(c.Request.Context(), req)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if report.Duration == 0 {
+		report.Duration = time.Since(start)
+	}
+	report.Seconds = report.Duration.Seconds()
+	respondData(c, http.StatusOK, report)
+}
+
+func readRuleRunRequest(c *gin.Context) (RuleRunRequest, error) {
+	var req RuleRunRequest
+	mediaType, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	switch {
+	case mediaType == "application/json":
+		dec := json.NewDecoder(c.Request.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil && err != io.EOF {
+			return req, badJSON(err)
+		}
+	default:
+		name, text, err := readRuleText(c)
+		if err != nil {
+			return req, err
+		}
+		req.RuleName, req.RuleText = name, text
+	}
+	for _, set := range strings.Split(c.Query("sets"), ",") {
+		if set = strings.TrimSpace(set); set != "" {
+			req.Sets = append(req.Sets, set)
+		}
+	}
+	if req.RuleName == "" && req.RuleText != "" {
+		req.RuleName = "uploaded.rules"
+	}
+	return req, nil
+}
+
+func badJSON(err error) error {
+	if _, ok := err.(*http.MaxBytesError); ok {
+		return err
+	}
+	return newAPIError(ErrorBadData, "malformed JSON body: %v", err)
+}
+
+// readRuleText reads a rule file from a multipart upload (field "rules" or
+// "file") or from the raw body.
+func readRuleText(c *gin.Context) (name, text string, err error) {
+	mediaType, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	if mediaType == "multipart/form-data" {
+		for _, field := range []string{"rules", "file"} {
+			fh, err := c.FormFile(field)
+			if err != nil {
+				continue
+			}
+			f, err := fh.Open()
+			if err != nil {
+				return "", "", err
+			}
+			defer f.Close()
+			b, err := io.ReadAll(io.LimitReader(f, maxRuleFile))
+			if err != nil {
+				return "", "", err
+			}
+			return fh.Filename, string(b), nil
+		}
+		return "", "", newAPIError(ErrorBadData, "the multipart form has no file field named rules or file")
+	}
+	b, err := io.ReadAll(c.Request.Body)
+	if err != nil {
+		return "", "", err
+	}
+	return c.Query("name"), string(b), nil
+}
+
+// rulesCheck answers POST /rules/check: it parses and compiles an uploaded
+// rule file and reports every error with its position. It changes nothing,
+// so it needs no write token.
+func (s *Server) rulesCheck(c *gin.Context) {
+	if !s.authorize(c, false) {
+		return
+	}
+	if s.opts.Rules == nil {
+		respondError(c, fmt.Errorf("rule checks: %w (the reasoner is not wired into this server)", ErrNotAvailable))
+		return
+	}
+	name, text, err := readRuleText(c)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if strings.TrimSpace(text) == "" {
+		respondError(c, newAPIError(ErrorBadData, "send a rule file as the request body"))
+		return
+	}
+	if name == "" {
+		name = "uploaded.rules"
+	}
+	report, err := s.opts.Rules.Check(c.Request.Context(), name, text)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	respondData(c, http.StatusOK, report)
+}
+
+// findings answers GET /findings?problem=&experiment=&limit=.
+func (s *Server) findings(c *gin.Context) {
+	if !s.authorize(c, false) {
+		return
+	}
+	if s.opts.Rules == nil {
+		respondError(c, fmt.Errorf("findings: %w (the reasoner is not wired into this server)", ErrNotAvailable))
+		return
+	}
+	filter := FindingFilter{Problem: c.Query("problem"), Experiment: c.Query("experiment")}
+	if v := c.Query("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			respondError(c, newAPIError(ErrorBadData, "limit %q is not a non-negative integer", v))
+			return
+		}
+		filter.Limit = n
+	}
+	list, err := s.opts.Rules.Findings(c.Request.Context(), filter)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if list == nil {
+		list = []Finding{}
+	}
+	respondData(c, http.StatusOK, list)
+}
+
+// explain answers GET /explain?iri=.
+func (s *Server) explain(c *gin.Context) {
+	if !s.authorize(c, false) {
+		return
+	}
+	if s.opts.Rules == nil {
+		respondError(c, fmt.Errorf("explanations: %w (the reasoner is not wired into this server)", ErrNotAvailable))
+		return
+	}
+	iri := c.Query("iri")
+	if iri == "" {
+		respondError(c, newAPIError(ErrorBadData, "explain needs ?iri="))
+		return
+	}
+	exp, err := s.opts.Rules.Explain(c.Request.Context(), iri)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	respondData(c, http.StatusOK, exp)
+}
+
+// sites answers GET /sites with the site registry.
+func (s *Server) sites(c *gin.Context) {
+	if !s.authorize(c, false) {
+		return
+	}
+	if s.opts.Sites == nil {
+		respondError(c, fmt.Errorf("site registry: %w", ErrNotAvailable))
+		return
+	}
+	list, err := s.opts.Sites.Sites(c.Request.Context())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if list == nil {
+		list = []Site{}
+	}
+	respondData(c, http.StatusOK, list)
+}
+
+// healthz answers 200 when the server is up and its store answers.
+func (s *Server) healthz(c *gin.Context) {
+	body := gin.H{"status": "ok"}
+	if s.opts.Store != nil {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+		defer cancel()
+		n, err := s.opts.Store.Quads(ctx)
+		if err != nil {
+			c.JSON(http.StatusServiceUnavailable, errorResponse{Status: "error", ErrorType: ErrorUnavailable, Error: "store: " + err.Error()})
+			return
+		}
+		body["quads"] = n
+	}
+	c.JSON(http.StatusOK, body)
+}

@@ -1,0 +1,193 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultAddr          = "127.0.0.1:7878"
+	DefaultTimeout       = 30 * time.Second
+	DefaultRuleTimeout   = 10 * time.Minute
+	DefaultMaxBody       = 64 << 20
+	DefaultMaxConcurrent = 64
+	DefaultQueueWait     = 2 * time.Second
+	DefaultShutdownGrace = 15 * time.Second
+)
+
+// Options configure a Server. Services left nil answer 501 "not available
+// yet" on the endpoints that need them.
+type Options struct {
+	Query  QueryService
+	Graphs GraphStore
+	Rules  RuleService
+	Sites  SiteService
+	Store  StoreStats
+
+	// Logger receives one structured line per request; nil discards.
+	Logger *slog.Logger
+
+	// Token is the bearer token writes need (SPARQL Update, Graph Store
+	// writes, rule runs). With no token, writes are refused.
+	Token string
+	// ProtectReads makes reads need the token too.
+	ProtectReads bool
+
+	// Timeout bounds each request's work (DefaultTimeout when zero; a
+	// negative value disables it). A request may ask for less with the
+	// timeout parameter.
+	Timeout time.Duration
+	// RuleTimeout bounds rule runs, which materialise a whole store and
+	// take longer than queries (DefaultRuleTimeout when zero; negative:
+	// no limit).
+	RuleTimeout time.Duration
+	// MaxBody caps request bodies in bytes (DefaultMaxBody when zero).
+	MaxBody int64
+	// MaxConcurrent caps the requests served at once on the data
+	// endpoints (DefaultMaxConcurrent when zero).
+	MaxConcurrent int
+	// QueueWait is how long a request waits for a free slot before it is
+	// refused with 503 (DefaultQueueWait when zero; negative: no wait).
+	QueueWait time.Duration
+	// ShutdownGrace is how long Serve waits for in-flight requests when
+	// its context ends (DefaultShutdownGrace when zero).
+	ShutdownGrace time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.RuleTimeout == 0 {
+		o.RuleTimeout = DefaultRuleTimeout
+	}
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.MaxConcurrent <= 0 {
+		o.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if o.QueueWait == 0 {
+		o.QueueWait = DefaultQueueWait
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = DefaultShutdownGrace
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return o
+}
+
+// Server is perfkb's HTTP endpoint. Create it with New; it is an
+// http.Handler.
+type Server struct {
+	opts    Options
+	engine  *gin.Engine
+	metrics *metrics
+	slots   chan struct{}
+	buffers bufferPool
+}
+
+// New builds a Server and its routes.
+func New(opts Options) *Server {
+	opts = opts.withDefaults()
+	s := &Server{
+		opts:    opts,
+		metrics: newMetrics(opts.Store),
+		slots:   make(chan struct{}, opts.MaxConcurrent),
+	}
+	s.engine = s.routes()
+	return s
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.ServeHTTP(w, r) }
+
+func (s *Server) routes() *gin.Engine {
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.Use(s.recoverer, s.requestLog, s.metrics.observe)
+	e.NoRoute(func(c *gin.Context) {
+		respondError(c, newAPIError(ErrorNotFound, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	e.NoMethod(func(c *gin.Context) {
+		c.Status(http.StatusMethodNotAllowed)
+		c.AbortWithStatusJSON(http.StatusMethodNotAllowed, errorResponse{Status: "error", ErrorType: ErrorBadData,
+			Error: fmt.Sprintf("method %s is not allowed on %s", c.Request.Method, c.Request.URL.Path)})
+	})
+
+	// The query page and operations: not limited.
+	e.GET("/", s.page)
+	e.HEAD("/", s.page)
+	e.GET("/static/*file", s.static)
+	e.GET("/healthz", s.healthz)
+	e.GET("/metrics", s.metrics.handler())
+
+	// Data endpoints: concurrency limit, body limit, timeout.
+	data := e.Group("/", s.limit, s.bodyLimit, s.deadline)
+	data.GET("/sparql", s.sparqlGet)
+	data.POST("/sparql", s.sparqlPost)
+	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete} {
+		data.Handle(method, "/data", s.graphStore)
+	}
+	data.POST("/rules/run", s.rulesRun)
+	data.POST("/rules/check", s.rulesCheck)
+	data.GET("/findings", s.findings)
+	data.GET("/explain", s.explain)
+	data.GET("/sites", s.sites)
+	return e
+}
+
+// Serve serves HTTP on l until ctx ends, then shuts down gracefully: it
+// stops accepting, lets in-flight requests finish (up to ShutdownGrace)
+// and returns.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	srv := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.opts.Logger.Info("shutting down", "grace", s.opts.ShutdownGrace.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace)
+	defer cancel()
+	err := srv.Shutdown(shutdownCtx)
+	if serveErr := <-errc; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) && err == nil {
+		err = serveErr
+	}
+	return err
+}
+
+// ListenAndServe listens on addr (DefaultAddr when empty), calls ready
+// with the bound address (useful with port 0), and serves until ctx ends.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(net.Addr)) error {
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	if ready != nil {
+		ready(l.Addr())
+	}
+	return s.Serve(ctx, l)
+}

@@ -1,0 +1,271 @@
+package server
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// QueryService runs SPARQL queries and updates. It is the seam to the query
+// package; see QueryRequest for what the protocol hands over.
+type QueryService interface {
+	// Query parses and starts a query. A syntax or static error must be
+	// returned here (not from the result iterators) so the handler can
+	// answer 400 before any result is written.
+	Query(ctx context.Context, req QueryRequest) (*QueryResult, error)
+	// Update parses and applies a SPARQL 1.1 Update request atomically.
+	Update(ctx context.Context, req UpdateRequest) (UpdateSummary, error)
+}
+
+// UpdateSummary reports what an update request changed.
+type UpdateSummary struct {
+	Operations int `json:"operations"`
+	Added      int `json:"added"`
+	Removed    int `json:"removed"`
+}
+
+// QueryRequest is a SPARQL query as received by the protocol.
+type QueryRequest struct {
+	Query string
+	// DefaultGraphs and NamedGraphs come from the default-graph-uri and
+	// named-graph-uri parameters; when either is set they replace the
+	// query's FROM and FROM NAMED clauses.
+	DefaultGraphs []string
+	NamedGraphs   []string
+	// BaseIRI resolves relative IRIs in the query.
+	BaseIRI string
+}
+
+// UpdateRequest is a SPARQL update as received by the protocol.
+type UpdateRequest struct {
+	Update string
+	// UsingGraphs and UsingNamedGraphs come from the using-graph-uri and
+	// using-named-graph-uri parameters.
+	UsingGraphs      []string
+	UsingNamedGraphs []string
+	BaseIRI          string
+}
+
+// ResultKind says which of the QueryResult fields holds the answer.
+type ResultKind uint8
+
+// The result kinds of SPARQL queries.
+const (
+	// ResultBindings is a SELECT result: Vars and Solutions.
+	ResultBindings ResultKind = iota + 1
+	// ResultBoolean is an ASK result: Boolean.
+	ResultBoolean
+	// ResultGraph is a CONSTRUCT or DESCRIBE result: Triples.
+	ResultGraph
+)
+
+// QueryResult is the answer to a query. Iterators are closed by the handler.
+type QueryResult struct {
+	Kind      ResultKind
+	Vars      []string
+	Solutions SolutionIterator
+	Boolean   bool
+	Triples   TripleIterator
+}
+
+// Close closes whichever iterator the result holds.
+func (r *QueryResult) Close() error {
+	if r == nil {
+		return nil
+	}
+	if r.Solutions != nil {
+		return r.Solutions.Close()
+	}
+	if r.Triples != nil {
+		return r.Triples.Close()
+	}
+	return nil
+}
+
+// SolutionIterator streams the solutions of a SELECT query. Solution
+// returns one term per variable of QueryResult.Vars, in that order; the
+// zero kb.Term means unbound. The slice may be reused by the next call to
+// Next.
+type SolutionIterator interface {
+	Next() bool
+	Solution() []kb.Term
+	Err() error
+	Close() error
+}
+
+// TripleIterator streams the triples of a CONSTRUCT or DESCRIBE result.
+type TripleIterator interface {
+	Next() bool
+	Triple() kb.Triple
+	Err() error
+	Close() error
+}
+
+// GraphStore is what the Graph Store Protocol needs from the store. The
+// graph argument is an IRI term, or kb.DefaultGraph for ?default.
+type GraphStore interface {
+	// Graphs lists the graphs that hold triples, with their sizes.
+	Graphs(ctx context.Context) ([]GraphInfo, error)
+	// Size returns the number of triples in graph (0 when it does not
+	// exist).
+	Size(ctx context.Context, graph kb.Term) (int64, error)
+	// Triples calls emit for every triple of graph.
+	Triples(ctx context.Context, graph kb.Term, emit func(kb.Triple) error) error
+	// Replace atomically replaces the content of graph with the RDF read
+	// from src. On any error (a syntax error included) nothing changes.
+	Replace(ctx context.Context, graph kb.Term, src RDFSource) (GraphChange, error)
+	// Append atomically adds the RDF read from src to graph.
+	Append(ctx context.Context, graph kb.Term, src RDFSource) (GraphChange, error)
+	// Drop removes every triple of graph and reports how many there were.
+	Drop(ctx context.Context, graph kb.Term) (int64, error)
+}
+
+// GraphInfo describes one graph of the store.
+type GraphInfo struct {
+	IRI     string `json:"iri"`
+	Triples int64  `json:"triples"`
+}
+
+// RDFSource is an RDF document to read into a graph.
+type RDFSource struct {
+	Body   io.Reader
+	Format Format
+	// Name identifies the source in error messages (e.g. "request body").
+	Name string
+	// BaseIRI resolves relative IRIs in the document.
+	BaseIRI string
+	// Size is the document's length in bytes when known (Content-Length),
+	// otherwise 0 or negative; stores use it to size their buffers.
+	Size int64
+}
+
+// GraphChange reports what a Graph Store write did. For a replace, Added
+// is the graph's new size; for an append it is the number of statements
+// the request carried (triples already stored included).
+type GraphChange struct {
+	Graph   string `json:"graph"`
+	Added   int64  `json:"added"`
+	Removed int64  `json:"removed"`
+	Created bool   `json:"created"`
+}
+
+// RuleService runs rules and reports their findings; it is the seam to the
+// reasoner and rules packages.
+type RuleService interface {
+	// Run runs the named shipped rule sets and/or an uploaded rule file over
+	// the store and materializes what they derive.
+	Run(ctx context.Context, req RuleRunRequest) (RuleRunReport, error)
+	// Check parses and compiles a rule file without running it. A file with
+	// errors returns a report with Valid false and the diagnostics; err is
+	// for failures of the service itself.
+	Check(ctx context.Context, name string, text string) (RuleCheckReport, error)
+	// Findings lists the problems the rules asserted, filtered.
+	Findings(ctx context.Context, filter FindingFilter) ([]Finding, error)
+	// Explain returns the derivation of the findings about a resource; it
+	// returns an error wrapping ErrNotFound when nothing was derived
+	// about it.
+	Explain(ctx context.Context, iri string) (Explanation, error)
+}
+
+// RuleRunRequest selects what a rule run evaluates.
+type RuleRunRequest struct {
+	// Sets names shipped rule sets (e.g. "rdfs", "owl-rl", "perfonto");
+	// empty with an empty RuleText means the default shipped sets.
+	Sets []string `json:"sets,omitempty"`
+	// RuleText is an uploaded rule file; RuleName names it in messages.
+	RuleText string `json:"rules,omitempty"`
+	RuleName string `json:"name,omitempty"`
+}
+
+// RuleRunReport summarises a rule run.
+type RuleRunReport struct {
+	Rules      int           `json:"rules"`
+	Derived    int64         `json:"derived"`
+	Findings   int64         `json:"findings"`
+	Iterations int           `json:"iterations"`
+	Duration   time.Duration `json:"-"`
+	Seconds    float64       `json:"seconds"`
+}
+
+// RuleCheckReport is the outcome of validating a rule file.
+type RuleCheckReport struct {
+	Valid       bool         `json:"valid"`
+	Rules       int          `json:"rules"`
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
+}
+
+// Diagnostic is one error or warning with its position in a file.
+type Diagnostic struct {
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+}
+
+// FindingFilter narrows a findings listing; empty fields match anything.
+type FindingFilter struct {
+	// Problem is a problem class IRI or its local name (e.g. BigMessage).
+	Problem string
+	// Experiment is an experiment IRI or its local name.
+	Experiment string
+	// Limit caps the number of findings (0 = no cap).
+	Limit int
+}
+
+// Finding is one problem a rule asserted about a resource.
+type Finding struct {
+	Subject    string  `json:"subject"`
+	Problem    string  `json:"problem"`
+	Severity   float64 `json:"severity,omitempty"`
+	Metric     string  `json:"metric,omitempty"`
+	Value      string  `json:"value,omitempty"`
+	Experiment string  `json:"experiment,omitempty"`
+	Region     string  `json:"region,omitempty"`
+	Rule       string  `json:"rule,omitempty"`
+	// SeverityClass and Description are the rule's words for the finding.
+	SeverityClass string `json:"severityClass,omitempty"`
+	Description   string `json:"description,omitempty"`
+}
+
+// Explanation is the derivation of what the rules concluded about a resource.
+type Explanation struct {
+	IRI string `json:"iri"`
+	// Derivations holds one tree per derived triple about IRI.
+	Derivations []Derivation `json:"derivations"`
+}
+
+// Derivation explains one triple: asserted, or derived by a rule from
+// premises that are themselves explained.
+type Derivation struct {
+	Triple   string       `json:"triple"`
+	Rule     string       `json:"rule,omitempty"`
+	Asserted bool         `json:"asserted,omitempty"`
+	Premises []Derivation `json:"premises,omitempty"`
+	// Note says why a branch stops early (a cycle, a depth limit, a
+	// derived triple without a record).
+	Note string `json:"note,omitempty"`
+}
+
+// SiteService lists the grid sites this server knows about.
+type SiteService interface {
+	Sites(ctx context.Context) ([]Site, error)
+}
+
+// Site is one entry of the site registry.
+type Site struct {
+	Name string `json:"name"`
+	// Graph is the named graph holding the site's data locally, if any.
+	Graph string `json:"graph,omitempty"`
+	// Endpoint is the site's SPARQL endpoint, if remote.
+	Endpoint    string   `json:"endpoint,omitempty"`
+	Triples     int64    `json:"triples"`
+	Experiments []string `json:"experiments,omitempty"`
+}
+
+// StoreStats is the part of the store the metrics and health checks read.
+type StoreStats interface {
+	// Quads returns the number of stored quads (an estimate is fine).
+	Quads(ctx context.Context) (int64, error)
+}
