@@ -46,6 +46,11 @@ func knakkTriples(path string) ([]kb.Triple, error) {
 		return nil, err
 	}
 	format := rdf.RDFXML
+	if format == rdf.RDFXML {
+		// knakk/rdf reads rdf:resource="mailto:…" as a QName; hide the
+		// scheme and restore it after parsing.
+		text = bytes.ReplaceAll(text, []byte(`"mailto:`), []byte(`"`+mailtoStandIn))
+	}
 	if strings.HasSuffix(path, ".ttl") || strings.HasSuffix(path, ".nt") {
 		format = rdf.Turtle
 		text = trailingSemicolon.ReplaceAll(text, []byte(" ]"))
@@ -58,12 +63,20 @@ func knakkTriples(path string) ([]kb.Triple, error) {
 	if err != nil {
 		return nil, err
 	}
+	restore := func(t kb.Term) kb.Term {
+		if t.IsIRI() && strings.HasPrefix(t.Value, mailtoStandIn) {
+			return kb.IRI("mailto:" + strings.TrimPrefix(t.Value, mailtoStandIn))
+		}
+		return t
+	}
 	out := make([]kb.Triple, len(ts))
 	for i, t := range ts {
-		out[i] = kb.Triple{S: fromRDF(t.Subj), P: fromRDF(t.Pred), O: fromRDF(t.Obj)}
+		out[i] = kb.Triple{S: restore(fromRDF(t.Subj)), P: fromRDF(t.Pred), O: restore(fromRDF(t.Obj))}
 	}
 	return out, nil
 }
+
+const mailtoStandIn = "http://mailto.invalid/"
 
 // graphTriples returns the distinct triples of graph g (kb.Any: all).
 func graphTriples(ctx context.Context, ds kb.Dataset, g kb.ID) ([]kb.Triple, error) {

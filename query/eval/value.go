@@ -374,11 +374,71 @@ func Arith(op byte, a, b kb.Term) (kb.Term, error) {
 	if !ok1 || !ok2 {
 		return kb.Term{}, typeErr("arithmetic on non-numeric %s %c %s", a, op, b)
 	}
+	if op == '/' && x.Kind == NumInteger && y.Kind == NumInteger && x.R.Num().IsInt64() && y.R.Num().IsInt64() {
+		if s, ok := divideInt64(x.R.Num().Int64(), y.R.Num().Int64()); ok {
+			return kb.Literal(s, XSDDecimal), nil
+		}
+	}
 	n, err := ArithNumeric(op, x, y)
 	if err != nil {
 		return kb.Term{}, err
 	}
 	return NumericTerm(n), nil
+}
+
+// divideInt64 is the canonical xsd:decimal of a/b computed by long
+// division, giving the same digits as canonicalDecimal without big.Rat; ok
+// is false when the operands are out of its range (or b is 0).
+func divideInt64(a, b int64) (string, bool) {
+	const limit = 1e17
+	if b == 0 || a <= -limit || a >= limit || b <= -limit || b >= limit {
+		return "", false
+	}
+	neg := (a < 0) != (b < 0)
+	if a < 0 {
+		a = -a
+	}
+	if b < 0 {
+		b = -b
+	}
+	q, r := a/b, a%b
+	if r == 0 {
+		if neg && q != 0 {
+			return "-" + strconv.FormatInt(q, 10) + ".0", true
+		}
+		return strconv.FormatInt(q, 10) + ".0", true
+	}
+	intStr := strconv.FormatInt(q, 10)
+	frac := 18
+	if q != 0 {
+		frac = max(1, 18-len(intStr))
+	}
+	digits := make([]byte, frac)
+	for i := range digits {
+		r *= 10
+		digits[i] = byte('0' + r/b)
+		r %= b
+	}
+	if 2*r >= b { // round half away from zero, as big.Rat.FloatString
+		i := len(digits) - 1
+		for ; i >= 0 && digits[i] == '9'; i-- {
+			digits[i] = '0'
+		}
+		if i >= 0 {
+			digits[i]++
+		} else {
+			q++
+			intStr = strconv.FormatInt(q, 10)
+		}
+	}
+	fracStr := strings.TrimRight(string(digits), "0")
+	if fracStr == "" {
+		fracStr = "0"
+	}
+	if neg {
+		return "-" + intStr + "." + fracStr, true
+	}
+	return intStr + "." + fracStr, true
 }
 
 // ArithNumeric applies + - * / to decoded values with type promotion.

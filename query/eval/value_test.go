@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"math/big"
 	"testing"
 	"time"
 
@@ -182,5 +183,25 @@ func TestBNodeStrIsStablePerSolution(t *testing.T) {
 	d, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
 	if a != b || a != c || a == d {
 		t.Errorf("BNODE(\"x\"): %s %s %s %s; want the same node within one solution only", a, b, c, d)
+	}
+}
+
+func TestDivideInt64MatchesBigRat(t *testing.T) {
+	pairs := [][2]int64{{1, 3}, {2, 3}, {-1, 3}, {1, -3}, {10, 4}, {-10, 4}, {1234567, 7}, {5, 1}, {0, 7},
+		{999999999999999999 / 100, 7}, {1, 999999}, {2, 7}, {123456789012, 1000003}, {7, 8}, {-7, 8}, {99999, 100000}}
+	for a := int64(-30); a <= 30; a += 7 {
+		for b := int64(-13); b <= 13; b += 3 {
+			pairs = append(pairs, [2]int64{a, b})
+		}
+	}
+	for _, p := range pairs {
+		if p[1] == 0 {
+			continue
+		}
+		got, ok := divideInt64(p[0], p[1])
+		want := canonicalDecimal(big.NewRat(p[0], p[1]))
+		if !ok || got != want {
+			t.Errorf("%d/%d = %q (%v), want %q", p[0], p[1], got, ok, want)
+		}
 	}
 }
