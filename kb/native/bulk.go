@@ -125,10 +125,9 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	var paths [numOrders]string
 	var errs [numOrders]error
 	if len(keys) > 0 {
-		// Two goroutines, each with its own copy of the keys and scratch
-		// space: orders 0..2 on one, 3..5 on the other. keys is already in
-		// SPOG order.
-		// The copy is made before either goroutine starts reordering keys.
+		// Two goroutines, each with its own copy of the keys (made before
+		// either starts reordering) and scratch space: orders 0..2 on one,
+		// 3..5 on the other. keys is already in SPOG order.
 		bufs := [2][]key32{keys, slices.Clone(keys)}
 		tmps := [2][]key32{scratch[:len(keys)], make([]key32, len(keys))}
 		var wg sync.WaitGroup
@@ -160,7 +159,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	return s.ingestTables(ctx, paths[:], errs[:], delta)
 }
 
-// ingestWide is ingestQuads for stores whose IDs outgrew 32 bits: the same
+// ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same
 // steps on kb.Quad with comparison sorts.
 func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 	permuteSort(quads, 0)

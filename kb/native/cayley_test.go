@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/cayleygraph/cayley"
 	"github.com/cayleygraph/cayley/graph"
 	"github.com/cayleygraph/cayley/graph/graphtest"
 	"github.com/cayleygraph/cayley/graph/path"
@@ -152,5 +153,53 @@ func TestValueTermRoundTrip(t *testing.T) {
 				t.Errorf("ValueFromTerm(TermFromValue(%#v)) = %#v", tc.v, got)
 			}
 		})
+	}
+}
+
+// TestCayleyNewGraphWritesDataset writes through cayley.NewGraph and reads
+// the quads back through kb.Dataset: a quad without a label lands in
+// kb.DefaultGraph, and native values become xsd-typed literals.
+func TestCayleyNewGraphWritesDataset(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "db")
+	h, err := cayley.NewGraph(CayleyBackend, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const ex = "http://example.org/"
+	if err := h.AddQuadSet([]quad.Quad{
+		quad.Make(quad.IRI(ex+"run1"), quad.IRI(ex+"threads"), 64, nil),
+		quad.Make(quad.IRI(ex+"run1"), quad.IRI(ex+"label"), quad.LangString{Value: "Lauf", Lang: "de"}, quad.IRI(ex+"g")),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := []kb.TermQuad{
+		{S: kb.IRI(ex + "run1"), P: kb.IRI(ex + "threads"), O: kb.Literal("64", xsdInteger), G: kb.DefaultGraph},
+		{S: kb.IRI(ex + "run1"), P: kb.IRI(ex + "label"), O: kb.LangLiteral("Lauf", "de"), G: kb.IRI(ex + "g")},
+	}
+	for _, tq := range want {
+		var q kb.Quad
+		for i, term := range []kb.Term{tq.S, tq.P, tq.O, tq.G} {
+			id, ok, err := s.Lookup(ctx, term)
+			if err != nil || !ok {
+				t.Fatalf("Lookup(%v) = %v, %v; want the term Cayley wrote", term, ok, err)
+			}
+			set(&q, uint8(i), id)
+		}
+		if got, err := kb.Collect(s.Match(ctx, kb.Pattern(q))); err != nil || len(got) != 1 {
+			t.Errorf("Match(%v) = %v, %v; want the quad Cayley wrote", tq, got, err)
+		}
+	}
+	if st, _ := s.Stats(ctx); st.Quads != 2 {
+		t.Errorf("Stats.Quads = %d; want 2", st.Quads)
 	}
 }

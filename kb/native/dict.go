@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -253,19 +254,9 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 	// Terms stored before this process opened the store are on disk only.
 	var found map[int]kb.ID
 	if !complete {
-		var enc []byte
-		for _, i := range missing {
-			enc, _ = appendTerm(enc[:0], terms[i])
-			id, ok, err := s.getTermID(enc)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				if found == nil {
-					found = make(map[int]kb.ID)
-				}
-				found[i] = id
-			}
+		var err error
+		if found, err = s.findStoredTerms(terms, missing); err != nil {
+			return nil, err
 		}
 	}
 	d.mu.Lock()
@@ -287,6 +278,65 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 		out[i] = d.add(enc, h)
 	}
 	return out, nil
+}
+
+// findStoredTerms looks the terms[i], i in missing, up on disk: encoded,
+// sorted and probed in key order with one iterator, which is several times
+// cheaper than a Get each. It returns the IDs found by index.
+func (s *Store) findStoredTerms(terms []kb.Term, missing []int) (map[int]kb.ID, error) {
+	type probe struct {
+		key []byte
+		i   int
+	}
+	probes := make([]probe, len(missing))
+	var arena []byte
+	for n, i := range missing {
+		start := len(arena)
+		arena = append(arena, prefixTerm)
+		arena, _ = appendTerm(arena, terms[i])
+		probes[n] = probe{key: arena[start:len(arena):len(arena)], i: i}
+	}
+	// The arena may have moved while growing: re-slice from the offsets.
+	off := 0
+	for n := range probes {
+		l := len(probes[n].key)
+		probes[n].key = arena[off : off+l : off+l]
+		off += l
+	}
+	slices.SortFunc(probes, func(a, b probe) int { return bytes.Compare(a.key, b.key) })
+	it, err := s.newIter([]byte{prefixTerm}, []byte{prefixTerm + 1})
+	if err != nil {
+		return nil, err
+	}
+	var found map[int]kb.ID
+	var prev []byte
+	var prevID kb.ID
+	for _, p := range probes {
+		id := prevID
+		if !bytes.Equal(p.key, prev) {
+			id = 0
+			if it.SeekGE(p.key) && bytes.Equal(it.Key(), p.key) {
+				v := it.Value()
+				if len(v) != 8 {
+					s.release(it)
+					return nil, errCorruptKey
+				}
+				id = kb.ID(binary.BigEndian.Uint64(v))
+			}
+			prev, prevID = p.key, id
+		}
+		if id != 0 {
+			if found == nil {
+				found = make(map[int]kb.ID)
+			}
+			found[p.i] = id
+		}
+	}
+	if err := it.Error(); err != nil {
+		s.release(it)
+		return nil, fmt.Errorf("native: %w", err)
+	}
+	return found, s.release(it)
 }
 
 func (s *Store) getTermID(enc []byte) (kb.ID, bool, error) {

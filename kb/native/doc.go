@@ -2,19 +2,36 @@
 // Pebble (github.com/cockroachdb/pebble/v2) that implements kb.Dataset at
 // the ID level and is registered as the Cayley backend "perfkb".
 //
-// Terms are encoded to dense integer IDs (both directions are stored, so IDs
-// survive restarts). Each quad is stored in six indexes (SPOG, POSG, OSPG,
-// GSPO, GPOS, GOSP) whose keys are order-preserving variable-length IDs, so
-// every quad pattern is a single prefix scan that yields exactly its
-// matches. Exact counts per (predicate, graph) are written in the same
-// Pebble batch as the data they count and kept in memory; per-predicate,
-// per-graph and total counts derive from them.
+//	Intern    ──▶ arena dictionary (term ⇄ dense ID; fresh terms in memory,
+//	              older ones read from disk and cached)
+//	Apply     ──▶ one synced Pebble batch: six index entries per quad, the
+//	              (predicate, graph) counters they change, new dictionary entries
+//	BeginBulk ──▶ stage 32-bit keys ─▶ radix sort per index on two cores
+//	              ─▶ one sstable per index + counters + dictionary
+//	              ─▶ one atomic Ingest
+//	Match     ──▶ bound positions pick the index whose key prefix they form
+//	              ─▶ one Pebble range scan (iterators pooled until the next write)
 //
-//	Apply     ──▶ one synced Pebble batch (index entries, counters, new terms)
-//	BeginBulk ──▶ sort once per index in parallel ──▶ sstables ──▶ one atomic Ingest
-//	Match     ──▶ plan (bound positions ─▶ index, prefix) ──▶ one Pebble range scan
+// Key layout (keys.go): each quad is stored in six indexes (SPOG, POSG,
+// OSPG, GSPO, GPOS, GOSP) whose keys are order-preserving variable-length
+// IDs, so every quad pattern is a single prefix scan that yields exactly its
+// matches. Terms are stored both ways (term → ID, ID → term) in a compact
+// binary encoding; the next ID after a restart is one past the largest
+// stored. Exact counts per (predicate, graph) are written with the data they
+// count and kept in memory; per-predicate, per-graph and total counts derive
+// from them.
 //
-// OpenMemory runs the same code on an in-memory file system, for tests and
-// queries over files loaded on the fly. Cayley opens the same data through
-// cayley.NewGraph("perfkb", path, nil) once this package is imported.
+// Crash safety: an Apply is one Pebble batch, synced before it returns; a
+// bulk load becomes visible in one Ingest, so a kill -9 leaves a store with
+// or without each batch, never part of one, and reopening needs no rebuild.
+//
+// OpenMemory runs the same code on Pebble's in-memory file system (no WAL,
+// no compression) for tests and for queries over files loaded on the fly.
+//
+// Cayley: importing this package registers the backend, so
+// cayley.NewGraph("perfkb", path, nil) opens a native store directory and
+// Cayley's path API reads and writes it (QuadStore). Quads without a label
+// live in kb.DefaultGraph; quad.Int, quad.Float, quad.Bool and quad.Time
+// become xsd:integer, xsd:double, xsd:boolean and xsd:dateTime literals and
+// come back as native values when their lexical form is canonical.
 package native

@@ -172,6 +172,25 @@ func TestReopen(t *testing.T) {
 		t.Errorf("after reopen: %d quads, %d (p,g) counters; before: %d, %d; want %d quads",
 			after.Quads, len(after.ByPredicateGraph), before.Quads, len(before.ByPredicateGraph), len(quads))
 	}
+	// Interning stored terms after reopening finds their IDs on disk.
+	again, err := kb.InternQuads(ctx, s, append(slices.Clone(quads), quads[:20]...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range again {
+		if got, err := kb.ResolveQuad(ctx, s, q); err != nil || got != quads[i%len(quads)] {
+			t.Fatalf("re-interned quad %d resolves to %v, %v; want %v", i, got, err, quads[i%len(quads)])
+		}
+	}
+	if n, err := s.Count(ctx, kb.Pattern{}, true); err != nil || n != int64(len(quads)) {
+		t.Errorf("Count after re-interning = %d, %v; want %d", n, err, len(quads))
+	}
+	if err := s.Apply(ctx, kb.Delta{Add: again}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Count(ctx, kb.Pattern{}, true); err != nil || n != int64(len(quads)) {
+		t.Errorf("re-adding stored quads changed the count to %d, %v; want %d", n, err, len(quads))
+	}
 	for _, tq := range quads {
 		var q kb.Quad
 		for i, term := range []kb.Term{tq.S, tq.P, tq.O, tq.G} {

@@ -1,10 +1,12 @@
 package native
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -63,15 +65,25 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 	for _, q := range d.Add {
 		want[q] = true
 	}
+	// Check what is stored in SPOG order with one iterator.
+	quads := make([]kb.Quad, 0, len(want))
+	for q := range want {
+		quads = append(quads, q)
+	}
+	slices.SortFunc(quads, cmpQuad)
+	it, err := s.newIter([]byte{prefixIndex}, []byte{prefixIndex + 1})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = s.release(it) }() // before the commit: see below
 	b := s.db.NewBatch()
 	defer b.Close()
 	delta := make(map[[2]kb.ID]int64)
 	key := make([]byte, 0, 40)
-	for q, present := range want {
-		had, err := s.has(q)
-		if err != nil {
-			return err
-		}
+	for _, q := range quads {
+		present := want[q]
+		key = appendIndexKey(key[:0], 0, q)
+		had := it.SeekGE(key) && bytes.Equal(it.Key(), key)
 		if had == present {
 			continue
 		}
@@ -91,6 +103,15 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 		} else {
 			delta[[2]kb.ID{q.P, q.G}]--
 		}
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("native: %w", err)
+	}
+	// Back to the pool before the commit makes it stale (and closes it).
+	err = s.release(it)
+	it = pooledIter{}
+	if err != nil {
+		return err
 	}
 	return s.commitBatch(b, delta)
 }
