@@ -15,10 +15,14 @@
 // pattern reads only the triples derived in the previous round (the delta),
 // patterns before it read only older triples, patterns after it read all,
 // so each combination of premises is joined once (semi-naive evaluation).
-// Other patterns are ordered greedily by bound positions and index fan-out;
-// builtins run as soon as their inputs are bound, noValue and print after
-// every pattern. Rules whose delta pattern's predicate got no new triples
-// are skipped.
+// Other patterns are ordered greedily by index fan-out given the bound
+// variables, and plans are rebuilt each round from the current table sizes.
+// Filters (greaterThan …) run as soon as their inputs are bound; calls that
+// only compute head values (makeSkolem, strConcat) run after the filters;
+// noValue and print run after every pattern; a match whose head triples all
+// exist already skips its trailing filters. Values a builtin computes for
+// other builtins stay terms and never reach the store's dictionary. Rules
+// whose delta pattern's predicate got no new triples are skipped.
 //
 // The working memory holds every triple the rules may read, per predicate,
 // in columns with hash indexes built on first use; it is loaded once from

@@ -40,7 +40,7 @@ type boundCall struct {
 	// binds marks the argument positions whose variable this call binds
 	// (outputs not bound before the call in this plan).
 	binds map[int]bool
-	// call is reused for every invocation (an exec is single-threaded and
+	// call is reused for every invocation (a joiner is single-threaded and
 	// a call never re-enters itself).
 	call builtins.Call
 	buf  []kb.Term
@@ -61,6 +61,9 @@ type plan struct {
 	steps []planStep
 	pre   []*boundCall // calls that need no pattern
 	final []*boundCall // deferred calls, after every pattern
+	// headCheck: every head variable is bound before the final calls, so
+	// a match whose head triples all exist can skip them.
+	headCheck bool
 }
 
 type boundRule struct {
@@ -242,14 +245,35 @@ func (e *Engine) makePlan(ctx context.Context, br *boundRule, delta int) (*plan,
 		}
 		calls = append(calls, bc)
 	}
+	// Variables of the body patterns: a call binding one of them must run
+	// before the pattern that uses it; a call binding only others (a
+	// skolem, a description) can wait until the filters have passed.
+	patternVar := map[int]bool{}
+	for _, ps := range br.patterns {
+		for _, p := range ps {
+			if p.mode != modeConst {
+				patternVar[p.v] = true
+			}
+		}
+	}
+	lazy := func(bc *boundCall) bool {
+		binds, forPattern := false, false
+		for j, a := range bc.args {
+			if a.mode == modeFree && bc.c.outputs[j] && !bound[a.v] {
+				binds = true
+				forPattern = forPattern || patternVar[a.v]
+			}
+		}
+		return binds && !forPattern
+	}
 	// placeCalls returns the calls whose inputs are all bound now, binding
-	// their outputs; deferred calls wait for the end.
+	// their outputs; deferred and lazy calls wait for the end.
 	placeCalls := func(final bool) []*boundCall {
 		var out []*boundCall
 		for progress := true; progress; {
 			progress = false
 			for _, bc := range calls {
-				if placed[bc] || (bc.c.b.Deferred && !final) {
+				if placed[bc] || (!final && (bc.c.b.Deferred || lazy(bc))) {
 					continue
 				}
 				ready := true
@@ -352,7 +376,34 @@ func (e *Engine) makePlan(ctx context.Context, br *boundRule, delta int) (*plan,
 		last.calls = keep
 		pl.final = append(filters, pl.final...)
 	}
+	pl.headCheck = br.triplesOnly
+	for _, bc := range pl.final {
+		for j := range bc.binds {
+			for _, h := range br.head {
+				for _, sl := range h.triple {
+					if sl.kind != slotConst && slotUses(sl, bc.args[j].v) {
+						pl.headCheck = false
+					}
+				}
+			}
+		}
+	}
 	return pl, nil
+}
+
+// slotUses reports whether a head slot mentions variable v.
+func slotUses(s slot, v int) bool {
+	switch s.kind {
+	case slotVar:
+		return s.v == v
+	case slotFunctor:
+		for _, a := range s.args {
+			if slotUses(a, v) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // estimate guesses how many rows a pattern yields per probe, given the
@@ -425,7 +476,7 @@ func (e *Engine) evaluate(ctx context.Context, pl *plan) error {
 
 func (x *joiner) step(k int) error {
 	if k == len(x.pl.steps) {
-		if x.pl.rule.triplesOnly && x.headExists() {
+		if x.pl.headCheck && x.headExists() {
 			return nil // nothing new to derive: skip the trailing filters
 		}
 		ok, err := x.calls(x.pl.final)

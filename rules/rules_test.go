@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
+	"github.com/perfkb/perfkb/reasoner/rulelang"
 )
 
 // The testdata files are scripts, one per shipped rule file:
@@ -285,6 +287,56 @@ func TestEveryRuleIsTested(t *testing.T) {
 		for _, r := range prog.Rules() {
 			if !fires[r.Name] || !notFires[r.Name] {
 				t.Errorf("%s: rule %s needs a fires and a not-fires case", file, r.Name)
+			}
+		}
+	}
+}
+
+// TestRulesUseDeclaredVocabulary checks that every PERFONTO IRI the
+// shipped rules mention is declared (has an rdf:type) in ontology/perfonto.ttl.
+func TestRulesUseDeclaredVocabulary(t *testing.T) {
+	ctx := context.Background()
+	onto := kb.NewMemory()
+	if _, err := kb.Load(ctx, onto, ontology.TurtleReader(), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "perfonto.ttl"}); err != nil {
+		t.Fatal(err)
+	}
+	typeID, _, err := onto.Lookup(ctx, kb.IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{"RDFS", "OWL", "PERFONTO"} {
+		prog, err := reasoner.LoadProgram([]string{set}, reasoner.ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range prog.Rules() {
+			for _, c := range append(append([]rulelang.Clause{}, r.Body...), r.Head...) {
+				var nodes []rulelang.Node
+				if c.Triple != nil {
+					nodes = c.Triple[:]
+				} else {
+					nodes = c.Call.Args
+				}
+				for _, n := range nodes {
+					if n.Kind != rulelang.NodeTerm || !n.Term.IsIRI() || !strings.HasPrefix(n.Term.Value, ontology.Namespace) {
+						continue
+					}
+					id, ok, err := onto.Lookup(ctx, n.Term)
+					if err != nil {
+						t.Fatal(err)
+					}
+					declared := false
+					if ok {
+						c, err := onto.Count(ctx, kb.Pattern{S: id, P: typeID}, true)
+						if err != nil {
+							t.Fatal(err)
+						}
+						declared = c > 0
+					}
+					if !declared {
+						t.Errorf("%s: rule %s uses %s, which perfonto.ttl does not declare", n.Pos, r.Name, n.Term.Value)
+					}
+				}
 			}
 		}
 	}
