@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/cayleyadapter"
 	"github.com/perfkb/perfkb/kb/internal/pgtest"
-	"github.com/perfkb/perfkb/kb/store"
 	"github.com/perfkb/perfkb/ontology/sample"
 )
 
@@ -29,7 +29,9 @@ func benchTriples(b *testing.B) int64 {
 
 // BenchmarkLoad measures kb.Load of generated PERFONTO sample N-Quads into
 // a fresh store of each backend; the triples/s metric is the throughput.
-// PostgreSQL runs when pgtest finds a server (see kb/internal/pgtest).
+// PostgreSQL runs when pgtest finds a server (see kb/internal/pgtest). The
+// native store has its own benchmarks in kb/native; perfkb bench load
+// compares every backend.
 //
 //	go test -run '^$' -bench Load -benchtime 3x ./kb/
 //	PERFKB_BENCH_TRIPLES=1000000 go test -run '^$' -bench 'Load/leveldb' -benchtime 3x -timeout 1h ./kb/
@@ -39,31 +41,36 @@ func BenchmarkLoad(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	ctx := context.Background()
+	cayley := func(backend string, address func(b *testing.B) string) func(b *testing.B) kb.Dataset {
+		return func(b *testing.B) kb.Dataset {
+			ds, err := cayleyadapter.Open(ctx, backend, address(b), cayleyadapter.OpenOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return ds
+		}
+	}
 	backends := []struct {
 		name string
-		spec func(b *testing.B) string
+		open func(b *testing.B) kb.Dataset
 	}{
-		{"memory", func(*testing.B) string { return "memory:" }},
-		{"native", func(b *testing.B) string { return "native:" + filepath.Join(b.TempDir(), "db") }},
-		{"memstore", func(*testing.B) string { return "memstore:" }},
-		{"leveldb", func(b *testing.B) string { return "leveldb:" + filepath.Join(b.TempDir(), "db") }},
+		{"memory", func(*testing.B) kb.Dataset { return kb.NewMemory() }},
+		{"memstore", cayley(cayleyadapter.Memstore, func(*testing.B) string { return "" })},
+		{"leveldb", cayley(cayleyadapter.LevelDB, func(b *testing.B) string { return filepath.Join(b.TempDir(), "db") })},
 		{"postgres", nil},
 	}
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
-			spec := be.spec
-			if spec == nil {
+			open := be.open
+			if open == nil {
 				srv := pgtest.Start(b)
-				spec = func(b *testing.B) string { return srv.NewDatabase(b) }
+				open = cayley(cayleyadapter.Postgres, func(b *testing.B) string { return srv.NewDatabase(b) })
 			}
-			ctx := context.Background()
 			var loaded int64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				ds, err := store.Open(ctx, spec(b), store.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
+				ds := open(b)
 				b.StartTimer()
 				ls, err := kb.Load(ctx, ds, bytes.NewReader(data.Bytes()), kb.LoadOptions{Format: kb.FormatNQuads})
 				b.StopTimer()

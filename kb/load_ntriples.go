@@ -2,6 +2,7 @@ package kb
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,8 @@ type lineParser struct {
 	text []byte
 	pos  int
 }
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // maxLine bounds one N-Triples line (a literal can be large, but not
 // unbounded).
@@ -49,6 +52,9 @@ func (p *lineParser) errAt(pos int, format string, args ...any) error {
 		pos = len(p.text)
 	}
 	col := utf8.RuneCount(p.text[:pos]) + 1
+	if p.line == 1 && bytes.HasPrefix(p.text, utf8BOM) && pos >= len(utf8BOM) {
+		col-- // the byte order mark is not a column
+	}
 	return &lineError{line: p.line, col: col, msg: fmt.Sprintf(format, args...)}
 }
 
@@ -59,6 +65,9 @@ func (p *lineParser) next() (s, pr, o, g Term, err error) {
 		p.line++
 		p.text = p.sc.Bytes()
 		p.pos = 0
+		if p.line == 1 && bytes.HasPrefix(p.text, utf8BOM) {
+			p.pos = len(utf8BOM)
+		}
 		p.skipSpace()
 		if p.pos == len(p.text) || p.text[p.pos] == '#' {
 			continue

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfkb/perfkb/kb"
 )
@@ -168,6 +170,18 @@ func TestLoadFileFormats(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLoadNTriplesLineEndingsAndBOM(t *testing.T) {
+	doc := "\xEF\xBB\xBF<http://e/s> <http://e/p> \"a\" .\r\n<http://e/s> <http://e/p> \"b\" . # note\r\n\r\n"
+	ds := kb.NewMemory()
+	sum, err := kb.Load(context.Background(), ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples})
+	if err != nil || sum.Triples != 2 {
+		t.Fatalf("Load with a BOM and CRLF = %+v, %v; want 2 triples", sum, err)
+	}
+	if !hasQuad(t, ds, kb.TermQuad{S: kb.IRI("http://e/s"), O: kb.String("b")}) {
+		t.Errorf("missing the second triple")
 	}
 }
 
@@ -408,5 +422,30 @@ func TestLoadFileGzipAndMissing(t *testing.T) {
 	}
 	if _, err := kb.LoadFile(context.Background(), kb.NewMemory(), filepath.Join("testdata", "no-such.nt"), kb.LoadOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadFile(missing) = %v; want os.ErrNotExist", err)
+	}
+}
+
+// TestLoadTurtleErrorEndsParser checks that a failed Turtle load does not
+// leave knakk/rdf's lexer goroutine behind, waiting for the rest of a long
+// input to be read.
+func TestLoadTurtleErrorEndsParser(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString("@prefix ex: <http://ex/> .\nex:a ex:b ex:c ;\n")
+	doc.WriteString("ex:oops\n") // missing object
+	for i := 0; i < 20000; i++ {
+		doc.WriteString("ex:s ex:p ex:o .\n")
+	}
+	before := runtime.NumGoroutine()
+	for i := 0; i < 5; i++ {
+		if _, err := kb.Load(context.Background(), kb.NewMemory(), strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatTurtle}); err == nil {
+			t.Fatal("Load of bad Turtle succeeded")
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after 5 failed Turtle loads, %d before: the parser's lexer is left running", n, before)
 	}
 }

@@ -7,23 +7,33 @@ import (
 
 // Memory is an in-memory Dataset. It indexes quads by each position, so any
 // pattern with a bound position is answered from the smallest matching index.
-// It is safe for concurrent use; Match materialises its result under a read
-// lock, so iterators see a snapshot.
+// It is safe for concurrent use.
+//
+// Each index bucket is a slice that is copy-on-write for removals and
+// append-only for additions: the elements below a published length are
+// never modified. Match therefore takes a slice header under the read lock
+// and iterates without the lock and without copying; iterators see a
+// snapshot, and a reader may call back into the store while iterating.
 type Memory struct {
 	mu     sync.RWMutex
 	closed bool
 	ids    map[Term]ID
 	terms  []Term // terms[id-1]
 	all    map[Quad]struct{}
-	index  [4]map[ID]map[Quad]struct{} // by S, P, O, G
+	// index holds the buckets by P and G (few keys); dense holds those by S
+	// and O, indexed by ID (IDs are dense), so the lookups that dominate
+	// joins are array loads rather than hash probes. Every quad is in one
+	// bucket per position.
+	index [4]map[ID][]Quad
+	dense [4][][]Quad
+	byPG  map[[2]ID]int64 // quads per (predicate, graph)
 }
 
 // NewMemory returns an empty in-memory dataset.
 func NewMemory() *Memory {
-	m := &Memory{ids: make(map[Term]ID), all: make(map[Quad]struct{})}
-	for i := range m.index {
-		m.index[i] = make(map[ID]map[Quad]struct{})
-	}
+	m := &Memory{ids: make(map[Term]ID), all: make(map[Quad]struct{}), byPG: make(map[[2]ID]int64)}
+	m.index[1] = make(map[ID][]Quad)
+	m.index[3] = make(map[ID][]Quad)
 	return m
 }
 
@@ -94,6 +104,50 @@ func (m *Memory) Resolve(ctx context.Context, id ID) (Term, error) {
 	return m.terms[id-1], nil
 }
 
+// TermOf returns the term of id, or false when id is unknown or the store
+// is closed. It is Resolve without a context or an error path, for callers
+// that decode many IDs (the query evaluator).
+func (m *Memory) TermOf(id ID) (Term, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed || id == 0 || id > ID(len(m.terms)) {
+		return Term{}, false
+	}
+	return m.terms[id-1], true
+}
+
+// bucket returns the quads with id at position i.
+func (m *Memory) bucket(i int, id ID) []Quad {
+	if i == 1 || i == 3 {
+		return m.index[i][id]
+	}
+	if id < ID(len(m.dense[i])) {
+		return m.dense[i][id]
+	}
+	return nil
+}
+
+// setBucket replaces the bucket of id at position i (nil deletes it).
+func (m *Memory) setBucket(i int, id ID, b []Quad) {
+	if i == 1 || i == 3 {
+		if len(b) == 0 {
+			delete(m.index[i], id)
+		} else {
+			m.index[i][id] = b
+		}
+		return
+	}
+	if id >= ID(len(m.dense[i])) {
+		if len(b) == 0 {
+			return
+		}
+		grown := make([][]Quad, max(int(id)+1, len(m.terms)+1, 2*len(m.dense[i])))
+		copy(grown, m.dense[i])
+		m.dense[i] = grown
+	}
+	m.dense[i][id] = b
+}
+
 func position(q Quad, i int) ID {
 	switch i {
 	case 0:
@@ -108,71 +162,142 @@ func position(q Quad, i int) ID {
 
 func (p Pattern) at(i int) ID { return position(Quad(p), i) }
 
-// candidates returns the smallest index set for p, or nil with all=true when
-// no position is bound.
-func (m *Memory) candidates(p Pattern) (set map[Quad]struct{}, all bool) {
+// smallestBucket returns the smallest index bucket for p and how many
+// positions are bound; all=true when no position is bound.
+func (m *Memory) smallestBucket(p Pattern) (bucket []Quad, bound int, all bool) {
 	best := -1
-	for i := 0; i < 4; i++ {
+	for _, i := range [4]int{0, 2, 1, 3} { // array-indexed positions first
 		id := p.at(i)
 		if id == Any {
 			continue
 		}
-		s := m.index[i][id]
-		if len(s) == 0 {
-			return nil, false
+		bound++
+		if best >= 0 && len(bucket) <= smallBucket {
+			continue // filtering a handful of quads beats another lookup
 		}
-		if best < 0 || len(s) < len(set) {
-			best, set = i, s
+		b := m.bucket(i, id)
+		if len(b) == 0 {
+			return nil, bound, false
+		}
+		if best < 0 || len(b) < len(bucket) {
+			best, bucket = i, b
 		}
 	}
-	if best < 0 {
-		return m.all, true
-	}
-	return set, false
+	return bucket, bound, best < 0
 }
 
-// Match implements Dataset.
+// smallBucket is the bucket size below which smallestBucket stops looking
+// at the other bound positions.
+const smallBucket = 16
+
+// memoryIterator walks snapshots of index buckets, keeping the quads that
+// match its pattern.
+type memoryIterator struct {
+	p      Pattern
+	filter bool
+	cur    []Quad
+	rest   [][]Quad
+	i      int
+}
+
+func (it *memoryIterator) Next() bool {
+	for {
+		it.i++
+		for it.i >= len(it.cur) {
+			if len(it.rest) == 0 {
+				it.cur = nil
+				return false
+			}
+			it.cur, it.rest, it.i = it.rest[0], it.rest[1:], 0
+		}
+		if !it.filter || it.p.Matches(it.cur[it.i]) {
+			return true
+		}
+	}
+}
+
+func (it *memoryIterator) Quad() Quad   { return it.cur[it.i] }
+func (it *memoryIterator) Err() error   { return nil }
+func (it *memoryIterator) Close() error { it.cur, it.rest = nil, nil; return nil }
+
+// Match implements Dataset. It does not copy: the iterator walks a snapshot
+// of the smallest index bucket.
 func (m *Memory) Match(ctx context.Context, p Pattern) QuadIterator {
 	m.mu.RLock()
-	defer m.mu.RUnlock()
 	if m.closed {
+		m.mu.RUnlock()
 		return NewErrorIterator(ErrClosed)
 	}
 	if p.S != Any && p.P != Any && p.O != Any && p.G != Any {
-		if _, ok := m.all[Quad(p)]; ok {
+		_, ok := m.all[Quad(p)]
+		m.mu.RUnlock()
+		if ok {
 			return NewSliceIterator([]Quad{Quad(p)})
 		}
 		return NewSliceIterator(nil)
 	}
-	set, _ := m.candidates(p)
-	out := make([]Quad, 0, len(set))
-	for q := range set {
-		if p.Matches(q) {
-			out = append(out, q)
+	bucket, bound, all := m.smallestBucket(p)
+	var rest [][]Quad
+	if all {
+		rest = make([][]Quad, 0, len(m.index[3]))
+		for _, b := range m.index[3] {
+			rest = append(rest, b)
 		}
 	}
-	return NewSliceIterator(out)
+	m.mu.RUnlock()
+	return &memoryIterator{p: p, filter: bound > 1, cur: bucket, rest: rest, i: -1}
 }
 
-// Count implements Dataset; counts are always exact.
-func (m *Memory) Count(ctx context.Context, p Pattern, exact bool) (int64, error) {
+// MatchQuads returns a snapshot of the smallest index bucket for p: every
+// quad matching p is in it, and the caller keeps those p.Matches. ok is
+// false when no position is bound or the store is closed (use Match). The
+// slice is never modified by later writes (buckets are append-only, and
+// removals copy), so the caller may iterate it without a lock and call the
+// store meanwhile. It is the query evaluator's allocation-free Match.
+func (m *Memory) MatchQuads(p Pattern) (quads []Quad, ok bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
+		return nil, false
+	}
+	bucket, _, all := m.smallestBucket(p)
+	if all {
+		return nil, false
+	}
+	return bucket, true
+}
+
+// exactCountLimit bounds the bucket an estimating Count walks; above it the
+// size of the smallest bucket is the estimate (never below the true count).
+const exactCountLimit = 4096
+
+// Count implements Dataset. Exact counts walk the smallest bucket when more
+// than one position is bound; estimates do so only for small buckets.
+func (m *Memory) Count(ctx context.Context, p Pattern, exact bool) (int64, error) {
+	m.mu.RLock()
+	if m.closed {
+		m.mu.RUnlock()
 		return 0, ErrClosed
 	}
-	set, all := m.candidates(p)
-	bound := 0
-	for i := 0; i < 4; i++ {
-		if p.at(i) != Any {
-			bound++
+	if p.S != Any && p.P != Any && p.O != Any && p.G != Any {
+		_, ok := m.all[Quad(p)]
+		m.mu.RUnlock()
+		if ok {
+			return 1, nil
 		}
+		return 0, nil
 	}
-	if all || bound == 1 {
-		return int64(len(set)), nil
+	bucket, bound, all := m.smallestBucket(p)
+	total := len(m.all)
+	m.mu.RUnlock()
+	if all {
+		return int64(total), nil
+	}
+	if bound == 1 || (!exact && len(bucket) > exactCountLimit) {
+		return int64(len(bucket)), nil
 	}
 	var n int64
-	for q := range set {
+	for _, q := range bucket {
 		if p.Matches(q) {
 			n++
 		}
@@ -192,7 +317,7 @@ func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 		Terms:            int64(len(m.terms)),
 		ByPredicate:      make(map[ID]int64, len(m.index[1])),
 		ByGraph:          make(map[ID]int64, len(m.index[3])),
-		ByPredicateGraph: make(map[[2]ID]int64),
+		ByPredicateGraph: make(map[[2]ID]int64, len(m.byPG)),
 	}
 	for p, s := range m.index[1] {
 		st.ByPredicate[p] = int64(len(s))
@@ -200,8 +325,8 @@ func (m *Memory) Stats(ctx context.Context) (Stats, error) {
 	for g, s := range m.index[3] {
 		st.ByGraph[g] = int64(len(s))
 	}
-	for q := range m.all {
-		st.ByPredicateGraph[[2]ID{q.P, q.G}]++
+	for pg, n := range m.byPG {
+		st.ByPredicateGraph[pg] = n
 	}
 	return st, nil
 }
@@ -248,15 +373,15 @@ func (m *Memory) Apply(ctx context.Context, d Delta) error {
 	if err := m.checkIDs(d.Add); err != nil {
 		return err
 	}
-	for _, q := range d.Remove {
-		m.remove(q)
-	}
+	m.remove(d.Remove)
 	for _, q := range d.Add {
 		m.add(q)
 	}
 	return nil
 }
 
+// add appends q to its buckets. Appending never changes the elements a
+// reader's snapshot can see.
 func (m *Memory) add(q Quad) {
 	if _, ok := m.all[q]; ok {
 		return
@@ -264,26 +389,43 @@ func (m *Memory) add(q Quad) {
 	m.all[q] = struct{}{}
 	for i := 0; i < 4; i++ {
 		id := position(q, i)
-		s := m.index[i][id]
-		if s == nil {
-			s = make(map[Quad]struct{})
-			m.index[i][id] = s
-		}
-		s[q] = struct{}{}
+		m.setBucket(i, id, append(m.bucket(i, id), q))
 	}
+	m.byPG[[2]ID{q.P, q.G}]++
 }
 
-func (m *Memory) remove(q Quad) {
-	if _, ok := m.all[q]; !ok {
+// remove deletes quads, rebuilding each affected bucket once into a fresh
+// slice (copy-on-write), so snapshots held by readers stay intact.
+func (m *Memory) remove(quads []Quad) {
+	gone := make(map[Quad]struct{})
+	for _, q := range quads {
+		if _, ok := m.all[q]; !ok {
+			continue
+		}
+		delete(m.all, q)
+		gone[q] = struct{}{}
+		pg := [2]ID{q.P, q.G}
+		if m.byPG[pg]--; m.byPG[pg] <= 0 {
+			delete(m.byPG, pg)
+		}
+	}
+	if len(gone) == 0 {
 		return
 	}
-	delete(m.all, q)
 	for i := 0; i < 4; i++ {
-		id := position(q, i)
-		s := m.index[i][id]
-		delete(s, q)
-		if len(s) == 0 {
-			delete(m.index[i], id)
+		touched := make(map[ID]struct{})
+		for q := range gone {
+			touched[position(q, i)] = struct{}{}
+		}
+		for id := range touched {
+			old := m.bucket(i, id)
+			kept := make([]Quad, 0, len(old))
+			for _, q := range old {
+				if _, drop := gone[q]; !drop {
+					kept = append(kept, q)
+				}
+			}
+			m.setBucket(i, id, kept)
 		}
 	}
 }
