@@ -118,8 +118,12 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 				return err
 			}
 			secs := time.Since(start).Seconds()
-			fmt.Fprintf(app.Stdout, "loaded %s triples into %d graphs in %.2f s (%s triples/s)\n",
-				humanCount(total), len(graphs), secs, humanCount(int64(float64(total)/maxSeconds(secs))))
+			graphWord := "graphs"
+			if len(graphs) == 1 {
+				graphWord = "graph"
+			}
+			fmt.Fprintf(app.Stdout, "loaded %s triples into %d %s in %.2f s (%s triples/s)\n",
+				humanCount(total), len(graphs), graphWord, secs, humanCount(int64(float64(total)/maxSeconds(secs))))
 			return nil
 		},
 	}

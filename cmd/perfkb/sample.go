@@ -31,7 +31,8 @@ of grid sites: clusters, nodes and networks, applications with code regions
 of many types, profiling experiments with region summary call trees and
 timing, counter and overhead metrics, a traced experiment with events and
 messages, and sensor measurements. Each site goes into its own named graph
-(N-Quads); --format ntriples writes plain triples. The same flags always give
+(N-Quads); --format ntriples, or an output file ending in .nt (with -o or a
+shell redirect), writes plain triples. The same flags always give
 the same bytes. A one-line summary goes to stderr.`,
 		Example: `  perfkb sample --sites 3 --triples 1000000 -o sample.nq
   perfkb sample --site vienna --format ntriples > vienna.nt`,
@@ -45,7 +46,7 @@ the same bytes. A one-line summary goes to stderr.`,
 					return usageError(err)
 				}
 				opts.Format = f
-			case strings.HasSuffix(output, ".nt"):
+			case strings.HasSuffix(output, ".nt"), output == "" && stdoutFileName(app) != "" && strings.HasSuffix(stdoutFileName(app), ".nt"):
 				opts.Format = sample.NTriples
 			default:
 				opts.Format = sample.NQuads
@@ -103,7 +104,7 @@ the same bytes. A one-line summary goes to stderr.`,
 	f.IntVar(&sites, "sites", 3, "number of grid sites")
 	f.Int64Var(&triples, "triples", 100000, "target number of triples (reached within about 10%)")
 	f.Uint64Var(&seed, "seed", 1, "random seed; the same seed gives the same output")
-	f.StringVar(&format, "format", "nquads", "output format: nquads (a named graph per site) or ntriples (default for -o *.nt)")
+	f.StringVar(&format, "format", "nquads", "output format: nquads (a named graph per site) or ntriples (default when the output file, -o or a shell redirect, ends in .nt)")
 	f.StringVar(&site, "site", "", "write only this site (one of the --sites names, e.g. innsbruck, vienna, linz)")
 	f.StringVarP(&output, "output", "o", "", "write to FILE instead of stdout")
 	return cmd
@@ -114,4 +115,23 @@ func maxSeconds(s float64) float64 {
 		return 1e-9
 	}
 	return s
+}
+
+// stdoutFileName returns the name of the regular file standard output is
+// redirected to ("perfkb sample > s.nt"), or "" when it is not a file, so
+// the format can follow the file's extension as it does for -o.
+func stdoutFileName(app *App) string {
+	f, ok := app.Stdout.(*os.File)
+	if !ok {
+		return ""
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return ""
+	}
+	name, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err != nil {
+		return ""
+	}
+	return name
 }
