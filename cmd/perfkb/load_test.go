@@ -51,7 +51,7 @@ func TestLoadStatsExportDropGraph(t *testing.T) {
 		{"graph gone", "", []string{"graphs"}, 0, []string{"<http://e/site/b>"}, nil, []string{"site/a"}},
 		{"drop unknown graph", "", []string{"drop-graph", "http://e/site/a"}, 2, nil, []string{"no graph <http://e/site/a>"}, nil},
 		{"drop unknown graph silently", "", []string{"drop-graph", "--silent", "http://e/site/a"}, 0, nil, nil, nil},
-		{"stdin", "<http://e/x> <http://e/y> <http://e/z> .\n", []string{"load", "--format", "nt", "--graph", "urn:x:stdin", "-"}, 0, []string{"loaded 1 triples into 1 graphs"}, nil, nil},
+		{"stdin", "<http://e/x> <http://e/y> <http://e/z> .\n", []string{"load", "--format", "nt", "--graph", "urn:x:stdin", "-"}, 0, []string{"loaded 1 triples into 1 graph in"}, nil, nil},
 		{"stdin needs a format", "", []string{"load", "-"}, 2, nil, []string{"needs --format"}, nil},
 		{"missing file", "", []string{"load", filepath.Join(dir, "none.nt")}, 2, nil, []string{"none.nt"}, nil},
 		{"unknown extension", "", []string{"load", filepath.Join(dir, "db")}, 2, nil, []string{"directory"}, nil},
