@@ -3,12 +3,18 @@ package query_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
 )
@@ -17,6 +23,11 @@ import (
 // size is PERFKB_BENCH_TRIPLES (default 100000), e.g.
 //
 //	PERFKB_BENCH_TRIPLES=1000000 go test ./query -run '^$' -bench . -benchtime 10x
+//
+// PERFKB_BENCH_STORE picks the store: memory (kb.NewMemory, the default),
+// native-memory (native.OpenMemory) or pebble-memory (the Pebble-backed
+// native store on an in-memory file system).
+// PERFKB_BENCH_EXPLAIN=1 logs each query's plan with actual row counts.
 var (
 	benchOnce sync.Once
 	benchDS   kb.Dataset
@@ -37,7 +48,18 @@ func benchDataset(b *testing.B) kb.Dataset {
 		if _, benchErr = sample.Generate(ctx, &buf, sample.Options{Sites: 3, Triples: triples}); benchErr != nil {
 			return
 		}
-		ds := kb.NewMemory()
+		var ds kb.Dataset
+		switch store := os.Getenv("PERFKB_BENCH_STORE"); store {
+		case "", "memory":
+			ds = kb.NewMemory()
+		case "native-memory":
+			ds = native.OpenMemory()
+		case "pebble-memory":
+			ds = native.OpenPebbleMemory()
+		default:
+			benchErr = fmt.Errorf("PERFKB_BENCH_STORE=%q: want memory, native-memory or pebble-memory", store)
+			return
+		}
 		if _, benchErr = kb.Load(ctx, ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); benchErr != nil {
 			return
 		}
@@ -91,6 +113,22 @@ GROUP BY ?cr`},
 ORDER BY DESC(?ratio) LIMIT 20`},
 }
 
+// processCPU returns the user+system CPU time of the process so far. On a
+// shared, overloaded machine CPU time per operation is steadier than wall
+// time, so the benchmarks report both.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU adds a cpu-ns/op metric measured since start.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+}
+
 func BenchmarkQueries(b *testing.B) {
 	ds := benchDataset(b)
 	ctx := context.Background()
@@ -101,6 +139,8 @@ func BenchmarkQueries(b *testing.B) {
 		}
 		b.Run(bq.name, func(b *testing.B) {
 			rows := 0
+			cpu := processCPU()
+			defer func() { reportCPU(b, cpu) }()
 			for i := 0; i < b.N; i++ {
 				res, err := query.Exec(ctx, ds, p, query.Options{})
 				if err != nil {
@@ -111,10 +151,97 @@ func BenchmarkQueries(b *testing.B) {
 					b.Fatal(err)
 				}
 				rows = len(all)
+				if i == 0 && os.Getenv("PERFKB_BENCH_EXPLAIN") != "" {
+					b.Logf("%s plan:\n%s", bq.name, res.Explain())
+				}
 			}
 			b.ReportMetric(float64(rows), "rows")
 		})
 	}
+}
+
+// BenchmarkJenaQueries runs the queries of bench/queries, the ones whose
+// Apache Jena ARQ timings bench/README.md records, on the same data shape.
+func BenchmarkJenaQueries(b *testing.B) {
+	files, err := filepath.Glob(filepath.Join("..", "bench", "queries", "*.rq"))
+	if err != nil || len(files) == 0 {
+		b.Skip("no bench/queries/*.rq beside the query package")
+	}
+	ds := benchDataset(b)
+	ctx := context.Background()
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".rq")
+		p, err := query.Prepare(string(text), query.Options{})
+		if err != nil {
+			b.Fatalf("%s: %v", f, err)
+		}
+		b.Run(name, func(b *testing.B) {
+			rows := 0
+			cpu := processCPU()
+			defer func() { reportCPU(b, cpu) }()
+			for i := 0; i < b.N; i++ {
+				res, err := query.Exec(ctx, ds, p, query.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				all, err := res.Rows()
+				if err != nil {
+					b.Fatal(err)
+				}
+				rows = len(all)
+				if i == 0 && os.Getenv("PERFKB_BENCH_EXPLAIN") != "" {
+					b.Logf("%s plan:\n%s", name, res.Explain())
+				}
+			}
+			b.ReportMetric(float64(rows), "rows")
+		})
+	}
+}
+
+// BenchmarkSimpleSelect is the "simple SELECT" of the server load test
+// (server/backend): the metrics of one region summary, parsed and
+// evaluated per request, so it measures the per-query fixed costs.
+func BenchmarkSimpleSelect(b *testing.B) {
+	ds := benchDataset(b)
+	ctx := context.Background()
+	res, err := query.Run(ctx, ds, perfonto+`SELECT ?rs WHERE { ?rs perfonto:hasMetric ?m } LIMIT 2000`, query.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	all, err := res.Rows()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var summaries []string
+	seen := map[string]bool{}
+	for _, r := range all {
+		if iri := r[0].Value; !seen[iri] {
+			seen[iri] = true
+			summaries = append(summaries, iri)
+		}
+	}
+	b.ResetTimer()
+	rows := 0
+	cpu := processCPU()
+	defer func() { reportCPU(b, cpu) }()
+	for i := 0; i < b.N; i++ {
+		q := perfonto + `SELECT ?name ?value WHERE { <` + summaries[i%len(summaries)] + `> perfonto:hasMetric ?m .
+  ?m perfonto:hasMetricName ?name ; perfonto:hasMetricValue ?value }`
+		res, err := query.Run(ctx, ds, q, query.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		all, err := res.Rows()
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += len(all)
+	}
+	b.ReportMetric(float64(rows)/float64(b.N), "rows")
 }
 
 // TestBenchmarkQueriesAgree checks on a small sample that the Fig. 6.29

@@ -55,6 +55,11 @@ func (w *bulkWriter) Add(ctx context.Context, quads []kb.Quad) error {
 		return err
 	}
 	if w.wide == nil && fitsKey32(limit) {
+		if cap(w.keys)-len(w.keys) < len(quads) {
+			// Double: append grows large slices by a quarter, which
+			// copies a multi-million-quad load over and over.
+			w.keys = slices.Grow(w.keys, max(len(quads), len(w.keys)))
+		}
 		w.keys = toKey32(w.keys, quads)
 		return nil
 	}
@@ -106,6 +111,9 @@ func (w *bulkWriter) Commit(ctx context.Context) error {
 // ingestKeys writes the staged quads (which it reorders) with one atomic
 // ingest. The caller holds wmu.
 func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
+	// The dictionary tables need only the dictionary: write them while
+	// the indexes are sorted.
+	dict := s.startDictionaryTables()
 	scratch := make([]key32, len(keys))
 	radixSort32(keys, scratch)
 	keys = compactKeys(keys)
@@ -115,6 +123,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	if !empty {
 		var err error
 		if keys, err = s.dropStoredKeys(keys); err != nil {
+			s.discardDictionaryTables(<-dict)
 			return err
 		}
 	}
@@ -156,12 +165,13 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 		}
 		wg.Wait()
 	}
-	return s.ingestTables(ctx, paths[:], errs[:], delta)
+	return s.ingestTables(ctx, paths[:], errs[:], delta, <-dict)
 }
 
 // ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same
 // steps on kb.Quad with comparison sorts.
 func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
+	dict := s.startDictionaryTables()
 	permuteSort(quads, 0)
 	quads = slices.Compact(quads)
 	s.cmu.RLock()
@@ -170,6 +180,7 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 	if !empty {
 		var err error
 		if quads, err = s.dropStored(quads); err != nil {
+			s.discardDictionaryTables(<-dict)
 			return err
 		}
 	}
@@ -207,13 +218,46 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 		}
 		wg.Wait()
 	}
-	return s.ingestTables(ctx, paths[:], errs[:], delta)
+	return s.ingestTables(ctx, paths[:], errs[:], delta, <-dict)
+}
+
+// dictionaryTables are the sstables of a bulk load's new dictionary
+// entries (none in memory, where the dictionary is never stored).
+type dictionaryTables struct {
+	idPath, termPath string
+	upTo             kb.ID
+	err              error
+}
+
+// startDictionaryTables writes the pending dictionary entries on a
+// goroutine of their own; the channel yields the tables.
+func (s *Store) startDictionaryTables() <-chan dictionaryTables {
+	ch := make(chan dictionaryTables, 1)
+	if s.memory {
+		ch <- dictionaryTables{}
+		return ch
+	}
+	go func() {
+		var t dictionaryTables
+		t.idPath, t.termPath, t.upTo, t.err = s.writeDictionaryTables()
+		ch <- t
+	}()
+	return ch
+}
+
+// discardDictionaryTables removes tables that will not be ingested.
+func (s *Store) discardDictionaryTables(t dictionaryTables) {
+	for _, p := range []string{t.idPath, t.termPath} {
+		if p != "" {
+			_ = s.fs.Remove(p)
+		}
+	}
 }
 
 // ingestTables adds the counter and dictionary tables to the index tables
 // built for a bulk load and ingests all of them at once; it removes the
 // temporary files whatever happens.
-func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, delta map[[2]kb.ID]int64) error {
+func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, delta map[[2]kb.ID]int64, dict dictionaryTables) error {
 	var files []string
 	defer func() {
 		for _, f := range files {
@@ -232,17 +276,13 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	for k := range paths {
 		addFile(paths[k], errs[k])
 	}
+	addFile(dict.idPath, dict.err)
+	addFile(dict.termPath, nil)
+	upTo := dict.upTo
 	if firstErr != nil {
 		return firstErr
 	}
 	addFile(s.writeCounterTable(delta))
-	var upTo kb.ID
-	if !s.memory {
-		idPath, termPath, up, err := s.writeDictionaryTables()
-		addFile(idPath, err)
-		addFile(termPath, nil)
-		upTo = up
-	}
 	if firstErr != nil {
 		return firstErr
 	}
@@ -478,18 +518,11 @@ func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64) (string, error) {
 
 // writeDictionaryTables writes the pending dictionary entries as two
 // sstables (ID -> term, term -> ID) and returns the ID up to which they
-// reach.
+// reach. It reads the entries in place: only a 4-byte index per entry is
+// allocated, to sort them by encoding.
 func (s *Store) writeDictionaryTables() (idPath, termPath string, upTo kb.ID, err error) {
-	type entry struct {
-		id  kb.ID
-		enc []byte
-	}
-	var entries []entry
-	upTo, _ = s.dict.pending(func(id kb.ID, enc []byte) error {
-		entries = append(entries, entry{id, enc})
-		return nil
-	})
-	if len(entries) == 0 {
+	from, upTo, view := s.dict.pendingView()
+	if upTo <= from {
 		return "", "", upTo, nil
 	}
 	w, idPath, err := s.newTable(false)
@@ -498,9 +531,9 @@ func (s *Store) writeDictionaryTables() (idPath, termPath string, upTo kb.ID, er
 	}
 	idk := make([]byte, 9)
 	idk[0] = prefixID
-	for _, e := range entries {
-		binary.BigEndian.PutUint64(idk[1:], uint64(e.id))
-		if err := w.Set(idk, e.enc); err != nil {
+	for id := from; id < upTo; id++ {
+		binary.BigEndian.PutUint64(idk[1:], uint64(id))
+		if err := w.Set(idk, view.encoded(id)); err != nil {
 			w.Close()
 			return idPath, "", 0, fmt.Errorf("native: %w", err)
 		}
@@ -510,16 +543,23 @@ func (s *Store) writeDictionaryTables() (idPath, termPath string, upTo kb.ID, er
 	}
 
 	// Encodings are unique in the dictionary, so the term keys are too.
-	slices.SortFunc(entries, func(a, b entry) int { return bytes.Compare(a.enc, b.enc) })
+	order := make([]uint32, upTo-from)
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(a, b uint32) int {
+		return bytes.Compare(view.encoded(from+kb.ID(a)), view.encoded(from+kb.ID(b)))
+	})
 	w, termPath, err = s.newTable(true)
 	if err != nil {
 		return idPath, "", 0, err
 	}
 	key := make([]byte, 0, 64)
 	var idv [8]byte
-	for _, e := range entries {
-		key = append(append(key[:0], prefixTerm), e.enc...)
-		binary.BigEndian.PutUint64(idv[:], uint64(e.id))
+	for _, i := range order {
+		id := from + kb.ID(i)
+		key = append(append(key[:0], prefixTerm), view.encoded(id)...)
+		binary.BigEndian.PutUint64(idv[:], uint64(id))
 		if err := w.Set(key, idv[:]); err != nil {
 			w.Close()
 			return idPath, termPath, 0, fmt.Errorf("native: %w", err)

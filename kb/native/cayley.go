@@ -26,7 +26,7 @@ func init() {
 	graph.RegisterQuadStore(CayleyBackend, graph.QuadStoreRegistration{
 		NewFunc: func(path string, opts graph.Options) (graph.QuadStore, error) {
 			if path == "" {
-				return &QuadStore{s: OpenMemory(), owned: true}, nil
+				return &QuadStore{s: OpenPebbleMemory(), owned: true}, nil
 			}
 			ro, err := opts.BoolKey("read_only", false)
 			if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -33,8 +34,11 @@ type dictionary struct {
 
 	chunks [][]byte // arena; a term never spans chunks
 	refs   []termRef
-	table  []uint32 // slot: fresh index + 1, or 0 when empty
-	hashes []uint32 // hashes[i]: low bits of fresh term i's hash, to rehash and to skip compares
+	// table slot: 0 when empty, else the low 32 bits of the term's hash
+	// (which also choose its slot, so growing needs no rehash) above its
+	// fresh index + 1; a probe compares the hash bits before touching
+	// the arena.
+	table []uint64
 
 	oldIDs   map[kb.Term]kb.ID // cache of terms read from disk
 	oldTerms map[kb.ID]kb.Term
@@ -65,8 +69,8 @@ func (d *dictionary) cacheOld(id kb.ID, t kb.Term) {
 func (d *dictionary) init(next kb.ID) {
 	d.seed = maphash.MakeSeed()
 	d.base, d.persisted = next, next
-	d.chunks, d.refs, d.hashes = nil, nil, nil
-	d.table = make([]uint32, 1024)
+	d.chunks, d.refs = nil, nil
+	d.table = make([]uint64, 1024)
 	d.oldIDs = make(map[kb.Term]kb.ID)
 	d.oldTerms = make(map[kb.ID]kb.Term)
 }
@@ -91,14 +95,16 @@ func (d *dictionary) encoded(i int) []byte {
 // caller holds d.mu.
 func (d *dictionary) find(enc []byte, h uint64) int {
 	mask := uint64(len(d.table) - 1)
+	tag := h << 32
 	for slot := h & mask; ; slot = (slot + 1) & mask {
 		e := d.table[slot]
 		if e == 0 {
 			return -1
 		}
-		i := int(e - 1)
-		if d.hashes[i] == uint32(h) && bytes.Equal(d.encoded(i), enc) {
-			return i
+		if e&^(1<<32-1) == tag {
+			if i := int(uint32(e) - 1); bytes.Equal(d.encoded(i), enc) {
+				return i
+			}
 		}
 	}
 }
@@ -115,30 +121,33 @@ func (d *dictionary) add(enc []byte, h uint64) kb.ID {
 	off := len(c)
 	d.chunks[n-1] = append(c, enc...)
 	d.refs = append(d.refs, termRef{chunk: uint32(n - 1), off: uint32(off), len: uint32(len(enc))})
-	d.hashes = append(d.hashes, uint32(h))
 	i := len(d.refs) - 1
 	if 2*len(d.refs) > len(d.table) {
 		d.grow()
-	} else {
-		d.insert(i, h)
 	}
+	insertSlot(d.table, h<<32|uint64(i+1))
 	return d.base + kb.ID(i)
 }
 
-func (d *dictionary) insert(i int, h uint64) {
-	mask := uint64(len(d.table) - 1)
-	slot := h & mask
-	for d.table[slot] != 0 {
+// insertSlot puts entry e (hash bits above index + 1) into table.
+func insertSlot(table []uint64, e uint64) {
+	mask := uint64(len(table) - 1)
+	slot := (e >> 32) & mask
+	for table[slot] != 0 {
 		slot = (slot + 1) & mask
 	}
-	d.table[slot] = uint32(i + 1)
+	table[slot] = e
 }
 
-// grow doubles the table and reinserts every fresh term.
+// grow doubles the table and reinserts every entry, placed by the hash
+// bits it holds.
 func (d *dictionary) grow() {
-	d.table = make([]uint32, 2*len(d.table))
-	for i := range d.refs {
-		d.insert(i, maphash.Bytes(d.seed, d.encoded(i)))
+	old := d.table
+	d.table = make([]uint64, 2*len(old))
+	for _, e := range old {
+		if e != 0 {
+			insertSlot(d.table, e)
+		}
 	}
 }
 
@@ -211,6 +220,31 @@ func (d *dictionary) pending(fn func(id kb.ID, enc []byte) error) (kb.ID, error)
 	return upTo, nil
 }
 
+// dictView is a consistent view of the fresh terms of a dictionary that
+// stays valid without the lock: the arena and refs are append-only, so the
+// slices taken under the lock keep pointing at the same bytes (the chunk
+// headers are copied, as the last one grows in place).
+type dictView struct {
+	base   kb.ID
+	chunks [][]byte
+	refs   []termRef
+}
+
+// encoded returns the encoding of the term with the given ID, which must
+// lie in the view.
+func (v *dictView) encoded(id kb.ID) []byte {
+	r := v.refs[id-v.base]
+	return v.chunks[r.chunk][r.off : r.off+r.len : r.off+r.len]
+}
+
+// pendingView returns the IDs from and upTo between which entries are
+// allocated but not yet on disk, and a view to read them through.
+func (d *dictionary) pendingView() (from, upTo kb.ID, v dictView) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.persisted, d.base + kb.ID(len(d.refs)), dictView{base: d.base, chunks: slices.Clone(d.chunks), refs: d.refs}
+}
+
 // appendPending writes the pending dictionary entries to b and returns the
 // ID to pass to markPersisted once b is committed.
 func (d *dictionary) appendPending(b *pebble.Batch) (kb.ID, error) {
@@ -230,6 +264,25 @@ func (d *dictionary) markPersisted(upTo kb.ID) {
 		d.persisted = upTo
 	}
 	d.mu.Unlock()
+}
+
+// InternsConcurrently implements kb.ConcurrentInterner: Intern is safe on
+// several goroutines and copies the terms it keeps (into the arena, or
+// cloned into the cache of stored terms), so kb.Load interns on all cores
+// from its read buffers.
+func (s *Store) InternsConcurrently() bool { return true }
+
+// InternsConcurrently implements kb.ConcurrentInterner, as for Store: the
+// in-memory store keeps terms only encoded in its dictionary's arena.
+func (m *MemStore) InternsConcurrently() bool { return true }
+
+// cloneTerm returns t with strings of its own, so that a cached term keeps
+// no caller's buffer alive.
+func cloneTerm(t kb.Term) kb.Term {
+	t.Value = strings.Clone(t.Value)
+	t.Datatype = strings.Clone(t.Datatype)
+	t.Lang = strings.Clone(t.Lang)
+	return t
 }
 
 // Intern implements kb.Dataset.
@@ -264,7 +317,7 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 	var enc []byte
 	for _, i := range missing {
 		if id, ok := found[i]; ok {
-			d.cacheOld(id, terms[i])
+			d.cacheOld(id, cloneTerm(terms[i]))
 			out[i] = id
 			continue
 		}
@@ -382,7 +435,7 @@ func (s *Store) Lookup(ctx context.Context, t kb.Term) (kb.ID, bool, error) {
 		return 0, false, err
 	}
 	d.mu.Lock()
-	d.cacheOld(id, t)
+	d.cacheOld(id, cloneTerm(t))
 	d.mu.Unlock()
 	return id, true, nil
 }

@@ -25,8 +25,13 @@
 // bulk load becomes visible in one Ingest, so a kill -9 leaves a store with
 // or without each batch, never part of one, and reopening needs no rebuild.
 //
-// OpenMemory runs the same code on Pebble's in-memory file system (no WAL,
-// no compression) for tests and for queries over files loaded on the fly.
+// OpenMemory returns a MemStore (mem.go) for tests and for queries over
+// files loaded on the fly: the same dictionary, and per index order a
+// sorted array of 16-byte ID tuples in immutable snapshots swapped
+// atomically (a base plus a small delta for Apply); bulk commits sort with
+// one counting-sort pass per field (mem_sort.go). OpenPebbleMemory runs
+// the Pebble code on Pebble's in-memory file system (no WAL, no
+// compression).
 //
 // Cayley: importing this package registers the backend, so
 // cayley.NewGraph("perfkb", path, nil) opens a native store directory and

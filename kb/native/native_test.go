@@ -260,7 +260,7 @@ func TestBulkIntoNonEmpty(t *testing.T) {
 		open func(t testing.TB) *Store
 	}{
 		{"disk", openDisk},
-		{"memory", func(testing.TB) *Store { return OpenMemory() }},
+		{"memory", func(testing.TB) *Store { return OpenPebbleMemory() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.open(t)
@@ -377,7 +377,7 @@ func TestPooledIteratorsSeeWrites(t *testing.T) {
 		open func(t testing.TB) *Store
 	}{
 		{"disk", openDisk},
-		{"memory", func(testing.TB) *Store { return OpenMemory() }},
+		{"memory", func(testing.TB) *Store { return OpenPebbleMemory() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.open(t)

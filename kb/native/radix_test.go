@@ -65,7 +65,7 @@ func TestRepermute32(t *testing.T) {
 // taken by huge dictionaries) on ordinary IDs.
 func TestIngestWide(t *testing.T) {
 	ctx := context.Background()
-	s := OpenMemory()
+	s := OpenPebbleMemory()
 	defer s.Close()
 	ids, err := kb.InternQuads(ctx, s, genTermQuads(0, 2000))
 	if err != nil {

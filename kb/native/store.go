@@ -72,9 +72,10 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	return open(ctx, path, vfs.Default, false, opts)
 }
 
-// OpenMemory returns an empty native store held in memory. It runs the same
-// code as an on-disk store on an in-memory file system, without a WAL.
-func OpenMemory() *Store {
+// OpenPebbleMemory returns an empty Pebble-backed native store held in
+// memory. It runs the same code as an on-disk store on an in-memory file
+// system, without a WAL. OpenMemory is the faster in-memory store.
+func OpenPebbleMemory() *Store {
 	s, err := open(context.Background(), "", vfs.NewMem(), true, Options{})
 	if err != nil {
 		// An in-memory file system cannot fail to open an empty store.

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -17,9 +18,10 @@ type tpos struct {
 
 type bgpPattern struct {
 	pos  [3]tpos
-	text string
-	base float64 // store count for the constant positions
-	est  float64 // estimated rows per input row at this point of the order
+	star bool                  // another pattern of the BGP has the same subject
+	src  algebra.TriplePattern // formatted only for explain
+	base float64               // store count for the constant positions
+	est  float64               // estimated rows per input row at this point of the order
 }
 
 // pendingFilter is a FILTER over a BGP, to be pushed into the join order.
@@ -34,14 +36,15 @@ type pendingFilter struct {
 type bgpNode struct {
 	nodeInfo
 	pats    []bgpPattern
-	filters [][]cexpr // filters[i] run after i patterns are matched
-	ftext   []string
+	filters [][]cexpr        // filters[i] run after i patterns are matched
+	fsrc    [][]algebra.Expr // filters[i]'s source, formatted only for explain
 	graph   graphRef
 	rows    []int64        // rows past each pattern (explain)
 	dedupe  []tripleDedupe // per-level duplicate filters, reused
 	indexes []map[uint8]*probeIndex
 	probes  []int
-	missing string // a constant the store does not know: no solutions
+	subject []subjectQuads // per level: the quads of one subject (star joins)
+	missing string         // a constant the store does not know: no solutions
 }
 
 func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilter, sc scope) (node, error) {
@@ -63,7 +66,7 @@ func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilte
 			}
 			p.pos[i] = tpos{id: id, slot: -1}
 		}
-		p.text = tp.String()
+		p.src = tp
 		pats = append(pats, p)
 	}
 	if n.missing == "" {
@@ -85,10 +88,11 @@ func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilte
 	if n.missing != "" {
 		n.est = 0
 	}
+	markStars(n.pats)
 	n.rows = make([]int64, len(n.pats))
 	n.dedupe = make([]tripleDedupe, len(n.pats))
 	n.filters = make([][]cexpr, len(n.pats)+1)
-	n.ftext = make([]string, len(n.pats)+1)
+	n.fsrc = make([][]algebra.Expr, len(n.pats)+1)
 	if pf != nil {
 		bgpVars := varSet{}
 		boundAfter := make([]varSet, len(n.pats)+1)
@@ -115,7 +119,7 @@ func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilte
 				}
 			}
 			n.filters[level] = append(n.filters[level], e)
-			n.ftext[level] += " " + pf.src[i].String()
+			n.fsrc[level] = append(n.fsrc[level], pf.src[i])
 		}
 	}
 	return n, nil
@@ -233,73 +237,32 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 		}
 		return nil
 	}
-	p := &n.pats[level]
-	var ids [3]kb.ID
-	for i, q := range p.pos {
+	f := matchFrame{n: n, ex: ex, level: level, r: r, emit: emit, p: &n.pats[level]}
+	for i, q := range f.p.pos {
 		if q.slot < 0 {
-			ids[i] = q.id
+			f.ids[i] = q.id
 		} else {
-			ids[i] = r[q.slot]
+			f.ids[i] = r[q.slot]
 		}
-		if isTemp(ids[i]) {
+		if isTemp(f.ids[i]) {
 			return nil // a computed term the store does not hold
 		}
 	}
 	graphs, dedupe := n.graphsFor(ex, r)
 	// With every position bound, one match is enough.
-	onlyOne := ids[0] != 0 && ids[1] != 0 && ids[2] != 0
-	var seen *tripleDedupe
-	if dedupe && !onlyOne {
-		seen = &n.dedupe[level]
-		seen.reset()
+	f.onlyOne = f.ids[0] != 0 && f.ids[1] != 0 && f.ids[2] != 0
+	if dedupe && !f.onlyOne {
+		f.seen = &n.dedupe[level]
+		f.seen.reset()
 	}
-	matched := false
-	// visit binds the pattern's free variables from q and descends.
-	visit := func(q kb.Quad) error {
-		if err := ex.check(); err != nil {
-			return err
-		}
-		vals := [3]kb.ID{q.S, q.P, q.O}
-		if seen != nil && seen.duplicate(q) {
-			return nil
-		}
-		var set [3]int
-		nset := 0
-		defer func() {
-			for _, s := range set[:nset] {
-				r[s] = 0
-			}
-		}()
-		for i, pos := range p.pos {
-			if pos.slot < 0 || ids[i] != 0 {
-				continue
-			}
-			if cur := r[pos.slot]; cur != 0 {
-				if cur != vals[i] { // repeated variable in the pattern
-					return nil
-				}
-				continue
-			}
-			r[pos.slot] = vals[i]
-			set[nset] = pos.slot
-			nset++
-		}
-		matched = true
-		pass, err := ex.filterRow(n.filters[level+1], r)
-		if err != nil || !pass {
-			return err
-		}
-		n.rows[level]++
-		return n.match(ex, level+1, r, emit)
-	}
-	if quads, ok, err := n.probe(ex, level, ids, graphs); err != nil {
+	if quads, ok, err := n.probe(ex, level, f.ids, graphs); err != nil {
 		return err
 	} else if ok {
 		for _, q := range quads {
-			if err := visit(q); err != nil {
+			if err := f.visit(q); err != nil {
 				return err
 			}
-			if onlyOne && matched {
+			if f.onlyOne && f.matched {
 				break
 			}
 		}
@@ -309,13 +272,70 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 		if isTemp(g) {
 			continue
 		}
-		it := ex.ds.Match(ex.ctx, kb.Pattern{S: ids[0], P: ids[1], O: ids[2], G: g})
+		pat := kb.Pattern{S: f.ids[0], P: f.ids[1], O: f.ids[2], G: g}
+		if ex.source == nil && f.p.star && f.ids[0] != 0 && !(f.ids[1] != 0 && f.ids[2] != 0) {
+			if quads, ok, err := n.subjectQuads(ex, level, f.ids[0], g); err != nil {
+				return err
+			} else if ok {
+				for _, q := range quads {
+					if !pat.Matches(q) {
+						continue
+					}
+					if err := f.visit(q); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+		}
+		if ex.source != nil {
+			if quads, ok := ex.source.MatchQuads(pat); ok {
+				for _, q := range quads {
+					if !pat.Matches(q) {
+						continue
+					}
+					if err := f.visit(q); err != nil {
+						return err
+					}
+					if f.onlyOne && f.matched {
+						break
+					}
+				}
+				if f.onlyOne && f.matched {
+					break
+				}
+				continue
+			}
+		}
+		if ex.scanner != nil {
+			// The callback escapes: give it a heap copy of the frame so
+			// that f itself stays on the stack for the other paths.
+			hf := new(matchFrame)
+			*hf = f
+			var inner error
+			err := ex.scanner.ScanQuads(ex.ctx, pat, func(q kb.Quad) bool {
+				inner = hf.visit(q)
+				return inner == nil && !(hf.onlyOne && hf.matched)
+			})
+			f.matched = hf.matched
+			if inner != nil {
+				return inner
+			}
+			if err != nil {
+				return err
+			}
+			if f.onlyOne && f.matched {
+				break
+			}
+			continue
+		}
+		it := ex.ds.Match(ex.ctx, pat)
 		for it.Next() {
-			if err := visit(it.Quad()); err != nil {
+			if err := f.visit(it.Quad()); err != nil {
 				it.Close()
 				return err
 			}
-			if onlyOne && matched {
+			if f.onlyOne && f.matched {
 				break
 			}
 		}
@@ -324,12 +344,187 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 		if err != nil {
 			return err
 		}
-		if onlyOne && matched {
+		if f.onlyOne && f.matched {
 			// A ground triple found in one default graph is not repeated.
 			break
 		}
 	}
 	return nil
+}
+
+// matchFrame is the state of one level of bgpNode.match; a struct with a
+// visit method rather than a closure, so it stays on the stack.
+type matchFrame struct {
+	n       *bgpNode
+	ex      *executor
+	level   int
+	r       row
+	emit    func(row) bool
+	p       *bgpPattern
+	ids     [3]kb.ID
+	seen    *tripleDedupe
+	onlyOne bool
+	matched bool
+}
+
+// visit binds the pattern's free variables from q and descends.
+func (f *matchFrame) visit(q kb.Quad) error {
+	if err := f.ex.check(); err != nil {
+		return err
+	}
+	if f.seen != nil && f.seen.duplicate(q) {
+		return nil
+	}
+	r := f.r
+	vals := [3]kb.ID{q.S, q.P, q.O}
+	var set [3]int
+	nset := 0
+	for i, pos := range f.p.pos {
+		if pos.slot < 0 || f.ids[i] != 0 {
+			continue
+		}
+		if cur := r[pos.slot]; cur != 0 {
+			if cur != vals[i] { // repeated variable in the pattern
+				for _, s := range set[:nset] {
+					r[s] = 0
+				}
+				return nil
+			}
+			continue
+		}
+		r[pos.slot] = vals[i]
+		set[nset] = pos.slot
+		nset++
+	}
+	f.matched = true
+	pass, err := f.ex.filterRow(f.n.filters[f.level+1], r)
+	if err == nil && pass {
+		f.n.rows[f.level]++
+		err = f.n.match(f.ex, f.level+1, r, f.emit)
+	}
+	for _, s := range set[:nset] {
+		r[s] = 0
+	}
+	return err
+}
+
+// Star joins: patterns that share a subject (?m name ?n ; value ?v) are
+// answered from one fetch of the subject's quads, kept per level, instead
+// of one store lookup per pattern. Only for stores without QuadSource,
+// whose lookups cost more than filtering a few quads.
+const maxSubjectQuads = 64
+
+type subjectQuads struct {
+	s, g   kb.ID
+	valid  bool // quads holds every quad of s in g
+	tooBig bool // s has more than maxSubjectQuads quads in g
+	quads  []kb.Quad
+}
+
+// markStars flags the patterns whose subject (variable or constant) is
+// the subject of another pattern of the BGP.
+func markStars(pats []bgpPattern) {
+	for i := range pats {
+		for j := range pats {
+			a, b := pats[i].pos[0], pats[j].pos[0]
+			if i != j && ((a.slot >= 0 && a.slot == b.slot) || (a.slot < 0 && b.slot < 0 && a.id == b.id)) {
+				pats[i].star = true
+			}
+		}
+	}
+}
+
+// subjectQuads returns every quad with subject s in graph g (kb.Any for
+// all), from the entry of this level or a shallower one when it holds s,
+// else fetched into this level's entry. A shallower level's entry is not
+// refilled while a deeper level runs, so the slice stays valid. ok is
+// false when s has more than maxSubjectQuads quads.
+func (n *bgpNode) subjectQuads(ex *executor, level int, s, g kb.ID) ([]kb.Quad, bool, error) {
+	if n.subject == nil {
+		n.subject = make([]subjectQuads, len(n.pats))
+	}
+	for j := level; j >= 0; j-- {
+		if e := &n.subject[j]; e.s == s && e.g == g && (e.valid || e.tooBig) {
+			return e.quads, e.valid, nil
+		}
+	}
+	e := &n.subject[level]
+	e.valid, e.tooBig, e.s, e.g, e.quads = false, false, s, g, e.quads[:0]
+	it := ex.ds.Match(ex.ctx, kb.Pattern{S: s, G: g})
+	defer it.Close()
+	for it.Next() {
+		if len(e.quads) == maxSubjectQuads {
+			e.tooBig = true
+			return nil, false, nil
+		}
+		e.quads = append(e.quads, it.Quad())
+	}
+	if err := it.Err(); err != nil {
+		return nil, false, err
+	}
+	e.valid = true
+	return e.quads, true, nil
+}
+
+// QuadSource is an optional extension of kb.Dataset for in-memory stores.
+// MatchQuads returns a read-only snapshot slice that holds every quad
+// matching p and perhaps others (the caller keeps those p.Matches), or
+// ok=false to have the caller use Match for this pattern. The slice must
+// stay valid and unchanged while the caller iterates, even if the store is
+// written meanwhile, and the caller may call the store while iterating.
+// A QuadSource also promises that a pattern with a bound position costs
+// about one array or hash lookup, so the evaluator builds no probe indexes
+// of its own over it. kb.Memory implements it.
+type QuadSource interface {
+	MatchQuads(p kb.Pattern) (quads []kb.Quad, ok bool)
+}
+
+// QuadScanner is an optional extension of kb.Dataset: ScanQuads calls fn
+// with each quad matching p until fn returns false, without allocating an
+// iterator. fn may call back into the store (nested-loop joins do), so an
+// implementation must not hold a lock that a nested call or a waiting
+// writer could deadlock on. The evaluator prefers QuadSource, then
+// QuadScanner, then Match.
+type QuadScanner interface {
+	ScanQuads(ctx context.Context, p kb.Pattern, fn func(kb.Quad) bool) error
+}
+
+// scan calls each with every quad matching p, through the store's
+// QuadSource or QuadScanner when it has one. An error from each stops the
+// scan and is returned.
+func (ex *executor) scan(p kb.Pattern, each func(kb.Quad) error) error {
+	if ex.source != nil {
+		if quads, ok := ex.source.MatchQuads(p); ok {
+			for _, q := range quads {
+				if !p.Matches(q) {
+					continue
+				}
+				if err := each(q); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	if ex.scanner != nil {
+		var inner error
+		err := ex.scanner.ScanQuads(ex.ctx, p, func(q kb.Quad) bool {
+			inner = each(q)
+			return inner == nil
+		})
+		if inner != nil {
+			return inner
+		}
+		return err
+	}
+	it := ex.ds.Match(ex.ctx, p)
+	defer it.Close()
+	for it.Next() {
+		if err := each(it.Quad()); err != nil {
+			return err
+		}
+	}
+	return it.Err()
 }
 
 // Probe indexes: a pattern probed many times with some positions bound by
@@ -374,7 +569,8 @@ func (n *bgpNode) probe(ex *executor, level int, ids [3]kb.ID, graphs []kb.ID) (
 			mask |= 1 << i
 		}
 	}
-	if mask == 0 || p.base > maxIndexedQuads {
+	if mask == 0 || p.base > maxIndexedQuads || ex.source != nil {
+		// A QuadSource answers bound lookups from its own indexes.
 		return nil, false, nil
 	}
 	if n.indexes == nil {
@@ -466,14 +662,23 @@ func (n *bgpNode) describe() string {
 	if n.missing != "" {
 		b.WriteString(" (no solutions: " + n.missing + " is not in the store)")
 	}
-	if n.ftext[0] != "" {
-		b.WriteString(" filter:" + n.ftext[0])
+	if len(n.fsrc[0]) > 0 {
+		b.WriteString(" filter:" + filterText(n.fsrc[0]))
 	}
 	for i, p := range n.pats {
-		fmt.Fprintf(&b, "\n    %d. %s  [count=%.0f est=%.0f/row actual=%d]", i+1, p.text, p.base, p.est, n.rows[i])
-		if n.ftext[i+1] != "" {
-			b.WriteString(" filter:" + n.ftext[i+1])
+		fmt.Fprintf(&b, "\n    %d. %s  [count=%.0f est=%.0f/row actual=%d]", i+1, p.src.String(), p.base, p.est, n.rows[i])
+		if len(n.fsrc[i+1]) > 0 {
+			b.WriteString(" filter:" + filterText(n.fsrc[i+1]))
 		}
+	}
+	return b.String()
+}
+
+// filterText formats pushed-down filters for explain.
+func filterText(exprs []algebra.Expr) string {
+	var b strings.Builder
+	for _, e := range exprs {
+		b.WriteString(" " + e.String())
 	}
 	return b.String()
 }

@@ -442,7 +442,7 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &filterNode{input: input, exprs: exprs, text: exprsText(o.Exprs)}, nil
+		return &filterNode{input: input, exprs: exprs, text: func() string { return exprsText(o.Exprs) }}, nil
 	case *algebra.Union:
 		left, err := ex.compile(o.Left, sc)
 		if err != nil {
@@ -474,7 +474,7 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &extendNode{input: input, slot: ex.vars.slot(o.Var), expr: e, text: fmt.Sprintf("%s := %s", o.Var, o.Expr)}, nil
+		return &extendNode{input: input, slot: ex.vars.slot(o.Var), expr: e, text: func() string { return fmt.Sprintf("%s := %s", o.Var, o.Expr) }}, nil
 	case *algebra.Table:
 		n := &tableNode{}
 		for _, v := range o.Vars {
@@ -535,6 +535,17 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		input, err := ex.compile(o.Input, sc)
 		if err != nil {
 			return nil, err
+		}
+		if o.Limit >= 0 {
+			// Early LIMIT: an ORDER BY below (through a projection) keeps
+			// only the rows the slice can emit.
+			below := input
+			if p, ok := below.(*projectNode); ok {
+				below = p.input
+			}
+			if ord, ok := below.(*orderNode); ok {
+				ord.keep = o.Offset + o.Limit
+			}
 		}
 		return &sliceNode{input: input, offset: o.Offset, limit: o.Limit}, nil
 	case *algebra.Service:

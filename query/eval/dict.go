@@ -19,19 +19,34 @@ func isTemp(id kb.ID) bool { return id&tempBit != 0 }
 type dictionary struct {
 	ctx   context.Context
 	ds    kb.Dataset
+	table TermTable         // ds as a TermTable, or nil
 	terms map[kb.ID]kb.Term // decode cache and temp terms
 	ids   map[kb.Term]kb.ID // encode cache
 	next  kb.ID
 }
 
 func newDictionary(ctx context.Context, ds kb.Dataset) *dictionary {
-	return &dictionary{ctx: ctx, ds: ds, terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, next: tempBit}
+	table, _ := ds.(TermTable)
+	return &dictionary{ctx: ctx, ds: ds, table: table, terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, next: tempBit}
+}
+
+// TermTable is an optional extension of kb.Dataset for stores that decode
+// an ID with an array lookup: TermOf returns the term of id, or false when
+// id is unknown. The evaluator then decodes through it instead of caching
+// decoded terms per query. kb.Memory implements it.
+type TermTable interface {
+	TermOf(id kb.ID) (kb.Term, bool)
 }
 
 // term decodes an ID (0 gives the zero Term).
 func (d *dictionary) term(id kb.ID) (kb.Term, error) {
 	if id == 0 {
 		return kb.Term{}, nil
+	}
+	if d.table != nil && !isTemp(id) {
+		if t, ok := d.table.TermOf(id); ok {
+			return t, nil
+		}
 	}
 	if t, ok := d.terms[id]; ok {
 		return t, nil

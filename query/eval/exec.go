@@ -98,6 +98,8 @@ type executor struct {
 	namedSet map[kb.ID]bool
 	ticks    uint32
 	service  ServiceHandler
+	source   QuadSource  // ds as a QuadSource, or nil
+	scanner  QuadScanner // ds as a QuadScanner, or nil
 }
 
 // check reports cancellation every few thousand calls.
@@ -132,6 +134,8 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 	if ex.service == nil {
 		ex.service = DefaultServiceHandler{}
 	}
+	ex.source, _ = ds.(QuadSource)
+	ex.scanner, _ = ds.(QuadScanner)
 	spec := opts.Dataset
 	if qds != nil {
 		spec = DatasetSpec{NamedNone: true, DefaultEmpty: true}

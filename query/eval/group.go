@@ -2,7 +2,9 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -10,14 +12,24 @@ import (
 )
 
 type groupKey struct {
-	slot int
-	expr cexpr
+	slot    int
+	expr    cexpr
+	varSlot int // the slot when the key is a plain variable, else -1
 }
 
 type groupAgg struct {
-	slot int
-	agg  *algebra.Aggregate
-	expr cexpr // nil for COUNT(*)
+	slot    int
+	agg     *algebra.Aggregate
+	expr    cexpr // nil for COUNT(*)
+	varSlot int   // the slot when the argument is a plain variable, else -1
+}
+
+// plainVarSlot returns the slot of e when it is a plain variable, else -1.
+func (ex *executor) plainVarSlot(e algebra.Expr) int {
+	if ve, ok := e.(*algebra.VarExpr); ok {
+		return ex.vars.slot(ve.Var)
+	}
+	return -1
 }
 
 // groupNode materialises its input, partitions it by the key values and
@@ -41,11 +53,12 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.keys = append(n.keys, groupKey{slot: ex.vars.slot(k.Var), expr: e})
+		n.keys = append(n.keys, groupKey{slot: ex.vars.slot(k.Var), expr: e, varSlot: ex.plainVarSlot(k.Expr)})
 	}
 	for _, a := range o.Aggregates {
-		g := groupAgg{slot: ex.vars.slot(a.Var), agg: a.Aggregate}
+		g := groupAgg{slot: ex.vars.slot(a.Var), agg: a.Aggregate, varSlot: -1}
 		if a.Aggregate.Expr != nil {
+			g.varSlot = ex.plainVarSlot(a.Aggregate.Expr)
 			e, err := ex.compileExpr(a.Aggregate.Expr, inner)
 			if err != nil {
 				return nil, err
@@ -68,6 +81,11 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 	keyIDs := make([]kb.ID, len(n.keys))
 	err := runInner(ex, n.input, seed, func(r row) error {
 		for i, k := range n.keys {
+			if k.varSlot >= 0 && k.varSlot < len(r) {
+				// IDs are unique per term within a query: no decoding.
+				keyIDs[i] = r[k.varSlot]
+				continue
+			}
 			t, err := k.expr(ex, r)
 			keyIDs[i] = 0
 			if err != nil {
@@ -142,6 +160,26 @@ func (ex *executor) aggregate(a groupAgg, rows []row) (kb.Term, error) {
 		}
 		return Integer(int64(len(seen))), nil
 	}
+	if agg.Func == algebra.AggCount && a.varSlot >= 0 {
+		// COUNT of a variable: count bound values by ID (unique per term
+		// within a query), without decoding them.
+		if !agg.Distinct {
+			n := 0
+			for _, r := range rows {
+				if a.varSlot < len(r) && r[a.varSlot] != 0 {
+					n++
+				}
+			}
+			return Integer(int64(n)), nil
+		}
+		distinct := map[kb.ID]struct{}{}
+		for _, r := range rows {
+			if a.varSlot < len(r) && r[a.varSlot] != 0 {
+				distinct[r[a.varSlot]] = struct{}{}
+			}
+		}
+		return Integer(int64(len(distinct))), nil
+	}
 	var vals []kb.Term
 	var firstErr error
 	seen := map[kb.Term]bool{}
@@ -171,6 +209,9 @@ func (ex *executor) aggregate(a groupAgg, rows []row) (kb.Term, error) {
 	case algebra.AggSum, algebra.AggAvg:
 		if firstErr != nil {
 			return kb.Term{}, firstErr
+		}
+		if t, ok, err := fastSumAvg(agg.Func, vals); ok || err != nil {
+			return t, err
 		}
 		sum := Numeric{Kind: NumInteger, R: new(big.Rat)}
 		for _, v := range vals {
@@ -202,6 +243,9 @@ func (ex *executor) aggregate(a groupAgg, rows []row) (kb.Term, error) {
 			}
 			return kb.Term{}, typeErr("%s of an empty group", agg.Func)
 		}
+		if t, ok := fastMinMax(agg.Func, vals); ok {
+			return t, nil
+		}
 		best := vals[0]
 		for _, v := range vals[1:] {
 			c := OrderCompare(v, best)
@@ -229,4 +273,98 @@ func (ex *executor) aggregate(a groupAgg, rows []row) (kb.Term, error) {
 		return kb.String(strings.Join(parts, agg.Separator)), nil
 	}
 	return kb.Term{}, typeErr("unknown aggregate %s", agg.Func)
+}
+
+// fastNumber decodes an xsd:integer, xsd:long or xsd:double literal without
+// allocating; ok is false for every other term (use ParseNumeric).
+func fastNumber(t kb.Term) (i int64, f float64, kind NumKind, ok bool) {
+	if t.Kind != kb.KindLiteral {
+		return 0, 0, 0, false
+	}
+	switch t.Datatype {
+	case XSDInteger, XSD + "long":
+		v, err := strconv.ParseInt(t.Value, 10, 64)
+		if err != nil {
+			return 0, 0, 0, false
+		}
+		return v, 0, NumInteger, true
+	case XSDDouble:
+		v, ok := parseFloatLexical(strings.TrimSpace(t.Value))
+		if !ok {
+			return 0, 0, 0, false
+		}
+		return 0, v, NumDouble, true
+	}
+	return 0, 0, 0, false
+}
+
+// fastSumAvg computes SUM or AVG when every value is an int64-sized
+// integer or every value is a double, the common case for metric values,
+// without big.Rat arithmetic per value. ok is false to use the general
+// path. The results equal the general path's: integer sums are exact and
+// double sums add in the same order.
+func fastSumAvg(fn algebra.AggregateFunc, vals []kb.Term) (kb.Term, bool, error) {
+	if len(vals) == 0 {
+		return kb.Term{}, false, nil
+	}
+	var isum int64
+	var fsum float64
+	var kind NumKind
+	for j, v := range vals {
+		i, f, k, ok := fastNumber(v)
+		if !ok || (j > 0 && k != kind) {
+			return kb.Term{}, false, nil
+		}
+		kind = k
+		if k == NumInteger {
+			if (i > 0 && isum > math.MaxInt64-i) || (i < 0 && isum < math.MinInt64-i) {
+				return kb.Term{}, false, nil
+			}
+			isum += i
+		} else {
+			fsum += f
+		}
+	}
+	sum := Numeric{Kind: NumDouble, F: fsum}
+	if kind == NumInteger {
+		sum = Numeric{Kind: NumInteger, R: new(big.Rat).SetInt64(isum)}
+	}
+	if fn == algebra.AggSum {
+		return NumericTerm(sum), true, nil
+	}
+	avg, err := ArithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
+	if err != nil {
+		return kb.Term{}, false, err
+	}
+	return NumericTerm(avg), true, nil
+}
+
+// fastMinMax computes MIN or MAX when every value is an int64-sized
+// integer or every value is a double, comparing decoded numbers; ties and
+// NaNs go through OrderCompare as in the general path.
+func fastMinMax(fn algebra.AggregateFunc, vals []kb.Term) (kb.Term, bool) {
+	bi, bf, kind, ok := fastNumber(vals[0])
+	if !ok {
+		return kb.Term{}, false
+	}
+	best := vals[0]
+	for _, v := range vals[1:] {
+		i, f, k, ok := fastNumber(v)
+		if !ok || k != kind {
+			return kb.Term{}, false
+		}
+		c := 0
+		switch {
+		case k == NumInteger && i < bi, k == NumDouble && f < bf:
+			c = -1
+		case k == NumInteger && i > bi, k == NumDouble && f > bf:
+			c = 1
+		default: // equal or NaN
+			c = OrderCompare(v, best)
+		}
+		if (fn == algebra.AggMin && c < 0) || (fn == algebra.AggMax && c > 0) {
+			best, bi, bf = v, i, f
+		}
+	}
+	return best, true
 }

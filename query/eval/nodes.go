@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"sort"
@@ -320,7 +321,7 @@ type filterNode struct {
 	nodeInfo
 	input node
 	exprs []cexpr
-	text  string
+	text  func() string // explain text, formatted on demand
 }
 
 // filterRow reports whether every expression's EBV is true; expression
@@ -356,14 +357,14 @@ func (n *filterNode) run(ex *executor, seed row, emit func(row) bool) error {
 	})
 }
 func (n *filterNode) children() []node { return []node{n.input} }
-func (n *filterNode) describe() string { return "Filter " + n.text }
+func (n *filterNode) describe() string { return "Filter " + n.text() }
 
 type extendNode struct {
 	nodeInfo
 	input node
 	slot  int
 	expr  cexpr
-	text  string
+	text  func() string // explain text, formatted on demand
 }
 
 func (n *extendNode) run(ex *executor, seed row, emit func(row) bool) error {
@@ -391,7 +392,7 @@ func (n *extendNode) run(ex *executor, seed row, emit func(row) bool) error {
 	})
 }
 func (n *extendNode) children() []node { return []node{n.input} }
-func (n *extendNode) describe() string { return "Extend " + n.text }
+func (n *extendNode) describe() string { return "Extend " + n.text() }
 
 type tableNode struct {
 	nodeInfo
@@ -538,33 +539,16 @@ type orderNode struct {
 	input node
 	keys  []cexpr
 	desc  []bool
+	keep  int64 // > 0: only the first keep rows are needed (a LIMIT above)
 }
 
 func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
-	type keyed struct {
-		r    row
-		keys []sortKey
-	}
-	var rows []keyed
-	err := runInner(ex, n.input, seed, func(r row) error {
-		k := keyed{r: r, keys: make([]sortKey, len(n.keys))}
-		for i, e := range n.keys {
-			t, err := e(ex, r)
-			if err != nil && !IsExpressionError(err) {
-				return err
-			}
-			k.keys[i] = newSortKey(t)
-		}
-		rows = append(rows, k)
-		return ex.check()
-	})
-	if err != nil {
-		return err
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
+	// before orders rows as a stable sort does: by the keys, then by
+	// arrival.
+	before := func(a, b *orderedRow) bool {
 		for k := range n.keys {
-			c := rows[i].keys[k].compare(rows[j].keys[k])
+			c := a.keys[k].compare(b.keys[k])
 			if c != 0 {
 				if n.desc[k] {
 					return c > 0
@@ -572,8 +556,40 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 				return c < 0
 			}
 		}
-		return false
+		return a.seq < b.seq
+	}
+	var rows []*orderedRow
+	top := &rowHeap{before: before}
+	var seq int64
+	err := runInner(ex, n.input, seed, func(r row) error {
+		k := &orderedRow{r: r, seq: seq, keys: make([]sortKey, len(n.keys))}
+		seq++
+		for i, e := range n.keys {
+			t, err := e(ex, r)
+			if err != nil && !IsExpressionError(err) {
+				return err
+			}
+			k.keys[i] = newSortKey(t)
+		}
+		switch {
+		case n.keep <= 0:
+			rows = append(rows, k)
+		case int64(len(top.rows)) < n.keep:
+			heap.Push(top, k)
+		case before(k, top.rows[0]):
+			// Better than the worst kept row: replace it.
+			top.rows[0] = k
+			heap.Fix(top, 0)
+		}
+		return ex.check()
 	})
+	if err != nil {
+		return err
+	}
+	if n.keep > 0 {
+		rows = top.rows
+	}
+	sort.Slice(rows, func(i, j int) bool { return before(rows[i], rows[j]) })
 	for _, k := range rows {
 		if !emit(k.r) {
 			return errStop
@@ -581,8 +597,38 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 	}
 	return nil
 }
+
+// orderedRow is a row with its decoded ORDER BY keys and arrival number.
+type orderedRow struct {
+	r    row
+	seq  int64
+	keys []sortKey
+}
+
+// rowHeap keeps the best rows of an ORDER BY with a LIMIT, the worst kept
+// row on top (container/heap).
+type rowHeap struct {
+	rows   []*orderedRow
+	before func(a, b *orderedRow) bool
+}
+
+func (h *rowHeap) Len() int           { return len(h.rows) }
+func (h *rowHeap) Less(i, j int) bool { return h.before(h.rows[j], h.rows[i]) }
+func (h *rowHeap) Swap(i, j int)      { h.rows[i], h.rows[j] = h.rows[j], h.rows[i] }
+func (h *rowHeap) Push(x any)         { h.rows = append(h.rows, x.(*orderedRow)) }
+func (h *rowHeap) Pop() any {
+	last := h.rows[len(h.rows)-1]
+	h.rows = h.rows[:len(h.rows)-1]
+	return last
+}
+
 func (n *orderNode) children() []node { return []node{n.input} }
-func (n *orderNode) describe() string { return fmt.Sprintf("OrderBy (%d keys)", len(n.keys)) }
+func (n *orderNode) describe() string {
+	if n.keep > 0 {
+		return fmt.Sprintf("OrderBy (%d keys, top %d)", len(n.keys), n.keep)
+	}
+	return fmt.Sprintf("OrderBy (%d keys)", len(n.keys))
+}
 
 type sliceNode struct {
 	nodeInfo
@@ -737,6 +783,9 @@ func newSortKey(t kb.Term) sortKey {
 
 func (a sortKey) compare(b sortKey) int {
 	if a.numeric && b.numeric {
+		if c, ok := fastCompareDecimal(a.term, b.term); ok && c != 0 {
+			return c
+		}
 		if c, err := compareNumeric(a.num, b.num); err == nil && c != 0 {
 			return c
 		}

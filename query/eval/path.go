@@ -15,11 +15,11 @@ type pathNode struct {
 	subj, obj tpos
 	path      algebra.PathExpr
 	graph     graphRef
-	text      string
+	text      func() string // explain text, formatted on demand
 }
 
 func (ex *executor) compilePath(p *algebra.Path, sc scope) (node, error) {
-	n := &pathNode{path: p.Path, graph: sc.graph, text: p.Subject.String() + " " + p.Path.String() + " " + p.Object.String()}
+	n := &pathNode{path: p.Path, graph: sc.graph, text: func() string { return p.Subject.String() + " " + p.Path.String() + " " + p.Object.String() }}
 	n.est = -1
 	for i, nd := range []algebra.Node{p.Subject, p.Object} {
 		var pos tpos
@@ -89,7 +89,7 @@ func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
 }
 
 func (n *pathNode) children() []node { return nil }
-func (n *pathNode) describe() string { return "Path " + n.text }
+func (n *pathNode) describe() string { return "Path " + n.text() }
 
 // eval calls emit for each (subject, object) pair of path; s and o are
 // bound IDs or 0.
@@ -149,27 +149,19 @@ func (pc *pathCtx) match(p kb.Pattern, each func(q kb.Quad) error) error {
 			continue
 		}
 		p.G = g
-		it := pc.ex.ds.Match(pc.ex.ctx, p)
-		for it.Next() {
+		err := pc.ex.scan(p, func(q kb.Quad) error {
 			if err := pc.ex.check(); err != nil {
-				it.Close()
 				return err
 			}
-			q := it.Quad()
 			if seen != nil {
 				k := [3]kb.ID{q.S, q.P, q.O}
 				if seen[k] {
-					continue
+					return nil
 				}
 				seen[k] = true
 			}
-			if err := each(q); err != nil {
-				it.Close()
-				return err
-			}
-		}
-		err := it.Err()
-		it.Close()
+			return each(q)
+		})
 		if err != nil {
 			return err
 		}

@@ -369,6 +369,16 @@ func canonicalDouble(f float64, bits int) string {
 // Arith applies a binary arithmetic operator (+ - * /) with numeric type
 // promotion (XPath op:numeric-*).
 func Arith(op byte, a, b kb.Term) (kb.Term, error) {
+	if op == '/' {
+		// Integer division without big.Rat, the metric-ratio case.
+		if i, _, k, ok := fastNumber(a); ok && k == NumInteger {
+			if j, _, k, ok := fastNumber(b); ok && k == NumInteger {
+				if s, ok := divideInt64(i, j); ok {
+					return kb.Literal(s, XSDDecimal), nil
+				}
+			}
+		}
+	}
 	x, ok1 := ParseNumeric(a)
 	y, ok2 := ParseNumeric(b)
 	if !ok1 || !ok2 {
@@ -556,6 +566,9 @@ func isKnownType(dt string) bool {
 // forOrder is false only =/!= semantics are needed for non-ordered types.
 func Compare(a, b kb.Term) (int, error) {
 	if a.Kind == kb.KindLiteral && b.Kind == kb.KindLiteral {
+		if c, ok := fastCompareDecimal(a, b); ok {
+			return c, nil
+		}
 		if x, ok := ParseNumeric(a); ok {
 			if y, ok := ParseNumeric(b); ok {
 				return compareNumeric(x, y)
@@ -581,6 +594,86 @@ func Compare(a, b kb.Term) (int, error) {
 		}
 	}
 	return 0, typeErr("cannot compare %s and %s", a, b)
+}
+
+// fastCompareDecimal compares two xsd:decimal or xsd:integer literals
+// exactly on their lexical forms, without big.Rat (the FILTER and ORDER BY
+// of metric ratios). ok is false for any other pair.
+func fastCompareDecimal(a, b kb.Term) (int, bool) {
+	na, ia, fa, ok := decimalParts(a)
+	if !ok {
+		return 0, false
+	}
+	nb, ib, fb, ok := decimalParts(b)
+	if !ok {
+		return 0, false
+	}
+	za, zb := ia == "" && fa == "", ib == "" && fb == ""
+	switch {
+	case za && zb:
+		return 0, true
+	case za:
+		if nb {
+			return 1, true
+		}
+		return -1, true
+	case zb:
+		if na {
+			return -1, true
+		}
+		return 1, true
+	case na != nb:
+		if na {
+			return -1, true
+		}
+		return 1, true
+	}
+	c := 0
+	switch {
+	case len(ia) != len(ib):
+		c = 1
+		if len(ia) < len(ib) {
+			c = -1
+		}
+	default:
+		if c = strings.Compare(ia, ib); c == 0 {
+			c = strings.Compare(fa, fb)
+		}
+	}
+	if na {
+		c = -c
+	}
+	return c, true
+}
+
+// decimalParts splits the lexical form of an xsd:decimal or xsd:integer
+// literal into its sign, its integer digits without leading zeros and its
+// fraction digits without trailing zeros; ok is false for other terms and
+// for forms ParseNumeric would have to trim.
+func decimalParts(t kb.Term) (neg bool, ip, fp string, ok bool) {
+	s := t.Value
+	switch t.Datatype {
+	case XSDDecimal:
+		if !decimalLexical(s) {
+			return false, "", "", false
+		}
+	case XSDInteger:
+		if !integerLexical(s) {
+			return false, "", "", false
+		}
+	default:
+		return false, "", "", false
+	}
+	if s[0] == '+' || s[0] == '-' {
+		neg, s = s[0] == '-', s[1:]
+	}
+	ip = s
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		ip, fp = s[:i], s[i+1:]
+	}
+	ip = strings.TrimLeft(ip, "0")
+	fp = strings.TrimRight(fp, "0")
+	return neg, ip, fp, true
 }
 
 func boolCmp(x, y bool) int {
