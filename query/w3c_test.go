@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
@@ -90,6 +91,21 @@ func TestW3C(t *testing.T) {
 	if _, err := os.Stat(w3cRoot); err != nil {
 		t.Skipf("W3C SPARQL test suites not found at %s (the shared checkout beside the repository): %v", w3cRoot, err)
 	}
+	// The suites run on both in-memory stores: kb.Memory (the reference) and
+	// the native store's in-memory index, which perfkb query --data uses.
+	stores := []struct {
+		name     string
+		newStore func() kb.Dataset
+	}{
+		{"memory", func() kb.Dataset { return kb.NewMemory() }},
+		{"native-memory", func() kb.Dataset { return native.OpenMemory() }},
+	}
+	for _, store := range stores {
+		t.Run(store.name, func(t *testing.T) { testW3C(t, store.newStore) })
+	}
+}
+
+func testW3C(t *testing.T, newStore func() kb.Dataset) {
 	floors := readFloor(t)
 	var report []string
 	for _, s := range w3cSuites() {
@@ -101,7 +117,7 @@ func TestW3C(t *testing.T) {
 		var counts [3]int
 		var failures []string
 		for _, tc := range tests {
-			res, why := runW3C(tc)
+			res, why := runW3C(tc, newStore)
 			counts[res]++
 			if res == failed || res == skipped && os.Getenv("W3C_VERBOSE") != "" {
 				if os.Getenv("W3C_VERBOSE") == "" {
@@ -137,7 +153,7 @@ func firstLine(s string) string {
 }
 
 // runW3C runs one test and says why it failed.
-func runW3C(tc w3cTest) (res outcome, why string) {
+func runW3C(tc w3cTest, newStore func() kb.Dataset) (res outcome, why string) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, why = failed, fmt.Sprintf("panic: %v", p)
@@ -147,9 +163,9 @@ func runW3C(tc w3cTest) (res outcome, why string) {
 	defer cancel()
 	switch tc.kind {
 	case "QueryEvaluationTest":
-		return runQueryTest(ctx, tc)
+		return runQueryTest(ctx, tc, newStore)
 	case "UpdateEvaluationTest":
-		return runUpdateTest(ctx, tc)
+		return runUpdateTest(ctx, tc, newStore)
 	case "PositiveSyntaxTest11", "PositiveSyntaxTest", "PositiveUpdateSyntaxTest11":
 		return runSyntaxTest(tc, true)
 	case "NegativeSyntaxTest11", "NegativeSyntaxTest", "NegativeUpdateSyntaxTest11":
@@ -180,8 +196,8 @@ func runSyntaxTest(tc w3cTest, positive bool) (outcome, string) {
 
 // loadDataset loads the default-graph files and the named graphs into a
 // fresh store.
-func loadDataset(ctx context.Context, data []string, named map[string]string) (*kb.Memory, error) {
-	ds := kb.NewMemory()
+func loadDataset(ctx context.Context, newStore func() kb.Dataset, data []string, named map[string]string) (kb.Dataset, error) {
+	ds := newStore()
 	for _, d := range data {
 		if _, err := kb.LoadFile(ctx, ds, d, kb.LoadOptions{}); err != nil {
 			return nil, err
@@ -215,7 +231,7 @@ func isOrdered(op algebra.Op) bool {
 	}
 }
 
-func runQueryTest(ctx context.Context, tc w3cTest) (outcome, string) {
+func runQueryTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset) (outcome, string) {
 	text, err := os.ReadFile(tc.query)
 	if err != nil {
 		return failed, err.Error()
@@ -224,7 +240,7 @@ func runQueryTest(ctx context.Context, tc w3cTest) (outcome, string) {
 	if err != nil {
 		return failed, "parse: " + err.Error()
 	}
-	ds, err := loadDataset(ctx, tc.data, tc.graphData)
+	ds, err := loadDataset(ctx, newStore, tc.data, tc.graphData)
 	if err != nil {
 		return skipped, "loading data: " + err.Error()
 	}
@@ -296,12 +312,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func runUpdateTest(ctx context.Context, tc w3cTest) (outcome, string) {
+func runUpdateTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset) (outcome, string) {
 	text, err := os.ReadFile(tc.query)
 	if err != nil {
 		return failed, err.Error()
 	}
-	ds, err := loadDataset(ctx, tc.data, tc.graphData)
+	ds, err := loadDataset(ctx, newStore, tc.data, tc.graphData)
 	if err != nil {
 		return skipped, "loading data: " + err.Error()
 	}

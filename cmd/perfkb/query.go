@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/results"
@@ -235,7 +236,7 @@ func openDataset(ctx context.Context, app *App, data []string, named []namedGrap
 		ds, err := app.OpenStore(ctx)
 		return ds, nil, err
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	fail := func(err error) (kb.Dataset, *eval.DatasetSpec, error) {
 		ds.Close()
 		return nil, nil, err

@@ -1,5 +1,6 @@
 // Package store opens a kb.Dataset from a store specification, the string
-// users pass as --store: "memory:", "native:PATH" (perfkb's own Pebble
+// users pass as --store: "memory:" (the native store's in-memory index),
+// "native:PATH" (perfkb's own Pebble
 // store, the embedded default), "leveldb:PATH", "memstore:" (Cayley's
 // memstore), "postgres://…" or "postgresql://…" (Cayley's SQL backend).
 // A bare path means "native:PATH".
@@ -66,7 +67,7 @@ func Open(ctx context.Context, spec string, opts Options) (kb.Dataset, error) {
 	}
 	switch s.Backend {
 	case "memory":
-		return kb.NewMemory(), nil
+		return native.OpenMemory(), nil
 	case "native":
 		ds, err := native.Open(ctx, s.Path, native.Options{ReadOnly: opts.ReadOnly})
 		if err != nil {
