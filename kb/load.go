@@ -94,6 +94,9 @@ type LoadOptions struct {
 	// load at Commit, with the quads written so far and their total, if
 	// the store's BulkWriter reports it (see CommitReporter).
 	CommitProgress func(done, total int64)
+
+	// chunkSize overrides lineChunkSize (tests cut their input small).
+	chunkSize int
 }
 
 // CommitReporter is implemented by a BulkWriter whose Commit takes long
@@ -213,11 +216,16 @@ func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum L
 	if graph.IsLiteral() {
 		return sum, fmt.Errorf("load %s: graph name %v is a literal; want an IRI", sourceName(opts.SourceName), graph)
 	}
-	next, closeDecoder, err := newStatementReader(r, opts)
-	if err != nil {
-		return sum, err
+	lines := opts.Format == FormatNTriples || opts.Format == FormatNQuads
+	var next func() (TermQuad, error)
+	if !lines {
+		var closeDecoder func()
+		next, closeDecoder, err = newStatementReader(r, opts)
+		if err != nil {
+			return sum, err
+		}
+		defer closeDecoder()
 	}
-	defer closeDecoder()
 
 	bw, err := ds.BeginBulk(ctx)
 	if err != nil {
@@ -237,6 +245,23 @@ func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum L
 	if err != nil {
 		return sum, err
 	}
+	if lines {
+		if err := loadLines(ctx, ds, bw, r, opts, graph, scope, &sum); err != nil {
+			return sum, err
+		}
+	} else if err := loadStatements(ctx, ds, bw, next, opts, graph, scope, &sum); err != nil {
+		return sum, err
+	}
+	if err := bw.Commit(ctx); err != nil {
+		return sum, err
+	}
+	committed = true
+	sum.Duration = time.Since(start)
+	return sum, nil
+}
+
+// loadStatements hands the statements next yields to bw in batches.
+func loadStatements(ctx context.Context, ds Dataset, bw BulkWriter, next func() (TermQuad, error), opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
 	graphs := make(map[Term]struct{})
 	batch := make([]TermQuad, 0, opts.BatchSize)
 	flush := func() error {
@@ -262,7 +287,7 @@ func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum L
 			break
 		}
 		if err != nil {
-			return sum, err
+			return err
 		}
 		q.S, q.O, q.G = scope.rename(q.S), scope.rename(q.O), scope.rename(q.G)
 		if q.G.IsZero() {
@@ -273,23 +298,18 @@ func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum L
 		sum.Triples++
 		if len(batch) == opts.BatchSize {
 			if err := flush(); err != nil {
-				return sum, err
+				return err
 			}
 		}
 	}
 	if err := flush(); err != nil {
-		return sum, err
+		return err
 	}
-	if err := bw.Commit(ctx); err != nil {
-		return sum, err
-	}
-	committed = true
 	sum.Graphs = len(graphs)
 	for g := range graphs {
 		sum.GraphNames = append(sum.GraphNames, g)
 	}
-	sum.Duration = time.Since(start)
-	return sum, nil
+	return nil
 }
 
 func sourceName(s string) string {
@@ -318,27 +338,12 @@ func (s blankScope) rename(t Term) Term {
 	return t
 }
 
-// newStatementReader returns a function yielding the statements of r one by
-// one (G is zero for triples) and a function releasing the decoder.
+// newStatementReader returns a function yielding the statements of r (in
+// Turtle or RDF/XML; Load reads N-Triples and N-Quads with loadLines) one
+// by one (G is zero) and a function releasing the decoder.
 func newStatementReader(r io.Reader, opts LoadOptions) (next func() (TermQuad, error), closeFn func(), err error) {
 	src := opts.SourceName
 	switch opts.Format {
-	case FormatNTriples, FormatNQuads:
-		p := newLineParser(r, opts.Format == FormatNQuads)
-		return func() (TermQuad, error) {
-			s, pr, o, g, err := p.next()
-			if err != nil {
-				var le *lineError
-				if errors.As(err, &le) {
-					return TermQuad{}, &SyntaxError{Source: src, Line: le.line, Column: le.col, Msg: le.msg}
-				}
-				if err != io.EOF {
-					err = fmt.Errorf("%s: %w", sourceName(src), err)
-				}
-				return TermQuad{}, err
-			}
-			return TermQuad{S: s, P: pr, O: o, G: g}, nil
-		}, func() {}, nil
 	case FormatTurtle:
 		base, err := parseBase(opts.BaseIRI)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
 	"github.com/perfkb/perfkb/kb/internal/pgtest"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology/sample"
 )
 
@@ -28,12 +29,13 @@ func benchTriples(b *testing.B) int64 {
 }
 
 // BenchmarkLoad measures kb.Load of generated PERFONTO sample N-Quads into
-// a fresh store of each backend; the triples/s metric is the throughput.
-// PostgreSQL runs when pgtest finds a server (see kb/internal/pgtest). The
-// native store has its own benchmarks in kb/native; perfkb bench load
-// compares every backend.
+// a fresh store of each backend (native on disk, native in memory, kb's
+// Memory and Cayley's); the triples/s metric is the throughput. PostgreSQL
+// runs when pgtest finds a server (see kb/internal/pgtest). perfkb bench
+// load compares the backends a --store spec can name.
 //
-//	go test -run '^$' -bench Load -benchtime 3x ./kb/
+//	go test -run '^$' -bench 'Load/(native|memory)' -benchtime 3x ./kb/
+//	go test -run '^$' -bench 'Load/native$' -benchtime 3x -cpuprofile cpu.prof ./kb/
 //	PERFKB_BENCH_TRIPLES=1000000 go test -run '^$' -bench 'Load/leveldb' -benchtime 3x -timeout 1h ./kb/
 func BenchmarkLoad(b *testing.B) {
 	var data bytes.Buffer
@@ -56,6 +58,14 @@ func BenchmarkLoad(b *testing.B) {
 		open func(b *testing.B) kb.Dataset
 	}{
 		{"memory", func(*testing.B) kb.Dataset { return kb.NewMemory() }},
+		{"native", func(b *testing.B) kb.Dataset {
+			ds, err := native.Open(ctx, filepath.Join(b.TempDir(), "db"), native.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			return ds
+		}},
+		{"nativemem", func(*testing.B) kb.Dataset { return native.OpenMemory() }},
 		{"memstore", cayley(cayleyadapter.Memstore, func(*testing.B) string { return "" })},
 		{"leveldb", cayley(cayleyadapter.LevelDB, func(b *testing.B) string { return filepath.Join(b.TempDir(), "db") })},
 		{"postgres", nil},

@@ -1,15 +1,14 @@
 package kb
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
+	"encoding/binary"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // lineParser reads N-Triples and N-Quads, one statement per line. It is
@@ -17,26 +16,47 @@ import (
 // reports 0-based byte columns that sometimes point after the opening '<' and
 // sometimes carry no position at all; this parser reports every error at the
 // 1-based line and character column where the bad input starts.
+//
+// Load hands it chunks of whole lines (parseChunk), several at once on
+// different goroutines, each parser knowing the number of its chunk's first
+// line. With zeroCopy set, the terms it returns share memory with the chunk
+// (which must then never be modified) instead of each being copied.
 type lineParser struct {
-	sc    *bufio.Scanner
-	quads bool // N-Quads: a graph term may follow the object
-	line  int
+	quads    bool // N-Quads: a graph term may follow the object
+	zeroCopy bool // term strings alias the input chunk
+	line     int
 	// per line state
 	text []byte
+	str  string // text as a string sharing its memory, when zeroCopy
 	pos  int
+	// last holds, per role, the last IRI read in that role as written
+	// ("<…>", a slice of an earlier chunk, which is never modified) and
+	// its term: consecutive statements often repeat their subject,
+	// predicate, graph or datatype, and comparing bytes is cheaper than
+	// checking them again (and with zeroCopy off, than copying them).
+	last [numRoles]struct {
+		raw  []byte
+		term Term
+	}
 }
+
+// The roles of an IRI in a statement.
+const (
+	roleSubject = iota
+	rolePredicate
+	roleObject
+	roleGraph
+	roleDatatype
+	numRoles
+)
+
+var roleNames = [numRoles]string{"subject", "predicate", "object", "graph", "datatype"}
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // maxLine bounds one N-Triples line (a literal can be large, but not
 // unbounded).
 const maxLine = 64 << 20
-
-func newLineParser(r io.Reader, quads bool) *lineParser {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	return &lineParser{sc: sc, quads: quads}
-}
 
 // lineError is a syntax error found by lineParser; Load turns it into a
 // *SyntaxError with the source name.
@@ -58,30 +78,50 @@ func (p *lineParser) errAt(pos int, format string, args ...any) error {
 	return &lineError{line: p.line, col: col, msg: fmt.Sprintf(format, args...)}
 }
 
-// next returns the next statement; g is the zero Term when the line has no
-// graph. It returns io.EOF at the end of input.
-func (p *lineParser) next() (s, pr, o, g Term, err error) {
-	for p.sc.Scan() {
+// substr returns text[a:b] as a string: a view of the chunk when zeroCopy,
+// a copy otherwise.
+func (p *lineParser) substr(a, b int) string {
+	if p.zeroCopy {
+		return p.str[a:b]
+	}
+	return string(p.text[a:b])
+}
+
+// parseChunk parses data, whole lines of which the first is line
+// firstLine, and appends the S, P, O and G of each statement to out (G is
+// the zero Term when the line has none). It stops at the first syntax
+// error, returning the statements before it.
+func (p *lineParser) parseChunk(data []byte, firstLine int, out []Term) ([]Term, error) {
+	p.line = firstLine - 1
+	for len(data) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
 		p.line++
-		p.text = p.sc.Bytes()
-		p.pos = 0
-		if p.line == 1 && bytes.HasPrefix(p.text, utf8BOM) {
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1] // as bufio.ScanLines
+		}
+		p.text, p.pos = line, 0
+		if p.zeroCopy && len(line) > 0 {
+			p.str = unsafe.String(unsafe.SliceData(line), len(line))
+		}
+		if p.line == 1 && bytes.HasPrefix(line, utf8BOM) {
 			p.pos = len(utf8BOM)
 		}
 		p.skipSpace()
 		if p.pos == len(p.text) || p.text[p.pos] == '#' {
 			continue
 		}
-		s, pr, o, g, err = p.statement()
-		return
-	}
-	if err := p.sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return s, pr, o, g, &lineError{line: p.line + 1, col: 1, msg: fmt.Sprintf("line longer than %d bytes", maxLine)}
+		n := len(out)
+		out = append(out, Term{}, Term{}, Term{}, Term{})
+		if err := p.statement((*[4]Term)(out[n:])); err != nil {
+			return out[:n], err
 		}
-		return s, pr, o, g, err
 	}
-	return s, pr, o, g, io.EOF
+	return out, nil
 }
 
 func (p *lineParser) skipSpace() {
@@ -107,13 +147,15 @@ func (p *lineParser) found() string {
 	return strconv.Quote(string(rest[:end]))
 }
 
-func (p *lineParser) statement() (s, pr, o, g Term, err error) {
+// statement parses the statement on the current line into q (S, P, O, G;
+// G stays zero when the line has none).
+func (p *lineParser) statement(q *[4]Term) (err error) {
 	// subject
 	switch {
 	case p.peekIs('<'):
-		s, err = p.iri("subject")
+		q[0], err = p.iri(roleSubject)
 	case p.peekIs('_'):
-		s, err = p.blank()
+		q[0], err = p.blank()
 	default:
 		err = p.errAt(p.pos, "expected a subject (an <IRI> or a _:blank node), found %s", p.found())
 	}
@@ -125,17 +167,17 @@ func (p *lineParser) statement() (s, pr, o, g Term, err error) {
 		err = p.errAt(p.pos, "expected a predicate <IRI>, found %s", p.found())
 		return
 	}
-	if pr, err = p.iri("predicate"); err != nil {
+	if q[1], err = p.iri(rolePredicate); err != nil {
 		return
 	}
 	p.skipSpace()
 	switch {
 	case p.peekIs('<'):
-		o, err = p.iri("object")
+		q[2], err = p.iri(roleObject)
 	case p.peekIs('_'):
-		o, err = p.blank()
+		q[2], err = p.blank()
 	case p.peekIs('"'):
-		o, err = p.literal()
+		q[2], err = p.literal()
 	default:
 		err = p.errAt(p.pos, "expected an object (an <IRI>, a _:blank node or a \"literal\"), found %s", p.found())
 	}
@@ -146,9 +188,9 @@ func (p *lineParser) statement() (s, pr, o, g Term, err error) {
 	if p.quads {
 		switch {
 		case p.peekIs('<'):
-			g, err = p.iri("graph")
+			q[3], err = p.iri(roleGraph)
 		case p.peekIs('_'):
-			g, err = p.blank()
+			q[3], err = p.blank()
 		}
 		if err != nil {
 			return
@@ -173,24 +215,35 @@ func (p *lineParser) statement() (s, pr, o, g Term, err error) {
 
 func (p *lineParser) peekIs(c byte) bool { return p.pos < len(p.text) && p.text[p.pos] == c }
 
-// iri parses <…>, which must be absolute.
-func (p *lineParser) iri(role string) (Term, error) {
+// iri parses <…>, which must be absolute, in the given role.
+func (p *lineParser) iri(roleIndex int) (Term, error) {
+	last := &p.last[roleIndex]
+	i := p.pos + 1
+	if len(last.raw) > 0 {
+		c := commonPrefix(p.text[p.pos:], last.raw)
+		if c == len(last.raw) {
+			p.pos += c
+			return last.term, nil
+		}
+		// last.raw is '<', plain bytes and '>'; the c bytes in common
+		// are '<' and plain bytes, checked already.
+		i = max(i, p.pos+c)
+	}
+	role := roleNames[roleIndex]
 	start := p.pos
 	p.pos++ // '<'
 	// Fast path: no escapes, only ASCII characters that need no checks.
-	for i := p.pos; i < len(p.text); i++ {
-		c := p.text[i]
-		if c == '>' {
-			iri := string(p.text[p.pos:i])
-			if !hasScheme(iri) {
-				return Term{}, p.errAt(start, "%s IRI <%s> is relative; N-Triples and N-Quads need absolute IRIs", role, iri)
-			}
-			p.pos = i + 1
-			return IRI(iri), nil
+	for i < len(p.text) && iriPlain[p.text[i]] {
+		i++
+	}
+	if i < len(p.text) && p.text[i] == '>' {
+		iri := p.substr(p.pos, i)
+		if !hasScheme(iri) {
+			return Term{}, p.errAt(start, "%s IRI <%s> is relative; N-Triples and N-Quads need absolute IRIs", role, iri)
 		}
-		if c <= 0x20 || c >= 0x80 || c == '<' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' || c == '\\' {
-			break
-		}
+		p.pos = i + 1
+		last.raw, last.term = p.text[start:p.pos:p.pos], IRI(iri)
+		return last.term, nil
 	}
 	var b strings.Builder
 	for {
@@ -224,6 +277,38 @@ func (p *lineParser) iri(role string) (Term, error) {
 		}
 	}
 }
+
+// commonPrefix returns the length of the longest common prefix of a and b,
+// comparing eight bytes at a time.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// iriPlain marks the bytes an IRI's fast path accepts as they are: ASCII
+// that needs no escape and no check.
+var iriPlain = func() (t [256]bool) {
+	for c := 0x21; c < 0x80; c++ {
+		t[c] = !strings.ContainsRune("<>\"{}|^`\\", rune(c))
+	}
+	return t
+}()
+
+// stringPlain marks the bytes a string literal's fast path copies as they
+// are.
+var stringPlain = func() (t [256]bool) {
+	for c := 0; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\' && c != '\r' && c != '\n'
+	}
+	return t
+}()
 
 // hasScheme reports whether iri starts with scheme ':'.
 func hasScheme(iri string) bool {
@@ -298,23 +383,27 @@ func (p *lineParser) blank() (Term, error) {
 	for p.text[p.pos-1] == '.' { // a label cannot end with '.'
 		p.pos--
 	}
-	return Blank(string(p.text[labelStart:p.pos])), nil
+	return Blank(p.substr(labelStart, p.pos)), nil
 }
 
 // literal parses "…" with an optional ^^<datatype> or @lang.
 func (p *lineParser) literal() (Term, error) {
 	start := p.pos
 	p.pos++ // '"'
-	var b strings.Builder
-	// Fast path: copy the run of ASCII characters without escapes at once.
-	for i := p.pos; i < len(p.text); i++ {
-		c := p.text[i]
-		if c == '"' || c == '\\' || c == '\r' || c == '\n' || c >= 0x80 {
-			b.Write(p.text[p.pos:i])
-			p.pos = i
-			break
-		}
+	// Fast path: a run of ASCII characters without escapes up to the
+	// closing quote is the lexical form as it is.
+	i := p.pos
+	for i < len(p.text) && stringPlain[p.text[i]] {
+		i++
 	}
+	if i < len(p.text) && p.text[i] == '"' {
+		lexical := p.substr(p.pos, i)
+		p.pos = i + 1
+		return p.literalSuffix(lexical)
+	}
+	var b strings.Builder
+	b.Write(p.text[p.pos:i])
+	p.pos = i
 	for {
 		if p.pos >= len(p.text) {
 			return Term{}, p.errAt(start, "unterminated string literal: missing closing '\"'")
@@ -353,7 +442,12 @@ func (p *lineParser) literal() (Term, error) {
 		b.WriteRune(r)
 		p.pos += w
 	}
-	lexical := b.String()
+	return p.literalSuffix(b.String())
+}
+
+// literalSuffix parses what may follow a literal's closing quote: @lang or
+// ^^<datatype>.
+func (p *lineParser) literalSuffix(lexical string) (Term, error) {
 	switch {
 	case p.peekIs('@'):
 		langStart := p.pos
@@ -367,7 +461,7 @@ func (p *lineParser) literal() (Term, error) {
 			}
 			break
 		}
-		tag := string(p.text[tagStart:p.pos])
+		tag := p.substr(tagStart, p.pos)
 		if tag == "" || strings.HasSuffix(tag, "-") || strings.Contains(tag, "--") {
 			return Term{}, p.errAt(langStart, "invalid language tag %q", "@"+tag)
 		}
@@ -377,7 +471,7 @@ func (p *lineParser) literal() (Term, error) {
 			return Term{}, p.errAt(p.pos, "expected ^^<datatype IRI> after the literal, found %s", p.found())
 		}
 		p.pos += 2
-		dt, err := p.iri("datatype")
+		dt, err := p.iri(roleDatatype)
 		if err != nil {
 			return Term{}, err
 		}

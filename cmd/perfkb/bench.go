@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -64,6 +65,7 @@ func newBenchLoadCmd(app *App) *cobra.Command {
 		runs    int
 		batch   int
 		specs   []string
+		profile string
 	)
 	cmd := &cobra.Command{
 		Use:   "load [--triples N] [--backend SPEC]... [--runs R]",
@@ -110,33 +112,55 @@ afterwards. memory: and memstore: are in-process.`,
 			}
 			fmt.Fprintf(app.Stdout, "generated %s triples for %d sites in %.1f s\n", humanCount(sum.Triples), len(sum.Sites), time.Since(began).Seconds())
 
+			if profile != "" {
+				f, err := os.Create(profile)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					f.Close()
+					return err
+				}
+				defer func() {
+					pprof.StopCPUProfile()
+					f.Close()
+				}()
+			}
 			type result struct {
 				spec  string
 				rates []float64
+				cpu   []float64 // CPU seconds of each run
 			}
 			var results []result
 			for _, spec := range specs {
 				res := result{spec: spec}
 				for run := 1; run <= runs; run++ {
+					cpuBefore := processCPU()
 					ls, err := benchLoadOnce(ctx, app, spec, tmp, run, data, batch)
 					if err != nil {
 						return fmt.Errorf("bench load on %s, run %d: %w", spec, run, err)
 					}
+					cpu := processCPU() - cpuBefore
 					res.rates = append(res.rates, ls.TriplesPerSecond())
-					fmt.Fprintf(app.Stdout, "%s run %d/%d: %s triples in %.2f s (%s triples/s)\n",
-						spec, run, runs, humanCount(ls.Triples), ls.Duration.Seconds(), humanCount(int64(ls.TriplesPerSecond())))
+					res.cpu = append(res.cpu, cpu.Seconds())
+					cpuNote := ""
+					if cpu > 0 {
+						cpuNote = fmt.Sprintf(", %.2f CPU-s (%s triples/CPU-s)", cpu.Seconds(), humanCount(int64(float64(ls.Triples)/cpu.Seconds())))
+					}
+					fmt.Fprintf(app.Stdout, "%s run %d/%d: %s triples in %.2f s (%s triples/s)%s\n",
+						spec, run, runs, humanCount(ls.Triples), ls.Duration.Seconds(), humanCount(int64(ls.TriplesPerSecond())), cpuNote)
 				}
 				results = append(results, res)
 			}
 			fmt.Fprintln(app.Stdout)
 			w := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintf(w, "backend\tmedian triples/s\truns\n")
+			fmt.Fprintf(w, "backend\tmedian triples/s\tmedian CPU-s\truns\n")
 			for _, r := range results {
 				var each []string
 				for _, x := range r.rates {
 					each = append(each, humanCount(int64(x)))
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", r.spec, humanCount(int64(median(r.rates))), strings.Join(each, " "))
+				fmt.Fprintf(w, "%s\t%s\t%.2f\t%s\n", r.spec, humanCount(int64(median(r.rates))), median(r.cpu), strings.Join(each, " "))
 			}
 			return w.Flush()
 		},
@@ -147,6 +171,7 @@ afterwards. memory: and memstore: are in-process.`,
 	f.Uint64Var(&seed, "seed", 1, "sample random seed")
 	f.IntVar(&runs, "runs", 3, "loads per backend (the median is reported)")
 	f.IntVar(&batch, "batch", 0, "statements interned and staged per batch (default: kb.Load's)")
+	f.StringVar(&profile, "cpuprofile", "", "write a CPU profile of the loads (not the data generation) to this file")
 	f.StringArrayVar(&specs, "backend", nil, "store spec to measure (repeatable; default memory:, native:, memstore:, leveldb:)")
 	return cmd
 }

@@ -55,11 +55,6 @@ func (w *bulkWriter) Add(ctx context.Context, quads []kb.Quad) error {
 		return err
 	}
 	if w.wide == nil && fitsKey32(limit) {
-		if cap(w.keys)-len(w.keys) < len(quads) {
-			// Double: append grows large slices by a quarter, which
-			// copies a multi-million-quad load over and over.
-			w.keys = slices.Grow(w.keys, max(len(quads), len(w.keys)))
-		}
 		w.keys = toKey32(w.keys, quads)
 		return nil
 	}

@@ -1,0 +1,336 @@
+package kb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// ConcurrentInterner is an optional interface of a Dataset. A Dataset that
+// implements it and returns true promises that Intern may run on several
+// goroutines at once and that it keeps copies of the strings of the terms it
+// stores, never the strings themselves. Load then parses N-Triples and
+// N-Quads and interns their terms on every core, straight from its read
+// buffers, without copying each term first.
+type ConcurrentInterner interface {
+	InternsConcurrently() bool
+}
+
+// lineChunkSize is the number of bytes of N-Triples or N-Quads that one
+// parser goroutine takes at a time (whole lines, so a little more or less).
+const lineChunkSize = 1 << 20
+
+// lineChunk is a run of whole lines of the input.
+type lineChunk struct {
+	seq       int
+	data      []byte
+	firstLine int
+	err       error // a read error after the lines before this chunk
+}
+
+// chunkResult is a parsed (and perhaps interned) chunk.
+type chunkResult struct {
+	seq    int
+	terms  []Term // S, P, O, G of each statement, when the main goroutine interns
+	ids    []Quad // when the worker interned
+	graphs []Term // distinct graphs, copied
+	err    error
+}
+
+// loadLines is Load for N-Triples and N-Quads: one goroutine cuts the input
+// into chunks of whole lines, one per core parses them (renaming blank nodes
+// and filling in the graph) and, when the dataset allows, interns them; the
+// calling goroutine hands the ID quads to bw in input order, so the first
+// error in the input is the one reported and a failed load adds nothing.
+func loadLines(ctx context.Context, ds Dataset, bw BulkWriter, r io.Reader, opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	concurrent := false
+	if ci, ok := ds.(ConcurrentInterner); ok && ci.InternsConcurrently() {
+		concurrent = true
+	}
+	_, isMemory := ds.(*Memory)
+	internInWorkers := concurrent || isMemory // *Memory's Intern locks
+
+	workers := max(1, runtime.GOMAXPROCS(0))
+	inFlight := 2*workers + 2
+	tokens := make(chan struct{}, inFlight)
+	chunks := make(chan lineChunk, inFlight)
+	results := make(chan chunkResult, inFlight)
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel() // runs before wg.Wait: stops the goroutines on an early return
+
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(chunks)
+		chunkSize := lineChunkSize
+		if opts.chunkSize > 0 {
+			chunkSize = opts.chunkSize
+		}
+		readChunks(ctx, r, chunkSize, tokens, chunks)
+	}()
+	var workersWG sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		workersWG.Add(1)
+		go func() {
+			defer wg.Done()
+			defer workersWG.Done()
+			p := &lineParser{quads: opts.Format == FormatNQuads, zeroCopy: concurrent}
+			var buf []Term // reused when the worker interns
+			for c := range chunks {
+				if ctx.Err() != nil {
+					return
+				}
+				res := parseLineChunk(ctx, ds, p, c, graph, scope, internInWorkers, opts.SourceName, buf[:0])
+				if internInWorkers {
+					buf = res.terms
+					res.terms = nil
+				}
+				select {
+				case results <- res:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		workersWG.Wait()
+		close(results)
+	}()
+
+	graphs := make(map[Term]struct{})
+	pending := make(map[int]chunkResult)
+	next := 0
+	batch := int64(opts.BatchSize)
+	var reported int64 // statements handed to Progress
+	add := func(ids []Quad) error {
+		// Hand quads over in pieces that end where Progress is due, so
+		// that it is called after every BatchSize statements.
+		for len(ids) > 0 {
+			n := min(int64(len(ids)), batch-(sum.Triples-reported))
+			if err := bw.Add(ctx, ids[:n]); err != nil {
+				return err
+			}
+			ids = ids[n:]
+			sum.Triples += n
+			if sum.Triples-reported == batch {
+				reported = sum.Triples
+				if opts.Progress != nil {
+					opts.Progress(sum.Triples)
+				}
+			}
+		}
+		return ctx.Err()
+	}
+	for res := range results {
+		pending[res.seq] = res
+		for {
+			res, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-tokens
+			if res.err != nil {
+				return res.err
+			}
+			ids := res.ids
+			if !internInWorkers {
+				var err error
+				if ids, err = internTerms(ctx, ds, res.terms); err != nil {
+					return err
+				}
+			}
+			if err := add(ids); err != nil {
+				return err
+			}
+			for _, g := range res.graphs {
+				graphs[g] = struct{}{}
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("load %s: internal error: %d chunks left unprocessed", sourceName(opts.SourceName), len(pending))
+	}
+	if sum.Triples > reported && opts.Progress != nil {
+		opts.Progress(sum.Triples)
+	}
+	for g := range graphs {
+		sum.GraphNames = append(sum.GraphNames, g)
+	}
+	sum.Graphs = len(graphs)
+	return nil
+}
+
+// readChunks cuts r into chunks of whole lines and sends them, numbered, to
+// chunks, taking a token for each; a read error goes out as the last chunk.
+// Every chunk is a new buffer: parsers keep pointing into it.
+func readChunks(ctx context.Context, r io.Reader, chunkSize int, tokens chan struct{}, chunks chan<- lineChunk) {
+	var carry []byte // the start of a line the last chunk did not end
+	line := 1
+	for seq := 0; ; seq++ {
+		select {
+		case tokens <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		send := func(c lineChunk) bool {
+			c.seq = seq
+			select {
+			case chunks <- c:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		size := chunkSize
+		for size < 2*len(carry) {
+			size *= 2
+		}
+		buf := make([]byte, size)
+		n := copy(buf, carry)
+		var err error
+		end := -1 // index just past the last '\n' in buf[:n]
+		for {
+			var m int
+			m, err = io.ReadFull(r, buf[n:])
+			if i := bytes.LastIndexByte(buf[n:n+m], '\n'); i >= 0 {
+				end = n + i + 1
+			}
+			n += m
+			if err != nil || end >= 0 {
+				break
+			}
+			// No line end in a full buffer: the line is longer.
+			if len(buf) > maxLine {
+				lines := line + bytes.Count(carry, []byte{'\n'})
+				send(lineChunk{err: &lineError{line: lines, col: 1, msg: fmt.Sprintf("line longer than %d bytes", maxLine)}})
+				return
+			}
+			buf = append(buf[:n], make([]byte, len(buf))...)
+			buf = buf[:cap(buf)]
+		}
+		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !eof {
+			send(lineChunk{err: err})
+			return
+		}
+		if eof {
+			end = n // the last line may lack its '\n'
+		}
+		data := buf[:end:end]
+		carry = buf[end:n]
+		if len(data) > 0 {
+			if !send(lineChunk{data: data, firstLine: line}) {
+				return
+			}
+			line += bytes.Count(data, []byte{'\n'})
+		} else {
+			<-tokens // nothing to send after all
+			seq--
+		}
+		if eof {
+			return
+		}
+	}
+}
+
+// parseLineChunk parses one chunk, appending its terms to terms, and, when
+// intern is set, interns them.
+func parseLineChunk(ctx context.Context, ds Dataset, p *lineParser, c lineChunk, graph Term, scope blankScope, intern bool, src string, terms []Term) chunkResult {
+	res := chunkResult{seq: c.seq, terms: terms}
+	if c.err != nil {
+		res.err = loadLineError(c.err, src)
+		return res
+	}
+	if terms == nil {
+		res.terms = make([]Term, 0, len(c.data)/32+16)
+	}
+	start := len(res.terms)
+	var err error
+	res.terms, err = p.parseChunk(c.data, c.firstLine, res.terms)
+	if err != nil {
+		res.err = loadLineError(err, src)
+		return res
+	}
+	var lastGraph Term
+	seen := make(map[Term]bool)
+	for i := start; i < len(res.terms); i += 4 {
+		q := (*[4]Term)(res.terms[i:])
+		if q[0].Kind == KindBlank {
+			q[0] = scope.rename(q[0])
+		}
+		if q[2].Kind == KindBlank {
+			q[2] = scope.rename(q[2])
+		}
+		switch {
+		case q[3].IsZero():
+			q[3] = graph
+		case q[3].Kind == KindBlank:
+			q[3] = scope.rename(q[3])
+		}
+		if g := q[3]; g != lastGraph {
+			lastGraph = g
+			if !seen[g] {
+				seen[g] = true
+				// A copy, so that the summary keeps no chunk alive.
+				res.graphs = append(res.graphs, Term{Kind: g.Kind, Value: strings.Clone(g.Value)})
+			}
+		}
+	}
+	if !intern {
+		return res
+	}
+	if err := ctx.Err(); err != nil {
+		res.err = err
+		return res
+	}
+	res.ids, res.err = internTerms(ctx, ds, res.terms)
+	return res
+}
+
+// internTerms interns terms, the S, P, O and G of each quad in turn, and
+// returns the ID quads.
+func internTerms(ctx context.Context, ds Dataset, terms []Term) ([]Quad, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	ids, err := ds.Intern(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) != len(terms) {
+		return nil, fmt.Errorf("load: Intern returned %d IDs for %d terms", len(ids), len(terms))
+	}
+	// A Quad is four IDs in a row: view the IDs as quads.
+	return unsafe.Slice((*Quad)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)/4), nil
+}
+
+// loadLineError gives a parser's error its source name.
+func loadLineError(err error, src string) error {
+	var le *lineError
+	if errors.As(err, &le) {
+		return &SyntaxError{Source: src, Line: le.line, Column: le.col, Msg: le.msg}
+	}
+	return fmt.Errorf("%s: %w", sourceName(src), err)
+}
+
+// internTerms views IDs as quads: this fails to compile unless a Quad is
+// exactly four IDs.
+var _ = [1]struct{}{}[unsafe.Sizeof(Quad{})-4*unsafe.Sizeof(ID(0))]
