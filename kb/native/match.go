@@ -26,8 +26,7 @@ func (s *Store) Match(ctx context.Context, p kb.Pattern) kb.QuadIterator {
 		return kb.NewSliceIterator(nil)
 	}
 	pl := plans[mask]
-	lower := appendScanPrefix(make([]byte, 0, 32), pl.order, p, pl.prefix)
-	it, err := s.newIter(lower, prefixEnd(lower))
+	it, _, err := s.newPrefixIter(pl.order, p, pl.prefix)
 	if err != nil {
 		return kb.NewErrorIterator(err)
 	}
@@ -36,11 +35,12 @@ func (s *Store) Match(ctx context.Context, p kb.Pattern) kb.QuadIterator {
 
 // has reports whether q is stored.
 func (s *Store) has(q kb.Quad) (bool, error) {
-	key := appendIndexKey(make([]byte, 0, 40), 0, q)
-	it, err := s.newIter(key, append(key[:len(key):len(key)], 0))
+	it, err := s.getIter()
 	if err != nil {
 		return false, err
 	}
+	key := appendIndexKey(it.entry.buf[:0:maxIndexKeyLen], 0, q)
+	it.SetBounds(key, append(it.entry.buf[maxIndexKeyLen:maxIndexKeyLen], append(key, 0)...))
 	found := it.First()
 	if err := it.Error(); err != nil {
 		s.release(it)
@@ -98,13 +98,15 @@ func (q *quadIterator) Close() error {
 	return err
 }
 
-// estimateScanLimit bounds the keys Count scans when an estimate will do.
-const estimateScanLimit = 4096
+// estimateScanLimit is the count below which Count is exact even when an
+// estimate was asked for.
+const estimateScanLimit = estimateProbeKeys
 
 // Count implements kb.Dataset. Patterns that bind nothing, only the
 // predicate, only the graph, or both, are answered exactly from the
-// counters; others are counted by a range scan (stopped early, with an
-// estimate, when exact is false).
+// counters. Others are counted by a range scan; when exact is false the
+// scan reads at most estimateProbeKeys keys and extrapolates (probeCount),
+// so an estimate costs about one seek.
 func (s *Store) Count(ctx context.Context, p kb.Pattern, exact bool) (int64, error) {
 	if err := s.checkOpen(); err != nil {
 		return 0, err
@@ -148,29 +150,15 @@ func (s *Store) Count(ctx context.Context, p kb.Pattern, exact bool) (int64, err
 		return 0, err
 	}
 	pl := plans[mask]
-	lower := appendScanPrefix(make([]byte, 0, 32), pl.order, p, pl.prefix)
-	it, err := s.newIter(lower, prefixEnd(lower))
+	it, prefixLen, err := s.newPrefixIter(pl.order, p, pl.prefix)
 	if err != nil {
 		return 0, err
 	}
-	defer s.release(it)
-	var n int64
-	for ok := it.First(); ok; ok = it.Next() {
-		n++
-		if n&4095 == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		if !exact && n >= estimateScanLimit {
-			// More than the limit: the counters bound the rest.
-			return max(n, upper/2), nil
-		}
+	n, err := probeCount(ctx, it, prefixLen, exact, upper)
+	if rerr := s.release(it); err == nil {
+		err = rerr
 	}
-	if err := it.Error(); err != nil {
-		return 0, fmt.Errorf("native: %w", err)
-	}
-	return n, nil
+	return n, err
 }
 
 // Stats implements kb.Dataset. Every count is exact.
