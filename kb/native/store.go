@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -123,6 +125,11 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
+		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) || strings.Contains(err.Error(), "lock held by current process") {
+			// Pebble's directory lock: another process (or another Open in
+			// this one) has the store open.
+			return nil, fmt.Errorf("native: open %s: the store is in use by another perfkb process (perfkb serve or demo?) or is already open; stop it, or query it over HTTP: %w", dir, err)
+		}
 		return nil, fmt.Errorf("native: open %s: %w", dir, err)
 	}
 	s := &Store{
