@@ -297,52 +297,33 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 
 // dropStoredKeys removes from keys (sorted SPOG) the quads already stored.
 func (s *Store) dropStoredKeys(keys []key32) ([]key32, error) {
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixIndex}, UpperBound: []byte{prefixIndex + 1}})
-	if err != nil {
-		return nil, fmt.Errorf("native: %w", err)
-	}
-	defer it.Close()
-	out := keys[:0]
-	key := make([]byte, 0, 40)
-	exhausted := false
-	for i, k := range keys {
-		if exhausted {
-			out = append(out, keys[i:]...)
-			break
-		}
-		key = appendIndexKey(key[:0], 0, k.quad())
-		if it.Valid() && bytes.Compare(it.Key(), key) >= 0 || it.SeekGE(key) {
-			if bytes.Equal(it.Key(), key) {
-				continue
-			}
-		} else {
-			exhausted = true
-		}
-		out = append(out, k)
-	}
-	if err := it.Error(); err != nil {
-		return nil, fmt.Errorf("native: %w", err)
-	}
-	return out, nil
+	return dropStoredSorted(s, keys, key32.quad)
 }
 
 // dropStored removes from quads (sorted SPOG) the ones already stored,
 // merging the slice with the SPOG index.
 func (s *Store) dropStored(quads []kb.Quad) ([]kb.Quad, error) {
+	return dropStoredSorted(s, quads, func(q kb.Quad) kb.Quad { return q })
+}
+
+// dropStoredSorted removes from items (sorted SPOG by quadOf) those whose
+// quad is already stored, in one forward merge with the SPOG index; it
+// filters in place and returns the kept prefix.
+func dropStoredSorted[T any](s *Store, items []T, quadOf func(T) kb.Quad) ([]T, error) {
 	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixIndex}, UpperBound: []byte{prefixIndex + 1}})
 	if err != nil {
 		return nil, fmt.Errorf("native: %w", err)
 	}
 	defer it.Close()
-	out := quads[:0]
+	out := items[:0]
 	key := make([]byte, 0, 40)
 	exhausted := false
-	for i, q := range quads {
+	for i, item := range items {
 		if exhausted {
-			out = append(out, quads[i:]...)
+			out = append(out, items[i:]...)
 			break
 		}
-		key = appendIndexKey(key[:0], 0, q)
+		key = appendIndexKey(key[:0], 0, quadOf(item))
 		if it.Valid() && bytes.Compare(it.Key(), key) >= 0 || it.SeekGE(key) {
 			if bytes.Equal(it.Key(), key) {
 				continue
@@ -350,7 +331,7 @@ func (s *Store) dropStored(quads []kb.Quad) ([]kb.Quad, error) {
 		} else {
 			exhausted = true
 		}
-		out = append(out, q)
+		out = append(out, item)
 	}
 	if err := it.Error(); err != nil {
 		return nil, fmt.Errorf("native: %w", err)
