@@ -260,6 +260,53 @@ func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum L
 	return sum, nil
 }
 
+// LoadQuads stores the statements next yields (io.EOF ends them) as one
+// bulk load, atomically: on any error from next, a cancelled context or a
+// store failure nothing is stored. It is the entry point for converters and
+// SPARQL LOAD, which produce terms rather than RDF text. Statements whose G
+// is zero go to opts.Graph (DefaultGraph when that is zero too); blank nodes
+// are renamed per call as Load does. opts.Format and opts.BaseIRI are not
+// used.
+func LoadQuads(ctx context.Context, ds Dataset, next func() (TermQuad, error), opts LoadOptions) (sum LoadSummary, err error) {
+	start := time.Now()
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = 10000
+	}
+	graph := opts.Graph
+	if graph.IsZero() {
+		graph = DefaultGraph
+	}
+	if graph.IsLiteral() {
+		return sum, fmt.Errorf("load %s: graph name %v is a literal; want an IRI", sourceName(opts.SourceName), graph)
+	}
+	bw, err := ds.BeginBulk(ctx)
+	if err != nil {
+		return sum, err
+	}
+	if cr, ok := bw.(CommitReporter); ok && opts.CommitProgress != nil {
+		cr.SetCommitProgress(opts.CommitProgress)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = bw.Abort()
+		}
+	}()
+	scope, err := newBlankScope()
+	if err != nil {
+		return sum, err
+	}
+	if err := loadStatements(ctx, ds, bw, next, opts, graph, scope, &sum); err != nil {
+		return sum, err
+	}
+	if err := bw.Commit(ctx); err != nil {
+		return sum, err
+	}
+	committed = true
+	sum.Duration = time.Since(start)
+	return sum, nil
+}
+
 // loadStatements hands the statements next yields to bw in batches.
 func loadStatements(ctx context.Context, ds Dataset, bw BulkWriter, next func() (TermQuad, error), opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
 	graphs := make(map[Term]struct{})

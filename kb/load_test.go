@@ -449,3 +449,42 @@ func TestLoadTurtleErrorEndsParser(t *testing.T) {
 		t.Errorf("%d goroutines after 5 failed Turtle loads, %d before: the parser's lexer is left running", n, before)
 	}
 }
+
+func TestLoadQuadsAtomic(t *testing.T) {
+	ctx := context.Background()
+	ds := kb.NewMemory()
+	g := kb.IRI("http://example.org/g")
+	quads := []kb.TermQuad{
+		{S: kb.IRI("http://example.org/s"), P: kb.IRI("http://example.org/p"), O: kb.Blank("x")},
+		{S: kb.IRI("http://example.org/s"), P: kb.IRI("http://example.org/q"), O: kb.IRI("http://example.org/o")},
+	}
+	feed := func(failAt int) func() (kb.TermQuad, error) {
+		i := 0
+		return func() (kb.TermQuad, error) {
+			if i == failAt {
+				return kb.TermQuad{}, errors.New("converter failed")
+			}
+			if i == len(quads) {
+				return kb.TermQuad{}, io.EOF
+			}
+			i++
+			return quads[i-1], nil
+		}
+	}
+	if _, err := kb.LoadQuads(ctx, ds, feed(1), kb.LoadOptions{Graph: g, BatchSize: 1}); err == nil || err.Error() != "converter failed" {
+		t.Fatalf("LoadQuads with a failing source: err = %v, want the source's error", err)
+	}
+	if n, err := ds.Count(ctx, kb.Pattern{}, true); err != nil || n != 0 {
+		t.Fatalf("after a failed LoadQuads the store holds %d quads (err %v), want 0", n, err)
+	}
+	sum, err := kb.LoadQuads(ctx, ds, feed(-1), kb.LoadOptions{Graph: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Triples != 2 || sum.Graphs != 1 || sum.GraphNames[0] != g {
+		t.Fatalf("summary = %+v, want 2 triples into %v", sum, g)
+	}
+	if n, _ := ds.Count(ctx, kb.Pattern{}, true); n != 2 {
+		t.Fatalf("store holds %d quads, want 2", n)
+	}
+}
