@@ -10,7 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
-	"github.com/perfkb/perfkb/kb/internal/pgtest"
+	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology/sample"
 )
@@ -31,7 +31,7 @@ func benchTriples(b *testing.B) int64 {
 // BenchmarkLoad measures kb.Load of generated PERFONTO sample N-Quads into
 // a fresh store of each backend (native on disk, native in memory, kb's
 // Memory and Cayley's); the triples/s metric is the throughput. PostgreSQL
-// runs when pgtest finds a server (see kb/internal/pgtest). perfkb bench
+// runs when pgtest finds a server (see internal/pgtest). perfkb bench
 // load compares the backends a --store spec can name.
 //
 //	go test -run '^$' -bench 'Load/(native|memory)' -benchtime 3x ./kb/

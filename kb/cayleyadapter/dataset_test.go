@@ -7,7 +7,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
-	"github.com/perfkb/perfkb/kb/internal/pgtest"
+	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb/kbtest"
 )
 

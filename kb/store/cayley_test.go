@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/kb/internal/pgtest"
+	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb/store"
 )
 

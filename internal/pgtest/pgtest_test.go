@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"testing"
 
-	"github.com/perfkb/perfkb/kb/internal/pgtest"
+	"github.com/perfkb/perfkb/internal/pgtest"
 )
 
 func TestNewDatabase(t *testing.T) {
