@@ -216,6 +216,8 @@ const (
 	WaitAtBarrier = Namespace + "WaitAtBarrier"
 	// LowNetworkBandwidth is the class perfonto:LowNetworkBandwidth. A network path's measured bandwidth is low.
 	LowNetworkBandwidth = Namespace + "LowNetworkBandwidth"
+	// WaitAtNxN is the class perfonto:WaitAtNxN. Processes wait in an n-to-n collective operation for the last one to enter it (Wolf et al., section 5; wnxn_wait).
+	WaitAtNxN = Namespace + "WaitAtNxN"
 	// MainProgramRegion is the class perfonto:MainProgramRegion. Code region type CR_P: Main program (Appendix C.1). Instances carry perfonto:hasCrType "CR_P". Code region mnemonic CR_P.
 	MainProgramRegion = Namespace + "MainProgramRegion"
 	// ArbitraryCodeRegion is the class perfonto:ArbitraryCodeRegion. Code region type CR_A: Arbitrary code region (Appendix C.1). Instances carry perfonto:hasCrType "CR_A". Code region mnemonic CR_A.
@@ -634,6 +636,14 @@ const (
 	TriggeredByMetric = Namespace + "triggeredByMetric"
 	// ProblemDescription is the datatype property perfonto:problemDescription. A human-readable explanation of the finding; stated like severity.
 	ProblemDescription = Namespace + "problemDescription"
+	// CompensatedFrom is the object property perfonto:compensatedFrom. The measured experiment whose trace this experiment's data were computed from by overhead compensation (Wolf et al., section 3).
+	CompensatedFrom = Namespace + "compensatedFrom"
+	// CompensationBound is the datatype property perfonto:compensationBound. Which end of the bounds of Wolf et al. eq. (11) the compensation chose: "lower" or "upper".
+	CompensationBound = Namespace + "compensationBound"
+	// PerEventOverhead is the datatype property perfonto:perEventOverhead. The constant measurement overhead O per event, in microseconds, removed by overhead compensation.
+	PerEventOverhead = Namespace + "perEventOverhead"
+	// ApproxEventTime is the datatype property perfonto:approxEventTime. The event time after overhead compensation, in microseconds since the start of the experiment.
+	ApproxEventTime = Namespace + "approxEventTime"
 )
 
 // Named individuals of PERFONTO: metric utilities, sensors and the
@@ -977,4 +987,30 @@ const (
 	MetricLoadImbalance = Namespace + "metric_load_imbalance"
 	// MetricCommCompRatio is the individual perfonto:metric_comm_comp_ratio (comm_comp_ratio). Communication time divided by computation time.
 	MetricCommCompRatio = Namespace + "metric_comm_comp_ratio"
+	// MetricExclWtime is the individual perfonto:metric_excl_wtime (excl_wtime). Exclusive wall-clock time: inclusive time minus the inclusive time of the direct sub regions.
+	MetricExclWtime = Namespace + "metric_excl_wtime"
+	// MetricMinWtime is the individual perfonto:metric_min_wtime (min_wtime). Shortest inclusive wall-clock time of one execution.
+	MetricMinWtime = Namespace + "metric_min_wtime"
+	// MetricMaxWtime is the individual perfonto:metric_max_wtime (max_wtime). Longest inclusive wall-clock time of one execution.
+	MetricMaxWtime = Namespace + "metric_max_wtime"
+	// MetricMeanWtime is the individual perfonto:metric_mean_wtime (mean_wtime). Mean inclusive wall-clock time of one execution.
+	MetricMeanWtime = Namespace + "metric_mean_wtime"
+	// MetricStddevWtime is the individual perfonto:metric_stddev_wtime (stddev_wtime). Standard deviation of the inclusive wall-clock time of one execution.
+	MetricStddevWtime = Namespace + "metric_stddev_wtime"
+	// MetricNmsgsSent is the individual perfonto:metric_nmsgs_sent (nmsgs_sent). Number of point-to-point messages sent.
+	MetricNmsgsSent = Namespace + "metric_nmsgs_sent"
+	// MetricBytesSent is the individual perfonto:metric_bytes_sent (bytes_sent). Bytes sent in point-to-point messages.
+	MetricBytesSent = Namespace + "metric_bytes_sent"
+	// MetricNmsgsRecv is the individual perfonto:metric_nmsgs_recv (nmsgs_recv). Number of point-to-point messages received.
+	MetricNmsgsRecv = Namespace + "metric_nmsgs_recv"
+	// MetricBytesRecv is the individual perfonto:metric_bytes_recv (bytes_recv). Bytes received in point-to-point messages.
+	MetricBytesRecv = Namespace + "metric_bytes_recv"
+	// MetricLsWait is the individual perfonto:metric_ls_wait (ls_wait). Late Sender waiting time: sum over receives of enter.send - enter.recv where the receive was entered first (Wolf et al., section 5).
+	MetricLsWait = Namespace + "metric_ls_wait"
+	// MetricLsCount is the individual perfonto:metric_ls_count (ls_count). Number of receives that waited for a late sender.
+	MetricLsCount = Namespace + "metric_ls_count"
+	// MetricWnxnWait is the individual perfonto:metric_wnxn_wait (wnxn_wait). Wait at N x N: sum over n-to-n collective instances and barriers of the latest entry minus this process's entry.
+	MetricWnxnWait = Namespace + "metric_wnxn_wait"
+	// MetricWnxnCount is the individual perfonto:metric_wnxn_count (wnxn_count). Number of n-to-n collective instances and barriers the process entered before the last one.
+	MetricWnxnCount = Namespace + "metric_wnxn_count"
 )
