@@ -216,6 +216,14 @@ const (
 	WaitAtBarrier = Namespace + "WaitAtBarrier"
 	// LowNetworkBandwidth is the class perfonto:LowNetworkBandwidth. A network path's measured bandwidth is low.
 	LowNetworkBandwidth = Namespace + "LowNetworkBandwidth"
+	// LinguisticVariable is the class perfonto:LinguisticVariable. A fuzzy (linguistic) variable over a measured quantity, divided into states given by fuzzy sets, e.g. the bandwidth of a network path in five states (6.2.3.7, Fig. 6.7).
+	LinguisticVariable = Namespace + "LinguisticVariable"
+	// LinguisticTerm is the class perfonto:LinguisticTerm. A term (state) of a linguistic variable, such as VERYLOW; a fuzzy set described by a membership function (Appendix F.2).
+	LinguisticTerm = Namespace + "LinguisticTerm"
+	// FuzzyMembership is the class perfonto:FuzzyMembership. The degree in [0,1] to which a measured value belongs to the fuzzy set of a linguistic term (Appendix F.2, A = {(x, mu_A(x))}).
+	FuzzyMembership = Namespace + "FuzzyMembership"
+	// SensorField is the class perfonto:SensorField. One leaf of the data of a sensor that has no specific mapping, kept as a name/value pair so that unknown sensor data is never dropped (6.2.3.6).
+	SensorField = Namespace + "SensorField"
 	// WaitAtNxN is the class perfonto:WaitAtNxN. Processes wait in an n-to-n collective operation for the last one to enter it (Wolf et al., section 5; wnxn_wait).
 	WaitAtNxN = Namespace + "WaitAtNxN"
 	// MainProgramRegion is the class perfonto:MainProgramRegion. Code region type CR_P: Main program (Appendix C.1). Instances carry perfonto:hasCrType "CR_P". Code region mnemonic CR_P.
@@ -636,6 +644,38 @@ const (
 	TriggeredByMetric = Namespace + "triggeredByMetric"
 	// ProblemDescription is the datatype property perfonto:problemDescription. A human-readable explanation of the finding; stated like severity.
 	ProblemDescription = Namespace + "problemDescription"
+	// HasFuzzyMembership is the object property perfonto:hasFuzzyMembership. A fuzzy membership of the subject's measured value in a linguistic term.
+	HasFuzzyMembership = Namespace + "hasFuzzyMembership"
+	// MembershipTerm is the object property perfonto:membershipTerm. The linguistic term whose fuzzy set the membership degree is about.
+	MembershipTerm = Namespace + "membershipTerm"
+	// MembershipDegree is the datatype property perfonto:membershipDegree. The membership degree mu(x) in [0,1]; 0 is no membership, 1 full membership.
+	MembershipDegree = Namespace + "membershipDegree"
+	// TermOfVariable is the object property perfonto:termOfVariable. The linguistic variable the term is a state of.
+	TermOfVariable = Namespace + "termOfVariable"
+	// TermName is the datatype property perfonto:termName. The name of the term as written in the rule set, e.g. "VERYLOW".
+	TermName = Namespace + "termName"
+	// MembershipFunction is the datatype property perfonto:membershipFunction. The membership function of the term's fuzzy set as written in ABLE's rule language, e.g. "Triangle(1, 1.5, 2)".
+	MembershipFunction = Namespace + "membershipFunction"
+	// UniverseMin is the datatype property perfonto:universeMin. The lower end of the universe of discourse of the variable.
+	UniverseMin = Namespace + "universeMin"
+	// UniverseMax is the datatype property perfonto:universeMax. The upper end of the universe of discourse of the variable.
+	UniverseMax = Namespace + "universeMax"
+	// HasSensorField is the object property perfonto:hasSensorField. A name/value leaf of sensor data or of a sensorinit message's parameters.
+	HasSensorField = Namespace + "hasSensorField"
+	// FieldName is the datatype property perfonto:fieldName. The slash-separated element path of the leaf within the sensor data, with @name for an attribute, e.g. "sample/load@unit".
+	FieldName = Namespace + "fieldName"
+	// FieldValue is the datatype property perfonto:fieldValue. The text of the leaf, as sent.
+	FieldValue = Namespace + "fieldValue"
+	// RawEventTime is the datatype property perfonto:rawEventTime. The eventtime value exactly as the sensor sent it (milliseconds since the Unix epoch; values below 10^11 are seconds).
+	RawEventTime = Namespace + "rawEventTime"
+	// SensorSchema is the datatype property perfonto:sensorSchema. The XML schema of the data a sensor instance produces, as sent in its sensorinit message (6.2.3.6).
+	SensorSchema = Namespace + "sensorSchema"
+	// InstanceDescription is the datatype property perfonto:instanceDescription. The description a sensor instance sent in its sensorinit message.
+	InstanceDescription = Namespace + "instanceDescription"
+	// InstanceStarted is the datatype property perfonto:instanceStarted. True when the sensor instance's sensorinit message was received (the initialization phase of 6.2.3.6).
+	InstanceStarted = Namespace + "instanceStarted"
+	// InstanceFinished is the datatype property perfonto:instanceFinished. True when the sensor instance's sensorfinal message was received (the final phase of 6.2.3.6).
+	InstanceFinished = Namespace + "instanceFinished"
 	// CompensatedFrom is the object property perfonto:compensatedFrom. The measured experiment whose trace this experiment's data were computed from by overhead compensation (Wolf et al., section 3).
 	CompensatedFrom = Namespace + "compensatedFrom"
 	// CompensationBound is the datatype property perfonto:compensationBound. Which end of the bounds of Wolf et al. eq. (11) the compensation chose: "lower" or "upper".
@@ -665,6 +705,18 @@ const (
 	SensorHostMemUsed = Namespace + "sensor_host_mem_used"
 	// SensorApplicationProfiling is the individual perfonto:sensor_app_profiling (app.profiling). Application profiling sensor delivering name=value metrics of code regions per experiment and processing unit (Fig. 6.4).
 	SensorApplicationProfiling = Namespace + "sensor_app_profiling"
+	// BandwidthStatus is the individual perfonto:BandwidthStatus (bandwidth status). The fuzzy variable describing the status of the bandwidth of a network path in the Austrian Grid, whose measured maximum never exceeded 5 MB/s (Fig. 6.7).
+	BandwidthStatus = Namespace + "BandwidthStatus"
+	// BandwidthVeryLow is the individual perfonto:bandwidth_VERYLOW (bandwidth VERYLOW). State VERYLOW of the network path bandwidth variable of Fig. 6.7: Shoulder(0, 1, Left) over MB/s.
+	BandwidthVeryLow = Namespace + "bandwidth_VERYLOW"
+	// BandwidthLow is the individual perfonto:bandwidth_LOW (bandwidth LOW). State LOW of the network path bandwidth variable of Fig. 6.7: Triangle(1, 1.5, 2) over MB/s.
+	BandwidthLow = Namespace + "bandwidth_LOW"
+	// BandwidthMedium is the individual perfonto:bandwidth_MEDIUM (bandwidth MEDIUM). State MEDIUM of the network path bandwidth variable of Fig. 6.7: Trapezoid(2, 2.2, 2.8, 3) over MB/s.
+	BandwidthMedium = Namespace + "bandwidth_MEDIUM"
+	// BandwidthHigh is the individual perfonto:bandwidth_HIGH (bandwidth HIGH). State HIGH of the network path bandwidth variable of Fig. 6.7: Triangle(3, 3.5, 4) over MB/s.
+	BandwidthHigh = Namespace + "bandwidth_HIGH"
+	// BandwidthVeryHigh is the individual perfonto:bandwidth_VERYHIGH (bandwidth VERYHIGH). State VERYHIGH of the network path bandwidth variable of Fig. 6.7: Shoulder(4, 5, Right) over MB/s.
+	BandwidthVeryHigh = Namespace + "bandwidth_VERYHIGH"
 	// MetricWtime is the individual perfonto:metric_wtime (wtime). Wall-clock time.
 	MetricWtime = Namespace + "metric_wtime"
 	// MetricUtime is the individual perfonto:metric_utime (utime). User CPU time.
