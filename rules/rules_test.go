@@ -247,7 +247,7 @@ func runCase(t *testing.T, file string, defaultSet string, tc *testCase) {
 }
 
 func TestShippedRules(t *testing.T) {
-	sets := map[string]string{"rdfs.test": "RDFS", "owl-rl.test": "OWL", "perfonto.test": "PERFONTO"}
+	sets := map[string]string{"rdfs.test": "RDFS", "owl-rl.test": "OWL", "perfonto.test": "PERFONTO", "monitoring.test": "MONITORING"}
 	for file, set := range sets {
 		t.Run(strings.TrimSuffix(file, ".test"), func(t *testing.T) {
 			path := filepath.Join("testdata", file)
@@ -265,7 +265,7 @@ func TestShippedRules(t *testing.T) {
 // TestEveryRuleIsTested checks that each shipped rule appears in a fires
 // and a not-fires line of its testdata file.
 func TestEveryRuleIsTested(t *testing.T) {
-	sets := map[string]string{"rdfs.test": "RDFS", "owl-rl.test": "OWL", "perfonto.test": "PERFONTO"}
+	sets := map[string]string{"rdfs.test": "RDFS", "owl-rl.test": "OWL", "perfonto.test": "PERFONTO", "monitoring.test": "MONITORING"}
 	for file, set := range sets {
 		prog, err := reasoner.LoadProgram([]string{set}, reasoner.ParseOptions{})
 		if err != nil {
@@ -304,7 +304,7 @@ func TestRulesUseDeclaredVocabulary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, set := range []string{"RDFS", "OWL", "PERFONTO"} {
+	for _, set := range []string{"RDFS", "OWL", "PERFONTO", "MONITORING"} {
 		prog, err := reasoner.LoadProgram([]string{set}, reasoner.ParseOptions{})
 		if err != nil {
 			t.Fatal(err)
