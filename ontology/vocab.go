@@ -216,6 +216,18 @@ const (
 	WaitAtBarrier = Namespace + "WaitAtBarrier"
 	// LowNetworkBandwidth is the class perfonto:LowNetworkBandwidth. A network path's measured bandwidth is low.
 	LowNetworkBandwidth = Namespace + "LowNetworkBandwidth"
+	// RegionAggregate is the class perfonto:RegionAggregate. The region summaries of one node of the dynamic code region call graph (a call path ending in a code region) aggregated over the threads of a process (with perfonto:inProcessingUnit) or over the processes of an experiment (without it); analysis results such as region-level speedup, efficiency and overheads (5.4, 5.5.3.2) are attached to it with perfonto:hasMetric.
+	RegionAggregate = Namespace + "RegionAggregate"
+	// ScalingGroup is the class perfonto:ScalingGroup. Experiments of the same version, problem size and machine that differ in the number of processing units; its baseline (perfonto:hasBaseline) is the member with the fewest processing units (5.5.3.2).
+	ScalingGroup = Namespace + "ScalingGroup"
+	// SimilarityGroup is the class perfonto:SimilarityGroup. Processing units whose executions of a code region are similar (5.6.10.1): every member has a similarity of at least the group's perfonto:similarityValue to another member; several groups for one region show load imbalance.
+	SimilarityGroup = Namespace + "SimilarityGroup"
+	// ExperimentComparison is the class perfonto:ExperimentComparison. The differences between two experiments (a base and a trial) per code region and metric.
+	ExperimentComparison = Namespace + "ExperimentComparison"
+	// MetricDifference is the class perfonto:MetricDifference. The values of one metric of one code region in the base and trial experiments of a comparison, their difference (trial - base) and ratio (trial / base).
+	MetricDifference = Namespace + "MetricDifference"
+	// PoorScalability is the class perfonto:PoorScalability. A program or code region whose parallel efficiency relative to the baseline of its scaling group is low: it stops scaling with the number of processing units.
+	PoorScalability = Namespace + "PoorScalability"
 	// LinguisticVariable is the class perfonto:LinguisticVariable. A fuzzy (linguistic) variable over a measured quantity, divided into states given by fuzzy sets, e.g. the bandwidth of a network path in five states (6.2.3.7, Fig. 6.7).
 	LinguisticVariable = Namespace + "LinguisticVariable"
 	// LinguisticTerm is the class perfonto:LinguisticTerm. A term (state) of a linguistic variable, such as VERYLOW; a fuzzy set described by a membership function (Appendix F.2).
@@ -644,6 +656,44 @@ const (
 	TriggeredByMetric = Namespace + "triggeredByMetric"
 	// ProblemDescription is the datatype property perfonto:problemDescription. A human-readable explanation of the finding; stated like severity.
 	ProblemDescription = Namespace + "problemDescription"
+	// InScalingGroup is the object property perfonto:inScalingGroup. The scaling group of the experiment.
+	InScalingGroup = Namespace + "inScalingGroup"
+	// HasBaseline is the object property perfonto:hasBaseline. The baseline experiment that speedup, efficiency and overhead are relative to: of a scaling group, or of an experiment or region aggregate.
+	HasBaseline = Namespace + "hasBaseline"
+	// UsesCluster is the object property perfonto:usesCluster. The cluster (machine) the experiment ran on, the cluster of the nodes it used.
+	UsesCluster = Namespace + "usesCluster"
+	// NumberOfProcessingUnits is the datatype property perfonto:numberOfProcessingUnits. The machine size of the experiment: the number of thread-level processing units (processes times threads) it ran on; speedup and efficiency are relative to it.
+	NumberOfProcessingUnits = Namespace + "numberOfProcessingUnits"
+	// BaselineChoice is the datatype property perfonto:baselineChoice. How the baseline of a scaling group was chosen, e.g. the sequential run, or the smallest run when there is no sequential one.
+	BaselineChoice = Namespace + "baselineChoice"
+	// MetricStatistic is the datatype property perfonto:metricStatistic. The statistic of an aggregated metric over the threads of a process or the processes of an experiment (5.4): "min", "max" or "mean".
+	MetricStatistic = Namespace + "metricStatistic"
+	// ClassifiedMetric is the datatype property perfonto:classifiedMetric. The metric (or metric expression such as L2_TCM/L2_TCA or wtime/program) a performance class classifies.
+	ClassifiedMetric = Namespace + "classifiedMetric"
+	// ScoreRank is the datatype property perfonto:scoreRank. The rank (1 = highest OWA performance score) of a region aggregate within its experiment or of an experiment within its scaling group (5.6.8).
+	ScoreRank = Namespace + "scoreRank"
+	// HasSimilarityGroup is the object property perfonto:hasSimilarityGroup. A group of processing units with similar executions of the region aggregate's code region.
+	HasSimilarityGroup = Namespace + "hasSimilarityGroup"
+	// GroupMember is the object property perfonto:groupMember. A processing unit of the similarity group.
+	GroupMember = Namespace + "groupMember"
+	// SimilarityValue is the datatype property perfonto:similarityValue. A similarity measure in [0,1] (5.6.5): of a similarity group, the smallest similarity that links its members.
+	SimilarityValue = Namespace + "similarityValue"
+	// ComparesBase is the object property perfonto:comparesBase. The base experiment of the comparison.
+	ComparesBase = Namespace + "comparesBase"
+	// ComparesTrial is the object property perfonto:comparesTrial. The trial experiment of the comparison.
+	ComparesTrial = Namespace + "comparesTrial"
+	// HasDifference is the object property perfonto:hasDifference. A per region and metric difference of the comparison.
+	HasDifference = Namespace + "hasDifference"
+	// BaseValue is the datatype property perfonto:baseValue. The value in the base experiment (maximum over its processing units).
+	BaseValue = Namespace + "baseValue"
+	// TrialValue is the datatype property perfonto:trialValue. The value in the trial experiment (maximum over its processing units).
+	TrialValue = Namespace + "trialValue"
+	// ValueDifference is the datatype property perfonto:valueDifference. trialValue - baseValue.
+	ValueDifference = Namespace + "valueDifference"
+	// ValueRatio is the datatype property perfonto:valueRatio. trialValue / baseValue (absent when baseValue is 0).
+	ValueRatio = Namespace + "valueRatio"
+	// OnlyIn is the datatype property perfonto:onlyIn. "base" or "trial" when the region occurs in only one of the two experiments.
+	OnlyIn = Namespace + "onlyIn"
 	// HasFuzzyMembership is the object property perfonto:hasFuzzyMembership. A fuzzy membership of the subject's measured value in a linguistic term.
 	HasFuzzyMembership = Namespace + "hasFuzzyMembership"
 	// MembershipTerm is the object property perfonto:membershipTerm. The linguistic term whose fuzzy set the membership degree is about.
@@ -1039,6 +1089,10 @@ const (
 	MetricLoadImbalance = Namespace + "metric_load_imbalance"
 	// MetricCommCompRatio is the individual perfonto:metric_comm_comp_ratio (comm_comp_ratio). Communication time divided by computation time.
 	MetricCommCompRatio = Namespace + "metric_comm_comp_ratio"
+	// MetricOwaScore is the individual perfonto:metric_owa_score (owa_score). Performance score of a region or experiment aggregated from per-metric fuzzy scores with the OWA operator (5.6.4, Eq. 5.15).
+	MetricOwaScore = Namespace + "metric_owa_score"
+	// MetricSimilarity is the individual perfonto:metric_similarity (similarity). Similarity measure 1 - d of a region's performance to the same region in the baseline experiment (5.6.5.1, Eq. 5.19).
+	MetricSimilarity = Namespace + "metric_similarity"
 	// MetricExclWtime is the individual perfonto:metric_excl_wtime (excl_wtime). Exclusive wall-clock time: inclusive time minus the inclusive time of the direct sub regions.
 	MetricExclWtime = Namespace + "metric_excl_wtime"
 	// MetricMinWtime is the individual perfonto:metric_min_wtime (min_wtime). Shortest inclusive wall-clock time of one execution.
