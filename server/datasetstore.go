@@ -20,11 +20,13 @@ type DatasetStore struct {
 	// what they read) apart from every other write; appends only take the
 	// read side, so they run concurrently and the store can group their
 	// commits.
-	writes sync.RWMutex
+	writes *writeLock
 }
 
 // NewDatasetStore returns a DatasetStore over ds.
-func NewDatasetStore(ds kb.Dataset) *DatasetStore { return &DatasetStore{ds: ds} }
+func NewDatasetStore(ds kb.Dataset) *DatasetStore {
+	return &DatasetStore{ds: ds, writes: newWriteLock()}
+}
 
 var (
 	_ GraphStore  = (*DatasetStore)(nil)
@@ -146,14 +148,25 @@ func (d *DatasetStore) write(ctx context.Context, graph kb.Term, src RDFSource, 
 	if err != nil {
 		return change, err
 	}
-	body := &errorRecordingReader{r: src.Body}
+	// The whole upload is received before any lock is taken: a client
+	// that sends slowly must not hold up other writers.
+	received, release, err := spool(src.Body)
+	if err != nil {
+		return change, err
+	}
+	defer release()
+	body := &errorRecordingReader{r: received}
 
 	if replace {
-		d.writes.Lock()
-		defer d.writes.Unlock()
+		if err := d.writes.lock(ctx); err != nil {
+			return change, err
+		}
+		defer d.writes.unlock()
 	} else {
-		d.writes.RLock()
-		defer d.writes.RUnlock()
+		if err := d.writes.rlock(ctx); err != nil {
+			return change, err
+		}
+		defer d.writes.runlock()
 	}
 	before, err := d.ds.Count(ctx, kb.Pattern{G: gid[0]}, true)
 	if err != nil {
@@ -327,8 +340,10 @@ func (d *DatasetStore) Drop(ctx context.Context, graph kb.Term) (int64, error) {
 	if err != nil || !ok {
 		return 0, err
 	}
-	d.writes.Lock()
-	defer d.writes.Unlock()
+	if err := d.writes.lock(ctx); err != nil {
+		return 0, err
+	}
+	defer d.writes.unlock()
 	quads, err := kb.Collect(d.ds.Match(ctx, kb.Pattern{G: id}))
 	if err != nil {
 		return 0, err

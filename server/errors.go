@@ -30,6 +30,7 @@ const (
 	ErrorNotAvailable ErrorType = "not_implemented" // 501
 	ErrorUnavailable  ErrorType = "unavailable"     // 503
 	ErrorTimeout      ErrorType = "timeout"         // 503
+	ErrorStalled      ErrorType = "client_stalled"  // 408
 )
 
 // statusClientClosedRequest is nginx's code for a request the client gave
@@ -109,6 +110,8 @@ func classify(err error) *apiError {
 	var pos PositionError
 	var exec executionError
 	switch {
+	case errors.Is(err, errClientStalled):
+		return &apiError{typ: ErrorStalled, err: err}
 	case errors.As(err, &tooLarge):
 		return &apiError{typ: ErrorTooLarge, err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
 	case errors.Is(err, ErrNotAvailable):
@@ -152,6 +155,8 @@ func statusOf(t ErrorType) int {
 		return http.StatusNotImplemented
 	case ErrorUnavailable, ErrorTimeout:
 		return http.StatusServiceUnavailable
+	case ErrorStalled:
+		return http.StatusRequestTimeout
 	}
 	return http.StatusInternalServerError
 }
@@ -160,6 +165,13 @@ func statusOf(t ErrorType) int {
 func respondError(c *gin.Context, err error) {
 	ae := classify(err)
 	resp := errorResponse{Status: "error", ErrorType: ae.typ, Error: ae.err.Error()}
+	if ae.typ == ErrorTimeout {
+		if limit, ok := c.Get(timeoutKey); ok {
+			// "context deadline exceeded" tells a user nothing; say which
+			// limit it was and how to change it.
+			resp.Error = fmt.Sprintf("timed out after %v (the server's --timeout, or a shorter ?timeout= of the request)", limit)
+		}
+	}
 	resp.Line, resp.Column = errorPosition(err)
 	if ae.retryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(ae.retryAfter))

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -134,12 +135,17 @@ func (s *Server) deadline(c *gin.Context) {
 		}
 	}
 	if timeout > 0 {
+		c.Set(timeoutKey, timeout)
 		ctx, cancel := context.WithTimeout(c.Request.Context(), timeout)
 		defer cancel()
 		c.Request = c.Request.WithContext(ctx)
 	}
 	c.Next()
 }
+
+// timeoutKey holds a request's time limit in its gin context, for the
+// message of a timeout.
+const timeoutKey = "perfkb.timeout"
 
 func parseTimeout(v string) (time.Duration, error) {
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
@@ -156,6 +162,34 @@ func parseTimeout(v string) (time.Duration, error) {
 		return 0, fmt.Errorf("must be positive")
 	}
 	return d, nil
+}
+
+// preauth checks the token before anything reads the body, so a client
+// without it can neither make the server buffer an upload nor hold a slot.
+// Every request that is not a read needs the token: all methods but GET and
+// HEAD, except the two POSTs that only read (a SPARQL query, a rule check).
+// A form-encoded SPARQL update is recognised only after its body is read;
+// runUpdate checks it then.
+func (s *Server) preauth(c *gin.Context) {
+	if !s.authorize(c, isWrite(c)) {
+		return
+	}
+	c.Next()
+}
+
+func isWrite(c *gin.Context) bool {
+	switch c.Request.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	switch c.FullPath() {
+	case "/sparql":
+		mediaType, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
+		return mediaType == mediaSPARQLUpdate
+	case "/rules/check":
+		return false
+	}
+	return true
 }
 
 // authorize checks the bearer token. Writes always need it; reads only

@@ -61,6 +61,10 @@ type Options struct {
 	// ShutdownGrace is how long Serve waits for in-flight requests when
 	// its context ends (DefaultShutdownGrace when zero).
 	ShutdownGrace time.Duration
+	// StallTimeout is how long a client may send or read nothing in the
+	// middle of a request before the connection is cut
+	// (DefaultStallTimeout when zero).
+	StallTimeout time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -79,6 +83,9 @@ func (o Options) withDefaults() Options {
 	if o.QueueWait == 0 {
 		o.QueueWait = DefaultQueueWait
 	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = DefaultStallTimeout
+	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = DefaultShutdownGrace
 	}
@@ -95,6 +102,7 @@ type Server struct {
 	engine  *gin.Engine
 	metrics *metrics
 	slots   chan struct{}
+	readers chan struct{} // bodies being buffered before a slot is taken
 	buffers bufferPool
 }
 
@@ -105,6 +113,7 @@ func New(opts Options) *Server {
 		opts:    opts,
 		metrics: newMetrics(opts.Store),
 		slots:   make(chan struct{}, opts.MaxConcurrent),
+		readers: make(chan struct{}, 2*opts.MaxConcurrent),
 	}
 	s.engine = s.routes()
 	return s
@@ -133,10 +142,13 @@ func (s *Server) routes() *gin.Engine {
 	e.GET("/healthz", s.healthz)
 	e.GET("/metrics", s.metrics.handler())
 
-	// Data endpoints: concurrency limit, body limit, timeout.
-	data := e.Group("/", s.limit, s.bodyLimit, s.deadline)
+	// Data endpoints: timeout, stall guard, token before body, body
+	// limit, concurrency limit. A POST to /sparql reads its (bounded) body
+	// before it takes a slot, so clients that stall while sending never
+	// hold one.
+	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.bufferBody, s.limit, s.sparqlPost)
+	data := e.Group("/", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.limit)
 	data.GET("/sparql", s.sparqlGet)
-	data.POST("/sparql", s.sparqlPost)
 	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete} {
 		data.Handle(method, "/data", s.graphStore)
 	}
