@@ -43,6 +43,10 @@ type Options struct {
 	Dataset eval.DatasetSpec
 	// Service evaluates SERVICE clauses (nil: unsupported).
 	Service eval.ServiceHandler
+	// ServiceBatch is the number of rows per bind-join request (0: 500).
+	ServiceBatch int
+	// ServiceConcurrency bounds SERVICE calls in flight (0: 8).
+	ServiceConcurrency int
 	// Explain records actual row counts for Result.Explain.
 	Explain bool
 }
@@ -89,7 +93,8 @@ func PrepareUpdate(text string, opts Options) (*algebra.Update, error) {
 
 func evalOptions(opts Options) eval.Options {
 	return eval.Options{Timeout: opts.Timeout, MaxRows: opts.MaxRows, Dataset: opts.Dataset,
-		Service: opts.Service, Base: opts.Base, Explain: opts.Explain}
+		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
+		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it
@@ -127,6 +132,10 @@ func Run(ctx context.Context, ds kb.Dataset, text string, opts Options) (*Result
 // Next returns the next SELECT row: one term per Vars entry, the zero
 // kb.Term when unbound.
 func (r *Result) Next() ([]kb.Term, bool) { return r.inner.Next() }
+
+// Services reports the SERVICE calls made so far (complete once the rows
+// have been read): endpoint, outcome, rows, bytes, time, error.
+func (r *Result) Services() []eval.ServiceCall { return r.inner.Services() }
 
 // Err reports the error that ended the rows, if any.
 func (r *Result) Err() error { return r.inner.Err() }

@@ -200,6 +200,10 @@ type Service struct {
 	Endpoint Node
 	Input    Op
 	Text     string
+	// Partial marks a fan-out branch (perfkb query --sites): when the call
+	// fails the branch contributes no solutions and the failure is only
+	// reported, so the answer is that of the other sites.
+	Partial bool
 }
 
 func (*BGP) op()      {}

@@ -395,6 +395,9 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		if triples, ok := bgpTriples(o); ok {
 			return ex.compileBGP(triples, nil, sc)
 		}
+		if n, ok, err := ex.compileServiceJoin(o, sc); ok {
+			return n, err // bind join: SERVICE fed the left side's values
+		}
 		left, err := ex.compile(o.Left, sc)
 		if err != nil {
 			return nil, err
@@ -549,13 +552,7 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		}
 		return &sliceNode{input: input, offset: o.Offset, limit: o.Limit}, nil
 	case *algebra.Service:
-		n := &serviceNode{op: o}
-		if o.Endpoint.IsVar() {
-			n.endpointSlot = ex.vars.slot(o.Endpoint.Var)
-		} else {
-			n.endpointSlot = -1
-		}
-		return n, nil
+		return ex.compileService(o), nil
 	}
 	return nil, fmt.Errorf("eval: unsupported operator %T", op)
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
@@ -45,11 +46,16 @@ func run(t *testing.T, ds kb.Dataset, text string, opts Options) ([][]kb.Term, e
 }
 
 // fakeService answers every SERVICE with two fixed solutions.
-type fakeService struct{ calls int }
+type fakeService struct {
+	mu    sync.Mutex
+	calls int
+}
 
-func (f *fakeService) Handle(_ context.Context, endpoint kb.Term, _ algebra.Op, _ bool) (*Solutions, error) {
+func (f *fakeService) Handle(_ context.Context, req ServiceRequest) (*Solutions, error) {
+	f.mu.Lock()
 	f.calls++
-	if endpoint.Value == "http://down.example/sparql" {
+	f.mu.Unlock()
+	if req.Endpoint.Value == "http://down.example/sparql" {
 		return nil, errors.New("connection refused")
 	}
 	return &Solutions{Vars: []algebra.Var{"x"}, Rows: [][]kb.Term{{kb.IRI("http://a")}, {kb.IRI("http://b")}}}, nil

@@ -40,29 +40,6 @@ type DatasetSpec struct {
 	NamedNone bool
 }
 
-// ServiceHandler evaluates SERVICE patterns (federation).
-type ServiceHandler interface {
-	// Handle evaluates pattern at endpoint. Silent says SERVICE SILENT was
-	// used; the handler may then return an empty result instead of an
-	// error, though the evaluator also handles that.
-	Handle(ctx context.Context, endpoint kb.Term, pattern algebra.Op, silent bool) (*Solutions, error)
-}
-
-// Solutions is a materialised solution sequence from a service: one term
-// per variable of Vars per row, the zero Term for unbound.
-type Solutions struct {
-	Vars []algebra.Var
-	Rows [][]kb.Term
-}
-
-// DefaultServiceHandler supports no endpoint.
-type DefaultServiceHandler struct{}
-
-// Handle implements ServiceHandler: it always fails with ErrUnsupportedService.
-func (DefaultServiceHandler) Handle(_ context.Context, endpoint kb.Term, _ algebra.Op, _ bool) (*Solutions, error) {
-	return nil, fmt.Errorf("%w: %s", ErrUnsupportedService, endpoint)
-}
-
 // Options configure one evaluation.
 type Options struct {
 	// Timeout bounds the evaluation (0: none).
@@ -74,6 +51,12 @@ type Options struct {
 	Dataset DatasetSpec
 	// Service handles SERVICE; nil means DefaultServiceHandler.
 	Service ServiceHandler
+	// ServiceBatch is the number of left rows per bind-join request
+	// (0: DefaultServiceBatch).
+	ServiceBatch int
+	// ServiceConcurrency bounds the SERVICE calls in flight (0:
+	// DefaultServiceConcurrency).
+	ServiceConcurrency int
 	// Base is the base IRI for IRI(); the query's own BASE wins.
 	Base string
 	// Now fixes NOW(); the zero time means the current time.
@@ -100,6 +83,7 @@ type executor struct {
 	service  ServiceHandler
 	source   QuadSource  // ds as a QuadSource, or nil
 	scanner  QuadScanner // ds as a QuadScanner, or nil
+	svc      *serviceState
 }
 
 // check reports cancellation every few thousand calls.
@@ -266,13 +250,16 @@ func Query(ctx context.Context, ds kb.Dataset, q *algebra.Query, opts Options) (
 		cancel()
 		return nil, err
 	}
-	res := &Result{Form: q.Form, Vars: q.Vars, max: opts.MaxRows, ex: ex, close: cancel}
+	ex.initServices(q)
+	stop := func() { ex.stopServices(); cancel() }
+	res := &Result{Form: q.Form, Vars: q.Vars, max: opts.MaxRows, ex: ex, close: stop}
 	plan, err := ex.compileQuery(q)
 	if err != nil {
-		cancel()
+		stop()
 		return nil, err
 	}
 	res.plan = plan
+	ex.startServices()
 	switch q.Form {
 	case algebra.FormSelect:
 		slots := make([]int, len(q.Vars))

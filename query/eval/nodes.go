@@ -669,69 +669,6 @@ func (n *sliceNode) describe() string {
 	return fmt.Sprintf("Slice offset=%d limit=%d", n.offset, n.limit)
 }
 
-// ---- SERVICE ----
-
-type serviceNode struct {
-	nodeInfo
-	op           *algebra.Service
-	endpointSlot int
-}
-
-func (n *serviceNode) run(ex *executor, seed row, emit func(row) bool) error {
-	emit = n.count(emit)
-	endpoint := n.op.Endpoint.Term
-	if n.endpointSlot >= 0 {
-		t, err := ex.dict.term(seed[n.endpointSlot])
-		if err != nil {
-			return err
-		}
-		if t.IsZero() {
-			return fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
-		}
-		endpoint = t
-	}
-	sols, err := ex.service.Handle(ex.ctx, endpoint, n.op.Input, n.op.Silent)
-	if err != nil {
-		if n.op.Silent {
-			if !emit(seed.clone(len(seed))) {
-				return errStop
-			}
-			return nil
-		}
-		return fmt.Errorf("SERVICE %s: %w", endpoint, err)
-	}
-	slots := make([]int, len(sols.Vars))
-	for i, v := range sols.Vars {
-		slots[i] = ex.vars.slot(v)
-		if slots[i] >= len(seed) {
-			slots[i] = -1 // a variable the query never mentions
-		}
-	}
-rows:
-	for _, sr := range sols.Rows {
-		out := seed.clone(len(seed))
-		for i, t := range sr {
-			if t.IsZero() || slots[i] < 0 {
-				continue
-			}
-			id, err := ex.dict.id(t)
-			if err != nil {
-				return err
-			}
-			if out[slots[i]] != 0 && out[slots[i]] != id {
-				continue rows
-			}
-			out[slots[i]] = id
-		}
-		if !emit(out) {
-			return errStop
-		}
-	}
-	return nil
-}
-func (n *serviceNode) children() []node { return nil }
-func (n *serviceNode) describe() string { return "Service " + n.op.Endpoint.String() }
-
 // ---- explain ----
 
 func explainPlan(root node) string {

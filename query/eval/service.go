@@ -1,0 +1,532 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+)
+
+// DefaultServiceBatch is the number of left rows sent per bind-join request
+// when Options.ServiceBatch is 0.
+const DefaultServiceBatch = 500
+
+// DefaultServiceConcurrency bounds the SERVICE calls in flight at once when
+// Options.ServiceConcurrency is 0.
+const DefaultServiceConcurrency = 8
+
+// ServiceRequest is one call to a SERVICE endpoint.
+type ServiceRequest struct {
+	// Endpoint is the endpoint IRI (constant or the value of the endpoint
+	// variable).
+	Endpoint kb.Term
+	// Pattern is the translated group pattern.
+	Pattern algebra.Op
+	// Text is the group pattern as written, braces included, with prefixed
+	// names unexpanded: forward it with Prefixes and Base.
+	Text string
+	// Prefixes and Base are the enclosing query's prologue.
+	Prefixes []algebra.Prefix
+	Base     string
+	// Vars are the pattern's in-scope variables (§18.2.1).
+	Vars []algebra.Var
+	// Bindings, when not nil, are the left side's values of the variables
+	// shared with the pattern (bind join): the remote answer must be joined
+	// with them (send them as a VALUES block). The zero Term is UNDEF.
+	Bindings *Solutions
+	// Silent says SERVICE SILENT was used; the evaluator handles it, the
+	// handler need not.
+	Silent bool
+}
+
+// ServiceHandler evaluates SERVICE patterns (federation). Handle may be
+// called from several goroutines at once.
+type ServiceHandler interface {
+	Handle(ctx context.Context, req ServiceRequest) (*Solutions, error)
+}
+
+// Solutions is a materialised solution sequence from a service: one term
+// per variable of Vars per row, the zero Term for unbound. Bytes and Status
+// describe the transfer for the call report (0 when unknown).
+type Solutions struct {
+	Vars   []algebra.Var
+	Rows   [][]kb.Term
+	Bytes  int64
+	Status int
+}
+
+// DefaultServiceHandler supports no endpoint.
+type DefaultServiceHandler struct{}
+
+// Handle implements ServiceHandler: it always fails with ErrUnsupportedService.
+func (DefaultServiceHandler) Handle(_ context.Context, req ServiceRequest) (*Solutions, error) {
+	return nil, fmt.Errorf("%w: %s", ErrUnsupportedService, req.Endpoint)
+}
+
+// The outcomes of a service call in a ServiceCall report.
+const (
+	CallOK       = "answered"
+	CallFailed   = "failed"
+	CallTimedOut = "timed out"
+)
+
+// ServiceCall reports one remote call of an evaluation.
+type ServiceCall struct {
+	Endpoint string `json:"endpoint"`
+	// Outcome is CallOK, CallFailed or CallTimedOut.
+	Outcome string `json:"outcome"`
+	// HTTPStatus is the remote status code when known.
+	HTTPStatus int   `json:"status,omitempty"`
+	Rows       int   `json:"rows"`
+	Bytes      int64 `json:"bytes"`
+	Millis     int64 `json:"ms"`
+	// Bindings is the number of rows sent in a bind join's VALUES block.
+	Bindings int    `json:"bindings,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Silent and Partial say the failure was tolerated: SERVICE SILENT
+	// (one empty solution) or a fan-out branch (no solutions).
+	Silent  bool `json:"silent,omitempty"`
+	Partial bool `json:"partial,omitempty"`
+}
+
+// serviceState is the SERVICE part of one evaluation: the call report,
+// the prefetched constant-endpoint calls and the concurrency bound.
+type serviceState struct {
+	prefixes []algebra.Prefix
+	base     string
+	sem      chan struct{}
+	batch    int
+	ctx      context.Context
+	cancel   context.CancelFunc
+
+	mu    sync.Mutex
+	calls []ServiceCall
+
+	prefetch []*serviceNode // constant endpoint, evaluated alone
+}
+
+func (ex *executor) initServices(q *algebra.Query) {
+	n := ex.opts.ServiceConcurrency
+	if n <= 0 {
+		n = DefaultServiceConcurrency
+	}
+	b := ex.opts.ServiceBatch
+	if b <= 0 {
+		b = DefaultServiceBatch
+	}
+	ctx, cancel := context.WithCancel(ex.ctx)
+	ex.svc = &serviceState{prefixes: q.Prefixes, base: q.BaseIRI, sem: make(chan struct{}, n), batch: b, ctx: ctx, cancel: cancel}
+	if ex.svc.base == "" {
+		ex.svc.base = ex.opts.Base
+	}
+}
+
+// stopServices cancels the calls still in flight.
+func (ex *executor) stopServices() {
+	if ex.svc != nil {
+		ex.svc.cancel()
+	}
+}
+
+// startServices starts every prefetchable call concurrently (bounded), so
+// that a UNION of N SERVICE blocks costs the slowest site, not the sum.
+func (ex *executor) startServices() {
+	if ex.svc == nil {
+		return
+	}
+	for _, n := range ex.svc.prefetch {
+		n.fut = &serviceFuture{done: make(chan struct{})}
+		go func(n *serviceNode, f *serviceFuture) {
+			defer close(f.done)
+			f.sols, f.err = ex.callService(n.op, n.op.Endpoint.Term, nil)
+		}(n, n.fut)
+	}
+}
+
+// Services returns the report of the remote calls made so far.
+func (r *Result) Services() []ServiceCall {
+	if r.ex == nil || r.ex.svc == nil {
+		return nil
+	}
+	r.ex.svc.mu.Lock()
+	defer r.ex.svc.mu.Unlock()
+	return append([]ServiceCall(nil), r.ex.svc.calls...)
+}
+
+// callService performs one call and records it in the report.
+func (ex *executor) callService(op *algebra.Service, endpoint kb.Term, bindings *Solutions) (*Solutions, error) {
+	s := ex.svc
+	select {
+	case s.sem <- struct{}{}:
+	case <-s.ctx.Done():
+		return nil, ctxErr(s.ctx)
+	}
+	defer func() { <-s.sem }()
+	req := ServiceRequest{Endpoint: endpoint, Pattern: op.Input, Text: op.Text, Prefixes: s.prefixes,
+		Base: s.base, Vars: algebra.InScope(op.Input), Bindings: bindings, Silent: op.Silent}
+	start := time.Now()
+	sols, err := ex.service.Handle(s.ctx, req)
+	call := ServiceCall{Endpoint: endpoint.Value, Outcome: CallOK, Millis: time.Since(start).Milliseconds(),
+		Silent: op.Silent && err != nil, Partial: op.Partial && err != nil}
+	if bindings != nil {
+		call.Bindings = len(bindings.Rows)
+	}
+	if sols != nil {
+		call.Rows, call.Bytes, call.HTTPStatus = len(sols.Rows), sols.Bytes, sols.Status
+	}
+	if err != nil {
+		call.Outcome, call.Error = CallFailed, err.Error()
+		if isTimeout(err) {
+			call.Outcome = CallTimedOut
+		}
+		var st interface{ HTTPStatus() int }
+		if errors.As(err, &st) {
+			call.HTTPStatus = st.HTTPStatus()
+		}
+	}
+	s.mu.Lock()
+	s.calls = append(s.calls, call)
+	s.mu.Unlock()
+	return sols, err
+}
+
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrQueryTimeout) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// serviceFuture is a prefetched call.
+type serviceFuture struct {
+	done chan struct{}
+	sols *Solutions
+	err  error
+}
+
+// ---- SERVICE evaluated alone ----
+
+// serviceNode evaluates SERVICE on its own: a constant endpoint (possibly
+// prefetched) or an endpoint variable bound by the seed.
+type serviceNode struct {
+	nodeInfo
+	op           *algebra.Service
+	endpointSlot int
+	fut          *serviceFuture
+}
+
+func (ex *executor) compileService(o *algebra.Service) node {
+	n := &serviceNode{op: o, endpointSlot: -1}
+	if o.Endpoint.IsVar() {
+		n.endpointSlot = ex.vars.slot(o.Endpoint.Var)
+	} else if ex.svc != nil {
+		ex.svc.prefetch = append(ex.svc.prefetch, n)
+	}
+	return n
+}
+
+func (n *serviceNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	var sols *Solutions
+	var err error
+	endpoint := n.op.Endpoint.Term
+	switch {
+	case n.fut != nil:
+		select {
+		case <-n.fut.done:
+			sols, err = n.fut.sols, n.fut.err
+		case <-ex.ctx.Done():
+			return ctxErr(ex.ctx)
+		}
+	default:
+		if n.endpointSlot >= 0 {
+			t, terr := ex.dict.term(seed[n.endpointSlot])
+			if terr != nil {
+				return terr
+			}
+			if t.IsZero() {
+				err = fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
+				if n.op.Silent {
+					return emitErr(emit(seed.clone(len(seed))))
+				}
+				return err
+			}
+			endpoint = t
+		}
+		sols, err = ex.callService(n.op, endpoint, nil)
+	}
+	if err != nil {
+		return ex.serviceFailure(n.op, endpoint, err, emit, []row{seed})
+	}
+	return ex.joinSolutions(sols, []row{seed}, nil, emit)
+}
+func (n *serviceNode) children() []node { return nil }
+func (n *serviceNode) describe() string { return "Service " + n.op.Endpoint.String() }
+
+func emitErr(ok bool) error {
+	if !ok {
+		return errStop
+	}
+	return nil
+}
+
+// serviceFailure applies SILENT (each left row joined with the one empty
+// solution) and Partial (no solutions) to a failed call.
+func (ex *executor) serviceFailure(op *algebra.Service, endpoint kb.Term, err error, emit func(row) bool, left []row) error {
+	switch {
+	case op.Partial:
+		return nil
+	case op.Silent:
+		for _, l := range left {
+			if !emit(l.clone(len(l))) {
+				return errStop
+			}
+		}
+		return nil
+	}
+	if errors.Is(err, ErrQueryTimeout) || errors.Is(err, ErrQueryCanceled) {
+		return err
+	}
+	return fmt.Errorf("SERVICE %s: %w", endpoint, err)
+}
+
+// joinSolutions joins remote solutions with left rows: each compatible
+// pair is merged. index, when given, maps the left rows by the key of the
+// shared slots (see bindKey), for left rows binding all of them.
+func (ex *executor) joinSolutions(sols *Solutions, left []row, bj *bindIndex, emit func(row) bool) error {
+	width := ex.vars.n()
+	slots := make([]int, len(sols.Vars))
+	for i, v := range sols.Vars {
+		slots[i] = -1
+		if s, ok := ex.vars.slots[v]; ok && s < width {
+			slots[i] = s
+		}
+	}
+	for _, sr := range sols.Rows {
+		if err := ex.check(); err != nil {
+			return err
+		}
+		r := make(row, width)
+		for i, t := range sr {
+			if t.IsZero() || slots[i] < 0 || i >= len(slots) {
+				continue
+			}
+			id, err := ex.dict.id(t)
+			if err != nil {
+				return err
+			}
+			r[slots[i]] = id
+		}
+		cands := left
+		if bj != nil {
+			cands = bj.candidates(r)
+		}
+		for _, l := range cands {
+			if !compatibleRows(l, r) {
+				continue
+			}
+			if !emit(merge(l, r)) {
+				return errStop
+			}
+		}
+	}
+	return nil
+}
+
+// ---- bind join ----
+
+// serviceJoinNode evaluates Join(left, SERVICE) by sending the left rows'
+// values of the shared variables to the endpoint in VALUES batches and
+// joining the answers locally. Left rows are grouped by endpoint when the
+// endpoint is a variable.
+type serviceJoinNode struct {
+	nodeInfo
+	left         node
+	op           *algebra.Service
+	endpointSlot int
+	shared       []algebra.Var
+	sharedSlots  []int
+}
+
+// compileServiceJoin builds a bind join for Join(left, SERVICE) when the
+// left side binds the endpoint variable or variables of the pattern.
+func (ex *executor) compileServiceJoin(o *algebra.Join, sc scope) (node, bool, error) {
+	svc, ok := o.Right.(*algebra.Service)
+	if !ok {
+		return nil, false, nil
+	}
+	left := ex.maybe(o.Left)
+	n := &serviceJoinNode{op: svc, endpointSlot: -1}
+	for _, v := range algebra.InScope(svc.Input) {
+		if s := ex.vars.slot(v); left[s] {
+			n.shared = append(n.shared, v)
+			n.sharedSlots = append(n.sharedSlots, s)
+		}
+	}
+	if svc.Endpoint.IsVar() {
+		n.endpointSlot = ex.vars.slot(svc.Endpoint.Var)
+		if !left[n.endpointSlot] {
+			return nil, false, nil
+		}
+	} else if len(n.shared) == 0 {
+		return nil, false, nil
+	}
+	l, err := ex.compile(o.Left, sc)
+	if err != nil {
+		return nil, true, err
+	}
+	n.left = l
+	return n, true, nil
+}
+
+func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	// Materialise the left side, grouped by endpoint in first-seen order.
+	groups := map[kb.ID][]row{}
+	var order []kb.ID
+	err := n.left.run(ex, seed, func(r row) bool {
+		ep := kb.ID(0)
+		if n.endpointSlot >= 0 {
+			ep = r[n.endpointSlot]
+		}
+		if _, ok := groups[ep]; !ok {
+			order = append(order, ep)
+		}
+		groups[ep] = append(groups[ep], r)
+		return ex.check() == nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := ctxErr(ex.ctx); err != nil {
+		return err
+	}
+	for _, ep := range order {
+		rows := groups[ep]
+		endpoint := n.op.Endpoint.Term
+		if n.endpointSlot >= 0 {
+			if ep == 0 {
+				err := fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
+				if e := ex.serviceFailure(n.op, endpoint, err, emit, rows); e != nil {
+					return e
+				}
+				continue
+			}
+			t, err := ex.dict.term(ep)
+			if err != nil {
+				return err
+			}
+			endpoint = t
+		}
+		if len(n.shared) == 0 {
+			sols, err := ex.callService(n.op, endpoint, nil)
+			if err != nil {
+				if e := ex.serviceFailure(n.op, endpoint, err, emit, rows); e != nil {
+					return e
+				}
+				continue
+			}
+			if err := ex.joinSolutions(sols, rows, nil, emit); err != nil {
+				return err
+			}
+			continue
+		}
+		for start := 0; start < len(rows); start += ex.svc.batch {
+			batch := rows[start:min(start+ex.svc.batch, len(rows))]
+			bindings, idx, err := n.bindings(ex, batch)
+			if err != nil {
+				return err
+			}
+			sols, err := ex.callService(n.op, endpoint, bindings)
+			if err != nil {
+				if e := ex.serviceFailure(n.op, endpoint, err, emit, batch); e != nil {
+					return e
+				}
+				continue
+			}
+			if err := ex.joinSolutions(sols, batch, idx, emit); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bindings builds the VALUES block of a batch (distinct tuples of the
+// shared variables) and an index of the batch by those values.
+func (n *serviceJoinNode) bindings(ex *executor, batch []row) (*Solutions, *bindIndex, error) {
+	sols := &Solutions{Vars: n.shared}
+	idx := &bindIndex{slots: n.sharedSlots, full: map[string][]row{}}
+	seen := map[string]bool{}
+	for _, r := range batch {
+		k, complete := bindKey(r, n.sharedSlots)
+		if complete {
+			idx.full[k] = append(idx.full[k], r)
+		} else {
+			idx.partial = append(idx.partial, r)
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		tuple := make([]kb.Term, len(n.sharedSlots))
+		for i, s := range n.sharedSlots {
+			if r[s] == 0 {
+				continue
+			}
+			t, err := ex.dict.term(r[s])
+			if err != nil {
+				return nil, nil, err
+			}
+			tuple[i] = t
+		}
+		sols.Rows = append(sols.Rows, tuple)
+	}
+	return sols, idx, nil
+}
+
+// bindIndex finds the left rows of a batch that may join a remote row.
+type bindIndex struct {
+	slots   []int
+	full    map[string][]row // left rows binding every shared slot
+	partial []row            // left rows with an unbound shared slot
+}
+
+func (b *bindIndex) candidates(r row) []row {
+	k, complete := bindKey(r, b.slots)
+	if !complete {
+		out := append([]row(nil), b.partial...)
+		for _, rows := range b.full {
+			out = append(out, rows...)
+		}
+		return out
+	}
+	if len(b.partial) == 0 {
+		return b.full[k]
+	}
+	return append(append([]row(nil), b.full[k]...), b.partial...)
+}
+
+func bindKey(r row, slots []int) (string, bool) {
+	var sb strings.Builder
+	complete := true
+	for _, s := range slots {
+		if r[s] == 0 {
+			complete = false
+		}
+		fmt.Fprintf(&sb, "%d,", r[s])
+	}
+	return sb.String(), complete
+}
+
+func (n *serviceJoinNode) children() []node { return []node{n.left} }
+func (n *serviceJoinNode) describe() string {
+	return fmt.Sprintf("ServiceBindJoin %s on %v (batch %d)", n.op.Endpoint.String(), n.shared, DefaultServiceBatch)
+}

@@ -1,0 +1,272 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/syntax"
+)
+
+// remoteStores is a ServiceHandler whose endpoints are in-process stores:
+// each request is evaluated as Join(pattern, VALUES bindings) over the
+// endpoint's store, as a SPARQL endpoint receiving the forwarded query
+// would. It records every request.
+type remoteStores struct {
+	stores map[string]kb.Dataset
+	delay  map[string]time.Duration
+
+	mu   sync.Mutex
+	reqs []ServiceRequest
+}
+
+func (r *remoteStores) Handle(ctx context.Context, req ServiceRequest) (*Solutions, error) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req)
+	r.mu.Unlock()
+	if d := r.delay[req.Endpoint.Value]; d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	ds, ok := r.stores[req.Endpoint.Value]
+	if !ok {
+		return nil, fmt.Errorf("connection refused: %s", req.Endpoint.Value)
+	}
+	pattern := req.Pattern
+	if req.Bindings != nil {
+		pattern = &algebra.Join{Left: pattern, Right: &algebra.Table{Vars: req.Bindings.Vars, Rows: req.Bindings.Rows}}
+	}
+	q := &algebra.Query{Form: algebra.FormSelect, Pattern: pattern, Vars: req.Vars}
+	res, err := Query(ctx, ds, q, Options{})
+	if err != nil {
+		return nil, err
+	}
+	out := &Solutions{Vars: req.Vars}
+	for {
+		row, ok := res.Next()
+		if !ok {
+			break
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	return out, res.Err()
+}
+
+func (r *remoteStores) count(endpoint string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, q := range r.reqs {
+		if q.Endpoint.Value == endpoint {
+			n++
+		}
+	}
+	return n
+}
+
+func rowStrings(rows [][]kb.Term) []string {
+	var out []string
+	for _, r := range rows {
+		var parts []string
+		for _, t := range r {
+			parts = append(parts, t.String())
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestServiceBindJoinBatches(t *testing.T) {
+	p, q := kb.IRI("http://p"), kb.IRI("http://q")
+	var local, remote []kb.TermQuad
+	const n = 1201
+	for i := range n {
+		s := kb.IRI(fmt.Sprintf("http://s%d", i))
+		local = append(local, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), XSDInteger)})
+		if i%3 == 0 {
+			remote = append(remote, kb.TermQuad{S: s, P: q, O: kb.Literal(fmt.Sprint(int64(2*i)), XSDInteger)})
+		}
+	}
+	svc := &remoteStores{stores: map[string]kb.Dataset{"http://r/sparql": memoryWith(t, remote...)}}
+	rows, err := run(t, memoryWith(t, local...), `SELECT ?s ?a ?b { ?s <http://p> ?a SERVICE <http://r/sparql> { ?s <http://q> ?b } }`, Options{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != (n+2)/3 {
+		t.Errorf("%d rows, want %d", len(rows), (n+2)/3)
+	}
+	for _, r := range rows {
+		if a, b := r[1].Value, r[2].Value; fmt.Sprint(2*atoi(t, a)) != b {
+			t.Errorf("row %v: joined the wrong remote row", r)
+		}
+	}
+	// ⌈1201/500⌉ = 3 requests, each with its batch in Bindings.
+	if got := svc.count("http://r/sparql"); got != 3 {
+		t.Errorf("%d requests, want 3", got)
+	}
+	for _, req := range svc.reqs {
+		if req.Bindings == nil || len(req.Bindings.Vars) != 1 || req.Bindings.Vars[0] != "s" || len(req.Bindings.Rows) > DefaultServiceBatch {
+			t.Errorf("request bindings %+v: want ?s, at most %d rows", req.Bindings, DefaultServiceBatch)
+		}
+	}
+	// A smaller batch makes more requests.
+	svc.reqs = nil
+	if _, err := run(t, memoryWith(t, local...), `SELECT * { ?s <http://p> ?a SERVICE <http://r/sparql> { ?s <http://q> ?b } }`, Options{Service: svc, ServiceBatch: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if got := svc.count("http://r/sparql"); got != 13 {
+		t.Errorf("batch 100: %d requests, want 13", got)
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	var i int
+	if _, err := fmt.Sscan(s, &i); err != nil {
+		t.Fatal(err)
+	}
+	return i
+}
+
+func TestServiceEndpointVariable(t *testing.T) {
+	p := kb.IRI("http://p")
+	a := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x1"), P: p, O: kb.String("at a")})
+	b := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x2"), P: p, O: kb.String("at b")})
+	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": a, "http://b/sparql": b}}
+	registry := memoryWith(t,
+		kb.TermQuad{S: kb.IRI("http://x1"), P: kb.IRI("http://heldBy"), O: kb.IRI("http://a/sparql")},
+		kb.TermQuad{S: kb.IRI("http://x2"), P: kb.IRI("http://heldBy"), O: kb.IRI("http://b/sparql")})
+	tests := []struct{ name, query string }{
+		{"graph", `SELECT ?x ?v { ?x <http://heldBy> ?ep SERVICE ?ep { ?x <http://p> ?v } }`},
+		{"values", `SELECT ?x ?v { VALUES (?x ?ep) { (<http://x1> <http://a/sparql>) (<http://x2> <http://b/sparql>) } SERVICE ?ep { ?x <http://p> ?v } }`},
+		{"bind", `SELECT ?x ?v { ?x <http://heldBy> ?e BIND(?e AS ?ep) SERVICE ?ep { ?x <http://p> ?v } }`},
+	}
+	want := []string{`<http://x1> "at a"`, `<http://x2> "at b"`}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := run(t, registry, tc.query, Options{Service: svc})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rowStrings(rows); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("rows %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestServiceConcurrentAndReport(t *testing.T) {
+	p := kb.IRI("http://p")
+	stores := map[string]kb.Dataset{}
+	delay := map[string]time.Duration{}
+	var branches []string
+	for i := range 4 {
+		ep := fmt.Sprintf("http://site%d/sparql", i)
+		stores[ep] = memoryWith(t, kb.TermQuad{S: kb.IRI(fmt.Sprintf("http://x%d", i)), P: p, O: kb.Literal(fmt.Sprint(int64(i)), XSDInteger)})
+		delay[ep] = 300 * time.Millisecond
+		branches = append(branches, fmt.Sprintf("{ SERVICE <%s> { ?x <http://p> ?v } }", ep))
+	}
+	branches = append(branches, "{ SERVICE SILENT <http://down/sparql> { ?x <http://p> ?v } }")
+	svc := &remoteStores{stores: stores, delay: delay}
+	q := "SELECT * { " + strings.Join(branches, " UNION ") + " }"
+	start := time.Now()
+	rows, err := run(t, kb.NewMemory(), q, Options{Service: svc})
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Four sites' rows plus the one empty solution of the SILENT failure.
+	if len(rows) != 5 {
+		t.Errorf("%d rows, want 5: %v", len(rows), rows)
+	}
+	// Started together: about one delay, far less than four.
+	if elapsed > 900*time.Millisecond {
+		t.Errorf("UNION of four 300 ms SERVICE calls took %v: calls were not concurrent", elapsed)
+	}
+
+	// The report: one entry per call, the failed one marked silent.
+	qq := mustParse(t, q)
+	res, err := Query(context.Background(), kb.NewMemory(), qq, Options{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, ok := res.Next(); !ok {
+			break
+		}
+	}
+	calls := res.Services()
+	if len(calls) != 5 {
+		t.Fatalf("report has %d calls, want 5: %+v", len(calls), calls)
+	}
+	var failed int
+	for _, c := range calls {
+		switch c.Outcome {
+		case CallOK:
+			if c.Rows != 1 {
+				t.Errorf("%s: rows %d, want 1", c.Endpoint, c.Rows)
+			}
+		case CallFailed:
+			failed++
+			if c.Endpoint != "http://down/sparql" || !c.Silent || !strings.Contains(c.Error, "connection refused") {
+				t.Errorf("failed call %+v: want the silent down endpoint", c)
+			}
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d failed calls, want 1", failed)
+	}
+}
+
+func TestServicePartialBranch(t *testing.T) {
+	p := kb.IRI("http://p")
+	a := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x1"), P: p, O: kb.Literal(fmt.Sprint(1), XSDInteger)})
+	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": a}}
+	q := mustParse(t, `SELECT * { { SERVICE <http://a/sparql> { ?x <http://p> ?v } } UNION { SERVICE <http://down/sparql> { ?x <http://p> ?v } } }`)
+	algebra.Walk(q.Pattern, func(op algebra.Op) bool {
+		if s, ok := op.(*algebra.Service); ok {
+			s.Partial = true
+		}
+		return true
+	})
+	res, err := Query(context.Background(), kb.NewMemory(), q, Options{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]kb.Term
+	for {
+		r, ok := res.Next()
+		if !ok {
+			break
+		}
+		rows = append(rows, r)
+	}
+	if res.Err() != nil || len(rows) != 1 {
+		t.Errorf("rows %v, err %v; want the one row of the answering site", rows, res.Err())
+	}
+	var partial bool
+	for _, c := range res.Services() {
+		partial = partial || (c.Partial && c.Endpoint == "http://down/sparql")
+	}
+	if !partial {
+		t.Errorf("report %+v lacks the partial failure", res.Services())
+	}
+}
+
+func mustParse(t *testing.T, text string) *algebra.Query {
+	t.Helper()
+	q, err := syntax.ParseQuery(text, syntax.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return q
+}
