@@ -1,0 +1,111 @@
+package convert
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
+)
+
+var (
+	integerLexical = regexp.MustCompile(`^[+-]?[0-9]+$`)
+	doubleLexical  = regexp.MustCompile(`^([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)$`)
+)
+
+// MetricDatatype returns the XSD datatype of hasMetricValue for a metric
+// name: the catalog's value datatype (xsd:double or xsd:long), xsd:double
+// for names the catalog does not know.
+func MetricDatatype(name string) string {
+	if m, ok := ontology.LookupMetric(name); ok && m.ValueDatatype != "" {
+		return m.ValueDatatype
+	}
+	return ontology.XSDDouble
+}
+
+// MetricLiteral returns the literal of a metric value whose lexical form
+// comes from a source (database text, XML), for the value datatype dt
+// (xsd:long or xsd:double, see MetricDatatype). The source's lexical form
+// is kept when it is valid for dt ("4.75"^^xsd:double stays 4.75).
+//
+//   - xsd:long: an integer lexical is kept; an integral number in another
+//     form ("12.0", "1e3") is written as an integer; a non-integral one is
+//     written as xsd:double and warning says so.
+//   - xsd:double: a valid xsd:double lexical is kept; PostgreSQL's
+//     "Infinity"/"-Infinity" become INF/-INF.
+//
+// A value that is not a number is an error (the caller adds the position).
+func MetricLiteral(dt, lexical string) (lit kb.Term, warning string, err error) {
+	s := strings.TrimSpace(lexical)
+	switch dt {
+	case ontology.XSDLong, ontology.XSDInteger:
+		if integerLexical.MatchString(s) {
+			if _, err := strconv.ParseInt(s, 10, 64); err == nil || dt == ontology.XSDInteger {
+				return kb.Literal(s, dt), "", nil
+			}
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return kb.Term{}, "", fmt.Errorf("%q is not a number (want an integer for %s)", lexical, shortXSD(dt))
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+			return kb.Literal(strconv.FormatInt(int64(f), 10), dt), "", nil
+		}
+		d, _, _ := MetricLiteral(ontology.XSDDouble, s)
+		return d, fmt.Sprintf("value %s of an integer (%s) metric is not integral; written as xsd:double", lexical, shortXSD(dt)), nil
+	default:
+		switch s {
+		case "Infinity", "+Infinity", "inf", "+inf":
+			return kb.Literal("INF", ontology.XSDDouble), "", nil
+		case "-Infinity", "-inf":
+			return kb.Literal("-INF", ontology.XSDDouble), "", nil
+		case "nan":
+			return kb.Literal("NaN", ontology.XSDDouble), "", nil
+		}
+		if doubleLexical.MatchString(s) {
+			return kb.Literal(s, ontology.XSDDouble), "", nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return kb.Term{}, "", fmt.Errorf("%q is not a number (want an xsd:double)", lexical)
+		}
+		return Double(f), "", nil
+	}
+}
+
+func shortXSD(dt string) string { return "xsd:" + strings.TrimPrefix(dt, ontology.XSDNamespace) }
+
+// Double returns an xsd:double literal in the shortest form that reads
+// back as f (4.75, not 4.75E0).
+func Double(f float64) kb.Term {
+	switch {
+	case math.IsInf(f, 1):
+		return kb.Literal("INF", ontology.XSDDouble)
+	case math.IsInf(f, -1):
+		return kb.Literal("-INF", ontology.XSDDouble)
+	case math.IsNaN(f):
+		return kb.Literal("NaN", ontology.XSDDouble)
+	}
+	return kb.Literal(strconv.FormatFloat(f, 'g', -1, 64), ontology.XSDDouble)
+}
+
+// Integer returns an xsd:integer literal.
+func Integer(n int64) kb.Term { return kb.Literal(strconv.FormatInt(n, 10), ontology.XSDInteger) }
+
+// Long returns an xsd:long literal.
+func Long(n int64) kb.Term { return kb.Literal(strconv.FormatInt(n, 10), ontology.XSDLong) }
+
+// String returns a plain xsd:string literal (so that a query's "gsr410"
+// matches it).
+func String(s string) kb.Term { return kb.String(s) }
+
+// DateTime returns an xsd:dateTime literal without a time zone (SCALEA and
+// most tools record local wall-clock times), with fractional seconds only
+// when there are some.
+func DateTime(t time.Time) kb.Term {
+	return kb.Literal(t.Format("2006-01-02T15:04:05.999999999"), ontology.XSDDateTime)
+}

@@ -1,0 +1,108 @@
+package convert
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// NTriplesSink writes statements as N-Triples (graphs are dropped). Sorted
+// output buffers every line until Close, sorts them and drops duplicates,
+// so equal sources give byte-identical output; it costs memory in
+// proportion to the output. Unsorted output streams with bounded memory.
+type NTriplesSink struct {
+	w      *bufio.Writer
+	sorted bool
+	lines  []string
+	line   strings.Builder
+
+	file *os.File // set by CreateNTriplesFile
+	path string
+}
+
+// NewNTriplesSink writes to w (e.g. standard output). On failure what was
+// already written stays written; use CreateNTriplesFile for files.
+func NewNTriplesSink(w io.Writer, sorted bool) *NTriplesSink {
+	return &NTriplesSink{w: bufio.NewWriterSize(w, 256<<10), sorted: sorted}
+}
+
+// CreateNTriplesFile writes to a temporary file beside path and renames it
+// to path when the conversion succeeds, so a failed conversion leaves no
+// file (and an existing file unchanged).
+func CreateNTriplesFile(path string, sorted bool) (*NTriplesSink, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	s := NewNTriplesSink(f, sorted)
+	s.file, s.path = f, path
+	return s, nil
+}
+
+// Add writes (or, sorted, buffers) one statement.
+func (s *NTriplesSink) Add(_ context.Context, q kb.TermQuad) error {
+	s.line.Reset()
+	q.S.AppendNTriples(&s.line)
+	s.line.WriteByte(' ')
+	q.P.AppendNTriples(&s.line)
+	s.line.WriteByte(' ')
+	q.O.AppendNTriples(&s.line)
+	s.line.WriteString(" .\n")
+	if s.sorted {
+		s.lines = append(s.lines, s.line.String())
+		return nil
+	}
+	_, err := s.w.WriteString(s.line.String())
+	return err
+}
+
+// Close flushes the output; with failed != nil it discards a file.
+func (s *NTriplesSink) Close(_ context.Context, failed error) error {
+	if failed != nil {
+		s.lines = nil
+		if s.file != nil {
+			s.file.Close()
+			return os.Remove(s.file.Name())
+		}
+		return s.w.Flush()
+	}
+	if s.sorted {
+		slices.Sort(s.lines)
+		s.lines = slices.Compact(s.lines)
+		for _, l := range s.lines {
+			if _, err := s.w.WriteString(l); err != nil {
+				return s.discard(err)
+			}
+		}
+		s.lines = nil
+	}
+	if err := s.w.Flush(); err != nil {
+		return s.discard(err)
+	}
+	if s.file == nil {
+		return nil
+	}
+	if err := s.file.Close(); err != nil {
+		return s.discard(err)
+	}
+	if err := os.Rename(s.file.Name(), s.path); err != nil {
+		return s.discard(fmt.Errorf("writing %s: %w", s.path, err))
+	}
+	return nil
+}
+
+func (s *NTriplesSink) discard(err error) error {
+	if s.file != nil {
+		s.file.Close()
+		return errors.Join(err, os.Remove(s.file.Name()))
+	}
+	return err
+}
