@@ -169,7 +169,7 @@ func TestBase(t *testing.T) {
 func TestPushSink(t *testing.T) {
 	type request struct {
 		path, query, auth, ctype, body string
-		err                             error
+		err                            error
 	}
 	got := make(chan request, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
