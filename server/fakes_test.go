@@ -235,7 +235,7 @@ func newTestServer(t *testing.T, mutate func(*Options)) (*Server, *fakeQuery, *k
 	mem := kb.NewMemory()
 	store := NewDatasetStore(mem)
 	fq := &fakeQuery{}
-	opts := Options{Query: fq, Graphs: store, Rules: &fakeRules{}, Sites: store, Store: store, Token: testToken}
+	opts := Options{Query: fq, Graphs: store, Rules: &fakeRules{}, Sites: store, Store: store, Token: testToken, PublicBase: "http://example.com"}
 	if mutate != nil {
 		mutate(&opts)
 	}

@@ -36,7 +36,7 @@ func (s *Server) graphStore(c *gin.Context) {
 			return
 		}
 		// POST to the graph store itself creates a new graph (GSP 5.5).
-		graph = kb.IRI(endpointIRI(c) + "/" + newGraphID())
+		graph = kb.IRI(s.endpointIRI(c) + "/" + newGraphID())
 		c.Header("Location", c.Request.URL.Path+"?graph="+url.QueryEscape(graph.Value))
 	}
 	switch c.Request.Method {
@@ -134,7 +134,7 @@ func (s *Server) gspWrite(c *gin.Context, graph kb.Term, replace bool) {
 		respondError(c, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("unsupported Content-Type %q: send one of %s", c.GetHeader("Content-Type"), offeredMediaTypes(rdfInputFormats))})
 		return
 	}
-	src := RDFSource{Body: c.Request.Body, Format: format, Name: "request body", BaseIRI: graphBase(c, graph), Size: c.Request.ContentLength}
+	src := RDFSource{Body: c.Request.Body, Format: format, Name: "request body", BaseIRI: s.graphBase(c, graph), Size: c.Request.ContentLength}
 	var change GraphChange
 	var err error
 	if replace {
@@ -161,9 +161,9 @@ func (s *Server) gspWrite(c *gin.Context, graph kb.Term, replace bool) {
 
 // graphBase is the base IRI for relative IRIs in an uploaded document: the
 // graph's IRI, or the endpoint for the default graph.
-func graphBase(c *gin.Context, graph kb.Term) string {
+func (s *Server) graphBase(c *gin.Context, graph kb.Term) string {
 	if graph == kb.DefaultGraph {
-		return endpointIRI(c)
+		return s.endpointIRI(c)
 	}
 	return graph.Value
 }

@@ -56,6 +56,15 @@ func (s *Server) requestLog(c *gin.Context) {
 		slog.Float64("ms", float64(time.Since(start).Microseconds())/1000),
 		slog.String("remote", c.ClientIP()),
 	}
+	if id, ok := c.Get(requestIDKey); ok {
+		attrs = append(attrs, slog.Any("id", id))
+	}
+	if q, ok := c.Get(queryTextKey); ok {
+		attrs = append(attrs, slog.Any("query", q))
+	}
+	if rows, ok := c.Get(rowsKey); ok {
+		attrs = append(attrs, slog.Any("rows", rows))
+	}
 	if len(c.Errors) > 0 {
 		attrs = append(attrs, slog.String("error", c.Errors.Last().Error()))
 	}
@@ -206,13 +215,20 @@ func (s *Server) authorize(c *gin.Context, write bool) bool {
 	}
 	header := c.GetHeader("Authorization")
 	scheme, token, ok := strings.Cut(header, " ")
+	if ok && strings.EqualFold(scheme, "Basic") {
+		// HTTP Basic with the token as the password (any user name), so
+		// clients that only speak Basic (Jena's rupdate, s-put) can write.
+		if _, password, basicOK := c.Request.BasicAuth(); basicOK {
+			scheme, token = "Bearer", password
+		}
+	}
 	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
 		s.metrics.rejected.WithLabelValues("unauthorized").Inc()
 		what := "reads"
 		if write {
 			what = "writes"
 		}
-		respondError(c, newAPIError(ErrorUnauthorized, "%s need a bearer token (Authorization: Bearer <token>)", what))
+		respondError(c, newAPIError(ErrorUnauthorized, "%s need the token (Authorization: Bearer <token>, or HTTP Basic with the token as password)", what))
 		return false
 	}
 	if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opts.Token)) != 1 {

@@ -8,8 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
+	"github.com/gin-contrib/gzip"
 	"github.com/gin-gonic/gin"
 )
 
@@ -65,6 +67,16 @@ type Options struct {
 	// middle of a request before the connection is cut
 	// (DefaultStallTimeout when zero).
 	StallTimeout time.Duration
+
+	// AllowedHosts are the names the Host header may carry ("*": any).
+	// Nil means the listen address and, on loopback, the localhost names.
+	AllowedHosts []string
+	// CORSOrigins are the origins whose pages may call the endpoint; nil
+	// or "*" allows every origin to read (never to write).
+	CORSOrigins []string
+	// PublicBase is the server's absolute base IRI (for minted graph names
+	// and relative IRIs in requests); empty: http://LISTEN-ADDRESS.
+	PublicBase string
 }
 
 func (o Options) withDefaults() Options {
@@ -104,6 +116,10 @@ type Server struct {
 	slots   chan struct{}
 	readers chan struct{} // bodies being buffered before a slot is taken
 	buffers bufferPool
+	hosts   hostPolicy
+	// publicBase is the absolute IRI of the server's root (a string),
+	// from Options.PublicBase or the listen address.
+	publicBase atomic.Value
 }
 
 // New builds a Server and its routes.
@@ -115,6 +131,12 @@ func New(opts Options) *Server {
 		slots:   make(chan struct{}, opts.MaxConcurrent),
 		readers: make(chan struct{}, 2*opts.MaxConcurrent),
 	}
+	if opts.AllowedHosts != nil {
+		s.hosts.set(opts.AllowedHosts)
+	}
+	if opts.PublicBase != "" {
+		s.publicBase.Store(opts.PublicBase)
+	}
 	s.engine = s.routes()
 	return s
 }
@@ -125,7 +147,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.Se
 func (s *Server) routes() *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
-	e.Use(s.recoverer, s.requestLog, s.metrics.observe)
+	e.Use(s.recoverer, requestID, s.requestLog, s.metrics.observe, s.checkHost, corsMiddleware(s.opts.CORSOrigins))
+	compress := gzip.Gzip(gzip.BestSpeed)
 	e.NoRoute(func(c *gin.Context) {
 		respondError(c, newAPIError(ErrorNotFound, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -138,16 +161,16 @@ func (s *Server) routes() *gin.Engine {
 	// The query page and operations: not limited.
 	e.GET("/", s.page)
 	e.HEAD("/", s.page)
-	e.GET("/static/*file", s.static)
+	e.GET("/static/*file", compress, s.static)
 	e.GET("/healthz", s.healthz)
-	e.GET("/metrics", s.metrics.handler())
+	e.GET("/metrics", s.preauth, s.metrics.handler())
 
 	// Data endpoints: timeout, stall guard, token before body, body
 	// limit, concurrency limit. A POST to /sparql reads its (bounded) body
 	// before it takes a slot, so clients that stall while sending never
 	// hold one.
-	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.bufferBody, s.limit, s.sparqlPost)
-	data := e.Group("/", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.limit)
+	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.bufferBody, s.limit, compress, s.sparqlPost)
+	data := e.Group("/", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.limit, compress)
 	data.GET("/sparql", s.sparqlGet)
 	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete} {
 		data.Handle(method, "/data", s.graphStore)
@@ -173,6 +196,15 @@ var routeSetups []func(s *Server, data *gin.RouterGroup)
 // stops accepting, lets in-flight requests finish (up to ShutdownGrace)
 // and returns.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	if s.opts.AllowedHosts == nil {
+		s.hosts.set(defaultAllowedHosts(l.Addr()))
+	}
+	if s.opts.PublicBase == "" {
+		s.publicBase.Store("http://" + l.Addr().String())
+	}
+	if ip := listenIP(l.Addr()); ip != nil && !ip.IsLoopback() && !s.opts.ProtectReads {
+		s.opts.Logger.Warn("serving beyond loopback with open reads: anyone who can reach this address can query the store; use --protect-reads to require the token", "addr", l.Addr().String())
+	}
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -194,6 +226,14 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		err = serveErr
 	}
 	return err
+}
+
+func listenIP(a net.Addr) net.IP {
+	host, _, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return nil
+	}
+	return net.ParseIP(host)
 }
 
 // ListenAndServe listens on addr (DefaultAddr when empty), calls ready

@@ -35,7 +35,7 @@ func (s *Server) serviceDescription(c *gin.Context) {
 	if !ok {
 		return
 	}
-	endpoint := kb.IRI(endpointIRI(c))
+	endpoint := kb.IRI(s.endpointIRI(c))
 	sd := func(local string) kb.Term { return kb.IRI(sdNS + local) }
 	typ := kb.IRI(rdfType)
 	triples := []kb.Triple{

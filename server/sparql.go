@@ -104,11 +104,12 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 		respondError(c, fmt.Errorf("SPARQL queries: %w (the query engine is not wired into this server)", ErrNotAvailable))
 		return
 	}
+	logQuery(c, text)
 	req := QueryRequest{
 		Query:         text,
 		DefaultGraphs: params["default-graph-uri"],
 		NamedGraphs:   params["named-graph-uri"],
-		BaseIRI:       endpointIRI(c),
+		BaseIRI:       s.endpointIRI(c),
 	}
 	ctx := c.Request.Context()
 	res, err := s.opts.Query.Query(ctx, req)
@@ -187,6 +188,7 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 			return
 		}
 	}
+	c.Set(rowsKey, out.rows)
 	if err := out.finish(); err != nil {
 		_ = c.Error(err)
 	}
@@ -204,7 +206,11 @@ func firstErr(errs ...error) error {
 // chooseFormat picks the response format from ?format= or the Accept
 // header; it answers 406 and returns false when none fits.
 func chooseFormat(c *gin.Context, offers []Format) (Format, bool) {
-	if name := c.Query("format"); name != "" {
+	name := c.Query("format")
+	if name == "" {
+		name = c.Query("output") // Fuseki's and Virtuoso's name for it
+	}
+	if name != "" {
 		if f, ok := formatByName(name, offers); ok {
 			return f, true
 		}
@@ -231,11 +237,12 @@ func (s *Server) runUpdate(c *gin.Context, text string, params url.Values) {
 		respondError(c, fmt.Errorf("SPARQL updates: %w (the query engine is not wired into this server)", ErrNotAvailable))
 		return
 	}
+	logQuery(c, text)
 	req := UpdateRequest{
 		Update:           text,
 		UsingGraphs:      params["using-graph-uri"],
 		UsingNamedGraphs: params["using-named-graph-uri"],
-		BaseIRI:          endpointIRI(c),
+		BaseIRI:          s.endpointIRI(c),
 	}
 	summary, err := s.opts.Query.Update(c.Request.Context(), req)
 	if err != nil {
@@ -245,18 +252,14 @@ func (s *Server) runUpdate(c *gin.Context, text string, params url.Values) {
 	respondData(c, http.StatusOK, summary)
 }
 
-// endpointIRI is the absolute IRI of the request's endpoint.
-func endpointIRI(c *gin.Context) string {
-	scheme := "http"
-	if c.Request.TLS != nil {
-		scheme = "https"
+// endpointIRI is the absolute IRI of the request's endpoint. It is built
+// from the server's public base (Options.PublicBase, else its listen
+// address), never from request headers: graph names minted from a Host
+// header would let any client choose them.
+func (s *Server) endpointIRI(c *gin.Context) string {
+	base, _ := s.publicBase.Load().(string)
+	if base == "" {
+		base = "http://localhost"
 	}
-	if p := c.GetHeader("X-Forwarded-Proto"); p == "http" || p == "https" {
-		scheme = p
-	}
-	host := c.Request.Host
-	if host == "" {
-		host = "localhost"
-	}
-	return scheme + "://" + host + c.Request.URL.Path
+	return strings.TrimSuffix(base, "/") + c.Request.URL.Path
 }
