@@ -16,11 +16,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/knakk/rdf"
+
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // Format is an RDF serialisation.
@@ -31,11 +31,12 @@ const (
 	FormatNTriples Format = "ntriples"
 	FormatNQuads   Format = "nquads"
 	FormatTurtle   Format = "turtle"
+	FormatTriG     Format = "trig"
 	FormatRDFXML   Format = "rdfxml"
 )
 
 // Formats lists the formats Load accepts.
-var Formats = []Format{FormatNTriples, FormatNQuads, FormatTurtle, FormatRDFXML}
+var Formats = []Format{FormatNTriples, FormatNQuads, FormatTurtle, FormatTriG, FormatRDFXML}
 
 // ParseFormat returns the format a user-given name means; it accepts the
 // canonical names and the usual aliases and media types (nt, n-triples,
@@ -48,14 +49,16 @@ func ParseFormat(name string) (Format, error) {
 		return FormatNQuads, nil
 	case "turtle", "ttl", "text/turtle":
 		return FormatTurtle, nil
+	case "trig", "application/trig":
+		return FormatTriG, nil
 	case "rdfxml", "rdf/xml", "rdf-xml", "xml", "rdf", "owl", "application/rdf+xml":
 		return FormatRDFXML, nil
 	}
-	return "", fmt.Errorf("unknown RDF format %q (want ntriples, nquads, turtle or rdfxml)", name)
+	return "", fmt.Errorf("unknown RDF format %q (want ntriples, nquads, turtle, trig or rdfxml)", name)
 }
 
 // FormatFromFileName guesses the format from a file name's extension
-// (.nt, .nq, .ttl, .rdf, .owl, .xml, each optionally followed by .gz).
+// (.nt, .nq, .ttl, .trig, .rdf, .owl, .xml, each optionally followed by .gz).
 func FormatFromFileName(name string) (Format, bool) {
 	name = strings.TrimSuffix(strings.ToLower(name), ".gz")
 	switch filepath.Ext(name) {
@@ -65,6 +68,8 @@ func FormatFromFileName(name string) (Format, bool) {
 		return FormatNQuads, true
 	case ".ttl", ".turtle":
 		return FormatTurtle, true
+	case ".trig":
+		return FormatTriG, true
 	case ".rdf", ".owl", ".xml", ".rdfxml":
 		return FormatRDFXML, true
 	}
@@ -127,32 +132,10 @@ func (s LoadSummary) TriplesPerSecond() float64 {
 	return float64(s.Triples) / s.Duration.Seconds()
 }
 
-// SyntaxError is malformed RDF input. Line and Column are 1-based; Column
-// counts characters and is 0 when the parser could not tell it.
-type SyntaxError struct {
-	Source string
-	Line   int
-	Column int
-	Msg    string
-}
-
-func (e *SyntaxError) Error() string {
-	src := e.Source
-	if src == "" {
-		src = "<input>"
-	}
-	switch {
-	case e.Line > 0 && e.Column > 0:
-		return fmt.Sprintf("%s:%d:%d: %s", src, e.Line, e.Column, e.Msg)
-	case e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", src, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", src, e.Msg)
-}
-
-// InvalidInput marks a syntax error as the user's input being wrong (the CLI
-// exits with status 1).
-func (e *SyntaxError) InvalidInput() bool { return true }
+// SyntaxError is malformed RDF input, in any syntax: the one positioned
+// error type of the RDF parsers (rdfio.SyntaxError). Line and Column are
+// 1-based; Column counts characters.
+type SyntaxError = rdfio.SyntaxError
 
 // LoadFile loads the RDF file at path (gzip-compressed when it ends in
 // .gz). The format defaults to the one the extension names, SourceName to
@@ -391,26 +374,18 @@ func (s blankScope) rename(t Term) Term {
 func newStatementReader(r io.Reader, opts LoadOptions) (next func() (TermQuad, error), closeFn func(), err error) {
 	src := opts.SourceName
 	switch opts.Format {
-	case FormatTurtle:
-		base, err := parseBase(opts.BaseIRI)
-		if err != nil {
+	case FormatTurtle, FormatTriG:
+		if _, err := parseBase(opts.BaseIRI); err != nil {
 			return nil, nil, err
 		}
-		feeder := newLineFeeder(r)
-		// knakk/rdf resolves relative IRIs by concatenating them to the
-		// base; it gets none, and tripleReader resolves them per RFC 3986.
-		dec := rdf.NewTripleDecoder(feeder, rdf.Turtle)
-		drain := func() {
-			// knakk's lexer goroutine blocks until its tokens are read:
-			// cut the input and read what is left so that it ends.
-			feeder.stop()
-			for i := 0; i < 1<<16; i++ {
-				if decodeQuietly(dec) == io.EOF {
-					return
-				}
-			}
+		ropts := rdfio.Options{Base: opts.BaseIRI, Source: src}
+		var dec rdfio.Decoder
+		if opts.Format == FormatTriG {
+			dec = rdfio.NewTriGDecoder(r, ropts)
+		} else {
+			dec = rdfio.NewTurtleDecoder(r, ropts)
 		}
-		return tripleReader(dec, src, base, feeder.position), drain, nil
+		return rdfioReader(dec), func() {}, nil
 	case FormatRDFXML:
 		base, err := parseBase(opts.BaseIRI)
 		if err != nil {
@@ -421,6 +396,23 @@ func newStatementReader(r io.Reader, opts LoadOptions) (next func() (TermQuad, e
 		return tripleReader(dec, src, base, counter.position), func() {}, nil
 	}
 	return nil, nil, fmt.Errorf("load %s: cannot read format %q (want ntriples, nquads, turtle or rdfxml)", sourceName(src), opts.Format)
+}
+
+// rdfioReader adapts an rdfio decoder.
+func rdfioReader(dec rdfio.Decoder) func() (TermQuad, error) {
+	return func() (TermQuad, error) {
+		q, err := dec.Next()
+		if err != nil {
+			return TermQuad{}, err
+		}
+		return TermQuad{S: fromRDFIO(q.S), P: fromRDFIO(q.P), O: fromRDFIO(q.O), G: fromRDFIO(q.G)}, nil
+	}
+}
+
+// fromRDFIO converts an rdfio term (the zero term stays zero); language
+// tags are lower-cased as LangLiteral does.
+func fromRDFIO(t rdfio.Term) Term {
+	return Term{Kind: TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: strings.ToLower(t.Lang)}
 }
 
 // tripleReader adapts a knakk/rdf decoder, turning its errors into
@@ -483,21 +475,9 @@ func parseBase(iri string) (*url.URL, error) {
 	return u, nil
 }
 
-// decodeQuietly decodes one triple, turning panics into errors.
-func decodeQuietly(dec rdf.TripleDecoder) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%v", r)
-		}
-	}()
-	_, err = dec.Decode()
-	return err
-}
-
 var (
 	knakkPosition   = regexp.MustCompile(`^(\d+):(\d+):? (.*)$`)
 	knakkUnexpected = regexp.MustCompile(`^unexpected (\d+) as (.*)$`)
-	knakkPrefix     = regexp.MustCompile(`^missing namespace for prefix: '(.*)'$`)
 )
 
 // knakkTokenNames are knakk/rdf's token types, which its messages print as
@@ -554,98 +534,6 @@ func fromKnakk(t rdf.Term) (Term, error) {
 		return Literal(v.String(), v.DataType.String()), nil
 	}
 	return Term{}, fmt.Errorf("unsupported RDF term %v", t)
-}
-
-// lineFeeder hands its reader to knakk's Turtle lexer one line per Read, so
-// the lexer (which reads through its own bufio.Reader) never reads past the
-// line it is on. It remembers recent lines so that knakk's 0-based byte
-// columns can be turned into character columns, and it knows the current
-// line for the errors knakk reports without a position.
-type lineFeeder struct {
-	mu      sync.Mutex
-	r       *bufio.Reader
-	line    int      // lines handed out (completely or partly)
-	partial bool     // the last Read ended inside a line
-	recent  []string // the last lines handed out, recent[len-1] is line `line`
-	cur     []byte   // the line being handed out
-	stopped bool
-}
-
-const feederRecent = 64
-
-func newLineFeeder(r io.Reader) *lineFeeder {
-	return &lineFeeder{r: bufio.NewReaderSize(r, 256<<10)}
-}
-
-func (f *lineFeeder) Read(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.stopped {
-		return 0, io.EOF
-	}
-	if len(f.cur) == 0 {
-		line, err := f.r.ReadSlice('\n')
-		if len(line) == 0 {
-			if err == nil || err == bufio.ErrBufferFull {
-				err = io.ErrNoProgress
-			}
-			return 0, err
-		}
-		if !f.partial {
-			f.line++
-			f.recent = append(f.recent, "")
-			if len(f.recent) > feederRecent {
-				f.recent = append(f.recent[:0], f.recent[1:]...)
-			}
-		}
-		f.partial = line[len(line)-1] != '\n'
-		if len(f.recent[len(f.recent)-1]) < 64<<10 {
-			f.recent[len(f.recent)-1] += string(line)
-		}
-		f.cur = line
-	}
-	n := copy(p, f.cur)
-	f.cur = f.cur[n:]
-	return n, nil
-}
-
-// stop makes further reads return EOF, so knakk's lexer goroutine ends
-// after a failed load instead of waiting on the rest of the input.
-func (f *lineFeeder) stop() {
-	f.mu.Lock()
-	f.stopped = true
-	f.cur = nil
-	f.mu.Unlock()
-}
-
-// position refines a knakk position: the column becomes a 1-based
-// character column; an error without a line gets the line of a named
-// prefix or, failing that, the line the lexer was on.
-func (f *lineFeeder) position(msg string, line, col int) (int, int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	text := func(l int) (string, bool) {
-		i := len(f.recent) - 1 - (f.line - l)
-		if i < 0 || i >= len(f.recent) {
-			return "", false
-		}
-		return f.recent[i], true
-	}
-	if line == 0 {
-		if m := knakkPrefix.FindStringSubmatch(msg); m != nil {
-			for l := f.line; l > f.line-len(f.recent); l-- {
-				t, _ := text(l)
-				if i := strings.LastIndex(t, m[1]+":"); i >= 0 {
-					return l, utf8.RuneCountInString(t[:i]) + 1
-				}
-			}
-		}
-		return f.line, 0
-	}
-	if t, ok := text(line); ok && col > 0 && col-1 <= len(t) {
-		col = utf8.RuneCountInString(t[:col-1]) + 1
-	}
-	return line, col
 }
 
 // countingReader feeds encoding/xml byte by byte (it implements

@@ -1,0 +1,173 @@
+package rdfio
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Well-known datatype IRIs.
+const (
+	XSDString     = "http://www.w3.org/2001/XMLSchema#string"
+	XSDInteger    = "http://www.w3.org/2001/XMLSchema#integer"
+	XSDDecimal    = "http://www.w3.org/2001/XMLSchema#decimal"
+	XSDDouble     = "http://www.w3.org/2001/XMLSchema#double"
+	XSDBoolean    = "http://www.w3.org/2001/XMLSchema#boolean"
+	RDFNS         = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+	RDFLangString = RDFNS + "langString"
+	rdfType       = RDFNS + "type"
+	rdfFirst      = RDFNS + "first"
+	rdfRest       = RDFNS + "rest"
+	rdfNil        = RDFNS + "nil"
+)
+
+// TermKind says which sort of RDF term a Term is; the values are those of
+// kb.TermKind.
+type TermKind uint8
+
+// The term kinds. The zero value is no term.
+const (
+	KindIRI TermKind = iota + 1
+	KindBlank
+	KindLiteral
+)
+
+// Term is an RDF term as a parser produces it. Literals always have a
+// Datatype (xsd:string for simple literals, rdf:langString with Lang set
+// for language-tagged ones); Lang keeps the case it was written in.
+type Term struct {
+	Kind     TermKind
+	Value    string // IRI, blank node label or lexical form
+	Datatype string
+	Lang     string
+}
+
+// IsZero reports whether t is no term (the G of a quad in the default graph).
+func (t Term) IsZero() bool { return t.Kind == 0 }
+
+// Quad is a parsed statement; G is the zero Term for the default graph.
+type Quad struct{ S, P, O, G Term }
+
+// String renders the term in N-Triples syntax.
+func (t Term) String() string {
+	var b strings.Builder
+	AppendTerm(&b, t)
+	return b.String()
+}
+
+// String renders the quad as an N-Quads line without the newline.
+func (q Quad) String() string {
+	var b strings.Builder
+	AppendTerm(&b, q.S)
+	b.WriteByte(' ')
+	AppendTerm(&b, q.P)
+	b.WriteByte(' ')
+	AppendTerm(&b, q.O)
+	if !q.G.IsZero() {
+		b.WriteByte(' ')
+		AppendTerm(&b, q.G)
+	}
+	b.WriteString(" .")
+	return b.String()
+}
+
+// AppendTerm writes t in N-Triples syntax: the one N-Triples term encoder.
+// IRIs escape the characters N-Triples forbids with \u, literals use the
+// short escapes, blank node labels are written as they are.
+func AppendTerm(b *strings.Builder, t Term) {
+	switch t.Kind {
+	case KindIRI:
+		b.WriteByte('<')
+		EscapeIRI(b, t.Value)
+		b.WriteByte('>')
+	case KindBlank:
+		b.WriteString("_:")
+		b.WriteString(t.Value)
+	case KindLiteral:
+		b.WriteByte('"')
+		EscapeString(b, t.Value)
+		b.WriteByte('"')
+		switch {
+		case t.Lang != "":
+			b.WriteByte('@')
+			b.WriteString(t.Lang)
+		case t.Datatype != "" && t.Datatype != XSDString:
+			b.WriteString("^^<")
+			EscapeIRI(b, t.Datatype)
+			b.WriteByte('>')
+		}
+	default:
+		b.WriteString("<invalid term>")
+	}
+}
+
+// EscapeIRI writes an IRI's characters for use inside <…>.
+func EscapeIRI(b *strings.Builder, s string) {
+	for _, r := range s {
+		switch {
+		case r <= 0x20 || r == '<' || r == '>' || r == '"' || r == '{' || r == '}' || r == '|' || r == '^' || r == '`' || r == '\\':
+			fmt.Fprintf(b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+}
+
+// EscapeString writes a string's characters for use inside "…".
+func EscapeString(b *strings.Builder, s string) {
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(b, "\\u%04X", r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+}
+
+// SyntaxError is malformed RDF input, in any syntax. Line and Column are
+// 1-based; Column counts characters and is 0 only when no column is known.
+type SyntaxError struct {
+	Source string
+	Line   int
+	Column int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	src := e.Source
+	if src == "" {
+		src = "<input>"
+	}
+	switch {
+	case e.Line > 0 && e.Column > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", src, e.Line, e.Column, e.Msg)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", src, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", src, e.Msg)
+}
+
+// InvalidInput marks a syntax error as the user's input being wrong (the CLI
+// exits with status 1, the server answers 400).
+func (e *SyntaxError) InvalidInput() bool { return true }
+
+// Position returns where the error is: source, line and column.
+func (e *SyntaxError) Position() (source string, line, column int) {
+	return e.Source, e.Line, e.Column
+}
