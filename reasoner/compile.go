@@ -148,10 +148,19 @@ func compileRule(index int, r *rulelang.Rule, errs *rulelang.ErrorList) *compile
 			for j, n := range c.Triple {
 				t[j] = node(n)
 				if t[j].kind == slotFunctor {
+					constant := true
 					for _, a := range t[j].args {
 						if a.kind != slotConst {
-							errs.Add(n.Pos, "a functor with variables cannot be matched in a rule body")
+							constant = false
 						}
+					}
+					if !constant {
+						// The functor's value would need bindings that a
+						// pattern cannot supply; encoding it anyway read
+						// missing variable values and panicked.
+						errs.Add(n.Pos, "a functor with variables or nested functors cannot be matched in a rule body; bind its parts with separate patterns")
+						t[j] = slot{kind: slotConst, pos: n.Pos}
+						continue
 					}
 					t[j] = slot{kind: slotConst, term: functorTerm(t[j], nil), pos: n.Pos}
 				}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,11 @@ var DerivationsGraph = kb.IRI(DerivationsGraphIRI)
 var (
 	ErrMaxIterations = errors.New("reasoner: rounds limit reached before a fixpoint (raise MaxIterations, or look for a rule that keeps making new nodes)")
 	ErrMaxDerived    = errors.New("reasoner: derived-triples limit reached (raise MaxDerived)")
+	// ErrTermTooLarge stops a run whose builtins make a term longer than
+	// MaxTermBytes (a strConcat that keeps doubling a string, say).
+	ErrTermTooLarge = errors.New("reasoner: a builtin made a term larger than the limit (raise MaxTermBytes, --max-term-bytes)")
+	// ErrMemoryBudget stops a run whose heap grew past MemoryBudget.
+	ErrMemoryBudget = errors.New("reasoner: the run's memory budget is exhausted (raise MemoryBudget, --rules-memory)")
 )
 
 // Options tune a run. The zero value is usable.
@@ -40,6 +46,13 @@ type Options struct {
 	MaxIterations int
 	// MaxDerived bounds the number of derived triples (0: no bound).
 	MaxDerived int64
+	// MaxTermBytes bounds the length of a term a builtin makes
+	// (0: DefaultMaxTermBytes; negative: no bound).
+	MaxTermBytes int
+	// MemoryBudget bounds how much the heap may grow during the run, in
+	// bytes (0: DefaultMemoryBudget; negative: no bound). It is checked
+	// every few thousand new terms and after every round.
+	MemoryBudget int64
 	// BatchSize is the number of quads per Dataset.Apply (0: 50000).
 	BatchSize int
 	// ReadGraphs restricts the graphs rules read; nil reads every graph
@@ -133,6 +146,7 @@ type Engine struct {
 	// nextLocal numbers terms that builtins made and the store does not
 	// have yet; they get store IDs only if a derived triple uses them.
 	nextLocal kb.ID
+	heapStart uint64 // live heap when the run began, for MemoryBudget
 	regexps   map[string]*regexp.Regexp
 	ntCache   map[kb.ID]string
 	blanks    int
@@ -164,7 +178,19 @@ func NewEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options) 
 	return newEngine(ctx, ds, prog, opts, nil)
 }
 
+// Defaults for the resource bounds of a run.
+const (
+	DefaultMaxTermBytes = 64 << 10
+	DefaultMemoryBudget = 4 << 30
+)
+
 func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, skip map[kb.Quad]bool) (*Engine, error) {
+	if opts.MaxTermBytes == 0 {
+		opts.MaxTermBytes = DefaultMaxTermBytes
+	}
+	if opts.MemoryBudget == 0 {
+		opts.MemoryBudget = DefaultMemoryBudget
+	}
 	if opts.MaxIterations <= 0 {
 		opts.MaxIterations = 10000
 	}
@@ -184,6 +210,7 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 		pendSet:   map[[3]kb.ID]struct{}{},
 		nextLocal: localBase,
 		start:     time.Now(),
+		heapStart: heapBytes(),
 		runID:     strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
 	e.summary.Rules = prog.Len()
@@ -275,12 +302,44 @@ func (e *Engine) internLocal(ctx context.Context, t kb.Term) (kb.ID, error) {
 		return 0, fmt.Errorf("reasoner: looking up a term: %w", err)
 	}
 	if !ok {
+		if e.opts.MaxTermBytes > 0 && len(t.Value) > e.opts.MaxTermBytes {
+			return 0, fmt.Errorf("%w: %d bytes, limit %d", ErrTermTooLarge, len(t.Value), e.opts.MaxTermBytes)
+		}
 		id = e.nextLocal
 		e.nextLocal++
+		if id&4095 == 0 {
+			if err := e.checkMemory(); err != nil {
+				return 0, err
+			}
+		}
 	}
 	e.ids[t] = id
 	e.terms[id] = t
 	return id, nil
+}
+
+// checkMemory fails the run when the heap has grown past the budget since
+// the run began. The heap is the process's, so this is an estimate, but it
+// is the one that matters: it is what runs a server out of memory.
+func (e *Engine) checkMemory() error {
+	if e.opts.MemoryBudget < 0 {
+		return nil
+	}
+	if grown := int64(heapBytes()) - int64(e.heapStart); grown > e.opts.MemoryBudget {
+		return fmt.Errorf("%w: grew by %d MiB, budget %d MiB", ErrMemoryBudget, grown>>20, e.opts.MemoryBudget>>20)
+	}
+	return nil
+}
+
+// heapBytes reads the live heap from runtime/metrics (cheap: no stop the
+// world, unlike runtime.ReadMemStats).
+func heapBytes() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
 }
 
 // globalize replaces engine-local IDs in the pending triples by store IDs.
@@ -502,6 +561,9 @@ func (e *Engine) rounds(ctx context.Context, fromScratch bool) error {
 		e.summary.Rounds++
 		changed, err := e.commit(ctx)
 		if err != nil {
+			return err
+		}
+		if err := e.checkMemory(); err != nil {
 			return err
 		}
 		e.progress("round", round+1)

@@ -89,6 +89,11 @@ type parser struct {
 	set       *RuleSet
 	errs      *ErrorList
 	overrides map[string]Node
+	// included holds every file already parsed: each is read once however
+	// often it is included, so repeated or diamond-shaped includes cost
+	// one copy of each file, not one per path to it (without this, 18
+	// levels of diamonds expand to 2^18 copies).
+	included map[string]bool
 }
 
 // fileParser parses one file; prefixes and @define are file-scoped.
@@ -116,6 +121,10 @@ func (p *parser) newFileParser(file, src string) *fileParser {
 }
 
 func (p *parser) parseFile(file, src string, stack []string) {
+	if p.included == nil {
+		p.included = map[string]bool{}
+	}
+	p.included[file] = true
 	fp := p.newFileParser(file, src)
 	fp.stack = append(append([]string(nil), stack...), file)
 	p.set.Files = append(p.set.Files, file)
@@ -265,6 +274,9 @@ func (fp *fileParser) include(target token) {
 			fp.errorf(target.pos, "@include <%s>: include cycle (%s)", target.text, strings.Join(append(fp.stack, file), " -> "))
 			return
 		}
+	}
+	if fp.included[file] {
+		return
 	}
 	fp.parser.parseFile(file, string(src), fp.stack)
 }

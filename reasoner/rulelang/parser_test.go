@@ -142,3 +142,36 @@ func TestIncludeAndDefinesOverride(t *testing.T) {
 		t.Errorf("include cycle: got %v", err)
 	}
 }
+
+// TestIncludesReadOnce reproduces the hardening issue's item 3: repeated
+// and diamond-shaped @include graphs must cost one copy of each file.
+func TestIncludesReadOnce(t *testing.T) {
+	const levels = 18
+	files := map[string]string{"leaf": "[leaf: (?a <http://e/p> ?b) -> (?b <http://e/p> ?a)]\n"}
+	below := "leaf"
+	for i := levels; i > 0; i-- {
+		name := "d" + strings.Repeat("x", i)
+		// Two includes of the level below: without deduplication the
+		// leaf would be parsed 2^levels times.
+		files[name] = "@include <" + below + ">.\n@include <" + below + ">.\n"
+		below = name
+	}
+	resolve := func(name, from string) (string, []byte, error) {
+		src, ok := files[name]
+		if !ok {
+			return "", nil, errors.New("no such file")
+		}
+		return name, []byte(src), nil
+	}
+	top := strings.Repeat("@include <"+below+">.\n", 20000)
+	rs, err := Parse("top.rules", []byte(top), Options{Resolve: resolve})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs.Rules) != 1 {
+		t.Fatalf("parsed %d rules, want the leaf's one rule once", len(rs.Rules))
+	}
+	if len(rs.Files) != levels+2 {
+		t.Fatalf("read %d files, want %d (each once)", len(rs.Files), levels+2)
+	}
+}
