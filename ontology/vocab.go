@@ -228,6 +228,8 @@ const (
 	MetricDifference = Namespace + "MetricDifference"
 	// PoorScalability is the class perfonto:PoorScalability. A program or code region whose parallel efficiency relative to the baseline of its scaling group is low: it stops scaling with the number of processing units.
 	PoorScalability = Namespace + "PoorScalability"
+	// BenchmarkValue is the class perfonto:BenchmarkValue. One element of an array-valued benchmark column of the SCALEA repository (Appendix E: NetworkMPP2PPerf.mpiBcast REAL[5], NetworkMPColPerf.mpiSync/mpiAsync/mpiSsend REAL[6]), kept with its 1-based index because the seed does not say what the elements stand for.
+	BenchmarkValue = Namespace + "BenchmarkValue"
 	// LinguisticVariable is the class perfonto:LinguisticVariable. A fuzzy (linguistic) variable over a measured quantity, divided into states given by fuzzy sets, e.g. the bandwidth of a network path in five states (6.2.3.7, Fig. 6.7).
 	LinguisticVariable = Namespace + "LinguisticVariable"
 	// LinguisticTerm is the class perfonto:LinguisticTerm. A term (state) of a linguistic variable, such as VERYLOW; a fuzzy set described by a membership function (Appendix F.2).
@@ -596,13 +598,13 @@ const (
 	NumNode = Namespace + "numNode"
 	// MpiBarrierTime is the datatype property perfonto:mpiBarrierTime. Benchmarked time of an MPI barrier in microseconds.
 	MpiBarrierTime = Namespace + "mpiBarrierTime"
-	// MpiBcastTime is the datatype property perfonto:mpiBcastTime. Benchmarked time of an MPI broadcast of 1 KB in microseconds.
+	// MpiBcastTime is the datatype property perfonto:mpiBcastTime. Benchmarked time of an MPI broadcast in microseconds; the repository's array columns are kept element by element as BenchmarkValue nodes (hasBenchmarkValue).
 	MpiBcastTime = Namespace + "mpiBcastTime"
-	// MpiSyncSendTime is the datatype property perfonto:mpiSyncSendTime. Benchmarked time of a blocking point-to-point send of 1 KB in microseconds.
+	// MpiSyncSendTime is the datatype property perfonto:mpiSyncSendTime. Benchmarked time of a blocking point-to-point send in microseconds; the repository's array columns are kept element by element as BenchmarkValue nodes (hasBenchmarkValue).
 	MpiSyncSendTime = Namespace + "mpiSyncSendTime"
-	// MpiAsyncSendTime is the datatype property perfonto:mpiAsyncSendTime. Benchmarked time of a non-blocking point-to-point send of 1 KB in microseconds.
+	// MpiAsyncSendTime is the datatype property perfonto:mpiAsyncSendTime. Benchmarked time of a non-blocking point-to-point send in microseconds; the repository's array columns are kept element by element as BenchmarkValue nodes (hasBenchmarkValue).
 	MpiAsyncSendTime = Namespace + "mpiAsyncSendTime"
-	// MpiSsendTime is the datatype property perfonto:mpiSsendTime. Benchmarked time of a synchronous send (MPI_Ssend) of 1 KB in microseconds.
+	// MpiSsendTime is the datatype property perfonto:mpiSsendTime. Benchmarked time of a synchronous send (MPI_Ssend) in microseconds; the repository's array columns are kept element by element as BenchmarkValue nodes (hasBenchmarkValue).
 	MpiSsendTime = Namespace + "mpiSsendTime"
 	// OmpLockTime is the datatype property perfonto:ompLockTime. Benchmarked time to acquire and release an OpenMP lock in microseconds.
 	OmpLockTime = Namespace + "ompLockTime"
@@ -694,6 +696,20 @@ const (
 	ValueRatio = Namespace + "valueRatio"
 	// OnlyIn is the datatype property perfonto:onlyIn. "base" or "trial" when the region occurs in only one of the two experiments.
 	OnlyIn = Namespace + "onlyIn"
+	// ExperimentIdentifier is the datatype property perfonto:experimentIdentifier. The key of the experiment in the repository it was converted from (Appendix E Experiment.experimentID).
+	ExperimentIdentifier = Namespace + "experimentIdentifier"
+	// CodeRegionGroup is the datatype property perfonto:codeRegionGroup. The code region group of the region summary (Appendix E RegionSummary.codeRegionGroup).
+	CodeRegionGroup = Namespace + "codeRegionGroup"
+	// VirtualNodeName is the datatype property perfonto:virtualNodeName. The name of the virtual node (Appendix E VirtualNode.name).
+	VirtualNodeName = Namespace + "virtualNodeName"
+	// HasBenchmarkValue is the object property perfonto:hasBenchmarkValue. An element of an array-valued benchmark column of the benchmark result.
+	HasBenchmarkValue = Namespace + "hasBenchmarkValue"
+	// BenchmarkColumn is the datatype property perfonto:benchmarkColumn. The benchmark quantity the element belongs to, named by its Appendix E column, e.g. "mpiSync".
+	BenchmarkColumn = Namespace + "benchmarkColumn"
+	// BenchmarkIndex is the datatype property perfonto:benchmarkIndex. The 1-based position of the element in the array column.
+	BenchmarkIndex = Namespace + "benchmarkIndex"
+	// BenchmarkTime is the datatype property perfonto:benchmarkTime. The benchmarked time of the element, in microseconds like the scalar benchmark properties.
+	BenchmarkTime = Namespace + "benchmarkTime"
 	// HasFuzzyMembership is the object property perfonto:hasFuzzyMembership. A fuzzy membership of the subject's measured value in a linguistic term.
 	HasFuzzyMembership = Namespace + "hasFuzzyMembership"
 	// MembershipTerm is the object property perfonto:membershipTerm. The linguistic term whose fuzzy set the membership degree is about.
