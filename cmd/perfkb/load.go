@@ -144,8 +144,9 @@ func loadProgress(app *App, name string, opts *kb.LoadOptions) (done func()) {
 	opts.CommitProgress = func(done, total int64) {
 		if writing == nil {
 			reading.Done()
-			writing = app.NewProgress(fmt.Sprintf("writing %s triples of %s to the store", humanCount(total), name), "quads")
+			writing = app.NewProgress(fmt.Sprintf("writing %s to the store (sorting, indexes):", name), "quads")
 		}
+		writing.SetTotal(total)
 		writing.Set(done)
 	}
 	return func() {

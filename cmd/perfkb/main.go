@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -41,12 +43,39 @@ type App struct {
 	Stdout    io.Writer
 	Stderr    io.Writer
 	Stdin     io.Reader
+
+	// command is the running subcommand's path without "perfkb " (e.g.
+	// "sites add"); OpenStore creates a missing store only for the
+	// commands in creatingCommands.
+	command string
+}
+
+// creatingCommands are the subcommands that write data and may therefore
+// create a store that does not exist yet. Every other command fails with
+// "no store at PATH", so that a mistyped --store is reported instead of
+// being answered from a fresh, empty store.
+var creatingCommands = map[string]bool{
+	"load": true, "demo": true, "serve": true, "sites add": true, "convert": true,
 }
 
 // OpenStore opens the store named by --store (the embedded default when
-// unset).
+// unset). A malformed specification is a usage error (exit 2); a missing
+// on-disk store is created only by the commands in creatingCommands, the
+// others get "no store at PATH" (exit 3) with a hint.
 func (a *App) OpenStore(ctx context.Context) (kb.Dataset, error) {
-	return store.Open(ctx, a.StoreSpec, store.Options{})
+	if _, err := store.ParseSpec(a.StoreSpec); err != nil {
+		return nil, usageError(err)
+	}
+	ds, err := store.Open(ctx, a.StoreSpec, store.Options{MustExist: a.command != "" && !creatingCommands[a.command]})
+	var nf *store.NotFoundError
+	if errors.As(err, &nf) {
+		hint := "create one with 'perfkb load FILE' or 'perfkb demo', or name another with --store"
+		if a.command == "query" {
+			hint += ", or query files with --data FILE"
+		}
+		return nil, &exitError{code: exitOther, err: fmt.Errorf("%w (%s)", nf, hint)}
+	}
+	return ds, err
 }
 
 // IsTerminal reports whether w is a terminal, to choose tables and progress
@@ -66,6 +95,9 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 // usageError marks err as a usage error (exit 2).
+//
+// A file named on the command line that does not exist is a usage error
+// too (see exitCode); a missing store is not (exit 3, see OpenStore).
 func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
 
 // exitCode maps an error to the process exit code.
@@ -77,9 +109,18 @@ func exitCode(err error) int {
 	if errors.As(err, &e) {
 		return e.code
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// A data, query or rule file named on the command line is missing:
+		// the user named the wrong thing, as with any other bad argument.
+		// (Checked first: a loader may wrap it in a positioned error.)
+		return exitUsage
+	}
 	var invalid interface{ InvalidInput() bool }
 	if errors.As(err, &invalid) && invalid.InvalidInput() {
 		return exitInvalidInput
+	}
+	if store.IsSpecError(err) {
+		return exitUsage
 	}
 	return exitOther
 }
@@ -93,7 +134,13 @@ PERFONTO ontology, runs analysis rules written in Jena rule syntax over it,
 and answers SPARQL 1.1 queries on the command line and over HTTP.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			app.command = strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+			return nil
+		},
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&app.StoreSpec, "store", store.DefaultSpec,
 		"store to use: native:PATH (default, embedded), memory:, leveldb:PATH, memstore:, or a postgres:// DSN")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
@@ -101,6 +148,12 @@ and answers SPARQL 1.1 queries on the command line and over HTTP.`,
 		root.AddCommand(newCommand(app))
 	}
 	return root
+}
+
+func init() {
+	// Subcommands may add their own PersistentPreRunE; the root's one (which
+	// records the command for OpenStore) must still run.
+	cobra.EnableTraverseRunHooks = true
 }
 
 func main() {

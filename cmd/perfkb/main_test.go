@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -48,5 +50,86 @@ func TestHumanCount(t *testing.T) {
 		if got := humanCount(n); got != want {
 			t.Errorf("humanCount(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// TestExitCodeTable runs each case of the README's exit status table
+// through the real command line.
+func TestExitCodeTable(t *testing.T) {
+	dir := t.TempDir()
+	missingStore := filepath.Join(dir, "typo.db")
+	data := "testdata/query-data.ttl"
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		contains string
+	}{
+		{"success", []string{"query", "--data", data, "-e", "ASK { ?s ?p ?o }"}, exitOK, "true"},
+		{"--version", []string{"--version"}, exitOK, "perfkb "},
+		{"version", []string{"version"}, exitOK, "revision"},
+		{"query syntax error", []string{"query", "--data", data, "-e", "SELECT * { ?s ?p }"}, exitInvalidInput, "<expression>:1:"},
+		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
+		{"unknown flag", []string{"stats", "--frob"}, exitUsage, "unknown flag"},
+		{"load missing file", []string{"--store", "memory:", "load", filepath.Join(dir, "none.nt")}, exitUsage, "none.nt"},
+		{"query missing --data file", []string{"query", "--data", filepath.Join(dir, "none.ttl"), "-e", "ASK {}"}, exitUsage, "none.ttl"},
+		{"query missing --query file", []string{"query", "--data", data, "--query", filepath.Join(dir, "none.rq")}, exitUsage, "none.rq"},
+		{"unknown store scheme", []string{"--store", "bogus:x", "stats"}, exitUsage, "unknown backend"},
+		{"unknown store scheme on query", []string{"--store", "bogus:x", "query", "-e", "ASK {}"}, exitUsage, "unknown backend"},
+		{"format yaml", []string{"query", "--data", data, "--format", "yaml", "-e", "ASK {}"}, exitUsage, "--format"},
+		{"format turtle on SELECT", []string{"query", "--data", data, "--format", "turtle", "-e", "SELECT * { ?s ?p ?o }"}, exitUsage, "SELECT"},
+		{"format csv on CONSTRUCT", []string{"query", "--data", data, "--format", "csv", "-e", "CONSTRUCT WHERE { ?s ?p ?o }"}, exitUsage, "CONSTRUCT"},
+		{"format tsv on DESCRIBE", []string{"query", "--data", data, "--format", "tsv", "-e", "DESCRIBE <http://example.org/a>"}, exitUsage, "DESCRIBE"},
+		{"reason bad format", []string{"--store", "memory:", "reason", "--format", "yaml"}, exitUsage, "--format"},
+		{"reason missing rule file", []string{"--store", "memory:", "reason", "--rules", filepath.Join(dir, "none.rules")}, exitUsage, "none.rules"},
+		{"stats on a missing store", []string{"--store", missingStore, "stats"}, exitOther, "no store at " + missingStore},
+		{"graphs on a missing store", []string{"--store", "native:" + missingStore, "graphs"}, exitOther, "no store at"},
+		{"export on a missing store", []string{"--store", missingStore, "export"}, exitOther, "no store at"},
+		{"query on a missing store", []string{"--store", missingStore, "query", "-e", "ASK {}"}, exitOther, "--data"},
+		{"reason on a missing store", []string{"--store", missingStore, "reason"}, exitOther, "perfkb load"},
+		{"drop-graph on a missing store", []string{"--store", missingStore, "drop-graph", "http://ex/g"}, exitOther, "no store at"},
+		{"row limit", []string{"query", "--data", data, "--max-rows", "1", "-e", "SELECT * { ?s ?p ?o }"}, exitOther, "row limit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tc.args, strings.NewReader(""), &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tc.code, stdout.String(), stderr.String())
+			}
+			if out := stdout.String() + stderr.String(); !strings.Contains(out, tc.contains) {
+				t.Errorf("output %q does not contain %q", out, tc.contains)
+			}
+		})
+	}
+	if _, err := os.Stat(missingStore); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a read command created the store %s (stat: %v)", missingStore, err)
+	}
+}
+
+// TestQueryWithoutStoreSaysSo: 'perfkb query' in a directory without
+// ./perfkb.db must not create one.
+func TestQueryWithoutStoreSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"query", "-e", "ASK {}"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitOther || !strings.Contains(stderr.String(), "no store at ./perfkb.db") {
+		t.Fatalf("exit %d, stderr %q; want 3 and 'no store at ./perfkb.db'", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "perfkb.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("query created ./perfkb.db (stat: %v)", err)
+	}
+	// load is a writing command: it creates the store.
+	nt := filepath.Join(dir, "a.nt")
+	if err := os.WriteFile(nt, []byte("<http://ex/a> <http://ex/p> <http://ex/b> .\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"load", nt}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("load: exit %d: %s", code, stderr.String())
+	}
+	stdout.Reset()
+	if code := run([]string{"query", "--format", "tsv", "-e", "SELECT ?o { ?s ?p ?o }"}, strings.NewReader(""), &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "<http://ex/b>") {
+		t.Fatalf("query after load: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/results"
 )
@@ -52,8 +53,9 @@ unless --format turtle. --update runs a SPARQL 1.1 Update request; with
 --data/--named the resulting dataset is printed as N-Quads.
 
 Exit status: 0 success, 1 invalid query (syntax or static error, with
-line:column), 2 usage error, 3 any other error (unreadable file, evaluation
-error, timeout, row limit).`,
+line:column), 2 usage error (also a --format the query form cannot be
+written in, or a named file that does not exist), 3 any other error (no
+store, evaluation error, timeout, row limit).`,
 		Example: `  perfkb query -e 'SELECT * { ?s ?p ?o } LIMIT 10'
   perfkb query --data data.ttl --query q.rq --format tsv
   perfkb query --named http://ex/g=g.ttl --query q.rq --explain`,
@@ -165,6 +167,9 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	prepared, err := query.Prepare(text, opts)
 	if err != nil {
 		return located(err)
+	}
+	if err := checkFormatForForm(prepared.Form(), format); err != nil {
+		return usageError(err)
 	}
 	if f.parseOnly {
 		return nil
@@ -290,6 +295,24 @@ func dumpDataset(ctx context.Context, app *App, ds kb.Dataset) error {
 		if _, err := fmt.Fprintln(app.Stdout, l); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkFormatForForm rejects a --format the query's result cannot be written
+// in (CSV for a CONSTRUCT, Turtle for a SELECT) instead of silently writing
+// another format.
+func checkFormatForForm(form algebra.QueryForm, format results.Format) error {
+	if format == "" {
+		return nil
+	}
+	graph := form == algebra.FormConstruct || form == algebra.FormDescribe
+	isGraphFormat := format == results.NTriples || format == results.Turtle
+	switch {
+	case graph && !isGraphFormat:
+		return fmt.Errorf("--format %s cannot hold the triples of a %s query (want ntriples or turtle)", format, form)
+	case !graph && isGraphFormat:
+		return fmt.Errorf("--format %s cannot hold the result of a %s query (want json, xml, csv, tsv or table)", format, form)
 	}
 	return nil
 }

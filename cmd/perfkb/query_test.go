@@ -27,7 +27,7 @@ func TestQueryCommand(t *testing.T) {
 		{"no query", []string{"query", "--data", data}, exitUsage, "exactly one"},
 		{"bad format", []string{"query", "--format", "yaml", "-e", "ASK {}"}, exitUsage, "--format"},
 		{"bad named", []string{"query", "--named", "nofile", "-e", "ASK {}"}, exitUsage, "IRI=FILE"},
-		{"missing data file", []string{"query", "--data", "testdata/none.ttl", "-e", "ASK {}"}, exitOther, "none.ttl"},
+		{"missing data file", []string{"query", "--data", "testdata/none.ttl", "-e", "ASK {}"}, exitUsage, "none.ttl"},
 		{"row limit", []string{"query", "--data", data, "--max-rows", "1", "-e", "SELECT * { ?s ?p ?o }"}, exitOther, "row limit"},
 	}
 	for _, tc := range tests {

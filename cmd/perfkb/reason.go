@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -29,6 +31,8 @@ func newReasonCmd(app *App) *cobra.Command {
 		noDerivations bool
 		maxIterations int
 		maxDerived    int64
+		limit         int
+		all           bool
 	)
 	cmd := &cobra.Command{
 		Use:   "reason",
@@ -37,7 +41,9 @@ func newReasonCmd(app *App) *cobra.Command {
 store: it derives every consequence to a fixpoint (semi-naive forward
 chaining), writes the new triples to the graph <urn:x-perfkb:inferred> with a
 derivation record for each, and prints the performance problems
-(perfonto:hasProblem findings) most severe first.
+(perfonto:hasProblem findings): a summary per problem class (count, worst
+severity), then the --limit most severe findings (default 20; --all prints
+every one). --format json always holds every finding.
 
 Without --rules it runs the shipped sets RDFS, OWL and PERFONTO (see
 'perfkb rules list'); --rules takes a file or a shipped set name and may be
@@ -55,6 +61,15 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "table" && format != "json" {
 				return usageError(fmt.Errorf("--format must be table or json, not %q", format))
+			}
+			if limit < 0 {
+				return usageError(fmt.Errorf("--limit must be 0 or more, got %d", limit))
+			}
+			if all {
+				limit = 0
+			}
+			if err := checkRuleSources(ruleFiles); err != nil {
+				return usageError(err)
 			}
 			defs, err := parseDefines(defines)
 			if err != nil {
@@ -90,11 +105,11 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 				return err
 			}
 			defer ds.Close()
-			progress := app.NewProgress("reasoning:", "triples derived")
+			progress := app.NewProgress("reasoning: reading the store", "triples")
 			opts := reasoner.Options{
 				MaxIterations: maxIterations, MaxDerived: maxDerived,
 				Reset: reset, NoDerivations: noDerivations, Print: app.Stderr,
-				Progress: func(p reasoner.Progress) { progress.Set(p.Derived) },
+				Progress: func(p reasoner.Progress) { reasonProgress(progress, p) },
 			}
 			sum, runErr := reasoner.Run(ctx, ds, prog, opts)
 			progress.Done()
@@ -107,7 +122,7 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 			if err != nil {
 				return err
 			}
-			return writeFindings(app.Stdout, format, findings, sum)
+			return writeFindings(app.Stdout, format, findings, sum, limit)
 		},
 	}
 	f := cmd.Flags()
@@ -120,6 +135,8 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 	f.BoolVar(&noDerivations, "no-derivations", false, "do not record derivations (faster; no --explain for new triples)")
 	f.IntVar(&maxIterations, "max-iterations", 0, "stop after this many rounds (default 10000)")
 	f.Int64Var(&maxDerived, "max-derived", 0, "stop after deriving this many triples (default: no limit)")
+	f.IntVar(&limit, "limit", 20, "print only the N most severe findings after the per-class summary (table format)")
+	f.BoolVar(&all, "all", false, "print every finding (same as --limit 0)")
 	return cmd
 }
 
@@ -144,7 +161,82 @@ func parseTermArg(s string) (kb.Term, error) {
 	return kb.IRI(s), nil
 }
 
-func writeFindings(w io.Writer, format string, findings []reasoner.Finding, sum reasoner.Summary) error {
+// reasonProgress names the reasoner's phase on the progress line: reading
+// the store, then each round of rules with the triples derived so far.
+func reasonProgress(p *Progress, rp reasoner.Progress) {
+	switch rp.Phase {
+	case "load":
+		p.Phase("reasoning: reading the store", "triples")
+		p.Set(rp.Loaded)
+	case "round":
+		p.Phase(fmt.Sprintf("reasoning: round %d of rules over %s triples", rp.Round, humanCount(rp.Loaded)), "triples derived")
+		p.Set(rp.Derived)
+	default:
+		p.Phase("reasoning: writing derived triples", "triples derived")
+		p.Set(rp.Derived)
+	}
+}
+
+// checkRuleSources reports a --rules file that does not exist (a usage
+// error) before any work starts; shipped set names are not files.
+func checkRuleSources(sources []string) error {
+	for _, src := range sources {
+		if _, _, ok := rules.Lookup(src); ok {
+			continue
+		}
+		if _, err := os.Stat(src); err != nil {
+			return fmt.Errorf("--rules %s: no such file or shipped set (shipped: %s)", src, strings.Join(rules.Names(), ", "))
+		}
+	}
+	return nil
+}
+
+// classSummary is one line of the per-class summary of perfkb reason.
+type classSummary struct {
+	name  string
+	count int
+	worst float64
+	has   bool // some finding of the class has a severity
+}
+
+// summarizeFindings counts findings per problem class, worst class first
+// (by highest severity, then by count).
+func summarizeFindings(findings []reasoner.Finding) []classSummary {
+	byName := map[string]*classSummary{}
+	var out []*classSummary
+	for _, f := range findings {
+		c := byName[f.TypeName()]
+		if c == nil {
+			c = &classSummary{name: f.TypeName()}
+			byName[c.name] = c
+			out = append(out, c)
+		}
+		c.count++
+		if f.HasSeverity && (!c.has || f.Severity > c.worst) {
+			c.worst, c.has = f.Severity, true
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.has != b.has {
+			return a.has
+		}
+		if a.worst != b.worst {
+			return a.worst > b.worst
+		}
+		if a.count != b.count {
+			return a.count > b.count
+		}
+		return a.name < b.name
+	})
+	res := make([]classSummary, len(out))
+	for i, c := range out {
+		res[i] = *c
+	}
+	return res
+}
+
+func writeFindings(w io.Writer, format string, findings []reasoner.Finding, sum reasoner.Summary, limit int) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -158,19 +250,46 @@ func writeFindings(w io.Writer, format string, findings []reasoner.Finding, sum 
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	classes := summarizeFindings(findings)
+	fmt.Fprintf(tw, "%s findings of %d problem classes\n", humanCount(int64(len(findings))), len(classes))
+	fmt.Fprintln(tw, "PROBLEM CLASS\tFINDINGS\tWORST SEVERITY")
+	for _, c := range classes {
+		worst := "-"
+		if c.has {
+			worst = formatNumber(c.worst)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.name, humanCount(int64(c.count)), worst)
+	}
+	fmt.Fprintln(tw)
+	shown := findings
+	if limit > 0 && len(shown) > limit {
+		shown = shown[:limit]
+		fmt.Fprintf(tw, "the %d most severe (--limit N, --all for all %s):\n", limit, humanCount(int64(len(findings))))
+	}
 	fmt.Fprintln(tw, "PROBLEM\tSEVERITY\tSUBJECT\tMETRIC\tVALUE\tDESCRIPTION")
-	for _, f := range findings {
+	for _, f := range shown {
 		sev := "-"
 		if f.HasSeverity {
-			sev = strconv.FormatFloat(f.Severity, 'f', -1, 64) + " " + f.SeverityClass
+			sev = formatNumber(f.Severity) + " " + f.SeverityClass
 		}
 		metric, value := f.MetricName, f.MetricValue.Value
 		if metric == "" {
 			metric, value = "-", "-"
+		} else if v, err := strconv.ParseFloat(value, 64); err == nil {
+			value = formatNumber(v)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.TypeName(), sev, f.Subject.Value, metric, value, f.Description)
 	}
 	return tw.Flush()
+}
+
+// formatNumber prints a measured value readably: 7.7474057993029995E9
+// becomes 7.747e+09, 0.8125 stays 0.8125, 1234 stays 1234.
+func formatNumber(v float64) string {
+	if v == float64(int64(v)) && v > -1e15 && v < 1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
 func writeExplanation(w io.Writer, format string, term kb.Term, ders []*reasoner.Derivation) error {

@@ -8,7 +8,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -25,6 +28,36 @@ type Options struct {
 	// ReadOnly opens an existing store without write access where the
 	// backend supports it.
 	ReadOnly bool
+	// MustExist makes Open fail with a *NotFoundError instead of creating
+	// an empty store when an on-disk store (native:, leveldb:) is missing.
+	// Read commands set it so that a mistyped path is reported rather than
+	// silently answered from a new, empty store.
+	MustExist bool
+}
+
+// NotFoundError reports that an on-disk store named by a specification does
+// not exist (and was not created because Options.MustExist was set).
+type NotFoundError struct {
+	Spec string // the specification as given
+	Path string // the path that does not exist
+}
+
+func (e *NotFoundError) Error() string { return "no store at " + e.Path }
+
+// SpecError reports a store specification that cannot be parsed (an unknown
+// backend, a missing path): a usage mistake, not a failure of the store.
+type SpecError struct{ msg string }
+
+func (e *SpecError) Error() string { return e.msg }
+
+func specErrorf(format string, args ...any) error {
+	return &SpecError{msg: fmt.Sprintf(format, args...)}
+}
+
+// IsSpecError reports whether err comes from a malformed specification.
+func IsSpecError(err error) bool {
+	var se *SpecError
+	return errors.As(err, &se)
 }
 
 // Spec is a parsed store specification.
@@ -50,20 +83,26 @@ func ParseSpec(spec string) (Spec, error) {
 		return Spec{Backend: backend}, nil
 	case "native", "leveldb":
 		if path == "" {
-			return Spec{}, fmt.Errorf("store %q: %s needs a path, e.g. %s:./perfkb.db", spec, backend, backend)
+			return Spec{}, specErrorf("store %q: %s needs a path, e.g. %s:./perfkb.db", spec, backend, backend)
 		}
 		return Spec{Backend: backend, Path: path}, nil
 	case "postgres", "postgresql":
 		return Spec{Backend: "postgres", Path: path}, nil
 	}
-	return Spec{}, fmt.Errorf("store %q: unknown backend %q (want memory:, native:PATH, leveldb:PATH, memstore: or a postgres:// DSN)", spec, backend)
+	return Spec{}, specErrorf("store %q: unknown backend %q (want memory:, native:PATH, leveldb:PATH, memstore: or a postgres:// DSN)", spec, backend)
 }
 
-// Open opens (creating if needed) the store a specification names.
+// Open opens the store a specification names, creating an on-disk store
+// that does not exist yet unless opts.MustExist is set.
 func Open(ctx context.Context, spec string, opts Options) (kb.Dataset, error) {
 	s, err := ParseSpec(spec)
 	if err != nil {
 		return nil, err
+	}
+	if opts.MustExist && (s.Backend == "native" || s.Backend == "leveldb") {
+		if _, err := os.Stat(s.Path); errors.Is(err, fs.ErrNotExist) {
+			return nil, &NotFoundError{Spec: spec, Path: s.Path}
+		}
 	}
 	switch s.Backend {
 	case "memory":
@@ -80,7 +119,7 @@ func Open(ctx context.Context, spec string, opts Options) (kb.Dataset, error) {
 		return cayleyadapter.Open(ctx, cayleyadapter.LevelDB, s.Path, cayleyadapter.OpenOptions{})
 	case "postgres":
 		if s.Path == "" {
-			return nil, fmt.Errorf("store %q: postgres needs a DSN, e.g. postgres://user@host/db", spec)
+			return nil, specErrorf("store %q: postgres needs a DSN, e.g. postgres://user@host/db", spec)
 		}
 		return cayleyadapter.Open(ctx, cayleyadapter.Postgres, s.Path, cayleyadapter.OpenOptions{})
 	}

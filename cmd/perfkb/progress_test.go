@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the ticker goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestProgressLine(t *testing.T) {
+	p := newProgress(&bytes.Buffer{}, "writing x.nt:", "quads", false, time.Hour)
+	defer p.Done()
+	p.start = time.Now().Add(-2 * time.Second)
+	p.phaseStart = p.start
+	p.SetTotal(1000)
+	p.Set(250)
+	line := p.line(p.start.Add(2 * time.Second))
+	for _, want := range []string{"writing x.nt: 250 of 1,000 quads", "125 quads/s", "25%", "ETA 6s", "2.0s"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %q lacks %q", line, want)
+		}
+	}
+	p.Phase("round 2 of rules", "triples derived")
+	if line := p.line(time.Now()); !strings.HasPrefix(line, "round 2 of rules 0 triples derived") || strings.Contains(line, "%") {
+		t.Errorf("after Phase, line = %q; want the new phase, count reset, no percent", line)
+	}
+}
+
+// TestProgressTicks: with nothing reported the line is still redrawn, so a
+// long phase does not look hung.
+func TestProgressTicks(t *testing.T) {
+	var out lockedBuffer
+	p := newProgress(&out, "sorting", "quads", true, 5*time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(out.String(), "\r") < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.Done()
+	if n := strings.Count(out.String(), "\r"); n < 3 {
+		t.Fatalf("progress drew %d times without any Set; want the ticker to redraw", n)
+	}
+	if !strings.Contains(out.String(), "sorting 0 quads") {
+		t.Errorf("output %q lacks the phase label", out.String())
+	}
+}

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/reasoner"
+)
+
+func TestWriteFindingsSummaryAndLimit(t *testing.T) {
+	const ns = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+	mk := func(class string, sev float64) reasoner.Finding {
+		return reasoner.Finding{Subject: kb.IRI("http://ex/rs"), Type: ns + class, Severity: sev, HasSeverity: true, SeverityClass: "high"}
+	}
+	findings := []reasoner.Finding{mk("LateSender", 0.9), mk("BigMessage", 0.5), mk("LateSender", 0.7), mk("LateSender", 0.2), mk("BigMessage", 0.1)}
+	var b bytes.Buffer
+	if err := writeFindings(&b, "table", findings, reasoner.Summary{}, 2); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"5 findings of 2 problem classes", "the 2 most severe", "--all for all 5"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Summary: LateSender (3, worst 0.9) before BigMessage (2, worst 0.5).
+	ls, bm := strings.Index(out, "LateSender  "), strings.Index(out, "BigMessage  ")
+	if ls < 0 || bm < 0 || ls > bm {
+		t.Errorf("summary not worst first:\n%s", out)
+	}
+	if n := strings.Count(out, "http://ex/rs"); n != 2 {
+		t.Errorf("--limit 2 printed %d findings:\n%s", n, out)
+	}
+	b.Reset()
+	if err := writeFindings(&b, "table", findings, reasoner.Summary{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "http://ex/rs"); n != 5 {
+		t.Errorf("--all printed %d findings, want 5", n)
+	}
+}
+
+func TestFormatNumber(t *testing.T) {
+	for v, want := range map[float64]string{7.7474057993029995e9: "7.747e+09", 1.4406074500999998e7: "1.441e+07", 0.8125: "0.8125", 42: "42", 0.123456: "0.1235"} {
+		if got := formatNumber(v); got != want {
+			t.Errorf("formatNumber(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
