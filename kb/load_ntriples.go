@@ -260,9 +260,15 @@ func (p *lineParser) iri(roleIndex int) (Term, error) {
 			}
 			return IRI(iri), nil
 		case c == '\\':
+			escStart := p.pos
 			r, err := p.uchar()
 			if err != nil {
 				return Term{}, err
+			}
+			// An escape cannot smuggle in a character IRIREF forbids
+			// (the same rule as Turtle's).
+			if r <= 0x20 || strings.ContainsRune("<>\"{}|^`\\", r) {
+				return Term{}, p.errAt(escStart, "escaped character %U is not allowed in an IRI", r)
 			}
 			b.WriteRune(r)
 		case c <= 0x20 || c == '<' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`':

@@ -223,6 +223,8 @@ func TestLoadSyntaxErrors(t *testing.T) {
 		{"nt error on line 3", kb.FormatNTriples, "<http://a> <http://b> <http://c> .\n# comment\n<http://a> <http://b> \"abc .\n", 3, 23, "unterminated string literal"},
 		{"nt relative IRI", kb.FormatNTriples, "<http://a> <http://b> <c> .\n", 1, 23, "object IRI <c> is relative"},
 		{"nt column counts characters", kb.FormatNTriples, "<http://a> <http://ü> \"ü\" x .\n", 1, 27, `expected '.' after the object, found "x"`},
+		{"nt escaped space in IRI", kb.FormatNTriples, "<http://a/\\u0020b> <http://b> <http://c> .\n", 1, 10, "escaped character U+0020 is not allowed in an IRI"},
+		{"nt lone surrogate", kb.FormatNTriples, "<http://a> <http://b> \"\\uD800\" .\n", 1, 24, "invalid escape sequence"},
 		{"nt literal subject", kb.FormatNTriples, "\n\n  \"s\" <http://b> <http://c> .\n", 3, 3, "expected a subject"},
 		{"nt bad escape", kb.FormatNTriples, "<http://a> <http://b> \"a\\qb\" .\n", 1, 25, `invalid escape sequence \q`},
 		{"nt bad language tag", kb.FormatNTriples, "<http://a> <http://b> \"a\"@ .\n", 1, 26, "invalid language tag"},
@@ -486,5 +488,50 @@ func TestLoadQuadsAtomic(t *testing.T) {
 	}
 	if n, _ := ds.Count(ctx, kb.Pattern{}, true); n != 2 {
 		t.Fatalf("store holds %d quads, want 2", n)
+	}
+}
+
+// TestLoadTurtleHostileInputs holds inputs that crashed the process or
+// corrupted data through knakk/rdf's Turtle parser (issue 16, defects 1, 5
+// and 10): each load fails with a positioned *kb.SyntaxError and stores
+// nothing, or stores exactly the statements written.
+func TestLoadTurtleHostileInputs(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, doc string
+		line, col int
+	}{
+		{"line starting with .5", "<http://a/s> <http://a/p> <http://a/o> .\n.5\n", 2, 1},
+		{"four quotes", `<http://a/s> <http://a/p> """"x"`, 1, 27},
+		{"unclosed [ in the last statement", "@prefix ex: <http://ex/> .\nex:s ex:p [ ex:p ex:o .", 2, 23},
+		{"unclosed ( in the last statement", "@prefix ex: <http://ex/> .\nex:s ex:p ( ex:o .", 2, 18},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := kb.NewMemory()
+			_, err := kb.Load(ctx, ds, strings.NewReader(tc.doc), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "in.ttl"})
+			var se *kb.SyntaxError
+			if !errors.As(err, &se) || se.Line != tc.line || se.Column != tc.col {
+				t.Fatalf("Load = %v; want a *kb.SyntaxError at in.ttl:%d:%d", err, tc.line, tc.col)
+			}
+			if n, _ := ds.Count(ctx, kb.Pattern{}, true); n != 0 {
+				t.Errorf("the failed load stored %d quads", n)
+			}
+		})
+	}
+	// [] must not merge with an explicit _:b1 (knakk named it b1).
+	ds := kb.NewMemory()
+	doc := "@prefix ex: <http://ex/> .\n_:b1 ex:p ex:o1 .\n[] ex:p ex:o2 .\n[ ex:q ex:o3 ] ex:p ex:o4 .\n_:b2 ex:p ex:o5 .\n"
+	if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatTurtle}); err != nil {
+		t.Fatal(err)
+	}
+	p, _, _ := ds.Lookup(ctx, kb.IRI("http://ex/p"))
+	it := ds.Match(ctx, kb.Pattern{P: p})
+	subjects := map[kb.ID]bool{}
+	for it.Next() {
+		subjects[it.Quad().S] = true
+	}
+	it.Close()
+	if len(subjects) != 4 {
+		t.Errorf("4 distinct blank subjects of ex:p written, %d stored: anonymous nodes merged with labelled ones", len(subjects))
 	}
 }
