@@ -223,7 +223,7 @@ func TestLoadSyntaxErrors(t *testing.T) {
 		{"nt error on line 3", kb.FormatNTriples, "<http://a> <http://b> <http://c> .\n# comment\n<http://a> <http://b> \"abc .\n", 3, 23, "unterminated string literal"},
 		{"nt relative IRI", kb.FormatNTriples, "<http://a> <http://b> <c> .\n", 1, 23, "object IRI <c> is relative"},
 		{"nt column counts characters", kb.FormatNTriples, "<http://a> <http://ü> \"ü\" x .\n", 1, 27, `expected '.' after the object, found "x"`},
-		{"nt escaped space in IRI", kb.FormatNTriples, "<http://a/\\u0020b> <http://b> <http://c> .\n", 1, 10, "escaped character U+0020 is not allowed in an IRI"},
+		{"nt escaped space in IRI", kb.FormatNTriples, "<http://a/\\u0020b> <http://b> <http://c> .\n", 1, 11, "escaped character U+0020 is not allowed in an IRI"},
 		{"nt lone surrogate", kb.FormatNTriples, "<http://a> <http://b> \"\\uD800\" .\n", 1, 24, "invalid escape sequence"},
 		{"nt literal subject", kb.FormatNTriples, "\n\n  \"s\" <http://b> <http://c> .\n", 3, 3, "expected a subject"},
 		{"nt bad escape", kb.FormatNTriples, "<http://a> <http://b> \"a\\qb\" .\n", 1, 25, `invalid escape sequence \q`},
