@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -49,27 +50,9 @@ func lng(n int64) kb.Term { return kb.Literal(strconv.FormatInt(n, 10), ontology
 
 func integer(n int64) kb.Term { return kb.Literal(strconv.FormatInt(n, 10), ontology.XSDInteger) }
 
-// Segment escapes a source key as one IRI path segment: unreserved
-// characters stay, every other byte is percent-encoded, so distinct keys
-// give distinct segments (the rule convert.EscapeSegment follows).
-func Segment(s string) string {
-	if s == "" {
-		return "~"
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "%%%02X", c)
-		}
-	}
-	if b.String() == "." || b.String() == ".." {
-		return strings.ReplaceAll(b.String(), ".", "%2E")
-	}
-	return b.String()
-}
+// Segment escapes a source key as one IRI path segment, as
+// convert.EscapeSegment does (distinct keys give distinct segments).
+func Segment(s string) string { return convert.EscapeSegment(s) }
 
 // Names gives the IRIs of one experiment's resources.
 type Names struct {
