@@ -11,11 +11,12 @@ var files embed.FS
 
 // shipped maps the @include names to the embedded files.
 var shipped = map[string]string{
-	"RDFS":       "rdfs.rules",
-	"OWL":        "owl-rl.rules",
-	"OWL-RL":     "owl-rl.rules",
-	"PERFONTO":   "perfonto.rules",
-	"MONITORING": "monitoring.rules",
+	"RDFS":        "rdfs.rules",
+	"OWL":         "owl-rl.rules",
+	"OWL-RL":      "owl-rl.rules",
+	"PERFONTO":    "perfonto.rules",
+	"MONITORING":  "monitoring.rules",
+	"SCALABILITY": "scalability.rules", // findings over perfkb analyze results
 }
 
 // Default lists the rule sets perfkb reason runs when no --rules is given,

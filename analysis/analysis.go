@@ -1,0 +1,338 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/reasoner"
+)
+
+// Options control Run.
+type Options struct {
+	// Soft configures the soft analysis; nil uses DefaultSoftConfig.
+	Soft *SoftConfig
+	// Diffs lists (base, trial) experiment IRI pairs to compare; their
+	// differences are written to the analysis graph too.
+	Diffs [][2]string
+	// NoRules skips the shipped SCALABILITY rules.
+	NoRules bool
+	// Defines overrides named constants of the SCALABILITY rules.
+	Defines map[string]string
+	// DryRun computes everything but leaves the store unchanged.
+	DryRun bool
+}
+
+// Result is everything one run computed.
+type Result struct {
+	Groups      []*Group
+	Experiments []*ExperimentResult
+	Diffs       []*Diff
+	Soft        *SoftResult
+	Findings    []reasoner.Finding
+	Issues      []Issue
+	// Quads is the number of quads written to the analysis graph.
+	Quads    int
+	Duration time.Duration
+	byIRI    map[string]*ExperimentResult
+}
+
+// Experiment returns the result of the experiment with the IRI, or nil.
+func (r *Result) Experiment(iri string) *ExperimentResult { return r.byIRI[iri] }
+
+// Run reads the experiments of ds, runs the multi-experiment, overhead and
+// soft analyses and the SCALABILITY rules, and replaces the analysis graph
+// with the results in one atomic Apply. Bad input is reported in
+// Result.Issues and skipped.
+func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
+	start := time.Now()
+	h, err := overheads()
+	if err != nil {
+		return nil, fmt.Errorf("analysis: overhead classification: %w", err)
+	}
+	d, err := Read(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Issues: d.Issues, byIRI: map[string]*ExperimentResult{}}
+	var issues []Issue
+	res.Groups, res.Experiments, issues = analyseScaling(d, h)
+	res.Issues = append(res.Issues, issues...)
+	for _, e := range res.Experiments {
+		res.byIRI[e.Exp.IRI] = e
+	}
+	cfg := opts.Soft
+	if cfg == nil {
+		cfg = DefaultSoftConfig()
+	}
+	res.Soft = analyseSoft(res, cfg)
+	for _, pair := range opts.Diffs {
+		df, err := Compare(d, pair[0], pair[1])
+		if err != nil {
+			return nil, err
+		}
+		res.Diffs = append(res.Diffs, df)
+	}
+	w := &writer{}
+	w.results(res, h)
+	w.soft(res.Soft)
+	for _, df := range res.Diffs {
+		w.diff(df)
+	}
+	quads := w.quads
+	if !opts.NoRules {
+		mem := kb.NewMemory()
+		ids, err := kb.InternQuads(ctx, mem, quads)
+		if err != nil {
+			return nil, err
+		}
+		if err := mem.Apply(ctx, kb.Delta{Add: ids}); err != nil {
+			return nil, err
+		}
+		prog, err := reasoner.LoadProgram([]string{"SCALABILITY"}, reasoner.ParseOptions{Defines: opts.Defines})
+		if err != nil {
+			return nil, fmt.Errorf("analysis: scalability rules: %w", err)
+		}
+		if _, err := reasoner.Run(ctx, mem, prog, reasoner.Options{InferredGraph: Graph, NoDerivations: true}); err != nil {
+			return nil, fmt.Errorf("analysis: scalability rules: %w", err)
+		}
+		if res.Findings, err = reasoner.Findings(ctx, mem, reasoner.FindingFilter{}); err != nil {
+			return nil, err
+		}
+		all, err := kb.Collect(mem.Match(ctx, kb.Pattern{}))
+		if err != nil {
+			return nil, err
+		}
+		quads = quads[:0]
+		for _, q := range all {
+			tq, err := kb.ResolveQuad(ctx, mem, q)
+			if err != nil {
+				return nil, err
+			}
+			tq.G = Graph
+			quads = append(quads, tq)
+		}
+	}
+	res.Quads = len(quads)
+	if !opts.DryRun {
+		if err := Replace(ctx, ds, quads); err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(res.Issues, func(i, j int) bool { return res.Issues[i].Experiment < res.Issues[j].Experiment })
+	res.Duration = time.Since(start)
+	return res, nil
+}
+
+// Replace swaps the content of the analysis graph for quads in one atomic
+// Apply.
+func Replace(ctx context.Context, ds kb.Dataset, quads []kb.TermQuad) error {
+	var remove []kb.Quad
+	g, ok, err := ds.Lookup(ctx, Graph)
+	if err != nil {
+		return fmt.Errorf("analysis: %w", err)
+	}
+	if ok {
+		if remove, err = kb.Collect(ds.Match(ctx, kb.Pattern{G: g})); err != nil {
+			return fmt.Errorf("analysis: %w", err)
+		}
+	}
+	for i := range quads {
+		quads[i].G = Graph
+	}
+	add, err := kb.InternQuads(ctx, ds, quads)
+	if err != nil {
+		return fmt.Errorf("analysis: %w", err)
+	}
+	if err := ds.Apply(ctx, kb.Delta{Remove: remove, Add: add}); err != nil {
+		return fmt.Errorf("analysis: write <%s>: %w", GraphIRI, err)
+	}
+	return nil
+}
+
+// writer builds the analysis graph.
+type writer struct {
+	quads []kb.TermQuad
+}
+
+var (
+	tType      = kb.IRI(ontology.RDFType)
+	tHasMetric = kb.IRI(ontology.HasMetric)
+	tMetric    = kb.IRI(ontology.PerformanceMetric)
+	tName      = kb.IRI(ontology.HasMetricName)
+	tValue     = kb.IRI(ontology.HasMetricValue)
+	tStat      = kb.IRI(ontology.MetricStatistic)
+)
+
+func (w *writer) add(s, p, o kb.Term) {
+	w.quads = append(w.quads, kb.TermQuad{S: s, P: p, O: o, G: Graph})
+}
+
+func dbl(v float64) kb.Term {
+	return kb.Literal(strconv.FormatFloat(v, 'g', -1, 64), ontology.XSDDouble)
+}
+
+func integer(v int) kb.Term { return kb.Literal(strconv.Itoa(v), ontology.XSDInteger) }
+
+// metric writes a PerformanceMetric node; a value that is not finite is
+// never written (it would be a division by zero or worse).
+func (w *writer) metric(subject string, name, stat string, v float64) {
+	w.metricAt(subject, subject, name, stat, v)
+}
+
+// metricAt writes a metric of subject whose IRI starts with base.
+func (w *writer) metricAt(subject, base, name, stat string, v float64) {
+	if !finite(v) {
+		return
+	}
+	iri := base + "/m/" + name
+	if stat != "" {
+		iri += "-" + stat
+	}
+	m := kb.IRI(iri)
+	w.add(kb.IRI(subject), tHasMetric, m)
+	w.add(m, tType, tMetric)
+	w.add(m, tName, kb.String(name))
+	w.add(m, tValue, dbl(v))
+	if stat != "" {
+		w.add(m, tStat, kb.String(stat))
+	}
+}
+
+func (w *writer) stats(subject string, st map[string]Stat) {
+	for _, k := range overheadNames {
+		s, ok := st[k]
+		if !ok || s.N == 0 {
+			continue
+		}
+		w.metric(subject, k, "min", s.Min)
+		w.metric(subject, k, "max", s.Max)
+		w.metric(subject, k, "mean", s.Mean)
+	}
+}
+
+// RegionIRI is the IRI of the experiment-level aggregate of a call path.
+func RegionIRI(exp, path string) string {
+	return exp + "/analysis/r" + strconv.FormatUint(hash64(path), 16)
+}
+
+func processRegionIRI(exp string, process int, path string) string {
+	return exp + "/analysis/p" + strconv.Itoa(process) + "/r" + strconv.FormatUint(hash64(path), 16)
+}
+
+func (w *writer) results(res *Result, h *overheadHierarchy) {
+	// The overhead classification, so "all communication overhead" is one
+	// query over this graph (see the package doc).
+	for _, t := range h.subclassTriples {
+		w.add(kb.IRI(t[0]), kb.IRI(ontology.RDFSSubClassOf), kb.IRI(t[1]))
+	}
+	names := make([]string, 0, len(h.metric))
+	for n := range h.metric {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		info, _ := ontology.LookupMetric(n)
+		w.add(kb.IRI(info.IRI), kb.IRI(ontology.MetricMnemonic), kb.String(n))
+		w.add(kb.IRI(info.IRI), kb.IRI(ontology.MeasuresOverhead), kb.IRI(h.metric[n]))
+	}
+	for _, g := range res.Groups {
+		gi := kb.IRI(g.IRI)
+		w.add(gi, tType, kb.IRI(ontology.ScalingGroup))
+		label := "scaling group of " + g.Version
+		if g.ProblemSize != "" {
+			label += ", problem size " + g.ProblemSize
+		}
+		w.add(gi, kb.IRI(ontology.RDFSLabel), kb.String(label))
+		if g.Baseline != nil {
+			w.add(gi, kb.IRI(ontology.HasBaseline), kb.IRI(g.Baseline.Exp.IRI))
+			w.add(gi, kb.IRI(ontology.BaselineChoice), kb.String(g.BaselineChoice))
+		}
+	}
+	for _, e := range res.Experiments {
+		x := e.Exp
+		xi := kb.IRI(x.IRI)
+		if x.Units > 0 {
+			w.add(xi, kb.IRI(ontology.NumberOfProcessingUnits), integer(x.Units))
+		}
+		if x.Machine != "" {
+			w.add(xi, kb.IRI(ontology.UsesCluster), kb.IRI(x.Machine))
+		}
+		if e.Group == nil {
+			continue
+		}
+		w.add(xi, kb.IRI(ontology.InScalingGroup), kb.IRI(e.Group.IRI))
+		if e.Group.Baseline == nil {
+			continue
+		}
+		b := e.Group.Baseline.Exp.IRI
+		w.add(xi, kb.IRI(ontology.HasBaseline), kb.IRI(b))
+		if e.Scaled {
+			w.metric(x.IRI, "speedup", "", e.Speedup)
+			w.metric(x.IRI, "efficiency", "", e.Efficiency)
+		}
+		w.stats(x.IRI, e.Overhead)
+		for _, r := range e.Regions {
+			if !r.Scaled && r.Overhead == nil {
+				continue
+			}
+			// The program's own results are the experiment's (above); its
+			// per-summary and per-process overheads are written below.
+			program := r.Region.Path == x.Program
+			ri := RegionIRI(x.IRI, r.Region.Path)
+			if !program {
+				w.region(ri, x.IRI, b, r.Region)
+			}
+			if r.Scaled && !program {
+				w.metric(ri, "speedup", "", r.Speedup)
+				w.metric(ri, "efficiency", "", r.Efficiency)
+			}
+			if !program {
+				w.stats(ri, r.Overhead)
+			}
+			// Per-process aggregates only where a process has several
+			// threads (with one thread they equal the region summary).
+			for _, s := range r.Region.Summary {
+				vals := r.PerSummary[s]
+				for _, k := range []string{"oall", "oall_ident", "oall_unid", "olopa", "olopa_unpar", "olopa_ppar", "olopa_repl"} {
+					if v, ok := vals[k]; ok {
+						if _, asserted := s.Metrics[k]; !asserted {
+							w.metricAt(s.IRI, s.IRI+"/analysis", k, "", v)
+						}
+					}
+				}
+			}
+			for p, st := range r.Process {
+				if st["oall"].N < 2 {
+					continue
+				}
+				pi := processRegionIRI(x.IRI, p, r.Region.Path)
+				w.region(pi, x.IRI, b, r.Region)
+				for _, s := range r.Region.Summary {
+					if s.PU.Process == p && s.PU.ProcessIRI != "" {
+						w.add(kb.IRI(pi), kb.IRI(ontology.InProcessingUnit), kb.IRI(s.PU.ProcessIRI))
+						break
+					}
+				}
+				w.stats(pi, st)
+			}
+		}
+	}
+}
+
+// metric nodes of region summaries hang off the summary itself.
+func (w *writer) region(iri, exp, baseline string, reg *Region) {
+	ri := kb.IRI(iri)
+	w.add(ri, tType, kb.IRI(ontology.RegionAggregate))
+	w.add(ri, kb.IRI(ontology.OfCodeRegion), kb.IRI(reg.CR))
+	w.add(ri, kb.IRI(ontology.InExperiment), kb.IRI(exp))
+	w.add(ri, kb.IRI(ontology.HasBaseline), kb.IRI(baseline))
+}
+
+// round6 rounds for display.
+func round6(v float64) float64 { return math.Round(v*1e6) / 1e6 }

@@ -1,0 +1,291 @@
+package analysis
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
+)
+
+func loadTTL(t *testing.T, file string) *kb.Memory {
+	t.Helper()
+	ds := kb.NewMemory()
+	f, err := os.Open(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := kb.Load(context.Background(), ds, f, kb.LoadOptions{Format: kb.FormatTurtle, SourceName: file, Graph: kb.IRI("http://example.org/site")}); err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+const ex = "http://example.org/"
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// TestHandBuiltScalingGroup checks every value of the p = 1, 4, 8 group of
+// testdata/scaling.ttl against numbers worked out by hand:
+//
+//	T(e1) = 1000, T(e4) = 400, T(e8) = 260 (largest main wtime)
+//	speedup e4 = 1000/400 = 2.5, efficiency = 2.5·1/4 = 0.625
+//	speedup e8 = 1000/260, efficiency = (1000/260)/8
+//	work: 800/220 and 800/110; setup: 100/100 = 1, efficiency 1/4 and 1/8
+//	oall(rs) = wtime − T_s/n with T_s = baseline region time (n_b = 1)
+//	main e4: oall 150 140 | 130 120, ident = osync + odata_p2p = 40 35 | 40 50
+//	setup (one unit of n): olopa_unpar = (n−1)·T/n (Eq. 5.1) = oall, unid 0
+//	exchange (not in e1): T_s = 0, oall = wtime, ident = odata_p2p
+func TestHandBuiltScalingGroup(t *testing.T) {
+	ctx := context.Background()
+	ds := loadTTL(t, "scaling.ttl")
+	res, err := Run(ctx, ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Issues) != 0 {
+		t.Errorf("issues: %v", res.Issues)
+	}
+	if len(res.Groups) != 1 || res.Groups[0].Baseline == nil || res.Groups[0].Baseline.Exp.IRI != ex+"e1" {
+		t.Fatalf("groups: %+v", res.Groups)
+	}
+	if got := res.Groups[0].BaselineChoice; !strings.Contains(got, "sequential") {
+		t.Errorf("baseline choice %q", got)
+	}
+	type factors struct{ procs, threads, units int }
+	for iri, want := range map[string]factors{"e1": {1, 1, 1}, "e4": {2, 2, 4}, "e8": {4, 2, 8}} {
+		e := res.Experiment(ex + iri).Exp
+		if got := (factors{e.Processes, e.Threads, e.Units}); got != want {
+			t.Errorf("%s factors %+v, want %+v", iri, got, want)
+		}
+	}
+	programs := []struct {
+		exp                       string
+		time, speedup, efficiency float64
+	}{
+		{"e1", 1000, 1, 1},
+		{"e4", 400, 2.5, 0.625},
+		{"e8", 260, 1000.0 / 260, 1000.0 / 260 / 8},
+	}
+	for _, tc := range programs {
+		e := res.Experiment(ex + tc.exp)
+		if !e.Scaled || !near(e.Time, tc.time) || !near(e.Speedup, tc.speedup) || !near(e.Efficiency, tc.efficiency) {
+			t.Errorf("%s: T %g speedup %g efficiency %g (scaled %v), want %g %g %g", tc.exp, e.Time, e.Speedup, e.Efficiency, e.Scaled, tc.time, tc.speedup, tc.efficiency)
+		}
+	}
+	region := func(exp, name string) *RegionResult {
+		for _, r := range res.Experiment(ex + exp).Regions {
+			if r.Region.Name == name {
+				return r
+			}
+		}
+		t.Fatalf("%s has no region %s", exp, name)
+		return nil
+	}
+	regions := []struct {
+		exp, region         string
+		speedup, efficiency float64
+		scaled              bool
+	}{
+		{"e4", "work", 800.0 / 220, 800.0 / 220 / 4, true},
+		{"e8", "work", 800.0 / 110, 800.0 / 110 / 8, true},
+		{"e4", "setup", 1, 0.25, true},
+		{"e8", "setup", 1, 0.125, true},
+		{"e4", "main", 2.5, 0.625, true},
+		{"e4", "exchange", 0, 0, false}, // not in the baseline
+	}
+	for _, tc := range regions {
+		r := region(tc.exp, tc.region)
+		if r.Scaled != tc.scaled || !near(r.Speedup, tc.speedup) || !near(r.Efficiency, tc.efficiency) {
+			t.Errorf("%s/%s: speedup %g efficiency %g scaled %v, want %g %g %v", tc.exp, tc.region, r.Speedup, r.Efficiency, r.Scaled, tc.speedup, tc.efficiency, tc.scaled)
+		}
+	}
+	// Per region summary: (exp, region, process, thread) -> oall, ident, unid.
+	perRS := []struct {
+		exp, region     string
+		p, t            int
+		oall, ident, un float64
+		olopa           float64
+	}{
+		{"e4", "main", 0, 0, 150, 40, 110, 0},
+		{"e4", "main", 0, 1, 140, 35, 105, 0},
+		{"e4", "main", 1, 0, 130, 40, 90, 0},
+		{"e4", "main", 1, 1, 120, 50, 70, 0},
+		{"e4", "work", 0, 0, 10, 0, 10, 0},
+		{"e4", "work", 1, 0, 0, 0, 0, 0},
+		{"e4", "work", 1, 1, 20, 0, 20, 0},
+		{"e4", "exchange", 0, 0, 40, 30, 10, 0},
+		{"e4", "exchange", 1, 1, 45, 40, 5, 0},
+		{"e4", "setup", 0, 0, 75, 75, 0, 75},
+		{"e8", "main", 0, 0, 135, 55, 80, 0},
+		{"e8", "main", 3, 1, 125, 55, 70, 0},
+		{"e8", "work", 2, 0, 10, 0, 10, 0},
+		{"e8", "exchange", 1, 1, 60, 50, 10, 0},
+		{"e8", "setup", 0, 0, 87.5, 87.5, 0, 87.5},
+	}
+	for _, tc := range perRS {
+		r := region(tc.exp, tc.region)
+		var vals map[string]float64
+		for s, v := range r.PerSummary {
+			if s.PU.Process == tc.p && s.PU.Thread == tc.t {
+				vals = v
+			}
+		}
+		if vals == nil {
+			t.Errorf("%s/%s p%dt%d: no overhead", tc.exp, tc.region, tc.p, tc.t)
+			continue
+		}
+		if !near(vals["oall"], tc.oall) || !near(vals["oall_ident"], tc.ident) || !near(vals["oall_unid"], tc.un) || !near(vals["olopa"], tc.olopa) {
+			t.Errorf("%s/%s p%dt%d: %v, want oall %g ident %g unid %g olopa %g", tc.exp, tc.region, tc.p, tc.t, vals, tc.oall, tc.ident, tc.un, tc.olopa)
+		}
+	}
+	// Aggregation: per process over threads, per experiment over processes
+	// (min of minima, max of maxima, mean of means).
+	aggs := []struct {
+		exp, region, metric string
+		process             int // -1: experiment level
+		want                Stat
+	}{
+		{"e4", "main", "oall", 0, Stat{Min: 140, Max: 150, Mean: 145}},
+		{"e4", "main", "oall", 1, Stat{Min: 120, Max: 130, Mean: 125}},
+		{"e4", "main", "oall_ident", 0, Stat{Min: 35, Max: 40, Mean: 37.5}},
+		{"e4", "main", "oall_ident", 1, Stat{Min: 40, Max: 50, Mean: 45}},
+		{"e4", "main", "oall_unid", 0, Stat{Min: 105, Max: 110, Mean: 107.5}},
+		{"e4", "main", "oall_unid", 1, Stat{Min: 70, Max: 90, Mean: 80}},
+		{"e4", "main", "oall", -1, Stat{Min: 120, Max: 150, Mean: 135}},
+		{"e4", "main", "oall_ident", -1, Stat{Min: 35, Max: 50, Mean: 41.25}},
+		{"e4", "main", "oall_unid", -1, Stat{Min: 70, Max: 110, Mean: 93.75}},
+		{"e8", "main", "oall", 0, Stat{Min: 125, Max: 135, Mean: 130}},
+		{"e8", "main", "oall", 2, Stat{Min: 125, Max: 125, Mean: 125}},
+		{"e8", "main", "oall", -1, Stat{Min: 125, Max: 135, Mean: 126.25}},
+		{"e8", "main", "oall_unid", -1, Stat{Min: 70, Max: 80, Mean: 71.25}},
+		{"e8", "main", "oall_ident", -1, Stat{Min: 55, Max: 55, Mean: 55}},
+		{"e8", "setup", "olopa", -1, Stat{Min: 87.5, Max: 87.5, Mean: 87.5}},
+	}
+	for _, tc := range aggs {
+		r := region(tc.exp, tc.region)
+		st := r.Overhead[tc.metric]
+		if tc.process >= 0 {
+			st = r.Process[tc.process][tc.metric]
+		}
+		if !near(st.Min, tc.want.Min) || !near(st.Max, tc.want.Max) || !near(st.Mean, tc.want.Mean) {
+			t.Errorf("%s/%s %s process %d: %+v, want %+v", tc.exp, tc.region, tc.metric, tc.process, st, tc.want)
+		}
+	}
+	if st := res.Experiment(ex + "e4").Overhead["oall"]; !near(st.Mean, 135) {
+		t.Errorf("e4 experiment-level oall %+v, want mean 135", st)
+	}
+	// PoorScalability: exactly the setup region in e4 (medium) and e8 (high).
+	flagged := map[string]string{}
+	for _, f := range res.Findings {
+		if f.Type == ontology.PoorScalability {
+			flagged[f.Subject.Value] = f.SeverityClass
+		}
+	}
+	want := map[string]string{
+		RegionIRI(ex+"e4", region("e4", "setup").Region.Path): "medium",
+		RegionIRI(ex+"e8", region("e8", "setup").Region.Path): "high",
+	}
+	if len(flagged) != len(want) {
+		t.Errorf("PoorScalability on %v, want %v", flagged, want)
+	}
+	for s, c := range want {
+		if flagged[s] != c {
+			t.Errorf("PoorScalability on %s: %q, want %q", s, flagged[s], c)
+		}
+	}
+}
+
+// TestWrittenGraph checks the triples in urn:x-perfkb:analysis with SPARQL-
+// shaped lookups: the efficiency metric on the experiment and that a second
+// run replaces the graph instead of adding to it.
+func TestWrittenGraph(t *testing.T) {
+	ctx := context.Background()
+	ds := loadTTL(t, "scaling.ttl")
+	first, err := Run(ctx, ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, _ := ds.Lookup(ctx, Graph)
+	n1, _ := ds.Count(ctx, kb.Pattern{G: g}, true)
+	if n1 == 0 || int(n1) > first.Quads {
+		t.Fatalf("analysis graph has %d quads, run reported %d", n1, first.Quads)
+	}
+	if _, err := Run(ctx, ds, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	n2, _ := ds.Count(ctx, kb.Pattern{G: g}, true)
+	if n1 != n2 {
+		t.Errorf("second run: %d quads, first %d (the graph must be replaced)", n2, n1)
+	}
+	m := kb.IRI(ex + "e4/m/efficiency")
+	for _, tr := range []kb.Triple{
+		{S: kb.IRI(ex + "e4"), P: kb.IRI(ontology.HasMetric), O: m},
+		{S: m, P: kb.IRI(ontology.HasMetricName), O: kb.String("efficiency")},
+		{S: m, P: kb.IRI(ontology.HasMetricValue), O: dbl(0.625)},
+	} {
+		if !has(t, ds, tr) {
+			t.Errorf("missing %v", tr)
+		}
+	}
+}
+
+func has(t *testing.T, ds kb.Dataset, tr kb.Triple) bool {
+	t.Helper()
+	ctx := context.Background()
+	var ids [3]kb.ID
+	for i, term := range []kb.Term{tr.S, tr.P, tr.O} {
+		id, ok, err := ds.Lookup(ctx, term)
+		if err != nil || !ok {
+			return false
+		}
+		ids[i] = id
+	}
+	n, _ := ds.Count(ctx, kb.Pattern{S: ids[0], P: ids[1], O: ids[2]}, true)
+	return n > 0
+}
+
+// TestBadInput: each kind of bad input is reported for its experiment and
+// skipped, and nothing that is not finite is written.
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	ds := loadTTL(t, "bad.ttl")
+	res, err := Run(ctx, ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		ex + "noprog":  "no main program region",
+		ex + "lonely":  "the only experiment",
+		ex + "zero1":   "has program time 0",
+		ex + "zero4":   "has program time 0",
+		ex + "textual": "non-numeric value",
+	}
+	got := map[string]string{}
+	for _, i := range res.Issues {
+		got[i.Experiment] += i.Reason + "; "
+	}
+	for e, reason := range want {
+		if !strings.Contains(got[e], reason) {
+			t.Errorf("%s: issues %q, want one containing %q", e, got[e], reason)
+		}
+	}
+	g, _, _ := ds.Lookup(ctx, Graph)
+	quads, _ := kb.Collect(ds.Match(ctx, kb.Pattern{G: g}))
+	for _, q := range quads {
+		o, _ := ds.Resolve(ctx, q.O)
+		if o.IsLiteral() && (strings.Contains(o.Value, "Inf") || strings.Contains(o.Value, "NaN")) {
+			t.Errorf("non-finite value written: %v", o)
+		}
+	}
+	for _, e := range []string{"zero4", "lonely", "noprog"} {
+		if r := res.Experiment(ex + e); r == nil || r.Scaled {
+			t.Errorf("%s: scaled despite bad input", e)
+		}
+	}
+}

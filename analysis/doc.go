@@ -1,0 +1,40 @@
+// Package analysis is perfkb's performance analysis over the knowledge
+// base: what SCALEA (dissertation 5.2, 5.4, 5.5.3.2, 5.6), TAU PerfExplorer
+// or Hatchet give an analyst who loads a scaling study.
+//
+//	store ──Read──▶ experiments, processing units, region summaries (DRG) with metrics
+//	        │
+//	        ├─ factors: version, problem size, machine, processes × threads = n
+//	        ├─ scaling groups (version, problem size, machine) and baselines
+//	        ├─ speedup and efficiency: program (largest CR_P wtime) and per call path
+//	        ├─ overheads per region summary (5.2, 5.4, Fig. 5.2):
+//	        │     oall = T_p − T_s/n, oall_ident = identified metrics + loss of
+//	        │     parallelism, oall_unid = oall − oall_ident; min/max/mean per
+//	        │     process (over threads) and per experiment (over processes)
+//	        ├─ soft analysis (5.6, App. F): performance classes with degrees,
+//	        │     OWA scores and ranks, PU similarity groups, similarity to the
+//	        │     baseline, fuzzy bottleneck search with a negligible range
+//	        ├─ differences between two experiments (Compare)
+//	        └─ SCALABILITY rules (rules/scalability.rules): PoorScalability findings
+//	                ▼
+//	      graph urn:x-perfkb:analysis, replaced in one atomic Apply per Run
+//
+// Results are PERFONTO triples. Program-level speedup and efficiency hang
+// off the experiment (?exp perfonto:hasMetric ?m . ?m perfonto:hasMetricName
+// "speedup"); region-level results off a perfonto:RegionAggregate node per
+// call path (perfonto:ofCodeRegion, perfonto:inExperiment,
+// perfonto:hasBaseline), per process with perfonto:inProcessingUnit.
+// Aggregated metrics carry perfonto:metricStatistic "min", "max" or "mean".
+// The overhead classification (rdfs:subClassOf below TemporalOverhead and
+// the catalog's perfonto:measuresOverhead) is copied into the graph, so
+// "all communication overhead" is one query:
+//
+//	?rs perfonto:hasMetric ?m . ?m perfonto:hasMetricName ?n .
+//	?def perfonto:metricMnemonic ?n ; perfonto:measuresOverhead ?c .
+//	?c rdfs:subClassOf* perfonto:CommunicationOverhead .
+//
+// Bad input — an experiment without a program region, a baseline with zero
+// time, the only experiment of its version, non-numeric metric values — is
+// reported per experiment in Result.Issues and skipped; no value that is not
+// finite is ever written.
+package analysis
