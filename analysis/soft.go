@@ -13,10 +13,10 @@ import (
 type SoftResult struct {
 	Config      *SoftConfig
 	Memberships []ClassMembership
-	Scores      []Score          // regions, ranked per experiment; experiments, ranked per group
-	PUGroups    []PUSimilarity   // regions whose processing units fall into several groups
-	Similarity  []ExpSimilarity  // each region of each experiment against its baseline
-	Bottlenecks []BottleneckHit  // fuzzy bottleneck search
+	Scores      []Score         // regions, ranked per experiment; experiments, ranked per group
+	PUGroups    []PUSimilarity  // regions whose processing units fall into several groups
+	Similarity  []ExpSimilarity // each region of each experiment against its baseline
+	Bottlenecks []BottleneckHit // fuzzy bottleneck search
 }
 
 // ClassMembership is a degree of membership of a region aggregate or an
