@@ -49,6 +49,8 @@ type Options struct {
 	ServiceConcurrency int
 	// Explain records actual row counts for Result.Explain.
 	Explain bool
+	// Load says which files SPARQL LOAD may read (zero value: any).
+	Load eval.LoadPolicy
 }
 
 // Language is the query language of a prepared query.
@@ -94,7 +96,7 @@ func PrepareUpdate(text string, opts Options) (*algebra.Update, error) {
 func evalOptions(opts Options) eval.Options {
 	return eval.Options{Timeout: opts.Timeout, MaxRows: opts.MaxRows, Dataset: opts.Dataset,
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
-		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency}
+		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it

@@ -55,7 +55,14 @@ type App struct {
 // "no store at PATH", so that a mistyped --store is reported instead of
 // being answered from a fresh, empty store.
 var creatingCommands = map[string]bool{
-	"load": true, "demo": true, "serve": true, "sites add": true, "convert": true,
+	"load": true, "demo": true, "serve": true, "sites add": true, "convert": true, "sensor-listen": true,
+}
+
+// createsStore says whether command may create a missing store: it is one
+// of creatingCommands, or a subcommand of one (every "convert KIND").
+func createsStore(command string) bool {
+	first, _, _ := strings.Cut(command, " ")
+	return creatingCommands[command] || creatingCommands[first]
 }
 
 // OpenStore opens the store named by --store (the embedded default when
@@ -66,7 +73,7 @@ func (a *App) OpenStore(ctx context.Context) (kb.Dataset, error) {
 	if _, err := store.ParseSpec(a.StoreSpec); err != nil {
 		return nil, usageError(err)
 	}
-	ds, err := store.Open(ctx, a.StoreSpec, store.Options{MustExist: a.command != "" && !creatingCommands[a.command]})
+	ds, err := store.Open(ctx, a.StoreSpec, store.Options{MustExist: a.command != "" && !createsStore(a.command)})
 	var nf *store.NotFoundError
 	if errors.As(err, &nf) {
 		hint := "create one with 'perfkb load FILE' or 'perfkb demo', or name another with --store"

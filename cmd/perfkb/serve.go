@@ -37,6 +37,7 @@ type serveFlags struct {
 	maxRows       int64
 	logFormat     string
 	logLevel      string
+	exposure      exposureFlags // --allowed-hosts, --cors-origins, --load-dir …: serve_limits.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -51,6 +52,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.maxRows, "max-rows", 0, "largest query result in rows (0: no limit)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "request log format: text or json (on stderr)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.exposure.bind(fs)
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -87,7 +89,7 @@ func (f *serveFlags) validate() error {
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usageError(fmt.Errorf("--addr %q: %v", f.addr, err))
 	}
-	return nil
+	return f.exposure.validate()
 }
 
 // newHTTPServer wires the store, the query engine and the reasoner into a
@@ -101,7 +103,7 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		}
 		return d
 	}
-	return server.New(server.Options{
+	opts := server.Options{
 		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows},
 		Graphs:        store,
 		Rules:         &backend.Reasoner{DS: ds},
@@ -115,7 +117,9 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		MaxBody:       f.maxBody,
 		MaxConcurrent: f.maxConcurrent,
 		QueueWait:     f.queueWait,
-	})
+	}
+	f.exposure.apply(&opts)
+	return server.New(opts)
 }
 
 func newServeCmd(app *App) *cobra.Command {

@@ -64,6 +64,8 @@ type Options struct {
 	// Explain marks a run whose plan will be printed. Row counters are
 	// cheap and always kept, so it changes nothing in evaluation today.
 	Explain bool
+	// Load says which files SPARQL LOAD may read.
+	Load LoadPolicy
 }
 
 // executor holds the state of one evaluation.

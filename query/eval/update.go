@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"strings"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
@@ -98,7 +95,7 @@ func applyOp(ctx context.Context, ov *overlay, op algebra.UpdateOp, opts Options
 	case *algebra.DeleteWhere:
 		return modify(ctx, ov, o.Where, o.Quads, nil, "", opts.Dataset, opts, env)
 	case *algebra.Load:
-		err := load(ctx, ov, o)
+		err := load(ctx, ov, o, opts.Load)
 		if err != nil && o.Silent {
 			return nil
 		}
@@ -207,19 +204,10 @@ func modify(ctx context.Context, ov *overlay, where algebra.Op, del, ins []algeb
 	return ov.addTerms(ctx, iq)
 }
 
-func load(ctx context.Context, ov *overlay, o *algebra.Load) error {
-	path := o.Source
-	if strings.HasPrefix(path, "file:") {
-		u, err := url.Parse(path)
-		if err != nil {
-			return fmt.Errorf("LOAD <%s>: %w", o.Source, err)
-		}
-		path = u.Path
-	} else if strings.Contains(path, "://") {
-		return fmt.Errorf("LOAD <%s>: only file: IRIs can be loaded", o.Source)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("LOAD <%s>: %w", o.Source, err)
+func load(ctx context.Context, ov *overlay, o *algebra.Load, policy LoadPolicy) error {
+	path, err := policy.resolve(o.Source)
+	if err != nil {
+		return err
 	}
 	tmp := kb.NewMemory()
 	defer tmp.Close()

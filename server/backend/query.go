@@ -21,6 +21,10 @@ type QueryEngine struct {
 	MaxRows int64
 	// Service evaluates SERVICE clauses (nil: unsupported).
 	Service eval.ServiceHandler
+	// LoadDir is the one directory SPARQL LOAD may read files from; when
+	// empty, LOAD of files is refused (a client must not read the
+	// server's disk).
+	LoadDir string
 }
 
 var _ server.QueryService = (*QueryEngine)(nil)
@@ -66,7 +70,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 
 // Update implements server.QueryService.
 func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (server.UpdateSummary, error) {
-	opts := query.Options{Base: req.BaseIRI}
+	opts := query.Options{Base: req.BaseIRI, Load: eval.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}}
 	if len(req.UsingGraphs) > 0 || len(req.UsingNamedGraphs) > 0 {
 		opts.Dataset = datasetSpec(req.UsingGraphs, req.UsingNamedGraphs)
 	}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/backend"
+)
+
+// exposureFlags are the serve flags that decide who may reach the server
+// and what a request may touch: allowed Host names, cross-origin pages,
+// the public base IRI, the stall cut-off and the LOAD directory.
+type exposureFlags struct {
+	allowedHosts []string
+	corsOrigins  []string
+	publicBase   string
+	stallTimeout time.Duration
+	loadDir      string
+}
+
+func (f *exposureFlags) bind(fs *pflag.FlagSet) {
+	fs.StringSliceVar(&f.allowedHosts, "allowed-hosts", nil, "Host header names the server answers (default: the listen address, plus localhost names on loopback; * for any)")
+	fs.StringSliceVar(&f.corsOrigins, "cors-origins", []string{"*"}, "origins whose pages may call the endpoint; * lets any page read (never write)")
+	fs.StringVar(&f.publicBase, "public-base", "", "the server's public base IRI, for graph names it mints (default: http://LISTEN-ADDRESS)")
+	fs.DurationVar(&f.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "cut a client that sends or reads nothing for this long in the middle of a request")
+	fs.StringVar(&f.loadDir, "load-dir", "", "directory SPARQL LOAD <file:…> may read from (default: LOAD of files is refused over HTTP)")
+}
+
+// validate checks the flags and makes --load-dir absolute.
+func (f *exposureFlags) validate() error {
+	if f.stallTimeout <= 0 {
+		return usageError(fmt.Errorf("--stall-timeout must be positive"))
+	}
+	if f.loadDir == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(f.loadDir)
+	if err != nil {
+		return usageError(fmt.Errorf("--load-dir %q: %v", f.loadDir, err))
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return usageError(fmt.Errorf("--load-dir %q is not a directory", f.loadDir))
+	}
+	f.loadDir = abs
+	return nil
+}
+
+// apply puts the (validated) flags into the server's options.
+func (f *exposureFlags) apply(opts *server.Options) {
+	opts.AllowedHosts = f.allowedHosts
+	opts.CORSOrigins = f.corsOrigins
+	opts.PublicBase = f.publicBase
+	opts.StallTimeout = f.stallTimeout
+	if qe, ok := opts.Query.(*backend.QueryEngine); ok {
+		qe.LoadDir = f.loadDir
+	}
+}
