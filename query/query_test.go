@@ -227,3 +227,23 @@ func TestExplainReportsEstimatedAndActualRows(t *testing.T) {
 		t.Errorf("plan lacks estimated/actual rows:\n%s", plan)
 	}
 }
+
+// TestCreateExistingGraphFails checks SPARQL 1.1 Update §3.2.1: CREATE of
+// a graph that already exists fails unless SILENT.
+func TestCreateExistingGraphFails(t *testing.T) {
+	ds := chainStore(t, 2)
+	ctx := context.Background()
+	if _, err := query.Update(ctx, ds, `PREFIX : <`+ex+`> INSERT DATA { GRAPH :g { :a :b :c } }`, query.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := query.Update(ctx, ds, `PREFIX : <`+ex+`> CREATE GRAPH :g`, query.Options{})
+	var invalid interface{ InvalidInput() bool }
+	if err == nil || !strings.Contains(err.Error(), "already exists") || !errors.As(err, &invalid) {
+		t.Fatalf("CREATE GRAPH of an existing graph: err = %v, want an 'already exists' input error", err)
+	}
+	for _, u := range []string{`CREATE SILENT GRAPH :g`, `CREATE GRAPH :new`} {
+		if _, err := query.Update(ctx, ds, `PREFIX : <`+ex+`> `+u, query.Options{}); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}

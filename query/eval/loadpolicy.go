@@ -22,8 +22,9 @@ type LoadPolicy struct {
 	Dir string
 }
 
-// errLoadRefused marks a LOAD the policy does not allow; it is the
-// client's error (their IRI), not the server's.
+// loadError is an update that failed because of what the request asks
+// (a LOAD the policy does not allow, a CREATE of an existing graph): the
+// client's error, not the server's.
 type loadError struct{ msg string }
 
 func (e *loadError) Error() string      { return e.msg }

@@ -105,7 +105,13 @@ func applyOp(ctx context.Context, ov *overlay, op algebra.UpdateOp, opts Options
 	case *algebra.Drop:
 		return clearTarget(ctx, ov, o.Target)
 	case *algebra.Create:
-		return nil // graphs exist as long as they hold quads
+		// Graphs exist as long as they hold quads, so CREATE of an empty
+		// graph changes nothing; of one that holds quads it fails, as
+		// SPARQL 1.1 Update §3.2.1 says, unless SILENT.
+		if err := createGraph(ctx, ov, o.Graph); err != nil && !o.Silent {
+			return err
+		}
+		return nil
 	case *algebra.Add:
 		return copyGraph(ctx, ov, o.From, o.To, false, false)
 	case *algebra.Move:
@@ -114,6 +120,21 @@ func applyOp(ctx context.Context, ov *overlay, op algebra.UpdateOp, opts Options
 		return copyGraph(ctx, ov, o.From, o.To, true, false)
 	}
 	return fmt.Errorf("eval: unsupported update operation %T", op)
+}
+
+func createGraph(ctx context.Context, ov *overlay, graph string) error {
+	id, ok, err := ov.Lookup(ctx, kb.IRI(graph))
+	if err != nil || !ok {
+		return err
+	}
+	n, err := ov.Count(ctx, kb.Pattern{G: id}, false)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return &loadError{fmt.Sprintf("CREATE GRAPH <%s>: the graph already exists (use CREATE SILENT GRAPH to ignore this)", graph)}
+	}
+	return nil
 }
 
 func groundQuads(qs []algebra.QuadPattern, mapTerm func(kb.Term) kb.Term) ([]kb.TermQuad, error) {

@@ -380,6 +380,18 @@ func (p *parser) builtinCall() algebra.Expr {
 		}
 		p.failAt(t, "%s takes %s, found %d", k, want, len(args))
 	}
+	if spec.name == algebra.BuiltinRegex && len(args) == 3 {
+		// Flags written as a literal are checked here, so a typo is a
+		// positioned error instead of a FILTER that is silently false on
+		// every row.
+		if c, ok := args[2].(*algebra.ConstExpr); ok {
+			for _, f := range c.Term.Value {
+				if !strings.ContainsRune("smixq", f) {
+					p.failAt(t, "REGEX flag %q is not one of s, m, i, x, q", f)
+				}
+			}
+		}
+	}
 	return &algebra.BuiltinExpr{Name: spec.name, Args: args}
 }
 
