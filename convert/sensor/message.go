@@ -122,6 +122,9 @@ type Reader struct {
 	opt  ReaderOptions
 	wrap string // the open wrapping root element, if any
 	done bool
+	// boundary is the byte offset where the current message started or
+	// the last one ended, for limitReader.
+	boundary int64
 
 	// the message being read, for Partial
 	inMsg               bool
@@ -132,13 +135,36 @@ type Reader struct {
 
 // NewReader returns a Reader over r.
 func NewReader(r io.Reader, opt ReaderOptions) *Reader {
+	rd := &Reader{opt: opt}
+	if opt.MaxMessage > 0 {
+		r = &limitReader{r: r, rd: rd}
+	}
 	d := xml.NewDecoder(r)
 	d.Strict = true
 	if opt.Position == nil {
 		src := opt.Source
 		opt.Position = func(line, col int, _ int64) string { return convert.TextPosition(src, line, col) }
 	}
-	return &Reader{d: d, opt: opt}
+	rd.d, rd.opt = d, opt
+	return rd
+}
+
+// limitReader stops a stream that sends more than MaxMessage bytes (plus
+// the decoder's read-ahead) without completing a message, so one huge
+// token cannot exhaust memory before the per-token check sees it.
+type limitReader struct {
+	r     io.Reader
+	rd    *Reader
+	total int64
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.total-l.rd.boundary > l.rd.opt.MaxMessage+64<<10 {
+		return 0, ErrTooLarge
+	}
+	n, err := l.r.Read(p)
+	l.total += int64(n)
+	return n, err
 }
 
 // Partial describes the message being read when Next failed: its start
@@ -166,19 +192,32 @@ func (r *Reader) here(format string, args ...any) *convert.Error {
 	return r.errorAt(line, col, r.d.InputOffset(), format, args...)
 }
 
-// xmlError turns a decoder error into a positioned error.
+// ErrTruncated is wrapped by the error of a stream that ends inside a
+// message (a sensor that disconnected mid-message).
+var ErrTruncated = errors.New("stream ends inside a message")
+
+// ErrTooLarge is wrapped by the error of a message above
+// ReaderOptions.MaxMessage.
+var ErrTooLarge = errors.New("message too large")
+
+// xmlError turns a decoder error into a positioned error. Errors of the
+// underlying reader (a closed connection, a deadline) stay reachable
+// through errors.Is.
 func (r *Reader) xmlError(err error) error {
-	if err == io.EOF {
-		return r.here("unexpected end of input inside a message (want its closing tag)")
-	}
 	var se *xml.SyntaxError
-	if errors.As(err, &se) {
-		if strings.Contains(se.Msg, "unexpected EOF") {
-			return r.here("unexpected end of input inside a message (want its closing tag)")
-		}
-		return r.here("malformed XML: %s", se.Msg)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF || (errors.As(err, &se) && strings.Contains(se.Msg, "unexpected EOF")):
+		e := r.here("unexpected end of input inside a message (want its closing tag)")
+		e.Err = ErrTruncated
+		return e
+	case se != nil:
+		e := r.here("malformed XML: %s", se.Msg)
+		e.Err = se
+		return e
 	}
-	return r.here("reading XML: %v", err)
+	e := r.here("reading XML: %v", err)
+	e.Err = err
+	return e
 }
 
 // Next returns the next message; io.EOF after the last one. Errors are
@@ -241,6 +280,7 @@ func (r *Reader) Next() (*Message, error) {
 // message reads the element started by start into a Message.
 func (r *Reader) message(start xml.StartElement, line, col int, off int64) (*Message, error) {
 	r.inMsg, r.msgOffset, r.msgLine, r.msgCol = true, off, line, col
+	r.boundary = off
 	r.msgSensor, r.msgResrc = "", ""
 	for _, a := range start.Attr {
 		switch a.Name.Local {
@@ -283,6 +323,7 @@ func (r *Reader) message(start xml.StartElement, line, col int, off int64) (*Mes
 		return nil, r.errorAt(line, col, off, "<%s> has no ResourceID (want a ResourceID attribute or child element)", start.Name.Local)
 	}
 	r.inMsg = false
+	r.boundary = r.d.InputOffset()
 	return msg, nil
 }
 
@@ -292,7 +333,9 @@ func (r *Reader) element(start xml.StartElement, line, col, depth int) (*Node, e
 	var text strings.Builder
 	for {
 		if r.opt.MaxMessage > 0 && r.d.InputOffset()-r.msgOffset > r.opt.MaxMessage {
-			return nil, r.here("message exceeds the maximum size of %d bytes", r.opt.MaxMessage)
+			e := r.here("message exceeds the maximum size of %d bytes", r.opt.MaxMessage)
+			e.Err = ErrTooLarge
+			return nil, e
 		}
 		l, c := r.d.InputPos()
 		tok, err := r.d.Token()

@@ -1,0 +1,310 @@
+package sensor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfkb/perfkb/convert"
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/reasoner"
+)
+
+// ListenerOptions configure a Listener. Zero values take the defaults of
+// perfkb sensor-listen.
+type ListenerOptions struct {
+	// Base mints the IRIs (required); Graph receives the triples (zero:
+	// Base.Graph()).
+	Base  convert.Base
+	Graph kb.Term
+	// Mapper configures the mapping.
+	Mapper Options
+	// Batch is the number of messages that triggers a write (default 1000);
+	// FlushInterval the longest a received message waits (default 500ms).
+	Batch         int
+	FlushInterval time.Duration
+	// MaxMessage bounds one message in bytes (default 1 MiB).
+	MaxMessage int64
+	// MaxConns bounds the open sensor connections (default 256); more are
+	// accepted and closed at once with a log line.
+	MaxConns int
+	// IdleTimeout closes a connection that sends nothing for that long
+	// (default 5m; negative: never).
+	IdleTimeout time.Duration
+	// DrainTimeout is how long, at shutdown, connections may still deliver
+	// what they have sent (default 500ms).
+	DrainTimeout time.Duration
+	// Program, when set, is run incrementally over every written batch
+	// (reasoner.NewEngine at start, Engine.Add per batch).
+	Program *reasoner.Program
+	// Reasoner configures that engine.
+	Reasoner reasoner.Options
+	// Logger receives connection events, dropped messages and findings
+	// (default: discard).
+	Logger *slog.Logger
+	// OnFinding, when set, is called for each new finding with the time
+	// since the oldest message of its batch was received (an upper bound of
+	// the finding's latency).
+	OnFinding func(f reasoner.Finding, latency time.Duration)
+}
+
+// Stats are the counters of a Listener.
+type Stats struct {
+	Connections int64 // accepted and served
+	Open        int64 // open now
+	Rejected    int64 // closed at once: --max-conns reached
+	Received    int64 // messages whose closing tag was parsed
+	Stored      int64 // messages written to the store
+	Invalid     int64 // received messages the mapping refused (logged)
+	Partial     int64 // messages cut by a disconnect, discarded
+	Malformed   int64 // connections closed for malformed XML or an oversized message
+	Idle        int64 // connections closed for idleness
+	Triples     int64 // triples written (before the store drops duplicates)
+	Findings    int64 // new findings the rules derived
+}
+
+// Listener is the live side of the sensor protocol (6.2.3.5 "Data
+// Receiving", 6.2.6.1 TCP data delivery): it accepts sensor connections,
+// reads each with a streaming decoder in its own goroutine, buffers the
+// messages per (SensorID, ResourceID), and one writer goroutine converts
+// and applies them in batches with kb.Dataset.Apply (or reasoner
+// Engine.Add when rules are given).
+type Listener struct {
+	ds     kb.Dataset
+	opt    ListenerOptions
+	log    *slog.Logger
+	msgs   chan received
+	engine *reasoner.Engine
+	watch  *findingWatch // the engine's view of ds, noting new findings
+
+	connSeq atomic.Int64
+	stats   struct {
+		conns, open, rejected, received, stored, invalid, partial, malformed, idle, triples, findings atomic.Int64
+	}
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+	// draining is set at shutdown; drainUntil (unix nanoseconds) is the
+	// read deadline connections get then.
+	draining   atomic.Bool
+	drainUntil atomic.Int64
+}
+
+type received struct {
+	msg  *Message
+	at   time.Time
+	conn int64
+}
+
+// NewListener prepares a listener writing into ds. With a Program it
+// builds the reasoner engine, which reads the store once.
+func NewListener(ctx context.Context, ds kb.Dataset, opt ListenerOptions) (*Listener, error) {
+	if opt.Base.IsZero() {
+		return nil, errors.New("sensor: a listener needs a base IRI")
+	}
+	if opt.Graph.IsZero() {
+		opt.Graph = opt.Base.Graph()
+	}
+	if opt.Batch <= 0 {
+		opt.Batch = 1000
+	}
+	if opt.FlushInterval <= 0 {
+		opt.FlushInterval = 500 * time.Millisecond
+	}
+	if opt.MaxMessage <= 0 {
+		opt.MaxMessage = 1 << 20
+	}
+	if opt.MaxConns <= 0 {
+		opt.MaxConns = 256
+	}
+	if opt.IdleTimeout == 0 {
+		opt.IdleTimeout = 5 * time.Minute
+	}
+	if opt.DrainTimeout <= 0 {
+		opt.DrainTimeout = 500 * time.Millisecond
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	l := &Listener{ds: ds, opt: opt, log: log, msgs: make(chan received, 4*opt.Batch), conns: map[net.Conn]struct{}{}}
+	if opt.Program != nil {
+		l.watch = &findingWatch{Dataset: ds}
+		e, err := reasoner.NewEngine(ctx, l.watch, opt.Program, opt.Reasoner)
+		if err != nil {
+			return nil, fmt.Errorf("sensor: starting the rules: %w", err)
+		}
+		l.engine = e
+	}
+	return l, nil
+}
+
+// Stats returns the counters so far.
+func (l *Listener) Stats() Stats {
+	s := &l.stats
+	return Stats{Connections: s.conns.Load(), Open: s.open.Load(), Rejected: s.rejected.Load(),
+		Received: s.received.Load(), Stored: s.stored.Load(), Invalid: s.invalid.Load(),
+		Partial: s.partial.Load(), Malformed: s.malformed.Load(), Idle: s.idle.Load(),
+		Triples: s.triples.Load(), Findings: s.findings.Load()}
+}
+
+// Serve accepts connections on ln until ctx ends, then stops accepting,
+// lets open connections deliver what they have sent for DrainTimeout,
+// writes every received message and returns. It returns an error only
+// when writing to the store fails (or ln fails for another reason than
+// being closed).
+func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
+	writerDone := make(chan error, 1)
+	wctx, cancelWriter := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWriter()
+	go func() { writerDone <- l.writer(wctx) }()
+
+	var wg sync.WaitGroup
+	acceptErr := make(chan error, 1)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				acceptErr <- err
+				return
+			}
+			n := l.connSeq.Add(1)
+			if l.stats.open.Load() >= int64(l.opt.MaxConns) {
+				l.stats.rejected.Add(1)
+				l.log.Warn("connection refused: --max-conns reached", "conn", n, "remote", c.RemoteAddr().String(), "max", l.opt.MaxConns)
+				c.Close()
+				continue
+			}
+			l.stats.conns.Add(1)
+			l.stats.open.Add(1)
+			l.mu.Lock()
+			l.conns[c] = struct{}{}
+			l.mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.serveConn(c, n)
+				l.mu.Lock()
+				delete(l.conns, c)
+				l.mu.Unlock()
+				l.stats.open.Add(-1)
+				c.Close()
+			}()
+		}
+	}()
+
+	var err error
+	select {
+	case <-ctx.Done():
+		ln.Close()
+		<-acceptErr
+	case err = <-acceptErr:
+		if errors.Is(err, net.ErrClosed) {
+			err = nil
+		}
+	case err = <-writerDone:
+		ln.Close()
+		<-acceptErr
+		l.closeConns(time.Now())
+		wg.Wait()
+		return err
+	}
+	// Drain: connections may deliver what is in flight, then are cut.
+	l.closeConns(time.Now().Add(l.opt.DrainTimeout))
+	wg.Wait()
+	close(l.msgs)
+	if werr := <-writerDone; werr != nil {
+		return werr
+	}
+	if err != nil {
+		return fmt.Errorf("sensor: accepting connections: %w", err)
+	}
+	return nil
+}
+
+func (l *Listener) closeConns(deadline time.Time) {
+	l.drainUntil.Store(deadline.UnixNano())
+	l.draining.Store(true)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.conns {
+		c.SetReadDeadline(deadline)
+	}
+}
+
+// serveConn reads one connection's messages until it ends.
+func (l *Listener) serveConn(c net.Conn, n int64) {
+	remote := c.RemoteAddr().String()
+	log := l.log.With("conn", n, "remote", remote)
+	log.Debug("sensor connected")
+	src := fmt.Sprintf("connection #%d (%s)", n, remote)
+	rd := NewReader(&idleReader{c: c, l: l}, ReaderOptions{
+		Source:     src,
+		Position:   func(_, _ int, off int64) string { return convert.StreamPosition(int(n), off) },
+		MaxMessage: l.opt.MaxMessage,
+	})
+	count := 0
+	for {
+		msg, err := rd.Next()
+		if err == io.EOF {
+			log.Debug("sensor disconnected", "messages", count)
+			return
+		}
+		if err != nil {
+			off, sid, rid, partial := rd.Partial()
+			switch {
+			case errors.Is(err, ErrTooLarge):
+				l.stats.malformed.Add(1)
+				log.Warn("message too large: connection closed", "max", l.opt.MaxMessage, "sensor", sid, "resource", rid, "byte", off)
+			case errors.Is(err, os.ErrDeadlineExceeded) && !partial:
+				l.stats.idle.Add(1)
+				log.Info("connection closed: idle or shutting down", "messages", count)
+			case errors.Is(err, ErrTruncated) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) || isConnReset(err):
+				if partial {
+					l.stats.partial.Add(1)
+					log.Warn("partial message discarded", "sensor", sid, "resource", rid, "byte", off, "reason", err.Error())
+				} else {
+					log.Info("connection ended", "messages", count, "reason", err.Error())
+				}
+			default:
+				l.stats.malformed.Add(1)
+				log.Warn("malformed message: connection closed", "sensor", sid, "resource", rid, "error", err.Error())
+			}
+			return
+		}
+		count++
+		l.stats.received.Add(1)
+		l.msgs <- received{msg: msg, at: time.Now(), conn: n}
+	}
+}
+
+func isConnReset(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op)
+}
+
+// idleReader sets the read deadline before each read: IdleTimeout from
+// now, or the drain deadline once the listener is shutting down.
+type idleReader struct {
+	c net.Conn
+	l *Listener
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	if !r.l.draining.Load() && r.l.opt.IdleTimeout > 0 {
+		r.c.SetReadDeadline(time.Now().Add(r.l.opt.IdleTimeout))
+	}
+	// Checked after setting: closeConns sets the flag before the deadlines,
+	// so either this sees it or closeConns' deadline comes later.
+	if r.l.draining.Load() {
+		r.c.SetReadDeadline(time.Unix(0, r.l.drainUntil.Load()))
+	}
+	return r.c.Read(p)
+}

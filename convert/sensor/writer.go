@@ -1,0 +1,219 @@
+package sensor
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/reasoner"
+)
+
+// instanceKey identifies a sensor instance's buffer (6.2.3.6: "Based on
+// (SensorID, ResourceID), SM can setup appropriate buffers").
+type instanceKey struct{ sensor, resource string }
+
+// batch holds the messages received since the last write, per instance in
+// arrival order of the instances.
+type batch struct {
+	buffers map[instanceKey][]received
+	order   []instanceKey
+	n       int
+	oldest  time.Time
+}
+
+func (b *batch) add(r received) {
+	if b.buffers == nil {
+		b.buffers = map[instanceKey][]received{}
+	}
+	k := instanceKey{r.msg.SensorID, r.msg.ResourceID}
+	if _, ok := b.buffers[k]; !ok {
+		b.order = append(b.order, k)
+	}
+	b.buffers[k] = append(b.buffers[k], r)
+	if b.n == 0 || r.at.Before(b.oldest) {
+		b.oldest = r.at
+	}
+	b.n++
+}
+
+func (b *batch) reset() {
+	clear(b.buffers)
+	b.order = b.order[:0]
+	b.n = 0
+}
+
+// writer is the one goroutine that converts and stores messages: every
+// Batch messages or FlushInterval, and once more when l.msgs is closed.
+func (l *Listener) writer(ctx context.Context) error {
+	mapper := NewMapper(l.opt.Base, l.opt.Mapper, func(pos, format string, args ...any) {
+		l.log.Warn("sensor data: "+fmt.Sprintf(format, args...), "position", pos)
+	})
+	var hasProblem kb.ID
+	if l.engine != nil {
+		ids, err := l.ds.Intern(ctx, []kb.Term{kb.IRI(ontology.HasProblem)})
+		if err != nil {
+			return fmt.Errorf("sensor: %w", err)
+		}
+		hasProblem = ids[0]
+	}
+	w := &batchWriter{l: l, mapper: mapper, hasProblem: hasProblem}
+	tick := time.NewTicker(l.opt.FlushInterval)
+	defer tick.Stop()
+	var b batch
+	for {
+		select {
+		case r, ok := <-l.msgs:
+			if !ok {
+				return w.flush(ctx, &b)
+			}
+			b.add(r)
+			if b.n >= l.opt.Batch {
+				if err := w.flush(ctx, &b); err != nil {
+					return err
+				}
+			}
+		case <-tick.C:
+			if err := w.flush(ctx, &b); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+type batchWriter struct {
+	l          *Listener
+	mapper     *Mapper
+	quads      []kb.TermQuad
+	hasProblem kb.ID
+	findings   int64
+}
+
+// flush converts the batch and applies it atomically. A message the
+// mapping refuses is logged and left out; the others are written.
+func (w *batchWriter) flush(ctx context.Context, b *batch) error {
+	if b.n == 0 {
+		return nil
+	}
+	l := w.l
+	w.quads = w.quads[:0]
+	g := l.opt.Graph
+	for _, k := range b.order {
+		for _, r := range b.buffers[k] {
+			mark := len(w.quads)
+			err := w.mapper.Map(r.msg, func(_ string, s, p, o kb.Term) error {
+				w.quads = append(w.quads, kb.TermQuad{S: s, P: p, O: o, G: g})
+				return nil
+			})
+			if err != nil {
+				w.quads = w.quads[:mark]
+				l.stats.invalid.Add(1)
+				l.log.Warn("message refused", "conn", r.conn, "error", err.Error())
+			}
+		}
+	}
+	n, oldest := int64(b.n), b.oldest
+	b.reset()
+	quads, err := kb.InternQuads(ctx, l.ds, w.quads)
+	if err != nil {
+		return fmt.Errorf("sensor: interning a batch: %w", err)
+	}
+	if l.engine == nil {
+		if err := l.ds.Apply(ctx, kb.Delta{Add: quads}); err != nil {
+			return fmt.Errorf("sensor: writing a batch of %d messages: %w", n, err)
+		}
+	} else {
+		watch := l.watch
+		watch.found, watch.hasProblem = watch.found[:0], w.hasProblem
+		if _, err := l.engine.Add(ctx, quads); err != nil {
+			return fmt.Errorf("sensor: writing and reasoning over a batch of %d messages: %w", n, err)
+		}
+		w.report(ctx, watch.found, oldest)
+	}
+	l.stats.triples.Add(int64(len(quads)))
+	l.stats.stored.Add(n)
+	return nil
+}
+
+// findingWatch passes writes through and notes the findings among them
+// (perfonto:hasProblem triples).
+type findingWatch struct {
+	kb.Dataset
+	hasProblem kb.ID
+	found      []kb.Quad
+}
+
+func (f *findingWatch) Apply(ctx context.Context, d kb.Delta) error {
+	if err := f.Dataset.Apply(ctx, d); err != nil {
+		return err
+	}
+	for _, q := range d.Add {
+		if q.P == f.hasProblem {
+			f.found = append(f.found, q)
+		}
+	}
+	return nil
+}
+
+// report logs the new findings of a batch.
+func (w *batchWriter) report(ctx context.Context, found []kb.Quad, oldest time.Time) {
+	l := w.l
+	latency := time.Since(oldest)
+	for _, q := range found {
+		f, err := describeFinding(ctx, l.ds, q)
+		if err != nil {
+			l.log.Warn("reading a new finding", "error", err.Error())
+			continue
+		}
+		l.stats.findings.Add(1)
+		l.log.Info("finding", "problem", f.TypeName(), "subject", f.Subject.Value, "severity", f.Severity,
+			"class", f.SeverityClass, "description", f.Description)
+		if l.opt.OnFinding != nil {
+			l.opt.OnFinding(f, latency)
+		}
+	}
+}
+
+// describeFinding reads the finding node of a hasProblem triple.
+func describeFinding(ctx context.Context, ds kb.Dataset, q kb.Quad) (reasoner.Finding, error) {
+	var f reasoner.Finding
+	s, err := ds.Resolve(ctx, q.S)
+	if err != nil {
+		return f, err
+	}
+	node, err := ds.Resolve(ctx, q.O)
+	if err != nil {
+		return f, err
+	}
+	f.Subject, f.Problem = s, node
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{S: q.O}))
+	if err != nil {
+		return f, err
+	}
+	for _, pq := range quads {
+		tq, err := kb.ResolveQuad(ctx, ds, pq)
+		if err != nil {
+			return f, err
+		}
+		switch tq.P.Value {
+		case ontology.RDFType:
+			f.Type = tq.O.Value
+		case ontology.Severity:
+			if v, ok := parseFloat(tq.O.Value); ok {
+				f.Severity, f.HasSeverity = v, true
+			}
+		case ontology.SeverityClass:
+			f.SeverityClass = tq.O.Value
+		case ontology.ProblemDescription:
+			f.Description = tq.O.Value
+		}
+	}
+	return f, nil
+}
+
+func parseFloat(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
