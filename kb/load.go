@@ -1,24 +1,18 @@
 package kb
 
 import (
-	"bufio"
 	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/knakk/rdf"
 
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
@@ -387,13 +381,10 @@ func newStatementReader(r io.Reader, opts LoadOptions) (next func() (TermQuad, e
 		}
 		return rdfioReader(dec), func() {}, nil
 	case FormatRDFXML:
-		base, err := parseBase(opts.BaseIRI)
-		if err != nil {
+		if _, err := parseBase(opts.BaseIRI); err != nil {
 			return nil, nil, err
 		}
-		counter := newCountingReader(r)
-		dec := rdf.NewTripleDecoder(counter, rdf.RDFXML)
-		return tripleReader(dec, src, base, counter.position), func() {}, nil
+		return rdfioReader(rdfio.NewRDFXMLDecoder(r, rdfio.Options{Base: opts.BaseIRI, Source: src})), func() {}, nil
 	}
 	return nil, nil, fmt.Errorf("load %s: cannot read format %q (want ntriples, nquads, turtle or rdfxml)", sourceName(src), opts.Format)
 }
@@ -415,54 +406,6 @@ func fromRDFIO(t rdfio.Term) Term {
 	return Term{Kind: TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: strings.ToLower(t.Lang)}
 }
 
-// tripleReader adapts a knakk/rdf decoder, turning its errors into
-// *SyntaxError with a position.
-func tripleReader(dec rdf.TripleDecoder, src string, base *url.URL, position func(msg string, line, col int) (int, int)) func() (TermQuad, error) {
-	return func() (q TermQuad, err error) {
-		defer func() {
-			// knakk/rdf re-panics runtime errors; a crash on bad input
-			// is still bad input.
-			if r := recover(); r != nil {
-				line, col := position("", 0, 0)
-				q, err = TermQuad{}, &SyntaxError{Source: src, Line: line, Column: col, Msg: fmt.Sprintf("malformed input (parser failed: %v)", r)}
-			}
-		}()
-		t, err := dec.Decode()
-		if err == io.EOF {
-			return q, io.EOF
-		}
-		if err != nil {
-			return q, knakkError(err, src, position)
-		}
-		if q.S, err = fromKnakk(t.Subj); err == nil {
-			if q.P, err = fromKnakk(t.Pred); err == nil {
-				q.O, err = fromKnakk(t.Obj)
-			}
-		}
-		if err != nil {
-			line, col := position("", 0, 0)
-			return q, &SyntaxError{Source: src, Line: line, Column: col, Msg: err.Error()}
-		}
-		for _, t := range [...]*Term{&q.S, &q.P, &q.O} {
-			if !t.IsIRI() || hasScheme(t.Value) {
-				continue
-			}
-			msg := ""
-			if base == nil {
-				msg = fmt.Sprintf("relative IRI <%s> and no base IRI to resolve it against (give one with --base)", t.Value)
-			} else if ref, err := url.Parse(t.Value); err != nil {
-				msg = fmt.Sprintf("bad relative IRI <%s>: %v", t.Value, err)
-			} else {
-				t.Value = base.ResolveReference(ref).String()
-				continue
-			}
-			line, col := position("", 0, 0)
-			return q, &SyntaxError{Source: src, Line: line, Column: col, Msg: msg}
-		}
-		return q, nil
-	}
-}
-
 // parseBase parses a base IRI; an empty one gives nil.
 func parseBase(iri string) (*url.URL, error) {
 	if iri == "" {
@@ -475,110 +418,3 @@ func parseBase(iri string) (*url.URL, error) {
 	return u, nil
 }
 
-var (
-	knakkPosition   = regexp.MustCompile(`^(\d+):(\d+):? (.*)$`)
-	knakkUnexpected = regexp.MustCompile(`^unexpected (\d+) as (.*)$`)
-)
-
-// knakkTokenNames are knakk/rdf's token types, which its messages print as
-// numbers.
-var knakkTokenNames = []string{"end of input", "end of line", "illegal token", "IRI", "relative IRI", "blank node",
-	"literal", "long literal", "integer", "double", "decimal", "boolean", "'@'", "language tag", "'^^'", "'.'",
-	"';'", "','", "'a'", "@prefix", "prefix label", "prefixed name", "@base", "PREFIX", "BASE", "'[]'", "'['",
-	"']'", "'('", "')'"}
-
-// knakkError converts a knakk/rdf error into a *SyntaxError.
-func knakkError(err error, src string, position func(msg string, line, col int) (int, int)) error {
-	var xe *xml.SyntaxError
-	if errors.As(err, &xe) {
-		msg := strings.TrimPrefix(xe.Msg, "XML syntax error: ")
-		line, col := position("", xe.Line, 0)
-		return &SyntaxError{Source: src, Line: line, Column: col, Msg: "XML syntax error: " + msg}
-	}
-	msg := err.Error()
-	line, col := 0, 0
-	if m := knakkPosition.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		col, _ = strconv.Atoi(m[2])
-		col++ // knakk counts bytes from 0
-		msg = m[3]
-	}
-	if m := knakkUnexpected.FindStringSubmatch(msg); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		found := "token " + m[1]
-		if n >= 0 && n < len(knakkTokenNames) {
-			found = knakkTokenNames[n]
-		}
-		msg = fmt.Sprintf("expected %s, found %s", m[2], found)
-	}
-	if after, ok := strings.CutPrefix(msg, "syntax error: "); ok {
-		// An error from knakk's lexer: its column is wherever the
-		// lexer stopped, not where the bad token starts, so drop it.
-		msg, col = after, 0
-	}
-	line, col = position(msg, line, col)
-	return &SyntaxError{Source: src, Line: line, Column: col, Msg: msg}
-}
-
-// fromKnakk converts a knakk/rdf term.
-func fromKnakk(t rdf.Term) (Term, error) {
-	switch v := t.(type) {
-	case rdf.IRI:
-		return IRI(v.String()), nil
-	case rdf.Blank:
-		return Blank(v.String()), nil
-	case rdf.Literal:
-		if v.Lang() != "" {
-			return LangLiteral(v.String(), v.Lang()), nil
-		}
-		return Literal(v.String(), v.DataType.String()), nil
-	}
-	return Term{}, fmt.Errorf("unsupported RDF term %v", t)
-}
-
-// countingReader feeds encoding/xml byte by byte (it implements
-// io.ByteReader, so xml.Decoder adds no buffer of its own) and so knows the
-// exact line and column the XML parser has reached.
-type countingReader struct {
-	r         *bufio.Reader
-	line, col int
-}
-
-func newCountingReader(r io.Reader) *countingReader {
-	return &countingReader{r: bufio.NewReaderSize(r, 64<<10), line: 1}
-}
-
-func (c *countingReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.count(b)
-	}
-	return b, err
-}
-
-func (c *countingReader) count(b byte) {
-	switch {
-	case b == '\n':
-		c.line++
-		c.col = 0
-	case b&0xC0 != 0x80: // not a UTF-8 continuation byte
-		c.col++
-	}
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	for _, b := range p[:n] {
-		c.count(b)
-	}
-	return n, err
-}
-
-// position reports where the XML parser is; encoding/xml's own line wins
-// when it gives one.
-func (c *countingReader) position(_ string, line, _ int) (int, int) {
-	if line > 0 && line != c.line {
-		return line, 0
-	}
-	return c.line, max(c.col, 1)
-}

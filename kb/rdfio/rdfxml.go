@@ -1,0 +1,848 @@
+package rdfio
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// RDF/XML syntax names, and the XML namespace.
+const (
+	xmlNS         = "http://www.w3.org/XML/1998/namespace"
+	rdfXMLLiteral = RDFNS + "XMLLiteral"
+)
+
+// RDFXMLDecoder reads RDF/XML (RDF 1.1 XML Syntax) as a stream: it holds
+// the statements of one top-level node element at a time. It reads XML
+// tokens with encoding/xml's RawToken and resolves namespaces itself, so
+// that parseType="Literal" content keeps its prefixes. DTD entities are
+// never expanded (encoding/xml knows only the five predefined ones), so
+// neither external entities nor entity bombs are possible.
+type RDFXMLDecoder struct {
+	dec  *xml.Decoder
+	src  string
+	base string
+
+	out    []Quad
+	outPos int
+	err    error
+
+	started, inRDF, done bool
+	ns                   []map[string]string // namespace scopes, innermost last
+	baseStack, langStack []string            // per open element
+	names                []xml.Name          // open elements as written, to match end tags
+	ids                  map[string]bool     // rdf:ID IRIs seen (each may be used once)
+	anon                 int
+	depth                int
+}
+
+// NewRDFXMLDecoder returns a decoder reading RDF/XML from r.
+func NewRDFXMLDecoder(r io.Reader, opts Options) *RDFXMLDecoder {
+	dec := xml.NewDecoder(&bomSkipper{r: r})
+	dec.Strict = true
+	return &RDFXMLDecoder{dec: dec, src: opts.Source, base: opts.Base, ids: map[string]bool{}}
+}
+
+// bomSkipper drops a leading UTF-8 byte order mark, which encoding/xml
+// rejects.
+type bomSkipper struct {
+	r    io.Reader
+	done bool
+}
+
+func (b *bomSkipper) Read(p []byte) (int, error) {
+	if b.done {
+		return b.r.Read(p)
+	}
+	b.done = true
+	var head [3]byte
+	n, err := io.ReadFull(b.r, head[:])
+	if n == 3 && head == [3]byte{0xEF, 0xBB, 0xBF} {
+		return b.r.Read(p)
+	}
+	k := copy(p, head[:n])
+	if k < n { // p is tiny: keep the rest for later
+		b.r = io.MultiReader(strings.NewReader(string(head[k:n])), b.r)
+	}
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		if k == 0 {
+			return 0, io.EOF
+		}
+		err = nil
+	}
+	return k, err
+}
+
+// Next returns the next statement.
+func (d *RDFXMLDecoder) Next() (Quad, error) {
+	for d.outPos == len(d.out) {
+		if d.err != nil {
+			return Quad{}, d.err
+		}
+		d.out, d.outPos = d.out[:0], 0
+		if err := d.step(); err != nil {
+			d.err = err
+		}
+	}
+	q := d.out[d.outPos]
+	d.outPos++
+	return q, nil
+}
+
+func (d *RDFXMLDecoder) errorf(format string, args ...any) error {
+	line, col := d.dec.InputPos()
+	return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// xmlError converts an encoding/xml error.
+func (d *RDFXMLDecoder) xmlError(err error) error {
+	if err == io.EOF {
+		return d.errorf("unexpected end of input")
+	}
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		line, col := d.dec.InputPos()
+		if se.Line != line {
+			col = 0
+		}
+		return &SyntaxError{Source: d.src, Line: se.Line, Column: col, Msg: "XML syntax error: " + strings.TrimPrefix(se.Msg, "XML syntax error: ")}
+	}
+	line, col := d.dec.InputPos()
+	return fmt.Errorf("%s:%d:%d: %w", sourceName(d.src), line, col, err)
+}
+
+// element is a start tag with its names resolved.
+type element struct {
+	space, local string // namespace IRI and local name
+	prefix       string // as written
+	attrs        []attr
+	raw          xml.StartElement
+}
+
+type attr struct {
+	space, local, prefix, value string
+}
+
+func (e *element) iri() string { return e.space + e.local }
+
+// token returns the next token that matters: start and end tags (resolved
+// and checked) and character data; comments, processing instructions and
+// directives are dropped.
+func (d *RDFXMLDecoder) token() (xml.Token, *element, error) {
+	for {
+		tok, err := d.dec.RawToken()
+		if err != nil {
+			return nil, nil, d.xmlError(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			e, err := d.open(t)
+			return t, e, err
+		case xml.EndElement:
+			if len(d.names) == 0 {
+				return nil, nil, d.errorf("unexpected end tag </%s>", qname(t.Name))
+			}
+			if open := d.names[len(d.names)-1]; open != t.Name {
+				return nil, nil, d.errorf("element <%s> closed by </%s>", qname(open), qname(t.Name))
+			}
+			d.names = d.names[:len(d.names)-1]
+			d.ns = d.ns[:len(d.ns)-1]
+			d.baseStack = d.baseStack[:len(d.baseStack)-1]
+			d.langStack = d.langStack[:len(d.langStack)-1]
+			return t, nil, nil
+		case xml.CharData:
+			return xml.CharData(string(t)), nil, nil
+		}
+	}
+}
+
+// open enters an element's scope: namespaces, xml:base and xml:lang.
+func (d *RDFXMLDecoder) open(t xml.StartElement) (*element, error) {
+	scope := map[string]string{}
+	base, lang := d.base, ""
+	if n := len(d.baseStack); n > 0 {
+		base, lang = d.baseStack[n-1], d.langStack[n-1]
+	}
+	for _, a := range t.Attr {
+		switch {
+		case a.Name.Space == "xmlns":
+			scope[a.Name.Local] = a.Value
+		case a.Name.Space == "" && a.Name.Local == "xmlns":
+			scope[""] = a.Value
+		}
+	}
+	d.ns = append(d.ns, scope)
+	d.names = append(d.names, t.Name)
+	e := &element{prefix: t.Name.Space, local: t.Name.Local, raw: t}
+	var ok bool
+	if e.space, ok = d.lookup(t.Name.Space); !ok {
+		return nil, d.errorf("undeclared namespace prefix %q on <%s:%s>", t.Name.Space, t.Name.Space, t.Name.Local)
+	}
+	for _, a := range t.Attr {
+		if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
+			continue
+		}
+		at := attr{prefix: a.Name.Space, local: a.Name.Local, value: a.Value}
+		if a.Name.Space != "" {
+			if at.space, ok = d.lookup(a.Name.Space); !ok {
+				return nil, d.errorf("undeclared namespace prefix %q on attribute %s:%s", a.Name.Space, a.Name.Space, a.Name.Local)
+			}
+		}
+		if at.space == xmlNS {
+			switch at.local {
+			case "base":
+				base = ResolveIRI(base, a.Value)
+				if i := strings.IndexByte(base, '#'); i >= 0 {
+					base = base[:i]
+				}
+			case "lang":
+				lang = a.Value
+			}
+		}
+		e.attrs = append(e.attrs, at)
+	}
+	d.baseStack = append(d.baseStack, base)
+	d.langStack = append(d.langStack, lang)
+	return e, nil
+}
+
+// qname renders a raw name as written.
+func qname(n xml.Name) string {
+	if n.Space == "" {
+		return n.Local
+	}
+	return n.Space + ":" + n.Local
+}
+
+// lookup resolves a prefix ("" is the default namespace, "xml" is fixed).
+func (d *RDFXMLDecoder) lookup(prefix string) (string, bool) {
+	if prefix == "xml" {
+		return xmlNS, true
+	}
+	for i := len(d.ns) - 1; i >= 0; i-- {
+		if v, ok := d.ns[i][prefix]; ok {
+			return v, true
+		}
+	}
+	return "", prefix == ""
+}
+
+func (d *RDFXMLDecoder) curBase() string { return d.baseStack[len(d.baseStack)-1] }
+func (d *RDFXMLDecoder) curLang() string { return d.langStack[len(d.langStack)-1] }
+
+func (d *RDFXMLDecoder) emit(s, p, o Term) { d.out = append(d.out, Quad{S: s, P: p, O: o}) }
+
+func (d *RDFXMLDecoder) newAnon() Term {
+	d.anon++
+	return Term{Kind: KindBlank, Value: anonPrefix + strconv.Itoa(d.anon)}
+}
+
+// step parses up to the next top-level node element.
+func (d *RDFXMLDecoder) step() error {
+	if d.done {
+		return io.EOF
+	}
+	for {
+		tok, e, err := d.token()
+		if err != nil {
+			if !d.started && d.dec.InputOffset() == 0 {
+				return d.errorf("empty input: want an RDF/XML document")
+			}
+			if d.done {
+				return io.EOF
+			}
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if !d.started {
+				d.started = true
+				if e.space == RDFNS && e.local == "RDF" {
+					if err := d.checkRDFAttrs(e); err != nil {
+						return err
+					}
+					d.inRDF = true
+					continue
+				}
+				if e.space != RDFNS {
+					return d.errorf("the document element <%s> is neither rdf:RDF nor a node element in the RDF namespace: not RDF/XML", t.Name.Local)
+				}
+				if _, err := d.nodeElement(e); err != nil {
+					return err
+				}
+				return d.finish()
+			}
+			if _, err := d.nodeElement(e); err != nil {
+				return err
+			}
+			return nil
+		case xml.EndElement:
+			// the end of rdf:RDF
+			return d.finish()
+		case xml.CharData:
+			if !isXMLSpace(string(t)) {
+				if !d.started {
+					return d.errorf("text before the document element: not RDF/XML")
+				}
+				return d.errorf("text %q between node elements", abbreviate(string(t)))
+			}
+		}
+	}
+}
+
+// finish checks that nothing but white space and comments follows.
+func (d *RDFXMLDecoder) finish() error {
+	d.done = true
+	for {
+		tok, err := d.dec.RawToken()
+		if err == io.EOF {
+			return io.EOF
+		}
+		if err != nil {
+			return d.xmlError(err)
+		}
+		switch t := tok.(type) {
+		case xml.StartElement, xml.EndElement:
+			return d.errorf("content after the document element")
+		case xml.CharData:
+			if !isXMLSpace(string(t)) {
+				return d.errorf("text after the document element")
+			}
+		}
+	}
+}
+
+func (d *RDFXMLDecoder) checkRDFAttrs(e *element) error {
+	for _, a := range e.attrs {
+		if a.space != xmlNS && !isXMLReserved(a) {
+			return d.errorf("attribute %s is not allowed on rdf:RDF", a.local)
+		}
+	}
+	return nil
+}
+
+func isXMLReserved(a attr) bool {
+	return a.space == "" && len(a.local) >= 3 && strings.EqualFold(a.local[:3], "xml")
+}
+
+func isXMLSpace(s string) bool {
+	return strings.TrimLeft(s, " \t\r\n") == ""
+}
+
+func abbreviate(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 30 {
+		return s[:30] + "…"
+	}
+	return s
+}
+
+// Names that cannot be node elements, property elements or property
+// attributes (RDF 1.1 XML Syntax, 6.2.2–6.2.5).
+var (
+	coreSyntaxTerms = map[string]bool{"RDF": true, "ID": true, "about": true, "parseType": true, "resource": true, "nodeID": true, "datatype": true}
+	oldTerms        = map[string]bool{"aboutEach": true, "aboutEachPrefix": true, "bagID": true}
+)
+
+func forbiddenNodeName(local string) bool {
+	return coreSyntaxTerms[local] || oldTerms[local] || local == "li"
+}
+
+func forbiddenPropertyName(local string) bool {
+	return coreSyntaxTerms[local] || oldTerms[local] || local == "Description"
+}
+
+func forbiddenPropertyAttr(local string) bool {
+	return forbiddenPropertyName(local) || local == "li"
+}
+
+// nodeElement parses a node element whose start tag is e (already read)
+// up to its end tag, and returns its subject.
+func (d *RDFXMLDecoder) nodeElement(e *element) (Term, error) {
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > maxNesting {
+		return Term{}, d.errorf("elements nested more than %d deep", maxNesting)
+	}
+	if e.space == RDFNS && forbiddenNodeName(e.local) {
+		return Term{}, d.errorf("rdf:%s cannot be a node element", e.local)
+	}
+	var subj Term
+	var props []attr
+	var typeAttr string
+	base := d.curBase()
+	for _, a := range e.attrs {
+		switch {
+		case a.space == xmlNS || isXMLReserved(a):
+		case a.space == RDFNS && a.local == "ID":
+			iri, err := d.idIRI(a.value)
+			if err != nil {
+				return Term{}, err
+			}
+			if !subj.IsZero() {
+				return Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
+			}
+			subj = Term{Kind: KindIRI, Value: iri}
+		case a.space == RDFNS && a.local == "about":
+			if !subj.IsZero() {
+				return Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
+			}
+			subj = Term{Kind: KindIRI, Value: ResolveIRI(base, a.value)}
+		case a.space == RDFNS && a.local == "nodeID":
+			if !subj.IsZero() {
+				return Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
+			}
+			b, err := d.nodeID(a.value)
+			if err != nil {
+				return Term{}, err
+			}
+			subj = b
+		case a.space == RDFNS && a.local == "type":
+			typeAttr = a.value
+		case a.space == "":
+			return Term{}, d.errorf("attribute %q has no namespace (RDF/XML needs qualified attributes)", a.local)
+		case a.space == RDFNS && forbiddenPropertyAttr(a.local):
+			return Term{}, d.errorf("rdf:%s is not allowed as an attribute here", a.local)
+		default:
+			props = append(props, a)
+		}
+	}
+	if subj.IsZero() {
+		subj = d.newAnon()
+	}
+	if !(e.space == RDFNS && e.local == "Description") {
+		d.emit(subj, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: e.iri()})
+	}
+	if typeAttr != "" {
+		d.emit(subj, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: ResolveIRI(base, typeAttr)})
+	}
+	lang := d.curLang()
+	for _, a := range props {
+		d.emit(subj, Term{Kind: KindIRI, Value: a.space + a.local}, d.plainLiteral(a.value, lang))
+	}
+	li := 0
+	for {
+		tok, child, err := d.token()
+		if err != nil {
+			return Term{}, err
+		}
+		switch t := tok.(type) {
+		case xml.EndElement:
+			return subj, nil
+		case xml.CharData:
+			if !isXMLSpace(string(t)) {
+				return Term{}, d.errorf("text %q inside a node element (want property elements)", abbreviate(string(t)))
+			}
+		case xml.StartElement:
+			if err := d.propertyElement(child, subj, &li); err != nil {
+				return Term{}, err
+			}
+		}
+	}
+}
+
+func (d *RDFXMLDecoder) plainLiteral(s, lang string) Term {
+	if lang != "" {
+		return Term{Kind: KindLiteral, Value: s, Datatype: RDFLangString, Lang: lang}
+	}
+	return Term{Kind: KindLiteral, Value: s, Datatype: XSDString}
+}
+
+// idIRI turns an rdf:ID into its IRI, which must be unique in the document.
+func (d *RDFXMLDecoder) idIRI(id string) (string, error) {
+	if !isNCName(id) {
+		return "", d.errorf("rdf:ID %q is not an XML name (NCName)", id)
+	}
+	iri := ResolveIRI(d.curBase(), "#"+id)
+	if d.ids[iri] {
+		return "", d.errorf("rdf:ID %q is used twice (it names <%s>)", id, iri)
+	}
+	d.ids[iri] = true
+	return iri, nil
+}
+
+// nodeID turns an rdf:nodeID into a blank node, named as Turtle names
+// explicit labels so that generated nodes never meet it.
+func (d *RDFXMLDecoder) nodeID(id string) (Term, error) {
+	if !isNCName(id) {
+		return Term{}, d.errorf("rdf:nodeID %q is not an XML name (NCName)", id)
+	}
+	if strings.HasPrefix(id, anonPrefix) {
+		id = anonPrefix + id
+	}
+	return Term{Kind: KindBlank, Value: id}, nil
+}
+
+// isNCName reports whether s is an XML NCName.
+func isNCName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || unicode.IsLetter(r):
+		case i > 0 && (r == '-' || r == '.' || r == 0xB7 || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nd, unicode.Lm)):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// propertyElement parses a property element of subj whose start tag is e.
+func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
+	d.depth++
+	defer func() { d.depth-- }()
+	if d.depth > maxNesting {
+		return d.errorf("elements nested more than %d deep", maxNesting)
+	}
+	pred := e.iri()
+	if e.space == RDFNS {
+		if forbiddenPropertyName(e.local) {
+			return d.errorf("rdf:%s cannot be a property element", e.local)
+		}
+		if e.local == "li" {
+			*li++
+			pred = RDFNS + "_" + strconv.Itoa(*li)
+		}
+	}
+	if e.space == "" {
+		return d.errorf("property element <%s> has no namespace", e.local)
+	}
+	p := Term{Kind: KindIRI, Value: pred}
+	var reify, parseType, resource, datatype string
+	var nodeID Term
+	var hasResource bool
+	var props []attr
+	base, lang := d.curBase(), d.curLang()
+	for _, a := range e.attrs {
+		switch {
+		case a.space == xmlNS || isXMLReserved(a):
+		case a.space == RDFNS && a.local == "ID":
+			iri, err := d.idIRI(a.value)
+			if err != nil {
+				return err
+			}
+			reify = iri
+		case a.space == RDFNS && a.local == "parseType":
+			parseType = a.value
+		case a.space == RDFNS && a.local == "resource":
+			resource, hasResource = ResolveIRI(base, a.value), true
+		case a.space == RDFNS && a.local == "nodeID":
+			b, err := d.nodeID(a.value)
+			if err != nil {
+				return err
+			}
+			nodeID = b
+		case a.space == RDFNS && a.local == "datatype":
+			datatype = ResolveIRI(base, a.value)
+		case a.space == "":
+			return d.errorf("attribute %q has no namespace (RDF/XML needs qualified attributes)", a.local)
+		case a.space == RDFNS && forbiddenPropertyAttr(a.local):
+			return d.errorf("rdf:%s is not allowed as an attribute here", a.local)
+		default:
+			props = append(props, a)
+		}
+	}
+	if hasResource && !nodeID.IsZero() {
+		return d.errorf("a property element may not have both rdf:resource and rdf:nodeID")
+	}
+	emit := func(o Term) {
+		d.emit(subj, p, o)
+		if reify != "" {
+			r := Term{Kind: KindIRI, Value: reify}
+			d.emit(r, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: RDFNS + "Statement"})
+			d.emit(r, Term{Kind: KindIRI, Value: RDFNS + "subject"}, subj)
+			d.emit(r, Term{Kind: KindIRI, Value: RDFNS + "predicate"}, p)
+			d.emit(r, Term{Kind: KindIRI, Value: RDFNS + "object"}, o)
+		}
+	}
+	if parseType != "" {
+		if hasResource || !nodeID.IsZero() || datatype != "" || len(props) > 0 {
+			return d.errorf("rdf:parseType cannot be combined with rdf:resource, rdf:nodeID, rdf:datatype or property attributes")
+		}
+		switch parseType {
+		case "Resource":
+			n := d.newAnon()
+			emit(n)
+			sub := 0
+			for {
+				tok, child, err := d.token()
+				if err != nil {
+					return err
+				}
+				switch t := tok.(type) {
+				case xml.EndElement:
+					return nil
+				case xml.CharData:
+					if !isXMLSpace(string(t)) {
+						return d.errorf("text %q in a parseType=\"Resource\" element", abbreviate(string(t)))
+					}
+				case xml.StartElement:
+					if err := d.propertyElement(child, n, &sub); err != nil {
+						return err
+					}
+				}
+			}
+		case "Collection":
+			var items []Term
+			for {
+				tok, child, err := d.token()
+				if err != nil {
+					return err
+				}
+				switch t := tok.(type) {
+				case xml.EndElement:
+					head := Term{Kind: KindIRI, Value: rdfNil}
+					nodes := make([]Term, len(items))
+					for i := range items {
+						nodes[i] = d.newAnon()
+					}
+					if len(nodes) > 0 {
+						head = nodes[0]
+					}
+					emit(head)
+					for i, n := range nodes {
+						d.emit(n, Term{Kind: KindIRI, Value: rdfFirst}, items[i])
+						next := Term{Kind: KindIRI, Value: rdfNil}
+						if i+1 < len(nodes) {
+							next = nodes[i+1]
+						}
+						d.emit(n, Term{Kind: KindIRI, Value: rdfRest}, next)
+					}
+					return nil
+				case xml.CharData:
+					if !isXMLSpace(string(t)) {
+						return d.errorf("text %q in a parseType=\"Collection\" element", abbreviate(string(t)))
+					}
+				case xml.StartElement:
+					item, err := d.nodeElement(child)
+					if err != nil {
+						return err
+					}
+					items = append(items, item)
+				}
+			}
+		default: // "Literal" and any other value
+			lit, err := d.xmlLiteral()
+			if err != nil {
+				return err
+			}
+			emit(Term{Kind: KindLiteral, Value: lit, Datatype: rdfXMLLiteral})
+			return nil
+		}
+	}
+	// Text, a nested node element, or nothing.
+	var text strings.Builder
+	for {
+		tok, child, err := d.token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.CharData:
+			text.Write(t)
+		case xml.StartElement:
+			if !isXMLSpace(text.String()) {
+				return d.errorf("text and a node element mixed in property element <%s>", e.local)
+			}
+			if hasResource || !nodeID.IsZero() || datatype != "" || len(props) > 0 {
+				return d.errorf("property element <%s> has attributes that are not allowed with a nested node element", e.local)
+			}
+			obj, err := d.nodeElement(child)
+			if err != nil {
+				return err
+			}
+			for {
+				tok, _, err := d.token()
+				if err != nil {
+					return err
+				}
+				switch t := tok.(type) {
+				case xml.EndElement:
+					emit(obj)
+					return nil
+				case xml.CharData:
+					if !isXMLSpace(string(t)) {
+						return d.errorf("text after the node element in property element <%s>", e.local)
+					}
+				case xml.StartElement:
+					return d.errorf("property element <%s> holds more than one node element", e.local)
+				}
+			}
+		case xml.EndElement:
+			s := text.String()
+			if s == "" && datatype == "" {
+				// An empty property element: its object is a
+				// resource, described by any property attributes.
+				if !hasResource && nodeID.IsZero() && len(props) == 0 {
+					emit(d.plainLiteral("", lang))
+					return nil
+				}
+				var obj Term
+				switch {
+				case hasResource:
+					obj = Term{Kind: KindIRI, Value: resource}
+				case !nodeID.IsZero():
+					obj = nodeID
+				default:
+					obj = d.newAnon()
+				}
+				emit(obj)
+				for _, a := range props {
+					if a.space == RDFNS && a.local == "type" {
+						d.emit(obj, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: ResolveIRI(base, a.value)})
+						continue
+					}
+					d.emit(obj, Term{Kind: KindIRI, Value: a.space + a.local}, d.plainLiteral(a.value, lang))
+				}
+				return nil
+			}
+			if hasResource || !nodeID.IsZero() || len(props) > 0 {
+				return d.errorf("property element <%s> has text and attributes that describe a resource", e.local)
+			}
+			if datatype != "" {
+				emit(Term{Kind: KindLiteral, Value: s, Datatype: datatype})
+			} else {
+				emit(d.plainLiteral(s, lang))
+			}
+			return nil
+		}
+	}
+}
+
+// xmlLiteral reads the content of a parseType="Literal" element up to its
+// end tag and returns it in exclusive canonical XML form (namespaces
+// declared where they are first used, empty elements written in full,
+// attributes sorted).
+func (d *RDFXMLDecoder) xmlLiteral() (string, error) {
+	var b strings.Builder
+	rendered := []map[string]string{{}} // namespace declarations in force in the output
+	depth := 0
+	for {
+		tok, e, err := d.token()
+		if err != nil {
+			return "", err
+		}
+		switch t := tok.(type) {
+		case xml.CharData:
+			escapeXMLText(&b, string(t))
+		case xml.EndElement:
+			if depth == 0 {
+				return b.String(), nil
+			}
+			depth--
+			rendered = rendered[:len(rendered)-1]
+			b.WriteString("</")
+			if t.Name.Space != "" {
+				b.WriteString(t.Name.Space)
+				b.WriteByte(':')
+			}
+			b.WriteString(t.Name.Local)
+			b.WriteByte('>')
+		case xml.StartElement:
+			depth++
+			if depth > maxNesting {
+				return "", d.errorf("XML literal nested more than %d deep", maxNesting)
+			}
+			scope := map[string]string{}
+			for k, v := range rendered[len(rendered)-1] {
+				scope[k] = v
+			}
+			// visibly utilized prefixes
+			used := map[string]string{e.prefix: e.space}
+			for _, a := range e.attrs {
+				if a.prefix != "" && a.prefix != "xml" {
+					used[a.prefix] = a.space
+				}
+			}
+			var decls []string
+			for pfx, uri := range used {
+				if cur, ok := scope[pfx]; (ok && cur == uri) || (!ok && pfx == "" && uri == "") {
+					continue
+				}
+				scope[pfx] = uri
+				decls = append(decls, pfx)
+			}
+			sort.Strings(decls)
+			rendered = append(rendered, scope)
+			b.WriteByte('<')
+			if e.prefix != "" {
+				b.WriteString(e.prefix)
+				b.WriteByte(':')
+			}
+			b.WriteString(e.local)
+			for _, pfx := range decls {
+				if pfx == "" {
+					b.WriteString(` xmlns="`)
+				} else {
+					b.WriteString(" xmlns:" + pfx + `="`)
+				}
+				escapeXMLAttr(&b, scope[pfx])
+				b.WriteByte('"')
+			}
+			attrs := append([]attr(nil), e.attrs...)
+			sort.Slice(attrs, func(i, j int) bool {
+				if attrs[i].space != attrs[j].space {
+					return attrs[i].space < attrs[j].space
+				}
+				return attrs[i].local < attrs[j].local
+			})
+			for _, a := range attrs {
+				b.WriteByte(' ')
+				if a.prefix != "" {
+					b.WriteString(a.prefix)
+					b.WriteByte(':')
+				}
+				b.WriteString(a.local)
+				b.WriteString(`="`)
+				escapeXMLAttr(&b, a.value)
+				b.WriteByte('"')
+			}
+			b.WriteByte('>')
+		}
+	}
+}
+
+func escapeXMLText(b *strings.Builder, s string) {
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\r':
+			b.WriteString("&#xD;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+}
+
+func escapeXMLAttr(b *strings.Builder, s string) {
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\t':
+			b.WriteString("&#x9;")
+		case '\n':
+			b.WriteString("&#xA;")
+		case '\r':
+			b.WriteString("&#xD;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+}
