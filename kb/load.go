@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
@@ -417,4 +416,3 @@ func parseBase(iri string) (*url.URL, error) {
 	}
 	return u, nil
 }
-
