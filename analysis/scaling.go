@@ -115,6 +115,9 @@ func analyseScaling(d *Data, h *overheadHierarchy) ([]*Group, []*ExperimentResul
 			res.Regions = append(res.Regions, rr)
 		}
 		switch {
+		case len(e.Regions) == 0:
+			issues = append(issues, Issue{Experiment: e.IRI, Reason: "no region summaries (e.g. a traced experiment with region instances only); nothing to analyse"})
+			continue
 		case e.Program == "":
 			issues = append(issues, Issue{Experiment: e.IRI, Reason: "no main program region (a region summary of a code region with hasCrType \"CR_P\"); no speedup, efficiency or overhead"})
 			continue

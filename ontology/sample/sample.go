@@ -104,6 +104,11 @@ type Options struct {
 	// GraphBase prefixes site names for graph IRIs (default DefaultGraphBase):
 	// site "vienna" goes into graph <GraphBase + "vienna">.
 	GraphBase string
+	// Scaling adds, after each site's data, scaling series of the
+	// application "Stommel" (see ScalingProcesses): two versions, two
+	// problem sizes, p = 1 ... 32. Off by default, so the other data and
+	// its IRIs stay exactly as they are without it.
+	Scaling bool
 }
 
 // Summary reports what Generate wrote and the ground truth of the problem
@@ -161,6 +166,14 @@ type Summary struct {
 	// Fig629Matches counts region summaries on a processing unit with
 	// inNode Fig629Node whose wtime >= Fig629Threshold.
 	Fig629Matches int
+
+	// ScalingExperiments counts the experiments of the scaling series
+	// (Options.Scaling); PlantedPoorScalability lists the IRIs of the code
+	// regions planted to stop scaling in them (efficiency against the
+	// sequential run below 0.5 at the larger process counts); every other
+	// region and every program keeps an efficiency of at least 0.5.
+	ScalingExperiments     int
+	PlantedPoorScalability []string
 
 	// MetricNames and RegionTypes list the metric names and code region
 	// mnemonics that occur in the data.
@@ -260,6 +273,9 @@ func Generate(ctx context.Context, w io.Writer, opts Options) (Summary, error) {
 		}
 		g := newSiteGen(em, &sum, seen, opts.Seed, i, names, graph, target)
 		g.run()
+		if opts.Scaling && em.err == nil {
+			g.scalingSeries(opts.Seed)
+		}
 		if em.err != nil {
 			break
 		}

@@ -209,6 +209,7 @@ var (
 	mOctrpExec   = spec("octrp_exec")
 	mOaddDtc     = spec("oadd_dtc")
 	mAvgMsgLen   = spec("AvgMessageLength")
+	mOlopa       = spec("olopa")
 )
 
 // seenSet records which metric names and region mnemonics were written.
