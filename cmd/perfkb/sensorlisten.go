@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/perfkb/perfkb/convert"
+	"github.com/perfkb/perfkb/convert/sensor"
+	"github.com/perfkb/perfkb/reasoner"
+	"github.com/perfkb/perfkb/rules"
+)
+
+func init() {
+	register(newSensorListenCmd)
+	// sensor-listen writes data, so it may create the store.
+	creatingCommands["sensor-listen"] = true
+}
+
+// sensorListenFlags are the settings of perfkb sensor-listen.
+type sensorListenFlags struct {
+	addr, base, graph, manager string
+	ruleFiles, shipped         []string
+	defines                    []string
+	batch, maxConns            int
+	flushInterval, idleTimeout time.Duration
+	maxMessage                 string
+	http                       string
+	serve                      serveFlags // the serve flags except --addr (--http replaces it)
+}
+
+func newSensorListenCmd(app *App) *cobra.Command {
+	var f sensorListenFlags
+	cmd := &cobra.Command{
+		Use:   "sensor-listen",
+		Short: "Receive live SCALEA-G sensor data over TCP into the store, with optional rule-based monitoring",
+		Long: `sensor-listen is the Data Receiving component of a SCALEA-G Sensor Manager
+(dissertation 6.2.3.5, 6.2.6.1): sensors connect to --addr (loopback by
+default) and send the messages of the sensor protocol — sensorinit,
+sensordataentry with the data in CDATA, sensorfinal — as one stream of XML
+elements. Each connection is read by its own goroutine; messages are
+buffered per (SensorID, ResourceID) and one writer converts them (as
+'perfkb convert sensor' does) and applies them to --graph atomically every
+--batch messages or --flush-interval, whichever comes first.
+
+A message counts as received when its closing tag is parsed and is durable
+after the next write. A sensor that disconnects mid-message loses only that
+message (logged with its SensorID, ResourceID, connection and byte offset);
+malformed XML, a message above --max-message or --idle-timeout without data
+close only that connection. SIGINT or SIGTERM stop accepting, let open
+connections deliver what they sent, write everything received and exit 0.
+
+--rules FILE and --shipped SET (e.g. --shipped monitoring, the fuzzy
+bandwidth states of Fig. 6.7) run the rules incrementally over every written
+batch; new findings are logged, and with --http listed at /findings.
+
+--http ADDR serves the SPARQL endpoint (and the rest of 'perfkb serve',
+whose flags apply) from the same process, since the native store admits one
+process at a time.`,
+		Example: `  perfkb sensor-listen --store native:./kb --base http://perfkb.example/site/innsbruck/ --addr 127.0.0.1:8060
+  perfkb sensor-listen --base http://perfkb.example/site/innsbruck/ --shipped monitoring --http 127.0.0.1:7878`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSensorListen(cmd.Context(), app, &f) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8060", "address sensors connect to (host:port); loopback unless another interface is named")
+	fs.StringVar(&f.base, "base", "", "base IRI of the stored data (required; absolute, ending in / or #)")
+	fs.StringVar(&f.graph, "graph", "", "graph receiving the data (default: --base without its trailing / or #)")
+	fs.StringVar(&f.manager, "manager", "default", "key of this Sensor Manager (<base>sensormanager/KEY)")
+	fs.StringArrayVar(&f.ruleFiles, "rules", nil, "rule file run over every written batch (repeatable)")
+	fs.StringSliceVar(&f.shipped, "shipped", nil, "shipped rule sets run over every written batch, e.g. monitoring or perfonto,monitoring")
+	fs.StringArrayVar(&f.defines, "define", nil, "override a named rule constant, NAME=VALUE (repeatable), e.g. BW_VERYLOW_B=10")
+	fs.IntVar(&f.batch, "batch", 1000, "messages per write")
+	fs.DurationVar(&f.flushInterval, "flush-interval", 500*time.Millisecond, "longest time a received message waits to be written")
+	fs.StringVar(&f.maxMessage, "max-message", "1MiB", "largest message (bytes, or with KiB, MiB, KB, MB)")
+	fs.IntVar(&f.maxConns, "max-conns", 256, "most sensor connections at once; more are closed at once")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "close a connection that sends nothing for this long (0: never)")
+	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")
+	// The serve flags, except --addr, which --http replaces.
+	serveFS := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	f.serve.bind(serveFS)
+	serveFS.VisitAll(func(fl *pflag.Flag) {
+		if fl.Name != "addr" && fs.Lookup(fl.Name) == nil {
+			fl.Usage = "with --http: " + fl.Usage
+			fs.AddFlag(fl)
+		}
+	})
+	return cmd
+}
+
+// parseSize reads a byte size such as 1MiB, 512KiB, 2MB or 65536.
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"B", 1}}
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive size (want e.g. 1MiB or 65536)", s)
+	}
+	return n * mult, nil
+}
+
+func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error {
+	start := time.Now()
+	if f.base == "" {
+		return usageError(errors.New("--base is required: the base IRI of the stored data, e.g. --base http://perfkb.example/site/innsbruck/"))
+	}
+	base, err := convert.ParseBase(f.base)
+	if err != nil {
+		return usageError(err)
+	}
+	graph := base.Graph()
+	if f.graph != "" {
+		if graph, err = parseGraphIRI(f.graph); err != nil {
+			return usageError(err)
+		}
+	}
+	maxMessage, err := parseSize(f.maxMessage)
+	if err != nil {
+		return usageError(fmt.Errorf("--max-message: %w", err))
+	}
+	switch {
+	case f.batch <= 0:
+		return usageError(errors.New("--batch must be positive"))
+	case f.maxConns <= 0:
+		return usageError(errors.New("--max-conns must be positive"))
+	case f.flushInterval <= 0:
+		return usageError(errors.New("--flush-interval must be positive"))
+	case f.idleTimeout < 0:
+		return usageError(errors.New("--idle-timeout must not be negative (0: never)"))
+	}
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return usageError(fmt.Errorf("--addr %q: %v", f.addr, err))
+	}
+	sources := append([]string(nil), f.ruleFiles...)
+	for _, s := range f.shipped {
+		if _, _, ok := rules.Lookup(s); !ok {
+			return usageError(fmt.Errorf("--shipped %q: no such rule set (have %s)", s, strings.Join(rules.Names(), ", ")))
+		}
+		sources = append(sources, s)
+	}
+	var prog *reasoner.Program
+	if len(sources) > 0 {
+		defs, err := parseDefines(f.defines)
+		if err != nil {
+			return err
+		}
+		if prog, err = reasoner.LoadProgram(sources, reasoner.ParseOptions{Defines: defs}); err != nil {
+			return err
+		}
+	} else if len(f.defines) > 0 {
+		return usageError(errors.New("--define needs --rules or --shipped"))
+	}
+	var logger *slog.Logger
+	if f.http != "" {
+		f.serve.addr = f.http
+		f.serve.resolveToken()
+		if err := f.serve.validate(); err != nil {
+			return err
+		}
+	}
+	if logger, err = f.serve.logger(app.Stderr); err != nil {
+		return err
+	}
+
+	ds, err := app.OpenStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("sensor-listen: %w", err)
+	}
+	opt := sensor.ListenerOptions{
+		Base: base, Graph: graph, Mapper: sensor.Options{Manager: f.manager},
+		Batch: f.batch, FlushInterval: f.flushInterval, MaxMessage: maxMessage,
+		MaxConns: f.maxConns, IdleTimeout: f.idleTimeout, Program: prog,
+		Reasoner: reasoner.Options{Print: app.Stderr}, Logger: logger,
+	}
+	if f.idleTimeout == 0 {
+		opt.IdleTimeout = -1
+	}
+	if prog != nil {
+		fmt.Fprintf(app.Stdout, "sensor-listen: reading the store for %d rules…\n", len(prog.Rules()))
+	}
+	l, err := sensor.NewListener(ctx, ds, opt)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	fmt.Fprintf(app.Stdout, "sensor-listen: receiving sensor data on %s into graph <%s> of %s\n", ln.Addr(), graph.Value, app.StoreSpec)
+
+	var wg sync.WaitGroup
+	httpErr := make(chan error, 1)
+	if f.http != "" {
+		srv := newHTTPServer(ds, f.serve, logger)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			httpErr <- srv.ListenAndServe(ctx, f.http, func(addr net.Addr) {
+				url := "http://" + addr.String()
+				fmt.Fprintf(app.Stdout, "sensor-listen: SPARQL endpoint at %s/sparql, findings at %s/findings\n", url, url)
+			})
+		}()
+	}
+	status := startSensorStatus(app, l)
+	err = l.Serve(ctx, ln)
+	status()
+	wg.Wait()
+	if err == nil {
+		select {
+		case herr := <-httpErr:
+			if herr != nil {
+				err = fmt.Errorf("sensor-listen: HTTP server: %w", herr)
+			}
+		default:
+		}
+	}
+	st := l.Stats()
+	fmt.Fprintf(app.Stdout, "sensor-listen: received %d messages on %d connections, stored %d (%d triples) in graph <%s>, %d findings; %d partial, %d refused, %d connections closed for bad data, %d idle, %d rejected; %s\n",
+		st.Received, st.Connections, st.Stored, st.Triples, graph.Value, st.Findings, st.Partial, st.Invalid, st.Malformed, st.Idle, st.Rejected, time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	return ds.Close()
+}
+
+// startSensorStatus draws a status line on a terminal (connections,
+// messages/s, stored, findings) until the returned stop is called.
+func startSensorStatus(app *App, l *sensor.Listener) (stop func()) {
+	if !app.IsTerminal(app.Stderr) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		last, lastAt := int64(0), time.Now()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(app.Stderr, "\r\033[K")
+				return
+			case now := <-t.C:
+				st := l.Stats()
+				rate := float64(st.Received-last) / now.Sub(lastAt).Seconds()
+				last, lastAt = st.Received, now
+				fmt.Fprintf(app.Stderr, "\r\033[Ksensor-listen: %d connections, %.0f messages/s, %s received, %s stored, %d findings",
+					st.Open, rate, humanCount(st.Received), humanCount(st.Stored), st.Findings)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
