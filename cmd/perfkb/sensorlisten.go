@@ -274,4 +274,3 @@ func startSensorStatus(app *App, l *sensor.Listener) (stop func()) {
 	}()
 	return func() { close(done); wg.Wait() }
 }
-
