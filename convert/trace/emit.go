@@ -67,6 +67,15 @@ func (n Names) PU(p, t int) string {
 	return n.Exp + "/pu/p" + strconv.Itoa(p) + "t" + strconv.Itoa(t)
 }
 
+// PUOf returns the thread-level processing unit IRI of a location; a
+// context (TAU's C in profile.N.C.T) above 0 is kept in the IRI.
+func (n Names) PUOf(l Location) string {
+	if l.Context > 0 {
+		return n.Exp + "/pu/p" + strconv.Itoa(l.Process) + "c" + strconv.Itoa(l.Context) + "t" + strconv.Itoa(l.Thread)
+	}
+	return n.PU(l.Process, l.Thread)
+}
+
 // Process returns the process-level processing unit IRI.
 func (n Names) Process(p int) string { return n.Exp + "/pu/p" + strconv.Itoa(p) }
 
@@ -124,7 +133,7 @@ func emitDefs(w *writer, d *Defs, opts EmitOptions) error {
 				w.add(pu, ontology.HasParentPU, kb.IRI(nm.Node(host))))
 		}
 		threads = max(threads, l.Thread+1)
-		tu := kb.IRI(nm.PU(l.Process, l.Thread))
+		tu := kb.IRI(nm.PUOf(l))
 		errs = append(errs, w.add(tu, typ, kb.IRI(ontology.ThreadUnit)), w.add(tu, ontology.InExperiment, exp),
 			w.add(tu, ontology.InNode, kb.String(host)), w.add(tu, ontology.ProcessID, integer(int64(l.Process))),
 			w.add(tu, ontology.ThreadID, integer(int64(l.Thread))), w.add(tu, ontology.HasParentPU, kb.IRI(nm.Process(l.Process))))
@@ -152,11 +161,16 @@ func emitDefs(w *writer, d *Defs, opts EmitOptions) error {
 // fire without the ontology loaded), its hasCrType mnemonics and its name.
 // n, when not nil, is increased by the statements written.
 func EmitRegion(ctx context.Context, sink Sink, iri string, r Region, n *int64) []error {
+	return EmitRegionTyped(ctx, sink, iri, r.Name, Mnemonics(r), n)
+}
+
+// EmitRegionTyped is EmitRegion with the name and mnemonics given.
+func EmitRegionTyped(ctx context.Context, sink Sink, iri, name string, mnemonics []string, n *int64) []error {
 	w := &writer{ctx: ctx, sink: sink}
 	s := kb.IRI(iri)
 	var errs []error
 	types := map[string]bool{}
-	for _, m := range Mnemonics(r) {
+	for _, m := range mnemonics {
 		ct, ok := ontology.LookupCodeRegionType(m)
 		if ok {
 			for _, c := range []string{ct.Class, ct.Family} {
@@ -171,7 +185,7 @@ func EmitRegion(ctx context.Context, sink Sink, iri string, r Region, n *int64) 
 	if !types[ontology.CodeRegion] {
 		errs = append(errs, w.add(s, ontology.RDFType, kb.IRI(ontology.CodeRegion)))
 	}
-	errs = append(errs, w.add(s, ontology.RegionName, kb.String(r.Name)))
+	errs = append(errs, w.add(s, ontology.RegionName, kb.String(name)))
 	if n != nil {
 		*n += w.n
 	}
@@ -237,7 +251,7 @@ func EmitSummary(ctx context.Context, sink Sink, s *Summary, opts EmitOptions) (
 		errs := []error{
 			w.add(rs, ontology.RDFType, kb.IRI(ontology.RegionSummary)),
 			w.add(rs, ontology.OfCodeRegion, kb.IRI(nm.Region(reg.Name))),
-			w.add(rs, ontology.InProcessingUnit, kb.IRI(nm.PU(loc.Process, loc.Thread))),
+			w.add(rs, ontology.InProcessingUnit, kb.IRI(nm.PUOf(loc))),
 			w.add(rs, ontology.InExperiment, exp),
 		}
 		if n.Parent != nil {

@@ -37,6 +37,7 @@ type Location struct {
 	Node    string // host name
 	Process int    // MPI rank
 	Thread  int    // thread number within the process
+	Context int    // TAU's context (profile.N.C.T); 0 for traces
 	Name    string // the trace's name for the location, if any
 }
 

@@ -1,0 +1,22 @@
+// Package tau converts TAU profiles (profile.N.C.T files, or one
+// MULTI__<metric>/ directory per metric) to PERFONTO region summaries,
+// in pure Go, following the format ParaProf reads:
+//
+//	N templated_functions[_MULTI_<metric>]
+//	# Name Calls Subrs Excl Incl ProfileCalls # <metadata>…</metadata>
+//	"name" calls subrs excl incl profilecalls GROUP="groups"     (N lines)
+//	K aggregates
+//	M userevents
+//	# eventname numevents max min mean sumsqr
+//	"event" numevents max min mean sumsqr                        (M lines)
+//
+// One RegionSummary per (function or call path, thread): call-path names
+// "A => B => C" give hasChildRS from "A => B"; in flat profiles the
+// functions hang one level under the thread's root (the function with the
+// largest inclusive time). Metrics: ncalls (Calls), nsubs (Subrs), the
+// inclusive value under the metric's C.2 name (the time metric → wtime,
+// µs; PAPI_ prefix stripped) and excl_wtime (Excl of the time metric).
+// Message-size user events give AvgMessageLength (the weighted mean over
+// the region's events) on MPI point-to-point regions, so Fig. 6.30 fires
+// on TAU data.
+package tau
