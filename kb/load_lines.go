@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // ConcurrentInterner is an optional interface of a Dataset. A Dataset that
@@ -86,7 +88,7 @@ func loadLines(ctx context.Context, ds Dataset, bw BulkWriter, r io.Reader, opts
 		go func() {
 			defer wg.Done()
 			defer workersWG.Done()
-			p := &lineParser{quads: opts.Format == FormatNQuads, zeroCopy: concurrent}
+			p := &rdfio.LineParser{Quads: opts.Format == FormatNQuads, ZeroCopy: concurrent}
 			var buf []Term // reused when the worker interns
 			for c := range chunks {
 				if ctx.Err() != nil {
@@ -218,9 +220,9 @@ func readChunks(ctx context.Context, r io.Reader, chunkSize int, tokens chan str
 				break
 			}
 			// No line end in a full buffer: the line is longer.
-			if len(buf) > maxLine {
+			if len(buf) > rdfio.MaxLine {
 				lines := line + bytes.Count(carry, []byte{'\n'})
-				send(lineChunk{err: &lineError{line: lines, col: 1, msg: fmt.Sprintf("line longer than %d bytes", maxLine)}})
+				send(lineChunk{err: &SyntaxError{Line: lines, Column: 1, Msg: fmt.Sprintf("line longer than %d bytes", rdfio.MaxLine)}})
 				return
 			}
 			buf = append(buf[:n], make([]byte, len(buf))...)
@@ -253,7 +255,7 @@ func readChunks(ctx context.Context, r io.Reader, chunkSize int, tokens chan str
 
 // parseLineChunk parses one chunk, appending its terms to terms, and, when
 // intern is set, interns them.
-func parseLineChunk(ctx context.Context, ds Dataset, p *lineParser, c lineChunk, graph Term, scope blankScope, intern bool, src string, terms []Term) chunkResult {
+func parseLineChunk(ctx context.Context, ds Dataset, p *rdfio.LineParser, c lineChunk, graph Term, scope blankScope, intern bool, src string, terms []Term) chunkResult {
 	res := chunkResult{seq: c.seq, terms: terms}
 	if c.err != nil {
 		res.err = loadLineError(c.err, src)
@@ -264,7 +266,7 @@ func parseLineChunk(ctx context.Context, ds Dataset, p *lineParser, c lineChunk,
 	}
 	start := len(res.terms)
 	var err error
-	res.terms, err = p.parseChunk(c.data, c.firstLine, res.terms)
+	res.terms, err = parseLines(p, c.data, c.firstLine, res.terms)
 	if err != nil {
 		res.err = loadLineError(err, src)
 		return res
@@ -324,9 +326,9 @@ func internTerms(ctx context.Context, ds Dataset, terms []Term) ([]Quad, error) 
 
 // loadLineError gives a parser's error its source name.
 func loadLineError(err error, src string) error {
-	var le *lineError
-	if errors.As(err, &le) {
-		return &SyntaxError{Source: src, Line: le.line, Column: le.col, Msg: le.msg}
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return &SyntaxError{Source: src, Line: se.Line, Column: se.Column, Msg: se.Msg}
 	}
 	return fmt.Errorf("%s: %w", sourceName(src), err)
 }

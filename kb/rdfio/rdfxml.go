@@ -106,11 +106,10 @@ func (d *RDFXMLDecoder) xmlError(err error) error {
 	}
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
+		// Where the decoder stopped: the error's own line can lag
+		// behind it and carries no column.
 		line, col := d.dec.InputPos()
-		if se.Line != line {
-			col = 0
-		}
-		return &SyntaxError{Source: d.src, Line: se.Line, Column: col, Msg: "XML syntax error: " + strings.TrimPrefix(se.Msg, "XML syntax error: ")}
+		return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: "XML syntax error: " + strings.TrimPrefix(se.Msg, "XML syntax error: ")}
 	}
 	line, col := d.dec.InputPos()
 	return fmt.Errorf("%s:%d:%d: %w", sourceName(d.src), line, col, err)

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Runs every Go fuzz target of the RDF parsers for FUZZTIME each (default
+# 60s), one after the other, with FUZZPARALLEL workers (default 1). A
+# crasher is saved under the package's testdata/fuzz/<Target>/ and makes
+# the script fail; it then runs as a regression test in plain `go test`.
+#
+#   FUZZTIME=10m bench/fuzz.sh
+#   FUZZTIME=30s bench/fuzz.sh FuzzTurtle      # only the named targets
+set -eu
+cd "$(dirname "$0")/.."
+FUZZTIME=${FUZZTIME:-60s}
+FUZZPARALLEL=${FUZZPARALLEL:-1}
+targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads"
+status=0
+for t in $targets; do
+	pkg=${t%%:*}
+	name=${t#*:}
+	if [ $# -gt 0 ]; then
+		case " $* " in *" $name "*) ;; *) continue ;; esac
+	fi
+	if ! grep -q "func $name(" "$pkg"/*_test.go 2>/dev/null; then
+		echo "fuzz: $name not found in $pkg, skipped" >&2
+		continue
+	fi
+	echo "== $pkg $name for $FUZZTIME"
+	if ! go test "$pkg" -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" -parallel "$FUZZPARALLEL"; then
+		status=1
+	fi
+done
+exit $status
