@@ -1,124 +1,21 @@
-// perfkb query page: plain JavaScript, no build step.
+// perfkb workbench: the query page (YASGUI, vendored under /static/vendor)
+// and the analyst's views (call tree, comparison, scaling, findings, sites).
+// Plain JavaScript, no build step.
 "use strict";
 
 const PERFONTO = "http://www.par.univie.ac.at/project/scalea/perfonto#";
-const PREFIXES = `PREFIX perfonto: <${PERFONTO}>
-PREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>
-PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
-PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>
-`;
-
-const EXAMPLES = [
-  {
-    name: "Fig. 6.29: region summaries on node gsr410 with wtime >= 3E8",
-    query: PREFIXES + `
-# The dissertation's Fig. 6.29 search, in SPARQL.
-SELECT ?regionsummary ?value
-WHERE {
-  ?regionsummary perfonto:inProcessingUnit ?processingunit .
-  ?processingunit perfonto:inNode "gsr410" .
-  ?regionsummary perfonto:hasMetric ?metric .
-  ?metric perfonto:hasMetricName "wtime" .
-  ?metric perfonto:hasMetricValue ?value .
-  FILTER (?value >= 3E8)
-}
-ORDER BY DESC(?value)`,
-  },
-  {
-    name: "Fig. 6.29 as printed, in RDQL",
-    query: `SELECT ?regionsummary
-WHERE
-  (?regionsummary perfonto:inProcessingUnit ?processingunit)
-  (?processingunit perfonto:inNode "gsr410")
-  (?regionsummary perfonto:hasMetric ?metric)
-  (?metric perfonto:hasMetricName "wtime")
-  (?metric perfonto:hasMetricValue ?value)
-AND (?value >= 3E8)
-USING perfonto FOR <${PERFONTO}>`,
-  },
-  {
-    name: "Top code regions by wall-clock time",
-    query: PREFIXES + `
-SELECT ?region ?type (SUM(?value) AS ?wtime) (COUNT(?rs) AS ?summaries)
-WHERE {
-  ?rs perfonto:ofCodeRegion ?region ;
-      perfonto:hasMetric ?m .
-  ?m perfonto:hasMetricName "wtime" ;
-     perfonto:hasMetricValue ?value .
-  OPTIONAL { ?region perfonto:hasCrType ?type }
-}
-GROUP BY ?region ?type
-ORDER BY DESC(?wtime)
-LIMIT 20`,
-  },
-  {
-    name: "Findings by problem type",
-    query: PREFIXES + `
-SELECT ?problem (COUNT(DISTINCT ?subject) AS ?findings)
-WHERE {
-  ?subject perfonto:hasProblem ?problem .
-}
-GROUP BY ?problem
-ORDER BY DESC(?findings)`,
-  },
-  {
-    name: "Graphs and their sizes",
-    query: `SELECT ?graph (COUNT(*) AS ?triples)
-WHERE { GRAPH ?graph { ?s ?p ?o } }
-GROUP BY ?graph
-ORDER BY DESC(?triples)`,
-  },
-];
-
 const $ = (id) => document.getElementById(id);
-const state = { vars: [], rows: [], sortVar: null, sortDir: 1 };
+const WB = (window.perfkb = { terms: null, examples: [], last: null });
+let PREFIXES = {
+  perfonto: PERFONTO,
+  rdf: "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+  rdfs: "http://www.w3.org/2000/01/rdf-schema#",
+  xsd: "http://www.w3.org/2001/XMLSchema#",
+  owl: "http://www.w3.org/2002/07/owl#",
+};
+const PREFIX_TEXT = () => `PREFIX perfonto: <${PERFONTO}>\n`;
 
 // ---------- helpers ----------
-
-function compact(iri) {
-  const prefixes = [
-    ["perfonto:", PERFONTO],
-    ["rdf:", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"],
-    ["rdfs:", "http://www.w3.org/2000/01/rdf-schema#"],
-    ["xsd:", "http://www.w3.org/2001/XMLSchema#"],
-    ["owl:", "http://www.w3.org/2002/07/owl#"],
-  ];
-  for (const [p, ns] of prefixes) {
-    if (iri.startsWith(ns)) return p + iri.slice(ns.length);
-  }
-  return iri;
-}
-
-// shortIRI drops the scheme and host of an IRI that compact cannot
-// abbreviate, for narrow table cells (the full IRI is in the tooltip).
-function shortIRI(iri) {
-  const c = compact(iri);
-  if (c !== iri) return c;
-  const m = /^[a-z]+:\/\/[^/]+(\/.*)$/.exec(iri);
-  return m ? m[1] : iri;
-}
-
-// compactTriple abbreviates the IRIs of an N-Triples statement.
-function compactTriple(nt) {
-  return nt.replace(/<([^<>]*)>/g, (all, iri) => {
-    const c = compact(iri);
-    return c !== iri ? c : all;
-  });
-}
-
-function termText(t) {
-  if (!t) return "";
-  if (t.type === "uri") return compact(t.value);
-  if (t.type === "bnode") return "_:" + t.value;
-  return t.value;
-}
-
-function termNumber(t) {
-  if (!t || t.type !== "literal") return NaN;
-  const dt = t.datatype || "";
-  if (!/#(integer|decimal|double|float|long|int|short|byte|nonNegativeInteger|positiveInteger|unsignedLong|unsignedInt)$/.test(dt)) return NaN;
-  return Number(t.value);
-}
 
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
@@ -131,6 +28,52 @@ function el(tag, attrs, ...children) {
   return e;
 }
 
+function compact(iri) {
+  for (const [p, ns] of Object.entries(PREFIXES)) {
+    if (iri.startsWith(ns)) return p + ":" + iri.slice(ns.length);
+  }
+  return iri;
+}
+
+// shortIRI drops scheme and host when no prefix fits (full IRI in the tooltip).
+function shortIRI(iri) {
+  const c = compact(iri || "");
+  if (c !== iri) return c;
+  const m = /^[a-z]+:\/\/[^/]+(\/.*)$/.exec(iri || "");
+  return m ? m[1] : iri || "";
+}
+
+function termNumber(t) {
+  if (!t || t.type !== "literal" && t.type !== "typed-literal") return NaN;
+  if (!/#(integer|decimal|double|float|long|int|short|byte|nonNegativeInteger|positiveInteger|unsignedLong|unsignedInt)$/.test(t.datatype || "")) return NaN;
+  return Number(t.value);
+}
+
+function termText(t) {
+  if (!t) return "";
+  if (t.type === "uri") return compact(t.value);
+  if (t.type === "bnode") return "_:" + t.value;
+  return t.value;
+}
+
+// fmt prints a measured value readably (no 7.7474057993029995E9).
+function fmt(v, unit) {
+  if (v == null || isNaN(v)) return "";
+  let s;
+  if (unit === "microsecond" && Math.abs(v) >= 1e3) {
+    s = Math.abs(v) >= 1e6 ? (v / 1e6).toPrecision(4) + " s" : (v / 1e3).toPrecision(4) + " ms";
+    return s;
+  }
+  s = Number.isInteger(v) && Math.abs(v) < 1e12 ? v.toLocaleString("en") : Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : String(Number(v.toPrecision(4)));
+  return unit && unit !== "counter" ? s + " " + unitAbbrev(unit) : s;
+}
+function unitAbbrev(u) { return { microsecond: "µs", byte: "B", ratio: "", percent: "%" }[u] ?? u; }
+
+function metricUnit(name) {
+  const m = WB.terms && WB.terms.metrics.find((x) => x.name === name);
+  return m ? m.unit : "";
+}
+
 function authHeaders() {
   const token = $("token").value.trim();
   return token ? { Authorization: "Bearer " + token } : {};
@@ -141,239 +84,658 @@ async function apiError(resp) {
   try {
     const e = JSON.parse(text);
     text = `${resp.status} ${e.errorType}: ${e.error}`;
-    if (e.line) text += `\n(line ${e.line}, column ${e.column})`;
+    if (e.line) text += ` (line ${e.line}, column ${e.column})`;
   } catch (_) {
     text = `${resp.status}: ${text}`;
   }
   return text;
 }
 
-// ---------- query ----------
+// sparql runs a SELECT through the endpoint and returns the bindings.
+async function sparql(query) {
+  const resp = await fetch("/sparql", {
+    method: "POST",
+    headers: Object.assign({ "Content-Type": "application/x-www-form-urlencoded", Accept: "application/sparql-results+json" }, authHeaders()),
+    body: new URLSearchParams({ query }),
+  });
+  if (!resp.ok) throw new Error(await apiError(resp));
+  return (await resp.json()).results.bindings;
+}
+WB.sparql = sparql;
 
-async function runQuery() {
-  const query = $("editor").value;
-  const status = $("status");
-  $("run").disabled = true;
-  status.textContent = "running…";
-  status.className = "";
-  const started = performance.now();
-  try {
-    const resp = await fetch("/sparql", {
-      method: "POST",
-      headers: Object.assign({
-        "Content-Type": "application/x-www-form-urlencoded",
-        Accept: "application/sparql-results+json, text/turtle;q=0.5",
-      }, authHeaders()),
-      body: new URLSearchParams({ query }),
-    });
-    if (!resp.ok) {
-      status.textContent = await apiError(resp);
-      status.className = "error";
-      $("results").replaceChildren();
-      $("chart").replaceChildren();
-      return;
-    }
-    const ms = (performance.now() - started).toFixed(0);
-    const type = resp.headers.get("Content-Type") || "";
-    if (!type.includes("json")) {
-      const text = await resp.text();
-      $("results").replaceChildren(el("pre", {}, text));
-      $("chart").replaceChildren();
-      status.textContent = `graph result in ${ms} ms`;
-      return;
-    }
-    const data = await resp.json();
-    if ("boolean" in data) {
-      state.vars = ["boolean"];
-      state.rows = [{ boolean: { type: "literal", value: String(data.boolean) } }];
-    } else {
-      state.vars = data.head.vars;
-      state.rows = data.results.bindings;
-    }
-    state.sortVar = null;
-    status.textContent = `${state.rows.length} row${state.rows.length === 1 ? "" : "s"} in ${ms} ms`;
-    renderTable();
-    setupChart();
-  } catch (err) {
-    status.textContent = String(err);
-    status.className = "error";
-  } finally {
-    $("run").disabled = false;
+function setStatus(id, text, isError) {
+  const s = $(id);
+  s.textContent = text;
+  s.className = isError ? "error" : "";
+}
+
+// ---------- query page (YASGUI) ----------
+
+let yasgui = null;
+
+function registerCompleters() {
+  const Yasqe = Yasgui.Yasqe;
+  // Prefix declarations come from the ontology's own list, not prefix.cc.
+  Yasqe.Autocompleters.prefixes.get = () => Object.entries(PREFIXES).map(([p, ns]) => `${p}: <${ns}>`).sort();
+  Yasqe.Autocompleters.prefixes.persistenceId = null;
+  // PERFONTO classes, properties and individuals, wherever a perfonto: name is typed.
+  Yasqe.registerAutocompleter({
+    name: "perfonto",
+    bulk: false,
+    autoShow: true,
+    isValidCompletionPosition(yasqe) {
+      const token = yasqe.getCompleteToken();
+      return /^perfonto:/.test(token.string);
+    },
+    preProcessToken(yasqe, token) {
+      token.autocompletionString = token.string;
+      return token;
+    },
+    get(yasqe, token) {
+      if (!WB.terms) return [];
+      const want = (token.autocompletionString || token.string || "").toLowerCase();
+      const all = WB.terms.classes.concat(WB.terms.properties, WB.terms.individuals).map((t) => t.name);
+      return all.filter((n) => n.toLowerCase().startsWith(want)).slice(0, 100);
+    },
+    postProcessSuggestion(yasqe, token, suggestion) { return suggestion; },
+  });
+  Yasqe.defaults.autocompleters = ["prefixes", "variables", "perfonto"];
+}
+
+function markServerError(yasqe, err) {
+  clearErrorMarks(yasqe);
+  let info = null;
+  try { info = JSON.parse(err.message); } catch (_) { /* not JSON */ }
+  const msg = info ? `${info.errorType}: ${info.error}` : String(err.message || err);
+  setStatus("status", msg + (info && info.line ? ` (line ${info.line}, column ${info.column})` : ""), true);
+  if (!info || !info.line) return;
+  const line = info.line - 1;
+  yasqe.addLineClass(line, "background", "perfkb-error-line");
+  const marker = el("span", { class: "perfkb-error-marker", title: msg }, "●");
+  yasqe.setGutterMarker(line, "gutterErrorBar", marker);
+  const from = { line, ch: Math.max(0, (info.column || 1) - 1) };
+  yasqe.perfkbMarks = [yasqe.markText(from, { line, ch: from.ch + 1 }, { className: "perfkb-error-at", title: msg })];
+  yasqe.perfkbErrorLine = line;
+}
+
+function clearErrorMarks(yasqe) {
+  if (yasqe.perfkbErrorLine != null) {
+    yasqe.removeLineClass(yasqe.perfkbErrorLine, "background", "perfkb-error-line");
+    yasqe.setGutterMarker(yasqe.perfkbErrorLine, "gutterErrorBar", null);
   }
+  (yasqe.perfkbMarks || []).forEach((m) => m.clear());
+  yasqe.perfkbMarks = [];
+  yasqe.perfkbErrorLine = null;
 }
 
-function compareTerms(a, b) {
-  const na = termNumber(a), nb = termNumber(b);
-  if (!isNaN(na) && !isNaN(nb)) return na - nb;
-  if (!a) return b ? -1 : 0;
-  if (!b) return 1;
-  return termText(a).localeCompare(termText(b));
+function wireTab(tab) {
+  const yasqe = tab.getYasqe();
+  if (!yasqe || yasqe.perfkbWired) return;
+  yasqe.perfkbWired = true;
+  yasqe.on("query", () => { clearErrorMarks(yasqe); setStatus("status", "running…"); WB.last = null; });
+  yasqe.on("error", (err) => markServerError(yasqe, err));
+  yasqe.on("queryResponse", (_y, resp, ms) => {
+    if (!resp || resp.ok === undefined) return;
+    onResults(yasqe, resp, ms);
+  });
 }
 
-function renderTable() {
-  const rows = state.rows.slice();
-  if (state.sortVar) {
-    rows.sort((r1, r2) => state.sortDir * compareTerms(r1[state.sortVar], r2[state.sortVar]));
+function onResults(yasqe, resp, ms) {
+  const type = (resp.headers && resp.headers.get("Content-Type")) || "";
+  const form = yasqe.getQueryType();
+  WB.last = { query: yasqe.getValue(), form, contentType: type, vars: [], rows: [] };
+  if (type.includes("json")) {
+    try {
+      const data = JSON.parse(resp.content);
+      if ("boolean" in data) {
+        WB.last.vars = ["boolean"];
+        WB.last.rows = [{ boolean: { type: "literal", value: String(data.boolean) } }];
+      } else {
+        WB.last.vars = data.head.vars;
+        WB.last.rows = data.results.bindings;
+      }
+    } catch (_) { /* Yasr shows the raw response */ }
   }
-  const head = el("tr", {}, ...state.vars.map((v) => {
-    const th = el("th", { "data-var": v, title: "sort by ?" + v }, "?" + v);
-    if (state.sortVar === v) th.className = state.sortDir > 0 ? "asc" : "desc";
-    th.addEventListener("click", () => {
-      state.sortDir = state.sortVar === v ? -state.sortDir : 1;
-      state.sortVar = v;
-      renderTable();
-    });
-    return th;
-  }));
-  const shown = rows.slice(0, 5000);
-  const body = shown.map((r) => el("tr", {}, ...state.vars.map((v) => {
-    const t = r[v];
-    const td = el("td", {}, termText(t));
-    if (!isNaN(termNumber(t))) td.className = "num";
-    if (t && t.type === "uri") td.title = t.value;
-    return td;
-  })));
-  const table = el("table", { id: "result-table" }, el("thead", {}, head), el("tbody", {}, ...body));
-  const parts = [table];
-  if (rows.length > shown.length) parts.push(el("p", { class: "hint" }, `showing the first ${shown.length} of ${rows.length} rows`));
-  $("results").replaceChildren(...parts);
-  updateDownload();
+  const n = WB.last.rows.length;
+  setStatus("status", form === "CONSTRUCT" || form === "DESCRIBE" ? `graph result in ${ms} ms` : `${n} row${n === 1 ? "" : "s"} in ${ms} ms`);
+  updateDownloads(form);
+  setupChart();
 }
 
-function updateDownload() {
-  const esc = (s) => (/[",\n]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s);
-  const lines = [state.vars.join(",")].concat(state.rows.map((r) => state.vars.map((v) => esc(r[v] ? r[v].value : "")).join(",")));
-  const a = $("download");
-  a.href = "data:text/csv;charset=utf-8," + encodeURIComponent(lines.join("\r\n"));
+// Every format the endpoint writes, by query form.
+const FORMATS = {
+  select: [["JSON", "application/sparql-results+json", "srj"], ["XML", "application/sparql-results+xml", "srx"], ["CSV", "text/csv", "csv"], ["TSV", "text/tab-separated-values", "tsv"]],
+  graph: [["Turtle", "text/turtle", "ttl"], ["N-Triples", "application/n-triples", "nt"]],
+};
+
+function updateDownloads(form) {
+  const list = form === "CONSTRUCT" || form === "DESCRIBE" ? FORMATS.graph : FORMATS.select;
+  $("downloads").replaceChildren(...list.map(([label, mime, ext]) =>
+    el("button", { type: "button", class: "dl", "data-format": ext, onclick: () => download(mime, ext) }, label)));
+  $("download-bar").hidden = false;
+}
+
+// download re-runs the current query asking for one format and saves it.
+async function download(mime, ext) {
+  const query = yasgui.getTab().getYasqe().getValue();
+  const resp = await fetch("/sparql", {
+    method: "POST",
+    headers: Object.assign({ "Content-Type": "application/x-www-form-urlencoded", Accept: mime }, authHeaders()),
+    body: new URLSearchParams({ query }),
+  });
+  if (!resp.ok) { setStatus("status", await apiError(resp), true); return; }
+  const blob = await resp.blob();
+  const a = $("download-link");
+  if (a.href) URL.revokeObjectURL(a.href);
+  a.href = URL.createObjectURL(blob);
+  a.download = "results." + ext;
+  a.dataset.type = resp.headers.get("Content-Type") || "";
+  a.textContent = a.download;
   a.hidden = false;
+  if (!WB.noClickDownloads) a.click();
 }
 
-// ---------- chart ----------
+// ---------- charts ----------
+
+// Labels for IRIs: perfonto:regionName of the region (or of a region
+// summary's region), else rdfs:label.
+const labelCache = new Map();
+async function fetchLabels(iris) {
+  const want = iris.filter((i) => !labelCache.has(i)).slice(0, 200);
+  if (want.length) {
+    const q = `PREFIX perfonto: <${PERFONTO}>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?x (SAMPLE(?l) AS ?label) WHERE {
+  VALUES ?x { ${want.map((i) => "<" + i + ">").join(" ")} }
+  { ?x perfonto:regionName ?l } UNION { ?x perfonto:ofCodeRegion/perfonto:regionName ?l } UNION { ?x rdfs:label ?l }
+} GROUP BY ?x`;
+    try {
+      for (const r of await sparql(q)) labelCache.set(r.x.value, r.label.value);
+    } catch (_) { /* labels are a nicety */ }
+    want.forEach((i) => { if (!labelCache.has(i)) labelCache.set(i, null); });
+  }
+  return (iri) => labelCache.get(iri) || shortIRI(iri);
+}
+
+// The unit of a chart: the metric the query filters on (hasMetricName "x").
+function unitOfQuery(q) {
+  const m = /hasMetricName\s+"([^"]+)"/.exec(q || "");
+  return m ? { metric: m[1], unit: metricUnit(m[1]) } : { metric: "", unit: "" };
+}
 
 function setupChart() {
-  const numeric = state.vars.filter((v) => state.rows.length > 0 && state.rows.every((r) => !r[v] || !isNaN(termNumber(r[v]))) && state.rows.some((r) => r[v]));
-  const chartSel = $("chart-column"), labelSel = $("label-column");
-  chartSel.replaceChildren(el("option", { value: "" }, "(none)"), ...numeric.map((v) => el("option", { value: v }, "?" + v)));
-  labelSel.replaceChildren(...state.vars.map((v) => el("option", { value: v }, "?" + v)));
-  if (numeric.length > 0) chartSel.value = numeric[0];
-  const firstLabel = state.vars.find((v) => !numeric.includes(v));
-  if (firstLabel) labelSel.value = firstLabel;
-  drawChart();
+  const last = WB.last;
+  const box = $("chart");
+  if (!last || last.rows.length === 0) { $("chart-bar").hidden = true; box.replaceChildren(); return; }
+  const numeric = last.vars.filter((v) => last.rows.some((r) => r[v]) && last.rows.every((r) => !r[v] || !isNaN(termNumber(r[v]))));
+  if (numeric.length === 0) { $("chart-bar").hidden = true; box.replaceChildren(); return; }
+  $("chart-bar").hidden = false;
+  const opt = (v) => el("option", { value: v }, "?" + v);
+  $("chart-column").replaceChildren(...numeric.map(opt));
+  $("label-column").replaceChildren(...last.vars.map(opt));
+  $("series-column").replaceChildren(el("option", { value: "" }, "(none)"), ...last.vars.map(opt));
+  $("chart-column").value = numeric[numeric.length - 1];
+  const firstLabel = last.vars.find((v) => !numeric.includes(v));
+  $("label-column").value = firstLabel || numeric[0];
+  drawQueryChart();
 }
 
-function drawChart() {
-  const col = $("chart-column").value, label = $("label-column").value;
-  const box = $("chart");
-  if (!col) { box.replaceChildren(); return; }
-  const rows = state.rows.filter((r) => !isNaN(termNumber(r[col]))).slice(0, 40);
-  if (rows.length === 0) { box.replaceChildren(); return; }
+async function drawQueryChart() {
+  const last = WB.last;
+  const col = $("chart-column").value, label = $("label-column").value, series = $("series-column").value;
+  const kind = $("chart-kind").value;
+  const rows = last.rows.filter((r) => !isNaN(termNumber(r[col])));
+  const iris = rows.map((r) => r[label]).filter((t) => t && t.type === "uri").map((t) => t.value);
+  const name = await fetchLabels(Array.from(new Set(iris)));
+  const { metric, unit } = unitOfQuery(last.query);
+  const points = rows.map((r) => ({
+    label: r[label] ? (r[label].type === "uri" ? name(r[label].value) : r[label].value) : "",
+    x: termNumber(r[label]),
+    y: termNumber(r[col]),
+    series: series && r[series] ? (r[series].type === "uri" ? name(r[series].value) : r[series].value) : "",
+  }));
+  drawChart($("chart"), { kind, points, log: $("chart-log").checked, yTitle: "?" + col + (metric ? ` (${metric}${unit ? ", " + unit : ""})` : ""), xTitle: "?" + label, unit });
+}
+
+// drawChart draws bars (one per point, labelled) or a line/scatter chart
+// (x numeric, one line per series) as SVG.
+function drawChart(box, { kind, points, log, yTitle, xTitle, unit }) {
   const ns = "http://www.w3.org/2000/svg";
-  const barH = 18, gap = 4, labelW = 320, width = 900, plotW = width - labelW - 90;
-  const maxV = Math.max(...rows.map((r) => Math.abs(termNumber(r[col])))) || 1;
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("width", width);
-  svg.setAttribute("height", rows.length * (barH + gap) + 10);
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `bar chart of ?${col}`);
-  rows.forEach((r, i) => {
-    const y = 5 + i * (barH + gap);
-    const v = termNumber(r[col]);
-    const name = document.createElementNS(ns, "text");
-    name.setAttribute("x", labelW - 6);
-    name.setAttribute("y", y + barH - 5);
-    name.setAttribute("text-anchor", "end");
-    let text = termText(r[label]);
-    if (text.length > 48) text = "…" + text.slice(-47);
-    name.textContent = text;
-    const rect = document.createElementNS(ns, "rect");
-    rect.setAttribute("x", labelW);
-    rect.setAttribute("y", y);
-    rect.setAttribute("height", barH);
-    rect.setAttribute("width", Math.max(1, (Math.abs(v) / maxV) * plotW));
-    const title = document.createElementNS(ns, "title");
-    title.textContent = `${termText(r[label])}: ${v}`;
-    rect.append(title);
-    const value = document.createElementNS(ns, "text");
-    value.setAttribute("x", labelW + Math.max(1, (Math.abs(v) / maxV) * plotW) + 4);
-    value.setAttribute("y", y + barH - 5);
-    value.textContent = v.toPrecision(4);
-    svg.append(name, rect, value);
-  });
+  const mk = (tag, attrs, text) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text != null) e.textContent = text;
+    return e;
+  };
+  const ys = (v) => (log ? Math.log10(Math.max(v, 1e-12)) : v);
+  const svg = mk("svg", { role: "img", "aria-label": `${kind} chart of ${yTitle}`, "data-kind": kind, "data-log": String(!!log) });
+  if (kind === "bar") {
+    const shown = points.slice(0, 40);
+    const barH = 18, gap = 4, labelW = 300, width = 960, plotW = width - labelW - 110;
+    const vals = shown.map((p) => ys(Math.abs(p.y)));
+    const lo = log ? Math.min(...vals) - 0.5 : 0, hi = Math.max(...vals) || 1;
+    svg.setAttribute("width", width);
+    svg.setAttribute("height", shown.length * (barH + gap) + 30);
+    svg.append(mk("text", { x: labelW, y: 12, class: "axis-title" }, yTitle + (log ? " — log scale" : "")));
+    shown.forEach((p, i) => {
+      const y = 20 + i * (barH + gap);
+      const w = Math.max(1, ((ys(Math.abs(p.y)) - lo) / (hi - lo || 1)) * plotW);
+      let text = p.label;
+      if (text.length > 44) text = "…" + text.slice(-43);
+      svg.append(mk("text", { x: labelW - 6, y: y + barH - 5, "text-anchor": "end", class: "bar-label" }, text));
+      const rect = mk("rect", { x: labelW, y, height: barH, width: w });
+      rect.append(mk("title", {}, `${p.label}: ${fmt(p.y, unit)}`));
+      svg.append(rect, mk("text", { x: labelW + w + 4, y: y + barH - 5 }, fmt(p.y, unit)));
+    });
+    box.replaceChildren(svg);
+    return;
+  }
+  const W = 900, H = 380, L = 80, R = 160, T = 24, B = 44;
+  svg.setAttribute("width", W);
+  svg.setAttribute("height", H);
+  const pts = points.filter((p) => !isNaN(p.x) && !isNaN(p.y));
+  if (pts.length === 0) { box.replaceChildren(el("p", { class: "hint" }, "line and scatter charts need a numeric x column")); return; }
+  const xs = pts.map((p) => p.x), yv = pts.map((p) => ys(p.y));
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = log ? Math.min(...yv) : Math.min(0, ...yv), y1 = Math.max(...yv);
+  const sx = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
+  const sy = (y) => H - B - ((y - y0) / (y1 - y0 || 1)) * (H - T - B);
+  svg.append(mk("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#888" }), mk("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#888" }));
+  svg.append(mk("text", { x: L, y: 14, class: "axis-title" }, yTitle + (log ? " — log scale" : "")));
+  svg.append(mk("text", { x: (W - R) / 2, y: H - 8, "text-anchor": "middle", class: "axis-title" }, xTitle));
+  for (let i = 0; i <= 4; i++) {
+    const yv_ = y0 + ((y1 - y0) * i) / 4;
+    svg.append(mk("text", { x: L - 4, y: sy(yv_) + 4, "text-anchor": "end" }, fmt(log ? 10 ** yv_ : yv_, unit)));
+    const xv = x0 + ((x1 - x0) * i) / 4;
+    svg.append(mk("text", { x: sx(xv), y: H - B + 14, "text-anchor": "middle" }, fmt(xv)));
+  }
+  const groups = new Map();
+  pts.forEach((p) => { if (!groups.has(p.series)) groups.set(p.series, []); groups.get(p.series).push(p); });
+  const colors = ["#2d66c8", "#c8462d", "#2a9a4a", "#8a4ac8", "#c8a02d", "#2db8c8"];
+  let gi = 0;
+  for (const [s, list] of groups) {
+    const color = colors[gi % colors.length];
+    list.sort((a, b) => a.x - b.x);
+    if (kind === "line" && list.length > 1) {
+      svg.append(mk("polyline", { points: list.map((p) => `${sx(p.x)},${sy(ys(p.y))}`).join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
+    }
+    list.forEach((p) => {
+      const c = mk("circle", { cx: sx(p.x), cy: sy(ys(p.y)), r: 4, fill: color, class: "point" });
+      c.append(mk("title", {}, `${s ? s + ": " : ""}${p.x} → ${fmt(p.y, unit)}`));
+      svg.append(c);
+    });
+    if (s) svg.append(mk("text", { x: W - R + 8, y: T + 14 * gi + 10, fill: color }, s.length > 24 ? "…" + s.slice(-23) : s));
+    gi++;
+  }
   box.replaceChildren(svg);
+}
+WB.drawChart = drawChart;
+
+// ---------- examples ----------
+
+async function loadExamples() {
+  WB.examples = await (await fetch("/static/examples.json")).json();
+  const sel = $("examples");
+  WB.examples.forEach((ex, i) => sel.append(el("option", { value: String(i) }, ex.name)));
+  sel.addEventListener("change", () => {
+    if (sel.value === "") return;
+    openExample(Number(sel.value));
+    sel.value = ""; // no stale label: the tab carries the example's name
+  });
+}
+
+function openExample(i) {
+  const ex = WB.examples[i];
+  const tab = yasgui.addTab(true, Object.assign(Yasgui.Tab.getDefaults(), { name: ex.name.slice(0, 40), yasqe: { value: ex.query } }));
+  const t = yasgui.getTab(tab) || yasgui.getTab();
+  wireTab(t);
+  t.getYasqe().setValue(ex.query);
+  return t;
+}
+WB.openExample = openExample;
+
+// ---------- call tree ----------
+
+async function loadExperiments() {
+  if (WB.experiments) return WB.experiments;
+  const rows = await sparql(`PREFIX perfonto: <${PERFONTO}>
+SELECT ?exp ?version ?processes ?site WHERE {
+  ?rs perfonto:inExperiment ?exp . FILTER NOT EXISTS { ?p perfonto:hasChildRS ?rs }
+  OPTIONAL { ?exp perfonto:ofVersion ?version } OPTIONAL { ?exp perfonto:numberOfProcesses ?processes } OPTIONAL { ?exp perfonto:atSite ?site }
+} GROUP BY ?exp ?version ?processes ?site ORDER BY ?exp`);
+  const seen = new Set();
+  WB.experiments = rows.filter((r) => !seen.has(r.exp.value) && seen.add(r.exp.value)).map((r) => ({
+    iri: r.exp.value, version: r.version && r.version.value, processes: r.processes ? Number(r.processes.value) : NaN, site: r.site && r.site.value,
+  }));
+  const fill = (sel) => sel.replaceChildren(...WB.experiments.map((e) => el("option", { value: e.iri }, shortIRI(e.iri) + (isNaN(e.processes) ? "" : ` (${e.processes} procs)`))));
+  ["tree-exp", "cmp-a", "cmp-b"].forEach((id) => fill($(id)));
+  if (WB.experiments.length > 1) $("cmp-b").value = WB.experiments[1].iri;
+  const versions = Array.from(new Set(WB.experiments.map((e) => e.version).filter(Boolean)));
+  $("scal-version").replaceChildren(...versions.map((v) => el("option", { value: v }, shortIRI(v))));
+  return WB.experiments;
+}
+
+// treeQuery is the SPARQL the call-tree view sends (also used by the test).
+function treeQuery(exp) {
+  return `PREFIX perfonto: <${PERFONTO}>
+SELECT ?rs ?parent ?region ?name ?pu ?metric ?value WHERE {
+  ?rs perfonto:inExperiment <${exp}> ; perfonto:ofCodeRegion ?region ; perfonto:inProcessingUnit ?pu .
+  OPTIONAL { ?region perfonto:regionName ?name }
+  OPTIONAL { ?parent perfonto:hasChildRS ?rs }
+  OPTIONAL { ?rs perfonto:hasMetric ?m . ?m perfonto:hasMetricName ?metric ; perfonto:hasMetricValue ?value }
+}`;
+}
+WB.treeQuery = treeQuery;
+
+// buildTree turns the rows into per-PU trees and merges them by call path
+// (region names from the root), aggregating each metric over the PUs.
+function buildTree(rows, pu, agg) {
+  const nodes = new Map();
+  for (const r of rows) {
+    if (pu && r.pu.value !== pu) continue;
+    const id = r.rs.value;
+    let n = nodes.get(id);
+    if (!n) {
+      n = { id, pu: r.pu.value, region: r.region.value, name: r.name ? r.name.value : shortIRI(r.region.value), parent: r.parent ? r.parent.value : null, metrics: {}, children: [] };
+      nodes.set(id, n);
+    }
+    if (r.metric && r.value) n.metrics[r.metric.value] = Number(r.value.value);
+  }
+  const roots = [];
+  for (const n of nodes.values()) {
+    const p = n.parent && nodes.get(n.parent);
+    if (p) p.children.push(n); else roots.push(n);
+  }
+  // Merge by call path across PUs.
+  const merged = new Map();
+  const visit = (n, path, parentKey) => {
+    const key = path + "/" + n.region;
+    let m = merged.get(key);
+    if (!m) { m = { key, parentKey, name: n.name, region: n.region, samples: [], children: [] }; merged.set(key, m); if (parentKey) merged.get(parentKey).children.push(m); }
+    const childIncl = n.children.reduce((s, c) => s + (c.metrics.wtime || 0), 0);
+    m.samples.push(Object.assign({}, n.metrics, { excl: (n.metrics.wtime || 0) - childIncl, rs: n.id }));
+    n.children.forEach((c) => visit(c, key, key));
+  };
+  roots.forEach((r) => visit(r, "", null));
+  const aggregate = (vals) => {
+    if (vals.length === 0) return NaN;
+    if (agg === "min") return Math.min(...vals);
+    if (agg === "max") return Math.max(...vals);
+    return vals.reduce((a, b) => a + b, 0) / vals.length;
+  };
+  for (const m of merged.values()) {
+    m.value = (k) => aggregate(m.samples.map((s) => s[k]).filter((v) => v != null && !isNaN(v)));
+  }
+  return { roots: Array.from(merged.values()).filter((m) => !m.parentKey), nodes: merged, rsCount: nodes.size };
+}
+WB.buildTree = buildTree;
+
+async function showTree() {
+  await loadExperiments();
+  const exp = $("tree-exp").value;
+  if (!exp) { setStatus("tree-status", "no experiments in the store"); return; }
+  setStatus("tree-status", "loading…");
+  try {
+    if (WB.treeRowsFor !== exp) {
+      WB.treeRows = await sparql(treeQuery(exp));
+      WB.treeRowsFor = exp;
+      const pus = Array.from(new Set(WB.treeRows.map((r) => r.pu.value))).sort();
+      const puSel = $("tree-pu"), keep = puSel.value;
+      puSel.replaceChildren(el("option", { value: "" }, "all, aggregated"), ...pus.map((p) => el("option", { value: p }, shortIRI(p))));
+      if (pus.includes(keep)) puSel.value = keep;
+      const metrics = Array.from(new Set(WB.treeRows.filter((r) => r.metric).map((r) => r.metric.value))).sort();
+      const mSel = $("tree-metric"), keepM = mSel.value || "wtime";
+      mSel.replaceChildren(...metrics.map((m) => el("option", { value: m }, m)));
+      mSel.value = metrics.includes(keepM) ? keepM : metrics[0] || "";
+      WB.treeFindings = await findingsBySubject(exp);
+    }
+    const tree = buildTree(WB.treeRows, $("tree-pu").value, $("tree-agg").value);
+    WB.tree = tree;
+    renderTree(tree);
+    setStatus("tree-status", `${tree.nodes.size} call-tree nodes from ${tree.rsCount} region summaries`);
+  } catch (err) {
+    setStatus("tree-status", String(err.message || err), true);
+  }
+}
+
+async function findingsBySubject(exp) {
+  const rows = await sparql(`PREFIX perfonto: <${PERFONTO}>
+SELECT ?rs ?class WHERE { ?rs perfonto:inExperiment <${exp}> ; perfonto:hasProblem ?f . ?f a ?class }`).catch(() => []);
+  const m = new Map();
+  rows.forEach((r) => { if (!m.has(r.rs.value)) m.set(r.rs.value, new Set()); m.get(r.rs.value).add(compact(r.class.value).replace(/^perfonto:/, "")); });
+  return m;
+}
+
+function renderTree(tree) {
+  const metric = $("tree-metric").value, sortBy = $("tree-sort").value;
+  $("tree-metric-head").textContent = metric;
+  const unit = metricUnit("wtime"), munit = metricUnit(metric);
+  const key = { incl: (n) => -n.value("wtime"), excl: (n) => -n.value("excl"), calls: (n) => -n.value("ncalls"), name: (n) => n.name };
+  const cmp = (a, b) => { const ka = key[sortBy](a), kb = key[sortBy](b); return ka < kb ? -1 : ka > kb ? 1 : 0; };
+  const body = [];
+  const collapsed = WB.collapsed || (WB.collapsed = new Set());
+  const walk = (n, depth) => {
+    const open = !collapsed.has(n.key);
+    const findings = new Set();
+    n.samples.forEach((s) => (WB.treeFindings.get(s.rs) || []).forEach((c) => findings.add(c)));
+    const toggle = n.children.length ? el("button", { type: "button", class: "toggle", onclick: () => { open ? collapsed.add(n.key) : collapsed.delete(n.key); renderTree(tree); } }, open ? "▾" : "▸") : el("span", { class: "toggle-space" });
+    body.push(el("tr", { "data-key": n.key, "data-depth": String(depth), "data-incl": String(n.value("wtime")) },
+      el("td", { style: `padding-left:${0.4 + depth * 1.2}em`, title: n.region }, toggle, " ", n.name),
+      el("td", { class: "num" }, fmt(n.value("wtime"), unit)),
+      el("td", { class: "num" }, fmt(n.value("excl"), unit)),
+      el("td", { class: "num" }, fmt(n.value("ncalls"))),
+      el("td", { class: "num" }, fmt(n.value(metric), munit)),
+      el("td", { class: findings.size ? "finding" : "" }, Array.from(findings).join(", "))));
+    if (open) n.children.slice().sort(cmp).forEach((c) => walk(c, depth + 1));
+  };
+  tree.roots.slice().sort(cmp).forEach((r) => walk(r, 0));
+  $("tree").tBodies[0].replaceChildren(...body);
+}
+
+// ---------- comparison ----------
+
+// compareQuery sums a metric per code region name over the PUs of one experiment.
+function compareQuery(exp, metric) {
+  return `PREFIX perfonto: <${PERFONTO}>
+SELECT ?name (SUM(?v) AS ?value) WHERE {
+  ?rs perfonto:inExperiment <${exp}> ; perfonto:inProcessingUnit ?pu ; perfonto:ofCodeRegion ?cr ; perfonto:hasMetric ?m .
+  ?cr perfonto:regionName ?name .
+  ?m perfonto:hasMetricName "${metric.replace(/"/g, "")}" ; perfonto:hasMetricValue ?v .
+} GROUP BY ?name`;
+}
+WB.compareQuery = compareQuery;
+
+async function runCompare() {
+  await loadExperiments();
+  const a = $("cmp-a").value, b = $("cmp-b").value, metric = $("cmp-metric").value || "wtime";
+  setStatus("cmp-status", "comparing…");
+  try {
+    const [ra, rb] = await Promise.all([sparql(compareQuery(a, metric)), sparql(compareQuery(b, metric))]);
+    const va = new Map(ra.map((r) => [r.name.value, Number(r.value.value)]));
+    const vb = new Map(rb.map((r) => [r.name.value, Number(r.value.value)]));
+    const names = Array.from(new Set([...va.keys(), ...vb.keys()]));
+    const unit = metricUnit(metric);
+    const rows = names.map((n) => ({ n, a: va.get(n), b: vb.get(n) }));
+    rows.sort((x, y) => Math.abs((y.b ?? 0) - (y.a ?? 0)) - Math.abs((x.b ?? 0) - (x.a ?? 0)));
+    $("compare").tBodies[0].replaceChildren(...rows.map(({ n, a, b }) => {
+      const only = a == null ? "only in new run" : b == null ? "only in baseline" : "";
+      const diff = a != null && b != null ? b - a : NaN;
+      return el("tr", { "data-region": n, "data-diff": String(diff), class: only ? "one-side" : diff > 0 ? "worse" : "better" },
+        el("td", {}, n), el("td", { class: "num" }, a == null ? "—" : fmt(a, unit)), el("td", { class: "num" }, b == null ? "—" : fmt(b, unit)),
+        el("td", { class: "num" }, only || (diff > 0 ? "+" : "") + fmt(diff, unit)), el("td", { class: "num" }, a && b != null ? (b / a).toFixed(3) + "×" : ""));
+    }));
+    setStatus("cmp-status", `${names.length} regions (${rows.filter((r) => r.a == null || r.b == null).length} on one side only)`);
+  } catch (err) {
+    setStatus("cmp-status", String(err.message || err), true);
+  }
+}
+
+// ---------- scaling ----------
+
+function scalingQuery(version) {
+  return `PREFIX perfonto: <${PERFONTO}>
+SELECT ?exp ?processes (MAX(?v) AS ?time) WHERE {
+  ?exp perfonto:ofVersion <${version}> ; perfonto:numberOfProcesses ?processes .
+  ?rs perfonto:inExperiment ?exp ; perfonto:hasMetric ?m .
+  FILTER NOT EXISTS { ?p perfonto:hasChildRS ?rs }
+  ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v .
+} GROUP BY ?exp ?processes ORDER BY ?processes`;
+}
+WB.scalingQuery = scalingQuery;
+
+async function showScaling() {
+  await loadExperiments();
+  const version = $("scal-version").value;
+  if (!version) { setStatus("scal-status", "no versions with experiments"); return; }
+  setStatus("scal-status", "loading…");
+  try {
+    const rows = (await sparql(scalingQuery(version))).map((r) => ({ exp: r.exp.value, p: Number(r.processes.value), t: Number(r.time.value) }));
+    // Per process count the fastest run; speedup and efficiency against the smallest count.
+    const best = new Map();
+    rows.forEach((r) => { if (!best.has(r.p) || r.t < best.get(r.p).t) best.set(r.p, r); });
+    const pts = Array.from(best.values()).sort((a, b) => a.p - b.p);
+    const base = pts[0];
+    pts.forEach((r) => { r.speedup = base.t / r.t; r.eff = (r.speedup * base.p) / r.p; });
+    WB.scaling = pts;
+    const kind = $("scal-kind").value, unit = metricUnit("wtime");
+    const y = { time: (r) => r.t, speedup: (r) => r.speedup, efficiency: (r) => r.eff }[kind];
+    drawChart($("scaling-chart"), { kind: "line", points: pts.map((r) => ({ x: r.p, y: y(r), label: String(r.p), series: shortIRI(version) })), log: $("scal-log").checked, yTitle: kind === "time" ? "wall-clock time of the run (wtime, µs)" : kind, xTitle: "processes", unit: kind === "time" ? unit : "" });
+    $("scaling").tBodies[0].replaceChildren(...rows.sort((a, b) => a.p - b.p).map((r) => {
+      const b = best.get(r.p) === r;
+      return el("tr", { class: b ? "" : "hint" }, el("td", { title: r.exp }, shortIRI(r.exp)), el("td", { class: "num" }, String(r.p)), el("td", { class: "num" }, fmt(r.t, unit)),
+        el("td", { class: "num" }, b ? r.speedup.toFixed(2) : ""), el("td", { class: "num" }, b ? r.eff.toFixed(2) : ""));
+    }));
+    setStatus("scal-status", `${rows.length} experiments at ${pts.length} process counts` + (pts.length < 2 ? " — one process count only: no speedup to show" : ""));
+  } catch (err) {
+    setStatus("scal-status", String(err.message || err), true);
+  }
 }
 
 // ---------- findings ----------
 
+const F = { all: [], page: 0, size: 50, advice: {} };
+
 async function loadFindings() {
-  const params = new URLSearchParams();
-  if ($("problem").value.trim()) params.set("problem", $("problem").value.trim());
-  if ($("experiment").value.trim()) params.set("experiment", $("experiment").value.trim());
-  params.set("limit", "1000");
-  const status = $("findings-status");
-  status.textContent = "loading…";
-  status.className = "";
-  const resp = await fetch("/findings?" + params, { headers: authHeaders() });
-  if (!resp.ok) {
-    status.textContent = await apiError(resp);
-    status.className = "error";
-    return;
-  }
-  const list = (await resp.json()).data;
-  status.textContent = `${list.length} finding${list.length === 1 ? "" : "s"}`;
-  const rows = list.map((f) => {
+  setStatus("findings-status", "loading…");
+  const resp = await fetch("/findings?limit=0", { headers: authHeaders() });
+  if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
+  F.all = (await resp.json()).data || [];
+  try { F.advice = await (await fetch("/static/advice.json")).json(); } catch (_) { F.advice = {}; }
+  const classes = Array.from(new Set(F.all.map((f) => localName(f.problem)))).sort();
+  $("f-class").replaceChildren(el("option", { value: "" }, "all"), ...classes.map((c) => el("option", { value: c }, c)));
+  const sites = Array.from(new Set(F.all.map((f) => siteOf(f.experiment || f.subject)).filter(Boolean))).sort();
+  $("f-site").replaceChildren(el("option", { value: "" }, "all"), ...sites.map((s) => el("option", { value: s }, s)));
+  F.page = 0;
+  renderFindings();
+}
+
+function localName(iri) { return (iri || "").replace(/^.*[#/]/, ""); }
+function siteOf(iri) { const m = /\/site\/([^/]+)/.exec(iri || ""); return m ? m[1] : ""; }
+
+function filteredFindings() {
+  const cls = $("f-class").value, sev = Number($("f-sev").value) || 0, exp = $("f-exp").value.trim(), site = $("f-site").value, sort = $("f-sort").value;
+  const list = F.all.filter((f) => (!cls || localName(f.problem) === cls) && (f.severity || 0) >= sev && (!exp || (f.experiment || "").includes(exp)) && (!site || siteOf(f.experiment || f.subject) === site));
+  const by = { severity: (a, b) => (b.severity || 0) - (a.severity || 0), class: (a, b) => localName(a.problem).localeCompare(localName(b.problem)), experiment: (a, b) => (a.experiment || "").localeCompare(b.experiment || "") };
+  return list.sort((a, b) => by[sort](a, b) || (b.severity || 0) - (a.severity || 0));
+}
+
+function renderFindings() {
+  const list = filteredFindings();
+  const pages = Math.max(1, Math.ceil(list.length / F.size));
+  F.page = Math.min(F.page, pages - 1);
+  const shown = list.slice(F.page * F.size, (F.page + 1) * F.size);
+  setStatus("findings-status", `${list.length} of ${F.all.length} findings`);
+  $("f-page").textContent = `page ${F.page + 1} of ${pages} (rows ${list.length ? F.page * F.size + 1 : 0}–${F.page * F.size + shown.length})`;
+  // Per-run summary: counts per class, worst first, grouped by experiment.
+  const byExp = new Map();
+  list.forEach((f) => { const e = f.experiment || "(no experiment)"; if (!byExp.has(e)) byExp.set(e, []); byExp.get(e).push(f); });
+  const runs = Array.from(byExp.entries()).map(([e, fs]) => ({ e, fs, worst: Math.max(...fs.map((f) => f.severity || 0)) })).sort((a, b) => b.worst - a.worst || b.fs.length - a.fs.length);
+  $("findings-summary").replaceChildren(el("details", {}, el("summary", {}, `${runs.length} experiments with findings (worst first)`),
+    el("table", { id: "run-summary" }, el("thead", {}, el("tr", {}, el("th", {}, "experiment"), el("th", {}, "findings"), el("th", {}, "worst"), el("th", {}, "per class"))),
+      el("tbody", {}, ...runs.map((r) => {
+        const counts = new Map();
+        r.fs.forEach((f) => counts.set(localName(f.problem), (counts.get(localName(f.problem)) || 0) + 1));
+        return el("tr", { onclick: () => { $("f-exp").value = r.e; F.page = 0; renderFindings(); } }, el("td", { title: r.e }, shortIRI(r.e)), el("td", { class: "num" }, String(r.fs.length)), el("td", { class: "num" }, String(r.worst)),
+          el("td", {}, Array.from(counts.entries()).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(", ")));
+      })))));
+  const head = el("tr", {}, ...["problem", "severity", "region", "experiment", "description"].map((h) => el("th", {}, h)));
+  const rows = shown.map((f) => {
     const tr = el("tr", { "data-iri": f.subject },
-      el("td", {}, compact(f.problem)),
-      el("td", { title: f.subject }, shortIRI(f.subject)),
-      el("td", { class: "num" }, f.severity != null ? String(f.severity) : ""),
-      el("td", {}, f.metric || ""),
-      el("td", { class: "num" }, f.value || ""),
-      el("td", { title: f.experiment || "" }, shortIRI(f.experiment || "")));
+      el("td", {}, localName(f.problem)),
+      el("td", { class: "num" }, f.severity != null ? `${f.severity} ${f.severityClass || ""}` : ""),
+      el("td", { title: f.subject }, f.region ? shortIRI(f.region) : shortIRI(f.subject)),
+      el("td", { title: f.experiment || "" }, shortIRI(f.experiment || "")),
+      el("td", { class: "desc" }, readableNumbers(f.description || "")));
     tr.addEventListener("click", () => {
       document.querySelectorAll("#findings tr.selected").forEach((r) => r.classList.remove("selected"));
       tr.classList.add("selected");
-      explain(f.subject);
+      explain(f);
     });
     return tr;
   });
-  const head = el("tr", {}, ...["problem", "subject", "severity", "metric", "value", "experiment"].map((h) => el("th", {}, h)));
   $("findings").replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 
+// readableNumbers rewrites 8.3336E7 us into 83.34 s in rule descriptions.
+function readableNumbers(s) {
+  return s.replace(/(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)( us\b)?/g, (all, num, us) => {
+    const v = Number(num);
+    if (isNaN(v)) return all;
+    if (us) return fmt(v, "microsecond");
+    return /[eE.]/.test(num) && num.length > 8 ? fmt(v) : all;
+  });
+}
+
+const HELPER = /urn:x-perfkb:rules#/;
+
 function derivationItem(d) {
   const li = el("li", {});
-  const head = el("div", {}, el("code", { title: d.triple }, compactTriple(d.triple)));
+  const head = el("div", {}, el("code", { title: d.triple }, readableTriple(d.triple)));
   if (d.rule) head.append(" ", el("span", { class: "rule" }, "← " + d.rule));
   if (d.asserted) head.append(" ", el("span", { class: "asserted" }, "(asserted)"));
   if (d.note) head.append(" ", el("span", { class: "hint" }, d.note));
   li.append(head);
-  if (d.premises && d.premises.length) li.append(el("ul", {}, ...d.premises.map(derivationItem)));
+  const premises = d.premises || [];
+  const visible = premises.filter((p) => !HELPER.test(p.triple));
+  const hidden = premises.length - visible.length;
+  if (visible.length) li.append(el("ul", {}, ...visible.map(derivationItem)));
+  if (hidden) li.append(el("details", { class: "helpers" }, el("summary", {}, `${hidden} internal helper triple${hidden === 1 ? "" : "s"} folded`), el("ul", {}, ...premises.filter((p) => HELPER.test(p.triple)).map(derivationItem))));
   return li;
 }
 
-async function explain(iri) {
+// readableTriple shows names instead of IRIs.
+function readableTriple(nt) {
+  return nt.replace(/<([^<>]*)>/g, (all, iri) => (labelCache.get(iri) ? `${labelCache.get(iri)}` : compact(iri) !== iri ? compact(iri) : shortIRI(iri)))
+    .replace(/"([^"]*)"\^\^<?[^ ]*#(double|decimal)>?/g, (all, v) => fmt(Number(v)));
+}
+
+async function explain(f) {
   const box = $("explanation");
   box.replaceChildren(el("p", { class: "hint" }, "explaining…"));
-  const resp = await fetch("/explain?iri=" + encodeURIComponent(iri), { headers: authHeaders() });
-  if (!resp.ok) {
-    box.replaceChildren(el("p", { class: "error" }, await apiError(resp)));
-    return;
-  }
+  const resp = await fetch("/explain?iri=" + encodeURIComponent(f.subject), { headers: authHeaders() });
+  if (!resp.ok) { box.replaceChildren(el("p", { class: "error" }, await apiError(resp))); return; }
   const exp = (await resp.json()).data;
-  box.replaceChildren(el("h3", { title: exp.iri }, shortIRI(exp.iri)), el("ul", { class: "tree" }, ...exp.derivations.map(derivationItem)));
+  const cls = localName(f.problem);
+  // Only this finding: the derivations of its own class (or rule), not
+  // every problem of the same region.
+  let ders = exp.derivations.filter((d) => (f.rule && d.rule === f.rule) || d.triple.includes(cls));
+  if (ders.length === 0) ders = exp.derivations.filter((d) => d.triple.includes("hasProblem"));
+  ders = ders.filter((d) => !HELPER.test(d.triple));
+  await fetchLabels([f.subject, f.region].filter(Boolean));
+  const advice = F.advice[cls];
+  box.replaceChildren(
+    el("h3", { title: f.subject }, `${cls} at ${labelCache.get(f.subject) || shortIRI(f.subject)}`),
+    el("p", { class: "summary" }, `The rule ${ders[0] && ders[0].rule ? ders[0].rule : "(asserted)"} flagged this region summary as ${cls}` + (f.severity != null ? ` with severity ${f.severity} (${f.severityClass || ""})` : "") + (f.metric ? ` because of ${f.metric} = ${fmt(Number(f.value), metricUnit(f.metric))}.` : ".")),
+    el("p", { class: "desc" }, readableNumbers(f.description || "")),
+    advice ? el("div", { class: "advice" }, el("strong", {}, "What to try: "), advice.advice || advice) : el("span"),
+    el("ul", { class: "tree" }, ...ders.map(derivationItem)));
 }
 
 async function runRules() {
-  const status = $("findings-status");
-  status.textContent = "running rules…";
-  status.className = "";
+  setStatus("findings-status", "running rules…");
   const resp = await fetch("/rules/run", { method: "POST", headers: authHeaders() });
-  if (!resp.ok) {
-    status.textContent = await apiError(resp);
-    status.className = "error";
-    return;
-  }
+  if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
   const r = (await resp.json()).data;
-  status.textContent = `${r.rules} rules derived ${r.derived} triples (${r.findings} findings) in ${r.seconds.toFixed(2)} s`;
+  setStatus("findings-status", `${r.rules} rules derived ${r.derived} triples (${r.findings} findings) in ${r.seconds.toFixed(2)} s`);
   loadFindings();
 }
 
@@ -381,16 +743,22 @@ async function runRules() {
 
 async function loadSites() {
   const resp = await fetch("/sites", { headers: authHeaders() });
-  if (!resp.ok) {
-    $("sites").replaceChildren(el("p", { class: "error" }, await apiError(resp)));
-    return;
-  }
-  const list = (await resp.json()).data;
-  const head = el("tr", {}, ...["site", "graph", "triples", "experiments"].map((h) => el("th", {}, h)));
+  if (!resp.ok) { $("sites").replaceChildren(el("p", { class: "error" }, await apiError(resp))); return; }
+  // Only site graphs: not the inferred graph, derivation records or other internal graphs.
+  const list = ((await resp.json()).data || []).filter((s) => !/^urn:x-perfkb:/.test(s.graph || "") && !/^urn:x-arq:/.test(s.graph || "") && s.name !== "derivations");
+  const head = el("tr", {}, ...["site", "graph / endpoint", "triples", "experiments"].map((h) => el("th", {}, h)));
   const rows = list.map((s) => el("tr", {},
     el("td", {}, s.name), el("td", {}, el("code", {}, s.graph || s.endpoint || "")),
-    el("td", { class: "num" }, String(s.triples)), el("td", {}, (s.experiments || []).map(compact).join(", "))));
+    el("td", { class: "num" }, String(s.triples)),
+    el("td", {}, ...(s.experiments || []).map((e) => el("a", { href: "#", title: e, onclick: (ev) => { ev.preventDefault(); openTree(e); } }, shortIRI(e) + " ")))));
   $("sites").replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
+}
+
+async function openTree(exp) {
+  showTab("tree");
+  await loadExperiments();
+  $("tree-exp").value = exp;
+  showTree();
 }
 
 // ---------- wiring ----------
@@ -399,26 +767,59 @@ function showTab(name) {
   document.querySelectorAll(".tab").forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
   document.querySelectorAll(".panel").forEach((p) => { p.hidden = p.id !== "tab-" + name; });
   if (name === "sites") loadSites();
-  if (name === "findings" && !$("findings").hasChildNodes()) loadFindings();
+  if (name === "findings" && F.all.length === 0) loadFindings();
+  if (name === "tree" && !WB.tree) showTree();
+  if (name === "compare") loadExperiments().catch((e) => setStatus("cmp-status", String(e.message || e), true));
+  if (name === "scaling") showScaling();
 }
 
-function init() {
-  const sel = $("examples");
-  EXAMPLES.forEach((ex, i) => sel.append(el("option", { value: String(i) }, ex.name)));
-  sel.addEventListener("change", () => { $("editor").value = EXAMPLES[Number(sel.value)].query; });
-  $("editor").value = EXAMPLES[0].query;
-  $("run").addEventListener("click", runQuery);
-  $("editor").addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); runQuery(); }
+async function init() {
+  try {
+    WB.terms = await (await fetch("/static/perfonto-terms.json")).json();
+    PREFIXES = Object.assign(PREFIXES, WB.terms.prefixes);
+    $("cmp-metric").replaceChildren(...WB.terms.metrics.map((m) => el("option", { value: m.name }, m.name)));
+    $("cmp-metric").value = "wtime";
+  } catch (_) { /* completion falls back to prefixes only */ }
+  registerCompleters();
+  const params = new URLSearchParams(location.search);
+  yasgui = new Yasgui($("yasgui"), {
+    requestConfig: { endpoint: location.origin + "/sparql", method: "POST", headers: () => authHeaders() },
+    copyEndpointOnNewTab: true,
+    endpointCatalogueOptions: { getData: () => [{ endpoint: location.origin + "/sparql" }], keys: [] },
+    persistenceId: "perfkb-workbench",
+    populateFromUrl: true,
+    yasqe: { value: PREFIX_TEXT() + "\nSELECT * WHERE {\n  ?s ?p ?o\n} LIMIT 10\n" },
+    yasr: { prefixes: PREFIXES, defaultPlugin: "table", pluginOrder: ["table", "response"], maxPersistentResponseSize: 0 },
   });
-  $("chart-column").addEventListener("change", drawChart);
-  $("label-column").addEventListener("change", drawChart);
-  $("load-findings").addEventListener("click", loadFindings);
+  WB.yasgui = yasgui;
+  yasgui.on("tabChange", (_y, tab) => wireTab(tab));
+  yasgui.on("tabSelect", () => setTimeout(() => wireTab(yasgui.getTab()), 0));
+  wireTab(yasgui.getTab());
+  await loadExamples();
+  // A permalink (/?query=…) opens its query and runs it.
+  if (params.get("query")) {
+    const y = yasgui.getTab().getYasqe();
+    if (y.getValue() !== params.get("query")) y.setValue(params.get("query"));
+    y.query().catch(() => {});
+  }
+  $("chart-kind").addEventListener("change", drawQueryChart);
+  $("chart-column").addEventListener("change", drawQueryChart);
+  $("label-column").addEventListener("change", drawQueryChart);
+  $("series-column").addEventListener("change", drawQueryChart);
+  $("chart-log").addEventListener("change", drawQueryChart);
+  ["tree-exp"].forEach((id) => $(id).addEventListener("change", showTree));
+  ["tree-pu", "tree-agg", "tree-metric", "tree-sort"].forEach((id) => $(id).addEventListener("change", () => { if (WB.treeRows) { WB.tree = buildTree(WB.treeRows, $("tree-pu").value, $("tree-agg").value); renderTree(WB.tree); } }));
+  $("cmp-run").addEventListener("click", runCompare);
+  ["scal-version", "scal-kind", "scal-log"].forEach((id) => $(id).addEventListener("change", showScaling));
+  ["f-class", "f-sev", "f-exp", "f-site", "f-sort"].forEach((id) => $(id).addEventListener("change", () => { F.page = 0; renderFindings(); }));
+  $("f-prev").addEventListener("click", () => { F.page = Math.max(0, F.page - 1); renderFindings(); });
+  $("f-next").addEventListener("click", () => { F.page++; renderFindings(); });
   $("run-rules").addEventListener("click", runRules);
   document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
   const saved = sessionStorage.getItem("perfkb-token");
   if (saved) $("token").value = saved;
   $("token").addEventListener("change", () => sessionStorage.setItem("perfkb-token", $("token").value));
+  WB.ready = true;
 }
 
 init();
