@@ -65,34 +65,66 @@ func Start(t testing.TB) *Server {
 // its DSN.
 func (s *Server) NewDatabase(t testing.TB) string {
 	t.Helper()
-	name := fmt.Sprintf("perfkb_test_%d_%d", os.Getpid(), s.counter.Add(1))
-	db, err := sql.Open("postgres", s.DSN)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dsn, drop, err := s.CreateDatabase(ctx)
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("pgtest: create database %s on %s: %v", name, redact(s.DSN), err)
+	t.Cleanup(func() { _ = drop() })
+	return dsn
+}
+
+// CreateDatabase creates an empty database and returns its DSN and a
+// function that drops it, for databases shared by the tests of a package
+// (see StartMain).
+func (s *Server) CreateDatabase(ctx context.Context) (dsn string, drop func() error, err error) {
+	name := fmt.Sprintf("perfkb_test_%d_%d", os.Getpid(), s.counter.Add(1))
+	db, err := sql.Open("postgres", s.DSN)
+	if err != nil {
+		return "", nil, err
 	}
-	t.Cleanup(func() {
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", nil, fmt.Errorf("create database %s on %s: %w", name, redact(s.DSN), err)
+	}
+	drop = func() error {
 		db, err := sql.Open("postgres", s.DSN)
 		if err != nil {
-			return
+			return err
 		}
 		defer db.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		_, _ = db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-	})
+		_, err = db.ExecContext(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		return err
+	}
 	u, err := url.Parse(s.DSN)
 	if err != nil || u.Scheme == "" {
 		// A key=value DSN.
-		return s.DSN + " dbname=" + name
+		return s.DSN + " dbname=" + name, drop, nil
 	}
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), drop, nil
+}
+
+// StartMain is Start for TestMain, so that the tests of a package share one
+// server: it returns the server and a function stopping it (call it after
+// m.Run), or, when no PostgreSQL is available, a nil server and the reason
+// for tests to skip with.
+func StartMain() (srv *Server, stop func(), skipReason string, err error) {
+	if dsn := os.Getenv(EnvDSN); dsn != "" {
+		return &Server{DSN: dsn}, func() {}, "", nil
+	}
+	bin, err := findBinaries()
+	if err != nil {
+		return nil, func() {}, fmt.Sprintf("PostgreSQL tests need a server: %v; install PostgreSQL (apt-get install postgresql) or set %s", err, EnvDSN), nil
+	}
+	srv, err = startCluster(bin)
+	if err != nil {
+		return nil, func() {}, "", fmt.Errorf("pgtest: starting a throwaway PostgreSQL cluster: %w", err)
+	}
+	return srv, srv.stop, "", nil
 }
 
 // findBinaries returns the directory holding initdb and pg_ctl: the
