@@ -29,11 +29,12 @@ const (
 // Options configure a Server. Services left nil answer 501 "not available
 // yet" on the endpoints that need them.
 type Options struct {
-	Query  QueryService
-	Graphs GraphStore
-	Rules  RuleService
-	Sites  SiteService
-	Store  StoreStats
+	Query    QueryService
+	Graphs   GraphStore
+	Rules    RuleService
+	Sites    SiteService
+	Store    StoreStats
+	Analysis AnalysisService // perfkb analyze over HTTP (server/analysis.go); nil: 501
 
 	// Logger receives one structured line per request; nil discards.
 	Logger *slog.Logger

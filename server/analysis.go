@@ -1,0 +1,99 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// AnalysisService runs perfkb's performance analyses (package analysis):
+// speedup, efficiency, overheads, differences and soft classes.
+type AnalysisService interface {
+	// Run analyses the store and replaces the analysis graph.
+	Run(ctx context.Context) (AnalysisReport, error)
+	// Scaling returns the scaling table of the experiments of version (all
+	// experiments when version is ""), computed without writing.
+	Scaling(ctx context.Context, version string) (any, error)
+	// Diff compares two experiments, computed without writing; an unknown
+	// experiment is an error wrapping ErrNotFound.
+	Diff(ctx context.Context, base, trial string) (any, error)
+}
+
+// AnalysisReport says what an analysis run did.
+type AnalysisReport struct {
+	Experiments int      `json:"experiments"`
+	Groups      int      `json:"scalingGroups"`
+	Findings    int      `json:"poorScalabilityFindings"`
+	Quads       int      `json:"quads"`
+	Graph       string   `json:"graph"`
+	Issues      []string `json:"issues"`
+	Seconds     float64  `json:"seconds"`
+}
+
+func init() {
+	routeSetups = append(routeSetups, func(s *Server, data *gin.RouterGroup) {
+		data.POST("/analysis/run", s.analysisRun)
+		data.GET("/analysis/scaling", s.analysisScaling)
+		data.GET("/analysis/diff", s.analysisDiff)
+	})
+}
+
+func (s *Server) analysisService(c *gin.Context) bool {
+	if s.opts.Analysis == nil {
+		respondError(c, fmt.Errorf("analysis: %w (the analysis package is not wired into this server)", ErrNotAvailable))
+		return false
+	}
+	return true
+}
+
+// analysisRun answers POST /analysis/run (needs the token): it runs every
+// analysis and replaces urn:x-perfkb:analysis.
+func (s *Server) analysisRun(c *gin.Context) {
+	if !s.authorize(c, true) || !s.analysisService(c) {
+		return
+	}
+	start := time.Now()
+	report, err := s.opts.Analysis.Run(c.Request.Context())
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	if report.Seconds == 0 {
+		report.Seconds = time.Since(start).Seconds()
+	}
+	respondData(c, http.StatusOK, report)
+}
+
+// analysisScaling answers GET /analysis/scaling?version=IRI.
+func (s *Server) analysisScaling(c *gin.Context) {
+	if !s.authorize(c, false) || !s.analysisService(c) {
+		return
+	}
+	out, err := s.opts.Analysis.Scaling(c.Request.Context(), c.Query("version"))
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	respondData(c, http.StatusOK, out)
+}
+
+// analysisDiff answers GET /analysis/diff?base=IRI&trial=IRI.
+func (s *Server) analysisDiff(c *gin.Context) {
+	if !s.authorize(c, false) || !s.analysisService(c) {
+		return
+	}
+	base, trial := c.Query("base"), c.Query("trial")
+	if base == "" || trial == "" {
+		respondError(c, newAPIError(ErrorBadData, "give both experiments: /analysis/diff?base=IRI&trial=IRI"))
+		return
+	}
+	out, err := s.opts.Analysis.Diff(c.Request.Context(), base, trial)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	respondData(c, http.StatusOK, out)
+}

@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+type fakeAnalysis struct{ runs int }
+
+func (f *fakeAnalysis) Run(context.Context) (AnalysisReport, error) {
+	f.runs++
+	return AnalysisReport{Experiments: 3, Graph: "urn:x-perfkb:analysis"}, nil
+}
+
+func (f *fakeAnalysis) Scaling(_ context.Context, version string) (any, error) {
+	if version == "http://example.org/missing" {
+		return nil, fmt.Errorf("no experiments of version <%s>: %w", version, ErrNotFound)
+	}
+	return map[string]string{"version": version}, nil
+}
+
+func (f *fakeAnalysis) Diff(_ context.Context, base, trial string) (any, error) {
+	return map[string]string{"base": base, "trial": trial}, nil
+}
+
+func TestAnalysisRoutes(t *testing.T) {
+	fa := &fakeAnalysis{}
+	srv, _, _ := newTestServer(t, func(o *Options) { o.Analysis = fa })
+	tests := []struct {
+		name, method, target string
+		auth                 bool
+		want                 int
+	}{
+		{"run needs the token", "POST", "/analysis/run", false, http.StatusUnauthorized},
+		{"run", "POST", "/analysis/run", true, http.StatusOK},
+		{"scaling", "GET", "/analysis/scaling?version=http://example.org/v1", false, http.StatusOK},
+		{"scaling of an unknown version", "GET", "/analysis/scaling?version=http://example.org/missing", false, http.StatusNotFound},
+		{"diff", "GET", "/analysis/diff?base=http://example.org/a&trial=http://example.org/b", false, http.StatusOK},
+		{"diff without trial", "GET", "/analysis/diff?base=http://example.org/a", false, http.StatusBadRequest},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var headers []string
+			if tc.auth {
+				headers = bearer
+			}
+			rec := do(srv, tc.method, tc.target, "", "", headers...)
+			if rec.Code != tc.want {
+				t.Fatalf("%s %s: %d, want %d: %s", tc.method, tc.target, rec.Code, tc.want, rec.Body)
+			}
+		})
+	}
+	if fa.runs != 1 {
+		t.Errorf("%d runs, want 1", fa.runs)
+	}
+	rec := do(srv, "GET", "/analysis/diff?base=http://example.org/a&trial=http://example.org/b", "", "")
+	var got map[string]string
+	dataOf(t, rec, &got)
+	if got["base"] != "http://example.org/a" || got["trial"] != "http://example.org/b" {
+		t.Errorf("diff answered %v", got)
+	}
+	plain, _, _ := newTestServer(t, nil)
+	if rec := do(plain, "GET", "/analysis/scaling", "", ""); rec.Code != http.StatusNotImplemented {
+		t.Errorf("without the service: %d, want 501", rec.Code)
+	}
+}
