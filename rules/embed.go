@@ -17,6 +17,7 @@ var shipped = map[string]string{
 	"PERFONTO":    "perfonto.rules",
 	"MONITORING":  "monitoring.rules",
 	"SCALABILITY": "scalability.rules", // findings over perfkb analyze results
+	"WAITSTATES":  "waitstates.rules",  // Late Sender / Wait at NxN over trace wait-state metrics
 }
 
 // Default lists the rule sets perfkb reason runs when no --rules is given,
