@@ -1,0 +1,399 @@
+package federation
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/knakk/sparql"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/results"
+)
+
+// Defaults of a Client.
+const (
+	DefaultSiteTimeout = 10 * time.Second
+	DefaultMaxBytes    = 64 << 20
+	DefaultRetries     = 2
+	maxRedirects       = 3
+)
+
+// Site is a remote SPARQL endpoint known by name.
+type Site struct {
+	Name     string `json:"name"`
+	Endpoint string `json:"endpoint"`
+	// TokenEnv names the environment variable holding the bearer token
+	// sent to the site; the token itself is never stored or printed.
+	TokenEnv string `json:"tokenEnv,omitempty"`
+}
+
+// Client is an eval.ServiceHandler that sends SERVICE patterns to SPARQL
+// 1.1 Protocol endpoints over HTTP. The zero value is not usable; call
+// NewClient. A Client is safe for concurrent use.
+type Client struct {
+	// Timeout bounds each call to a site, within the query's own deadline.
+	Timeout time.Duration
+	// Retries is how often a call is repeated after a refused or reset
+	// connection or a 502/503/504 answer.
+	Retries int
+	// MaxBytes caps the response body of one call.
+	MaxBytes int64
+	// MaxRows caps the rows of one answer (0: none).
+	MaxRows int64
+	// Allow, when set, vets each endpoint before any request (the server's
+	// SSRF guard); an error refuses the call.
+	Allow func(endpoint string) error
+
+	http  *http.Client
+	sites map[string]Site // by endpoint
+}
+
+// NewClient returns a client with the default limits that knows sites by
+// their endpoints (for names in reports and for their tokens). It uses its
+// own http.Client (at most 3 redirects), never http.DefaultClient.
+func NewClient(sites []Site) *Client {
+	c := &Client{Timeout: DefaultSiteTimeout, Retries: DefaultRetries, MaxBytes: DefaultMaxBytes, sites: map[string]Site{}}
+	c.http = &http.Client{
+		Transport: http.DefaultTransport,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > maxRedirects {
+				return fmt.Errorf("more than %d redirects", maxRedirects)
+			}
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return fmt.Errorf("redirect to a %s: URL", req.URL.Scheme)
+			}
+			return nil
+		},
+	}
+	for _, s := range sites {
+		c.sites[s.Endpoint] = s
+	}
+	return c
+}
+
+// SiteError is the failure of one call to a site.
+type SiteError struct {
+	Site   string // the site's name, or its endpoint
+	Status int    // HTTP status, when the site answered
+	Err    error
+}
+
+func (e *SiteError) Error() string { return fmt.Sprintf("site %s: %v", e.Site, e.Err) }
+func (e *SiteError) Unwrap() error { return e.Err }
+
+// HTTPStatus returns the status code the site answered with (0: none).
+func (e *SiteError) HTTPStatus() int { return e.Status }
+
+// name returns the registered name of endpoint, or the endpoint.
+func (c *Client) name(endpoint string) string {
+	if s, ok := c.sites[endpoint]; ok && s.Name != "" {
+		return s.Name
+	}
+	return endpoint
+}
+
+// Handle implements eval.ServiceHandler.
+func (c *Client) Handle(ctx context.Context, req eval.ServiceRequest) (*eval.Solutions, error) {
+	if !req.Endpoint.IsIRI() {
+		return nil, fmt.Errorf("SERVICE endpoint %s is not an IRI", req.Endpoint)
+	}
+	text, err := BuildQuery(req)
+	if err != nil {
+		return nil, err
+	}
+	rs, st, err := c.Select(ctx, req.Endpoint.Value, text)
+	if err != nil {
+		return nil, err
+	}
+	sols := &eval.Solutions{Rows: rs.Rows, Bytes: st.Bytes, Status: st.Status}
+	for _, v := range rs.Vars {
+		sols.Vars = append(sols.Vars, algebra.Var(v))
+	}
+	return sols, nil
+}
+
+// BuildQuery is the query sent for a SERVICE call: the outer query's BASE
+// and PREFIX declarations, SELECT * WHERE and the pattern as written, and
+// the bind join's VALUES block.
+func BuildQuery(req eval.ServiceRequest) (string, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return "", errors.New("SERVICE pattern has no source text to forward")
+	}
+	var b strings.Builder
+	if req.Base != "" {
+		fmt.Fprintf(&b, "BASE <%s>\n", req.Base)
+	}
+	for _, p := range req.Prefixes {
+		fmt.Fprintf(&b, "PREFIX %s: <%s>\n", p.Prefix, p.IRI)
+	}
+	b.WriteString("SELECT * WHERE ")
+	b.WriteString(req.Text)
+	if req.Bindings != nil && len(req.Bindings.Vars) > 0 {
+		b.WriteString("\nVALUES (")
+		for i, v := range req.Bindings.Vars {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString("?" + string(v))
+		}
+		b.WriteString(") {\n")
+		for _, row := range req.Bindings.Rows {
+			b.WriteString("  (")
+			for i, t := range row {
+				if i > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(valuesTerm(t))
+			}
+			b.WriteString(")\n")
+		}
+		b.WriteString("}")
+	}
+	b.WriteByte('\n')
+	return b.String(), nil
+}
+
+// valuesTerm writes t for a VALUES block; blank nodes cannot be sent (they
+// are local to their answer), so they become UNDEF and the local join
+// checks them.
+func valuesTerm(t kb.Term) string {
+	if t.IsZero() || t.IsBlank() {
+		return "UNDEF"
+	}
+	return t.String()
+}
+
+// CallStats describe one completed call.
+type CallStats struct {
+	Status int
+	Bytes  int64
+}
+
+// request builds one HTTP request; it implements knakk/sparql's Provider
+// so the request is built with the call's context and headers instead of
+// the package's process-wide http.DefaultClient settings.
+type request struct {
+	ctx   context.Context
+	query string
+	token string
+}
+
+var _ sparql.Provider = request{}
+
+// GenRequest implements sparql.Provider: a SPARQL 1.1 Protocol query via
+// POST with a form body.
+func (r request) GenRequest(endpoint string) (*http.Request, error) {
+	form := url.Values{"query": {r.query}}
+	req, err := http.NewRequestWithContext(r.ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/sparql-results+json, application/sparql-results+xml;q=0.9")
+	req.Header.Set("User-Agent", "perfkb-federation")
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	return req, nil
+}
+
+// CheckEndpoint reports whether endpoint is an absolute http or https URL.
+func CheckEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return fmt.Errorf("endpoint %q: %w", endpoint, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("endpoint %q: only http and https URLs are allowed", endpoint)
+	}
+	return nil
+}
+
+// Select sends a SELECT (or ASK) query to endpoint and decodes the answer.
+func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.ResultSet, CallStats, error) {
+	site := c.name(endpoint)
+	fail := func(status int, err error) (*results.ResultSet, CallStats, error) {
+		return nil, CallStats{Status: status}, &SiteError{Site: site, Status: status, Err: err}
+	}
+	if err := CheckEndpoint(endpoint); err != nil {
+		return fail(0, err)
+	}
+	if c.Allow != nil {
+		if err := c.Allow(endpoint); err != nil {
+			return fail(0, err)
+		}
+	}
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultSiteTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var token string
+	if s, ok := c.sites[endpoint]; ok && s.TokenEnv != "" {
+		token = os.Getenv(s.TokenEnv)
+	}
+	var lastErr error
+	status := 0
+	for attempt := 0; attempt <= c.Retries; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-time.After(time.Duration(attempt*attempt) * 100 * time.Millisecond):
+			case <-ctx.Done():
+				return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, ctx.Err()))
+			}
+		}
+		rs, st, retry, err := c.do(ctx, endpoint, request{ctx: ctx, query: query, token: token})
+		if err == nil {
+			return rs, st, nil
+		}
+		status, lastErr = st.Status, err
+		if ctx.Err() != nil {
+			return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, context.DeadlineExceeded))
+		}
+		if !retry {
+			break
+		}
+	}
+	return fail(status, lastErr)
+}
+
+// do performs one attempt; retry says the failure is worth repeating.
+func (c *Client) do(ctx context.Context, endpoint string, p sparql.Provider) (*results.ResultSet, CallStats, bool, error) {
+	var st CallStats
+	req, err := p.GenRequest(endpoint)
+	if err != nil {
+		return nil, st, false, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		retry := errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+		return nil, st, retry, err
+	}
+	defer resp.Body.Close()
+	st.Status = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		retry := resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout
+		return nil, st, retry, fmt.Errorf("HTTP %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+	}
+	max := c.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	body := &countingReader{r: resp.Body, max: max}
+	rs, err := decode(resp.Header.Get("Content-Type"), body)
+	st.Bytes = body.n
+	if err != nil {
+		if body.over {
+			return nil, st, false, fmt.Errorf("answer larger than %d bytes", max)
+		}
+		if ctx.Err() != nil {
+			return nil, st, false, ctx.Err()
+		}
+		return nil, st, false, fmt.Errorf("bad results from %s at byte %d: %w", c.name(endpoint), errorOffset(err, body.n), err)
+	}
+	if c.MaxRows > 0 && int64(len(rs.Rows)) > c.MaxRows {
+		return nil, st, false, fmt.Errorf("%w: the answer has more than %d rows", eval.ErrTooManyRows, c.MaxRows)
+	}
+	return rs, st, false, nil
+}
+
+// decode reads a SPARQL results document by its media type, sniffing the
+// first byte when the type is missing or generic.
+func decode(contentType string, r io.Reader) (*results.ResultSet, error) {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch mt {
+	case "application/sparql-results+json", "application/json":
+		return results.ReadJSON(r)
+	case "application/sparql-results+xml", "application/xml", "text/xml":
+		return results.ReadXML(r)
+	case "text/tab-separated-values":
+		return results.ReadTSV(r)
+	case "text/csv":
+		return results.ReadCSV(r)
+	}
+	var head [1]byte
+	br := &peekReader{r: r}
+	for {
+		n, err := br.r.Read(head[:])
+		if n == 1 && !bytes.ContainsAny(head[:], " \t\r\n") {
+			br.first = append(br.first, head[0])
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("empty answer (Content-Type %q)", contentType)
+		}
+	}
+	if head[0] == '<' {
+		return results.ReadXML(br)
+	}
+	return results.ReadJSON(br)
+}
+
+type peekReader struct {
+	r     io.Reader
+	first []byte
+}
+
+func (p *peekReader) Read(b []byte) (int, error) {
+	if len(p.first) > 0 {
+		n := copy(b, p.first)
+		p.first = p.first[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+// errorOffset is the byte position of a decoding error: the decoder's own
+// offset when it has one, otherwise the bytes read so far.
+func errorOffset(err error, read int64) int64 {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return se.Offset
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return te.Offset
+	}
+	return read
+}
+
+// countingReader counts bytes and fails past max.
+type countingReader struct {
+	r    io.Reader
+	n    int64
+	max  int64
+	over bool
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	if c.n >= c.max {
+		// One more byte than allowed tells an exact fit from an overflow.
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			c.over = true
+			return 0, errors.New("response too large")
+		}
+		return 0, io.EOF
+	}
+	if rem := c.max - c.n; int64(len(b)) > rem {
+		b = b[:rem]
+	}
+	n, err := c.r.Read(b)
+	c.n += int64(n)
+	return n, err
+}
