@@ -12,6 +12,8 @@ const (
 	DefaultGraphIRI = "urn:x-arq:DefaultGraph"
 	// InferredGraphIRI names the graph the reasoner writes derived triples to.
 	InferredGraphIRI = "urn:x-perfkb:inferred"
+	// OntologyGraphIRI names the graph that holds PERFONTO in a store.
+	OntologyGraphIRI = "urn:x-perfkb:ontology"
 )
 
 // TermKind says which sort of RDF term a Term is.
@@ -77,6 +79,9 @@ var DefaultGraph = IRI(DefaultGraphIRI)
 
 // InferredGraph is the graph of triples the reasoner derives.
 var InferredGraph = IRI(InferredGraphIRI)
+
+// OntologyGraph is the graph that holds PERFONTO.
+var OntologyGraph = IRI(OntologyGraphIRI)
 
 // IsZero reports whether t is the zero Term (no term).
 func (t Term) IsZero() bool { return t.Kind == 0 }

@@ -70,9 +70,25 @@ func createsStore(command string) bool {
 // on-disk store is created only by the commands in creatingCommands, the
 // others get "no store at PATH" (exit 3) with a hint.
 func (a *App) OpenStore(ctx context.Context) (kb.Dataset, error) {
-	if _, err := store.ParseSpec(a.StoreSpec); err != nil {
+	spec, err := store.ParseSpec(a.StoreSpec)
+	if err != nil {
 		return nil, usageError(err)
 	}
+	ds, err := a.openStore(ctx)
+	if err != nil || spec.Backend == "memory" || spec.Backend == "memstore" || !(createsStore(a.command) || a.command == "reason") {
+		return ds, err
+	}
+	// A store that commands write to holds the built-in PERFONTO in its
+	// own graph (and is upgraded when this binary's differs), so the RDFS
+	// and OWL rules see the class and property hierarchies.
+	if _, err := store.EnsureOntology(ctx, ds); err != nil {
+		ds.Close()
+		return nil, err
+	}
+	return ds, nil
+}
+
+func (a *App) openStore(ctx context.Context) (kb.Dataset, error) {
 	ds, err := store.Open(ctx, a.StoreSpec, store.Options{MustExist: a.command != "" && !createsStore(a.command)})
 	var nf *store.NotFoundError
 	if errors.As(err, &nf) {
