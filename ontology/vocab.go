@@ -710,6 +710,16 @@ const (
 	BenchmarkIndex = Namespace + "benchmarkIndex"
 	// BenchmarkTime is the datatype property perfonto:benchmarkTime. The benchmarked time of the element, in microseconds like the scalar benchmark properties.
 	BenchmarkTime = Namespace + "benchmarkTime"
+	// SparqlEndpoint is the object property perfonto:sparqlEndpoint. The SPARQL 1.1 Protocol endpoint of the site's repository service (6.5.5, Fig. 6.28), the IRI a federated query names in SERVICE.
+	SparqlEndpoint = Namespace + "sparqlEndpoint"
+	// HeldBy is the object property perfonto:heldBy. The site whose repository holds the experiment: a Global Experiment Metadata record (6.5.5) of the site registry.
+	HeldBy = Namespace + "heldBy"
+	// TokenVariable is the datatype property perfonto:tokenVariable. The name of the environment variable holding the bearer token sent to the site; the token itself is never stored.
+	TokenVariable = Namespace + "tokenVariable"
+	// LastRefreshed is the datatype property perfonto:lastRefreshed. When the site's Global Experiment Metadata records were last replaced by asking the site for its experiments.
+	LastRefreshed = Namespace + "lastRefreshed"
+	// SiteStatus is the datatype property perfonto:siteStatus. The outcome of the last refresh or check of the site: "ok" or the reason it failed.
+	SiteStatus = Namespace + "siteStatus"
 	// HasFuzzyMembership is the object property perfonto:hasFuzzyMembership. A fuzzy membership of the subject's measured value in a linguistic term.
 	HasFuzzyMembership = Namespace + "hasFuzzyMembership"
 	// MembershipTerm is the object property perfonto:membershipTerm. The linguistic term whose fuzzy set the membership degree is about.

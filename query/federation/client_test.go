@@ -49,7 +49,9 @@ func TestClientSelect(t *testing.T) {
 		case <-hung:
 		}
 	})
-	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusTemporaryRedirect) })
+	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/loop", http.StatusTemporaryRedirect)
+	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(okJSON)) })
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer s3cret" {
