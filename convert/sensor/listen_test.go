@@ -76,7 +76,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // countType counts the subjects of a class in ds.
-func countType(t *testing.T, ds kb.Dataset, class string) int64 {
+func countType(t testing.TB, ds kb.Dataset, class string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	ids, err := ds.Intern(ctx, []kb.Term{kb.IRI(ontology.RDFType), kb.IRI(class)})

@@ -393,14 +393,10 @@ func (w *writer) bandwidth(si kb.Term) {
 	if w.err != nil {
 		return
 	}
+	// Source and destination are stated on the path (as ontology/sample
+	// does), not repeated on every measurement.
 	w.t(m, ontology.Bandwidth, lit)
 	w.t(m, ontology.MeasurementUnit, convert.String("MB/s"))
-	if src != "" {
-		w.t(m, ontology.PathSource, convert.String(src))
-	}
-	if dst != "" {
-		w.t(m, ontology.PathDestination, convert.String(dst))
-	}
 }
 
 // host maps host.cpu.used / host.mem.used data: a <value> with a unit

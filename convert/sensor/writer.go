@@ -45,8 +45,11 @@ func (b *batch) reset() {
 	b.n = 0
 }
 
-// writer is the one goroutine that converts and stores messages: every
-// Batch messages or FlushInterval, and once more when l.msgs is closed.
+// writer converts and stores messages: every Batch messages or
+// FlushInterval, and once more when l.msgs is closed. It is two
+// goroutines: this one buffers and converts (the Mapper is not
+// concurrent), the other applies converted batches in order, so that the
+// conversion of one batch overlaps the store write of the previous one.
 func (l *Listener) writer(ctx context.Context) error {
 	mapper := NewMapper(l.opt.Base, l.opt.Mapper, func(pos, format string, args ...any) {
 		l.log.Warn("sensor data: "+fmt.Sprintf(format, args...), "position", pos)
@@ -60,6 +63,38 @@ func (l *Listener) writer(ctx context.Context) error {
 		hasProblem = ids[0]
 	}
 	w := &batchWriter{l: l, mapper: mapper, hasProblem: hasProblem}
+	applyQ := make(chan converted, 1)
+	applyErr := make(chan error, 1)
+	go func() {
+		var err error
+		for c := range applyQ {
+			if err == nil {
+				err = w.apply(ctx, c)
+			}
+		}
+		applyErr <- err
+	}()
+	// send hands a converted batch to the applier; it fails once the
+	// applier has failed.
+	send := func(c converted, ok bool) error {
+		if !ok {
+			return nil
+		}
+		select {
+		case applyQ <- c:
+			return nil
+		case err := <-applyErr:
+			applyErr <- err
+			return err
+		}
+	}
+	finish := func(err error) error {
+		close(applyQ)
+		if aerr := <-applyErr; err == nil {
+			err = aerr
+		}
+		return err
+	}
 	tick := time.NewTicker(l.opt.FlushInterval)
 	defer tick.Stop()
 	var b batch
@@ -67,20 +102,39 @@ func (l *Listener) writer(ctx context.Context) error {
 		select {
 		case r, ok := <-l.msgs:
 			if !ok {
-				return w.flush(ctx, &b)
+				c, has, err := w.convert(ctx, &b)
+				if err == nil {
+					err = send(c, has)
+				}
+				return finish(err)
 			}
 			b.add(r)
 			if b.n >= l.opt.Batch {
-				if err := w.flush(ctx, &b); err != nil {
-					return err
+				c, has, err := w.convert(ctx, &b)
+				if err == nil {
+					err = send(c, has)
+				}
+				if err != nil {
+					return finish(err)
 				}
 			}
 		case <-tick.C:
-			if err := w.flush(ctx, &b); err != nil {
-				return err
+			c, has, err := w.convert(ctx, &b)
+			if err == nil {
+				err = send(c, has)
+			}
+			if err != nil {
+				return finish(err)
 			}
 		}
 	}
+}
+
+// converted is a batch ready to be applied.
+type converted struct {
+	quads  []kb.Quad
+	n      int64
+	oldest time.Time
 }
 
 type batchWriter struct {
@@ -91,11 +145,11 @@ type batchWriter struct {
 	findings   int64
 }
 
-// flush converts the batch and applies it atomically. A message the
+// convert maps the buffered messages to quads with IDs. A message the
 // mapping refuses is logged and left out; the others are written.
-func (w *batchWriter) flush(ctx context.Context, b *batch) error {
+func (w *batchWriter) convert(ctx context.Context, b *batch) (converted, bool, error) {
 	if b.n == 0 {
-		return nil
+		return converted{}, false, nil
 	}
 	l := w.l
 	w.quads = w.quads[:0]
@@ -114,26 +168,34 @@ func (w *batchWriter) flush(ctx context.Context, b *batch) error {
 			}
 		}
 	}
-	n, oldest := int64(b.n), b.oldest
+	c := converted{n: int64(b.n), oldest: b.oldest}
 	b.reset()
 	quads, err := kb.InternQuads(ctx, l.ds, w.quads)
 	if err != nil {
-		return fmt.Errorf("sensor: interning a batch: %w", err)
+		return c, false, fmt.Errorf("sensor: interning a batch: %w", err)
 	}
+	c.quads = quads
+	return c, true, nil
+}
+
+// apply writes one converted batch atomically, through the rules when
+// there are any.
+func (w *batchWriter) apply(ctx context.Context, c converted) error {
+	l := w.l
 	if l.engine == nil {
-		if err := l.ds.Apply(ctx, kb.Delta{Add: quads}); err != nil {
-			return fmt.Errorf("sensor: writing a batch of %d messages: %w", n, err)
+		if err := l.ds.Apply(ctx, kb.Delta{Add: c.quads}); err != nil {
+			return fmt.Errorf("sensor: writing a batch of %d messages: %w", c.n, err)
 		}
 	} else {
 		watch := l.watch
 		watch.found, watch.hasProblem = watch.found[:0], w.hasProblem
-		if _, err := l.engine.Add(ctx, quads); err != nil {
-			return fmt.Errorf("sensor: writing and reasoning over a batch of %d messages: %w", n, err)
+		if _, err := l.engine.Add(ctx, c.quads); err != nil {
+			return fmt.Errorf("sensor: writing and reasoning over a batch of %d messages: %w", c.n, err)
 		}
-		w.report(ctx, watch.found, oldest)
+		w.report(ctx, watch.found, c.oldest)
 	}
-	l.stats.triples.Add(int64(len(quads)))
-	l.stats.stored.Add(n)
+	l.stats.triples.Add(int64(len(c.quads)))
+	l.stats.stored.Add(c.n)
 	return nil
 }
 
