@@ -1,53 +1,56 @@
 package kb
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"sort"
-	"strings"
+
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // ExportOptions tune Export.
 type ExportOptions struct {
-	// Format is FormatNTriples (the default), FormatNQuads or FormatTurtle.
+	// Format is any format rdfio can write: FormatNTriples (the
+	// default), FormatNQuads, FormatTurtle, FormatTriG or FormatRDFXML.
 	Format Format
 	// Graphs restricts the export to these graphs; empty means all.
 	Graphs []ID
 }
 
-// Export writes the quads of ds in an RDF format. N-Quads keeps graphs
-// (triples of DefaultGraph are written without one); N-Triples and Turtle
-// write the merge of the chosen graphs, each triple once. Turtle output is
-// grouped by subject and sorted; N-Triples and N-Quads stream in store
-// order. Literals keep their datatype and language tag exactly.
+// Export writes the quads of ds in an RDF format with the format's rdfio
+// encoder. N-Quads and TriG keep graphs (triples of DefaultGraph are
+// written without one); N-Triples, Turtle and RDF/XML write the merge of
+// the chosen graphs, each triple once. Turtle, TriG and RDF/XML output is
+// grouped by graph and subject and sorted; N-Triples and N-Quads stream in
+// store order. Literals keep their datatype and language tag exactly.
 func Export(ctx context.Context, ds Dataset, w io.Writer, opts ExportOptions) error {
 	format := opts.Format
 	if format == "" {
 		format = FormatNTriples
 	}
-	bw := bufio.NewWriterSize(w, 256<<10)
+	f, ok := rdfio.Lookup(string(format))
+	if !ok || f.NewEncoder == nil {
+		return fmt.Errorf("export: cannot write format %q (want one of %v)", format, rdfio.Names())
+	}
+	enc := f.NewEncoder(w, rdfio.EncoderOptions{})
 	ex := &exporter{ds: ds, cache: make(map[ID]Term)}
 	var err error
-	switch format {
-	case FormatNTriples, FormatNQuads:
-		err = ex.lines(ctx, bw, opts.Graphs, format == FormatNQuads)
-	case FormatTurtle:
-		err = ex.turtle(ctx, bw, opts.Graphs)
+	switch f.Name {
+	case "ntriples", "nquads":
+		err = ex.lines(ctx, enc, opts.Graphs, f.Quads)
 	default:
-		return fmt.Errorf("export: cannot write format %q (want ntriples, nquads or turtle)", format)
+		err = ex.sorted(ctx, enc, opts.Graphs, f.Quads)
 	}
 	if err != nil {
 		return err
 	}
-	return bw.Flush()
+	return enc.Close()
 }
 
 type exporter struct {
 	ds    Dataset
 	cache map[ID]Term
-	sb    strings.Builder
 }
 
 const exportCacheSize = 1 << 20
@@ -104,8 +107,8 @@ func (ex *exporter) each(ctx context.Context, graphs []ID, fn func(Quad) error) 
 	return nil
 }
 
-// lines writes N-Triples or N-Quads.
-func (ex *exporter) lines(ctx context.Context, w *bufio.Writer, graphs []ID, quads bool) error {
+// lines writes N-Triples or N-Quads in store order.
+func (ex *exporter) lines(ctx context.Context, enc rdfio.Encoder, graphs []ID, quads bool) error {
 	// Merging several graphs into triples must not repeat a triple.
 	var seen map[[3]ID]struct{}
 	if !quads && len(graphs) != 1 {
@@ -119,199 +122,88 @@ func (ex *exporter) lines(ctx context.Context, w *bufio.Writer, graphs []ID, qua
 			}
 			seen[k] = struct{}{}
 		}
-		ex.sb.Reset()
-		for i, id := range [...]ID{q.S, q.P, q.O} {
-			t, err := ex.term(ctx, id)
-			if err != nil {
-				return err
-			}
-			if i > 0 {
-				ex.sb.WriteByte(' ')
-			}
-			writeTerm(&ex.sb, t)
+		if !quads {
+			q.G = 0
 		}
-		if quads {
-			g, err := ex.term(ctx, q.G)
-			if err != nil {
-				return err
-			}
-			if g != DefaultGraph {
-				ex.sb.WriteByte(' ')
-				writeTerm(&ex.sb, g)
-			}
+		tq, err := ex.quad(ctx, q)
+		if err != nil {
+			return err
 		}
-		ex.sb.WriteString(" .\n")
-		_, err := w.WriteString(ex.sb.String())
-		return err
+		return enc.Encode(tq)
 	})
 }
 
-// writeTerm writes t in N-Triples syntax, making blank node labels safe.
-func writeTerm(b *strings.Builder, t Term) {
-	if t.Kind == KindBlank {
-		b.WriteString("_:")
-		b.WriteString(safeBlankLabel(t.Value))
-		return
-	}
-	t.AppendNTriples(b)
-}
-
-// safeBlankLabel returns label if it is a valid N-Triples/Turtle blank node
-// label, else an encoding of it that is (distinct labels stay distinct).
-func safeBlankLabel(label string) string {
-	ok := label != "" && !strings.HasSuffix(label, ".")
-	for i, r := range label {
-		if !ok {
-			break
+// quad resolves a quad for an encoder; G 0 and DefaultGraph become no
+// graph.
+func (ex *exporter) quad(ctx context.Context, q Quad) (rdfio.Quad, error) {
+	var out rdfio.Quad
+	for i, id := range [...]ID{q.S, q.P, q.O, q.G} {
+		if id == 0 {
+			continue
 		}
-		if i == 0 {
-			ok = isLabelStart(r) && r != '.'
-		} else {
-			ok = isLabelChar(r) && r != 0xB7
+		t, err := ex.term(ctx, id)
+		if err != nil {
+			return out, err
 		}
+		if i == 3 && t == DefaultGraph {
+			continue
+		}
+		*[...]*rdfio.Term{&out.S, &out.P, &out.O, &out.G}[i] = toRDFIO(t)
 	}
-	if ok && !strings.HasPrefix(label, "x_") {
-		return label
-	}
-	var b strings.Builder
-	b.WriteString("x_")
-	for _, c := range []byte(label) {
-		fmt.Fprintf(&b, "%02x", c)
-	}
-	return b.String()
+	return out, nil
 }
 
-// Well-known prefixes used by the Turtle writer.
-var turtlePrefixes = []struct{ prefix, ns string }{
-	{"rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"},
-	{"rdfs", "http://www.w3.org/2000/01/rdf-schema#"},
-	{"xsd", "http://www.w3.org/2001/XMLSchema#"},
-	{"owl", "http://www.w3.org/2002/07/owl#"},
-	{"perfonto", "http://www.par.univie.ac.at/project/scalea/perfonto#"},
+// toRDFIO converts a term for rdfio.
+func toRDFIO(t Term) rdfio.Term {
+	return rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
 }
 
-const rdfType = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-
-// turtle writes the merge of the chosen graphs as Turtle, grouped by
-// subject then predicate. It holds the distinct triples in memory.
-func (ex *exporter) turtle(ctx context.Context, w *bufio.Writer, graphs []ID) error {
-	set := make(map[[3]ID]struct{})
+// sorted writes the distinct statements (triples when !quads) of the
+// chosen graphs ordered by graph, subject, predicate and object, so that
+// the Turtle, TriG and RDF/XML encoders group them. It holds them in
+// memory.
+func (ex *exporter) sorted(ctx context.Context, enc rdfio.Encoder, graphs []ID, quads bool) error {
+	set := make(map[Quad]struct{})
 	if err := ex.each(ctx, graphs, func(q Quad) error {
-		set[[3]ID{q.S, q.P, q.O}] = struct{}{}
+		if !quads {
+			q.G = 0
+		}
+		set[q] = struct{}{}
 		return nil
 	}); err != nil {
 		return err
 	}
-	triples := make([][3]ID, 0, len(set))
-	for t := range set {
-		triples = append(triples, t)
+	all := make([]Quad, 0, len(set))
+	for q := range set {
+		all = append(all, q)
 	}
 	set = nil
-	sort.Slice(triples, func(i, j int) bool {
-		a, b := triples[i], triples[j]
-		if a[0] != b[0] {
-			return a[0] < b[0]
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.G != b.G {
+			return a.G < b.G
 		}
-		if a[1] != b[1] {
-			return a[1] < b[1]
+		if a.S != b.S {
+			return a.S < b.S
 		}
-		return a[2] < b[2]
+		if a.P != b.P {
+			return a.P < b.P
+		}
+		return a.O < b.O
 	})
-	for _, p := range turtlePrefixes {
-		fmt.Fprintf(w, "@prefix %s: <%s> .\n", p.prefix, p.ns)
-	}
-	for i, t := range triples {
-		newSubject := i == 0 || t[0] != triples[i-1][0]
-		newPredicate := newSubject || t[1] != triples[i-1][1]
-		ex.sb.Reset()
-		switch {
-		case newSubject:
-			if i > 0 {
-				ex.sb.WriteString(" .\n")
-			}
-			ex.sb.WriteByte('\n')
-			if err := ex.turtleTerm(ctx, t[0], false); err != nil {
-				return err
-			}
-			ex.sb.WriteByte(' ')
-		case newPredicate:
-			ex.sb.WriteString(" ;\n    ")
-		default:
-			ex.sb.WriteString(" ,\n        ")
-		}
-		if newPredicate {
-			if err := ex.turtleTerm(ctx, t[1], true); err != nil {
-				return err
-			}
-			ex.sb.WriteByte(' ')
-		}
-		if err := ex.turtleTerm(ctx, t[2], false); err != nil {
-			return err
-		}
-		if _, err := w.WriteString(ex.sb.String()); err != nil {
-			return err
-		}
+	for i, q := range all {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-	}
-	if len(triples) > 0 {
-		_, err := w.WriteString(" .\n")
-		return err
+		tq, err := ex.quad(ctx, q)
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(tq); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
 	}
 	return nil
-}
-
-func (ex *exporter) turtleTerm(ctx context.Context, id ID, predicate bool) error {
-	t, err := ex.term(ctx, id)
-	if err != nil {
-		return err
-	}
-	b := &ex.sb
-	switch t.Kind {
-	case KindIRI:
-		if predicate && t.Value == rdfType {
-			b.WriteByte('a')
-			return nil
-		}
-		if name, ok := prefixedName(t.Value); ok {
-			b.WriteString(name)
-			return nil
-		}
-	case KindLiteral:
-		if t.Lang == "" && t.Datatype != XSDString {
-			b.WriteByte('"')
-			escapeString(b, t.Value)
-			b.WriteString(`"^^`)
-			if name, ok := prefixedName(t.Datatype); ok {
-				b.WriteString(name)
-			} else {
-				IRI(t.Datatype).AppendNTriples(b)
-			}
-			return nil
-		}
-	}
-	writeTerm(b, t)
-	return nil
-}
-
-// prefixedName abbreviates iri with a well-known prefix when the local part
-// is a plain name.
-func prefixedName(iri string) (string, bool) {
-	for _, p := range turtlePrefixes {
-		local, ok := strings.CutPrefix(iri, p.ns)
-		if !ok || local == "" {
-			continue
-		}
-		for i, r := range local {
-			alpha := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_'
-			if !(alpha || i > 0 && (r >= '0' && r <= '9' || r == '-')) {
-				return "", false
-			}
-		}
-		return p.prefix + ":" + local, true
-	}
-	return "", false
 }

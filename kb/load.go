@@ -33,38 +33,21 @@ var Formats = []Format{FormatNTriples, FormatNQuads, FormatTurtle, FormatTriG, F
 
 // ParseFormat returns the format a user-given name means; it accepts the
 // canonical names and the usual aliases and media types (nt, n-triples,
-// nq, ttl, xml, rdf, owl, application/n-triples, text/turtle …).
+// nq, ttl, trig, xml, rdf, owl, application/n-triples, text/turtle …), as
+// the rdfio registry lists them.
 func ParseFormat(name string) (Format, error) {
-	switch strings.ToLower(strings.TrimSpace(name)) {
-	case "ntriples", "n-triples", "nt", "application/n-triples":
-		return FormatNTriples, nil
-	case "nquads", "n-quads", "nq", "application/n-quads":
-		return FormatNQuads, nil
-	case "turtle", "ttl", "text/turtle":
-		return FormatTurtle, nil
-	case "trig", "application/trig":
-		return FormatTriG, nil
-	case "rdfxml", "rdf/xml", "rdf-xml", "xml", "rdf", "owl", "application/rdf+xml":
-		return FormatRDFXML, nil
+	if f, ok := rdfio.Lookup(name); ok {
+		return Format(f.Name), nil
 	}
 	return "", fmt.Errorf("unknown RDF format %q (want ntriples, nquads, turtle, trig or rdfxml)", name)
 }
 
 // FormatFromFileName guesses the format from a file name's extension
-// (.nt, .nq, .ttl, .trig, .rdf, .owl, .xml, each optionally followed by .gz).
+// (.nt, .nq, .ttl, .trig, .rdf, .owl, .xml, each optionally followed by
+// .gz), as the rdfio registry lists them.
 func FormatFromFileName(name string) (Format, bool) {
-	name = strings.TrimSuffix(strings.ToLower(name), ".gz")
-	switch filepath.Ext(name) {
-	case ".nt", ".ntriples":
-		return FormatNTriples, true
-	case ".nq", ".nquads":
-		return FormatNQuads, true
-	case ".ttl", ".turtle":
-		return FormatTurtle, true
-	case ".trig":
-		return FormatTriG, true
-	case ".rdf", ".owl", ".xml", ".rdfxml":
-		return FormatRDFXML, true
+	if f, ok := rdfio.ByFileName(name); ok {
+		return Format(f.Name), true
 	}
 	return "", false
 }
@@ -366,24 +349,11 @@ func (s blankScope) rename(t Term) Term {
 // by one (G is zero) and a function releasing the decoder.
 func newStatementReader(r io.Reader, opts LoadOptions) (next func() (TermQuad, error), closeFn func(), err error) {
 	src := opts.SourceName
-	switch opts.Format {
-	case FormatTurtle, FormatTriG:
+	if f, ok := rdfio.Lookup(string(opts.Format)); ok {
 		if _, err := parseBase(opts.BaseIRI); err != nil {
 			return nil, nil, err
 		}
-		ropts := rdfio.Options{Base: opts.BaseIRI, Source: src}
-		var dec rdfio.Decoder
-		if opts.Format == FormatTriG {
-			dec = rdfio.NewTriGDecoder(r, ropts)
-		} else {
-			dec = rdfio.NewTurtleDecoder(r, ropts)
-		}
-		return rdfioReader(dec), func() {}, nil
-	case FormatRDFXML:
-		if _, err := parseBase(opts.BaseIRI); err != nil {
-			return nil, nil, err
-		}
-		return rdfioReader(rdfio.NewRDFXMLDecoder(r, rdfio.Options{Base: opts.BaseIRI, Source: src})), func() {}, nil
+		return rdfioReader(f.NewDecoder(r, rdfio.Options{Base: opts.BaseIRI, Source: src})), func() {}, nil
 	}
 	return nil, nil, fmt.Errorf("load %s: cannot read format %q (want ntriples, nquads, turtle or rdfxml)", sourceName(src), opts.Format)
 }

@@ -2,7 +2,6 @@ package kb
 
 import (
 	"strings"
-	"unicode"
 	"unsafe"
 
 	"github.com/perfkb/perfkb/kb/rdfio"
@@ -40,12 +39,3 @@ func parseLines(p *rdfio.LineParser, data []byte, firstLine int, out []Term) ([]
 	return out, err
 }
 
-// hasScheme reports whether iri starts with scheme ':'.
-func hasScheme(iri string) bool { return rdfio.IsAbsoluteIRI(iri) }
-
-// isLabelStart and isLabelChar are the characters of an N-Triples blank
-// node label (export keeps labels that consist of them).
-func isLabelStart(r rune) bool { return r == '_' || r >= '0' && r <= '9' || unicode.IsLetter(r) }
-func isLabelChar(r rune) bool {
-	return isLabelStart(r) || r == '-' || r == '.' || r == 0xB7 || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-}

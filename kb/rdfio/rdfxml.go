@@ -94,8 +94,15 @@ func (d *RDFXMLDecoder) Next() (Quad, error) {
 	return q, nil
 }
 
-func (d *RDFXMLDecoder) errorf(format string, args ...any) error {
+// pos is where the XML decoder is (it can report column 0 right after a
+// line break).
+func (d *RDFXMLDecoder) pos() (int, int) {
 	line, col := d.dec.InputPos()
+	return max(line, 1), max(col, 1)
+}
+
+func (d *RDFXMLDecoder) errorf(format string, args ...any) error {
+	line, col := d.pos()
 	return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -108,10 +115,10 @@ func (d *RDFXMLDecoder) xmlError(err error) error {
 	if errors.As(err, &se) {
 		// Where the decoder stopped: the error's own line can lag
 		// behind it and carries no column.
-		line, col := d.dec.InputPos()
+		line, col := d.pos()
 		return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: "XML syntax error: " + strings.TrimPrefix(se.Msg, "XML syntax error: ")}
 	}
-	line, col := d.dec.InputPos()
+	line, col := d.pos()
 	return fmt.Errorf("%s:%d:%d: %w", sourceName(d.src), line, col, err)
 }
 

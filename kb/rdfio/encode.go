@@ -1,0 +1,392 @@
+package rdfio
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Encoder writes statements in an RDF syntax. Close flushes the output
+// (and ends an open block or document); it does not close the writer.
+type Encoder interface {
+	Encode(q Quad) error
+	Close() error
+}
+
+// Prefix is a namespace prefix an encoder may abbreviate IRIs with.
+type Prefix struct{ Prefix, Namespace string }
+
+// EncoderOptions configure an encoder.
+type EncoderOptions struct {
+	// Prefixes are declared at the top of Turtle and TriG output and
+	// used to abbreviate IRIs; nil means CommonPrefixes.
+	Prefixes []Prefix
+}
+
+// CommonPrefixes are the namespaces perfkb data uses most.
+var CommonPrefixes = []Prefix{
+	{"rdf", RDFNS},
+	{"rdfs", "http://www.w3.org/2000/01/rdf-schema#"},
+	{"xsd", "http://www.w3.org/2001/XMLSchema#"},
+	{"owl", "http://www.w3.org/2002/07/owl#"},
+	{"perfonto", "http://www.par.univie.ac.at/project/scalea/perfonto#"},
+}
+
+// SafeBlankLabel returns label if it is a valid N-Triples and Turtle blank
+// node label, else an encoding of it that is (distinct labels stay
+// distinct: labels starting with "x_" are encoded too).
+func SafeBlankLabel(label string) string {
+	ok := label != "" && !strings.HasSuffix(label, ".")
+	for i, r := range label {
+		if !ok {
+			break
+		}
+		if i == 0 {
+			ok = ntLabelStart(r) && r != '.'
+		} else {
+			ok = ntLabelChar(r) && r != 0xB7
+		}
+	}
+	if ok && !strings.HasPrefix(label, "x_") {
+		return label
+	}
+	var b strings.Builder
+	b.WriteString("x_")
+	for _, c := range []byte(label) {
+		fmt.Fprintf(&b, "%02x", c)
+	}
+	return b.String()
+}
+
+// appendSafe writes t in N-Triples syntax with a safe blank node label.
+func appendSafe(b *strings.Builder, t Term) {
+	if t.Kind == KindBlank {
+		b.WriteString("_:")
+		b.WriteString(SafeBlankLabel(t.Value))
+		return
+	}
+	AppendTerm(b, t)
+}
+
+// lineEncoder writes N-Triples or N-Quads.
+type lineEncoder struct {
+	w     *bufio.Writer
+	quads bool
+	sb    strings.Builder
+}
+
+// NewNTriplesEncoder writes N-Triples (graphs are dropped).
+func NewNTriplesEncoder(w io.Writer, _ EncoderOptions) Encoder {
+	return &lineEncoder{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// NewNQuadsEncoder writes N-Quads (a zero G is the default graph).
+func NewNQuadsEncoder(w io.Writer, _ EncoderOptions) Encoder {
+	return &lineEncoder{w: bufio.NewWriterSize(w, 64<<10), quads: true}
+}
+
+func (e *lineEncoder) Encode(q Quad) error {
+	e.sb.Reset()
+	appendSafe(&e.sb, q.S)
+	e.sb.WriteByte(' ')
+	appendSafe(&e.sb, q.P)
+	e.sb.WriteByte(' ')
+	appendSafe(&e.sb, q.O)
+	if e.quads && !q.G.IsZero() {
+		e.sb.WriteByte(' ')
+		appendSafe(&e.sb, q.G)
+	}
+	e.sb.WriteString(" .\n")
+	_, err := e.w.WriteString(e.sb.String())
+	return err
+}
+
+func (e *lineEncoder) Close() error { return e.w.Flush() }
+
+// turtleEncoder writes Turtle or TriG, grouping consecutive statements
+// with the same subject (';') and predicate (','); in TriG, consecutive
+// statements of one graph share a block. Sorted input gives the most
+// compact output; any order is correct.
+type turtleEncoder struct {
+	w        *bufio.Writer
+	trig     bool
+	prefixes []Prefix
+	started  bool
+	open     bool // a statement is open (needs " .")
+	inBlock  bool
+	last     Quad
+	sb       strings.Builder
+}
+
+// NewTurtleEncoder writes Turtle (graphs are dropped).
+func NewTurtleEncoder(w io.Writer, opts EncoderOptions) Encoder {
+	p := opts.Prefixes
+	if p == nil {
+		p = CommonPrefixes
+	}
+	return &turtleEncoder{w: bufio.NewWriterSize(w, 64<<10), prefixes: p}
+}
+
+// NewTriGEncoder writes TriG.
+func NewTriGEncoder(w io.Writer, opts EncoderOptions) Encoder {
+	e := NewTurtleEncoder(w, opts).(*turtleEncoder)
+	e.trig = true
+	return e
+}
+
+func (e *turtleEncoder) header() {
+	if e.started {
+		return
+	}
+	e.started = true
+	for _, p := range e.prefixes {
+		fmt.Fprintf(&e.sb, "@prefix %s: <%s> .\n", p.Prefix, p.Namespace)
+	}
+}
+
+func (e *turtleEncoder) Encode(q Quad) error {
+	e.sb.Reset()
+	e.header()
+	if !e.trig {
+		q.G = Term{}
+	}
+	newGraph := e.trig && (!e.inBlock || q.G != e.last.G)
+	newSubject := newGraph || !e.open || q.S != e.last.S
+	newPredicate := newSubject || q.P != e.last.P
+	indent := ""
+	if e.trig {
+		indent = "    "
+	}
+	switch {
+	case newSubject:
+		if e.open {
+			e.sb.WriteString(" .\n")
+		}
+		if newGraph {
+			if e.inBlock {
+				e.sb.WriteString("}\n")
+			}
+			e.sb.WriteByte('\n')
+			if !q.G.IsZero() {
+				e.term(q.G, false)
+				e.sb.WriteByte(' ')
+			}
+			e.sb.WriteString("{\n")
+			e.inBlock = true
+		} else {
+			e.sb.WriteByte('\n')
+		}
+		e.sb.WriteString(indent)
+		e.term(q.S, false)
+		e.sb.WriteByte(' ')
+	case newPredicate:
+		e.sb.WriteString(" ;\n    " + indent)
+	default:
+		e.sb.WriteString(" ,\n        " + indent)
+	}
+	if newPredicate {
+		e.term(q.P, true)
+		e.sb.WriteByte(' ')
+	}
+	e.term(q.O, false)
+	e.open, e.last = true, q
+	_, err := e.w.WriteString(e.sb.String())
+	return err
+}
+
+func (e *turtleEncoder) Close() error {
+	e.sb.Reset()
+	e.header()
+	if e.open {
+		e.sb.WriteString(" .\n")
+	}
+	if e.inBlock {
+		e.sb.WriteString("}\n")
+	}
+	e.open, e.inBlock = false, false
+	if _, err := e.w.WriteString(e.sb.String()); err != nil {
+		return err
+	}
+	return e.w.Flush()
+}
+
+// term writes a term, abbreviated where Turtle allows.
+func (e *turtleEncoder) term(t Term, predicate bool) {
+	b := &e.sb
+	switch t.Kind {
+	case KindIRI:
+		if predicate && t.Value == rdfType {
+			b.WriteByte('a')
+			return
+		}
+		if name, ok := e.prefixedName(t.Value); ok {
+			b.WriteString(name)
+			return
+		}
+	case KindLiteral:
+		if t.Lang == "" && t.Datatype != XSDString {
+			b.WriteByte('"')
+			EscapeString(b, t.Value)
+			b.WriteString(`"^^`)
+			if name, ok := e.prefixedName(t.Datatype); ok {
+				b.WriteString(name)
+			} else {
+				AppendTerm(b, Term{Kind: KindIRI, Value: t.Datatype})
+			}
+			return
+		}
+	}
+	appendSafe(b, t)
+}
+
+// prefixedName abbreviates iri with a declared prefix when the local part
+// is a plain name.
+func (e *turtleEncoder) prefixedName(iri string) (string, bool) {
+	for _, p := range e.prefixes {
+		local, ok := strings.CutPrefix(iri, p.Namespace)
+		if !ok || local == "" {
+			continue
+		}
+		for i, r := range local {
+			alpha := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_'
+			if !(alpha || i > 0 && (r >= '0' && r <= '9' || r == '-')) {
+				return "", false
+			}
+		}
+		return p.Prefix + ":" + local, true
+	}
+	return "", false
+}
+
+// rdfxmlEncoder writes RDF/XML: one rdf:Description per run of statements
+// with the same subject, each property element declaring its own
+// namespace, so that output streams.
+type rdfxmlEncoder struct {
+	w       *bufio.Writer
+	started bool
+	open    bool
+	last    Term
+	sb      strings.Builder
+}
+
+// NewRDFXMLEncoder writes RDF/XML (graphs are dropped). A predicate whose
+// IRI cannot be split into a namespace and an XML name is an error.
+func NewRDFXMLEncoder(w io.Writer, _ EncoderOptions) Encoder {
+	return &rdfxmlEncoder{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+func (e *rdfxmlEncoder) Encode(q Quad) error {
+	ns, local, ok := splitPredicate(q.P.Value)
+	if q.P.Kind != KindIRI || !ok {
+		return fmt.Errorf("RDF/XML cannot write the predicate %v: its IRI does not end in an XML name", q.P)
+	}
+	b := &e.sb
+	b.Reset()
+	if !e.started {
+		e.started = true
+		b.WriteString("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rdf:RDF xmlns:rdf=\"" + RDFNS + "\">\n")
+	}
+	if !e.open || q.S != e.last {
+		if e.open {
+			b.WriteString("  </rdf:Description>\n")
+		}
+		b.WriteString("  <rdf:Description")
+		if q.S.Kind == KindBlank {
+			b.WriteString(` rdf:nodeID="`)
+			b.WriteString(xmlNodeID(q.S.Value))
+		} else {
+			b.WriteString(` rdf:about="`)
+			escapeXMLAttr(b, q.S.Value)
+		}
+		b.WriteString("\">\n")
+		e.open, e.last = true, q.S
+	}
+	b.WriteString("    <p:")
+	b.WriteString(local)
+	b.WriteString(` xmlns:p="`)
+	escapeXMLAttr(b, ns)
+	b.WriteByte('"')
+	switch q.O.Kind {
+	case KindIRI:
+		b.WriteString(` rdf:resource="`)
+		escapeXMLAttr(b, q.O.Value)
+		b.WriteString("\"/>\n")
+	case KindBlank:
+		b.WriteString(` rdf:nodeID="`)
+		b.WriteString(xmlNodeID(q.O.Value))
+		b.WriteString("\"/>\n")
+	default:
+		switch {
+		case q.O.Lang != "":
+			b.WriteString(` xml:lang="`)
+			escapeXMLAttr(b, q.O.Lang)
+			b.WriteByte('"')
+		case q.O.Datatype != "" && q.O.Datatype != XSDString:
+			b.WriteString(` rdf:datatype="`)
+			escapeXMLAttr(b, q.O.Datatype)
+			b.WriteByte('"')
+		}
+		b.WriteByte('>')
+		escapeXMLText(b, q.O.Value)
+		b.WriteString("</p:")
+		b.WriteString(local)
+		b.WriteString(">\n")
+	}
+	_, err := e.w.WriteString(b.String())
+	return err
+}
+
+func (e *rdfxmlEncoder) Close() error {
+	if !e.started {
+		e.started = true
+		e.w.WriteString("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rdf:RDF xmlns:rdf=\"" + RDFNS + "\">\n")
+	}
+	if e.open {
+		e.w.WriteString("  </rdf:Description>\n")
+		e.open = false
+	}
+	e.w.WriteString("</rdf:RDF>\n")
+	return e.w.Flush()
+}
+
+// splitPredicate splits an IRI into a namespace and the longest XML name
+// (NCName) that ends it.
+func splitPredicate(iri string) (ns, local string, ok bool) {
+	i := len(iri)
+	for i > 0 {
+		r, w := utf8.DecodeLastRuneInString(iri[:i])
+		if !(r == '_' || r == '-' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			break
+		}
+		i -= w
+	}
+	// The name must start with a letter or '_'.
+	for i < len(iri) {
+		r, w := utf8.DecodeRuneInString(iri[i:])
+		if r == '_' || unicode.IsLetter(r) {
+			break
+		}
+		i += w
+	}
+	if i == len(iri) || i == 0 {
+		return "", "", false
+	}
+	return iri[:i], iri[i:], true
+}
+
+// xmlNodeID makes a blank node label an NCName, keeping distinct labels
+// distinct.
+func xmlNodeID(label string) string {
+	if isNCName(label) && !strings.HasPrefix(label, "x_") {
+		return label
+	}
+	var b strings.Builder
+	b.WriteString("x_")
+	for _, c := range []byte(label) {
+		fmt.Fprintf(&b, "%02x", c)
+	}
+	return b.String()
+}

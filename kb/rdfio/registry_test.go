@@ -1,0 +1,85 @@
+package rdfio
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestRegistryLookup(t *testing.T) {
+	for in, want := range map[string]string{
+		"Turtle": "turtle", "ttl": "turtle", "text/turtle; charset=utf-8": "turtle", "application/trig": "trig",
+		"nt": "ntriples", "N-Quads": "nquads", "application/rdf+xml": "rdfxml", "owl": "rdfxml",
+	} {
+		f, ok := Lookup(in)
+		if !ok || f.Name != want {
+			t.Errorf("Lookup(%q) = %v, %v; want %s", in, f, ok, want)
+		}
+	}
+	if f, ok := Lookup("json"); ok {
+		t.Errorf("Lookup(json) = %s; want none", f.Name)
+	}
+	for in, want := range map[string]string{"a/b.TTL": "turtle", "x.trig.gz": "trig", "o.owl": "rdfxml", "d.nq": "nquads"} {
+		if f, ok := ByFileName(in); !ok || f.Name != want {
+			t.Errorf("ByFileName(%q) = %v, %v; want %s", in, f, ok, want)
+		}
+	}
+	if _, ok := ByFileName("notes.txt"); ok {
+		t.Error("ByFileName(notes.txt) found a format")
+	}
+}
+
+// TestEncodersRoundTrip writes statements in every registered format and
+// reads them back with the same format's decoder.
+func TestEncodersRoundTrip(t *testing.T) {
+	iri := func(s string) Term { return Term{Kind: KindIRI, Value: s} }
+	g := iri("http://ex/graph")
+	in := []Quad{
+		{S: iri("http://ex/s"), P: iri(rdfType), O: iri("http://ex/C"), G: g},
+		{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "a \"quoted\"\nline & <tag> \\ é", Datatype: XSDString}, G: g},
+		{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "chat", Datatype: RDFLangString, Lang: "fr"}, G: g},
+		{S: iri("http://ex/s"), P: iri("http://www.par.univie.ac.at/project/scalea/perfonto#hasValue"), O: Term{Kind: KindLiteral, Value: "42", Datatype: XSDInteger}},
+		{S: Term{Kind: KindBlank, Value: "b1"}, P: iri("http://ex/q"), O: Term{Kind: KindBlank, Value: "x y"}},
+		{S: iri("http://ex/s2"), P: iri("http://ex/q"), O: iri("http://ex/o?a=1&b=2")},
+	}
+	for _, f := range Formats() {
+		t.Run(f.Name, func(t *testing.T) {
+			var buf bytes.Buffer
+			enc := f.NewEncoder(&buf, EncoderOptions{})
+			for _, q := range in {
+				if err := enc.Encode(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := enc.Close(); err != nil {
+				t.Fatal(err)
+			}
+			dec := f.NewDecoder(bytes.NewReader(buf.Bytes()), Options{Source: "out." + f.Name})
+			var got []string
+			for {
+				q, err := dec.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%v\n%s", err, buf.String())
+				}
+				got = append(got, q.String())
+			}
+			var want []string
+			for _, q := range in {
+				if !f.Quads {
+					q.G = Term{}
+				}
+				if q.O.Kind == KindBlank {
+					q.O.Value = SafeBlankLabel(q.O.Value)
+				}
+				want = append(want, q.String())
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("read back\n%s\nwant\n%s\noutput:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), buf.String())
+			}
+		})
+	}
+}
