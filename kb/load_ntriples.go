@@ -38,4 +38,3 @@ func parseLines(p *rdfio.LineParser, data []byte, firstLine int, out []Term) ([]
 	}
 	return out, err
 }
-
