@@ -577,3 +577,15 @@ func TestLoadTurtleHostileInputs(t *testing.T) {
 		t.Errorf("4 distinct blank subjects of ex:p written, %d stored: anonymous nodes merged with labelled ones", len(subjects))
 	}
 }
+
+func TestParseTermRoundTrip(t *testing.T) {
+	for _, term := range []kb.Term{kb.IRI("http://ex/é"), kb.Blank("x"), kb.LangLiteral("chat", "FR"), kb.Literal("1", "http://www.w3.org/2001/XMLSchema#integer"), kb.String("a\"\n\\")} {
+		got, err := kb.ParseTerm(term.String())
+		if err != nil || got != term {
+			t.Errorf("ParseTerm(%q) = %v, %v; want %v", term.String(), got, err, term)
+		}
+	}
+	if _, err := kb.ParseTerm("<relative>"); err == nil {
+		t.Error("ParseTerm(<relative>) succeeded; want an error")
+	}
+}

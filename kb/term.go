@@ -3,6 +3,8 @@ package kb
 import (
 	"fmt"
 	"strings"
+
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // Well-known IRIs used by term normalisation.
@@ -185,4 +187,15 @@ func (q TermQuad) String() string {
 	}
 	b.WriteString(" .")
 	return b.String()
+}
+
+// ParseTerm parses one term in N-Triples syntax (the inverse of String),
+// with rdfio's N-Triples term decoder; language tags are lower-cased as
+// LangLiteral does.
+func ParseTerm(s string) (Term, error) {
+	t, err := rdfio.ParseTerm(s)
+	if err != nil {
+		return Term{}, err
+	}
+	return fromRDFIO(t), nil
 }

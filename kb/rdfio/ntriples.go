@@ -535,3 +535,32 @@ func (d *NTriplesDecoder) readLine() error {
 	}
 	return nil
 }
+
+// ParseTerm parses one term written in N-Triples syntax (an absolute
+// <IRI>, a _:label or a "literal" with its tag or datatype), the inverse
+// of AppendTerm: the one N-Triples term decoder. Surrounding white space
+// is allowed; anything else after the term is an error.
+func ParseTerm(s string) (Term, error) {
+	p := &LineParser{line: 1, text: []byte(s)}
+	p.skipSpace()
+	var t Term
+	var err error
+	switch {
+	case p.peekIs('<'):
+		t, err = p.iri(roleObject)
+	case p.peekIs('_'):
+		t, err = p.blank()
+	case p.peekIs('"'):
+		t, err = p.literal()
+	default:
+		err = p.errAt(p.pos, "expected an N-Triples term (<IRI>, _:label or \"literal\"), found %s", p.found())
+	}
+	if err != nil {
+		return Term{}, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.text) {
+		return Term{}, p.errAt(p.pos, "unexpected %s after the term", p.found())
+	}
+	return t, nil
+}

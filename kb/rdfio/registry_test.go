@@ -83,3 +83,22 @@ func TestEncodersRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+func TestParseTerm(t *testing.T) {
+	for _, s := range []string{`<http://ex/a>`, `_:b1`, `"x\n\"y\""`, `"chat"@fr`, `"1"^^<http://www.w3.org/2001/XMLSchema#integer>`, `<http://ex/\u00E9>`} {
+		term, err := ParseTerm(s)
+		if err != nil {
+			t.Errorf("ParseTerm(%q): %v", s, err)
+			continue
+		}
+		again, err := ParseTerm(term.String())
+		if err != nil || again != term {
+			t.Errorf("ParseTerm(%q) = %v; its String %q reads back as %v, %v", s, term, term.String(), again, err)
+		}
+	}
+	for _, s := range []string{``, `<rel>`, `"x" junk`, `a`, `"\uD800"`} {
+		if term, err := ParseTerm(s); err == nil {
+			t.Errorf("ParseTerm(%q) = %v; want an error", s, term)
+		}
+	}
+}
