@@ -128,6 +128,8 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	}
 	var paths [numOrders]string
 	var errs [numOrders]error
+	var sorted [numOrders][]key32 // copies for the read side
+	capture := s.readSide() != nil
 	if len(keys) > 0 {
 		// Two goroutines, each with its own copy of the keys (made before
 		// either starts reordering) and scratch space: orders 0..2 on one,
@@ -151,6 +153,9 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 						radixSort32(buf, tmp)
 						prev = k
 					}
+					if capture {
+						sorted[k] = slices.Clone(buf)
+					}
 					paths[k], errs[k] = s.writeIndexTable32(k, buf)
 					if errs[k] != nil {
 						return
@@ -160,7 +165,13 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 		}
 		wg.Wait()
 	}
-	return s.ingestTables(ctx, paths[:], errs[:], delta, <-dict)
+	if err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict); err != nil {
+		return err
+	}
+	if capture && len(keys) > 0 {
+		s.bulkReadSide(sorted)
+	}
+	return nil
 }
 
 // ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same
@@ -213,7 +224,13 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 		}
 		wg.Wait()
 	}
-	return s.ingestTables(ctx, paths[:], errs[:], delta, <-dict)
+	if err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict); err != nil {
+		return err
+	}
+	if len(quads) > 0 {
+		s.dropReadSide() // IDs past 32 bits: the read side cannot hold them
+	}
+	return nil
 }
 
 // dictionaryTables are the sstables of a bulk load's new dictionary

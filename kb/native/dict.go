@@ -129,6 +129,20 @@ func (d *dictionary) add(enc []byte, h uint64) kb.ID {
 	return d.base + kb.ID(i)
 }
 
+// addHole allocates an ID that has no term (one issued and never stored,
+// met when the dictionary is read back from disk): it is never found by a
+// term, and TermOf and Resolve report it unknown. The caller holds d.mu
+// for writing.
+func (d *dictionary) addHole() {
+	d.refs = append(d.refs, termRef{})
+	if 2*len(d.refs) > len(d.table) {
+		d.grow()
+	}
+}
+
+// limitLocked is limit for a caller that holds d.mu.
+func (d *dictionary) limitLocked() kb.ID { return d.base + kb.ID(len(d.refs)) }
+
 // insertSlot puts entry e (hash bits above index + 1) into table.
 func insertSlot(table []uint64, e uint64) {
 	mask := uint64(len(table) - 1)
@@ -451,6 +465,9 @@ func (s *Store) Resolve(ctx context.Context, id kb.ID) (kb.Term, error) {
 		if i := uint64(id - d.base); i < uint64(len(d.refs)) {
 			enc := d.encoded(int(i))
 			d.mu.RUnlock()
+			if len(enc) == 0 {
+				return kb.Term{}, kb.ErrUnknownID // a hole: see addHole
+			}
 			return decodeTerm(enc)
 		}
 		d.mu.RUnlock()

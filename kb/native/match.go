@@ -14,6 +14,9 @@ func (s *Store) Match(ctx context.Context, p kb.Pattern) kb.QuadIterator {
 	if err := s.checkOpen(); err != nil {
 		return kb.NewErrorIterator(err)
 	}
+	if m := s.readSide(); m != nil {
+		return matchSnapshot(m, p)
+	}
 	mask := boundMask(p)
 	if mask == 15 {
 		ok, err := s.has(kb.Quad(p))
@@ -35,6 +38,12 @@ func (s *Store) Match(ctx context.Context, p kb.Pattern) kb.QuadIterator {
 
 // has reports whether q is stored.
 func (s *Store) has(q kb.Quad) (bool, error) {
+	if m := s.readSide(); m != nil {
+		if uint64(q.S|q.P|q.O|q.G) >= 1<<32 {
+			return false, nil // never issued while the read side is on
+		}
+		return m.has(key32{uint32(q.S), uint32(q.P), uint32(q.O), uint32(q.G)}), nil
+	}
 	it, err := s.getIter()
 	if err != nil {
 		return false, err
@@ -148,6 +157,9 @@ func (s *Store) Count(ctx context.Context, p kb.Pattern, exact bool) (int64, err
 			return 1, err
 		}
 		return 0, err
+	}
+	if m := s.readSide(); m != nil {
+		return countSnapshot(m, p), nil
 	}
 	pl := plans[mask]
 	it, prefixLen, err := s.newPrefixIter(pl.order, p, pl.prefix)

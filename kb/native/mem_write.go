@@ -126,8 +126,16 @@ func (m *MemStore) Apply(ctx context.Context, d kb.Delta) error {
 	if err := checkMemIDs(d.Add, limit); err != nil {
 		return err
 	}
-	s := m.snap.Load()
-	adds := sortedKeys(d.Add)
+	if next := m.snap.Load().withDelta(d.Add, d.Remove); next != nil {
+		m.snap.Store(next)
+	}
+	return nil
+}
+
+// withDelta returns the snapshot that holds s's quads with remove removed
+// and then add added, or nil when that changes nothing. s is unchanged.
+func (s *memSnapshot) withDelta(add, remove []kb.Quad) *memSnapshot {
+	adds := sortedKeys(add)
 	var addNew, addBack []key32 // new quads; removed base quads coming back
 	for _, k := range adds {
 		switch {
@@ -139,7 +147,7 @@ func (m *MemStore) Apply(ctx context.Context, d kb.Delta) error {
 		}
 	}
 	var remAdded, remBase []key32 // removed quads of the delta; of the base
-	for _, k := range sortedKeys(d.Remove) {
+	for _, k := range sortedKeys(remove) {
 		if contains(adds, k) || !s.has(k) {
 			continue // added back by the same delta, or absent
 		}
@@ -169,8 +177,7 @@ func (m *MemStore) Apply(ctx context.Context, d kb.Delta) error {
 	if len(next.adds[0])+len(next.dels[0]) > deltaLimit(len(next.base[0]), changes) {
 		next.fold()
 	}
-	m.snap.Store(next)
-	return nil
+	return next
 }
 
 // clone returns a copy of c that can be changed without changing c.
@@ -298,7 +305,14 @@ func (m *MemStore) commitBulk(ctx context.Context, keys []key32) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sorted := sortOrders(spog, free)
+	m.snap.Store(s.withSorted(sortOrders(spog, free)))
+	return nil
+}
+
+// withSorted returns the snapshot holding s's quads and sorted, the keys
+// of new quads (disjoint from s) sorted in every order. The slices of
+// sorted may become the new snapshot's base; s is unchanged.
+func (s *memSnapshot) withSorted(sorted [numOrders][]key32) *memSnapshot {
 	added := countGPOS(sorted[4])
 	next := &memSnapshot{}
 	parallelOrders(func(k int, _ []key32) {
@@ -313,8 +327,7 @@ func (m *MemStore) commitBulk(ctx context.Context, keys []key32) error {
 	for pg, n := range added.byPG {
 		next.counts.add(pg[0], pg[1], n)
 	}
-	m.snap.Store(next)
-	return nil
+	return next
 }
 
 // countGPOS counts keys sorted in GPOS order per (predicate, graph).

@@ -21,6 +21,9 @@ func (s *Store) ScanQuads(ctx context.Context, p kb.Pattern, fn func(kb.Quad) bo
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
+	if m := s.readSide(); m != nil {
+		return scanSnapshot(ctx, m, p, fn)
+	}
 	mask := boundMask(p)
 	if mask == 15 {
 		ok, err := s.has(kb.Quad(p))

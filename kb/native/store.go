@@ -31,6 +31,11 @@ type Options struct {
 	NoSync bool
 	// ReadOnly opens an existing store without write access.
 	ReadOnly bool
+	// MemoryBudget bounds the memory-resident read side (see readside.go)
+	// in bytes: while the quads fit (96 bytes each), reads come from
+	// sorted ID arrays in memory instead of Pebble. Zero means
+	// DefaultMemoryBudget; negative turns the read side off.
+	MemoryBudget int64
 }
 
 // Store is perfkb's native store: a dictionary-encoded quad store on Pebble
@@ -54,6 +59,9 @@ type Store struct {
 
 	cmu    sync.RWMutex
 	counts counters
+
+	budget int64                       // read-side budget in bytes; 0: off
+	mem    atomic.Pointer[memSnapshot] // the read side, or nil: see readside.go
 }
 
 var _ kb.Dataset = (*Store)(nil)
@@ -148,6 +156,19 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		db.Close()
 		return nil, err
 	}
+	if !memory {
+		// OpenPebbleMemory exists to run the Pebble code; keep it there.
+		s.budget = opts.memBudget()
+	}
+	err = s.loadDictionary(ctx)
+	if err == nil {
+		err = s.buildReadSide(ctx)
+	}
+	if err != nil {
+		s.invalidateIters(true)
+		db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -229,6 +250,7 @@ func (s *Store) Close() error {
 		b.Close()
 	}
 	s.invalidateIters(true)
+	s.mem.Store(nil)
 	if cerr := s.db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("native: %w", cerr)
 	}

@@ -80,12 +80,27 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 	defer b.Close()
 	delta := make(map[[2]kb.ID]int64)
 	key := make([]byte, 0, 40)
+	mem := s.readSide()
+	if !fitsKey32(limit) {
+		mem = nil // keys would not fit; applyReadSide drops the read side
+	}
+	var added, removed []kb.Quad // the net changes, for the read side
 	for _, q := range quads {
 		present := want[q]
-		key = appendIndexKey(key[:0], 0, q)
-		had := it.SeekGE(key) && bytes.Equal(it.Key(), key)
+		var had bool
+		if mem != nil {
+			had = mem.has(key32{uint32(q.S), uint32(q.P), uint32(q.O), uint32(q.G)})
+		} else {
+			key = appendIndexKey(key[:0], 0, q)
+			had = it.SeekGE(key) && bytes.Equal(it.Key(), key)
+		}
 		if had == present {
 			continue
+		}
+		if present {
+			added = append(added, q)
+		} else {
+			removed = append(removed, q)
 		}
 		for k := 0; k < numOrders; k++ {
 			key = appendIndexKey(key[:0], k, q)
@@ -113,7 +128,11 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 	if err != nil {
 		return err
 	}
-	return s.commitBatch(b, delta)
+	if err := s.commitBatch(b, delta); err != nil {
+		return err
+	}
+	s.applyReadSide(added, removed)
+	return nil
 }
 
 // commitBatch adds the pending dictionary entries and the changed counters

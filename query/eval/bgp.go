@@ -45,6 +45,28 @@ type bgpNode struct {
 	probes  []int
 	subject []subjectQuads // per level: the quads of one subject (star joins)
 	missing string         // a constant the store does not know: no solutions
+	memory  int8           // 0: not asked yet; 1: ex.ds has MemoryLookups; -1: not
+}
+
+// MemoryLookups is an optional extension of kb.Dataset: MemoryLookups
+// reports whether a lookup with a bound position costs about a binary
+// search in memory (native stores with their in-memory read side). The
+// evaluator then asks the store for every probe instead of building probe
+// indexes and star-join caches of its own, which cost more than they save.
+type MemoryLookups interface {
+	MemoryLookups() bool
+}
+
+// memoryLookups reports whether ex.ds has cheap lookups (see
+// MemoryLookups), asking the store once per node.
+func (n *bgpNode) memoryLookups(ex *executor) bool {
+	if n.memory == 0 {
+		n.memory = -1
+		if m, ok := ex.ds.(MemoryLookups); ok && m.MemoryLookups() {
+			n.memory = 1
+		}
+	}
+	return n.memory > 0
 }
 
 func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilter, sc scope) (node, error) {
@@ -273,7 +295,7 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 			continue
 		}
 		pat := kb.Pattern{S: f.ids[0], P: f.ids[1], O: f.ids[2], G: g}
-		if ex.source == nil && f.p.star && f.ids[0] != 0 && !(f.ids[1] != 0 && f.ids[2] != 0) {
+		if ex.source == nil && f.p.star && f.ids[0] != 0 && !(f.ids[1] != 0 && f.ids[2] != 0) && !n.memoryLookups(ex) {
 			if quads, ok, err := n.subjectQuads(ex, level, f.ids[0], g); err != nil {
 				return err
 			} else if ok {
@@ -569,8 +591,9 @@ func (n *bgpNode) probe(ex *executor, level int, ids [3]kb.ID, graphs []kb.ID) (
 			mask |= 1 << i
 		}
 	}
-	if mask == 0 || p.base > maxIndexedQuads || ex.source != nil {
-		// A QuadSource answers bound lookups from its own indexes.
+	if mask == 0 || p.base > maxIndexedQuads || ex.source != nil || n.memoryLookups(ex) {
+		// A QuadSource answers bound lookups from its own indexes, and
+		// so does a store with MemoryLookups.
 		return nil, false, nil
 	}
 	if n.indexes == nil {

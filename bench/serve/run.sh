@@ -1,0 +1,142 @@
+#!/bin/sh
+# Side-by-side harness: perfkb serve on the default native: store against
+# OpenLink Virtuoso 7 (Debian's virtuoso-opensource), both on loopback, the
+# same perfkb sample file bulk-loaded into each, the same client, queries and
+# protocol. Prints a Markdown table (median of RUNS after a warm-up, and the
+# perfkb/Virtuoso ratio) and a wrk throughput run on Fig. 6.29.
+#
+#   bench/serve/run.sh                     # 1M triples, data in /tmp/perfkb-serve-bench
+#   TRIPLES=10000000 RUNS=5 bench/serve/run.sh
+#
+# Needs: virtuoso-opensource, wrk, python3 (apt-get install -y
+# virtuoso-opensource wrk python3). Nothing is written to the repository.
+# Environment: DATA (work dir), TRIPLES, RUNS, CLIENTS (wrk connections,
+# 32), DURATION (wrk seconds, 20), PERFKB (binary; default: go build),
+# PERFKB_FLAGS (extra serve flags), VIRTUOSO_BUFFERS (NumberOfBuffers,
+# 340000 ≈ 2.7 GB), SKIP_VIRTUOSO=1 (perfkb only).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+DATA=${DATA:-/tmp/perfkb-serve-bench}
+TRIPLES=${TRIPLES:-1000000}
+RUNS=${RUNS:-5}
+CLIENTS=${CLIENTS:-32}
+DURATION=${DURATION:-20}
+VIRTUOSO_BUFFERS=${VIRTUOSO_BUFFERS:-340000}
+GRAPH=http://perfkb.example/bench
+PK_PORT=${PK_PORT:-18080}
+V_HTTP=${V_HTTP:-18890}
+V_SQL=${V_SQL:-11112}
+mkdir -p "$DATA"
+DATA=$(cd "$DATA" && pwd)
+
+if [ -z "${PERFKB:-}" ]; then
+	PERFKB=$DATA/perfkb
+	(cd "$repo" && go build -o "$PERFKB" ./cmd/perfkb)
+fi
+
+pids=""
+cleanup() { for p in $pids; do kill "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT INT TERM
+
+echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $TRIPLES triples"
+nt=$DATA/sample-$TRIPLES.nt
+[ -s "$nt" ] || "$PERFKB" sample --sites 3 --triples "$TRIPLES" -o "$nt"
+
+# perfkb: fresh native store, bulk load, serve.
+rm -rf "$DATA/perfkb.db"
+t0=$(date +%s.%N)
+"$PERFKB" load --store "native:$DATA/perfkb.db" --graph "$GRAPH" "$nt" >"$DATA/perfkb-load.log" 2>&1
+t1=$(date +%s.%N)
+echo "# perfkb load: $(echo "$t1 - $t0" | bc) s"
+t0=$(date +%s.%N)
+"$PERFKB" serve --store "native:$DATA/perfkb.db" --addr "127.0.0.1:$PK_PORT" --log-level warn \
+	--max-concurrent 64 ${PERFKB_FLAGS:-} >"$DATA/perfkb-serve.log" 2>&1 &
+pk=$!
+pids="$pids $pk"
+until curl -sf -o /dev/null "http://127.0.0.1:$PK_PORT/sparql?query=ASK%7B%7D"; do
+	kill -0 $pk || { cat "$DATA/perfkb-serve.log"; exit 1; }
+	sleep 0.1
+done
+t1=$(date +%s.%N)
+echo "# perfkb serve ready (store open) in $(echo "$t1 - $t0" | bc) s"
+
+endpoints="perfkb=http://127.0.0.1:$PK_PORT/sparql"
+if [ -z "${SKIP_VIRTUOSO:-}" ]; then
+	vdir=$DATA/virtuoso
+	rm -rf "$vdir"
+	mkdir -p "$vdir"
+	cp "$nt" "$vdir/sample.nt"
+	cat >"$vdir/virtuoso.ini" <<INI
+[Database]
+DatabaseFile = $vdir/virtuoso.db
+ErrorLogFile = $vdir/virtuoso.log
+LockFile = $vdir/virtuoso.lck
+TransactionFile = $vdir/virtuoso.trx
+xa_persistent_file = $vdir/virtuoso.pxa
+FileExtend = 200
+Striping = 0
+TempStorage = TempDatabase
+[TempDatabase]
+DatabaseFile = $vdir/virtuoso-temp.db
+TransactionFile = $vdir/virtuoso-temp.trx
+[Parameters]
+ServerPort = 127.0.0.1:$V_SQL
+DisableUnixSocket = 1
+MaxClientConnections = 64
+CheckpointInterval = 60
+DirsAllowed = ., $vdir, /usr/share/virtuoso-opensource-7/vad
+NumberOfBuffers = $VIRTUOSO_BUFFERS
+MaxDirtyBuffers = $((VIRTUOSO_BUFFERS * 3 / 4))
+MaxQueryMem = 2G
+ThreadsPerQuery = 2
+AsyncQueueMaxThreads = 10
+VADInstallDir = /usr/share/virtuoso-opensource-7/vad/
+[HTTPServer]
+ServerPort = 127.0.0.1:$V_HTTP
+ServerRoot = /var/lib/virtuoso-opensource-7/vsp
+MaxClientConnections = 64
+ServerThreads = 64
+MaxKeepAlives = 64
+KeepAliveTimeout = 10
+EnabledGzipContent = 0
+[SPARQL]
+ResultSetMaxRows = 10000000
+MaxQueryExecutionTime = 600
+MaxQueryCostEstimationTime = 600
+[Plugins]
+LoadPath = /usr/lib/x86_64-linux-gnu/virtuoso-opensource-7/hosting
+INI
+	cd "$vdir"
+	virtuoso-t -c "$vdir/virtuoso.ini" +foreground >"$vdir/stdout.log" 2>&1 &
+	vpid=$!
+	pids="$pids $vpid"
+	cd "$repo"
+	until isql-vt "127.0.0.1:$V_SQL" dba dba exec="select 1;" >/dev/null 2>&1; do sleep 0.5; done
+	t0=$(date +%s.%N)
+	isql-vt "127.0.0.1:$V_SQL" dba dba exec="ld_dir('$vdir', 'sample.nt', '$GRAPH'); rdf_loader_run(); checkpoint;" >"$vdir/load.log"
+	t1=$(date +%s.%N)
+	echo "# virtuoso load (ld_dir + rdf_loader_run + checkpoint): $(echo "$t1 - $t0" | bc) s"
+	endpoints="$endpoints virtuoso=http://127.0.0.1:$V_HTTP/sparql|$GRAPH"
+fi
+
+echo
+python3 "$here/client.py" -n "$RUNS" $endpoints -- "$here"/queries/*.rq
+
+echo
+echo "# wrk: $CLIENTS connections, ${DURATION}s, Fig. 6.29 (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+for e in $endpoints; do
+	name=${e%%=*}
+	url=${e#*=}
+	graph=""
+	case $url in *"|"*) graph=${url#*|}; url=${url%%|*} ;; esac
+	line=$(QUERY_FILE="$here/queries/1-fig629.rq" GRAPH=$graph wrk -t 2 -c "$CLIENTS" -d "${DURATION}s" \
+		--timeout 30s -s "$here/post.lua" "$url" | grep '^WRK')
+	echo "$name: ${line#WRK }"
+done
+pk_rss=$(awk '/VmHWM/ {print $2}' /proc/$pk/status)
+echo "# perfkb serve peak RSS: $((pk_rss / 1024)) MiB"
+if [ -z "${SKIP_VIRTUOSO:-}" ]; then
+	echo "# virtuoso peak RSS: $(($(awk '/VmHWM/ {print $2}' /proc/$vpid/status) / 1024)) MiB"
+fi
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

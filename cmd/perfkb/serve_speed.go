@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
+)
+
+// speedFlags are serve's memory and profiling settings.
+type speedFlags struct {
+	memory string // read-side budget of a native: store
+	pprof  string // address of the net/http/pprof listener; "" = off
+}
+
+func (f *speedFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&f.memory, "memory", "", "memory for a native: store's in-memory read indexes (96 bytes per quad; e.g. 2GiB, 512MiB; 0 turns them off; default 2GiB); past it reads go to disk")
+	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this loopback address (e.g. 127.0.0.1:6060); off by default")
+}
+
+// apply sets the native store's memory budget and starts the profiling
+// listener; stop shuts the listener down.
+func (f *speedFlags) apply(ctx context.Context, ds kb.Dataset, logger *slog.Logger) (stop func(), err error) {
+	stop = func() {}
+	if f.memory != "" {
+		n, err := parseSize(f.memory)
+		if err != nil {
+			return stop, usageError(fmt.Errorf("--memory %q: %w", f.memory, err))
+		}
+		if n == 0 {
+			n = -1 // off
+		}
+		if ns, ok := ds.(*native.Store); ok {
+			if err := ns.SetMemoryBudget(ctx, n); err != nil {
+				return stop, err
+			}
+		}
+	}
+	if ns, ok := ds.(*native.Store); ok {
+		logger.Info("native store reads", "from_memory", ns.ReadsFromMemory())
+	}
+	if f.pprof == "" {
+		return stop, nil
+	}
+	host, _, err := net.SplitHostPort(f.pprof)
+	if err != nil {
+		return stop, usageError(fmt.Errorf("--pprof %q: %v", f.pprof, err))
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return stop, usageError(fmt.Errorf("--pprof %q: profiles are served on loopback addresses only", f.pprof))
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	ln, err := net.Listen("tcp", f.pprof)
+	if err != nil {
+		return stop, fmt.Errorf("--pprof: %w", err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("pprof listener", "err", err)
+		}
+	}()
+	logger.Info("pprof", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return func() { _ = srv.Close() }, nil
+}
+
+// parseSize reads a byte size: a number with an optional unit B, KB, MB,
+// GB (powers of 1000), KiB, MiB, GiB (powers of 1024).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(strings.ToLower(t), strings.ToLower(u.suffix)) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 {
+		return 0, errors.New("want a size such as 512MiB, 2GiB or a number of bytes")
+	}
+	return int64(v * float64(mult)), nil
+}

@@ -1,0 +1,257 @@
+package native
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/maphash"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// The read side of an on-disk store. Pebble is the durable truth and the
+// cold-start source, but a probe through it costs a seek (a star join does
+// thousands), so while the quads fit in Options.MemoryBudget a Store also
+// keeps them as a memSnapshot: the same sorted 16-byte ID-tuple arrays,
+// one per index order, that back MemStore. Open fills it from the SPOG
+// index (one sequential scan) and sorts the other orders in memory; every
+// Apply and bulk commit publishes the next snapshot after its Pebble commit
+// and before it returns, under wmu, so a reader sees a write exactly when
+// it is durable. Reads (Match, ScanQuads, Count, has) use the snapshot when
+// there is one and Pebble otherwise.
+//
+// Why not mmap'ed sorted runs: Pebble's sstables are already the on-disk
+// form, and a second on-disk format would need its own crash story. The
+// snapshot is derived state, rebuilt at every open, so it cannot disagree
+// with what survived a crash.
+
+// bytesPerQuad is what one quad costs the read side: a 16-byte key in
+// each of the six orders.
+const bytesPerQuad = 16 * numOrders
+
+// DefaultMemoryBudget is the read side's default limit (Options.MemoryBudget
+// zero): about 22M quads.
+const DefaultMemoryBudget = 2 << 30
+
+// memBudget returns the budget in bytes, or 0 when the read side is off.
+func (o Options) memBudget() int64 {
+	switch {
+	case o.MemoryBudget < 0:
+		return 0
+	case o.MemoryBudget == 0:
+		return DefaultMemoryBudget
+	}
+	return o.MemoryBudget
+}
+
+// fitsBudget reports whether n quads (and the dictionary's IDs) fit the
+// read side.
+func (s *Store) fitsBudget(n int64) bool {
+	return s.budget > 0 && n*bytesPerQuad <= s.budget && fitsKey32(s.dict.limit())
+}
+
+// buildReadSide fills the read side from Pebble when the store fits the
+// budget. It is called by open, before the store is shared.
+func (s *Store) buildReadSide(ctx context.Context) error {
+	if !s.fitsBudget(s.counts.quads) {
+		return nil
+	}
+	keys := make([]key32, 0, s.counts.quads)
+	it, err := s.newIter([]byte{prefixIndex}, []byte{prefixIndex + 1})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(keys)&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				_ = s.release(it)
+				return err
+			}
+		}
+		q, err := decodeIndexKey(0, it.Key())
+		if err != nil {
+			_ = s.release(it)
+			return err
+		}
+		if uint64(q.S|q.P|q.O|q.G) >= 1<<32 {
+			return s.release(it) // not representable: stay on Pebble
+		}
+		keys = append(keys, key32{uint32(q.S), uint32(q.P), uint32(q.O), uint32(q.G)})
+	}
+	if err := it.Error(); err != nil {
+		_ = s.release(it)
+		return fmt.Errorf("native: %w", err)
+	}
+	if err := s.release(it); err != nil {
+		return err
+	}
+	empty := newCounters()
+	var next *memSnapshot
+	if len(keys) == 0 {
+		next = &memSnapshot{counts: &empty}
+	} else {
+		// Keys come in SPOG order from the SPOG index.
+		next = (&memSnapshot{counts: &empty}).withSorted(sortOrders(keys, make([]key32, len(keys))))
+	}
+	s.mem.Store(next)
+	return nil
+}
+
+// readSide returns the current snapshot, or nil when reads go to Pebble.
+func (s *Store) readSide() *memSnapshot { return s.mem.Load() }
+
+// applyReadSide publishes the read side after a committed Apply whose net
+// changes were add and remove. The caller holds wmu.
+func (s *Store) applyReadSide(add, remove []kb.Quad) {
+	cur := s.mem.Load()
+	if cur == nil {
+		return
+	}
+	if !s.fitsBudget(cur.counts.quads + int64(len(add))) {
+		s.mem.Store(nil) // past the budget: reads go to Pebble
+		return
+	}
+	if next := cur.withDelta(add, remove); next != nil {
+		s.mem.Store(next)
+	}
+}
+
+// bulkReadSide publishes the read side after a committed bulk load of
+// sorted, the new quads in every order. The caller holds wmu.
+func (s *Store) bulkReadSide(sorted [numOrders][]key32) {
+	cur := s.mem.Load()
+	if cur == nil {
+		return
+	}
+	if !s.fitsBudget(cur.counts.quads + int64(len(sorted[0]))) {
+		s.mem.Store(nil)
+		return
+	}
+	s.mem.Store(cur.withSorted(sorted))
+}
+
+// dropReadSide switches reads to Pebble for good (a write the read side
+// cannot follow). The caller holds wmu.
+func (s *Store) dropReadSide() { s.mem.Store(nil) }
+
+// scanSnapshot is ScanQuads on the read side.
+func scanSnapshot(ctx context.Context, m *memSnapshot, p kb.Pattern, fn func(kb.Quad) bool) error {
+	var r memRange
+	m.ranges(p, &r)
+	n := 0
+	for r.next() {
+		n++
+		if n&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if !fn(r.quad()) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// matchSnapshot is Match on the read side.
+func matchSnapshot(m *memSnapshot, p kb.Pattern) kb.QuadIterator {
+	it := &memIterator{}
+	m.ranges(p, &it.memRange)
+	return it
+}
+
+// countSnapshot counts p's matches on the read side, exactly.
+func countSnapshot(m *memSnapshot, p kb.Pattern) int64 {
+	var r memRange
+	m.ranges(p, &r)
+	return int64(len(r.base) - len(r.dels) + len(r.adds))
+}
+
+// SetMemoryBudget changes the read side's budget (same meaning as
+// Options.MemoryBudget): a store that no longer fits reads from Pebble, one
+// that fits now and had no read side builds it (a scan of the SPOG index).
+func (s *Store) SetMemoryBudget(ctx context.Context, budget int64) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	s.budget = Options{MemoryBudget: budget}.memBudget()
+	s.cmu.RLock()
+	n := s.counts.quads
+	s.cmu.RUnlock()
+	switch {
+	case !s.fitsBudget(n):
+		s.dropReadSide()
+	case s.mem.Load() == nil:
+		return s.buildReadSide(ctx)
+	}
+	return nil
+}
+
+// ReadsFromMemory reports whether reads are answered by the read side.
+func (s *Store) ReadsFromMemory() bool { return s.readSide() != nil }
+
+// bytesPerTerm is a rough cost of one term held in the dictionary's arena
+// and hash table, for the budget.
+const bytesPerTerm = 80
+
+// loadDictionary reads every stored term into the dictionary's arena, in
+// ID order, when it fits the budget beside the quads. The dictionary is
+// then complete: TermOf and Lookup answer from memory for every ID, and
+// Intern never probes Pebble for a term it does not hold. It is called by
+// open, after load and before the store is shared.
+func (s *Store) loadDictionary(ctx context.Context) error {
+	d := &s.dict
+	next := d.base
+	if s.budget <= 0 || next <= 1 || int64(next-1)*bytesPerTerm+s.counts.quads*bytesPerQuad > s.budget {
+		return nil
+	}
+	it, err := s.newIter([]byte{prefixID}, []byte{prefixID + 1})
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.init(1)
+	for ok := it.First(); ok; ok = it.Next() {
+		key := it.Key()
+		if len(key) != 9 {
+			_ = s.release(it)
+			return errCorruptKey
+		}
+		id := kb.ID(binary.BigEndian.Uint64(key[1:]))
+		if id < d.limitLocked() || id >= next {
+			_ = s.release(it)
+			return errCorruptKey
+		}
+		if d.limitLocked()&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				_ = s.release(it)
+				return err
+			}
+		}
+		for d.limitLocked() < id {
+			d.addHole() // an ID issued and never stored
+		}
+		enc := it.Value()
+		d.add(enc, maphash.Bytes(d.seed, enc))
+	}
+	if err := it.Error(); err != nil {
+		_ = s.release(it)
+		return fmt.Errorf("native: %w", err)
+	}
+	for d.limitLocked() < next {
+		d.addHole()
+	}
+	d.persisted = next
+	return s.release(it)
+}
+
+// MemoryLookups implements eval.MemoryLookups: true while reads come from
+// the read side.
+func (s *Store) MemoryLookups() bool { return s.readSide() != nil }
+
+// MemoryLookups implements eval.MemoryLookups: an in-memory store always
+// answers lookups from sorted arrays.
+func (m *MemStore) MemoryLookups() bool { return true }

@@ -1,0 +1,192 @@
+package native
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
+)
+
+func openDiskBudget(t testing.TB, budget int64) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "db"), Options{MemoryBudget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The dataset suite on the Pebble read path (read side off) and on a
+// store that outgrows a tiny budget mid-test (read side dropped).
+func TestDatasetDiskPebbleReads(t *testing.T) {
+	kbtest.TestDataset(t, func(t *testing.T) kb.Dataset { return openDiskBudget(t, -1) })
+}
+
+func TestDatasetDiskTinyBudget(t *testing.T) {
+	kbtest.TestDataset(t, func(t *testing.T) kb.Dataset { return openDiskBudget(t, 5*bytesPerQuad) })
+}
+
+// TestReadSideAgreesWithPebble writes through bulk loads and Apply, reopens,
+// and checks after each step that every pattern shape answers the same
+// quads from the read side as from Pebble.
+func TestReadSideAgreesWithPebble(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "db")
+	s, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Close() }()
+	if !s.ReadsFromMemory() {
+		t.Fatal("a new store under the default budget has no read side")
+	}
+	intern := func(tq []kb.TermQuad) []kb.Quad {
+		var terms []kb.Term
+		for _, q := range tq {
+			terms = append(terms, q.S, q.P, q.O, q.G)
+		}
+		ids, err := s.Intern(ctx, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]kb.Quad, len(tq))
+		for i := range out {
+			out[i] = kb.Quad{S: ids[4*i], P: ids[4*i+1], O: ids[4*i+2], G: ids[4*i+3]}
+		}
+		return out
+	}
+	bulk := func(quads []kb.Quad) {
+		w, err := s.BeginBulk(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Add(ctx, quads); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := intern(genTermQuads(0, 3000))
+	second := intern(genTermQuads(2000, 3000)) // overlaps first
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"bulk into empty", func() { bulk(first) }},
+		{"bulk into non-empty", func() { bulk(second) }},
+		{"apply", func() {
+			if err := s.Apply(ctx, kb.Delta{Remove: first[:500], Add: append(slices.Clone(first[100:200]), intern(genTermQuads(9000, 50))...)}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"reopen", func() {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if s, err = Open(ctx, dir, Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"apply after reopen", func() {
+			if err := s.Apply(ctx, kb.Delta{Remove: second[:300]}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, st := range steps {
+		st.do()
+		mem := s.mem.Load()
+		if mem == nil {
+			t.Fatalf("%s: read side dropped under the default budget", st.name)
+		}
+		probes := append(everyNth(first, 97), everyNth(second, 89)...)
+		for _, q := range probes {
+			for mask := 0; mask < 16; mask++ {
+				p := kb.Pattern{}
+				if mask&1 != 0 {
+					p.S = q.S
+				}
+				if mask&2 != 0 {
+					p.P = q.P
+				}
+				if mask&4 != 0 {
+					p.O = q.O
+				}
+				if mask&8 != 0 {
+					p.G = q.G
+				}
+				if mask == 0 && q != first[0] {
+					continue // the full scan once is enough
+				}
+				fromMem := collect(t, s, p)
+				nMem, _ := s.Count(ctx, p, true)
+				s.mem.Store(nil)
+				fromPebble := collect(t, s, p)
+				nPebble, _ := s.Count(ctx, p, true)
+				s.mem.Store(mem)
+				if !slices.Equal(fromMem, fromPebble) || nMem != nPebble {
+					t.Fatalf("%s: pattern %v: read side %d quads (count %d), Pebble %d (count %d)",
+						st.name, p, len(fromMem), nMem, len(fromPebble), nPebble)
+				}
+			}
+		}
+	}
+}
+
+func collect(t *testing.T, s *Store, p kb.Pattern) []kb.Quad {
+	t.Helper()
+	var out []kb.Quad
+	if err := s.ScanQuads(context.Background(), p, func(q kb.Quad) bool { out = append(out, q); return true }); err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(out, cmpQuad)
+	return out
+}
+
+// TestSetMemoryBudget drops and rebuilds the read side.
+func TestSetMemoryBudget(t *testing.T) {
+	ctx := context.Background()
+	s := openDisk(t)
+	defer s.Close()
+	tq := genTermQuads(0, 1000)
+	if _, err := kb.LoadQuads(ctx, s, sliceNext(tq), kb.LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := collect(t, s, kb.Pattern{})
+	if err := s.SetMemoryBudget(ctx, 100*bytesPerQuad); err != nil || s.ReadsFromMemory() {
+		t.Fatalf("budget of 100 quads for 1000: err %v, read side on %v", err, s.ReadsFromMemory())
+	}
+	if got := collect(t, s, kb.Pattern{}); !slices.Equal(got, want) {
+		t.Fatalf("Pebble reads: %d quads, want %d", len(got), len(want))
+	}
+	if err := s.SetMemoryBudget(ctx, 0); err != nil || !s.ReadsFromMemory() {
+		t.Fatalf("default budget: err %v, read side on %v", err, s.ReadsFromMemory())
+	}
+	if got := collect(t, s, kb.Pattern{}); !slices.Equal(got, want) {
+		t.Fatalf("rebuilt read side: %d quads, want %d", len(got), len(want))
+	}
+}
+
+func sliceNext(tq []kb.TermQuad) func() (kb.TermQuad, error) {
+	i := 0
+	return func() (kb.TermQuad, error) {
+		if i == len(tq) {
+			return kb.TermQuad{}, io.EOF
+		}
+		i++
+		return tq[i-1], nil
+	}
+}
+
+func everyNth(q []kb.Quad, n int) []kb.Quad {
+	var out []kb.Quad
+	for i := 0; i < len(q); i += n {
+		out = append(out, q[i])
+	}
+	return out
+}
