@@ -35,6 +35,7 @@ type sensorListenFlags struct {
 	flushInterval, idleTimeout time.Duration
 	maxMessage                 string
 	http                       string
+	noDerivations              bool
 	serve                      serveFlags // the serve flags except --addr (--http replaces it)
 }
 
@@ -84,6 +85,7 @@ process at a time.`,
 	fs.StringVar(&f.maxMessage, "max-message", "1MiB", "largest message (bytes, or with KiB, MiB, KB, MB)")
 	fs.IntVar(&f.maxConns, "max-conns", 256, "most sensor connections at once; more are closed at once")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "close a connection that sends nothing for this long (0: never)")
+	fs.BoolVar(&f.noDerivations, "no-derivations", false, "with rules: write no derivation records (faster; no explanations of live findings)")
 	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")
 	// The serve flags, except --addr, which --http replaces.
 	serveFS := pflag.NewFlagSet("serve", pflag.ContinueOnError)
@@ -194,7 +196,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		Base: base, Graph: graph, Mapper: sensor.Options{Manager: f.manager},
 		Batch: f.batch, FlushInterval: f.flushInterval, MaxMessage: maxMessage,
 		MaxConns: f.maxConns, IdleTimeout: f.idleTimeout, Program: prog,
-		Reasoner: reasoner.Options{Print: app.Stderr}, Logger: logger,
+		Reasoner: reasoner.Options{Print: app.Stderr, NoDerivations: f.noDerivations}, Logger: logger,
 	}
 	if f.idleTimeout == 0 {
 		opt.IdleTimeout = -1

@@ -91,8 +91,16 @@ func BenchmarkListenNative(b *testing.B) {
 // from the arrival of the oldest message of the finding's batch (an upper
 // bound) to the finding being logged.
 //
+// The sub-benchmarks run the engine with and without derivation records
+// (perfkb sensor-listen --no-derivations).
+//
 //	go test ./convert/sensor -run '^$' -bench FindingLatency -benchtime 20000x
 func BenchmarkFindingLatency(b *testing.B) {
+	b.Run("derivations", func(b *testing.B) { benchFindingLatency(b, false) })
+	b.Run("no-derivations", func(b *testing.B) { benchFindingLatency(b, true) })
+}
+
+func benchFindingLatency(b *testing.B, noDerivations bool) {
 	ctx := context.Background()
 	ds, err := store.Open(ctx, "native:"+filepath.Join(b.TempDir(), "kb"), store.Options{})
 	if err != nil {
@@ -105,7 +113,7 @@ func BenchmarkFindingLatency(b *testing.B) {
 	}
 	var mu sync.Mutex
 	var lat []time.Duration
-	l, err := sensor.NewListener(ctx, ds, sensor.ListenerOptions{Base: base, Program: prog, Reasoner: reasoner.Options{NoDerivations: false},
+	l, err := sensor.NewListener(ctx, ds, sensor.ListenerOptions{Base: base, Program: prog, Reasoner: reasoner.Options{NoDerivations: noDerivations},
 		OnFinding: func(_ reasoner.Finding, d time.Duration) {
 			mu.Lock()
 			lat = append(lat, d)
