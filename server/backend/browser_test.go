@@ -7,18 +7,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
 )
 
@@ -154,142 +157,362 @@ func startChromium(t *testing.T) *webDriver {
 	return wd
 }
 
-// TestQueryPageInChromium drives the query page in headless Chromium: it
-// types the Fig. 6.29 search, runs it, and checks the table against the
-// engine's own answer (what perfkb query prints); then it sorts, charts,
-// and opens a finding's explanation. PERFKB_SCREENSHOT=path.png keeps a
-// screenshot.
+
+// scriptAsync runs JavaScript that calls its last argument (the WebDriver
+// callback) with the result.
+func (wd *webDriver) scriptAsync(js string, result any) {
+	wd.t.Helper()
+	raw := wd.call("POST", "/execute/async", map[string]any{"script": js, "args": []any{}})
+	if result != nil {
+		if err := json.Unmarshal(raw, result); err != nil {
+			wd.t.Fatalf("script result %s: %v", raw, err)
+		}
+	}
+}
+
+// screenshot saves the page as DIR/name.png when PERFKB_SCREENSHOT_DIR is set.
+func (wd *webDriver) screenshot(name string) {
+	dir := os.Getenv("PERFKB_SCREENSHOT_DIR")
+	if dir == "" {
+		return
+	}
+	var b64 string
+	json.Unmarshal(wd.call("GET", "/screenshot", nil), &b64)
+	png, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		wd.t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		wd.t.Fatal(err)
+	}
+	wd.t.Logf("screenshot written to %s", path)
+}
+
+// sparqlRows runs a query on the fixture's dataset and returns the rows as
+// lexical values.
+func sparqlRows(t *testing.T, ds kb.Dataset, text string) [][]string {
+	t.Helper()
+	res, err := query.Run(context.Background(), ds, text, query.Options{})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+	rows, err := res.Rows()
+	res.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		for _, term := range r {
+			out[i] = append(out[i], term.Value)
+		}
+	}
+	return out
+}
+
+const pfx = "PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>\n"
+
+// TestQueryPageInChromium drives the workbench in headless Chromium and
+// checks each view against the engine's own answer to the same question:
+// completion of a PERFONTO term, an error marked at its line, paging a
+// 20,000-row result, downloads in two formats, a permalink, every shipped
+// example, the call tree, a comparison, the scaling chart, and findings
+// paged to the true total with one explanation. PERFKB_SCREENSHOT_DIR=dir
+// keeps a screenshot of each view.
 func TestQueryPageInChromium(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the browser test takes a few seconds; skipped with -short")
+		t.Skip("the browser test takes several seconds; skipped with -short")
 	}
 	wd := startChromium(t)
 	srv, ds, _ := newFixture(t)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
-	// The same threshold adjustment as TestQueryEngineThroughHTTP.
-	longest, err := query.Run(context.Background(), ds, `PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>
-SELECT (MAX(?v) AS ?max) WHERE { ?rs perfonto:inProcessingUnit ?pu . ?pu perfonto:inNode "gsr410" .
-  ?rs perfonto:hasMetric ?m . ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v }`, query.Options{})
-	if err != nil {
-		t.Fatal(err)
+	open := func(url string) {
+		wd.call("POST", "/url", map[string]string{"url": url})
+		wd.waitFor("the page", `window.perfkb && window.perfkb.ready`)
 	}
-	maxRows, err := longest.Rows()
-	longest.Close()
-	if err != nil || len(maxRows) != 1 || maxRows[0][0].IsZero() {
-		t.Fatalf("no wtime on gsr410: %v %v", maxRows, err)
+	open(ts.URL + "/")
+	wd.script(`localStorage.clear(); return true`, nil)
+	open(ts.URL + "/")
+	yq := `window.perfkb.yasgui.getTab().getYasqe()`
+	// run runs a subtest whose failures (also inside wd's helpers) belong to it.
+	run := func(name string, f func(t *testing.T)) {
+		parent := wd.t
+		t.Run(name, func(t *testing.T) {
+			wd.t = t
+			defer func() { wd.t = parent }()
+			f(t)
+		})
 	}
-	maxWtime, _ := strconv.ParseFloat(maxRows[0][0].Value, 64)
-	threshold := strconv.FormatFloat(maxWtime/4, 'E', 6, 64)
-	text := `PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>
-SELECT ?regionsummary ?value
-WHERE {
-  ?regionsummary perfonto:inProcessingUnit ?processingunit .
-  ?processingunit perfonto:inNode "gsr410" .
-  ?regionsummary perfonto:hasMetric ?metric .
-  ?metric perfonto:hasMetricName "wtime" .
-  ?metric perfonto:hasMetricValue ?value .
-  FILTER (?value >= ` + threshold + `)
-}`
-	res, err := query.Run(context.Background(), ds, text, query.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := res.Rows()
-	res.Close()
-	if err != nil || len(rows) < 2 {
-		t.Fatalf("want at least two answers to compare, got %d (%v)", len(rows), err)
-	}
-	var want []string
-	for _, r := range rows {
-		want = append(want, r[0].Value+" "+r[1].Value)
-	}
-	sort.Strings(want)
-
-	wd.call("POST", "/url", map[string]string{"url": ts.URL + "/"})
-	wd.waitFor("the page", `document.getElementById("editor") && document.getElementById("editor").value.includes("perfonto")`)
-	editor := wd.find("#editor")
-	wd.call("POST", "/element/"+editor+"/clear", map[string]any{})
-	wd.call("POST", "/element/"+editor+"/value", map[string]string{"text": text})
-	wd.click("#run")
-	wd.waitFor("the results", `/rows? in/.test(document.getElementById("status").textContent)`)
-
-	var table [][]string
-	wd.script(`return Array.from(document.querySelectorAll("#result-table tbody tr")).map(
-		tr => Array.from(tr.cells).map(td => td.title || td.textContent))`, &table)
-	var got []string
-	for _, r := range table {
-		got = append(got, strings.Join(r, " "))
-	}
-	sort.Strings(got)
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("page table:\n%s\nengine answer:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	runQuery := func(text string) {
+		t.Helper()
+		b, _ := json.Marshal(text)
+		wd.script(`const y = `+yq+`; y.setValue(`+string(b)+`); document.getElementById("status").textContent = ""; y.query().catch(() => {}); return true`, nil)
 	}
 
-	// Sorting by ?value descending (two clicks) orders the rows.
-	wd.click(`th[data-var="value"]`)
-	wd.click(`th[data-var="value"]`)
-	var values []float64
-	wd.script(`return Array.from(document.querySelectorAll("#result-table tbody tr td:nth-child(2)")).map(td => Number(td.textContent))`, &values)
-	if !sort.SliceIsSorted(values, func(i, j int) bool { return values[i] > values[j] }) || len(values) != len(want) {
-		t.Errorf("after sorting by ?value descending: %v", values)
-	}
-	// The bar chart has one bar per row.
-	var bars int
-	wd.script(`return document.querySelectorAll("#chart svg rect").length`, &bars)
-	if bars != min(len(want), 40) {
-		t.Errorf("chart has %d bars for %d rows", bars, len(want))
-	}
-
-	if path := os.Getenv("PERFKB_SCREENSHOT"); path != "" {
-		var b64 string
-		json.Unmarshal(wd.call("GET", "/screenshot", nil), &b64)
-		png, err := base64.StdEncoding.DecodeString(b64)
-		if err != nil {
-			t.Fatal(err)
+	run("completion", func(t *testing.T) {
+		wd.script(`const y = `+yq+`; y.setValue("PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>\nSELECT * WHERE { ?a perfonto:hasChil"); y.focus(); y.setCursor({line: 1, ch: 100}); y.autocomplete(); return true`, nil)
+		wd.waitFor("completion hints", `document.querySelector(".CodeMirror-hints")`)
+		var hints []string
+		wd.script(`return Array.from(document.querySelectorAll(".CodeMirror-hint")).map(h => h.textContent)`, &hints)
+		if !slices.Contains(hints, "perfonto:hasChildRS") {
+			t.Errorf("completion of perfonto:hasChil offers %v, want perfonto:hasChildRS", hints)
 		}
-		if err := os.WriteFile(filepath.Clean(path), png, 0o644); err != nil {
-			t.Fatal(err)
+		wd.screenshot("completion")
+		wd.script(`document.querySelector(".CodeMirror-hint-active").dispatchEvent(new MouseEvent("click", {bubbles: true})); return true`, nil)
+	})
+
+	run("error marked at its line", func(t *testing.T) {
+		runQuery("SELECT ?x\nWHERE { ?x ?y }")
+		wd.waitFor("the error mark", `document.querySelector(".perfkb-error-line")`)
+		var line int
+		wd.script(`return `+yq+`.perfkbErrorLine`, &line)
+		if line != 1 {
+			t.Errorf("error marked on editor line %d, want 1 (the second line)", line)
 		}
-		t.Logf("screenshot written to %s", path)
-	}
+		var status string
+		wd.script(`return document.getElementById("status").textContent`, &status)
+		if !strings.Contains(status, "line 2") {
+			t.Errorf("status %q does not give the line", status)
+		}
+		wd.screenshot("error")
+	})
 
-	// A syntax error is shown with its position.
-	wd.call("POST", "/element/"+editor+"/clear", map[string]any{})
-	wd.call("POST", "/element/"+editor+"/value", map[string]string{"text": "SELECT ?x\nWHERE { ?x ?y }"})
-	wd.click("#run")
-	wd.waitFor("the error", `/bad_data/.test(document.getElementById("status").textContent)`)
-	var status string
-	wd.script(`return document.getElementById("status").textContent`, &status)
-	if !strings.Contains(status, "line 2") {
-		t.Errorf("error status %q does not give the line", status)
-	}
+	run("paging 20,000 rows", func(t *testing.T) {
+		runQuery("SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 20000")
+		wd.waitFor("20,000 rows", `/^20000 rows/.test(document.getElementById("status").textContent)`)
+		wd.waitFor("the table", `/of 20,000/.test((document.querySelector(".perfkb-page-info") || {}).textContent)`)
+		var first struct {
+			Info string
+			Rows int
+		}
+		pageState := `return {Info: document.querySelector(".perfkb-page-info").textContent, Rows: document.querySelectorAll("#result-table tbody tr").length}`
+		wd.script(pageState, &first)
+		if !strings.HasPrefix(first.Info, "rows 1–50 of 20,000") || first.Rows != 50 {
+			t.Errorf("first page: %q with %d rows", first.Info, first.Rows)
+		}
+		wd.click(".perfkb-pager .next")
+		var num string
+		wd.script(`return document.querySelector("#result-table tbody tr td.rownum").textContent`, &num)
+		if num != "51" {
+			t.Errorf("second page starts at row %s, want 51", num)
+		}
+		wd.click(".perfkb-pager .last")
+		wd.script(pageState, &first)
+		if !strings.Contains(first.Info, "rows 19,951–20000 of 20,000") && !strings.Contains(first.Info, "rows 19951–20000 of 20,000") || !strings.HasSuffix(first.Info, "page 400 of 400") {
+			t.Errorf("last page: %q", first.Info)
+		}
+		// Filtering keeps the rows whose values contain the text.
+		want := 0
+		for _, r := range sparqlRows(t, ds, "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 20000") {
+			if strings.Contains(strings.ToLower(strings.Join(r, " ")), "regionname") {
+				want++
+			}
+		}
+		wd.call("POST", "/element/"+wd.find(".perfkb-filter")+"/value", map[string]string{"text": "regionName"})
+		wd.script(pageState, &first)
+		if !strings.Contains(first.Info, fmt.Sprintf(" of %d (filtered from 20,000)", want)) {
+			t.Errorf("filter regionName: %q, want %d rows", first.Info, want)
+		}
+		wd.screenshot("paging")
+	})
 
-	// Findings view: run the rules with the token, pick a finding, read
-	// its explanation.
-	wd.call("POST", "/element/"+wd.find("#token")+"/value", map[string]string{"text": token})
-	wd.click(`button[data-tab="findings"]`)
-	wd.click("#run-rules")
-	wd.waitFor("the findings", `document.querySelectorAll("#findings tbody tr").length > 0 && /^\d+ findings?$/.test(document.getElementById("findings-status").textContent)`)
-	wd.click("#findings tbody tr")
-	wd.waitFor("the explanation", `document.querySelector("#explanation .tree .rule")`)
-	var rule string
-	wd.script(`return document.querySelector("#explanation .tree .rule").textContent`, &rule)
-	if !strings.Contains(rule, "←") {
-		t.Errorf("explanation rule label %q", rule)
-	}
-	// Sites view: one row per site graph.
-	wd.click(`button[data-tab="sites"]`)
-	wd.waitFor("the sites", `document.querySelectorAll("#sites tbody tr").length >= 3`)
+	run("downloads", func(t *testing.T) {
+		want := sparqlRows(t, ds, "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 20000")
+		wd.script(`window.perfkb.noClickDownloads = true; return true`, nil)
+		for _, f := range []struct{ button, header, ctype string }{
+			{"csv", "s,p,o", "text/csv"},
+			{"tsv", "?s\t?p\t?o", "text/tab-separated-values"},
+		} {
+			wd.script(`const a = document.getElementById("download-link"); a.removeAttribute("href"); a.hidden = true; return true`, nil)
+			wd.click(`button.dl[data-format="` + f.button + `"]`)
+			wd.waitFor(f.button+" download", `document.getElementById("download-link").download === "results.`+f.button+`"`)
+			var got struct{ Text, Type string }
+			wd.scriptAsync(`const done = arguments[arguments.length-1]; const a = document.getElementById("download-link");
+				fetch(a.href).then(r => r.text()).then(t => done({Text: t, Type: a.dataset.type}))`, &got)
+			lines := strings.Split(strings.TrimRight(got.Text, "\r\n"), "\n")
+			if strings.TrimRight(lines[0], "\r") != f.header || !strings.HasPrefix(got.Type, f.ctype) {
+				t.Errorf("%s download: header %q type %q", f.button, lines[0], got.Type)
+			}
+			if len(lines)-1 != len(want) {
+				t.Errorf("%s download has %d rows, want %d", f.button, len(lines)-1, len(want))
+			}
+		}
+	})
 
-	if path := os.Getenv("PERFKB_SCREENSHOT"); path != "" {
+	run("permalink", func(t *testing.T) {
+		text := pfx + `SELECT ?region ?name WHERE { ?region perfonto:regionName ?name } ORDER BY ?name`
+		want := len(sparqlRows(t, ds, text))
+		open(ts.URL + "/?query=" + url.QueryEscape(text))
+		wd.waitFor("the permalink's results", `/^\d+ rows? in/.test(document.getElementById("status").textContent)`)
+		var got struct {
+			Value string
+			Rows  int
+		}
+		wd.script(`return {Value: `+yq+`.getValue(), Rows: window.perfkb.last.rows.length}`, &got)
+		if got.Value != text || got.Rows != want {
+			t.Errorf("permalink reopened %q with %d rows; want the same query with %d rows", got.Value, got.Rows, want)
+		}
+	})
+
+	run("examples", func(t *testing.T) {
+		var examples []example
+		b, _ := os.ReadFile("../web/examples.json")
+		json.Unmarshal(b, &examples)
+		for i, ex := range examples {
+			want := len(sparqlRows(t, ds, ex.Query))
+			wd.script(`window.perfkb.openExample(`+strconv.Itoa(i)+`); document.getElementById("status").textContent = ""; `+yq+`.query().catch(() => {}); return true`, nil)
+			wd.waitFor(ex.Name, `/^\d+ rows? in/.test(document.getElementById("status").textContent) || document.getElementById("status").className === "error"`)
+			var got struct {
+				Rows   int
+				Status string
+				Label  string
+			}
+			wd.script(`return {Rows: window.perfkb.last ? window.perfkb.last.rows.length : -1, Status: document.getElementById("status").textContent, Label: document.getElementById("examples").selectedOptions[0].textContent}`, &got)
+			if got.Rows != want {
+				t.Errorf("example %q: page shows %d rows (%s), engine %d", ex.Name, got.Rows, got.Status, want)
+			}
+			if strings.HasPrefix(got.Label, ex.Name[:10]) {
+				t.Errorf("example picker keeps the stale label %q", got.Label)
+			}
+		}
+		wd.screenshot("example-chart")
+	})
+
+	// The experiment with the most region summaries, and one of its PUs.
+	exps := sparqlRows(t, ds, pfx+`SELECT ?exp (COUNT(?rs) AS ?n) WHERE { ?rs perfonto:inExperiment ?exp ; perfonto:inProcessingUnit ?pu } GROUP BY ?exp ORDER BY DESC(?n) ?exp LIMIT 2`)
+	if len(exps) < 2 {
+		t.Fatalf("fixture has %d experiments with region summaries", len(exps))
+	}
+	exp, exp2 := exps[0][0], exps[1][0]
+
+	run("call tree", func(t *testing.T) {
+		pu := sparqlRows(t, ds, pfx+`SELECT ?pu WHERE { ?rs perfonto:inExperiment <`+exp+`> ; perfonto:inProcessingUnit ?pu } ORDER BY ?pu LIMIT 1`)[0][0]
+		count := sparqlRows(t, ds, pfx+`SELECT (COUNT(?rs) AS ?n) WHERE { ?rs perfonto:inExperiment <`+exp+`> ; perfonto:inProcessingUnit <`+pu+`> }`)[0][0]
+		root := sparqlRows(t, ds, pfx+`SELECT ?v WHERE { ?rs perfonto:inExperiment <`+exp+`> ; perfonto:inProcessingUnit <`+pu+`> ; perfonto:hasMetric ?m .
+			FILTER NOT EXISTS { ?p perfonto:hasChildRS ?rs } ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v }`)
+		if len(root) != 1 {
+			t.Fatalf("want one root wtime, got %v", root)
+		}
+		wd.click(`button[data-tab="tree"]`)
+		wd.waitFor("experiments", `document.querySelectorAll("#tree-exp option").length > 0`)
+		wd.script(`const s = document.getElementById("tree-exp"); s.value = "`+exp+`"; s.dispatchEvent(new Event("change")); return true`, nil)
+		wd.waitFor("the PU list", `Array.from(document.querySelectorAll("#tree-pu option")).some(o => o.value === "`+pu+`")`)
+		wd.script(`const s = document.getElementById("tree-pu"); s.value = "`+pu+`"; s.dispatchEvent(new Event("change")); return true`, nil)
+		var got struct {
+			Nodes int
+			Root  float64
+		}
+		wd.script(`return {Nodes: window.perfkb.tree.nodes.size, Root: Number(document.querySelector('#tree tbody tr[data-depth="0"]').dataset.incl)}`, &got)
+		wantRoot, _ := strconv.ParseFloat(root[0][0], 64)
+		if strconv.Itoa(got.Nodes) != count || got.Root != wantRoot {
+			t.Errorf("call tree of %s on %s: %d nodes, root wtime %v; SPARQL: %s nodes, root %v", exp, pu, got.Nodes, got.Root, count, wantRoot)
+		}
+		var rendered int
+		wd.script(`return document.querySelectorAll("#tree tbody tr").length`, &rendered)
+		if strconv.Itoa(rendered) != count {
+			t.Errorf("%d tree rows rendered, want %s (all expanded)", rendered, count)
+		}
+		wd.script(`const s = document.getElementById("tree-pu"); s.value = ""; s.dispatchEvent(new Event("change")); return true`, nil)
+		wd.screenshot("call-tree")
+	})
+
+	run("comparison", func(t *testing.T) {
+		sum := func(e string) map[string]float64 {
+			out := map[string]float64{}
+			for _, r := range sparqlRows(t, ds, pfx+`SELECT ?name (SUM(?v) AS ?s) WHERE { ?rs perfonto:inExperiment <`+e+`> ; perfonto:inProcessingUnit ?pu ; perfonto:ofCodeRegion ?cr ; perfonto:hasMetric ?m .
+				?cr perfonto:regionName ?name . ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v } GROUP BY ?name`) {
+				out[r[0]], _ = strconv.ParseFloat(r[1], 64)
+			}
+			return out
+		}
+		a, b := sum(exp), sum(exp2)
+		wd.click(`button[data-tab="compare"]`)
+		wd.waitFor("experiments", `document.querySelectorAll("#cmp-a option").length > 1`)
+		wd.script(`document.getElementById("cmp-a").value = "`+exp+`"; document.getElementById("cmp-b").value = "`+exp2+`"; document.getElementById("cmp-metric").value = "wtime"; return true`, nil)
+		wd.click("#cmp-run")
+		wd.waitFor("the comparison", `document.querySelectorAll("#compare tbody tr").length > 0`)
+		var diff float64
+		wd.script(`return Number(document.querySelector('#compare tbody tr[data-region="main"]').dataset.diff)`, &diff)
+		if want := b["main"] - a["main"]; math.Abs(diff-want) > 1e-6*math.Abs(want) {
+			t.Errorf("difference of region main: page %v, SPARQL %v", diff, want)
+		}
+		wd.screenshot("comparison")
+	})
+
+	run("scaling chart", func(t *testing.T) {
+		wd.click(`button[data-tab="scaling"]`)
+		wd.waitFor("the scaling chart", `document.querySelector("#scaling-chart svg") || document.querySelector("#scaling-chart p")`)
+		var version string
+		wd.script(`return document.getElementById("scal-version").value`, &version)
+		// Process counts of the version's runs that have a call-tree root with a wtime.
+		counts := sparqlRows(t, ds, pfx+`SELECT DISTINCT ?p WHERE { ?exp perfonto:ofVersion <`+version+`> ; perfonto:numberOfProcesses ?p .
+			?rs perfonto:inExperiment ?exp ; perfonto:ofCodeRegion ?cr ; perfonto:hasMetric ?m . FILTER NOT EXISTS { ?x perfonto:hasChildRS ?rs }
+			?m perfonto:hasMetricName "wtime" }`)
+		var points int
+		wd.script(`return document.querySelectorAll("#scaling-chart svg circle.point").length`, &points)
+		if points != len(counts) {
+			t.Errorf("scaling chart of %s has %d points, want one per process count (%d)", version, points, len(counts))
+		}
+		wd.screenshot("scaling")
+	})
+
+	run("findings", func(t *testing.T) {
+		wd.call("POST", "/element/"+wd.find("#token")+"/value", map[string]string{"text": token})
 		wd.click(`button[data-tab="findings"]`)
-		var b64 string
-		json.Unmarshal(wd.call("GET", "/screenshot", nil), &b64)
-		png, _ := base64.StdEncoding.DecodeString(b64)
-		findingsPath := strings.TrimSuffix(path, ".png") + "-findings.png"
-		os.WriteFile(findingsPath, png, 0o644)
-		t.Logf("screenshot written to %s", findingsPath)
-	}
+		wd.click("#run-rules")
+		wd.waitFor("the findings", `/^\d+ of \d+ findings$/.test(document.getElementById("findings-status").textContent) && document.querySelectorAll("#findings tbody tr").length > 0`)
+		total := len(sparqlRows(t, ds, pfx+`SELECT DISTINCT ?s ?f WHERE { ?s perfonto:hasProblem ?f }`))
+		var status string
+		wd.script(`return document.getElementById("findings-status").textContent`, &status)
+		if want := fmt.Sprintf("%d of %d findings", total, total); status != want {
+			t.Errorf("findings status %q, want %q", status, want)
+		}
+		// Page to the end: the rows seen add up to the true total.
+		seen := 0
+		for range 1000 {
+			var n int
+			wd.script(`return document.querySelectorAll("#findings tbody tr").length`, &n)
+			seen += n
+			var last bool
+			wd.script(`const m = /page (\d+) of (\d+)/.exec(document.getElementById("f-page").textContent); return m[1] === m[2]`, &last)
+			if last {
+				break
+			}
+			wd.click("#f-next")
+		}
+		if seen != total {
+			t.Errorf("paged through %d findings, want %d", seen, total)
+		}
+		wd.click("#f-prev")
+		wd.click("#findings tbody tr")
+		wd.waitFor("the explanation", `document.querySelector("#explanation .summary")`)
+		var exp struct {
+			Summary, Visible string
+			Rules            int
+		}
+		wd.script(`const box = document.getElementById("explanation"); const clone = box.cloneNode(true); clone.querySelectorAll("details").forEach(d => d.remove());
+			return {Summary: box.querySelector(".summary").textContent, Visible: clone.textContent, Rules: box.querySelectorAll(".tree .rule").length}`, &exp)
+		if !strings.Contains(exp.Summary, "flagged") || exp.Rules == 0 {
+			t.Errorf("explanation summary %q with %d rule labels", exp.Summary, exp.Rules)
+		}
+		if strings.Contains(exp.Visible, "urn:x-perfkb:rules#") {
+			t.Errorf("explanation shows internal helper triples unfolded: %s", exp.Visible)
+		}
+		wd.screenshot("findings")
+	})
+
+	run("sites", func(t *testing.T) {
+		wd.click(`button[data-tab="sites"]`)
+		wd.waitFor("the sites", `document.querySelectorAll("#sites tbody tr").length >= 3`)
+		var names []string
+		wd.script(`return Array.from(document.querySelectorAll("#sites tbody tr td:first-child")).map(td => td.textContent)`, &names)
+		if slices.Contains(names, "derivations") {
+			t.Errorf("sites tab lists the derivation records: %v", names)
+		}
+		wd.screenshot("sites")
+	})
 }
+

@@ -173,7 +173,8 @@ function wireTab(tab) {
   if (!yasqe || yasqe.perfkbWired) return;
   yasqe.perfkbWired = true;
   yasqe.on("query", () => { clearErrorMarks(yasqe); setStatus("status", "running…"); WB.last = null; });
-  yasqe.on("error", (err) => markServerError(yasqe, err));
+  // Yasqe's events pass the editor first: (yasqe, error).
+  yasqe.on("error", (_y, err) => markServerError(yasqe, err));
   yasqe.on("queryResponse", (_y, resp, ms) => {
     if (!resp || resp.ok === undefined) return;
     onResults(yasqe, resp, ms);
@@ -233,6 +234,89 @@ async function download(mime, ext) {
   a.textContent = a.download;
   a.hidden = false;
   if (!WB.noClickDownloads) a.click();
+}
+
+// ---------- result table (a Yasr plugin) ----------
+
+// PagedTable replaces Yasr's DataTables view, which builds every cell of a
+// result up front (20,000 rows took minutes in Chromium): it renders one
+// page at a time, filters and sorts on the plain values, shows IRIs
+// compactly with prefixes and keeps literal datatypes visible.
+class PagedTable {
+  constructor(yasr) {
+    this.yasr = yasr;
+    this.priority = 20;
+    this.label = "Table";
+    this.state = { page: 0, size: 50, filter: "", sortVar: null, sortDir: 1 };
+  }
+  canHandleResults() {
+    const r = this.yasr.results;
+    return !!(r && r.getVariables && r.getVariables() && r.getVariables().length > 0);
+  }
+  getIcon() { return el("span", { class: "perfkb-table-icon" }, "▦"); }
+  rows() {
+    const r = this.yasr.results;
+    if (this.cachedFor !== r) {
+      this.cachedFor = r;
+      this.vars = r.getVariables();
+      this.all = r.getBindings() || [];
+      this.state.page = 0;
+    }
+    let list = this.all;
+    const f = this.state.filter.toLowerCase();
+    if (f) list = list.filter((b) => this.vars.some((v) => b[v] && (b[v].value.toLowerCase().includes(f) || termText(b[v]).toLowerCase().includes(f))));
+    if (this.state.sortVar) {
+      const v = this.state.sortVar, d = this.state.sortDir;
+      list = list.slice().sort((a, b) => d * compareTerms(a[v], b[v]));
+    }
+    return list;
+  }
+  draw() {
+    const list = this.rows();
+    const st = this.state;
+    const pages = Math.max(1, Math.ceil(list.length / st.size));
+    st.page = Math.min(st.page, pages - 1);
+    const from = st.page * st.size, shown = list.slice(from, from + st.size);
+    const head = el("tr", {}, el("th", { class: "rownum" }, "#"), ...this.vars.map((v) => {
+      const th = el("th", { "data-var": v, title: "sort by ?" + v }, "?" + v);
+      if (st.sortVar === v) th.className = st.sortDir > 0 ? "asc" : "desc";
+      th.addEventListener("click", () => { st.sortDir = st.sortVar === v ? -st.sortDir : 1; st.sortVar = v; this.draw(); });
+      return th;
+    }));
+    const body = shown.map((b, i) => el("tr", {}, el("td", { class: "rownum" }, String(from + i + 1)), ...this.vars.map((v) => cell(b[v]))));
+    const filter = el("input", { type: "search", class: "perfkb-filter", placeholder: "filter rows", value: st.filter });
+    filter.addEventListener("input", () => { st.filter = filter.value; st.page = 0; this.draw(); const f = this.yasr.resultsEl.querySelector(".perfkb-filter"); f.focus(); f.setSelectionRange(f.value.length, f.value.length); });
+    const size = el("select", { class: "perfkb-size" }, ...[10, 50, 100, 500, 1000].map((n) => el("option", { value: String(n) }, String(n))));
+    size.value = String(st.size);
+    size.addEventListener("change", () => { st.size = Number(size.value); st.page = 0; this.draw(); });
+    const go = (p) => () => { st.page = Math.max(0, Math.min(pages - 1, p)); this.draw(); };
+    const pager = el("div", { class: "perfkb-pager" },
+      el("button", { type: "button", class: "first", onclick: go(0) }, "⏮"), el("button", { type: "button", class: "prev", onclick: go(st.page - 1) }, "◀"),
+      el("span", { class: "perfkb-page-info" }, `rows ${list.length ? from + 1 : 0}–${from + shown.length} of ${list.length.toLocaleString("en")}` + (list.length !== this.all.length ? ` (filtered from ${this.all.length.toLocaleString("en")})` : "") + ` · page ${st.page + 1} of ${pages}`),
+      el("button", { type: "button", class: "next", onclick: go(st.page + 1) }, "▶"), el("button", { type: "button", class: "last", onclick: go(pages - 1) }, "⏭"),
+      el("label", {}, " rows per page ", size), filter);
+    this.yasr.resultsEl.replaceChildren(pager, el("table", { class: "perfkb-results", id: "result-table" }, el("thead", {}, head), el("tbody", {}, ...body)));
+    WB.table = this;
+  }
+}
+
+function compareTerms(a, b) {
+  const na = termNumber(a), nb = termNumber(b);
+  if (!isNaN(na) && !isNaN(nb)) return na - nb;
+  if (!a) return b ? -1 : 0;
+  if (!b) return 1;
+  return termText(a).localeCompare(termText(b));
+}
+
+function cell(t) {
+  if (!t) return el("td", {});
+  if (t.type === "uri") return el("td", { title: t.value }, el("a", { href: t.value, target: "_blank", rel: "noopener" }, compact(t.value) !== t.value ? compact(t.value) : "<" + t.value + ">"));
+  if (t.type === "bnode") return el("td", {}, "_:" + t.value);
+  const td = el("td", { title: t.value }, t.value);
+  if (t["xml:lang"]) td.append(el("span", { class: "dt" }, "@" + t["xml:lang"]));
+  else if (t.datatype) td.append(el("span", { class: "dt" }, "^^" + compact(t.datatype)));
+  if (!isNaN(termNumber(t))) td.className = "num";
+  return td;
 }
 
 // ---------- charts ----------
@@ -385,8 +469,9 @@ async function loadExamples() {
 
 function openExample(i) {
   const ex = WB.examples[i];
-  const tab = yasgui.addTab(true, Object.assign(Yasgui.Tab.getDefaults(), { name: ex.name.slice(0, 40), yasqe: { value: ex.query } }));
-  const t = yasgui.getTab(tab) || yasgui.getTab();
+  // The new tab takes this page's endpoint and settings (getDefaults(yasgui)).
+  const id = yasgui.addTab(true, Object.assign(Yasgui.Tab.getDefaults(yasgui), { name: ex.name.slice(0, 40) }));
+  const t = (typeof id === "string" && yasgui.getTab(id)) || yasgui.getTab();
   wireTab(t);
   t.getYasqe().setValue(ex.query);
   return t;
@@ -781,6 +866,8 @@ async function init() {
     $("cmp-metric").value = "wtime";
   } catch (_) { /* completion falls back to prefixes only */ }
   registerCompleters();
+  Yasgui.Yasr.registerPlugin("perfkbTable", PagedTable);
+  delete Yasgui.Yasr.plugins.table;
   const params = new URLSearchParams(location.search);
   yasgui = new Yasgui($("yasgui"), {
     requestConfig: { endpoint: location.origin + "/sparql", method: "POST", headers: () => authHeaders() },
@@ -789,7 +876,7 @@ async function init() {
     persistenceId: "perfkb-workbench",
     populateFromUrl: true,
     yasqe: { value: PREFIX_TEXT() + "\nSELECT * WHERE {\n  ?s ?p ?o\n} LIMIT 10\n" },
-    yasr: { prefixes: PREFIXES, defaultPlugin: "table", pluginOrder: ["table", "response"], maxPersistentResponseSize: 0 },
+    yasr: { prefixes: PREFIXES, defaultPlugin: "perfkbTable", pluginOrder: ["perfkbTable", "response"], maxPersistentResponseSize: 0 },
   });
   WB.yasgui = yasgui;
   yasgui.on("tabChange", (_y, tab) => wireTab(tab));
