@@ -157,7 +157,6 @@ func startChromium(t *testing.T) *webDriver {
 	return wd
 }
 
-
 // scriptAsync runs JavaScript that calls its last argument (the WebDriver
 // callback) with the result.
 func (wd *webDriver) scriptAsync(js string, result any) {
@@ -515,4 +514,3 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.screenshot("sites")
 	})
 }
-
