@@ -149,6 +149,13 @@ func TestLoadFileFormats(t *testing.T) {
 			{P: kb.IRI(perfonto + "count"), O: kb.Literal("true", "http://www.w3.org/2001/XMLSchema#boolean")},
 			{P: kb.IRI("http://www.w3.org/2000/01/rdf-schema#label"), O: kb.LangLiteral("Experiment one", "en")},
 		}},
+		{"sample.trig", kb.IRI("urn:g:trig"), 10, 3, []kb.TermQuad{
+			{S: ex("s"), P: ex("p"), O: kb.String("default"), G: kb.IRI("urn:g:trig")},
+			{S: ex("s"), P: ex("p"), O: kb.String("wrapped default"), G: kb.IRI("urn:g:trig")},
+			{S: ex("s"), P: ex("p"), O: kb.LangLiteral("in g2", "en"), G: ex("g2")},
+			{P: kb.IRI(perfonto + "hasMetricValue"), O: kb.Literal("007", xsdInteger), G: ex("g1")},
+			{P: kb.IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#first"), O: kb.Literal("2", xsdInteger), G: ex("g2")},
+		}},
 		{"sample.rdf", kb.IRI("urn:g:xml"), 4, 1, []kb.TermQuad{
 			{S: ex("exp/e1"), P: kb.IRI(perfonto + "hasMetricValue"), O: kb.Literal("007", xsdInteger), G: kb.IRI("urn:g:xml")},
 			{S: ex("exp/e1"), P: kb.IRI(perfonto + "label"), O: kb.LangLiteral("Experiment one", "en-gb")},

@@ -390,7 +390,6 @@ func (d *TurtleDecoder) trigBlock() error {
 		}
 		if !plist && in.peek() == '{' {
 			in.skipASCII(1)
-			d.out = d.out[:0] // nothing was emitted for [], but be sure
 			d.inBlock, d.graph = true, subj
 			return nil
 		}
