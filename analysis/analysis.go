@@ -55,7 +55,11 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("analysis: overhead classification: %w", err)
 	}
-	d, err := Read(ctx, ds)
+	cfg := opts.Soft
+	if cfg == nil {
+		cfg = DefaultSoftConfig()
+	}
+	d, err := ReadMetrics(ctx, ds, neededMetrics(h, cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -66,13 +70,9 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	for _, e := range res.Experiments {
 		res.byIRI[e.Exp.IRI] = e
 	}
-	cfg := opts.Soft
-	if cfg == nil {
-		cfg = DefaultSoftConfig()
-	}
 	res.Soft = analyseSoft(res, cfg)
 	for _, pair := range opts.Diffs {
-		df, err := Compare(d, pair[0], pair[1])
+		df, err := Compare(ctx, d, pair[0], pair[1])
 		if err != nil {
 			return nil, err
 		}
@@ -86,37 +86,12 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	}
 	quads := w.quads
 	if !opts.NoRules {
-		mem := kb.NewMemory()
-		ids, err := kb.InternQuads(ctx, mem, quads)
+		derived, findings, err := scalabilityRules(ctx, quads, opts.Defines)
 		if err != nil {
 			return nil, err
 		}
-		if err := mem.Apply(ctx, kb.Delta{Add: ids}); err != nil {
-			return nil, err
-		}
-		prog, err := reasoner.LoadProgram([]string{"SCALABILITY"}, reasoner.ParseOptions{Defines: opts.Defines})
-		if err != nil {
-			return nil, fmt.Errorf("analysis: scalability rules: %w", err)
-		}
-		if _, err := reasoner.Run(ctx, mem, prog, reasoner.Options{InferredGraph: Graph, NoDerivations: true}); err != nil {
-			return nil, fmt.Errorf("analysis: scalability rules: %w", err)
-		}
-		if res.Findings, err = reasoner.Findings(ctx, mem, reasoner.FindingFilter{}); err != nil {
-			return nil, err
-		}
-		all, err := kb.Collect(mem.Match(ctx, kb.Pattern{}))
-		if err != nil {
-			return nil, err
-		}
-		quads = quads[:0]
-		for _, q := range all {
-			tq, err := kb.ResolveQuad(ctx, mem, q)
-			if err != nil {
-				return nil, err
-			}
-			tq.G = Graph
-			quads = append(quads, tq)
-		}
+		quads = append(quads, derived...)
+		res.Findings = findings
 	}
 	res.Quads = len(quads)
 	if !opts.DryRun {
@@ -127,6 +102,87 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	sort.SliceStable(res.Issues, func(i, j int) bool { return res.Issues[i].Experiment < res.Issues[j].Experiment })
 	res.Duration = time.Since(start)
 	return res, nil
+}
+
+// scalabilityRules runs the SCALABILITY rules over the part of the results
+// they read (the efficiency metrics and the nodes they hang off, baselines
+// and their sizes) and returns the derived quads and the findings.
+func scalabilityRules(ctx context.Context, quads []kb.TermQuad, defines map[string]string) ([]kb.TermQuad, []reasoner.Finding, error) {
+	effName := kb.String("efficiency")
+	eff := map[kb.Term]bool{}
+	for _, q := range quads {
+		if q.P == tName && q.O == effName {
+			eff[q.S] = true
+		}
+	}
+	keep := map[string]bool{ontology.HasBaseline: true, ontology.NumberOfProcessingUnits: true, ontology.InScalingGroup: true}
+	var input []kb.TermQuad
+	for _, q := range quads {
+		switch {
+		case eff[q.S], q.P == tHasMetric && eff[q.O], keep[q.P.Value],
+			q.P == tType && q.O.Value == ontology.RegionAggregate:
+			q.G = kb.DefaultGraph
+			input = append(input, q)
+		}
+	}
+	mem := kb.NewMemory()
+	ids, err := kb.InternQuads(ctx, mem, input)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := mem.Apply(ctx, kb.Delta{Add: ids}); err != nil {
+		return nil, nil, err
+	}
+	prog, err := reasoner.LoadProgram([]string{"SCALABILITY"}, reasoner.ParseOptions{Defines: defines})
+	if err != nil {
+		return nil, nil, fmt.Errorf("analysis: scalability rules: %w", err)
+	}
+	if _, err := reasoner.Run(ctx, mem, prog, reasoner.Options{InferredGraph: Graph, NoDerivations: true}); err != nil {
+		return nil, nil, fmt.Errorf("analysis: scalability rules: %w", err)
+	}
+	findings, err := reasoner.Findings(ctx, mem, reasoner.FindingFilter{})
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []kb.TermQuad
+	if g, ok, err := mem.Lookup(ctx, Graph); err != nil {
+		return nil, nil, err
+	} else if ok {
+		derived, err := kb.Collect(mem.Match(ctx, kb.Pattern{G: g}))
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, q := range derived {
+			tq, err := kb.ResolveQuad(ctx, mem, q)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, tq)
+		}
+	}
+	return out, findings, nil
+}
+
+// neededMetrics names the metrics the analyses read: wtime, the overhead
+// metrics and those of the soft analysis configuration.
+func neededMetrics(h *overheadHierarchy, cfg *SoftConfig) map[string]bool {
+	need := map[string]bool{"wtime": true}
+	for n := range h.metric {
+		need[n] = true
+	}
+	for _, n := range []string{"oall", "oall_ident", "oall_unid", "olopa", "olopa_unpar", "olopa_ppar", "olopa_repl"} {
+		need[n] = true
+	}
+	for _, c := range append(append([]ClassDef{}, cfg.Classes...), cfg.Bottleneck...) {
+		need[c.Expr.Metric] = true
+		if c.Expr.Over != "program" {
+			need[c.Expr.Over] = true
+		}
+	}
+	for _, w := range append(append([]WeightedFn{}, cfg.Scores...), cfg.Similarity...) {
+		need[w.Metric] = true
+	}
+	return need
 }
 
 // Replace swaps the content of the analysis graph for quads in one atomic

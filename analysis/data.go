@@ -65,6 +65,9 @@ type Summary struct {
 	IRI     string
 	PU      *PU
 	Metrics map[string]float64
+	// raw holds the value IDs of metrics not resolved yet (ReadMetrics
+	// resolves only the names an analysis needs).
+	raw map[string]kb.ID
 }
 
 // Max returns the largest value of metric over the region's processing
@@ -99,6 +102,30 @@ type Data struct {
 	Experiments []*Experiment // sorted by IRI
 	Issues      []Issue
 	byIRI       map[string]*Experiment
+	ds          kb.Dataset
+}
+
+// resolve reads the metric values of e that ReadMetrics left unresolved;
+// non-numeric ones are reported and skipped.
+func (d *Data) resolve(ctx context.Context, e *Experiment) error {
+	for _, reg := range e.Regions {
+		for _, s := range reg.Summary {
+			for name, id := range s.raw {
+				t, err := d.ds.Resolve(ctx, id)
+				if err != nil {
+					return fmt.Errorf("analysis: read: %w", err)
+				}
+				v, perr := strconv.ParseFloat(strings.TrimSpace(t.Value), 64)
+				if perr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+					d.Issues = append(d.Issues, Issue{Experiment: e.IRI, Subject: s.IRI, Reason: fmt.Sprintf("metric %s has the non-numeric value %q; skipped", name, t.Value)})
+					continue
+				}
+				s.Metrics[name] = v
+			}
+			s.raw = nil
+		}
+	}
+	return nil
 }
 
 // Experiment returns the experiment with the IRI, or nil.
@@ -159,6 +186,13 @@ func (r *reader) term(ctx context.Context, id kb.ID) (kb.Term, error) {
 // (non-numeric metric values, units without a process ID) is reported in
 // Data.Issues and skipped.
 func Read(ctx context.Context, ds kb.Dataset) (*Data, error) {
+	return ReadMetrics(ctx, ds, nil)
+}
+
+// ReadMetrics is Read that resolves only the values of the metrics named in
+// needed (nil: all); the others are resolved when an analysis asks for them
+// (Compare does), which saves most of the reading time on large stores.
+func ReadMetrics(ctx context.Context, ds kb.Dataset, needed map[string]bool) (*Data, error) {
 	r := &reader{ds: ds, terms: map[kb.ID]kb.Term{}}
 	var err error
 	if r.skipG, _, err = ds.Lookup(ctx, Graph); err != nil {
@@ -173,7 +207,7 @@ func Read(ctx context.Context, ds kb.Dataset) (*Data, error) {
 			return nil, fmt.Errorf("analysis: read: %w", err)
 		}
 	}
-	d := &Data{byIRI: map[string]*Experiment{}}
+	d := &Data{byIRI: map[string]*Experiment{}, ds: ds}
 	exps := map[kb.ID]*Experiment{}
 	getExp := func(id kb.ID) *Experiment {
 		if e := exps[id]; e != nil {
@@ -438,6 +472,13 @@ func Read(ctx context.Context, ds kb.Dataset) (*Data, error) {
 					return fail(err)
 				}
 				names[nameID] = name
+			}
+			if needed != nil && !needed[name] {
+				if s.raw == nil {
+					s.raw = map[string]kb.ID{}
+				}
+				s.raw[name] = valID
+				continue
 			}
 			vt, err := r.ds.Resolve(ctx, valID) // values are mostly distinct: not cached
 			if err != nil {

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -9,6 +11,9 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
+
+// ErrNoExperiment is returned for an experiment IRI the store does not have.
+var ErrNoExperiment = errors.New("no such experiment in the store")
 
 // Diff is the comparison of two experiments per code region and metric.
 type Diff struct {
@@ -67,13 +72,18 @@ func readablePath(e *Experiment, r *Region) string {
 // Experiments of the same version are matched by code region call path,
 // others by the region types and names of the path, so experiments at
 // different sites compare too.
-func Compare(d *Data, base, trial string) (*Diff, error) {
+func Compare(ctx context.Context, d *Data, base, trial string) (*Diff, error) {
 	b, t := d.Experiment(base), d.Experiment(trial)
 	switch {
 	case b == nil:
-		return nil, fmt.Errorf("analysis: diff: no experiment <%s> in the store", base)
+		return nil, fmt.Errorf("analysis: diff: %w: <%s>", ErrNoExperiment, base)
 	case t == nil:
-		return nil, fmt.Errorf("analysis: diff: no experiment <%s> in the store", trial)
+		return nil, fmt.Errorf("analysis: diff: %w: <%s>", ErrNoExperiment, trial)
+	}
+	for _, e := range []*Experiment{b, t} {
+		if err := d.resolve(ctx, e); err != nil {
+			return nil, err
+		}
 	}
 	df := &Diff{Base: base, Trial: trial, ByName: b.Version != t.Version || b.Version == ""}
 	df.IRI = GraphIRI + ":diff:" + strconv.FormatUint(hash64(base+"\x00"+trial), 16)

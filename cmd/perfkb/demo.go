@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfkb/perfkb/analysis"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/reasoner"
@@ -86,6 +87,9 @@ made up and printed. Stop the server with Ctrl-C.`,
 			if err := runDemoRules(ctx, app, ds, changed); err != nil {
 				return err
 			}
+			if err := runDemoAnalysis(ctx, app, ds, changed); err != nil {
+				return err
+			}
 			if flags.token == "" {
 				flags.token = randomToken()
 				fmt.Fprintf(app.Stdout, "write token for this run: %s (set $%s to choose one)\n", flags.token, tokenEnv)
@@ -130,6 +134,7 @@ func loadDemoSites(ctx context.Context, app *App, ds kb.Dataset, sites int, trip
 		go func() {
 			_, err := sample.Generate(ctx, &countingWriter{w: pw, progress: progress}, sample.Options{
 				Sites: sites, Site: name, Triples: triples / int64(sites), Seed: seed, Format: sample.NQuads,
+				Scaling: true, // scaling series for perfkb analyze
 			})
 			pw.CloseWithError(err)
 		}()
@@ -177,6 +182,28 @@ func runDemoRules(ctx context.Context, app *App, ds kb.Dataset, changed bool) er
 	}
 	fmt.Fprintf(app.Stdout, "rules      %9d triples inferred by %d rules in %d rounds, %d findings, %.1fs\n",
 		report.Derived, report.Rules, report.Iterations, report.Findings, report.Duration.Seconds())
+	return nil
+}
+
+// runDemoAnalysis runs perfkb analyze's analyses (into
+// urn:x-perfkb:analysis) when the data changed or none were stored yet.
+func runDemoAnalysis(ctx context.Context, app *App, ds kb.Dataset, changed bool) error {
+	if !changed {
+		n, err := server.NewDatasetStore(ds).Size(ctx, analysis.Graph)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			fmt.Fprintf(app.Stdout, "analysis   %9d triples already in <%s>\n", n, analysis.GraphIRI)
+			return nil
+		}
+	}
+	res, err := analysis.Run(ctx, ds, analysis.Options{})
+	if err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	fmt.Fprintf(app.Stdout, "analysis   %9d triples for %d experiments in %d scaling groups, %d PoorScalability findings, %.1fs (perfkb analyze)\n",
+		res.Quads, len(res.Experiments), len(res.Groups), len(res.Findings), res.Duration.Seconds())
 	return nil
 }
 

@@ -38,6 +38,7 @@ type serveFlags struct {
 	logFormat     string
 	logLevel      string
 	exposure      exposureFlags // --allowed-hosts, --cors-origins, --load-dir …: serve_limits.go
+	speed         speedFlags    // --memory, --query-memory, --pprof: serve_speed.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -53,6 +54,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "request log format: text or json (on stderr)")
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.exposure.bind(fs)
+	f.speed.bind(fs)
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -107,6 +109,7 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows},
 		Graphs:        store,
 		Rules:         &backend.Reasoner{DS: ds},
+		Analysis:      &backend.Analysis{DS: ds},
 		Sites:         store,
 		Store:         store,
 		Logger:        logger,
@@ -165,6 +168,11 @@ SIGTERM stop the server after the requests in flight finish.`,
 				return err
 			}
 			defer ds.Close()
+			stop, err := flags.speed.apply(ctx, ds, logger)
+			if err != nil {
+				return err
+			}
+			defer stop()
 			return serveUntilDone(ctx, app, ds, flags, logger, nil)
 		},
 	}

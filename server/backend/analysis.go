@@ -65,5 +65,5 @@ func (a *Analysis) Diff(ctx context.Context, base, trial string) (any, error) {
 			return nil, fmt.Errorf("no experiment <%s> in the store: %w", e, server.ErrNotFound)
 		}
 	}
-	return analysis.Compare(d, base, trial)
+	return analysis.Compare(ctx, d, base, trial)
 }
