@@ -1,36 +1,71 @@
 package syntax
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// FuzzParse checks that no input makes the parsers panic (only *Error
-// values come back) and that every parsed result prints.
-func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "*", "*.r*"))
-	for _, file := range files {
-		if src, err := os.ReadFile(file); err == nil {
-			f.Add(string(src))
+// addSeeds adds every file below dir whose name ends in one of exts to the
+// corpus (dir may be missing: the W3C suites are optional).
+func addSeeds(f *testing.F, dir string, exts ...string) {
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		for _, ext := range exts {
+			if strings.HasSuffix(path, ext) {
+				if b, err := os.ReadFile(path); err == nil && len(b) < 64<<10 {
+					f.Add(string(b))
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// FuzzParseQuery checks that no query text makes the parser panic or run
+// away: every input either parses or fails with a positioned error.
+func FuzzParseQuery(f *testing.F) {
+	addSeeds(f, "testdata", ".rq")
+	addSeeds(f, "../../../shared/w3c-sparql", ".rq")
+	f.Fuzz(func(t *testing.T, src string) {
+		_, err := ParseQuery(src, Options{})
+		checkPositioned(t, err)
+		_, err = ParseRDQL(src, Options{})
+		checkPositioned(t, err)
+	})
+}
+
+// FuzzParseUpdate is FuzzParseQuery for SPARQL Update.
+func FuzzParseUpdate(f *testing.F) {
+	addSeeds(f, "../../../shared/w3c-sparql", ".ru")
+	f.Add("INSERT DATA { <a> <b> <c> }")
+	f.Fuzz(func(t *testing.T, src string) {
+		_, err := ParseUpdate(src, Options{})
+		checkPositioned(t, err)
+	})
+}
+
+func checkPositioned(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var list ErrorList
+	var one *Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = ErrorList{one}
+	default:
+		t.Fatalf("error of type %T, want a positioned syntax error: %v", err, err)
+	}
+	for _, e := range list {
+		if e.Line < 1 || e.Column < 1 {
+			t.Fatalf("error without a position: %v", e)
 		}
 	}
-	f.Add("SELECT * { ?s ?p ?o }")
-	f.Add("INSERT DATA { <a> <b> 'c' }")
-	f.Fuzz(func(t *testing.T, src string) {
-		if q, err := ParseQuery(src, Options{BaseIRI: "http://e/"}); err == nil {
-			_ = q.String()
-		} else if _, ok := err.(*Error); !ok {
-			t.Fatalf("ParseQuery error of type %T: %v", err, err)
-		}
-		if u, err := ParseUpdate(src, Options{}); err == nil {
-			_ = u.String()
-		} else if _, ok := err.(*Error); !ok {
-			t.Fatalf("ParseUpdate error of type %T: %v", err, err)
-		}
-		if q, err := ParseRDQL(src, Options{}); err == nil {
-			_ = q.String()
-		}
-		_ = LooksLikeRDQL(src)
-	})
 }
