@@ -36,6 +36,7 @@ type queryFlags struct {
 	explain   bool
 	timeout   time.Duration
 	maxRows   int64
+	fed       federationFlags // --sites, --site-timeout, … (query_sites.go)
 }
 
 func newQueryCmd(app *App) *cobra.Command {
@@ -76,6 +77,7 @@ store, evaluation error, timeout, row limit).`,
 	fl.BoolVar(&f.explain, "explain", false, "print the query plan with estimated and actual row counts on stderr")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop the query after this long (e.g. 30s; 0: no limit)")
 	fl.Int64Var(&f.maxRows, "max-rows", 0, "fail when the result has more rows (0: no limit)")
+	f.fed.bind(fl)
 	return cmd
 }
 
@@ -174,6 +176,10 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	if f.parseOnly {
 		return nil
 	}
+	if f.fed.sites != "" {
+		return runFederated(ctx, app, f, prepared, opts, format)
+	}
+	f.fed.apply(&opts, f.fed.client(nil, f.maxRows)) // SERVICE: any endpoint from the CLI
 	data := f.data
 	if qd := prepared.Query.Dataset; qd != nil && len(data) == 0 && len(named) == 0 {
 		// FROM / FROM NAMED naming files: read them into a fresh dataset.

@@ -74,6 +74,12 @@ type Query struct {
 	BaseIRI string
 	// Prefixes are the prologue's PREFIX declarations, in order.
 	Prefixes []Prefix
+	// Where is the translated WHERE pattern as it occurs inside Pattern
+	// (the same Op value), and WhereText its source text with braces;
+	// federation replaces the one and forwards the other. Both are unset
+	// for queries not parsed from SPARQL text (RDQL).
+	Where     Op
+	WhereText string
 }
 
 // String prints the query's algebra in SSE, preceded for CONSTRUCT and

@@ -74,6 +74,9 @@ const (
 	CallOK       = "answered"
 	CallFailed   = "failed"
 	CallTimedOut = "timed out"
+	// CallNotNeeded: the evaluation ended (ASK found a solution, LIMIT
+	// reached, the result closed) while the call was in flight.
+	CallNotNeeded = "not needed"
 )
 
 // ServiceCall reports one remote call of an evaluation.
@@ -149,10 +152,17 @@ func (ex *executor) startServices() {
 	}
 }
 
-// Services returns the report of the remote calls made so far.
+// Services returns the report of the remote calls. It first waits for the
+// calls started ahead of evaluation (bounded by their deadlines; after
+// Close they end at once), so the report covers every such call.
 func (r *Result) Services() []ServiceCall {
 	if r.ex == nil || r.ex.svc == nil {
 		return nil
+	}
+	for _, n := range r.ex.svc.prefetch {
+		if n.fut != nil {
+			<-n.fut.done
+		}
 	}
 	r.ex.svc.mu.Lock()
 	defer r.ex.svc.mu.Unlock()
@@ -182,7 +192,11 @@ func (ex *executor) callService(op *algebra.Service, endpoint kb.Term, bindings 
 	}
 	if err != nil {
 		call.Outcome, call.Error = CallFailed, err.Error()
-		if isTimeout(err) {
+		switch {
+		case s.ctx.Err() != nil && ex.ctx.Err() == nil:
+			call.Outcome, call.Error = CallNotNeeded, ""
+			call.Silent, call.Partial = false, false
+		case isTimeout(err):
 			call.Outcome = CallTimedOut
 		}
 		var st interface{ HTTPStatus() int }

@@ -54,7 +54,7 @@ func (p *parser) queryUnit() *algebra.Query {
 		sc := p.selectClause()
 		q.Dataset = p.datasetClauses()
 		p.optionalWord("WHERE")
-		where := p.groupGraphPatternNoAggs()
+		where := p.whereClause(q)
 		mods := p.solutionModifiers()
 		mods.values = p.valuesClause()
 		p.aggs = scope
@@ -68,12 +68,14 @@ func (p *parser) queryUnit() *algebra.Query {
 			q.Template = p.constructTemplate()
 			q.Dataset = p.datasetClauses()
 			p.optionalWord("WHERE")
-			where = p.groupGraphPatternNoAggs()
+			where = p.whereClause(q)
 		} else {
 			// Short form: CONSTRUCT WHERE { TriplesTemplate }.
 			q.Dataset = p.datasetClauses()
 			p.expectWord("WHERE")
+			start := p.peek().off
 			q.Template, where = p.constructWhere()
+			q.Where, q.WhereText = where, p.src[start:p.toks[p.pos-1].end]
 		}
 		mods := p.solutionModifiers()
 		mods.values = p.valuesClause()
@@ -84,7 +86,7 @@ func (p *parser) queryUnit() *algebra.Query {
 		q.Form = algebra.FormAsk
 		q.Dataset = p.datasetClauses()
 		p.optionalWord("WHERE")
-		where := p.groupGraphPatternNoAggs()
+		where := p.whereClause(q)
 		mods := p.solutionModifiers()
 		mods.values = p.valuesClause()
 		p.aggs = scope
@@ -110,7 +112,7 @@ func (p *parser) queryUnit() *algebra.Query {
 		var where algebra.Op = &algebra.BGP{}
 		if p.peek().isWord("WHERE") || p.peek().is("{") {
 			p.optionalWord("WHERE")
-			where = p.groupGraphPatternNoAggs()
+			where = p.whereClause(q)
 		}
 		mods := p.solutionModifiers()
 		mods.values = p.valuesClause()
@@ -141,6 +143,15 @@ func distinguished(vs []algebra.Var) []algebra.Var {
 		}
 	}
 	return out
+}
+
+// whereClause parses the query's WHERE pattern and records it and its
+// source text in q (for federation, which forwards the text to sites).
+func (p *parser) whereClause(q *algebra.Query) algebra.Op {
+	start := p.peek().off
+	op := p.groupGraphPatternNoAggs()
+	q.Where, q.WhereText = op, p.src[start:p.toks[p.pos-1].end]
+	return op
 }
 
 // groupGraphPatternNoAggs parses a WHERE pattern, where aggregates are not

@@ -1,0 +1,285 @@
+package federation
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/eval"
+)
+
+// LocalSite names the local store in a --sites list.
+const LocalSite = "local"
+
+// FanOutOptions configure FanOut.
+type FanOutOptions struct {
+	// Local adds a branch evaluated over the local store.
+	Local bool
+	// SiteColumn, when set, adds a variable of that name bound to the name
+	// of the site each solution came from.
+	SiteColumn string
+}
+
+// FanOut rewrites q in place so that its WHERE pattern P runs at every
+// site: P becomes { SERVICE <ep1> { P } } UNION … UNION { SERVICE <epN>
+// { P } }, each branch marked Partial so a failing site only leaves a
+// report entry, while projection, DISTINCT, GROUP BY and aggregates, ORDER
+// BY, LIMIT/OFFSET, ASK and CONSTRUCT stay with the local engine. The
+// answer is the query over the union of the sites' data whenever each
+// solution comes from one site's data (each experiment lives at one site,
+// §6.5.5).
+func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
+	switch {
+	case q.Where == nil || strings.TrimSpace(q.WhereText) == "":
+		return errors.New("--sites needs a SPARQL query (RDQL queries cannot be forwarded to sites)")
+	case q.Form == algebra.FormDescribe:
+		return errors.New("--sites does not support DESCRIBE (use CONSTRUCT { ?s ?p ?o } WHERE { … } to gather descriptions from the sites)")
+	case q.Dataset != nil:
+		return errors.New("--sites cannot be combined with FROM or FROM NAMED: each site answers over its own dataset")
+	case len(sites) == 0 && !opts.Local:
+		return errors.New("--sites selects no site")
+	}
+	var col algebra.Var
+	if opts.SiteColumn != "" {
+		col = algebra.Var(strings.TrimPrefix(opts.SiteColumn, "?"))
+		if q.Form != algebra.FormSelect {
+			return errors.New("--site-column needs a SELECT query")
+		}
+		grouped := false
+		algebra.Walk(q.Pattern, func(op algebra.Op) bool {
+			if _, ok := op.(*algebra.Group); ok {
+				grouped = true
+			}
+			return !grouped
+		})
+		if grouped {
+			return errors.New("--site-column cannot be used with GROUP BY or aggregates (the site is not a group key)")
+		}
+		for _, v := range algebra.InScope(q.Where) {
+			if v == col {
+				return fmt.Errorf("--site-column %s: the query already uses ?%s", col, col)
+			}
+		}
+	}
+	tag := func(op algebra.Op, site string) algebra.Op {
+		if col == "" {
+			return op
+		}
+		return &algebra.Join{Left: op, Right: &algebra.Table{Vars: []algebra.Var{col}, Rows: [][]kb.Term{{kb.String(site)}}}}
+	}
+	var union algebra.Op
+	add := func(op algebra.Op) {
+		if union == nil {
+			union = op
+		} else {
+			union = &algebra.Union{Left: union, Right: op}
+		}
+	}
+	if opts.Local {
+		add(tag(q.Where, LocalSite))
+	}
+	for _, s := range sites {
+		if err := CheckEndpoint(s.Endpoint); err != nil {
+			return fmt.Errorf("site %s: %w", s.Name, err)
+		}
+		add(tag(&algebra.Service{Endpoint: algebra.TermNode(kb.IRI(s.Endpoint)), Input: q.Where, Text: q.WhereText, Partial: true}, s.Name))
+	}
+	pattern, ok := replaceOp(q.Pattern, q.Where, union)
+	if !ok {
+		return errors.New("fan-out: the WHERE pattern was not found in the query's algebra")
+	}
+	q.Pattern = pattern
+	if col != "" {
+		q.Vars = append(q.Vars, col)
+		if p, ok := topProject(q.Pattern); ok {
+			p.Vars = append(p.Vars, col)
+		}
+	}
+	q.Where = union
+	return nil
+}
+
+// topProject finds the projection of a SELECT (under DISTINCT, REDUCED and
+// slices).
+func topProject(op algebra.Op) (*algebra.Project, bool) {
+	for {
+		switch o := op.(type) {
+		case *algebra.Project:
+			return o, true
+		case *algebra.Slice:
+			op = o.Input
+		case *algebra.Distinct:
+			op = o.Input
+		case *algebra.Reduced:
+			op = o.Input
+		case *algebra.OrderBy:
+			op = o.Input
+		default:
+			return nil, false
+		}
+	}
+}
+
+// replaceOp replaces the operator old (by identity) within op.
+func replaceOp(op, old, repl algebra.Op) (algebra.Op, bool) {
+	if op == old {
+		return repl, true
+	}
+	var found bool
+	r := func(child *algebra.Op) {
+		if !found {
+			*child, found = replaceOp(*child, old, repl)
+		}
+	}
+	switch o := op.(type) {
+	case *algebra.Join:
+		r(&o.Left)
+		r(&o.Right)
+	case *algebra.LeftJoin:
+		r(&o.Left)
+		r(&o.Right)
+	case *algebra.Union:
+		r(&o.Left)
+		r(&o.Right)
+	case *algebra.Minus:
+		r(&o.Left)
+		r(&o.Right)
+	case *algebra.Filter:
+		r(&o.Input)
+	case *algebra.Graph:
+		r(&o.Input)
+	case *algebra.Extend:
+		r(&o.Input)
+	case *algebra.Group:
+		r(&o.Input)
+	case *algebra.Project:
+		r(&o.Input)
+	case *algebra.Distinct:
+		r(&o.Input)
+	case *algebra.Reduced:
+		r(&o.Input)
+	case *algebra.OrderBy:
+		r(&o.Input)
+	case *algebra.Slice:
+		r(&o.Input)
+	}
+	return op, found
+}
+
+// SelectSites resolves a --sites list ("all", or names separated by
+// commas, "local" meaning the local store) against the registered sites.
+func SelectSites(spec string, registered []Site) (sites []Site, local bool, err error) {
+	byName := map[string]Site{}
+	for _, s := range registered {
+		byName[s.Name] = s
+	}
+	seen := map[string]bool{}
+	for _, name := range strings.Split(spec, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "":
+			continue
+		case seen[name]:
+			continue
+		case name == LocalSite:
+			local = true
+		case name == "all":
+			for _, s := range registered {
+				if !seen[s.Name] {
+					seen[s.Name] = true
+					sites = append(sites, s)
+				}
+			}
+		default:
+			s, ok := byName[name]
+			if !ok {
+				return nil, false, fmt.Errorf("%w %q (registered: %s)", ErrUnknownSite, name, siteNames(registered))
+			}
+			sites = append(sites, s)
+		}
+		seen[name] = true
+	}
+	if len(sites) == 0 && !local {
+		if strings.Contains(spec, "all") {
+			return nil, false, errors.New("--sites all: no site is registered (perfkb sites add NAME URL)")
+		}
+		return nil, false, errors.New("--sites selects no site")
+	}
+	return sites, local, nil
+}
+
+// SiteReport is one site's part of a federated answer.
+type SiteReport struct {
+	Site     string `json:"site"`
+	Endpoint string `json:"endpoint,omitempty"`
+	// Outcome is "answered", "failed" or "timed out".
+	Outcome string `json:"outcome"`
+	Rows    int    `json:"rows"`
+	Bytes   int64  `json:"bytes"`
+	Millis  int64  `json:"ms"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Report is the per-site account of a federated query.
+type Report struct {
+	// Complete is false when a site failed: the answer is partial.
+	Complete bool         `json:"complete"`
+	Sites    []SiteReport `json:"sites"`
+}
+
+// Failed lists the sites that did not answer, with their reasons.
+func (r Report) Failed() []SiteReport {
+	var out []SiteReport
+	for _, s := range r.Sites {
+		if s.Outcome != eval.CallOK {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// FailedHeader is the Perfkb-Sites-Failed header value: "NAME (reason), …".
+func (r Report) FailedHeader() string {
+	var parts []string
+	for _, s := range r.Failed() {
+		reason := strings.NewReplacer("\r", " ", "\n", " ", ",", ";").Replace(s.Error)
+		if len(reason) > 200 {
+			reason = reason[:200] + "…"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s: %s)", s.Site, s.Outcome, reason))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// MakeReport builds the per-site report of a fan-out from the evaluation's
+// call report: the fan-out branches' calls (Partial), one per site.
+func MakeReport(calls []eval.ServiceCall, sites []Site) Report {
+	byEndpoint := map[string][]eval.ServiceCall{}
+	for _, c := range calls {
+		byEndpoint[c.Endpoint] = append(byEndpoint[c.Endpoint], c)
+	}
+	rep := Report{Complete: true}
+	for _, s := range sites {
+		sr := SiteReport{Site: s.Name, Endpoint: s.Endpoint, Outcome: eval.CallFailed, Error: "not called"}
+		if cs := byEndpoint[s.Endpoint]; len(cs) > 0 {
+			sr.Outcome, sr.Error = eval.CallOK, ""
+			for _, c := range cs {
+				sr.Rows += c.Rows
+				sr.Bytes += c.Bytes
+				sr.Millis = max(sr.Millis, c.Millis)
+				if c.Outcome != eval.CallOK && c.Outcome != eval.CallNotNeeded {
+					sr.Outcome, sr.Error = c.Outcome, c.Error
+				}
+			}
+		}
+		if sr.Outcome != eval.CallOK {
+			rep.Complete = false
+		}
+		rep.Sites = append(rep.Sites, sr)
+	}
+	sort.SliceStable(rep.Sites, func(i, j int) bool { return rep.Sites[i].Site < rep.Sites[j].Site })
+	return rep
+}
