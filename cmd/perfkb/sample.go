@@ -22,6 +22,7 @@ func newSampleCmd(app *App) *cobra.Command {
 		format  string
 		site    string
 		output  string
+		scaling bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sample",
@@ -38,7 +39,7 @@ the same bytes. A one-line summary goes to stderr.`,
   perfkb sample --site vienna --format ntriples > vienna.nt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := sample.Options{Sites: sites, Triples: triples, Seed: seed, Site: site}
+			opts := sample.Options{Sites: sites, Triples: triples, Seed: seed, Site: site, Scaling: scaling}
 			switch {
 			case cmd.Flags().Changed("format"):
 				f, err := sample.ParseFormat(format)
@@ -107,6 +108,7 @@ the same bytes. A one-line summary goes to stderr.`,
 	f.StringVar(&format, "format", "nquads", "output format: nquads (a named graph per site) or ntriples (default when the output file, -o or a shell redirect, ends in .nt)")
 	f.StringVar(&site, "site", "", "write only this site (one of the --sites names, e.g. innsbruck, vienna, linz)")
 	f.StringVarP(&output, "output", "o", "", "write to FILE instead of stdout")
+	f.BoolVar(&scaling, "scaling", false, "add scaling series (application Stommel, p = 1..32, two sizes) to each site, for perfkb analyze")
 	return cmd
 }
 
