@@ -758,6 +758,8 @@ const (
 	CompensationBound = Namespace + "compensationBound"
 	// PerEventOverhead is the datatype property perfonto:perEventOverhead. The constant measurement overhead O per event, in microseconds, removed by overhead compensation.
 	PerEventOverhead = Namespace + "perEventOverhead"
+	// UserEventName is the datatype property perfonto:userEventName. The name of the TAU user event (atomic event) whose statistic this metric holds, e.g. "Message size sent to all nodes"; the metric name (ue_numevents, ue_max, ue_min, ue_mean, ue_sumsqr) says which statistic.
+	UserEventName = Namespace + "userEventName"
 	// ApproxEventTime is the datatype property perfonto:approxEventTime. The event time after overhead compensation, in microseconds since the start of the experiment.
 	ApproxEventTime = Namespace + "approxEventTime"
 )
@@ -1143,6 +1145,16 @@ const (
 	MetricLsCount = Namespace + "metric_ls_count"
 	// MetricWnxnWait is the individual perfonto:metric_wnxn_wait (wnxn_wait). Wait at N x N: sum over n-to-n collective instances and barriers of the latest entry minus this process's entry.
 	MetricWnxnWait = Namespace + "metric_wnxn_wait"
+	// MetricUeNumevents is the individual perfonto:metric_ue_numevents (ue_numevents). Number of values a TAU user event recorded (userEventName names the event).
+	MetricUeNumevents = Namespace + "metric_ue_numevents"
+	// MetricUeMax is the individual perfonto:metric_ue_max (ue_max). Largest value a TAU user event recorded.
+	MetricUeMax = Namespace + "metric_ue_max"
+	// MetricUeMin is the individual perfonto:metric_ue_min (ue_min). Smallest value a TAU user event recorded.
+	MetricUeMin = Namespace + "metric_ue_min"
+	// MetricUeMean is the individual perfonto:metric_ue_mean (ue_mean). Mean of the values a TAU user event recorded.
+	MetricUeMean = Namespace + "metric_ue_mean"
+	// MetricUeSumsqr is the individual perfonto:metric_ue_sumsqr (ue_sumsqr). Sum of the squares of the values a TAU user event recorded.
+	MetricUeSumsqr = Namespace + "metric_ue_sumsqr"
 	// MetricWnxnCount is the individual perfonto:metric_wnxn_count (wnxn_count). Number of n-to-n collective instances and barriers the process entered before the last one.
 	MetricWnxnCount = Namespace + "metric_wnxn_count"
 )

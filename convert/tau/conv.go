@@ -402,6 +402,9 @@ func (c *Converter) thread(ctx context.Context, em *convert.Emitter, fnT, evT *c
 	hasContext := false
 	for _, ev := range main.Events {
 		evT.Row()
+		if err := c.userEvent(ctx, em, evT, main, ev, byName, root, rsIRI); err != nil {
+			return err
+		}
 		name, path, ok := strings.Cut(ev.Name, " : ")
 		if !isMessageSize(strings.TrimSpace(name)) {
 			continue
@@ -488,4 +491,56 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// userEvent stores a user event's statistics on the region summary of its
+// context path (thread-global events: on the thread root), one metric per
+// statistic (ue_numevents, ue_max, ue_min, ue_mean, ue_sumsqr) named by
+// userEventName, with the profile's lexical values.
+func (c *Converter) userEvent(ctx context.Context, em *convert.Emitter, t *convert.Table, p *Profile, ev UserEvent,
+	byName map[string]*Function, root string, rsIRI func(string) string) error {
+	name, path, ok := strings.Cut(ev.Name, " : ")
+	name = strings.TrimSpace(name)
+	target := root
+	if ok {
+		target = strings.TrimSpace(path)
+		if byName[target] == nil {
+			return nil // warned about by the message-size pass when it matters
+		}
+	}
+	if target == "" {
+		em.Warn(convert.TextPosition(p.File, ev.Line, 0), "user event %q: the profile has no function to attach it to", ev.Name)
+		return nil
+	}
+	rs := rsIRI(target)
+	for _, st := range []struct{ metric, lexical string }{
+		{"ue_numevents", ev.NumEvents}, {"ue_max", ev.Max}, {"ue_min", ev.Min}, {"ue_mean", ev.Mean}, {"ue_sumsqr", ev.SumSqr},
+	} {
+		lit, warn, err := convert.MetricLiteral(convert.MetricDatatype(st.metric), st.lexical)
+		if err != nil {
+			return convert.Errorf(c.dir, convert.TextPosition(p.File, ev.Line, 0), "user event %q %s %q: %v", ev.Name, st.metric, st.lexical, err)
+		}
+		if warn != "" {
+			em.Warn(convert.TextPosition(p.File, ev.Line, 0), "%s", warn)
+		}
+		mi := kb.IRI(rs + "/ue/" + trace.Segment(name) + "/" + st.metric)
+		for _, q := range [][2]kb.Term{
+			{kb.IRI(ontology.HasMetric), mi},
+		} {
+			if err := t.Emit(ctx, kb.IRI(rs), q[0], q[1]); err != nil {
+				return err
+			}
+		}
+		for _, po := range [][2]kb.Term{
+			{kb.IRI(ontology.RDFType), kb.IRI(ontology.PerformanceMetric)},
+			{kb.IRI(ontology.HasMetricName), kb.String(st.metric)},
+			{kb.IRI(ontology.HasMetricValue), lit},
+			{kb.IRI(ontology.UserEventName), kb.String(name)},
+		} {
+			if err := t.Emit(ctx, mi, po[0], po[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

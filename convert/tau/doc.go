@@ -18,5 +18,9 @@
 // µs; PAPI_ prefix stripped) and excl_wtime (Excl of the time metric).
 // Message-size user events give AvgMessageLength (the weighted mean over
 // the region's events) on MPI point-to-point regions, so Fig. 6.30 fires
-// on TAU data.
+// on TAU data. Every user event's statistics are kept too, as metrics
+// ue_numevents, ue_max, ue_min, ue_mean and ue_sumsqr carrying
+// perfonto:userEventName, on the region summary of the event's context
+// path (thread-global events: on the thread root). The ProfileCalls
+// column (almost always 0) and aggregates are not stored.
 package tau

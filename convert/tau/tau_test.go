@@ -260,3 +260,46 @@ func TestSuite(t *testing.T) {
 		Bad: []converttest.BadCase{countCase, numCase, missing},
 	})
 }
+
+func TestUserEventsRoundTrip(t *testing.T) {
+	dir, gen := callPathRun(t)
+	c, _ := convertDir(t, dir)
+	checked := 0
+	for key, g := range gen {
+		if g.metric != "TIME" {
+			continue
+		}
+		var n, th int
+		fmt.Sscanf(key[strings.Index(key, "profile."):], "profile.%d.0.%d", &n, &th)
+		for _, e := range g.events {
+			name, path, ok := strings.Cut(e.name, " : ")
+			target := path
+			if !ok {
+				target = "int main(int, char **) C" // the thread root
+			}
+			base := rsOf(dir, n, th, target) + "/ue/" + trace.Segment(name) + "/"
+			for _, st := range []struct {
+				metric string
+				want   kb.Term
+			}{
+				{"ue_numevents", kb.Literal(fmt.Sprint(e.n), ontology.XSDLong)},
+				{"ue_max", kb.Literal(fmt.Sprintf("%g", e.max), ontology.XSDDouble)},
+				{"ue_min", kb.Literal(fmt.Sprintf("%g", e.min), ontology.XSDDouble)},
+				{"ue_mean", kb.Literal(fmt.Sprintf("%g", e.mean), ontology.XSDDouble)},
+				{"ue_sumsqr", kb.Literal(fmt.Sprintf("%g", e.sumsqr), ontology.XSDDouble)},
+			} {
+				got := c.objects(base+st.metric, ontology.HasMetricValue)
+				if len(got) != 1 || got[0] != st.want {
+					t.Errorf("%s %q %s = %v, want %v", key, e.name, st.metric, got, st.want)
+				}
+				if names := c.objects(base+st.metric, ontology.UserEventName); len(names) != 1 || names[0] != kb.String(name) {
+					t.Errorf("userEventName %v", names)
+				}
+				checked++
+			}
+		}
+	}
+	if checked != 2*5*5 {
+		t.Errorf("%d user event values checked, want 50", checked)
+	}
+}

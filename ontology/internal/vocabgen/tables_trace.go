@@ -11,6 +11,7 @@ func init() {
 		{Name: "compensatedFrom", Kind: objectProp, Domain: "Experiment", Range: "Experiment", Label: "compensated from", Comment: "The measured experiment whose trace this experiment's data were computed from by overhead compensation (Wolf et al., section 3)."},
 		{Name: "compensationBound", Kind: datatypeProp, Domain: "Experiment", Range: "xsd:string", Functional: true, Label: "compensation bound", Comment: "Which end of the bounds of Wolf et al. eq. (11) the compensation chose: \"lower\" or \"upper\"."},
 		{Name: "perEventOverhead", Kind: datatypeProp, Domain: "Experiment", Range: "xsd:double", Functional: true, Label: "per-event overhead", Comment: "The constant measurement overhead O per event, in microseconds, removed by overhead compensation."},
+		{Name: "userEventName", Kind: datatypeProp, Domain: "PerformanceMetric", Range: "xsd:string", Functional: true, Label: "user event name", Comment: "The name of the TAU user event (atomic event) whose statistic this metric holds, e.g. \"Message size sent to all nodes\"; the metric name (ue_numevents, ue_max, ue_min, ue_mean, ue_sumsqr) says which statistic."},
 		{Name: "approxEventTime", Kind: datatypeProp, Domain: "Event", Range: "xsd:double", Functional: true, Label: "approximated event time", Comment: "The event time after overhead compensation, in microseconds since the start of the experiment."},
 	}...)
 	individuals = append(individuals, []individual{}...)
@@ -27,6 +28,11 @@ func init() {
 		{"ls_wait", "double", usec, "Late Sender waiting time: sum over receives of enter.send - enter.recv where the receive was entered first (Wolf et al., section 5)", timing, lower, "", ""},
 		{"ls_count", "int64", "counter", "Number of receives that waited for a late sender", counter, lower, "", ""},
 		{"wnxn_wait", "double", usec, "Wait at N x N: sum over n-to-n collective instances and barriers of the latest entry minus this process's entry", timing, lower, "", ""},
+		{"ue_numevents", "int64", "counter", "Number of values a TAU user event recorded (userEventName names the event)", counter, nominal, "", ""},
+		{"ue_max", "double", "", "Largest value a TAU user event recorded", counter, nominal, "", ""},
+		{"ue_min", "double", "", "Smallest value a TAU user event recorded", counter, nominal, "", ""},
+		{"ue_mean", "double", "", "Mean of the values a TAU user event recorded", counter, nominal, "", ""},
+		{"ue_sumsqr", "double", "", "Sum of the squares of the values a TAU user event recorded", counter, nominal, "", ""},
 		{"wnxn_count", "int64", "counter", "Number of n-to-n collective instances and barriers the process entered before the last one", counter, lower, "", ""},
 	}...)
 }
