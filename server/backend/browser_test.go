@@ -23,6 +23,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/server"
 )
 
 // webDriver is a minimal W3C WebDriver client for chromedriver: enough to
@@ -512,5 +513,66 @@ func TestQueryPageInChromium(t *testing.T) {
 			t.Errorf("sites tab lists the derivation records: %v", names)
 		}
 		wd.screenshot("sites")
+	})
+
+	// With the analysis service wired (as perfkb serve does), the same
+	// comparison view shows /analysis/diff's call-path rows.
+	run("comparison through the analysis service", func(t *testing.T) {
+		asrv := server.New(server.Options{Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Analysis: &Analysis{DS: ds}, Token: token})
+		ats := httptest.NewServer(asrv)
+		defer ats.Close()
+		resp, err := http.Get(ats.URL + "/analysis/diff?base=" + url.QueryEscape(exp) + "&trial=" + url.QueryEscape(exp2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var api struct {
+			Data struct {
+				Rows []struct {
+					Region, Metric, OnlyIn string
+					Difference             float64
+				}
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&api)
+		resp.Body.Close()
+		if err != nil || len(api.Data.Rows) == 0 {
+			t.Fatalf("/analysis/diff: %v, %d rows", err, len(api.Data.Rows))
+		}
+		want := map[string]float64{}
+		for _, r := range api.Data.Rows {
+			if r.Metric == "wtime" && r.OnlyIn == "" {
+				want[r.Region] = r.Difference
+			}
+		}
+		open(ats.URL + "/")
+		wd.click(`button[data-tab="compare"]`)
+		wd.waitFor("experiments", `document.querySelectorAll("#cmp-a option").length > 1`)
+		wd.script(`document.getElementById("cmp-a").value = "`+exp+`"; document.getElementById("cmp-b").value = "`+exp2+`"; document.getElementById("cmp-metric").value = "wtime"; return true`, nil)
+		wd.click("#cmp-run")
+		wd.waitFor("the comparison", `document.querySelectorAll("#compare tbody tr").length > 0`)
+		var got struct {
+			Source string
+			Rows   [][]string
+		}
+		wd.script(`return {Source: window.perfkb.compareSource, Rows: Array.from(document.querySelectorAll("#compare tbody tr")).map(tr => [tr.dataset.region, tr.dataset.diff])}`, &got)
+		if !strings.Contains(got.Source, "analysis") {
+			t.Fatalf("comparison computed by %q, want the analysis service", got.Source)
+		}
+		checked := 0
+		for _, r := range got.Rows {
+			w, ok := want[r[0]]
+			if !ok {
+				continue
+			}
+			d, _ := strconv.ParseFloat(r[1], 64)
+			if math.Abs(d-w) > 1e-6*math.Abs(w)+1e-9 {
+				t.Errorf("region %s: page difference %v, /analysis/diff %v", r[0], d, w)
+			}
+			checked++
+		}
+		if checked == 0 || checked != len(want) {
+			t.Errorf("page shows %d of the %d call paths /analysis/diff compares", checked, len(want))
+		}
+		wd.screenshot("comparison-analysis")
 	})
 }

@@ -629,17 +629,36 @@ SELECT ?name (SUM(?v) AS ?value) WHERE {
 }
 WB.compareQuery = compareQuery;
 
+// compareRows asks the analysis service (GET /analysis/diff: call paths,
+// computed by the analysis package) and falls back to the SPARQL above
+// when the server has no analysis service; the view is the same.
+async function compareRows(a, b, metric) {
+  try {
+    const resp = await fetch(`/analysis/diff?base=${encodeURIComponent(a)}&trial=${encodeURIComponent(b)}`, { headers: authHeaders() });
+    if (resp.ok) {
+      const d = (await resp.json()).data;
+      if (d && Array.isArray(d.rows)) {
+        const rows = d.rows.filter((r) => r.metric === metric).map((r) => ({
+          n: r.region, a: r.onlyIn === "trial" ? undefined : r.base, b: r.onlyIn === "base" ? undefined : r.trial,
+        }));
+        return { rows, source: "the analysis service (/analysis/diff, by call path)" };
+      }
+    }
+  } catch (_) { /* fall back to SPARQL */ }
+  const [ra, rb] = await Promise.all([sparql(compareQuery(a, metric)), sparql(compareQuery(b, metric))]);
+  const va = new Map(ra.map((r) => [r.name.value, Number(r.value.value)]));
+  const vb = new Map(rb.map((r) => [r.name.value, Number(r.value.value)]));
+  const names = Array.from(new Set([...va.keys(), ...vb.keys()]));
+  return { rows: names.map((n) => ({ n, a: va.get(n), b: vb.get(n) })), source: "SPARQL (sum over the PUs per region name)" };
+}
+
 async function runCompare() {
   await loadExperiments();
   const a = $("cmp-a").value, b = $("cmp-b").value, metric = $("cmp-metric").value || "wtime";
   setStatus("cmp-status", "comparing…");
   try {
-    const [ra, rb] = await Promise.all([sparql(compareQuery(a, metric)), sparql(compareQuery(b, metric))]);
-    const va = new Map(ra.map((r) => [r.name.value, Number(r.value.value)]));
-    const vb = new Map(rb.map((r) => [r.name.value, Number(r.value.value)]));
-    const names = Array.from(new Set([...va.keys(), ...vb.keys()]));
+    const { rows, source } = await compareRows(a, b, metric);
     const unit = metricUnit(metric);
-    const rows = names.map((n) => ({ n, a: va.get(n), b: vb.get(n) }));
     rows.sort((x, y) => Math.abs((y.b ?? 0) - (y.a ?? 0)) - Math.abs((x.b ?? 0) - (x.a ?? 0)));
     $("compare").tBodies[0].replaceChildren(...rows.map(({ n, a, b }) => {
       const only = a == null ? "only in new run" : b == null ? "only in baseline" : "";
@@ -648,7 +667,8 @@ async function runCompare() {
         el("td", {}, n), el("td", { class: "num" }, a == null ? "—" : fmt(a, unit)), el("td", { class: "num" }, b == null ? "—" : fmt(b, unit)),
         el("td", { class: "num" }, only || (diff > 0 ? "+" : "") + fmt(diff, unit)), el("td", { class: "num" }, a && b != null ? (b / a).toFixed(3) + "×" : ""));
     }));
-    setStatus("cmp-status", `${names.length} regions (${rows.filter((r) => r.a == null || r.b == null).length} on one side only)`);
+    WB.compareSource = source;
+    setStatus("cmp-status", `${rows.length} regions (${rows.filter((r) => r.a == null || r.b == null).length} on one side only), from ${source}`);
   } catch (err) {
     setStatus("cmp-status", String(err.message || err), true);
   }
