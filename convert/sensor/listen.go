@@ -81,6 +81,7 @@ type Listener struct {
 	opt    ListenerOptions
 	log    *slog.Logger
 	msgs   chan received
+	dead   chan struct{} // closed when the writer has failed: readers stop
 	engine *reasoner.Engine
 	watch  *findingWatch // the engine's view of ds, noting new findings
 
@@ -134,7 +135,7 @@ func NewListener(ctx context.Context, ds kb.Dataset, opt ListenerOptions) (*List
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	l := &Listener{ds: ds, opt: opt, log: log, msgs: make(chan received, 4*opt.Batch), conns: map[net.Conn]struct{}{}}
+	l := &Listener{ds: ds, opt: opt, log: log, msgs: make(chan received, 4*opt.Batch), dead: make(chan struct{}), conns: map[net.Conn]struct{}{}}
 	if opt.Program != nil {
 		l.watch = &findingWatch{Dataset: ds}
 		e, err := reasoner.NewEngine(ctx, l.watch, opt.Program, opt.Reasoner)
@@ -164,7 +165,13 @@ func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
 	writerDone := make(chan error, 1)
 	wctx, cancelWriter := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWriter()
-	go func() { writerDone <- l.writer(wctx) }()
+	go func() {
+		err := l.writer(wctx)
+		if err != nil {
+			close(l.dead)
+		}
+		writerDone <- err
+	}()
 
 	var wg sync.WaitGroup
 	acceptErr := make(chan error, 1)
@@ -281,7 +288,12 @@ func (l *Listener) serveConn(c net.Conn, n int64) {
 		}
 		count++
 		l.stats.received.Add(1)
-		l.msgs <- received{msg: msg, at: time.Now(), conn: n}
+		select {
+		case l.msgs <- received{msg: msg, at: time.Now(), conn: n}:
+		case <-l.dead:
+			log.Error("store writes failed: connection closed", "messages", count)
+			return
+		}
 	}
 }
 

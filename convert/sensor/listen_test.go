@@ -254,3 +254,46 @@ func TestListenMonitoring(t *testing.T) {
 		t.Errorf("finding %+v: want LowNetworkBandwidth on the path with severity 0.75 (VERYLOW degree of 0.25)", f)
 	}
 }
+
+// failingStore refuses every write.
+type failingStore struct{ *kb.Memory }
+
+func (failingStore) Apply(context.Context, kb.Delta) error { return fmt.Errorf("disk full") }
+
+// TestListenStoreFailure: a failing store ends Serve with the error, even
+// while senders are blocked on a full buffer.
+func TestListenStoreFailure(t *testing.T) {
+	l, err := sensor.NewListener(context.Background(), failingStore{kb.NewMemory()}, sensor.ListenerOptions{Base: base, Batch: 10, FlushInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.Serve(context.Background(), ln) }()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() {
+		for j := 0; j < 2000; j++ {
+			if _, err := c.Write([]byte(bwMessage(1, j, "1.5"))); err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("Serve returned %v, want the store's error", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve hung after the store failed")
+	}
+	if st := l.Stats(); st.Stored != 0 {
+		t.Errorf("stats %+v: nothing can be stored", st)
+	}
+}

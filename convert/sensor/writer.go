@@ -66,13 +66,13 @@ func (l *Listener) writer(ctx context.Context) error {
 	applyQ := make(chan converted, 1)
 	applyErr := make(chan error, 1)
 	go func() {
-		var err error
 		for c := range applyQ {
-			if err == nil {
-				err = w.apply(ctx, c)
+			if err := w.apply(ctx, c); err != nil {
+				applyErr <- err // send sees it and stops the writer
+				return
 			}
 		}
-		applyErr <- err
+		applyErr <- nil
 	}()
 	// send hands a converted batch to the applier; it fails once the
 	// applier has failed.
