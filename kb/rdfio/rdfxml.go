@@ -25,6 +25,7 @@ const (
 // neither external entities nor entity bombs are possible.
 type RDFXMLDecoder struct {
 	dec  *xml.Decoder
+	in   *bomSkipper
 	src  string
 	base string
 
@@ -43,19 +44,30 @@ type RDFXMLDecoder struct {
 
 // NewRDFXMLDecoder returns a decoder reading RDF/XML from r.
 func NewRDFXMLDecoder(r io.Reader, opts Options) *RDFXMLDecoder {
-	dec := xml.NewDecoder(&bomSkipper{r: r})
+	in := &bomSkipper{r: r}
+	dec := xml.NewDecoder(in)
 	dec.Strict = true
-	return &RDFXMLDecoder{dec: dec, src: opts.Source, base: opts.Base, ids: map[string]bool{}}
+	return &RDFXMLDecoder{dec: dec, in: in, src: opts.Source, base: opts.Base, ids: map[string]bool{}}
 }
 
 // bomSkipper drops a leading UTF-8 byte order mark, which encoding/xml
-// rejects.
+// rejects, and remembers a read error, so that the decoder can tell a
+// failing reader from malformed XML.
 type bomSkipper struct {
 	r    io.Reader
 	done bool
+	err  error
 }
 
 func (b *bomSkipper) Read(p []byte) (int, error) {
+	n, err := b.read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *bomSkipper) read(p []byte) (int, error) {
 	if b.done {
 		return b.r.Read(p)
 	}
@@ -106,20 +118,24 @@ func (d *RDFXMLDecoder) errorf(format string, args ...any) error {
 	return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
 }
 
-// xmlError converts an encoding/xml error.
+// xmlError converts an encoding/xml error: anything but a failure of
+// the underlying reader is malformed input (encoding/xml reports some of
+// those, such as an unsupported version or encoding, as plain errors).
 func (d *RDFXMLDecoder) xmlError(err error) error {
+	line, col := d.pos()
+	if d.in.err != nil {
+		return fmt.Errorf("%s:%d:%d: read: %w", sourceName(d.src), line, col, d.in.err)
+	}
 	if err == io.EOF {
 		return d.errorf("unexpected end of input")
 	}
+	msg := err.Error()
 	var se *xml.SyntaxError
 	if errors.As(err, &se) {
-		// Where the decoder stopped: the error's own line can lag
-		// behind it and carries no column.
-		line, col := d.pos()
-		return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: "XML syntax error: " + strings.TrimPrefix(se.Msg, "XML syntax error: ")}
+		msg = se.Msg
 	}
-	line, col := d.pos()
-	return fmt.Errorf("%s:%d:%d: %w", sourceName(d.src), line, col, err)
+	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "XML syntax error: "), "xml: ")
+	return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: "XML syntax error: " + msg}
 }
 
 // element is a start tag with its names resolved.
