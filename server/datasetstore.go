@@ -377,7 +377,10 @@ func (d *DatasetStore) Sites(ctx context.Context) ([]Site, error) {
 		if g.IRI == kb.DefaultGraphIRI || g.IRI == kb.InferredGraphIRI {
 			continue
 		}
-		site := Site{Name: siteName(g.IRI), Graph: g.IRI, Triples: g.Triples}
+		if g.IRI == "urn:x-perfkb:sites" {
+			continue // the registry of remote sites, not a site's data
+		}
+		site := Site{Name: siteName(g.IRI), Graph: g.IRI, Triples: g.Triples, Kind: "local"}
 		if okType && okExp {
 			gid, _, err := d.ds.Lookup(ctx, kb.IRI(g.IRI))
 			if err != nil {

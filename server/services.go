@@ -262,6 +262,16 @@ type Site struct {
 	Endpoint    string   `json:"endpoint,omitempty"`
 	Triples     int64    `json:"triples"`
 	Experiments []string `json:"experiments,omitempty"`
+	// Kind is "local" (a graph of this store) or "remote" (a registered
+	// site reached over SPARQL).
+	Kind string `json:"kind,omitempty"`
+	// For remote sites: the outcome of the last refresh, when it was, the
+	// number of experiments it holds and the name of the variable holding
+	// its token (never the token).
+	Status          string    `json:"status,omitempty"`
+	LastRefreshed   time.Time `json:"lastRefreshed,omitzero"`
+	ExperimentCount int       `json:"experimentCount,omitempty"`
+	TokenEnv        string    `json:"tokenEnv,omitempty"`
 }
 
 // StoreStats is the part of the store the metrics and health checks read.

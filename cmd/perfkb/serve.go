@@ -37,8 +37,9 @@ type serveFlags struct {
 	maxRows       int64
 	logFormat     string
 	logLevel      string
-	exposure      exposureFlags // --allowed-hosts, --cors-origins, --load-dir …: serve_limits.go
-	speed         speedFlags    // --memory, --query-memory, --pprof: serve_speed.go
+	exposure      exposureFlags        // --allowed-hosts, --cors-origins, --load-dir …: serve_limits.go
+	speed         speedFlags           // --memory, --query-memory, --pprof: serve_speed.go
+	fed           serveFederationFlags // --service-allow, --site-timeout: serve_sites.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -55,6 +56,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.exposure.bind(fs)
 	f.speed.bind(fs)
+	f.fed.bind(fs)
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -91,6 +93,9 @@ func (f *serveFlags) validate() error {
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usageError(fmt.Errorf("--addr %q: %v", f.addr, err))
 	}
+	if err := f.fed.validate(); err != nil {
+		return err
+	}
 	return f.exposure.validate()
 }
 
@@ -105,12 +110,13 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		}
 		return d
 	}
+	sites := newSiteRegistry(store, ds, f.fed)
 	opts := server.Options{
-		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows},
+		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.reg, f.maxRows)},
 		Graphs:        store,
 		Rules:         &backend.Reasoner{DS: ds},
 		Analysis:      &backend.Analysis{DS: ds},
-		Sites:         store,
+		Sites:         sites,
 		Store:         store,
 		Logger:        logger,
 		Token:         f.token,

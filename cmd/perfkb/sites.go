@@ -85,16 +85,14 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var infos []federation.SiteInfo
 			if f.server != "" {
-				var all []struct {
-					federation.SiteInfo
-					Kind string `json:"kind"`
-				}
+				var all []serverSite
 				if err := f.call(cmd.Context(), http.MethodGet, "/sites", nil, &all); err != nil {
 					return err
 				}
 				for _, s := range all {
 					if s.Kind == "remote" {
-						infos = append(infos, s.SiteInfo)
+						infos = append(infos, federation.SiteInfo{Site: federation.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv},
+							LastRefreshed: s.LastRefreshed, Status: s.Status, Experiments: s.ExperimentCount})
 					}
 				}
 			} else if err := withRegistry(cmd.Context(), app, func(reg *federation.Registry) (err error) {
@@ -165,16 +163,13 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sites []federation.Site
 			if f.server != "" {
-				var all []struct {
-					federation.Site
-					Kind string `json:"kind"`
-				}
+				var all []serverSite
 				if err := f.call(cmd.Context(), http.MethodGet, "/sites", nil, &all); err != nil {
 					return err
 				}
 				for _, s := range all {
 					if s.Kind == "remote" {
-						sites = append(sites, s.Site)
+						sites = append(sites, federation.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv})
 					}
 				}
 			} else if err := withRegistry(cmd.Context(), app, func(reg *federation.Registry) (err error) {
@@ -206,6 +201,17 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 	}
 	cmd.AddCommand(add, list, remove, refresh, check)
 	return cmd
+}
+
+// serverSite is an entry of a server's GET /sites (server.Site).
+type serverSite struct {
+	Name            string    `json:"name"`
+	Kind            string    `json:"kind"`
+	Endpoint        string    `json:"endpoint"`
+	Status          string    `json:"status"`
+	LastRefreshed   time.Time `json:"lastRefreshed"`
+	ExperimentCount int       `json:"experimentCount"`
+	TokenEnv        string    `json:"tokenEnv"`
 }
 
 // withRegistry opens --store and runs fn on its registry.
@@ -290,11 +296,10 @@ func (f *sitesFlags) call(ctx context.Context, method, path string, in, out any)
 	if resp.StatusCode/100 != 2 {
 		msg := strings.TrimSpace(string(data))
 		var e struct {
-			Error   string `json:"error"`
-			Message string `json:"message"`
+			Error string `json:"error"`
 		}
-		if json.Unmarshal(data, &e) == nil && (e.Message != "" || e.Error != "") {
-			msg = strings.TrimSpace(e.Error + ": " + e.Message)
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			msg = e.Error
 		}
 		err := fmt.Errorf("perfkb server %s: %s %s: %s: %s", f.server, method, path, resp.Status, msg)
 		if resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusConflict || resp.StatusCode == http.StatusNotFound {
@@ -303,6 +308,13 @@ func (f *sitesFlags) call(ctx context.Context, method, path string, in, out any)
 		return err
 	}
 	if out != nil {
+		// Some endpoints wrap their answer: {"status": "success", "data": …}.
+		var env struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if json.Unmarshal(data, &env) == nil && len(env.Data) > 0 {
+			data = env.Data
+		}
 		if err := json.Unmarshal(data, out); err != nil {
 			return fmt.Errorf("perfkb server %s: reading the answer to %s %s: %w", f.server, method, path, err)
 		}

@@ -56,6 +56,10 @@ type Client struct {
 	// Allow, when set, vets each endpoint before any request (the server's
 	// SSRF guard); an error refuses the call.
 	Allow func(endpoint string) error
+	// Registered, when set, returns the current registry; it is consulted
+	// on each call for site names and tokens (a server's registry changes
+	// while it runs).
+	Registered func(ctx context.Context) ([]Site, error)
 
 	http  *http.Client
 	sites map[string]Site // by endpoint
@@ -97,12 +101,22 @@ func (e *SiteError) Unwrap() error { return e.Err }
 // HTTPStatus returns the status code the site answered with (0: none).
 func (e *SiteError) HTTPStatus() int { return e.Status }
 
-// name returns the registered name of endpoint, or the endpoint.
-func (c *Client) name(endpoint string) string {
+// site returns what is known about endpoint: its registered name and
+// token variable, or just the endpoint as name.
+func (c *Client) site(ctx context.Context, endpoint string) Site {
 	if s, ok := c.sites[endpoint]; ok && s.Name != "" {
-		return s.Name
+		return s
 	}
-	return endpoint
+	if c.Registered != nil {
+		if all, err := c.Registered(ctx); err == nil {
+			for _, s := range all {
+				if s.Endpoint == endpoint {
+					return s
+				}
+			}
+		}
+	}
+	return Site{Name: endpoint, Endpoint: endpoint}
 }
 
 // Handle implements eval.ServiceHandler.
@@ -224,7 +238,8 @@ func CheckEndpoint(endpoint string) error {
 
 // Select sends a SELECT (or ASK) query to endpoint and decodes the answer.
 func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.ResultSet, CallStats, error) {
-	site := c.name(endpoint)
+	known := c.site(ctx, endpoint)
+	site := known.Name
 	fail := func(status int, err error) (*results.ResultSet, CallStats, error) {
 		return nil, CallStats{Status: status}, &SiteError{Site: site, Status: status, Err: err}
 	}
@@ -243,8 +258,8 @@ func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.R
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var token string
-	if s, ok := c.sites[endpoint]; ok && s.TokenEnv != "" {
-		token = os.Getenv(s.TokenEnv)
+	if known.TokenEnv != "" {
+		token = os.Getenv(known.TokenEnv)
 	}
 	var lastErr error
 	status := 0
@@ -256,7 +271,7 @@ func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.R
 				return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, ctx.Err()))
 			}
 		}
-		rs, st, retry, err := c.do(ctx, endpoint, request{ctx: ctx, query: query, token: token})
+		rs, st, retry, err := c.do(ctx, endpoint, site, request{ctx: ctx, query: query, token: token})
 		if err == nil {
 			return rs, st, nil
 		}
@@ -272,7 +287,7 @@ func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.R
 }
 
 // do performs one attempt; retry says the failure is worth repeating.
-func (c *Client) do(ctx context.Context, endpoint string, p sparql.Provider) (*results.ResultSet, CallStats, bool, error) {
+func (c *Client) do(ctx context.Context, endpoint, site string, p sparql.Provider) (*results.ResultSet, CallStats, bool, error) {
 	var st CallStats
 	req, err := p.GenRequest(endpoint)
 	if err != nil {
@@ -304,7 +319,7 @@ func (c *Client) do(ctx context.Context, endpoint string, p sparql.Provider) (*r
 		if ctx.Err() != nil {
 			return nil, st, false, ctx.Err()
 		}
-		return nil, st, false, fmt.Errorf("bad results from %s at byte %d: %w", c.name(endpoint), errorOffset(err, body.n), err)
+		return nil, st, false, fmt.Errorf("bad results from %s at byte %d: %w", site, errorOffset(err, body.n), err)
 	}
 	if c.MaxRows > 0 && int64(len(rs.Rows)) > c.MaxRows {
 		return nil, st, false, fmt.Errorf("%w: the answer has more than %d rows", eval.ErrTooManyRows, c.MaxRows)
