@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -180,6 +181,31 @@ func TestHandBuiltScalingGroup(t *testing.T) {
 	if st := res.Experiment(ex + "e4").Overhead["oall"]; !near(st.Mean, 135) {
 		t.Errorf("e4 experiment-level oall %+v, want mean 135", st)
 	}
+	// Soft analysis: similarity of e4's work region to the baseline's
+	// (Eq. 5.18/5.19 with the larger value as base: 1 - |1 - 220/800|) and
+	// its OWA score relative to the program (only wtime of the shipped
+	// scores is present: 220/400).
+	foundSim, foundScore := false, false
+	workE4 := RegionIRI(ex+"e4", region("e4", "work").Region.Path)
+	for _, s := range res.Soft.Similarity {
+		if s.Subject == workE4 {
+			foundSim = true
+			if !near(s.Similarity, 220.0/800) {
+				t.Errorf("similarity of e4/work %g, want %g", s.Similarity, 220.0/800)
+			}
+		}
+	}
+	for _, s := range res.Soft.Scores {
+		if s.Subject == workE4 {
+			foundScore = true
+			if !near(s.OWA, 220.0/400) {
+				t.Errorf("OWA score of e4/work %g, want %g", s.OWA, 220.0/400)
+			}
+		}
+	}
+	if !foundSim || !foundScore {
+		t.Errorf("similarity found %v, score found %v", foundSim, foundScore)
+	}
 	// PoorScalability: exactly the setup region in e4 (medium) and e8 (high).
 	flagged := map[string]string{}
 	for _, f := range res.Findings {
@@ -287,5 +313,44 @@ func TestBadInput(t *testing.T) {
 		if r := res.Experiment(ex + e); r == nil || r.Scaled {
 			t.Errorf("%s: scaled despite bad input", e)
 		}
+	}
+}
+
+// TestDiffOnlyIn: the exchange region exists only in the parallel run.
+func TestDiffOnlyIn(t *testing.T) {
+	ctx := context.Background()
+	d, err := Read(ctx, loadTTL(t, "scaling.ttl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	df, err := Compare(ctx, d, ex+"e1", ex+"e4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := map[string]string{}
+	for _, r := range df.Rows {
+		if r.OnlyIn != "" {
+			only[r.Region+" "+r.Metric] = r.OnlyIn
+		}
+		if r.Region == "main [CR_P]" && r.Metric == "wtime" && (!near(r.Diff, -600) || !near(r.Ratio, 0.4)) {
+			t.Errorf("main wtime row %+v, want difference -600 and ratio 0.4", r)
+		}
+	}
+	want := map[string]string{
+		"main [CR_P] > exchange [CR_MPIP2P] wtime":     "trial",
+		"main [CR_P] > exchange [CR_MPIP2P] odata_p2p": "trial",
+		"main [CR_P] osync":                            "trial",
+		"main [CR_P] odata_p2p":                        "trial",
+	}
+	if len(only) != len(want) {
+		t.Errorf("only-in rows %v, want %v", only, want)
+	}
+	for k, v := range want {
+		if only[k] != v {
+			t.Errorf("%s: only in %q, want %q", k, only[k], v)
+		}
+	}
+	if _, err := Compare(ctx, d, ex+"e1", ex+"nope"); !errors.Is(err, ErrNoExperiment) {
+		t.Errorf("unknown experiment: %v", err)
 	}
 }

@@ -119,6 +119,24 @@ func TestDiffMatchesSPARQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Across sites the same regions match by their names.
+	other := sample.GraphIRI("", sample.SiteNames(2)[1]) + "/exp/scaling-v1-1000-p8"
+	d, err := Read(ctx, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cross, err := Compare(ctx, d, trial, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cross.ByName || len(cross.Rows) == 0 {
+		t.Errorf("cross-site diff: by name %v, %d rows", cross.ByName, len(cross.Rows))
+	}
+	for _, r := range cross.Rows {
+		if r.OnlyIn != "" {
+			t.Errorf("cross-site diff: %s %s only in %s", r.Region, r.Metric, r.OnlyIn)
+		}
+	}
 	df := res.Diffs[0]
 	if df.ByName {
 		t.Fatal("same version, matched by name")
