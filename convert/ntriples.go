@@ -50,12 +50,7 @@ func CreateNTriplesFile(path string, sorted bool) (*NTriplesSink, error) {
 // Add writes (or, sorted, buffers) one statement.
 func (s *NTriplesSink) Add(_ context.Context, q kb.TermQuad) error {
 	s.line.Reset()
-	q.S.AppendNTriples(&s.line)
-	s.line.WriteByte(' ')
-	q.P.AppendNTriples(&s.line)
-	s.line.WriteByte(' ')
-	q.O.AppendNTriples(&s.line)
-	s.line.WriteString(" .\n")
+	appendTriple(&s.line, q)
 	if s.sorted {
 		s.lines = append(s.lines, s.line.String())
 		return nil
@@ -105,4 +100,57 @@ func (s *NTriplesSink) discard(err error) error {
 		return errors.Join(err, os.Remove(s.file.Name()))
 	}
 	return err
+}
+
+// appendTriple writes q as an N-Triples line. Terms that need no escaping
+// (nearly all converted IRIs and numbers) are copied as they are; others
+// go through kb's escaping.
+func appendTriple(b *strings.Builder, q kb.TermQuad) {
+	appendTerm(b, q.S)
+	b.WriteByte(' ')
+	appendTerm(b, q.P)
+	b.WriteByte(' ')
+	appendTerm(b, q.O)
+	b.WriteString(" .\n")
+}
+
+func appendTerm(b *strings.Builder, t kb.Term) {
+	switch {
+	case t.Kind == kb.KindIRI && plainIRI(t.Value):
+		b.WriteByte('<')
+		b.WriteString(t.Value)
+		b.WriteByte('>')
+	case t.Kind == kb.KindLiteral && t.Lang == "" && plainString(t.Value) && plainIRI(t.Datatype):
+		b.WriteByte('"')
+		b.WriteString(t.Value)
+		b.WriteByte('"')
+		if t.Datatype != "" && t.Datatype != kb.XSDString {
+			b.WriteString("^^<")
+			b.WriteString(t.Datatype)
+			b.WriteByte('>')
+		}
+	default:
+		t.AppendNTriples(b)
+	}
+}
+
+// plainIRI reports whether an IRI needs no escaping in N-Triples.
+func plainIRI(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c <= 0x20, c == '<', c == '>', c == '"', c == '{', c == '}', c == '|', c == '^', c == '`', c == '\\', c >= 0x80:
+			return false
+		}
+	}
+	return true
+}
+
+// plainString reports whether a literal's lexical form needs no escaping.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -81,12 +81,7 @@ func NewPushSink(ctx context.Context, client *http.Client, server string, graph 
 // Add writes one statement to the request body.
 func (s *PushSink) Add(_ context.Context, q kb.TermQuad) error {
 	s.line.Reset()
-	q.S.AppendNTriples(&s.line)
-	s.line.WriteByte(' ')
-	q.P.AppendNTriples(&s.line)
-	s.line.WriteByte(' ')
-	q.O.AppendNTriples(&s.line)
-	s.line.WriteString(" .\n")
+	appendTriple(&s.line, q)
 	if _, err := s.w.WriteString(s.line.String()); err != nil {
 		return s.requestError(err)
 	}

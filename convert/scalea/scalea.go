@@ -135,6 +135,15 @@ func (r *run) convert(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	r.tx = tx
+	// The metric tables are sorted by summary: give the sorts memory
+	// (this session only) so they do not spill to disk, plan cursors for
+	// the whole result (hash joins) rather than for the first rows, and
+	// skip JIT compilation, which costs more than it saves here.
+	for _, set := range []string{"SET LOCAL work_mem = '256MB'", "SET LOCAL cursor_tuple_fraction = 1.0", "SET LOCAL jit = off"} {
+		if _, err := tx.ExecContext(ctx, set); err != nil {
+			return fmt.Errorf("scalea: %s: %s: %w", r.source, set, err)
+		}
+	}
 	if err := r.checkSchema(ctx); err != nil {
 		return err
 	}
