@@ -170,6 +170,7 @@ and answers SPARQL 1.1 queries on the command line and over HTTP.`,
 	for _, newCommand := range commandConstructors {
 		root.AddCommand(newCommand(app))
 	}
+	addValueCompletions(app, root)
 	return root
 }
 

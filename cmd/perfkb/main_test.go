@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -131,5 +132,53 @@ func TestQueryWithoutStoreSaysSo(t *testing.T) {
 	stdout.Reset()
 	if code := run([]string{"query", "--format", "tsv", "-e", "SELECT ?o { ?s ?p ?o }"}, strings.NewReader(""), &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "<http://ex/b>") {
 		t.Fatalf("query after load: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestValueCompletion asks cobra's hidden completion command what it
+// offers for flag values, as a shell would.
+func TestValueCompletion(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+		not  []string
+	}{
+		{[]string{"__complete", "query", "--format", ""}, []string{"json", "xml", "csv", "tsv", "table", "ntriples", "turtle"}, []string{"rdfxml"}},
+		{[]string{"__complete", "reason", "--format", ""}, []string{"table", "json"}, []string{"csv"}},
+		{[]string{"__complete", "reason", "--rules", ""}, []string{"PERFONTO", "RDFS", "OWL"}, nil},
+	}
+	for _, tc := range tests {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr.String())
+		}
+		lines := strings.Split(stdout.String(), "\n")
+		for _, w := range tc.want {
+			if !slices.Contains(lines, w) {
+				t.Errorf("%v offers %q, want %q among them", tc.args, lines, w)
+			}
+		}
+		for _, w := range tc.not {
+			if slices.Contains(lines, w) {
+				t.Errorf("%v offers %q, which that command does not take", tc.args, w)
+			}
+		}
+	}
+}
+
+func TestManPages(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"man", "--dir", dir}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, name := range []string{"perfkb.1", "perfkb-query.1", "perfkb-tree.1"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), ".TH \"PERFKB\"") {
+			t.Errorf("%s is not a man page:\n%.200s", name, b)
+		}
 	}
 }
