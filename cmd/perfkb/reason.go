@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -278,9 +280,39 @@ func writeFindings(w io.Writer, format string, findings []reasoner.Finding, sum 
 		} else if v, err := strconv.ParseFloat(value, 64); err == nil {
 			value = formatNumber(v)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.TypeName(), sev, f.Subject.Value, metric, value, f.Description)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.TypeName(), sev, f.Subject.Value, metric, value, readableDescription(f.Description))
 	}
 	return tw.Flush()
+}
+
+// numberInText matches a number in a rule's description, with the unit
+// "us" when one follows.
+var numberInText = regexp.MustCompile(`-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?: us\b)?`)
+
+// readableDescription rewrites the raw numbers rules print into their
+// descriptions ("8.333600621000001E7 us" becomes "83.34 s") so that a
+// terminal table stays readable; --format json keeps the text as derived.
+func readableDescription(s string) string {
+	return numberInText.ReplaceAllStringFunc(s, func(m string) string {
+		num, us := strings.CutSuffix(m, " us")
+		v, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return m
+		}
+		if us {
+			switch {
+			case math.Abs(v) >= 1e6:
+				return strconv.FormatFloat(v/1e6, 'g', 4, 64) + " s"
+			case math.Abs(v) >= 1e3:
+				return strconv.FormatFloat(v/1e3, 'g', 4, 64) + " ms"
+			}
+			return formatNumber(v) + " µs"
+		}
+		if strings.ContainsAny(num, ".eE") && len(num) > 8 {
+			return formatNumber(v)
+		}
+		return m
+	})
 }
 
 // formatNumber prints a measured value readably: 7.7474057993029995E9

@@ -49,3 +49,17 @@ func TestFormatNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestReadableDescription(t *testing.T) {
+	tests := map[string]string{
+		"communication (odata_p2p + odata_col = 8.333600621000001E7 us) exceeds 0.5 of wtime 112366002.249 us": "communication (odata_p2p + odata_col = 83.34 s) exceeds 0.5 of wtime 112.4 s",
+		"L2 cache miss ratio L2_TCM/L2_TCA is poor: 2279021270 misses of 2903779064 accesses (> 0.7)":          "L2 cache miss ratio L2_TCM/L2_TCA is poor: 2279021270 misses of 2903779064 accesses (> 0.7)",
+		"ratio 0.81234567891 of 12 us": "ratio 0.8123 of 12 µs",
+		"message of 4500.5 us is late": "message of 4.5 ms is late",
+	}
+	for in, want := range tests {
+		if got := readableDescription(in); got != want {
+			t.Errorf("readableDescription(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}
