@@ -20,6 +20,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/reasoner"
 )
 
 const baseIRI = "http://perfkb.example/site/innsbruck/"
@@ -595,5 +596,45 @@ func TestLenient(t *testing.T) {
 	}
 	if n := count(t, ds, "?rs perfonto:hasMetric ?x . FILTER NOT EXISTS { ?rs a perfonto:RegionSummary }"); n != 0 {
 		t.Errorf("%d metrics of dropped summaries", n)
+	}
+}
+
+// TestShippedRulesFire runs rules/perfonto.rules unchanged on converted
+// data: rule 1 (Fig. 6.30) flags exactly the MPI point-to-point summaries
+// whose average message length exceeds 65536 bytes.
+func TestShippedRulesFire(t *testing.T) {
+	dsn, db := fixture(t)
+	ds, _ := convertInto(t, scalea.Options{DSN: dsn, Base: base})
+	prog, err := reasoner.LoadProgram([]string{"PERFONTO"}, reasoner.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reasoner.Run(context.Background(), ds, prog, reasoner.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []int64
+	for _, row := range rows(t, ds, prefixes+"SELECT DISTINCT ?rs WHERE { ?rs perfonto:hasProblem ?f . ?f a perfonto:BigMessage }") {
+		got = append(got, keyOf(t, row[0], "rs"))
+	}
+	var want []int64
+	r, err := db.Query(`SELECT DISTINCT rs.regionSummaryID FROM RegionSummary rs
+		JOIN Experiment e ON e.experimentID = rs.experimentID
+		JOIN CodeRegion c ON c.codeRegionID = rs.codeRegionID
+		   OR (rs.codeRegionID IS NULL AND c.codeRegion = rs.codeRegion AND c.sourceFileID IN (SELECT sourceFileID FROM SourceFile WHERE versionID = e.versionID))
+		JOIN HardwareMetrics m ON m.regionSummaryID = rs.regionSummaryID
+		WHERE c.CodeRegionType = 'CR_MPIP2P' AND m.name = 'AvgMessageLength' AND m.value > 65536`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var id int64
+		r.Scan(&id)
+		want = append(want, id)
+	}
+	r.Close()
+	slices.Sort(got)
+	slices.Sort(want)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("BigMessage findings on %d summaries; SQL finds %d (want equal, > 0)", len(got), len(want))
 	}
 }

@@ -476,6 +476,14 @@ func (g *gen) experiments() error {
 					return err
 				}
 			}
+			if regionTemplate[i].mnemonic == "CR_MPIP2P" {
+				// Big messages (rule 1, Fig. 6.30) on process 0 only.
+				length := 1024.0
+				if s.pu.proc == 0 {
+					length = 131072
+				}
+				return add("AvgMessageLength", length, s.id)
+			}
 			return nil
 		})
 	}); err != nil {
