@@ -357,7 +357,7 @@ func (w *writer) results(res *Result, h *overheadHierarchy) {
 				vals := r.PerSummary[s]
 				for _, k := range []string{"oall", "oall_ident", "oall_unid", "olopa", "olopa_unpar", "olopa_ppar", "olopa_repl"} {
 					if v, ok := vals[k]; ok {
-						if _, asserted := s.Metrics[k]; !asserted {
+						if _, asserted := s.Metrics[k]; !asserted && (k != "olopa" || hasComputedLoss(vals)) {
 							w.metricAt(s.IRI, s.IRI+"/analysis", k, "", v)
 						}
 					}
@@ -379,6 +379,15 @@ func (w *writer) results(res *Result, h *overheadHierarchy) {
 			}
 		}
 	}
+}
+
+// hasComputedLoss reports whether the analysis computed a loss of
+// parallelism for a summary (rather than summing measured ones).
+func hasComputedLoss(vals map[string]float64) bool {
+	_, a := vals["olopa_unpar"]
+	_, b := vals["olopa_ppar"]
+	_, c := vals["olopa_repl"]
+	return a || b || c
 }
 
 // metric nodes of region summaries hang off the summary itself.

@@ -263,6 +263,9 @@ func overhead(b, m *ExperimentResult, h *overheadHierarchy) {
 			ident, names, hasLoss := h.identified(s.Metrics)
 			for _, nm := range names {
 				idents[nm] = true
+				if h.isLossOfParallelism(h.metric[nm]) {
+					vals["olopa"] += s.Metrics[nm] // measured loss of parallelism, for the statistics
+				}
 			}
 			if !hasLoss && n > 1 {
 				// Loss of parallelism (5.2.5) from who executed the region.
