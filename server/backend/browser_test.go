@@ -574,5 +574,38 @@ func TestQueryPageInChromium(t *testing.T) {
 			t.Errorf("page shows %d of the %d call paths /analysis/diff compares", checked, len(want))
 		}
 		wd.screenshot("comparison-analysis")
+
+		// The scaling view switches over the same way.
+		wd.click(`button[data-tab="scaling"]`)
+		wd.waitFor("the scaling chart", `/from the analysis service/.test(document.getElementById("scal-status").textContent) || document.getElementById("scal-status").className === "error"`)
+		var version string
+		var points int
+		wd.script(`return document.getElementById("scal-version").value`, &version)
+		wd.script(`return document.querySelectorAll("#scaling-chart svg circle.point").length`, &points)
+		resp, err = http.Get(ats.URL + "/analysis/scaling?version=" + url.QueryEscape(version))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sc struct {
+			Data []struct {
+				Name    string
+				Columns []string
+				Rows    [][]string
+			}
+		}
+		err = json.NewDecoder(resp.Body).Decode(&sc)
+		resp.Body.Close()
+		if err != nil || len(sc.Data) == 0 {
+			t.Fatalf("/analysis/scaling: %v", err)
+		}
+		procs := map[string]bool{}
+		for _, r := range sc.Data[0].Rows {
+			if r[slices.Index(sc.Data[0].Columns, "region")] == "(program)" && r[slices.Index(sc.Data[0].Columns, "time_us")] != "" {
+				procs[r[slices.Index(sc.Data[0].Columns, "processes")]] = true
+			}
+		}
+		if points != len(procs) {
+			t.Errorf("scaling chart from the analysis service has %d points, /analysis/scaling has %d process counts", points, len(procs))
+		}
 	})
 }

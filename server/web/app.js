@@ -687,19 +687,42 @@ SELECT ?exp ?processes (MAX(?v) AS ?time) WHERE {
 }
 WB.scalingQuery = scalingQuery;
 
+// scalingRows asks the analysis service (GET /analysis/scaling, whole-program
+// rows) and falls back to SPARQL (the longest call-tree root per run).
+async function scalingRows(version) {
+  try {
+    const resp = await fetch("/analysis/scaling?version=" + encodeURIComponent(version), { headers: authHeaders() });
+    if (resp.ok) {
+      const tables = (await resp.json()).data;
+      const table = Array.isArray(tables) && tables.find((t) => t.name === "scaling");
+      if (table) {
+        const col = (name) => table.columns.indexOf(name);
+        const rows = table.rows.filter((r) => r[col("region")] === "(program)" && r[col("time_us")] !== "").map((r) => ({
+          exp: r[col("experiment")], p: Number(r[col("processes")]), t: Number(r[col("time_us")]),
+          speedup: Number(r[col("speedup")]), eff: Number(r[col("efficiency")]),
+        }));
+        if (rows.length) return { rows, source: "the analysis service (/analysis/scaling)" };
+      }
+    }
+  } catch (_) { /* fall back to SPARQL */ }
+  const rows = (await sparql(scalingQuery(version))).map((r) => ({ exp: r.exp.value, p: Number(r.processes.value), t: Number(r.time.value) }));
+  return { rows, source: "SPARQL (longest call-tree root per run)" };
+}
+
 async function showScaling() {
   await loadExperiments();
   const version = $("scal-version").value;
   if (!version) { setStatus("scal-status", "no versions with experiments"); return; }
   setStatus("scal-status", "loading…");
   try {
-    const rows = (await sparql(scalingQuery(version))).map((r) => ({ exp: r.exp.value, p: Number(r.processes.value), t: Number(r.time.value) }));
+    const { rows, source } = await scalingRows(version);
     // Per process count the fastest run; speedup and efficiency against the smallest count.
     const best = new Map();
     rows.forEach((r) => { if (!best.has(r.p) || r.t < best.get(r.p).t) best.set(r.p, r); });
     const pts = Array.from(best.values()).sort((a, b) => a.p - b.p);
     const base = pts[0];
-    pts.forEach((r) => { r.speedup = base.t / r.t; r.eff = (r.speedup * base.p) / r.p; });
+    // The analysis service's own speedup/efficiency when it gave them.
+    pts.forEach((r) => { if (r.speedup == null) { r.speedup = base.t / r.t; r.eff = (r.speedup * base.p) / r.p; } });
     WB.scaling = pts;
     const kind = $("scal-kind").value, unit = metricUnit("wtime");
     const y = { time: (r) => r.t, speedup: (r) => r.speedup, efficiency: (r) => r.eff }[kind];
@@ -709,7 +732,8 @@ async function showScaling() {
       return el("tr", { class: b ? "" : "hint" }, el("td", { title: r.exp }, shortIRI(r.exp)), el("td", { class: "num" }, String(r.p)), el("td", { class: "num" }, fmt(r.t, unit)),
         el("td", { class: "num" }, b ? r.speedup.toFixed(2) : ""), el("td", { class: "num" }, b ? r.eff.toFixed(2) : ""));
     }));
-    setStatus("scal-status", `${rows.length} experiments at ${pts.length} process counts` + (pts.length < 2 ? " — one process count only: no speedup to show" : ""));
+    WB.scalingSource = source;
+    setStatus("scal-status", `${rows.length} experiments at ${pts.length} process counts, from ${source}` + (pts.length < 2 ? " — one process count only: no speedup to show" : ""));
   } catch (err) {
     setStatus("scal-status", String(err.message || err), true);
   }
