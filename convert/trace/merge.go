@@ -147,3 +147,46 @@ func (c *cursor) setEvent(ev Event) {
 	ev.Time = c.corr.Global(ev.Time)
 	c.ev = ev
 }
+
+// corrected is a Source whose locations' times have their clock offsets
+// applied.
+type corrected struct {
+	src Source
+	d   Defs
+}
+
+// Corrected returns src with each location's clock offsets applied to its
+// event times (and buffer flush ends), and no offsets left in its
+// definitions: for replays that compare times across locations stream by
+// stream rather than through Merge (overhead compensation).
+func Corrected(src Source) Source {
+	d := *src.Defs()
+	if len(d.Offsets) == 0 {
+		return src
+	}
+	d.Offsets = nil
+	return &corrected{src: src, d: d}
+}
+
+func (c *corrected) Defs() *Defs { return &c.d }
+
+func (c *corrected) Events(ctx context.Context, loc int) iter.Seq2[Event, error] {
+	var offs []ClockOffset
+	if o := c.src.Defs().Offsets; loc < len(o) {
+		offs = o[loc]
+	}
+	corr := NewCorrector(offs)
+	return func(yield func(Event, error) bool) {
+		for e, err := range c.src.Events(ctx, loc) {
+			if err == nil {
+				if e.Kind == BufferFlush {
+					e.Stop = corr.Global(e.Stop)
+				}
+				e.Time = corr.Global(e.Time)
+			}
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+	}
+}

@@ -287,3 +287,23 @@ func TestReadTextErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestCorrected(t *testing.T) {
+	m := &Mem{D: Defs{Resolution: 1, Locations: make([]Location, 2), Offsets: [][]ClockOffset{nil, {{Time: 0, Offset: 0}, {Time: 100, Offset: 10}}}},
+		Stream: [][]Event{{{Time: 5}}, {{Time: 50}, {Kind: BufferFlush, Time: 60, Stop: 100}}}}
+	c := Corrected(m)
+	if c.Defs().Offsets != nil {
+		t.Error("offsets left in the corrected definitions")
+	}
+	var got []Time
+	for e, err := range c.Events(context.Background(), 1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.Time, e.Stop)
+	}
+	// 50 + 5 (halfway), 60 + 6, flush end 100 + 10.
+	if !slices.Equal(got, []Time{55, 0, 66, 110}) {
+		t.Errorf("corrected %v", got)
+	}
+}

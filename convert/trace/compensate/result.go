@@ -21,8 +21,8 @@ type Result struct {
 // Run compensates src into memory and verifies the result (Verify); a
 // verification failure is a bug in the engine and is returned as error.
 func Run(ctx context.Context, src trace.Source, m *Model) (*Result, error) {
+	src = trace.Corrected(src)
 	d := *src.Defs()
-	d.Offsets = nil // the replay order is per location; offsets are not re-applied
 	r := &Result{Trace: &trace.Mem{D: d, Stream: make([][]trace.Event, len(d.Locations))},
 		Approx: make([][]float64, len(d.Locations)), Measured: make([][]trace.Time, len(d.Locations))}
 	rep, err := Compensate(ctx, src, m, func(e trace.Event, a float64) error {

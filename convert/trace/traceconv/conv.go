@@ -3,6 +3,8 @@ package traceconv
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/perfkb/perfkb/convert"
@@ -110,17 +112,16 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 	}
 	model := compensate.NewModel(c.opts.Calibration, c.opts.Bound)
 	model.Collective = c.opts.Collective
-	res, err := compensate.Run(ctx, c.src, model)
+	// The compensated trace is streamed twice (summaries, then events)
+	// rather than held: the engine keeps a bounded window (003 §4).
+	cdefs := *d
+	cdefs.Offsets = nil
+	csum, err := trace.SummarizeEvents(&cdefs, compensate.Stream(ctx, c.src, model, &c.Report))
 	if err != nil {
 		return em.Report(), convert.Errorf(c.name, "", "compensation: %w", err)
 	}
-	c.Report = res.Report
-	for flag, n := range res.Report.Flags {
-		em.Warn("", "compensation used an extension beyond Wolf et al.: %s (%d times)", flag, n)
-	}
-	csum, err := trace.Summarize(ctx, res.Trace)
-	if err != nil {
-		return em.Report(), err
+	for _, flag := range slices.Sorted(maps.Keys(c.Report.Flags)) {
+		em.Warn("", "compensation used an extension beyond Wolf et al.: %s (%d times)", flag, c.Report.Flags[flag])
 	}
 	cexp := exp + "/compensated-" + c.opts.Bound.String()
 	copts := trace.EmitOptions{Base: c.base.String(), Experiment: cexp, ExperimentProps: []kb.Triple{
@@ -138,7 +139,7 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 	if c.opts.Events {
 		approx := func(e *trace.Event) (trace.Time, bool) { return e.Time, true }
 		cet := em.Table("compensated event")
-		if _, err := trace.EmitEvents(ctx, tableSink{cet}, &res.Trace.D, trace.Merge(ctx, res.Trace),
+		if _, err := trace.EmitEvents(ctx, tableSink{cet}, &cdefs, compensate.Stream(ctx, c.src, model, nil),
 			trace.EventOptions{EmitOptions: copts, Approx: approx}); err != nil {
 			return em.Report(), err
 		}
