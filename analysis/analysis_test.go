@@ -354,3 +354,53 @@ func TestDiffOnlyIn(t *testing.T) {
 		t.Errorf("unknown experiment: %v", err)
 	}
 }
+
+// TestBottleneckSearch: fuzzy bottleneck search (5.6.9) on the hand-built
+// p = 4 run with wtime relative to the program (400 us): work 220 (0.55),
+// exchange 45 (0.1125), setup 100 (0.25).
+func TestBottleneckSearch(t *testing.T) {
+	cfg, err := ParseSoftConfig("test.conf", `
+bottleneck wtime/program negligible triangle 0 0.1 0.2
+bottleneck wtime/program high s 0.2 0.6
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), loadTTL(t, "scaling.ttl"), Options{Soft: cfg, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type hit struct {
+		negligible bool
+		degrees    map[string]float64
+	}
+	got := map[string]hit{}
+	for _, b := range res.Soft.Bottlenecks {
+		if b.Experiment == ex+"e4" {
+			got[b.Region] = hit{b.Negligible, b.Degrees}
+		}
+	}
+	want := map[string]hit{
+		// s(0.55; 0.2, 0.6) = 1 - 2((0.6-0.55)/0.4)² = 0.96875
+		"main [CR_P] > work [CR_L]": {false, map[string]float64{"high": 0.96875}},
+		// triangle(0.1125; 0, 0.1, 0.2) = 0.875; s(0.1125; 0.2, 0.6) = 0
+		"main [CR_P] > exchange [CR_MPIP2P]": {true, map[string]float64{"negligible": 0.875}},
+		// s(0.25; 0.2, 0.6) = 2(0.05/0.4)² = 0.03125
+		"main [CR_P] > setup [CR_OTHERSEQ]": {false, map[string]float64{"high": 0.03125}},
+	}
+	if len(got) != len(want) {
+		t.Errorf("bottlenecks %v, want %v", got, want)
+	}
+	for region, w := range want {
+		g, ok := got[region]
+		if !ok || g.negligible != w.negligible || len(g.degrees) != len(w.degrees) {
+			t.Errorf("%s: %+v, want %+v", region, g, w)
+			continue
+		}
+		for term, d := range w.degrees {
+			if !near(g.degrees[term], d) {
+				t.Errorf("%s %s: %g, want %g", region, term, g.degrees[term], d)
+			}
+		}
+	}
+}
