@@ -16,6 +16,15 @@ const (
 	InferredGraphIRI = "urn:x-perfkb:inferred"
 	// OntologyGraphIRI names the graph that holds PERFONTO in a store.
 	OntologyGraphIRI = "urn:x-perfkb:ontology"
+	// DerivationsGraphIRI names the graph where the reasoner records, for
+	// every triple it derives, the rule and premises that produced it.
+	DerivationsGraphIRI = "urn:x-perfkb:derivations"
+	// RulesInternalGraphIRI names the graph of the helper triples rules
+	// derive for their own use (predicates in RulesInternalNamespace).
+	RulesInternalGraphIRI = "urn:x-perfkb:rules-internal"
+	// RulesInternalNamespace is the namespace of rule-internal helper
+	// predicates.
+	RulesInternalNamespace = "urn:x-perfkb:rules#"
 )
 
 // TermKind says which sort of RDF term a Term is.
@@ -84,6 +93,13 @@ var InferredGraph = IRI(InferredGraphIRI)
 
 // OntologyGraph is the graph that holds PERFONTO.
 var OntologyGraph = IRI(OntologyGraphIRI)
+
+// HiddenGraphs are the graphs of perfkb's own bookkeeping (derivation
+// records, rule-internal helper triples). Queries see them only when they
+// name them (FROM, GRAPH <…>): the union default graph leaves them out,
+// so a plain query over a region summary never returns derivation records
+// or helper triples.
+var HiddenGraphs = []Term{IRI(DerivationsGraphIRI), IRI(RulesInternalGraphIRI)}
 
 // IsZero reports whether t is the zero Term (no term).
 func (t Term) IsZero() bool { return t.Kind == 0 }

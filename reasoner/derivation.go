@@ -252,6 +252,7 @@ type explainer struct {
 	ctx                      context.Context
 	ds                       kb.Dataset
 	inferred, derivG, derivP kb.ID
+	internal                 kb.ID // the rules-internal graph (0: none)
 	haveRecords              bool
 	memo                     map[kb.Triple]*Derivation
 }
@@ -263,6 +264,9 @@ func newExplainer(ctx context.Context, ds kb.Dataset) (*explainer, error) {
 		return nil, err
 	}
 	x.inferred = id
+	if x.internal, _, err = ds.Lookup(ctx, kb.IRI(kb.RulesInternalGraphIRI)); err != nil {
+		return nil, err
+	}
 	if x.derivG, x.haveRecords, err = ds.Lookup(ctx, DerivationsGraph); err != nil {
 		return nil, err
 	}
@@ -305,7 +309,7 @@ func (x *explainer) explain(t kb.Triple, depth int, path map[kb.Triple]bool) (*D
 	}
 	inferred := false
 	for _, q := range quads {
-		if q.G == x.inferred {
+		if q.G == x.inferred || (q.G == x.internal && x.internal != 0) {
 			inferred = true
 		} else if q.G != x.derivG {
 			d.Asserted = true

@@ -16,7 +16,7 @@ import (
 
 // DerivationsGraphIRI names the graph where the engine records, for every
 // triple it derives, the rule and premises that produced it.
-const DerivationsGraphIRI = "urn:x-perfkb:derivations"
+const DerivationsGraphIRI = kb.DerivationsGraphIRI
 
 // DerivationPredicateIRI links a derived triple's subject to one
 // derivation record (a literal, see derivation.go).
@@ -139,7 +139,12 @@ type Engine struct {
 	cur   uint32 // the newest generation
 
 	inferredG, derivG, derivP kb.ID
-	readGraphs                map[kb.ID]bool
+	// internalG receives helper triples (predicates in
+	// kb.RulesInternalNamespace), kept out of the union default graph;
+	// internalP caches which predicates are helpers.
+	internalG  kb.ID
+	internalP  map[kb.ID]bool
+	readGraphs map[kb.ID]bool
 
 	terms map[kb.ID]kb.Term
 	ids   map[kb.Term]kb.ID
@@ -216,11 +221,12 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 	e.summary.Rules = prog.Len()
 	e.summary.Firings = map[string]int64{}
 	e.summary.RuleTime = map[string]time.Duration{}
-	ids, err := e.internAll(ctx, []kb.Term{opts.InferredGraph, DerivationsGraph, kb.IRI(DerivationPredicateIRI)})
+	ids, err := e.internAll(ctx, []kb.Term{opts.InferredGraph, DerivationsGraph, kb.IRI(DerivationPredicateIRI), kb.IRI(kb.RulesInternalGraphIRI)})
 	if err != nil {
 		return nil, err
 	}
-	e.inferredG, e.derivG, e.derivP = ids[0], ids[1], ids[2]
+	e.inferredG, e.derivG, e.derivP, e.internalG = ids[0], ids[1], ids[2], ids[3]
+	e.internalP = map[kb.ID]bool{}
 	if opts.ReadGraphs != nil {
 		e.readGraphs = map[kb.ID]bool{}
 		for _, g := range opts.ReadGraphs {
@@ -393,7 +399,7 @@ func (e *Engine) term(ctx context.Context, id kb.ID) (kb.Term, error) {
 }
 
 func (e *Engine) reset(ctx context.Context) error {
-	for _, g := range []kb.ID{e.inferredG, e.derivG} {
+	for _, g := range []kb.ID{e.inferredG, e.derivG, e.internalG} {
 		quads, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{G: g}))
 		if err != nil {
 			return fmt.Errorf("reasoner: reading graph to reset: %w", err)
@@ -652,7 +658,7 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 		changed = true
 		e.summary.Derived++
 		e.summary.Firings[e.rules[d.rule].cr.label]++
-		delta.Add = append(delta.Add, kb.Quad{S: d.s, P: d.p, O: d.o, G: e.inferredG})
+		delta.Add = append(delta.Add, kb.Quad{S: d.s, P: d.p, O: d.o, G: e.graphOf(d.p)})
 		if !e.opts.NoDerivations {
 			rec, err := e.record(ctx, d)
 			if err != nil {
@@ -681,6 +687,20 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 	e.premArea = nil
 	clear(e.pendSet)
 	return changed, nil
+}
+
+// graphOf is the graph a derived triple with predicate p goes to: the
+// rules-internal graph for helper predicates, else the inferred graph.
+func (e *Engine) graphOf(p kb.ID) kb.ID {
+	internal, ok := e.internalP[p]
+	if !ok {
+		internal = strings.HasPrefix(e.terms[p].Value, kb.RulesInternalNamespace) && e.terms[p].Kind == kb.KindIRI
+		e.internalP[p] = internal
+	}
+	if internal {
+		return e.internalG
+	}
+	return e.inferredG
 }
 
 func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, records []kb.Term, subjects []kb.ID) error {

@@ -394,6 +394,9 @@ func (f *matchFrame) visit(q kb.Quad) error {
 	if err := f.ex.check(); err != nil {
 		return err
 	}
+	if f.ex.hidden != nil && f.ex.hidden[q.G] && f.n.graph.kind == gDefault {
+		return nil // perfkb's bookkeeping is not part of the union default graph
+	}
 	if f.seen != nil && f.seen.duplicate(q) {
 		return nil
 	}

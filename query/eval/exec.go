@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
@@ -78,6 +79,9 @@ type executor struct {
 	vars     *varTable
 	defaults []kb.ID // default graph IDs, when not unionAll
 	unionAll bool
+	// hidden holds the graphs the union default graph leaves out
+	// (kb.HiddenGraphs present in the store); nil when there are none.
+	hidden   map[kb.ID]bool
 	multi    bool // the store has more than one graph (dedupe unions)
 	named    []kb.ID
 	namedSet map[kb.ID]bool
@@ -148,6 +152,19 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 		}
 	case !spec.DefaultEmpty:
 		ex.unionAll = true
+		// The union leaves out perfkb's bookkeeping graphs (kb.HiddenGraphs)
+		// when the store has them: matches in them are dropped as they are
+		// visited, so stores without them pay one nil check per quad.
+		for _, g := range kb.HiddenGraphs {
+			if id, ok, err := ex.dict.lookup(g); err != nil {
+				return nil, err
+			} else if ok && slices.Contains(graphs, id) {
+				if ex.hidden == nil {
+					ex.hidden = map[kb.ID]bool{}
+				}
+				ex.hidden[id] = true
+			}
+		}
 	}
 	ex.namedSet = map[kb.ID]bool{}
 	switch {
@@ -480,6 +497,9 @@ func (ex *executor) matchDefault(p kb.Pattern) ([]kb.Quad, error) {
 			return nil, err
 		}
 		for _, q := range quads {
+			if ex.unionAll && ex.hidden[q.G] {
+				continue
+			}
 			k := [3]kb.ID{q.S, q.P, q.O}
 			if !seen[k] {
 				seen[k] = true
