@@ -190,3 +190,42 @@ SELECT ?cr ?name ?base ?trial (?trial - ?base AS ?diff) WHERE {
 		}
 	}
 }
+
+// TestOverheadHierarchyQuery: the overhead classification copied into the
+// analysis graph answers "all communication overhead" in one query: in the
+// hand-built p = 4 run, odata_p2p on main (30+25+30+40) and on the exchange
+// region (the same) is communication, osync is not.
+func TestOverheadHierarchyQuery(t *testing.T) {
+	ctx := context.Background()
+	ds := loadTTL(t, "scaling.ttl")
+	if _, err := Run(ctx, ds, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	q := `PREFIX perfonto: <` + ontology.Namespace + `>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?name (SUM(?v) AS ?total) WHERE {
+  ?rs perfonto:inExperiment <http://example.org/e4> ; perfonto:hasMetric ?m .
+  ?m perfonto:hasMetricName ?name ; perfonto:hasMetricValue ?v .
+  ?def perfonto:metricMnemonic ?name ; perfonto:measuresOverhead ?class .
+  ?class rdfs:subClassOf* perfonto:CommunicationOverhead .
+} GROUP BY ?name`
+	r, err := query.Run(ctx, ds, q, query.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got := map[string]string{}
+	for {
+		row, ok := r.Next()
+		if !ok {
+			break
+		}
+		got[row[0].Value] = row[1].Value
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := strconv.ParseFloat(got["odata_p2p"], 64); len(got) != 1 || err != nil || v != 250 {
+		t.Errorf("communication overhead %v, want odata_p2p 250 only", got)
+	}
+}
