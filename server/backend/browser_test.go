@@ -377,6 +377,14 @@ func TestQueryPageInChromium(t *testing.T) {
 			if strings.HasPrefix(got.Label, ex.Name[:10]) {
 				t.Errorf("example picker keeps the stale label %q", got.Label)
 			}
+			if strings.HasPrefix(ex.Name, "Top 20") {
+				var bars []string
+				wd.script(`document.getElementById("chart").scrollIntoView(); return Array.from(document.querySelectorAll("#chart text.bar-label")).map(t => t.textContent)`, &bars)
+				if len(bars) != got.Rows || len(bars) == 0 || !slices.Contains(bars, "main") {
+					t.Errorf("chart of %q labels its %d bars %v; want one per row, by regionName (e.g. main)", ex.Name, len(bars), bars)
+				}
+				wd.screenshot("chart")
+			}
 		}
 		wd.screenshot("example-chart")
 	})

@@ -291,9 +291,9 @@ class PagedTable {
     size.addEventListener("change", () => { st.size = Number(size.value); st.page = 0; this.draw(); });
     const go = (p) => () => { st.page = Math.max(0, Math.min(pages - 1, p)); this.draw(); };
     const pager = el("div", { class: "perfkb-pager" },
-      el("button", { type: "button", class: "first", onclick: go(0) }, "⏮"), el("button", { type: "button", class: "prev", onclick: go(st.page - 1) }, "◀"),
+      el("button", { type: "button", class: "first", onclick: go(0) }, "«"), el("button", { type: "button", class: "prev", onclick: go(st.page - 1) }, "◀"),
       el("span", { class: "perfkb-page-info" }, `rows ${list.length ? from + 1 : 0}–${from + shown.length} of ${list.length.toLocaleString("en")}` + (list.length !== this.all.length ? ` (filtered from ${this.all.length.toLocaleString("en")})` : "") + ` · page ${st.page + 1} of ${pages}`),
-      el("button", { type: "button", class: "next", onclick: go(st.page + 1) }, "▶"), el("button", { type: "button", class: "last", onclick: go(pages - 1) }, "⏭"),
+      el("button", { type: "button", class: "next", onclick: go(st.page + 1) }, "▶"), el("button", { type: "button", class: "last", onclick: go(pages - 1) }, "»"),
       el("label", {}, " rows per page ", size), filter);
     this.yasr.resultsEl.replaceChildren(pager, el("table", { class: "perfkb-results", id: "result-table" }, el("thead", {}, head), el("tbody", {}, ...body)));
     WB.table = this;
@@ -358,7 +358,9 @@ function setupChart() {
   $("chart-column").replaceChildren(...numeric.map(opt));
   $("label-column").replaceChildren(...last.vars.map(opt));
   $("series-column").replaceChildren(el("option", { value: "" }, "(none)"), ...last.vars.map(opt));
-  $("chart-column").value = numeric[numeric.length - 1];
+  // Chart the metric the query is about when a column carries its name.
+  const { metric } = unitOfQuery(last.query);
+  $("chart-column").value = numeric.includes(metric) ? metric : numeric[0];
   const firstLabel = last.vars.find((v) => !numeric.includes(v));
   $("label-column").value = firstLabel || numeric[0];
   drawQueryChart();
@@ -371,7 +373,11 @@ async function drawQueryChart() {
   const rows = last.rows.filter((r) => !isNaN(termNumber(r[col])));
   const iris = rows.map((r) => r[label]).filter((t) => t && t.type === "uri").map((t) => t.value);
   const name = await fetchLabels(Array.from(new Set(iris)));
-  const { metric, unit } = unitOfQuery(last.query);
+  // The metric's unit belongs to the column holding its values (?wtime,
+  // ?value, ?time), not to counts such as ?summaries.
+  const q = unitOfQuery(last.query);
+  const carries = q.metric && (col === q.metric || /^(value|v|time|max|min|avg|mean|sum)$/i.test(col));
+  const metric = carries ? q.metric : "", unit = carries ? q.unit : "";
   const points = rows.map((r) => ({
     label: r[label] ? (r[label].type === "uri" ? name(r[label].value) : r[label].value) : "",
     x: termNumber(r[label]),
@@ -893,7 +899,7 @@ async function openTree(exp) {
 // ---------- wiring ----------
 
 function showTab(name) {
-  document.querySelectorAll(".tab").forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
+  document.querySelectorAll(".navtab").forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
   document.querySelectorAll(".panel").forEach((p) => { p.hidden = p.id !== "tab-" + name; });
   if (name === "sites") loadSites();
   if (name === "findings" && F.all.length === 0) loadFindings();
@@ -946,7 +952,7 @@ async function init() {
   $("f-prev").addEventListener("click", () => { F.page = Math.max(0, F.page - 1); renderFindings(); });
   $("f-next").addEventListener("click", () => { F.page++; renderFindings(); });
   $("run-rules").addEventListener("click", runRules);
-  document.querySelectorAll(".tab").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
+  document.querySelectorAll(".navtab").forEach((b) => b.addEventListener("click", () => showTab(b.dataset.tab)));
   const saved = sessionStorage.getItem("perfkb-token");
   if (saved) $("token").value = saved;
   $("token").addEventListener("change", () => sessionStorage.setItem("perfkb-token", $("token").value));
