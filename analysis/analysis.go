@@ -63,7 +63,7 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Issues: d.Issues, byIRI: map[string]*ExperimentResult{}}
+	res := &Result{Issues: append([]Issue{}, d.Issues...), byIRI: map[string]*ExperimentResult{}}
 	var issues []Issue
 	res.Groups, res.Experiments, issues = analyseScaling(d, h)
 	res.Issues = append(res.Issues, issues...)
@@ -71,6 +71,7 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 		res.byIRI[e.Exp.IRI] = e
 	}
 	res.Soft = analyseSoft(res, cfg)
+	readIssues := len(d.Issues)
 	for _, pair := range opts.Diffs {
 		df, err := Compare(ctx, d, pair[0], pair[1])
 		if err != nil {
@@ -78,6 +79,9 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 		}
 		res.Diffs = append(res.Diffs, df)
 	}
+	// Compare resolves the remaining metric values of its experiments and
+	// reports non-numeric ones.
+	res.Issues = append(res.Issues, d.Issues[readIssues:]...)
 	w := &writer{}
 	w.results(res, h)
 	w.soft(res.Soft)

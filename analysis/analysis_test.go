@@ -281,16 +281,17 @@ func has(t *testing.T, ds kb.Dataset, tr kb.Triple) bool {
 func TestBadInput(t *testing.T) {
 	ctx := context.Background()
 	ds := loadTTL(t, "bad.ttl")
-	res, err := Run(ctx, ds, Options{})
+	res, err := Run(ctx, ds, Options{Diffs: [][2]string{{ex + "textual", ex + "textual2"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		ex + "noprog":  "no main program region",
-		ex + "lonely":  "the only experiment",
-		ex + "zero1":   "has program time 0",
-		ex + "zero4":   "has program time 0",
-		ex + "textual": "non-numeric value",
+		ex + "noprog":   "no main program region",
+		ex + "lonely":   "the only experiment",
+		ex + "zero1":    "has program time 0",
+		ex + "zero4":    "has program time 0",
+		ex + "textual":  "non-numeric value",
+		ex + "textual2": "metric L1_DCM has the non-numeric value",
 	}
 	got := map[string]string{}
 	for _, i := range res.Issues {
