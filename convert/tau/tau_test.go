@@ -303,3 +303,16 @@ func TestUserEventsRoundTrip(t *testing.T) {
 		t.Errorf("%d user event values checked, want 50", checked)
 	}
 }
+
+func TestContextKeptInProcessingUnit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ctx")
+	genProfile{funcs: []genFunc{{"main", 1, 0, "10", "10", "TAU_DEFAULT"}}}.write(t, filepath.Join(dir, "profile.2.1.3"))
+	c, _ := convertDir(t, dir)
+	rs := base.IRI("exp", "ctx").Value + "/rs/p2c1t3/main"
+	pu := c.objects(rs, ontology.InProcessingUnit)
+	if len(pu) != 1 || !strings.HasSuffix(pu[0].Value, "/pu/p2c1t3") ||
+		!slices.Equal(c.objects(pu[0].Value, ontology.ProcessID), []kb.Term{kb.Literal("2", ontology.XSDInteger)}) ||
+		!slices.Equal(c.objects(pu[0].Value, ontology.ThreadID), []kb.Term{kb.Literal("3", ontology.XSDInteger)}) {
+		t.Errorf("context PU %v", pu)
+	}
+}
