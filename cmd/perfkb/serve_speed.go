@@ -34,7 +34,7 @@ func (f *speedFlags) bind(fs *pflag.FlagSet) {
 func (f *speedFlags) apply(ctx context.Context, ds kb.Dataset, logger *slog.Logger) (stop func(), err error) {
 	stop = func() {}
 	if f.memory != "" {
-		n, err := parseSize(f.memory)
+		n, err := parseByteSize(f.memory)
 		if err != nil {
 			return stop, usageError(fmt.Errorf("--memory %q: %w", f.memory, err))
 		}
@@ -80,9 +80,9 @@ func (f *speedFlags) apply(ctx context.Context, ds kb.Dataset, logger *slog.Logg
 	return func() { _ = srv.Close() }, nil
 }
 
-// parseSize reads a byte size: a number with an optional unit B, KB, MB,
+// parseByteSize reads a byte size: a number with an optional unit B, KB, MB,
 // GB (powers of 1000), KiB, MiB, GiB (powers of 1024).
-func parseSize(s string) (int64, error) {
+func parseByteSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	units := []struct {
 		suffix string
