@@ -456,13 +456,13 @@ func TestQueryPageInChromium(t *testing.T) {
 		var version string
 		wd.script(`return document.getElementById("scal-version").value`, &version)
 		// Process counts of the version's runs that have a call-tree root with a wtime.
-		counts := sparqlRows(t, ds, pfx+`SELECT DISTINCT ?p WHERE { ?exp perfonto:ofVersion <`+version+`> ; perfonto:numberOfProcesses ?p .
+		counts := sparqlRows(t, ds, pfx+`SELECT DISTINCT ?size ?p WHERE { ?exp perfonto:ofVersion <`+version+`> ; perfonto:numberOfProcesses ?p . OPTIONAL { ?exp perfonto:problemSize ?size }
 			?rs perfonto:inExperiment ?exp ; perfonto:ofCodeRegion ?cr ; perfonto:hasMetric ?m . FILTER NOT EXISTS { ?x perfonto:hasChildRS ?rs }
 			?m perfonto:hasMetricName "wtime" }`)
 		var points int
 		wd.script(`return document.querySelectorAll("#scaling-chart svg circle.point").length`, &points)
 		if points != len(counts) {
-			t.Errorf("scaling chart of %s has %d points, want one per process count (%d)", version, points, len(counts))
+			t.Errorf("scaling chart of %s has %d points, want one per (problem size, process count) (%d)", version, points, len(counts))
 		}
 		wd.screenshot("scaling")
 	})
@@ -607,9 +607,10 @@ func TestQueryPageInChromium(t *testing.T) {
 			t.Fatalf("/analysis/scaling: %v", err)
 		}
 		procs := map[string]bool{}
+		cols := sc.Data[0].Columns
 		for _, r := range sc.Data[0].Rows {
-			if r[slices.Index(sc.Data[0].Columns, "region")] == "(program)" && r[slices.Index(sc.Data[0].Columns, "time_us")] != "" {
-				procs[r[slices.Index(sc.Data[0].Columns, "processes")]] = true
+			if r[slices.Index(cols, "region")] == "(program)" && r[slices.Index(cols, "time_us")] != "" {
+				procs[r[slices.Index(cols, "problem_size")]+"|"+r[slices.Index(cols, "processes")]] = true
 			}
 		}
 		if points != len(procs) {

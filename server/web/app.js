@@ -684,12 +684,13 @@ async function runCompare() {
 
 function scalingQuery(version) {
   return `PREFIX perfonto: <${PERFONTO}>
-SELECT ?exp ?processes (MAX(?v) AS ?time) WHERE {
+SELECT ?exp ?processes ?size (MAX(?v) AS ?time) WHERE {
   ?exp perfonto:ofVersion <${version}> ; perfonto:numberOfProcesses ?processes .
+  OPTIONAL { ?exp perfonto:problemSize ?size }
   ?rs perfonto:inExperiment ?exp ; perfonto:hasMetric ?m .
   FILTER NOT EXISTS { ?p perfonto:hasChildRS ?rs }
   ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v .
-} GROUP BY ?exp ?processes ORDER BY ?processes`;
+} GROUP BY ?exp ?processes ?size ORDER BY ?size ?processes`;
 }
 WB.scalingQuery = scalingQuery;
 
@@ -704,14 +705,14 @@ async function scalingRows(version) {
       if (table) {
         const col = (name) => table.columns.indexOf(name);
         const rows = table.rows.filter((r) => r[col("region")] === "(program)" && r[col("time_us")] !== "").map((r) => ({
-          exp: r[col("experiment")], p: Number(r[col("processes")]), t: Number(r[col("time_us")]),
+          exp: r[col("experiment")], p: Number(r[col("processes")]), t: Number(r[col("time_us")]), size: r[col("problem_size")] || "",
           speedup: Number(r[col("speedup")]), eff: Number(r[col("efficiency")]),
         }));
         if (rows.length) return { rows, source: "the analysis service (/analysis/scaling)" };
       }
     }
   } catch (_) { /* fall back to SPARQL */ }
-  const rows = (await sparql(scalingQuery(version))).map((r) => ({ exp: r.exp.value, p: Number(r.processes.value), t: Number(r.time.value) }));
+  const rows = (await sparql(scalingQuery(version))).map((r) => ({ exp: r.exp.value, p: Number(r.processes.value), t: Number(r.time.value), size: r.size ? r.size.value : "" }));
   return { rows, source: "SPARQL (longest call-tree root per run)" };
 }
 
@@ -722,24 +723,28 @@ async function showScaling() {
   setStatus("scal-status", "loading…");
   try {
     const { rows, source } = await scalingRows(version);
-    // Per process count the fastest run; speedup and efficiency against the smallest count.
+    // One series per problem size (runs of different sizes do not scale
+    // against each other); per process count the fastest run; speedup and
+    // efficiency against the smallest count of the same size.
     const best = new Map();
-    rows.forEach((r) => { if (!best.has(r.p) || r.t < best.get(r.p).t) best.set(r.p, r); });
-    const pts = Array.from(best.values()).sort((a, b) => a.p - b.p);
-    const base = pts[0];
+    rows.forEach((r) => { const k = r.size + "|" + r.p; if (!best.has(k) || r.t < best.get(k).t) best.set(k, r); });
+    const pts = Array.from(best.values()).sort((a, b) => a.size.localeCompare(b.size) || a.p - b.p);
+    const baseOf = new Map();
+    pts.forEach((r) => { if (!baseOf.has(r.size)) baseOf.set(r.size, r); });
     // The analysis service's own speedup/efficiency when it gave them.
-    pts.forEach((r) => { if (r.speedup == null) { r.speedup = base.t / r.t; r.eff = (r.speedup * base.p) / r.p; } });
+    pts.forEach((r) => { const base = baseOf.get(r.size); if (r.speedup == null) { r.speedup = base.t / r.t; r.eff = (r.speedup * base.p) / r.p; } });
     WB.scaling = pts;
     const kind = $("scal-kind").value, unit = metricUnit("wtime");
     const y = { time: (r) => r.t, speedup: (r) => r.speedup, efficiency: (r) => r.eff }[kind];
-    drawChart($("scaling-chart"), { kind: "line", points: pts.map((r) => ({ x: r.p, y: y(r), label: String(r.p), series: shortIRI(version) })), log: $("scal-log").checked, yTitle: kind === "time" ? "wall-clock time of the run (wtime, µs)" : kind, xTitle: "processes", unit: kind === "time" ? unit : "" });
-    $("scaling").tBodies[0].replaceChildren(...rows.sort((a, b) => a.p - b.p).map((r) => {
-      const b = best.get(r.p) === r;
-      return el("tr", { class: b ? "" : "hint" }, el("td", { title: r.exp }, shortIRI(r.exp)), el("td", { class: "num" }, String(r.p)), el("td", { class: "num" }, fmt(r.t, unit)),
+    drawChart($("scaling-chart"), { kind: "line", points: pts.map((r) => ({ x: r.p, y: y(r), label: String(r.p), series: r.size ? "size " + r.size : shortIRI(version) })), log: $("scal-log").checked, yTitle: kind === "time" ? "wall-clock time of the run (wtime, µs)" : kind, xTitle: "processes", unit: kind === "time" ? unit : "" });
+    $("scaling").tBodies[0].replaceChildren(...rows.sort((a, b) => a.size.localeCompare(b.size) || a.p - b.p).map((r) => {
+      const b = best.get(r.size + "|" + r.p) === r;
+      return el("tr", { class: b ? "" : "hint" }, el("td", { title: r.exp }, shortIRI(r.exp) + (r.size ? ` (size ${r.size})` : "")), el("td", { class: "num" }, String(r.p)), el("td", { class: "num" }, fmt(r.t, unit)),
         el("td", { class: "num" }, b ? r.speedup.toFixed(2) : ""), el("td", { class: "num" }, b ? r.eff.toFixed(2) : ""));
     }));
     WB.scalingSource = source;
-    setStatus("scal-status", `${rows.length} experiments at ${pts.length} process counts, from ${source}` + (pts.length < 2 ? " — one process count only: no speedup to show" : ""));
+    const sizes = baseOf.size;
+    setStatus("scal-status", `${rows.length} experiments, ${sizes} problem size${sizes === 1 ? "" : "s"}, ${pts.length} (size, processes) points, from ${source}` + (pts.length === sizes ? " — one process count per size: no speedup to show" : ""));
   } catch (err) {
     setStatus("scal-status", String(err.message || err), true);
   }
