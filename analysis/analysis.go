@@ -97,6 +97,7 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 		quads = append(quads, derived...)
 		res.Findings = findings
 	}
+	quads = dedupe(quads)
 	res.Quads = len(quads)
 	if !opts.DryRun {
 		if err := Replace(ctx, ds, quads); err != nil {
@@ -165,6 +166,20 @@ func scalabilityRules(ctx context.Context, quads []kb.TermQuad, defines map[stri
 		}
 	}
 	return out, findings, nil
+}
+
+// dedupe drops repeated quads (a region aggregate typed by two analyses),
+// keeping the first of each.
+func dedupe(quads []kb.TermQuad) []kb.TermQuad {
+	seen := make(map[kb.TermQuad]bool, len(quads))
+	out := quads[:0]
+	for _, q := range quads {
+		if !seen[q] {
+			seen[q] = true
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // neededMetrics names the metrics the analyses read: wtime, the overhead
