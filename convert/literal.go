@@ -12,10 +12,51 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 )
 
-var (
-	integerLexical = regexp.MustCompile(`^[+-]?[0-9]+$`)
-	doubleLexical  = regexp.MustCompile(`^([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)$`)
-)
+// doubleLexical is the xsd:double lexical space; isDoubleLexical checks
+// the common forms without it (it runs once per metric value).
+var doubleLexical = regexp.MustCompile(`^([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)$`)
+
+// isIntegerLexical reports whether s is [+-]?[0-9]+.
+func isIntegerLexical(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	return s != "" && digits(s) == len(s)
+}
+
+func digits(s string) int {
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// isDoubleLexical reports whether s is a valid xsd:double lexical form.
+func isDoubleLexical(s string) bool {
+	t := s
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		t = t[1:]
+	}
+	i := digits(t)
+	mantissa := i
+	if i < len(t) && t[i] == '.' {
+		f := digits(t[i+1:])
+		mantissa += f
+		i += 1 + f
+	}
+	if i == len(t) {
+		return mantissa > 0
+	}
+	if mantissa == 0 || (t[i] != 'e' && t[i] != 'E') {
+		return doubleLexical.MatchString(s) // INF, NaN
+	}
+	e := t[i+1:]
+	if e != "" && (e[0] == '+' || e[0] == '-') {
+		e = e[1:]
+	}
+	return e != "" && digits(e) == len(e)
+}
 
 // MetricDatatype returns the XSD datatype of hasMetricValue for a metric
 // name: the catalog's value datatype (xsd:double or xsd:long), xsd:double
@@ -43,7 +84,7 @@ func MetricLiteral(dt, lexical string) (lit kb.Term, warning string, err error) 
 	s := strings.TrimSpace(lexical)
 	switch dt {
 	case ontology.XSDLong, ontology.XSDInteger:
-		if integerLexical.MatchString(s) {
+		if isIntegerLexical(s) {
 			if _, err := strconv.ParseInt(s, 10, 64); err == nil || dt == ontology.XSDInteger {
 				return kb.Literal(s, dt), "", nil
 			}
@@ -66,7 +107,7 @@ func MetricLiteral(dt, lexical string) (lit kb.Term, warning string, err error) 
 		case "nan":
 			return kb.Literal("NaN", ontology.XSDDouble), "", nil
 		}
-		if doubleLexical.MatchString(s) {
+		if isDoubleLexical(s) {
 			return kb.Literal(s, ontology.XSDDouble), "", nil
 		}
 		f, err := strconv.ParseFloat(s, 64)

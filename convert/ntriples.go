@@ -137,8 +137,7 @@ func appendTerm(b *strings.Builder, t kb.Term) {
 // plainIRI reports whether an IRI needs no escaping in N-Triples.
 func plainIRI(s string) bool {
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c <= 0x20, c == '<', c == '>', c == '"', c == '{', c == '}', c == '|', c == '^', c == '`', c == '\\', c >= 0x80:
+		if !iriSafe[s[i]] {
 			return false
 		}
 	}
@@ -148,9 +147,21 @@ func plainIRI(s string) bool {
 // plainString reports whether a literal's lexical form needs no escaping.
 func plainString(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == 0x7f || c >= 0x80 {
+		if !stringSafe[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// iriSafe and stringSafe mark the ASCII bytes written as they are inside
+// <…> and "…" (non-ASCII bytes take the slow path).
+var iriSafe, stringSafe = func() (iri, str [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		iri[c] = !strings.ContainsRune(`<>"{}|^`+"`"+`\`, rune(c))
+	}
+	for c := 0x20; c < 0x7f; c++ {
+		str[c] = c != '"' && c != '\\'
+	}
+	return
+}()

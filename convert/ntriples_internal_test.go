@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -22,6 +23,19 @@ func TestAppendTermMatchesKB(t *testing.T) {
 		appendTerm(&fast, tm)
 		if fast.String() != tm.String() {
 			t.Errorf("appendTerm(%#v) = %s; kb writes %s", tm, fast.String(), tm.String())
+		}
+	}
+}
+
+var integerGrammar = regexp.MustCompile(`^[+-]?[0-9]+$`)
+
+func TestLexicalChecksMatchTheGrammar(t *testing.T) {
+	for _, s := range []string{"", "1", "-1", "+1", "1.", ".5", "1.5", "1e5", "1E+5", "1.5e-3", ".e1", "e1", "1e", "1e+", "INF", "-INF", "+INF", "NaN", "nan", "1.2.3", "--1", "1,5", " 1", "0x10", "Infinity"} {
+		if got, want := isDoubleLexical(s), doubleLexical.MatchString(s); got != want {
+			t.Errorf("isDoubleLexical(%q) = %v; the xsd:double grammar says %v", s, got, want)
+		}
+		if got, want := isIntegerLexical(s), integerGrammar.MatchString(s); got != want {
+			t.Errorf("isIntegerLexical(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
