@@ -179,7 +179,6 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	if f.fed.sites != "" {
 		return runFederated(ctx, app, f, prepared, opts, format)
 	}
-	f.fed.apply(&opts, f.fed.client(nil, f.maxRows)) // SERVICE: any endpoint from the CLI
 	data := f.data
 	if qd := prepared.Query.Dataset; qd != nil && len(data) == 0 && len(named) == 0 {
 		// FROM / FROM NAMED naming files: read them into a fresh dataset.
@@ -208,6 +207,7 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	if spec != nil {
 		opts.Dataset = *spec
 	}
+	f.fed.apply(&opts, f.fed.client(ds, f.maxRows)) // SERVICE: any endpoint from the CLI
 	res, err := query.Exec(ctx, ds, prepared, opts)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/federation"
@@ -34,9 +35,10 @@ func (f *federationFlags) bind(fl *pflag.FlagSet) {
 }
 
 // client returns the SERVICE handler of the CLI: any http(s) endpoint is
-// allowed; registered sites are known by name and token.
-func (f *federationFlags) client(sites []federation.Site, maxRows int64) *federation.Client {
-	c := federation.NewClient(sites)
+// allowed; the sites registered in ds are known by name and token.
+func (f *federationFlags) client(ds kb.Dataset, maxRows int64) *federation.Client {
+	c := federation.NewClient(nil)
+	c.Registered = (&federation.Registry{DS: ds}).Sites
 	c.Timeout = f.siteTimeout
 	c.MaxRows = maxRows
 	return c
@@ -75,7 +77,7 @@ func runFederated(ctx context.Context, app *App, f *queryFlags, prepared *query.
 	if err := federation.FanOut(prepared.Query, sites, federation.FanOutOptions{Local: local, SiteColumn: f.fed.siteColumn}); err != nil {
 		return usageError(err)
 	}
-	f.fed.apply(&opts, f.fed.client(registered, f.maxRows))
+	f.fed.apply(&opts, f.fed.client(ds, f.maxRows))
 	res, err := query.Exec(ctx, ds, prepared, opts)
 	if err != nil {
 		return err

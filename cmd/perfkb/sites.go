@@ -134,7 +134,11 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 					return err
 				}
 			} else if err := withRegistry(cmd.Context(), app, func(reg *federation.Registry) (err error) {
-				c := federation.NewClient(nil)
+				sites, err := reg.Sites(cmd.Context())
+				if err != nil {
+					return err
+				}
+				c := federation.NewClient(sites) // names and tokens of the sites
 				c.Timeout = f.siteTimeout
 				out, err = reg.Refresh(cmd.Context(), c, args)
 				return err

@@ -238,12 +238,22 @@ type serviceNode struct {
 
 func (ex *executor) compileService(o *algebra.Service) node {
 	n := &serviceNode{op: o, endpointSlot: -1}
+	ex.serviceSlots(o)
 	if o.Endpoint.IsVar() {
 		n.endpointSlot = ex.vars.slot(o.Endpoint.Var)
 	} else if ex.svc != nil {
 		ex.svc.prefetch = append(ex.svc.prefetch, n)
 	}
 	return n
+}
+
+// serviceSlots gives the pattern's variables row slots, so the remote
+// answer's bindings are kept (a CONSTRUCT template or an outer pattern may
+// use variables that only the SERVICE pattern binds).
+func (ex *executor) serviceSlots(o *algebra.Service) {
+	for _, v := range algebra.InScope(o.Input) {
+		ex.vars.slot(v)
+	}
 }
 
 func (n *serviceNode) run(ex *executor, seed row, emit func(row) bool) error {
@@ -377,6 +387,7 @@ func (ex *executor) compileServiceJoin(o *algebra.Join, sc scope) (node, bool, e
 		return nil, false, nil
 	}
 	left := ex.maybe(o.Left)
+	ex.serviceSlots(svc)
 	n := &serviceJoinNode{op: svc, endpointSlot: -1}
 	for _, v := range algebra.InScope(svc.Input) {
 		if s := ex.vars.slot(v); left[s] {

@@ -270,3 +270,17 @@ func mustParse(t *testing.T, text string) *algebra.Query {
 	}
 	return q
 }
+
+func TestServiceConstruct(t *testing.T) {
+	p := kb.IRI("http://p")
+	a := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x1"), P: p, O: kb.String("v")})
+	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": a}}
+	q := mustParse(t, `CONSTRUCT { ?s ?p ?o } WHERE { SERVICE <http://a/sparql> { ?s ?p ?o } }`)
+	res, err := Query(context.Background(), kb.NewMemory(), q, Options{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Triples) != 1 || res.Triples[0].S != kb.IRI("http://x1") {
+		t.Errorf("triples %v, want the remote one", res.Triples)
+	}
+}

@@ -32,9 +32,12 @@ type FanOutOptions struct {
 // solution comes from one site's data (each experiment lives at one site,
 // §6.5.5).
 func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
+	if q.Where == nil || strings.TrimSpace(q.WhereText) == "" {
+		if err := rdqlWhere(q); err != nil {
+			return err
+		}
+	}
 	switch {
-	case q.Where == nil || strings.TrimSpace(q.WhereText) == "":
-		return errors.New("--sites needs a SPARQL query (RDQL queries cannot be forwarded to sites)")
 	case q.Form == algebra.FormDescribe:
 		return errors.New("--sites does not support DESCRIBE (use CONSTRUCT { ?s ?p ?o } WHERE { … } to gather descriptions from the sites)")
 	case q.Dataset != nil:
@@ -99,6 +102,38 @@ func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
 		}
 	}
 	q.Where = union
+	return nil
+}
+
+// rdqlWhere gives a query without WHERE text (RDQL) one: its pattern is a
+// projection of Filter(BGP) or a BGP; the BGP is written as SPARQL text and
+// forwarded, and the filter stays local (it tests each solution alone, so
+// the answer is the same).
+func rdqlWhere(q *algebra.Query) error {
+	p, ok := topProject(q.Pattern)
+	if !ok {
+		return errors.New("--sites cannot forward this query: no WHERE text")
+	}
+	bgp, ok := p.Input.(*algebra.BGP)
+	if f, isFilter := p.Input.(*algebra.Filter); isFilter {
+		bgp, ok = f.Input.(*algebra.BGP)
+	}
+	if !ok {
+		return errors.New("--sites cannot forward this query: no WHERE text")
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for _, tp := range bgp.Triples {
+		for _, n := range []algebra.Node{tp.S, tp.P, tp.O} {
+			if n.IsVar() && !n.Var.IsDistinguished() {
+				return errors.New("--sites cannot forward this query: it has blank nodes")
+			}
+			b.WriteString(" " + n.String())
+		}
+		b.WriteString(" .")
+	}
+	b.WriteString(" }")
+	q.Where, q.WhereText = bgp, b.String()
 	return nil
 }
 
