@@ -26,6 +26,10 @@ type Options struct {
 	Defines map[string]string
 	// DryRun computes everything but leaves the store unchanged.
 	DryRun bool
+	// Progress, when set, is called at the start of each stage ("reading",
+	// "scaling and overheads", "soft analysis", "rules", "writing") with
+	// the number of experiments known so far.
+	Progress func(stage string, experiments int)
 }
 
 // Result is everything one run computed.
@@ -59,10 +63,16 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	if cfg == nil {
 		cfg = DefaultSoftConfig()
 	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string, int) {}
+	}
+	progress("reading", 0)
 	d, err := ReadMetrics(ctx, ds, neededMetrics(h, cfg))
 	if err != nil {
 		return nil, err
 	}
+	progress("scaling and overheads", len(d.Experiments))
 	res := &Result{Issues: append([]Issue{}, d.Issues...), byIRI: map[string]*ExperimentResult{}}
 	var issues []Issue
 	res.Groups, res.Experiments, issues = analyseScaling(d, h)
@@ -70,6 +80,7 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	for _, e := range res.Experiments {
 		res.byIRI[e.Exp.IRI] = e
 	}
+	progress("soft analysis", len(d.Experiments))
 	res.Soft = analyseSoft(res, cfg)
 	readIssues := len(d.Issues)
 	for _, pair := range opts.Diffs {
@@ -90,6 +101,7 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	}
 	quads := w.quads
 	if !opts.NoRules {
+		progress("rules", len(d.Experiments))
 		derived, findings, err := scalabilityRules(ctx, quads, opts.Defines)
 		if err != nil {
 			return nil, err
@@ -100,6 +112,7 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	quads = dedupe(quads)
 	res.Quads = len(quads)
 	if !opts.DryRun {
+		progress("writing", len(d.Experiments))
 		if err := Replace(ctx, ds, quads); err != nil {
 			return nil, err
 		}

@@ -63,6 +63,10 @@ func (f *analyzeFlags) run(cmd *cobra.Command, app *App, kind string, diffs [][2
 	}
 	defer ds.Close()
 	progress := app.NewProgress("analysing", "experiments")
+	opts.Progress = func(stage string, experiments int) {
+		progress.Phase("analysis: "+stage, "experiments")
+		progress.Set(int64(experiments))
+	}
 	res, err := analysis.Run(ctx, ds, opts)
 	progress.Done()
 	if err != nil {
