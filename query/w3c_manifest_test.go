@@ -120,6 +120,9 @@ type w3cTest struct {
 	resultData      string
 	resultGraphData map[string]string
 	approved        bool
+	// serviceData maps a SERVICE endpoint IRI to the data it serves
+	// (qt:serviceData, SPARQL 1.1 Federated Query tests).
+	serviceData map[string][]string
 }
 
 func readTests(manifest string) ([]w3cTest, error) {
@@ -169,6 +172,15 @@ func readTests(manifest string) ([]w3cTest, error) {
 			}
 			for _, d := range g.all(action, qtNS+"graphData") {
 				t.graphData[d.Value] = iriPath(d.Value)
+			}
+			for _, sd := range g.all(action, qtNS+"serviceData") {
+				if t.serviceData == nil {
+					t.serviceData = map[string][]string{}
+				}
+				ep := g.one(sd, qtNS+"endpoint").Value
+				for _, d := range g.all(sd, qtNS+"data") {
+					t.serviceData[ep] = append(t.serviceData[ep], iriPath(d.Value))
+				}
 			}
 			for _, gd := range g.all(action, utNS+"graphData") {
 				t.graphData[g.one(gd, rdfsNS+"label").Value] = iriPath(g.one(gd, utNS+"graph").Value)

@@ -42,6 +42,7 @@ func w3cSuites() []struct{ name, manifest string } {
 		"add", "basic-update", "clear", "copy", "delete", "delete-data", "delete-insert",
 		"delete-where", "drop", "move", "update-silent",
 		"syntax-query", "syntax-update-1", "syntax-update-2",
+		"service", "syntax-fed",
 	} {
 		out = append(out, struct{ name, manifest string }{"sparql11/" + d, filepath.Join(w3cRoot, "sparql11", d, "manifest.ttl")})
 	}
@@ -259,7 +260,12 @@ func runQueryTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset) (
 	for iri := range tc.graphData {
 		spec.Named = append(spec.Named, kb.IRI(iri))
 	}
-	res, err := query.Exec(ctx, ds, p, query.Options{Base: fileIRI(tc.query), Dataset: spec})
+	service, stop, err := w3cEndpoints(ctx, tc.serviceData, newStore)
+	if err != nil {
+		return skipped, "starting the SERVICE endpoints: " + err.Error()
+	}
+	defer stop()
+	res, err := query.Exec(ctx, ds, p, query.Options{Base: fileIRI(tc.query), Dataset: spec, Service: service})
 	if err != nil {
 		return failed, "exec: " + err.Error()
 	}
