@@ -38,7 +38,10 @@ func openTrace(path string) (trace.Source, error) {
 		if errors.Is(err, otf2.ErrNotBuilt) {
 			return nil, usageError(err)
 		}
-		return src, err
+		if err != nil {
+			return nil, convert.Errorf("", "", "%w", err) // the message names the file
+		}
+		return src, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -5,8 +5,25 @@ package otf2
 /*
 #cgo pkg-config: otf2
 #include <otf2/otf2.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+// The library reports errors on stderr by default; keep the first message
+// of a failing operation instead, for perfkb's own error.
+static char pk_errbuf[512];
+static OTF2_ErrorCode pk_errcb(void* ud, const char* file, uint64_t line, const char* fn, OTF2_ErrorCode code,
+	const char* fmt, va_list va) {
+	if (pk_errbuf[0] == 0) vsnprintf(pk_errbuf, sizeof pk_errbuf, fmt, va);
+	return code;
+}
+static void pk_err_reset(void) {
+	static int registered;
+	if (!registered) { OTF2_Error_RegisterCallback(pk_errcb, NULL); registered = 1; }
+	pk_errbuf[0] = 0;
+}
+static const char* pk_err(void) { return pk_errbuf; }
 
 // Growable arrays filled by the C callbacks; Go copies them afterwards, so
 // no Go function is called from C.
@@ -105,6 +122,7 @@ static void pk_free_defs(pk_defs* d) {
 }
 
 static OTF2_Reader* pk_open(const char* path) {
+	pk_err_reset();
 	OTF2_Reader* r = OTF2_Reader_Open(path);
 	if (r == NULL) return NULL;
 	if (OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS) { OTF2_Reader_Close(r); return NULL; }
@@ -244,6 +262,7 @@ static pk_loc_reader* pk_open_loc(const char* path, uint64_t loc, int* status) {
 // skipped by the library (no callback), so the batch may hold fewer.
 static int pk_read(pk_loc_reader* lr, uint64_t n, uint64_t* read) {
 	lr->batch.n = 0;
+	pk_errbuf[0] = 0;
 	return OTF2_Reader_ReadLocalEvents(lr->r, lr->er, n, read) == OTF2_SUCCESS ? 0 : -1;
 }
 
@@ -349,7 +368,7 @@ func OpenArchive(path string) (*Archive, error) {
 	defer C.free(unsafe.Pointer(cpath))
 	var cd *C.pk_defs
 	if rc := C.pk_read_defs(cpath, &cd); rc != 0 {
-		return nil, fmt.Errorf("%s: cannot read the OTF2 archive's global definitions (%d); expected the anchor file of an OTF2 archive", path, int(rc))
+		return nil, fmt.Errorf("%s: cannot read the OTF2 archive's global definitions: %s; expected the anchor file (.otf2) of an OTF2 archive", path, libErr(int(rc)))
 	}
 	defer C.pk_free_defs(cd)
 	a := &Archive{path: path, comms: map[uint32]int{}, regions: map[uint32]int{}}
@@ -466,7 +485,7 @@ func OpenArchive(path string) (*Archive, error) {
 		var status C.int
 		lr := C.pk_open_loc(cpath, C.uint64_t(ref), &status)
 		if lr == nil {
-			return nil, fmt.Errorf("%s: cannot open the events of location %d (%d)", path, ref, int(status))
+			return nil, fmt.Errorf("%s: cannot open the events of location %d: %s", path, ref, libErr(int(status)))
 		}
 		for _, o := range unsafe.Slice(lr.offs.buf, lr.offs.n) {
 			a.d.Offsets[id] = append(a.d.Offsets[id], trace.ClockOffset{Time: trace.Time(o.time), Offset: int64(o.offset)})
@@ -474,6 +493,15 @@ func OpenArchive(path string) (*Archive, error) {
 		C.pk_close_loc(lr)
 	}
 	return a, nil
+}
+
+// libErr returns the OTF2 library's first message about the failed
+// operation, or the status code.
+func libErr(status int) string {
+	if m := C.GoString(C.pk_err()); m != "" {
+		return m
+	}
+	return fmt.Sprintf("status %d", status)
 }
 
 func roleName(r int) string {
@@ -518,7 +546,7 @@ func (a *Archive) Events(ctx context.Context, loc int) iter.Seq2[trace.Event, er
 		var status C.int
 		lr := C.pk_open_loc(cpath, C.uint64_t(a.locRefs[loc]), &status)
 		if lr == nil {
-			yield(trace.Event{}, fmt.Errorf("%s: cannot open the events of location %d (%d)", a.path, a.locRefs[loc], int(status)))
+			yield(trace.Event{}, fmt.Errorf("%s: cannot open the events of location %d: %s", a.path, a.locRefs[loc], libErr(int(status))))
 			return
 		}
 		defer C.pk_close_loc(lr)
@@ -537,7 +565,7 @@ func (a *Archive) Events(ctx context.Context, loc int) iter.Seq2[trace.Event, er
 			}
 			var read C.uint64_t
 			if C.pk_read(lr, 4096, &read) != 0 {
-				yield(trace.Event{}, fmt.Errorf("%s: location %d: reading events failed after event %d", a.path, a.locRefs[loc], seq))
+				yield(trace.Event{}, fmt.Errorf("%s: location %d: reading events failed after event %d: %s", a.path, a.locRefs[loc], seq, libErr(-1)))
 				return
 			}
 			for _, ce := range unsafe.Slice(lr.batch.buf, lr.batch.n) {
