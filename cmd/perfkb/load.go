@@ -114,7 +114,10 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 					graphs[g] = true
 				}
 			}
-			if err := ds.Close(); err != nil {
+			closing := app.NewProgress("writing the dictionary and flushing the store to disk", "")
+			err = ds.Close()
+			closing.Done()
+			if err != nil {
 				return err
 			}
 			secs := time.Since(start).Seconds()
@@ -139,6 +142,9 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 // function when the load ends.
 func loadProgress(app *App, name string, opts *kb.LoadOptions) (done func()) {
 	reading := app.NewProgress("reading "+name, "triples")
+	// The native store reports nothing while it sorts and writes its
+	// indexes after the last batch; say so instead of "reading".
+	reading.SetIdle("sorting and writing the indexes of " + name)
 	var writing *Progress
 	opts.Progress = reading.Set
 	opts.CommitProgress = func(done, total int64) {

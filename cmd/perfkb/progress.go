@@ -24,6 +24,8 @@ type Progress struct {
 	lastDraw   time.Time
 	count      int64
 	total      int64
+	lastSet    time.Time
+	idleLabel  string
 	enabled    bool
 	drawn      bool
 	stop       chan struct{}
@@ -82,6 +84,16 @@ func (p *Progress) Phase(label, unit string) {
 	}
 }
 
+// SetIdle names what is going on when the count has not moved for a
+// second (a store sorting and writing what it was given after the last
+// batch), so that the line does not claim the earlier phase is still
+// running.
+func (p *Progress) SetIdle(label string) {
+	p.mu.Lock()
+	p.idleLabel = label
+	p.mu.Unlock()
+}
+
 // SetTotal records the count the current phase will reach, for percent and
 // ETA; 0 means unknown.
 func (p *Progress) SetTotal(total int64) {
@@ -96,6 +108,7 @@ func (p *Progress) Set(count int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.count = count
+	p.lastSet = time.Now()
 	if !p.enabled {
 		return
 	}
@@ -122,6 +135,12 @@ func (p *Progress) line(now time.Time) string {
 	rate := 0.0
 	if inPhase > 0 {
 		rate = float64(p.count) / inPhase
+	}
+	if p.unit == "" {
+		return fmt.Sprintf("%s (%.1fs)", p.label, elapsed)
+	}
+	if p.idleLabel != "" && !p.lastSet.IsZero() && now.Sub(p.lastSet) >= time.Second {
+		return fmt.Sprintf("%s after %s %s (%.1fs)", p.idleLabel, humanCount(p.count), p.unit, elapsed)
 	}
 	s := fmt.Sprintf("%s %s", p.label, humanCount(p.count))
 	if p.total > 0 {

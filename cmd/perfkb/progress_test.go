@@ -62,3 +62,21 @@ func TestProgressTicks(t *testing.T) {
 		t.Errorf("output %q lacks the phase label", out.String())
 	}
 }
+
+func TestProgressIdleAndCountless(t *testing.T) {
+	p := newProgress(&bytes.Buffer{}, "reading x.nq", "triples", false, time.Hour)
+	defer p.Done()
+	p.SetIdle("sorting and writing the indexes of x.nq")
+	p.Set(500)
+	if line := p.line(time.Now()); !strings.HasPrefix(line, "reading x.nq 500 triples") {
+		t.Errorf("while counting: %q", line)
+	}
+	if line := p.line(time.Now().Add(2 * time.Second)); !strings.HasPrefix(line, "sorting and writing the indexes of x.nq after 500 triples") {
+		t.Errorf("after a second without progress: %q", line)
+	}
+	q := newProgress(&bytes.Buffer{}, "flushing the store", "", false, time.Hour)
+	defer q.Done()
+	if line := q.line(q.start.Add(1500 * time.Millisecond)); line != "flushing the store (1.5s)" {
+		t.Errorf("countless phase: %q", line)
+	}
+}
