@@ -129,7 +129,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	var paths [numOrders]string
 	var errs [numOrders]error
 	var sorted [numOrders][]key32 // copies for the read side
-	capture := s.readSide() != nil
+	capture := s.mem.Load() != nil
 	if len(keys) > 0 {
 		// Two goroutines, each with its own copy of the keys (made before
 		// either starts reordering) and scratch space: orders 0..2 on one,

@@ -38,7 +38,8 @@ func (s *Store) Match(ctx context.Context, p kb.Pattern) kb.QuadIterator {
 
 // has reports whether q is stored.
 func (s *Store) has(q kb.Quad) (bool, error) {
-	if m := s.readSide(); m != nil {
+	// Callers may hold wmu (cayley.go): never build the read side here.
+	if m := s.mem.Load(); m != nil {
 		if uint64(q.S|q.P|q.O|q.G) >= 1<<32 {
 			return false, nil // never issued while the read side is on
 		}

@@ -98,7 +98,21 @@ func (s *Store) buildReadSide(ctx context.Context) error {
 }
 
 // readSide returns the current snapshot, or nil when reads go to Pebble.
-func (s *Store) readSide() *memSnapshot { return s.mem.Load() }
+// The first read of a store opened with a budget builds it (the write
+// paths never do: a bulk load with no reader pays nothing for it). Callers
+// holding wmu use s.mem.Load() instead.
+func (s *Store) readSide() *memSnapshot {
+	if m := s.mem.Load(); m != nil || !s.memPending.Load() {
+		return m
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.memPending.Swap(false) && !s.closed.Load() {
+		// On failure reads simply stay on Pebble, which holds the truth.
+		_ = s.buildReadSide(context.Background())
+	}
+	return s.mem.Load()
+}
 
 // applyReadSide publishes the read side after a committed Apply whose net
 // changes were add and remove. The caller holds wmu.
@@ -177,6 +191,7 @@ func (s *Store) SetMemoryBudget(ctx context.Context, budget int64) error {
 		return err
 	}
 	s.budget = Options{MemoryBudget: budget}.memBudget()
+	s.memPending.Store(false)
 	s.cmu.RLock()
 	n := s.counts.quads
 	s.cmu.RUnlock()

@@ -100,7 +100,7 @@ func TestReadSideAgreesWithPebble(t *testing.T) {
 	}
 	for _, st := range steps {
 		st.do()
-		mem := s.mem.Load()
+		mem := s.readSide() // built by the first read after a reopen
 		if mem == nil {
 			t.Fatalf("%s: read side dropped under the default budget", st.name)
 		}

@@ -62,6 +62,8 @@ type Store struct {
 
 	budget int64                       // read-side budget in bytes; 0: off
 	mem    atomic.Pointer[memSnapshot] // the read side, or nil: see readside.go
+	// memPending: the read side is to be built by the first read.
+	memPending atomic.Bool
 }
 
 var _ kb.Dataset = (*Store)(nil)
@@ -161,9 +163,7 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		s.budget = opts.memBudget()
 	}
 	err = s.loadDictionary(ctx)
-	if err == nil {
-		err = s.buildReadSide(ctx)
-	}
+	s.memPending.Store(s.budget > 0)
 	if err != nil {
 		s.invalidateIters(true)
 		db.Close()

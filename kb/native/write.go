@@ -80,7 +80,7 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 	defer b.Close()
 	delta := make(map[[2]kb.ID]int64)
 	key := make([]byte, 0, 40)
-	mem := s.readSide()
+	mem := s.mem.Load()
 	if !fitsKey32(limit) {
 		mem = nil // keys would not fit; applyReadSide drops the read side
 	}
