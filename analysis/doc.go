@@ -7,7 +7,7 @@
 //	        ├─ factors: version, problem size, machine, processes × threads = n
 //	        ├─ scaling groups (version, problem size, machine) and baselines
 //	        ├─ speedup and efficiency: program (largest CR_P wtime) and per call path
-//	        ├─ overheads per region summary (5.2, 5.4, Fig. 5.2):
+//	        ├─ overheads per region summary against a sequential run (5.2, 5.4, Fig. 5.2):
 //	        │     oall = T_p − T_s/n, oall_ident = identified metrics + loss of
 //	        │     parallelism, oall_unid = oall − oall_ident; min/max/mean per
 //	        │     process (over threads) and per experiment (over processes)

@@ -167,7 +167,7 @@ func analyseScaling(d *Data, h *overheadHierarchy) ([]*Group, []*ExperimentResul
 		case b.Exp.Units == 1:
 			g.BaselineChoice = "sequential run (1 processing unit)"
 		default:
-			g.BaselineChoice = fmt.Sprintf("no sequential run: the smallest run (%d processing units); speedup relative to it", b.Exp.Units)
+			g.BaselineChoice = fmt.Sprintf("no sequential run: the smallest run (%d processing units); speedup relative to it, no overheads (T_o = T_p - T_s/p needs the sequential time T_s)", b.Exp.Units)
 			if g.Members[1].Exp.Units == b.Exp.Units {
 				g.BaselineChoice += fmt.Sprintf(", first by IRI of %d runs of that size", countUnits(g.Members, b.Exp.Units))
 			}
@@ -187,7 +187,7 @@ func analyseScaling(d *Data, h *overheadHierarchy) ([]*Group, []*ExperimentResul
 			m.Efficiency = m.Speedup * float64(b.Exp.Units) / float64(m.Exp.Units)
 			m.Scaled = finite(m.Speedup) && finite(m.Efficiency)
 			regionScaling(b, m)
-			if m != b {
+			if m != b && b.Exp.Units == 1 {
 				overhead(b, m, h)
 			}
 		}
@@ -226,8 +226,8 @@ func regionScaling(b, m *ExperimentResult) {
 }
 
 // overhead computes the temporal overheads (5.2, 5.4) of every region
-// summary of m against baseline b: oall = T_p - T_s/n with T_s the
-// baseline's region time times its machine size (the work), oall_ident
+// summary of m against the sequential baseline b: oall = T_p - T_s/n with
+// T_s the baseline's region time times its machine size (1), oall_ident
 // the identified-overhead metrics present plus the loss of parallelism
 // (5.2.5), oall_unid = oall - oall_ident; then per process (over threads)
 // and per experiment (over processes).
