@@ -242,3 +242,25 @@ func TestStoreSinkCancel(t *testing.T) {
 		t.Errorf("a cancelled conversion stored %d quads", n)
 	}
 }
+
+func TestNTriplesFileAppearsOnSuccessOnly(t *testing.T) {
+	path := t.TempDir() + "/out.nt"
+	sink, err := convert.CreateNTriplesFile(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := convert.Run(context.Background(), tsv("testdata/good.tsv")(t), sink); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile("testdata/good.nt")
+	if string(got) != string(want) {
+		t.Errorf("%s differs from testdata/good.nt", path)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
+	}
+}

@@ -85,6 +85,15 @@ func (s *NTriplesSink) Close(_ context.Context, failed error) error {
 	if s.file == nil {
 		return nil
 	}
+	// CreateTemp makes the file private; give it the mode of the file
+	// it replaces, or the usual 0644.
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(s.path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := s.file.Chmod(mode); err != nil {
+		return s.discard(err)
+	}
 	if err := s.file.Close(); err != nil {
 		return s.discard(err)
 	}
