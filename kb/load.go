@@ -56,7 +56,7 @@ func FormatFromFileName(name string) (Format, bool) {
 type LoadOptions struct {
 	// Format of the input; when empty it is guessed from SourceName.
 	Format Format
-	// BaseIRI resolves relative IRIs in Turtle and RDF/XML. LoadFile
+	// BaseIRI resolves relative IRIs in Turtle, TriG and RDF/XML. LoadFile
 	// defaults it to the file's file:// URL.
 	BaseIRI string
 	// Graph receives triples (formats without graphs, and N-Quads lines

@@ -685,6 +685,15 @@ func (d *TurtleDecoder) blankLabel() (Term, error) {
 func (d *TurtleDecoder) nameChars(local bool) error {
 	in := d.in
 	for {
+		// Fast path: a run of ASCII name characters in the buffer.
+		i := in.pos
+		for i < in.end && in.buf[i] < 0x80 && asciiPNChars[in.buf[i]] {
+			i++
+		}
+		if i > in.pos {
+			d.tok = append(d.tok, in.buf[in.pos:i]...)
+			in.skipASCII(i - in.pos)
+		}
 		c := in.peek()
 		if c < 0 {
 			return nil
@@ -765,21 +774,26 @@ func (d *TurtleDecoder) dotContinues(k int) bool {
 
 // prefixName reads PN_PREFIX (possibly empty) before the ':'.
 func (d *TurtleDecoder) prefixName() (string, error) {
-	d.tok = d.tok[:0]
-	r, w := d.peekRune(0)
-	if w == 0 || r == ':' {
-		return "", nil
-	}
-	if !isPNCharsBase(r) {
-		if r == utf8.RuneError && w == 1 {
-			return "", d.errHere("invalid UTF-8 in a name")
-		}
-		return "", d.expected("a prefix name")
-	}
-	if err := d.nameChars(false); err != nil {
+	if err := d.prefixChars(); err != nil {
 		return "", err
 	}
 	return string(d.tok), nil
+}
+
+// prefixChars reads PN_PREFIX (possibly empty) into d.tok.
+func (d *TurtleDecoder) prefixChars() error {
+	d.tok = d.tok[:0]
+	r, w := d.peekRune(0)
+	if w == 0 || r == ':' {
+		return nil
+	}
+	if !isPNCharsBase(r) {
+		if r == utf8.RuneError && w == 1 {
+			return d.errHere("invalid UTF-8 in a name")
+		}
+		return d.expected("a prefix name")
+	}
+	return d.nameChars(false)
 }
 
 // iri parses an IRI: <…> or a prefixed name; what names the expected
@@ -798,17 +812,16 @@ func (d *TurtleDecoder) iri(what string) (string, error) {
 		return "", d.expected(what)
 	}
 	line, col := in.line, in.col
-	prefix, err := d.prefixName()
-	if err != nil {
+	if err := d.prefixChars(); err != nil {
 		return "", err
 	}
 	if in.peek() != ':' {
-		return "", d.errorf(line, col, "expected %s, found %q (a prefixed name needs ':')", what, prefix)
+		return "", d.errorf(line, col, "expected %s, found %q (a prefixed name needs ':')", what, d.tok)
 	}
 	in.skipASCII(1)
-	ns, ok := d.prefixes[prefix]
+	ns, ok := d.prefixes[string(d.tok)] // no allocation for the lookup
 	if !ok {
-		return "", d.errorf(line, col, "undeclared prefix %q", prefix+":")
+		return "", d.errorf(line, col, "undeclared prefix %q", string(d.tok)+":")
 	}
 	d.tok = d.tok[:0]
 	r, w = d.peekRune(0)
