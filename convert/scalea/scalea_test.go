@@ -51,6 +51,9 @@ func TestMain(m *testing.M) {
 	if dropFixture != nil {
 		_ = dropFixture()
 	}
+	if dropTemplate != nil {
+		_ = dropTemplate()
+	}
 	stop()
 	os.Exit(code)
 }
@@ -69,21 +72,57 @@ func server(t *testing.T) *pgtest.Server {
 	return srv
 }
 
-// repository creates a database filled with the small fixture, changed by
-// the statements in mutate (run in one transaction with foreign key
-// checks off, so dangling references can be planted).
+// template is the small fixture repository, filled once; tests get
+// copies of it (copying is much faster than filling).
+var (
+	templateOnce sync.Once
+	templateDSN  string
+	templateErr  error
+	dropTemplate func() error
+)
+
+func fillTemplate(t *testing.T) string {
+	t.Helper()
+	server(t)
+	templateOnce.Do(func() {
+		ctx := context.Background()
+		dsn, drop, err := srv.CreateDatabase(ctx)
+		if err != nil {
+			templateErr = err
+			return
+		}
+		dropTemplate = drop
+		db, err := sql.Open("postgres", dsn)
+		if err != nil {
+			templateErr = err
+			return
+		}
+		defer db.Close() // nothing may stay connected to a template
+		templateErr = scaleatest.Fill(ctx, db, scaleatest.Small())
+		templateDSN = dsn
+	})
+	if templateErr != nil {
+		t.Fatalf("creating the fixture repository: %v", templateErr)
+	}
+	return templateDSN
+}
+
+// repository returns a copy of the fixture repository, changed by the
+// statements in mutate (run in one transaction with foreign key checks
+// off, so dangling references can be planted).
 func repository(t *testing.T, mutate ...string) (string, *sql.DB) {
 	t.Helper()
-	dsn := server(t).NewDatabase(t)
+	ctx := context.Background()
+	dsn, drop, err := server(t).CreateDatabaseFrom(ctx, fillTemplate(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = drop() })
 	db, err := sql.Open("postgres", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	ctx := context.Background()
-	if err := scaleatest.Fill(ctx, db, scaleatest.Small()); err != nil {
-		t.Fatal(err)
-	}
 	if len(mutate) > 0 {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
@@ -104,31 +143,22 @@ func repository(t *testing.T, mutate ...string) (string, *sql.DB) {
 	return dsn, db
 }
 
-// fixture is the unmodified small repository, shared by read-only tests.
+// fixture is the unmodified repository, shared by read-only tests.
 func fixture(t *testing.T) (string, *sql.DB) {
 	t.Helper()
-	server(t)
 	fixtureOnce.Do(func() {
 		ctx := context.Background()
-		dsn, drop, err := srv.CreateDatabase(ctx)
+		dsn, drop, err := server(t).CreateDatabaseFrom(ctx, fillTemplate(t))
 		if err != nil {
 			fixtureErr = err
 			return
 		}
 		dropFixture = drop
-		db, err := sql.Open("postgres", dsn)
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		if err := scaleatest.Fill(ctx, db, scaleatest.Small()); err != nil {
-			fixtureErr = err
-			return
-		}
-		fixtureDSN, fixtureDB = dsn, db
+		fixtureDSN = dsn
+		fixtureDB, fixtureErr = sql.Open("postgres", dsn)
 	})
 	if fixtureErr != nil {
-		t.Fatalf("creating the fixture repository: %v", fixtureErr)
+		t.Fatalf("copying the fixture repository: %v", fixtureErr)
 	}
 	return fixtureDSN, fixtureDB
 }
