@@ -36,6 +36,7 @@ type jsonResultsWriter struct {
 	vars  []string
 	first bool
 	buf   []byte
+	extra []byte // more members of head, e.g. ,"federation":{…} (sites.go)
 }
 
 func (j *jsonResultsWriter) begin(vars []string) error {
@@ -47,7 +48,9 @@ func (j *jsonResultsWriter) begin(vars []string) error {
 		}
 		j.buf = appendJSONString(j.buf, v)
 	}
-	j.buf = append(j.buf, "]},\"results\":{\"bindings\":[\n"...)
+	j.buf = append(j.buf, ']')
+	j.buf = append(j.buf, j.extra...)
+	j.buf = append(j.buf, "},\"results\":{\"bindings\":[\n"...)
 	_, err := j.w.Write(j.buf)
 	return err
 }

@@ -36,6 +36,9 @@ type QueryRequest struct {
 	NamedGraphs   []string
 	// BaseIRI resolves relative IRIs in the query.
 	BaseIRI string
+	// Sites, from the sites parameter, runs the query at registered sites
+	// and merges the answers: "all" or NAME,…[,local] (federation).
+	Sites string
 }
 
 // UpdateRequest is a SPARQL update as received by the protocol.
@@ -68,6 +71,9 @@ type QueryResult struct {
 	Solutions SolutionIterator
 	Boolean   bool
 	Triples   TripleIterator
+	// Federation is the per-site report of a query run with Sites; the
+	// server sends it as headers and in the JSON head.
+	Federation *FederationReport
 }
 
 // Close closes whichever iterator the result holds.

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -151,4 +153,70 @@ func (s *Server) refreshSites(c *gin.Context) {
 		out = []SiteRefresh{}
 	}
 	c.JSON(http.StatusOK, out)
+}
+
+// FederationReport is the per-site account of a query run at several
+// sites (QueryRequest.Sites).
+type FederationReport struct {
+	// Complete is false when a site failed or timed out.
+	Complete bool                `json:"complete"`
+	Sites    []FederationSiteRun `json:"sites"`
+}
+
+// FederationSiteRun is one site's part of a federated answer.
+type FederationSiteRun struct {
+	Site    string `json:"site"`
+	Outcome string `json:"outcome"` // answered, failed, timed out
+	Rows    int    `json:"rows"`
+	Bytes   int64  `json:"bytes"`
+	Millis  int64  `json:"ms"`
+	Error   string `json:"error,omitempty"`
+}
+
+// setFederationHeaders sets Perfkb-Federation: complete|partial and, for a
+// partial answer, Perfkb-Sites-Failed: NAME (reason), …
+func setFederationHeaders(c *gin.Context, rep *FederationReport) {
+	if rep == nil {
+		return
+	}
+	if rep.Complete {
+		c.Header("Perfkb-Federation", "complete")
+		return
+	}
+	c.Header("Perfkb-Federation", "partial")
+	var failed []string
+	for _, s := range rep.Sites {
+		if s.Outcome == "answered" {
+			continue
+		}
+		reason := strings.NewReplacer("\r", " ", "\n", " ", ",", ";").Replace(s.Error)
+		if len(reason) > 200 {
+			reason = reason[:200] + "…"
+		}
+		failed = append(failed, fmt.Sprintf("%s (%s: %s)", s.Site, s.Outcome, reason))
+	}
+	c.Header("Perfkb-Sites-Failed", strings.Join(failed, ", "))
+}
+
+// withFederationHead adds the report to the head of JSON results as the
+// member "federation".
+func withFederationHead(sw solutionsWriter, rep *FederationReport) {
+	j, ok := sw.(*jsonResultsWriter)
+	if !ok || rep == nil {
+		return
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return
+	}
+	j.extra = append([]byte(`,"federation":`), b...)
+}
+
+// siteParam is the sites parameter of a query request, from the form body
+// or the URL (a POST form may carry it in either).
+func siteParam(c *gin.Context, params url.Values) string {
+	if v := params.Get("sites"); v != "" {
+		return v
+	}
+	return c.Query("sites")
 }

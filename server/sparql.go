@@ -110,6 +110,7 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 		DefaultGraphs: params["default-graph-uri"],
 		NamedGraphs:   params["named-graph-uri"],
 		BaseIRI:       s.endpointIRI(c),
+		Sites:         siteParam(c, params),
 	}
 	ctx := c.Request.Context()
 	res, err := s.opts.Query.Query(ctx, req)
@@ -118,6 +119,7 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 		return
 	}
 	defer res.Close()
+	setFederationHeaders(c, res.Federation)
 
 	offers := bindingsFormats
 	switch res.Kind {
@@ -168,6 +170,7 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 			return
 		}
 		sw := newSolutionsWriter(format, out.w)
+		withFederationHead(sw, res.Federation)
 		if err := sw.begin(res.Vars); err != nil {
 			out.fail(err)
 			return

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -519,4 +520,32 @@ func failures(t *testing.T, e *fedEnv) {
 	if want := e.experiments(t, "vienna") + e.experiments(t, "linz"); len(rows) != want || !strings.Contains(strings.Join(rows, "\n"), `site="linz"`) {
 		t.Errorf("--allow-partial --site-column: %d rows %v, want %d from vienna and linz", len(rows), head(rows), want)
 	}
+
+	// Over HTTP: /sparql?sites=all answers partially with headers and the
+	// report in the JSON head.
+	coord := e.serve(t, "coord.db")
+	resp, err := http.PostForm(coord.url+"/sparql?sites=all", map[string][]string{"query": {count}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Perfkb-Federation") != "partial" || !strings.HasPrefix(resp.Header.Get("Perfkb-Sites-Failed"), "innsbruck (failed") {
+		t.Errorf("HTTP fan-out: %s, Perfkb-Federation %q, Perfkb-Sites-Failed %q", resp.Status, resp.Header.Get("Perfkb-Federation"), resp.Header.Get("Perfkb-Sites-Failed"))
+	}
+	if !strings.Contains(string(body), `"federation":{"complete":false`) {
+		t.Errorf("HTTP fan-out: no report in the JSON head: %.300s", body)
+	}
+	if n, want := len(solutionRows(t, string(body))), e.experiments(t, "vienna")+e.experiments(t, "linz"); n != want {
+		t.Errorf("HTTP fan-out: %d rows, want %d", n, want)
+	}
+	resp, err = http.Get(coord.url + "/sparql?sites=vienna&query=" + url.QueryEscape(count))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Perfkb-Federation") != "complete" {
+		t.Errorf("HTTP GET fan-out to vienna: Perfkb-Federation %q", resp.Header.Get("Perfkb-Federation"))
+	}
+	coord.stop()
 }

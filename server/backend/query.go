@@ -9,6 +9,7 @@ import (
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/federation"
 	"github.com/perfkb/perfkb/query/syntax"
 	"github.com/perfkb/perfkb/server"
 )
@@ -46,25 +47,35 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 		prepared = &p
 		opts.Dataset = datasetSpec(req.DefaultGraphs, req.NamedGraphs)
 	}
+	var sites []federation.Site
+	if req.Sites != "" {
+		if sites, err = e.fanOut(ctx, prepared, req.Sites); err != nil {
+			return nil, translateError(ctx, err)
+		}
+	}
 	res, err := query.Exec(ctx, e.DS, prepared, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
+	var report *server.FederationReport
+	if req.Sites != "" {
+		report = federationReport(res, sites)
+	}
 	switch res.Form {
 	case algebra.FormSelect:
-		return &server.QueryResult{Kind: server.ResultBindings, Vars: res.Vars, Solutions: &solutions{ctx: ctx, res: res}}, nil
+		return &server.QueryResult{Kind: server.ResultBindings, Vars: res.Vars, Solutions: &solutions{ctx: ctx, res: res}, Federation: report}, nil
 	case algebra.FormAsk:
 		defer res.Close()
 		if err := res.Err(); err != nil {
 			return nil, translateError(ctx, err)
 		}
-		return &server.QueryResult{Kind: server.ResultBoolean, Boolean: res.Boolean}, nil
+		return &server.QueryResult{Kind: server.ResultBoolean, Boolean: res.Boolean, Federation: report}, nil
 	default:
 		defer res.Close()
 		if err := res.Err(); err != nil {
 			return nil, translateError(ctx, err)
 		}
-		return &server.QueryResult{Kind: server.ResultGraph, Triples: &triples{list: res.Triples}}, nil
+		return &server.QueryResult{Kind: server.ResultGraph, Triples: &triples{list: res.Triples}, Federation: report}, nil
 	}
 }
 
