@@ -76,7 +76,7 @@ func (p *Progress) Phase(label, unit string) {
 		return
 	}
 	p.label, p.unit = label, unit
-	p.count, p.total = 0, 0
+	p.count, p.total, p.idleLabel = 0, 0, ""
 	p.phaseStart = time.Now()
 	if p.enabled {
 		p.lastDraw = p.phaseStart

@@ -169,9 +169,12 @@ func reasonProgress(p *Progress, rp reasoner.Progress) {
 	switch rp.Phase {
 	case "load":
 		p.Phase("reasoning: reading the store", "triples")
+		// The reasoner reports nothing while it evaluates a round.
+		p.SetIdle("reasoning: applying the rules (first round)")
 		p.Set(rp.Loaded)
 	case "round":
 		p.Phase(fmt.Sprintf("reasoning: round %d of rules over %s triples", rp.Round, humanCount(rp.Loaded)), "triples derived")
+		p.SetIdle(fmt.Sprintf("reasoning: applying the rules after round %d", rp.Round))
 		p.Set(rp.Derived)
 	default:
 		p.Phase("reasoning: writing derived triples", "triples derived")
