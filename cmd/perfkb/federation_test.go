@@ -50,7 +50,7 @@ type siteProc struct {
 }
 
 // buildPerfkb builds the binary once for the test.
-func buildPerfkb(t *testing.T, dir string) string {
+func buildPerfkb(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "perfkb")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
@@ -61,7 +61,7 @@ func buildPerfkb(t *testing.T, dir string) string {
 }
 
 // run runs perfkb and returns stdout, stderr and the exit code.
-func (e *fedEnv) run(t *testing.T, args ...string) (string, string, int) {
+func (e *fedEnv) run(t testing.TB, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(e.bin, args...)
 	cmd.Dir = e.dir
@@ -78,7 +78,7 @@ func (e *fedEnv) run(t *testing.T, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), code
 }
 
-func (e *fedEnv) mustRun(t *testing.T, args ...string) string {
+func (e *fedEnv) mustRun(t testing.TB, args ...string) string {
 	t.Helper()
 	out, errOut, code := e.run(t, args...)
 	if code != 0 {
@@ -90,7 +90,7 @@ func (e *fedEnv) mustRun(t *testing.T, args ...string) string {
 var servingRE = regexp.MustCompile(`at (http://[0-9.:]+)/ `)
 
 // serve starts perfkb serve on a free loopback port and waits for its URL.
-func (e *fedEnv) serve(t *testing.T, store string, extra ...string) *siteProc {
+func (e *fedEnv) serve(t testing.TB, store string, extra ...string) *siteProc {
 	t.Helper()
 	args := append([]string{"--store", "native:" + store, "serve", "--addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(e.bin, args...)
@@ -432,7 +432,7 @@ func registryRoundTrip(t *testing.T, e *fedEnv) {
 
 // experiments counts the experiments of a site in the union store (all
 // sites when site is "").
-func (e *fedEnv) experiments(t *testing.T, site string) int {
+func (e *fedEnv) experiments(t testing.TB, site string) int {
 	t.Helper()
 	pattern := "?e a perfonto:Experiment"
 	if site != "" {
