@@ -201,6 +201,9 @@ func rows(t *testing.T, ds kb.Dataset, q string) [][]kb.Term {
 
 func count(t *testing.T, ds kb.Dataset, where string) int64 {
 	t.Helper()
+	if !strings.Contains(where, "?x") {
+		t.Fatalf("count counts ?x, which %q does not bind", where)
+	}
 	r := rows(t, ds, prefixes+"SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE { "+where+" }")
 	n, err := strconv.ParseInt(r[0][0].Value, 10, 64)
 	if err != nil {
@@ -666,5 +669,33 @@ func TestShippedRulesFire(t *testing.T) {
 	slices.Sort(want)
 	if len(want) == 0 || !slices.Equal(got, want) {
 		t.Errorf("BigMessage findings on %d summaries; SQL finds %d (want equal, > 0)", len(got), len(want))
+	}
+}
+
+// TestNodeNamesAndPositions: a processing unit's node is found by host
+// name or alias, an unknown node name is a warning; --positions col-line
+// swaps CodeRegion's _x and _y.
+func TestNodeNamesAndPositions(t *testing.T) {
+	dsn, _ := repository(t,
+		"UPDATE RegionSummary SET computationalNode = 'gsr410.site.example' WHERE experimentID = 1 AND computationalNode = 'gsr410'",
+		"UPDATE RegionSummary SET computationalNode = 'ghost' WHERE experimentID = 3")
+	ds, rep := convertInto(t, scalea.Options{DSN: dsn, Base: base, ColumnLine: true})
+	r := rows(t, ds, prefixes+`SELECT DISTINCT ?n WHERE { ?pu perfonto:inNode "gsr410.site.example" ; perfonto:onComputationalNode ?n }`)
+	if len(r) != 1 || r[0][0].Value != baseIRI+"node/1" {
+		t.Errorf("alias gsr410.site.example resolves to %v, want node/1", r)
+	}
+	if n := count(t, ds, `?x perfonto:inNode "ghost" ; perfonto:onComputationalNode ?n`); n != 0 {
+		t.Errorf("unknown node ghost got %d onComputationalNode links", n)
+	}
+	if n := count(t, ds, `?x perfonto:inNode "ghost"`); n == 0 {
+		t.Error("the processing units on node ghost are missing")
+	}
+	if all := fmt.Sprint(rep.Warnings); !strings.Contains(all, `node "ghost" is neither a hostName nor a hostAlias`) {
+		t.Errorf("no warning about node ghost: %s", all)
+	}
+	// The fixture's first region: startPos_x 10 (line), startPos_y 7.
+	r = rows(t, ds, prefixes+"SELECT ?l ?c WHERE { <"+baseIRI+"cr/1> perfonto:startLine ?l ; perfonto:startColumn ?c }")
+	if len(r) != 1 || r[0][0].Value != "7" || r[0][1].Value != "10" {
+		t.Errorf("col-line positions of cr/1: %v, want line 7 column 10", r)
 	}
 }
