@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strconv"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Group is a scaling group: experiments of one version, problem size and
@@ -237,7 +239,17 @@ func overhead(b, m *ExperimentResult, h *overheadHierarchy) {
 	for _, r := range b.Regions {
 		base[r.Region.Path] = r
 	}
+	children := map[string][]string{}
 	for _, r := range m.Regions {
+		if r.Region.Parent != "" {
+			children[r.Region.Parent] = append(children[r.Region.Parent], r.Region.Path)
+		}
+	}
+	// breakdown[path][pu] is the identified overhead of a region summary by
+	// overhead class, computed bottom-up over the DRG (Fig. 5.2).
+	breakdown := map[string]map[*PU]map[string]float64{}
+	for i := len(m.Regions) - 1; i >= 0; i-- { // deepest call paths first
+		r := m.Regions[i]
 		reg := r.Region
 		ts := 0.0 // a region the baseline lacks is parallel-programming code: T_s = 0 (5.4)
 		if br := base[reg.Path]; br != nil && br.HasTime {
@@ -253,6 +265,7 @@ func overhead(b, m *ExperimentResult, h *overheadHierarchy) {
 		}
 		r.PerSummary = map[*Summary]map[string]float64{}
 		r.Process = map[int]map[string]Stat{}
+		breakdown[reg.Path] = map[*PU]map[string]float64{}
 		idents := map[string]bool{}
 		for _, s := range reg.Summary {
 			t, ok := s.Metrics["wtime"]
@@ -260,29 +273,60 @@ func overhead(b, m *ExperimentResult, h *overheadHierarchy) {
 				continue
 			}
 			vals := map[string]float64{"oall": t - ts/n}
-			ident, names, hasLoss := h.identified(s.Metrics)
+			bd := map[string]float64{}
+			_, names, hasLoss := h.identified(s.Metrics)
 			for _, nm := range names {
 				idents[nm] = true
-				if h.isLossOfParallelism(h.metric[nm]) {
-					vals["olopa"] += s.Metrics[nm] // measured loss of parallelism, for the statistics
-				}
+				bd[h.metric[nm]] += s.Metrics[nm]
 			}
 			if !hasLoss && n > 1 {
 				// Loss of parallelism (5.2.5) from who executed the region.
 				switch {
 				case w == 1:
 					vals["olopa_unpar"] = (n - 1) * t / n // Eq. 5.1
+					bd[ontology.UnparallelizedCodeOverhead] += vals["olopa_unpar"]
 				case w > 1 && float64(w) < n:
 					vals["olopa_ppar"] = t - sumT/n // Eq. 5.7
+					bd[ontology.PartiallyParallelizedCodeOverhead] += vals["olopa_ppar"]
 				case reg.CrType == "CR_OTHERREP":
 					vals["olopa_repl"] = t - t/n // Eq. 5.6
+					bd[ontology.ReplicatedCodeOverhead] += vals["olopa_repl"]
 				}
-				for _, k := range []string{"olopa_unpar", "olopa_ppar", "olopa_repl"} {
-					if v, ok := vals[k]; ok {
-						vals["olopa"] = v
-						ident += v
+			}
+			// The children's identified overheads on the same unit, unless
+			// this summary measured that class (or a coarser one) itself:
+			// each overhead is counted once (5.2.7).
+			own := map[string]bool{}
+			for c := range bd {
+				own[c] = true
+			}
+			for _, c := range children[reg.Path] {
+				for class, v := range breakdown[c][s.PU] {
+					covered := own[class]
+					for a := range h.ances[class] {
+						covered = covered || own[a]
+					}
+					if !covered {
+						bd[class] += v
 					}
 				}
+			}
+			breakdown[reg.Path][s.PU] = bd
+			classes := make([]string, 0, len(bd))
+			for c := range bd {
+				classes = append(classes, c)
+			}
+			sort.Strings(classes) // a fixed order gives the same sums every run
+			ident, loss, hasAnyLoss := 0.0, 0.0, false
+			for _, c := range classes {
+				ident += bd[c]
+				if h.isLossOfParallelism(c) {
+					loss += bd[c]
+					hasAnyLoss = true
+				}
+			}
+			if hasAnyLoss {
+				vals["olopa"] = loss
 			}
 			vals["oall_ident"] = ident
 			vals["oall_unid"] = vals["oall"] - ident
