@@ -360,27 +360,18 @@ func TestPageExamples(t *testing.T) {
 	if rec := post(t, srv, "/rules/run", "application/json", `{}`, "Authorization", "Bearer "+token); rec.Code != http.StatusOK {
 		t.Fatalf("rule run: %d %s", rec.Code, rec.Body)
 	}
-	js, err := os.ReadFile("../web/app.js")
+	// The examples live in server/web/examples.json (TestShippedExamples
+	// checks their shapes); here each must answer over HTTP.
+	b, err := os.ReadFile("../web/examples.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := string(js)
-	prefixes := between(src, "const PREFIXES = `", "`;")
-	prefixes = strings.ReplaceAll(prefixes, "${PERFONTO}", "http://www.par.univie.ac.at/project/scalea/perfonto#")
-	names := strings.Split(src, "    name: \"")[1:]
-	if len(names) < 3 {
-		t.Fatalf("found %d examples in app.js", len(names))
+	var examples []struct{ Name, Query string }
+	if err := json.Unmarshal(b, &examples); err != nil || len(examples) < 3 {
+		t.Fatalf("examples.json: %d examples, %v", len(examples), err)
 	}
-	for _, part := range names {
-		name := part[:strings.Index(part, "\"")]
-		body := between(part, "query: ", "`,")
-		text := strings.TrimPrefix(body, "PREFIXES + ")
-		if text != body {
-			text = prefixes + strings.TrimPrefix(text, "`")
-		} else {
-			text = strings.TrimPrefix(text, "`")
-		}
-		text = strings.ReplaceAll(text, "${PERFONTO}", "http://www.par.univie.ac.at/project/scalea/perfonto#")
+	for _, ex := range examples {
+		name, text := ex.Name, ex.Query
 		t.Run(name, func(t *testing.T) {
 			r := decode(t, get(t, srv, "/sparql?query="+url.QueryEscape(text)))
 			if len(r.Results.Bindings) == 0 && !strings.HasPrefix(name, "Fig. 6.29") {
