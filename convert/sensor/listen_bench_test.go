@@ -3,8 +3,10 @@ package sensor_test
 import (
 	"context"
 	"net"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -86,7 +88,8 @@ func BenchmarkListenNative(b *testing.B) {
 }
 
 // BenchmarkFindingLatency sends path bandwidth messages at 2,000 per
-// second into the native store with the shipped MONITORING rules, one in
+// second (PERFKB_BENCH_RATE overrides; PERFKB_BENCH_FLUSH sets the flush
+// interval, default 500ms) into the native store with the shipped MONITORING rules, one in
 // 20 below 1 MB/s, and reports the p50/p99/max latency of the findings:
 // from the arrival of the oldest message of the finding's batch (an upper
 // bound) to the finding being logged.
@@ -113,7 +116,11 @@ func benchFindingLatency(b *testing.B, noDerivations bool) {
 	}
 	var mu sync.Mutex
 	var lat []time.Duration
-	l, err := sensor.NewListener(ctx, ds, sensor.ListenerOptions{Base: base, Program: prog, Reasoner: reasoner.Options{NoDerivations: noDerivations},
+	flush := 500 * time.Millisecond // perfkb sensor-listen's default
+	if d, err := time.ParseDuration(os.Getenv("PERFKB_BENCH_FLUSH")); err == nil && d > 0 {
+		flush = d
+	}
+	l, err := sensor.NewListener(ctx, ds, sensor.ListenerOptions{Base: base, Program: prog, Reasoner: reasoner.Options{NoDerivations: noDerivations}, FlushInterval: flush,
 		OnFinding: func(_ reasoner.Finding, d time.Duration) {
 			mu.Lock()
 			lat = append(lat, d)
@@ -133,7 +140,10 @@ func benchFindingLatency(b *testing.B, noDerivations bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	const rate = 2000
+	rate := 2000
+	if r, err := strconv.Atoi(os.Getenv("PERFKB_BENCH_RATE")); err == nil && r > 0 {
+		rate = r // e.g. to find the rate a loaded machine sustains
+	}
 	b.ResetTimer()
 	start := time.Now()
 	lows := 0
@@ -146,7 +156,7 @@ func benchFindingLatency(b *testing.B, noDerivations bool) {
 			b.Fatal(err)
 		}
 		// pace: message j is due at start + j/rate
-		if d := time.Until(start.Add(time.Duration(j) * time.Second / rate)); d > 0 {
+		if d := time.Until(start.Add(time.Duration(j) * time.Second / time.Duration(rate))); d > 0 {
 			time.Sleep(d)
 		}
 	}
