@@ -192,3 +192,23 @@ func TestLowBandwidthRule(t *testing.T) {
 		t.Errorf("findings %q, want %q (firings %v)", got, want, sum.Firings)
 	}
 }
+
+// TestWarnings: an unknown code region type and a host value without a
+// unit are converted with a positioned warning.
+func TestWarnings(t *testing.T) {
+	in := "\n" + `<sensordataentry SensorID="app.profiling" ResourceID="r"><![CDATA[<profiling><exp>e</exp><pu node="n"/><cr id="c" type="CR_NOPE"/><metric name="wtime" value="1"/></profiling>]]></sensordataentry>` +
+		"\n" + `<sensordata SensorID="host.cpu.used" ResourceID="h"><eventtime>5</eventtime><value>3</value></sensordata>`
+	nt, rep := converttest.Sorted(t, fromString("w.xml", in))
+	want := []string{`w.xml:2:1: unknown code region type "CR_NOPE"`, `w.xml:3:1: host.cpu.used value has no unit`}
+	if len(rep.Warnings) != len(want) {
+		t.Fatalf("warnings %v, want %d", rep.Warnings, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(rep.Warnings[i].String(), w) {
+			t.Errorf("warning %d = %q, want prefix %q", i, rep.Warnings[i], w)
+		}
+	}
+	if !strings.Contains(string(nt), `<http://www.par.univie.ac.at/project/scalea/perfonto#hasCrType> "CR_NOPE"`) {
+		t.Error("an unknown code region type must keep hasCrType")
+	}
+}
