@@ -264,3 +264,37 @@ func TestNTriplesFileAppearsOnSuccessOnly(t *testing.T) {
 		t.Errorf("mode %v, want 0644", fi.Mode().Perm())
 	}
 }
+
+// The pipelined sink passes the conformance suite's store checks and keeps
+// the output identical.
+func TestPipelined(t *testing.T) {
+	var plain, piped strings.Builder
+	if _, err := convert.Run(context.Background(), tsv("testdata/good.tsv")(t), convert.NewNTriplesSink(&plain, false)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := convert.Run(context.Background(), tsv("testdata/good.tsv")(t), convert.Pipelined(convert.NewNTriplesSink(&piped, false))); err != nil {
+		t.Fatal(err)
+	}
+	if plain.String() != piped.String() || plain.Len() == 0 {
+		t.Errorf("pipelined output differs:\n%s\nvs\n%s", piped.String(), plain.String())
+	}
+	// A failed conversion through the pipeline leaves the store unchanged.
+	ds := kb.NewMemory()
+	sink := convert.Pipelined(convert.NewStoreSink(context.Background(), ds, kb.LoadOptions{Graph: testBase.Graph()}))
+	_, err := convert.Run(context.Background(), tsv("testdata/nan.tsv")(t), sink)
+	if err == nil || strings.Contains(err.Error(), "discarding") {
+		t.Errorf("err = %v; want the input error alone", err)
+	}
+	if n := len(converttest.Snapshot(t, ds)); n != 0 {
+		t.Errorf("a failed pipelined conversion stored %d quads", n)
+	}
+	// An inner sink failure surfaces from Run.
+	_, err = convert.Run(context.Background(), tsv("testdata/good.tsv")(t), convert.Pipelined(convert.NewNTriplesSink(failingWriter{}, false)))
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("err = %v; want the writer's error", err)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }

@@ -171,6 +171,10 @@ func runConversion(ctx context.Context, app *App, cf *convertFlags, name string,
 		sink, target = store, fmt.Sprintf("graph <%s>", graph.Value)
 	}
 
+	if store == nil {
+		// Format and write the output while the converter reads.
+		sink = convert.Pipelined(sink)
+	}
 	progress := app.NewProgress("converting "+name, "triples")
 	counting := &convert.CountingSink{Sink: sink, OnAdd: func(n int64) {
 		if n&1023 == 0 {
