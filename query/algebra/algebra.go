@@ -204,6 +204,10 @@ type Service struct {
 	// fails the branch contributes no solutions and the failure is only
 	// reported, so the answer is that of the other sites.
 	Partial bool
+	// Suffix is appended to the query forwarded to the endpoint: solution
+	// modifiers that a fan-out pushes down (ORDER BY … LIMIT n), only
+	// when they give the same answer.
+	Suffix string
 }
 
 func (*BGP) op()      {}

@@ -80,6 +80,9 @@ type Query struct {
 	// for queries not parsed from SPARQL text (RDQL).
 	Where     Op
 	WhereText string
+	// OrderText is the SELECT's ORDER BY clause as written ("" without
+	// one), for pushing top-k queries down to sites.
+	OrderText string
 }
 
 // String prints the query's algebra in SSE, preceded for CONSTRUCT and

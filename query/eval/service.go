@@ -43,6 +43,9 @@ type ServiceRequest struct {
 	// Silent says SERVICE SILENT was used; the evaluator handles it, the
 	// handler need not.
 	Silent bool
+	// Suffix holds solution modifiers to append after the pattern
+	// (algebra.Service.Suffix).
+	Suffix string
 }
 
 // ServiceHandler evaluates SERVICE patterns (federation). Handle may be
@@ -179,7 +182,7 @@ func (ex *executor) callService(op *algebra.Service, endpoint kb.Term, bindings 
 	}
 	defer func() { <-s.sem }()
 	req := ServiceRequest{Endpoint: endpoint, Pattern: op.Input, Text: op.Text, Prefixes: s.prefixes,
-		Base: s.base, Vars: algebra.InScope(op.Input), Bindings: bindings, Silent: op.Silent}
+		Base: s.base, Vars: algebra.InScope(op.Input), Bindings: bindings, Silent: op.Silent, Suffix: op.Suffix}
 	start := time.Now()
 	sols, err := ex.service.Handle(s.ctx, req)
 	call := ServiceCall{Endpoint: endpoint.Value, Outcome: CallOK, Millis: time.Since(start).Milliseconds(),

@@ -155,6 +155,9 @@ func BuildQuery(req eval.ServiceRequest) (string, error) {
 	}
 	b.WriteString("SELECT * WHERE ")
 	b.WriteString(req.Text)
+	if req.Suffix != "" {
+		b.WriteString("\n" + req.Suffix)
+	}
 	if req.Bindings != nil && len(req.Bindings.Vars) > 0 {
 		b.WriteString("\nVALUES (")
 		for i, v := range req.Bindings.Vars {

@@ -13,6 +13,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/syntax"
 )
 
 const okJSON = `{"head":{"vars":["x"]},"results":{"bindings":[{"x":{"type":"uri","value":"http://a"}},{"x":{"type":"literal","value":"7","datatype":"http://www.w3.org/2001/XMLSchema#integer"}}]}}`
@@ -146,5 +147,37 @@ func TestBuildQuery(t *testing.T) {
 	want := "BASE <http://base/>\nPREFIX ex: <http://ex/>\nSELECT * WHERE { ?s ex:p ?o }\nVALUES (?s ?o) {\n  (<http://s1> UNDEF)\n  (UNDEF \"x\")\n}\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestPushDown(t *testing.T) {
+	tests := []struct{ query, want string }{
+		{`SELECT ?s ?v WHERE { ?s <http://p> ?v } ORDER BY DESC(?v) ?s LIMIT 10 OFFSET 5`, "ORDER BY DESC(?v) ?s\nLIMIT 15"},
+		{`SELECT ?s WHERE { ?s <http://p> ?v } LIMIT 3`, "LIMIT 3"},
+		{`SELECT DISTINCT ?s WHERE { ?s <http://p> ?v } LIMIT 3`, ""},
+		{`SELECT ?s (COUNT(?v) AS ?n) WHERE { ?s <http://p> ?v } GROUP BY ?s ORDER BY ?n LIMIT 3`, ""},
+		{`SELECT ?s ((?v * 2) AS ?w) WHERE { ?s <http://p> ?v } ORDER BY ?w LIMIT 3`, ""},
+		{`SELECT ?s ((?v * 2) AS ?w) WHERE { ?s <http://p> ?v } ORDER BY ?v LIMIT 3`, "ORDER BY ?v\nLIMIT 3"},
+		{`SELECT ?s WHERE { ?s <http://p> ?v } ORDER BY ?v`, ""},
+		{`ASK { ?s <http://p> ?v }`, ""},
+	}
+	for _, tc := range tests {
+		q, err := syntax.ParseQuery(tc.query, syntax.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := FanOut(q, []Site{{Name: "a", Endpoint: "http://a/sparql"}}, FanOutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		algebra.Walk(q.Pattern, func(op algebra.Op) bool {
+			if s, ok := op.(*algebra.Service); ok {
+				got = s.Suffix
+			}
+			return true
+		})
+		if got != tc.want {
+			t.Errorf("%s: pushed %q, want %q", tc.query, got, tc.want)
+		}
 	}
 }

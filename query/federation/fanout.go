@@ -73,6 +73,7 @@ func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
 		}
 		return &algebra.Join{Left: op, Right: &algebra.Table{Vars: []algebra.Var{col}, Rows: [][]kb.Term{{kb.String(site)}}}}
 	}
+	suffix := pushDown(q)
 	var union algebra.Op
 	add := func(op algebra.Op) {
 		if union == nil {
@@ -88,7 +89,7 @@ func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
 		if err := CheckEndpoint(s.Endpoint); err != nil {
 			return fmt.Errorf("site %s: %w", s.Name, err)
 		}
-		add(tag(&algebra.Service{Endpoint: algebra.TermNode(kb.IRI(s.Endpoint)), Input: q.Where, Text: q.WhereText, Partial: true}, s.Name))
+		add(tag(&algebra.Service{Endpoint: algebra.TermNode(kb.IRI(s.Endpoint)), Input: q.Where, Text: q.WhereText, Partial: true, Suffix: suffix}, s.Name))
 	}
 	pattern, ok := replaceOp(q.Pattern, q.Where, union)
 	if !ok {
@@ -103,6 +104,74 @@ func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
 	}
 	q.Where = union
 	return nil
+}
+
+// pushDown returns the solution modifiers each site may apply without
+// changing the answer, as query text: for a SELECT with LIMIT n (and
+// OFFSET o) and no DISTINCT, REDUCED, GROUP BY or aggregates above the
+// WHERE pattern, "LIMIT n+o", preceded by the query's ORDER BY when its
+// conditions use only variables of the WHERE pattern: the union's first
+// (or top) n+o rows are among the sites' first (top) n+o rows.
+func pushDown(q *algebra.Query) string {
+	if q.Form != algebra.FormSelect {
+		return ""
+	}
+	slice, ok := q.Pattern.(*algebra.Slice)
+	if !ok || slice.Limit < 0 {
+		return ""
+	}
+	var order *algebra.OrderBy
+	safe := true
+	var walk func(op algebra.Op)
+	walk = func(op algebra.Op) {
+		if op == nil || op == q.Where || !safe {
+			return
+		}
+		switch o := op.(type) {
+		case *algebra.Distinct, *algebra.Reduced, *algebra.Group:
+			safe = false
+			return
+		case *algebra.OrderBy:
+			order = o
+		case *algebra.Slice:
+			if o != slice {
+				safe = false
+				return
+			}
+		case *algebra.Project, *algebra.Extend:
+		default:
+			// Anything else above the WHERE pattern (a trailing VALUES
+			// join, a filter): do not push.
+			safe = false
+			return
+		}
+		for _, c := range algebra.Children(op) {
+			walk(c)
+		}
+	}
+	walk(q.Pattern)
+	if !safe {
+		return ""
+	}
+	limit := fmt.Sprintf("LIMIT %d", slice.Limit+slice.Offset)
+	if order == nil {
+		return limit
+	}
+	if q.OrderText == "" {
+		return ""
+	}
+	inScope := map[algebra.Var]bool{}
+	for _, v := range algebra.InScope(q.Where) {
+		inScope[v] = true
+	}
+	for _, c := range order.Conditions {
+		for _, v := range algebra.ExprVars(c.Expr) {
+			if !inScope[v] {
+				return "" // an ORDER BY on a SELECT expression's alias
+			}
+		}
+	}
+	return q.OrderText + "\n" + limit
 }
 
 // rdqlWhere gives a query without WHERE text (RDQL) one: its pattern is a

@@ -39,6 +39,9 @@ type modifiers struct {
 	offset   int64
 	limit    int64
 	values   *algebra.Table
+	// orderText is the ORDER BY clause as written (federation pushes it
+	// to the sites).
+	orderText string
 }
 
 // queryUnit parses QueryUnit ::= Prologue ( Select | Construct | Describe | Ask ) ValuesClause.
@@ -56,6 +59,7 @@ func (p *parser) queryUnit() *algebra.Query {
 		p.optionalWord("WHERE")
 		where := p.whereClause(q)
 		mods := p.solutionModifiers()
+		q.OrderText = mods.orderText
 		mods.values = p.valuesClause()
 		p.aggs = scope
 		q.Pattern, q.Vars = p.buildSelect(sc, where, mods, scope)
@@ -276,7 +280,7 @@ func (p *parser) solutionModifiers() *modifiers {
 		}
 	}
 	if p.peek().isWord("ORDER") {
-		p.nextTok()
+		orderStart := p.nextTok().off
 		p.expectWord("BY")
 		for {
 			t := p.peek()
@@ -303,6 +307,7 @@ func (p *parser) solutionModifiers() *modifiers {
 			}
 			m.order = append(m.order, c)
 		}
+		m.orderText = p.src[orderStart:p.toks[p.pos-1].end]
 	}
 	for range 2 {
 		switch t := p.peek(); {
