@@ -9,7 +9,8 @@
 //	        ├─ speedup and efficiency: program (largest CR_P wtime) and per call path
 //	        ├─ overheads per region summary against a sequential run (5.2, 5.4, Fig. 5.2):
 //	        │     oall = T_p − T_s/n, oall_ident = identified metrics + loss of
-//	        │     parallelism, oall_unid = oall − oall_ident; min/max/mean per
+//	        │     parallelism + the children's identified classes (bottom-up),
+//	        │     oall_unid = oall − oall_ident; min/max/mean per
 //	        │     process (over threads) and per experiment (over processes)
 //	        ├─ soft analysis (5.6, App. F): performance classes with degrees,
 //	        │     OWA scores and ranks, PU similarity groups, similarity to the

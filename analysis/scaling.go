@@ -231,8 +231,10 @@ func regionScaling(b, m *ExperimentResult) {
 // summary of m against the sequential baseline b: oall = T_p - T_s/n with
 // T_s the baseline's region time times its machine size (1), oall_ident
 // the identified-overhead metrics present plus the loss of parallelism
-// (5.2.5), oall_unid = oall - oall_ident; then per process (over threads)
-// and per experiment (over processes).
+// (5.2.5) plus, bottom-up over the DRG as in Fig. 5.2, the identified
+// overhead classes of its children on the same unit that it does not
+// measure itself, oall_unid = oall - oall_ident; then per process (over
+// threads) and per experiment (over processes).
 func overhead(b, m *ExperimentResult, h *overheadHierarchy) {
 	n := float64(m.Exp.Units)
 	base := map[string]*RegionResult{}
