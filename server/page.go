@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/rules"
 )
 
 // webFiles is the query page: plain HTML, JavaScript and CSS, plus the
@@ -45,6 +46,22 @@ const termsFile = "perfonto-terms.json"
 // ontology term list.
 func (s *Server) static(c *gin.Context) {
 	name := strings.TrimPrefix(path.Clean(c.Param("file")), "/")
+	if set, ok := strings.CutPrefix(name, "rules/"); ok {
+		// The shipped rule sets as text, so that an explanation can show
+		// the rule that fired in the words it was written in.
+		if set == "index.json" {
+			b, _ := json.Marshal(rules.Names())
+			c.Data(http.StatusOK, "application/json", b)
+			return
+		}
+		if _, src, found := rules.Lookup(set); found {
+			c.Header("Cache-Control", "max-age=3600")
+			c.Data(http.StatusOK, "text/plain; charset=utf-8", src)
+			return
+		}
+		respondError(c, newAPIError(ErrorNotFound, "no shipped rule set %q", set))
+		return
+	}
 	if name == termsFile {
 		b, err := ontologyTermsJSON()
 		if err != nil {

@@ -506,6 +506,13 @@ func TestQueryPageInChromium(t *testing.T) {
 		if !strings.Contains(exp.Summary, "flagged") || exp.Rules == 0 {
 			t.Errorf("explanation summary %q with %d rule labels", exp.Summary, exp.Rules)
 		}
+		wd.waitFor("the rule text", `document.querySelector("#explanation pre.rule-src")`)
+		var src, ruleName string
+		wd.script(`return document.querySelector("#explanation pre.rule-src").textContent`, &src)
+		wd.script(`return document.querySelector("#explanation .tree .rule").textContent.replace("← ", "")`, &ruleName)
+		if !strings.HasPrefix(src, "["+ruleName+":") || !strings.Contains(src, "->") {
+			t.Errorf("rule text for %q:\n%s", ruleName, src)
+		}
 		if strings.Contains(exp.Visible, "urn:x-perfkb:rules#") {
 			t.Errorf("explanation shows internal helper triples unfolded: %s", exp.Visible)
 		}

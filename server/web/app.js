@@ -848,6 +848,32 @@ function readableTriple(nt) {
     .replace(/"([^"]*)"\^\^<?[^ ]*#(double|decimal)>?/g, (all, v) => fmt(Number(v)));
 }
 
+// ruleSource finds a named rule ([name: … ]) in the shipped rule sets.
+let ruleTexts = null;
+async function ruleSource(name) {
+  if (!name) return "";
+  if (!ruleTexts) {
+    ruleTexts = [];
+    try {
+      const sets = await (await fetch("/static/rules/index.json")).json();
+      for (const set of sets) {
+        const resp = await fetch("/static/rules/" + encodeURIComponent(set));
+        if (resp.ok) ruleTexts.push(await resp.text());
+      }
+    } catch (_) { /* no rule text then */ }
+  }
+  for (const text of ruleTexts) {
+    const i = text.indexOf("[" + name + ":");
+    if (i < 0) continue;
+    let depth = 0;
+    for (let j = i; j < text.length; j++) {
+      if (text[j] === "[") depth++;
+      else if (text[j] === "]" && --depth === 0) return text.slice(i, j + 1);
+    }
+  }
+  return "";
+}
+
 async function explain(f) {
   const box = $("explanation");
   box.replaceChildren(el("p", { class: "hint" }, "explaining…"));
@@ -868,6 +894,9 @@ async function explain(f) {
     el("p", { class: "desc" }, readableNumbers(f.description || "")),
     advice ? el("div", { class: "advice" }, el("strong", {}, "What to try: "), advice.advice || advice) : el("span"),
     el("ul", { class: "tree" }, ...ders.map(derivationItem)));
+  const rule = ders[0] && ders[0].rule;
+  const src = await ruleSource(rule);
+  if (src) box.insertBefore(el("details", { class: "rule-src-box", open: "" }, el("summary", {}, `rule ${rule}`), el("pre", { class: "rule-src" }, src)), box.querySelector("ul.tree"));
 }
 
 async function runRules() {
