@@ -1,0 +1,557 @@
+// Command soak runs the hardening soak test against a real `perfkb serve`
+// on loopback: mixed readers and writers, clients that stall while sending
+// or never read, and clients that send hostile inputs (the W3C negative
+// syntax tests and the fuzz corpora), for a fixed time. It then checks that
+// the server never died, that every acknowledged write is stored (before
+// and after a restart), and reports read latency against an unloaded
+// baseline and the server's peak RSS.
+//
+//	go run ./bench/soak -duration 10m
+//
+// Every connection goes to 127.0.0.1; every loop is bounded by the
+// duration.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+const token = "soak-token"
+
+type config struct {
+	duration, baseline          time.Duration
+	bin                         string
+	triples                     int
+	readers, writers            int
+	stallers, hostile           int
+	shared                      string
+	maxConcurrent, stallTimeout string
+}
+
+func main() {
+	var c config
+	flag.DurationVar(&c.duration, "duration", 10*time.Minute, "how long the loaded phase runs")
+	flag.DurationVar(&c.baseline, "baseline", 30*time.Second, "how long the unloaded read phase runs")
+	flag.StringVar(&c.bin, "bin", "", "perfkb binary (default: built from ./cmd/perfkb)")
+	flag.IntVar(&c.triples, "triples", 200000, "sample triples loaded before the run")
+	flag.IntVar(&c.readers, "readers", 24, "reading clients")
+	flag.IntVar(&c.writers, "writers", 8, "writing clients")
+	flag.IntVar(&c.stallers, "stallers", 8, "stalled or slow clients")
+	flag.IntVar(&c.hostile, "hostile", 4, "clients sending hostile inputs")
+	flag.StringVar(&c.shared, "shared", "../shared", "folder with w3c-rdf and w3c-sparql (hostile inputs)")
+	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
+	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
+	flag.Parse()
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(1)
+	}
+}
+
+func run(c config) error {
+	dir, err := os.MkdirTemp("", "perfkb-soak-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if c.bin == "" {
+		c.bin = filepath.Join(dir, "perfkb")
+		fmt.Println("building perfkb")
+		if out, err := exec.Command("go", "build", "-o", c.bin, "./cmd/perfkb").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	}
+	storeFlag := "--store=native:" + filepath.Join(dir, "db")
+	sampleFile := filepath.Join(dir, "s.nq")
+	for _, args := range [][]string{
+		{"sample", "--sites", "3", "--triples", strconv.Itoa(c.triples), "-o", sampleFile},
+		{storeFlag, "load", sampleFile},
+	} {
+		if out, err := exec.Command(c.bin, args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("perfkb %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	srv, err := startServer(c, storeFlag)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	hostileInputs := collectHostile(c.shared)
+	fmt.Printf("server pid %d on %s; %d hostile inputs\n", srv.cmd.Process.Pid, srv.base, len(hostileInputs))
+
+	// Unloaded baseline: the readers alone.
+	base := newLatencies()
+	ctx, cancel := context.WithTimeout(context.Background(), c.baseline)
+	runReaders(ctx, srv.base, c.readers, base)
+	cancel()
+	fmt.Printf("baseline (%d readers, %v): %s\n", c.readers, c.baseline, base.summary())
+
+	// Loaded phase.
+	loaded := newLatencies()
+	var acked sync.Map // graph -> *atomic.Int64 of acknowledged writes
+	var writeErrs, hostileSent, hostile5xx, stallConns atomic.Int64
+	var rssMax atomic.Int64
+	ctx, cancel = context.WithTimeout(context.Background(), c.duration)
+	var wg sync.WaitGroup
+	wg.Add(5)
+	go func() { defer wg.Done(); runReaders(ctx, srv.base, c.readers, loaded) }()
+	go func() {
+		defer wg.Done()
+		runWriters(ctx, srv.base, c.writers, &acked, &writeErrs)
+	}()
+	go func() { defer wg.Done(); runStallers(ctx, srv.addr, c.stallers, &stallConns) }()
+	go func() {
+		defer wg.Done()
+		runHostile(ctx, srv.base, c.hostile, hostileInputs, &hostileSent, &hostile5xx)
+	}()
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		start := time.Now()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				if rss := srv.rss(); rss > rssMax.Load() {
+					rssMax.Store(rss)
+				}
+				if s := int(time.Since(start).Seconds()); s%30 == 0 {
+					fmt.Printf("  %3ds: reads %s, RSS max %d MiB, alive %v\n", s, loaded.summary(), rssMax.Load()>>20, srv.alive())
+				}
+			}
+		}
+	}()
+	wg.Wait()
+	cancel()
+
+	alive := srv.alive()
+	fmt.Printf("loaded (%v): %s\n", c.duration, loaded.summary())
+	fmt.Printf("writes: %d acknowledged, %d refused or failed; hostile inputs sent: %d, answered 5xx: %d; stalled connections opened: %d\n",
+		totalAcked(&acked), writeErrs.Load(), hostileSent.Load(), hostile5xx.Load(), stallConns.Load())
+	fmt.Printf("server alive after the run: %v; peak RSS %d MiB\n", alive, rssMax.Load()>>20)
+	if !alive {
+		return errors.New("the server died during the run")
+	}
+	lost, err := verifyWrites(srv.base, &acked)
+	if err != nil {
+		return err
+	}
+	srv.stop()
+	srv, err = startServer(c, storeFlag)
+	if err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	lostAfter, err := verifyWrites(srv.base, &acked)
+	if err != nil {
+		return err
+	}
+	p99b, p99l := base.quantile(0.99), loaded.quantile(0.99)
+	fmt.Printf("acknowledged writes lost: %d before restart, %d after\n", lost, lostAfter)
+	fmt.Printf("read p99: unloaded %v, loaded %v (%.2fx)\n", p99b, p99l, float64(p99l)/float64(p99b))
+	if lost+lostAfter > 0 {
+		return fmt.Errorf("%d acknowledged writes lost", lost+lostAfter)
+	}
+	return nil
+}
+
+// server is a running `perfkb serve`.
+type server struct {
+	cmd        *exec.Cmd
+	addr, base string
+	exited     chan struct{}
+}
+
+func startServer(c config, storeFlag string) (*server, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(c.bin, storeFlag, "serve", "--addr", addr, "--token", token, "--timeout", "10s",
+		"--max-concurrent", c.maxConcurrent, "--stall-timeout", c.stallTimeout, "--log-level", "error")
+	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, addr: addr, base: "http://" + addr, exited: make(chan struct{})}
+	go func() { cmd.Wait(); close(s.exited) }()
+	for i := 0; i < 300; i++ {
+		if s.alive() {
+			return s, nil
+		}
+		select {
+		case <-s.exited:
+			return nil, errors.New("perfkb serve exited at start")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	s.stop()
+	return nil, errors.New("perfkb serve did not answer /healthz")
+}
+
+func (s *server) alive() bool {
+	select {
+	case <-s.exited:
+		return false
+	default:
+	}
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(s.base + "/healthz")
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+func (s *server) stop() {
+	select {
+	case <-s.exited:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+func (s *server) rss() int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// latencies collects read latencies.
+type latencies struct {
+	mu     sync.Mutex
+	d      []time.Duration
+	errors int
+}
+
+func newLatencies() *latencies { return &latencies{} }
+
+func (l *latencies) add(d time.Duration, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ok {
+		l.d = append(l.d, d)
+	} else {
+		l.errors++
+	}
+}
+
+func (l *latencies) quantile(q float64) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.d) == 0 {
+		return 0
+	}
+	s := slices.Clone(l.d)
+	slices.Sort(s)
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func (l *latencies) summary() string {
+	l.mu.Lock()
+	n, e := len(l.d), l.errors
+	l.mu.Unlock()
+	return fmt.Sprintf("%d ok, %d failed, p50 %v, p99 %v", n, e, l.quantile(0.5), l.quantile(0.99))
+}
+
+const perfonto = "PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>\n"
+
+var readQueries = []string{
+	perfonto + `SELECT ?rs ?v WHERE { ?rs perfonto:inProcessingUnit ?pu . ?pu perfonto:inNode "gsr410" .
+  ?rs perfonto:hasMetric ?m . ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v . FILTER(?v >= 3.0E8) }`,
+	perfonto + `SELECT ?rs WHERE { ?rs a perfonto:RegionSummary } LIMIT 10`,
+	perfonto + `ASK { ?e a perfonto:Experiment }`,
+}
+
+func runReaders(ctx context.Context, base string, n int, lat *latencies) {
+	client := &http.Client{Timeout: 15 * time.Second}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := i; ctx.Err() == nil; k++ {
+				q := readQueries[k%len(readQueries)]
+				start := time.Now()
+				resp, err := client.PostForm(base+"/sparql", url.Values{"query": {q}})
+				ok := err == nil && resp.StatusCode == http.StatusOK
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				if ctx.Err() == nil {
+					lat.add(time.Since(start), ok)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func runWriters(ctx context.Context, base string, n int, acked *sync.Map, errs *atomic.Int64) {
+	client := &http.Client{Timeout: 30 * time.Second}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			graph := fmt.Sprintf("urn:soak:writer:%d", i)
+			count := &atomic.Int64{}
+			acked.Store(graph, count)
+			for k := 0; ctx.Err() == nil; k++ {
+				body := fmt.Sprintf("<urn:soak:w%d:%d> <urn:soak:p> \"%d\" .\n", i, k, k)
+				req, _ := http.NewRequest(http.MethodPost, base+"/data?graph="+url.QueryEscape(graph), strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/n-triples")
+				req.Header.Set("Authorization", "Bearer "+token)
+				resp, err := client.Do(req)
+				if err != nil {
+					errs.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode/100 == 2 {
+					count.Add(1)
+				} else {
+					errs.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func totalAcked(acked *sync.Map) int64 {
+	var n int64
+	acked.Range(func(_, v any) bool { n += v.(*atomic.Int64).Load(); return true })
+	return n
+}
+
+// verifyWrites counts each writer's graph and returns how many
+// acknowledged writes are missing.
+func verifyWrites(base string, acked *sync.Map) (int64, error) {
+	var lost int64
+	var firstErr error
+	acked.Range(func(k, v any) bool {
+		q := fmt.Sprintf("SELECT (COUNT(*) AS ?n) WHERE { GRAPH <%s> { ?s ?p ?o } }", k)
+		resp, err := http.PostForm(base+"/sparql", url.Values{"query": {q}})
+		if err != nil {
+			firstErr = err
+			return false
+		}
+		defer resp.Body.Close()
+		var res struct {
+			Results struct {
+				Bindings []map[string]struct{ Value string }
+			}
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&res); err != nil || len(res.Results.Bindings) != 1 {
+			firstErr = fmt.Errorf("counting %s: %v", k, err)
+			return false
+		}
+		n, _ := strconv.ParseInt(res.Results.Bindings[0]["n"].Value, 10, 64)
+		if want := v.(*atomic.Int64).Load(); n < want {
+			lost += want - n
+		}
+		return true
+	})
+	return lost, firstErr
+}
+
+// runStallers keeps n connections that misbehave: headers then nothing, a
+// body that stops, a large answer never read, one byte at a time.
+func runStallers(ctx context.Context, addr string, n int, opened *atomic.Int64) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+				if err != nil {
+					time.Sleep(100 * time.Millisecond)
+					continue
+				}
+				opened.Add(1)
+				switch i % 4 {
+				case 0: // headers, then silence
+					fmt.Fprintf(c, "POST /sparql HTTP/1.1\r\nHost: %s\r\nContent-Type: application/sparql-query\r\nContent-Length: 100000\r\n\r\n", addr)
+				case 1: // an authenticated upload that stops mid-body
+					fmt.Fprintf(c, "PUT /data?graph=urn:soak:stall HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/n-triples\r\nContent-Length: 100000\r\n\r\n<urn:s> ", addr, token)
+				case 2: // a large answer, never read
+					q := url.QueryEscape("SELECT * WHERE { ?s ?p ?o }")
+					fmt.Fprintf(c, "GET /sparql?query=%s HTTP/1.1\r\nHost: %s\r\nAccept: text/csv\r\n\r\n", q, addr)
+				case 3: // one byte a second
+					req := fmt.Sprintf("GET /sparql?query=%s HTTP/1.1\r\nHost: %s\r\n\r\n", url.QueryEscape("ASK {}"), addr)
+					for j := 0; j < len(req) && ctx.Err() == nil; j++ {
+						if _, err := c.Write([]byte{req[j]}); err != nil {
+							break
+						}
+						time.Sleep(time.Second)
+					}
+				}
+				// Hold the connection until the server cuts it or the run ends.
+				c.SetReadDeadline(time.Now().Add(time.Minute))
+				buf := make([]byte, 1)
+				for ctx.Err() == nil {
+					if i%4 == 2 {
+						time.Sleep(time.Second) // never read
+						if _, err := c.Write([]byte{}); err != nil {
+							break
+						}
+						continue
+					}
+					if _, err := c.Read(buf); err != nil {
+						break
+					}
+				}
+				c.Close()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// hostile is one hostile request: an upload, a query, an update or a rule
+// file.
+type hostile struct {
+	kind, body string
+}
+
+func collectHostile(shared string) []hostile {
+	var out []hostile
+	add := func(kind string, path string) {
+		if b, err := os.ReadFile(path); err == nil && len(b) < 256<<10 {
+			out = append(out, hostile{kind, string(b)})
+		}
+	}
+	walk := func(dir string, fn func(path string)) {
+		filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				fn(path)
+			}
+			return nil
+		})
+	}
+	walk(filepath.Join(shared, "w3c-rdf"), func(p string) {
+		switch {
+		case strings.HasSuffix(p, ".ttl"):
+			add("text/turtle", p)
+		case strings.HasSuffix(p, ".nt"):
+			add("application/n-triples", p)
+		case strings.HasSuffix(p, ".rdf"):
+			add("application/rdf+xml", p)
+		}
+	})
+	walk(filepath.Join(shared, "w3c-sparql"), func(p string) {
+		switch {
+		case strings.HasSuffix(p, ".rq"):
+			add("query", p)
+		case strings.HasSuffix(p, ".ru"):
+			add("update", p)
+		}
+	})
+	walk("kb/rdfio/testdata/fuzz", func(p string) { add("text/turtle", p) })
+	// The hardening issue's repros.
+	out = append(out,
+		hostile{"text/turtle", ".5\n"}, hostile{"text/turtle", `<a> <b> """"x"`},
+		hostile{"rules", strings.Repeat("@include <OWL>.\n", 40000)},
+		hostile{"rules", "[r: (?s <http://e/p> f(?o)) -> (?s <http://e/q> ?o)]"},
+		hostile{"query", "SELECT (COUNT(*) AS ?n) { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"},
+		hostile{"query", "SELECT * { ?s " + strings.Repeat("<http://e/p>/", 30000) + "<http://e/p> ?o }"},
+		hostile{"update", "LOAD <file:///etc/passwd>"},
+	)
+	return out
+}
+
+func runHostile(ctx context.Context, base string, n int, inputs []hostile, sent, fiveXX *atomic.Int64) {
+	if len(inputs) == 0 {
+		return
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(i), 7))
+			for ctx.Err() == nil {
+				h := inputs[rng.IntN(len(inputs))]
+				var req *http.Request
+				switch h.kind {
+				case "query":
+					req, _ = http.NewRequest(http.MethodPost, base+"/sparql?timeout=2", strings.NewReader(h.body))
+					req.Header.Set("Content-Type", "application/sparql-query")
+				case "update":
+					req, _ = http.NewRequest(http.MethodPost, base+"/sparql?timeout=2", strings.NewReader(h.body))
+					req.Header.Set("Content-Type", "application/sparql-update")
+				case "rules":
+					req, _ = http.NewRequest(http.MethodPost, base+"/rules/check?timeout=2", strings.NewReader(h.body))
+					req.Header.Set("Content-Type", "text/plain")
+				default:
+					req, _ = http.NewRequest(http.MethodPost, base+"/data?graph=urn:soak:hostile", bytes.NewReader([]byte(h.body)))
+					req.Header.Set("Content-Type", h.kind)
+				}
+				// Updates go without the token: a hostile DROP ALL that the
+				// server accepts would be a correct answer, and would
+				// "lose" the writers' data.
+				if h.kind != "update" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				resp, err := client.Do(req)
+				sent.Add(1)
+				if err != nil {
+					continue
+				}
+				body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				// 503 is the server shedding load (busy, timed out): not a fault.
+				if resp.StatusCode >= 500 && resp.StatusCode != http.StatusServiceUnavailable {
+					if fiveXX.Add(1) <= 5 {
+						fmt.Printf("  hostile %s answered %d: %s\n  input: %.200q\n", h.kind, resp.StatusCode, body, h.body)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
