@@ -87,7 +87,7 @@ func value(x Expr, e *ExperimentResult, r *RegionResult) (float64, bool) {
 		case "efficiency":
 			return rr.Efficiency, rr.Scaled
 		}
-		return rr.Region.Max(name)
+		return rr.max(name)
 	}
 	v, ok := get(x.Metric, r)
 	if !ok {
@@ -112,6 +112,19 @@ func value(x Expr, e *ExperimentResult, r *RegionResult) (float64, bool) {
 		return 0, false // never divide by zero
 	}
 	return v / d, true
+}
+
+// max is the largest value of a metric over the region's processing units:
+// a measured one, else one the overhead analysis computed (oall, oall_ident,
+// oall_unid, olopa), so scores and classes can use computed overheads.
+func (r *RegionResult) max(name string) (float64, bool) {
+	if v, ok := r.Region.Max(name); ok {
+		return v, true
+	}
+	if st, ok := r.Overhead[name]; ok && st.N > 0 {
+		return st.Max, true
+	}
+	return 0, false
 }
 
 func programResult(e *ExperimentResult) *RegionResult {
@@ -159,8 +172,8 @@ func analyseSoft(res *Result, cfg *SoftConfig) *SoftResult {
 			if prog != nil && len(cfg.Scores) > 0 {
 				num, den := 0.0, 0.0
 				for _, s := range cfg.Scores {
-					v, ok := r.Region.Max(s.Metric)
-					base, okB := prog.Region.Max(s.Metric)
+					v, ok := r.max(s.Metric)
+					base, okB := prog.max(s.Metric)
 					if !ok || !okB || base == 0 {
 						continue
 					}
@@ -265,7 +278,7 @@ func metricOfProgram(e *ExperimentResult, metric string) (float64, bool) {
 	if p == nil {
 		return 0, false
 	}
-	return p.Region.Max(metric)
+	return p.max(metric)
 }
 
 // scoreVector is the per-metric score of one summary, relative to top.
