@@ -528,6 +528,11 @@ func TestQueryPageInChromium(t *testing.T) {
 			t.Errorf("sites tab lists the derivation records: %v", names)
 		}
 		wd.screenshot("sites")
+		// An experiment link opens its call tree.
+		var link string
+		wd.script(`return document.querySelector("#sites tbody a").title`, &link)
+		wd.click("#sites tbody a")
+		wd.waitFor("the linked call tree", `document.getElementById("tree-exp").value === "`+link+`" && window.perfkb.treeRowsFor === "`+link+`" && /call-tree nodes/.test(document.getElementById("tree-status").textContent)`)
 	})
 
 	// With the analysis service wired (as perfkb serve does), the same

@@ -915,10 +915,17 @@ async function loadSites() {
   if (!resp.ok) { $("sites").replaceChildren(el("p", { class: "error" }, await apiError(resp))); return; }
   // Only site graphs: not the inferred graph, derivation records or other internal graphs.
   const list = ((await resp.json()).data || []).filter((s) => !/^urn:x-perfkb:/.test(s.graph || "") && !/^urn:x-arq:/.test(s.graph || "") && s.name !== "derivations");
-  const head = el("tr", {}, ...["site", "graph / endpoint", "triples", "experiments"].map((h) => el("th", {}, h)));
-  const rows = list.map((s) => el("tr", {},
-    el("td", {}, s.name), el("td", {}, el("code", {}, s.graph || s.endpoint || "")),
+  const head = el("tr", {}, ...["site", "kind", "graph / endpoint", "triples", "freshness", "experiments"].map((h) => el("th", {}, h)));
+  const ago = (t) => {
+    if (!t) return "";
+    const s = (Date.now() - Date.parse(t)) / 1000;
+    if (isNaN(s)) return "";
+    return s < 90 ? `${Math.round(s)} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago` : s < 172800 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} days ago`;
+  };
+  const rows = list.map((s) => el("tr", { "data-site": s.name },
+    el("td", {}, s.name), el("td", {}, s.kind || "local"), el("td", {}, el("code", {}, s.graph || s.endpoint || "")),
     el("td", { class: "num" }, String(s.triples)),
+    el("td", { title: s.lastRefreshed || "" }, s.kind === "remote" ? `${s.status || "never refreshed"}${s.lastRefreshed ? ", " + ago(s.lastRefreshed) : ""}` : "live (this store)"),
     el("td", {}, ...(s.experiments || []).map((e) => el("a", { href: "#", title: e, onclick: (ev) => { ev.preventDefault(); openTree(e); } }, shortIRI(e) + " ")))));
   $("sites").replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
 }
