@@ -385,6 +385,22 @@ func TestQueryPageInChromium(t *testing.T) {
 				}
 				wd.screenshot("chart")
 			}
+			if strings.Contains(ex.Name, "(series)") {
+				// Line chart: x = ?processes, one line per ?version, log scale.
+				var pts struct {
+					Circles, Lines int
+					Log            string
+				}
+				wd.script(`const set = (id, v) => { const s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event("change")); };
+					set("chart-kind", "line"); set("label-column", "processes"); set("series-column", "version");
+					const log = document.getElementById("chart-log"); log.checked = true; log.dispatchEvent(new Event("change")); return true`, nil)
+				wd.waitFor("the line chart", `document.querySelector('#chart svg[data-kind="line"][data-log="true"]')`)
+				wd.script(`return {Circles: document.querySelectorAll("#chart circle.point").length, Lines: document.querySelectorAll("#chart polyline").length, Log: document.querySelector("#chart svg").dataset.log}`, &pts)
+				if pts.Circles != got.Rows {
+					t.Errorf("line chart of %q: %d points for %d rows", ex.Name, pts.Circles, got.Rows)
+				}
+				wd.screenshot("series-chart")
+			}
 		}
 		wd.screenshot("example-chart")
 	})
