@@ -817,8 +817,10 @@ func (r *run) regionSummaries(ctx context.Context) error {
 			}
 			cr = c
 		case crIdent.Valid:
-			c, keep, err := r.ref(T, key, "codeRegion", crIdent, crLookup.Valid, "CodeRegion (by codeRegion within version "+id(version.Int64)+")", "cr")
-			if err != nil || !keep {
+			// codeRegion is CodeRegion.codeRegion (the region identifier),
+			// resolved in SQL within the experiment's version.
+			if !crLookup.Valid {
+				_, err := r.dangling(T, key, "codeRegion", "CodeRegion (by codeRegion within version "+id(version.Int64)+")", crIdent.Int64)
 				return err
 			}
 			if r.isDropped("CodeRegion", crLookup.Int64) {
@@ -826,7 +828,6 @@ func (r *run) regionSummaries(ctx context.Context) error {
 				return nil
 			}
 			cr = r.key("cr", crLookup.Int64)
-			_ = c
 		}
 		var parent kb.Term
 		switch {
