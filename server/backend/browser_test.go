@@ -262,6 +262,15 @@ func TestQueryPageInChromium(t *testing.T) {
 		}
 		wd.screenshot("completion")
 		wd.script(`document.querySelector(".CodeMirror-hint-active").dispatchEvent(new MouseEvent("click", {bubbles: true})); return true`, nil)
+		// PREFIX declarations complete from the ontology's prefixes.
+		wd.script(`const y = `+yq+`; y.setValue("PREFIX perf"); y.focus(); y.setCursor({line: 0, ch: 11}); y.autocomplete(); return true`, nil)
+		wd.waitFor("prefix hints", `document.querySelector(".CodeMirror-hints")`)
+		var prefixHints []string
+		wd.script(`return Array.from(document.querySelectorAll(".CodeMirror-hint")).map(h => h.textContent)`, &prefixHints)
+		if !slices.Contains(prefixHints, "perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>") {
+			t.Errorf("PREFIX perf completes to %v", prefixHints)
+		}
+		wd.script(`document.querySelector(".CodeMirror-hint-active").dispatchEvent(new MouseEvent("click", {bubbles: true})); return true`, nil)
 	})
 
 	run("error marked at its line", func(t *testing.T) {
