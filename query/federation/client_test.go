@@ -181,3 +181,36 @@ func TestPushDown(t *testing.T) {
 		}
 	}
 }
+
+func TestAggregatePushDown(t *testing.T) {
+	tests := []struct{ query, want string }{
+		{`SELECT ?c (COUNT(?f) AS ?n) (AVG(?v) AS ?a) WHERE { ?f a ?c ; <http://v> ?v } GROUP BY ?c`,
+			"{ SELECT ?c (COUNT(?f) AS ?fedpart0) (SUM(?v) AS ?fedpart1) (COUNT(?v) AS ?fedpart2) WHERE { ?f a ?c ; <http://v> ?v } GROUP BY ?c }"},
+		{`SELECT ?c (MIN(?v) AS ?lo) (MAX(?v) AS ?hi) (COUNT(*) AS ?n) WHERE { ?f a ?c ; <http://v> ?v } GROUP BY ?c`,
+			"{ SELECT ?c (MIN(?v) AS ?fedpart0) (MAX(?v) AS ?fedpart1) (COUNT(*) AS ?fedpart2) WHERE { ?f a ?c ; <http://v> ?v } GROUP BY ?c }"},
+		// Not combinable: the WHERE pattern is forwarded as it is.
+		{`SELECT ?c (COUNT(DISTINCT ?f) AS ?n) WHERE { ?f a ?c } GROUP BY ?c`, "{ ?f a ?c }"},
+		{`SELECT ?c (SAMPLE(?f) AS ?s) WHERE { ?f a ?c } GROUP BY ?c`, "{ ?f a ?c }"},
+		{`SELECT (COUNT(?f) AS ?n) WHERE { ?f a ?c }`, "{ ?f a ?c }"},
+		{`SELECT ?k (COUNT(?f) AS ?n) WHERE { ?f a ?c } GROUP BY (STR(?c) AS ?k)`, "{ ?f a ?c }"},
+	}
+	for _, tc := range tests {
+		q, err := syntax.ParseQuery(tc.query, syntax.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := FanOut(q, []Site{{Name: "a", Endpoint: "http://a/sparql"}}, FanOutOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		algebra.Walk(q.Pattern, func(op algebra.Op) bool {
+			if s, ok := op.(*algebra.Service); ok {
+				got = s.Text
+			}
+			return true
+		})
+		if got != tc.want {
+			t.Errorf("%s:\nforwarded %s\nwant      %s", tc.query, got, tc.want)
+		}
+	}
+}

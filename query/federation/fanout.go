@@ -74,6 +74,13 @@ func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
 		return &algebra.Join{Left: op, Right: &algebra.Table{Vars: []algebra.Var{col}, Rows: [][]kb.Term{{kb.String(site)}}}}
 	}
 	suffix := pushDown(q)
+	// Each branch runs the WHERE pattern, or with GROUP BY the per-site
+	// partial aggregates (see planAggregates).
+	input, text := q.Where, q.WhereText
+	agg, grouped := planAggregates(q)
+	if grouped {
+		input, text = agg.remote, agg.text
+	}
 	var union algebra.Op
 	add := func(op algebra.Op) {
 		if union == nil {
@@ -83,15 +90,19 @@ func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
 		}
 	}
 	if opts.Local {
-		add(tag(q.Where, LocalSite))
+		add(tag(input, LocalSite))
 	}
 	for _, s := range sites {
 		if err := CheckEndpoint(s.Endpoint); err != nil {
 			return fmt.Errorf("site %s: %w", s.Name, err)
 		}
-		add(tag(&algebra.Service{Endpoint: algebra.TermNode(kb.IRI(s.Endpoint)), Input: q.Where, Text: q.WhereText, Partial: true, Suffix: suffix}, s.Name))
+		add(tag(&algebra.Service{Endpoint: algebra.TermNode(kb.IRI(s.Endpoint)), Input: input, Text: text, Partial: true, Suffix: suffix}, s.Name))
 	}
-	pattern, ok := replaceOp(q.Pattern, q.Where, union)
+	old, repl := q.Where, union
+	if grouped {
+		old, repl = agg.group, agg.combine(union)
+	}
+	pattern, ok := replaceOp(q.Pattern, old, repl)
 	if !ok {
 		return errors.New("fan-out: the WHERE pattern was not found in the query's algebra")
 	}
@@ -172,6 +183,134 @@ func pushDown(q *algebra.Query) string {
 		}
 	}
 	return q.OrderText + "\n" + limit
+}
+
+// aggPlan pushes GROUP BY down: each site computes partial aggregates per
+// group (COUNT, SUM, MIN, MAX; AVG as SUM and COUNT) and the coordinator
+// combines them per group: the counts and sums are summed, MIN of the
+// minima, MAX of the maxima, AVG = total sum / total count. A group's rows
+// may come from several sites, so this is exact (up to the rounding of
+// floating-point sums).
+type aggPlan struct {
+	group  *algebra.Group // the query's Group over the WHERE pattern
+	remote algebra.Op     // Project(partials, Group(partials, WHERE))
+	text   string         // the same as a SPARQL subquery in braces
+	local  []algebra.AggregateBinding
+	avgs   []avgPart
+}
+
+type avgPart struct {
+	v          algebra.Var // the query's AVG variable
+	sum, count algebra.Var // local totals
+}
+
+// planAggregates plans the push-down for a query whose Group sits directly
+// on the WHERE pattern with plain variable keys and aggregates of plain
+// variables (or COUNT(*)), without DISTINCT aggregates.
+func planAggregates(q *algebra.Query) (*aggPlan, bool) {
+	var g *algebra.Group
+	algebra.Walk(q.Pattern, func(op algebra.Op) bool {
+		if gr, ok := op.(*algebra.Group); ok && gr.Input == q.Where {
+			g = gr
+		}
+		return g == nil && op != q.Where
+	})
+	if g == nil || len(g.Keys) == 0 || strings.TrimSpace(q.WhereText) == "" {
+		return nil, false
+	}
+	inScope := map[algebra.Var]bool{}
+	for _, v := range algebra.InScope(q.Where) {
+		inScope[v] = true
+	}
+	var b strings.Builder
+	b.WriteString("{ SELECT")
+	var projected []algebra.Var
+	for _, k := range g.Keys {
+		ve, ok := k.Expr.(*algebra.VarExpr)
+		if !ok || ve.Var != k.Var || !inScope[k.Var] || !k.Var.IsDistinguished() {
+			return nil, false
+		}
+		b.WriteString(" ?" + string(k.Var))
+		projected = append(projected, k.Var)
+	}
+	plan := &aggPlan{group: g}
+	var partials []algebra.AggregateBinding
+	n := 0
+	partial := func(fn algebra.AggregateFunc, a *algebra.Aggregate) algebra.Var {
+		v := algebra.Var(fmt.Sprintf("fedpart%d", n))
+		n++
+		pa := &algebra.Aggregate{Func: fn, Star: a.Star, Expr: a.Expr}
+		partials = append(partials, algebra.AggregateBinding{Var: v, Aggregate: pa})
+		projected = append(projected, v)
+		arg := "*"
+		if !a.Star {
+			arg = "?" + string(a.Expr.(*algebra.VarExpr).Var)
+		}
+		fmt.Fprintf(&b, " (%s(%s) AS ?%s)", fn, arg, string(v))
+		return v
+	}
+	sum := func(v algebra.Var) *algebra.Aggregate {
+		return &algebra.Aggregate{Func: algebra.AggSum, Expr: &algebra.VarExpr{Var: v}}
+	}
+	for _, ab := range g.Aggregates {
+		a := ab.Aggregate
+		if a.Distinct {
+			return nil, false
+		}
+		if !a.Star {
+			ve, ok := a.Expr.(*algebra.VarExpr)
+			if !ok || !inScope[ve.Var] || !ve.Var.IsDistinguished() {
+				return nil, false
+			}
+		}
+		switch a.Func {
+		case algebra.AggCount:
+			plan.local = append(plan.local, algebra.AggregateBinding{Var: ab.Var, Aggregate: sum(partial(algebra.AggCount, a))})
+		case algebra.AggSum:
+			plan.local = append(plan.local, algebra.AggregateBinding{Var: ab.Var, Aggregate: sum(partial(algebra.AggSum, a))})
+		case algebra.AggMin, algebra.AggMax:
+			p := partial(a.Func, a)
+			plan.local = append(plan.local, algebra.AggregateBinding{Var: ab.Var, Aggregate: &algebra.Aggregate{Func: a.Func, Expr: &algebra.VarExpr{Var: p}}})
+		case algebra.AggAvg:
+			s, c := partial(algebra.AggSum, a), partial(algebra.AggCount, a)
+			av := avgPart{v: ab.Var, sum: algebra.Var(fmt.Sprintf(".fedsum%d", len(plan.avgs))), count: algebra.Var(fmt.Sprintf(".fedcount%d", len(plan.avgs)))}
+			plan.avgs = append(plan.avgs, av)
+			plan.local = append(plan.local,
+				algebra.AggregateBinding{Var: av.sum, Aggregate: sum(s)},
+				algebra.AggregateBinding{Var: av.count, Aggregate: sum(c)})
+		default:
+			return nil, false // SAMPLE, GROUP_CONCAT: not combinable
+		}
+	}
+	for v := range inScope {
+		if strings.HasPrefix(string(v), "fedpart") {
+			return nil, false // the query uses our names
+		}
+	}
+	b.WriteString(" WHERE " + q.WhereText + " GROUP BY")
+	for _, k := range g.Keys {
+		b.WriteString(" ?" + string(k.Var))
+	}
+	b.WriteString(" }")
+	plan.text = b.String()
+	plan.remote = &algebra.Project{Vars: projected, Input: &algebra.Group{Keys: g.Keys, Aggregates: partials, Input: q.Where}}
+	return plan, true
+}
+
+// combine is the local half: the query's grouping over the sites' partial
+// aggregates, then AVG = sum / count (0 for an empty multiset, §18.5.1.4).
+func (p *aggPlan) combine(input algebra.Op) algebra.Op {
+	var op algebra.Op = &algebra.Group{Keys: p.group.Keys, Aggregates: p.local, Input: input}
+	zero := &algebra.ConstExpr{Term: kb.Literal("0", "http://www.w3.org/2001/XMLSchema#integer")}
+	for _, a := range p.avgs {
+		count, total := &algebra.VarExpr{Var: a.count}, &algebra.VarExpr{Var: a.sum}
+		op = &algebra.Extend{Input: op, Var: a.v, Expr: &algebra.BuiltinExpr{Name: algebra.BuiltinIf, Args: []algebra.Expr{
+			&algebra.BinaryExpr{Op: algebra.OpEqual, Left: count, Right: zero},
+			zero,
+			&algebra.BinaryExpr{Op: algebra.OpDiv, Left: total, Right: count},
+		}}}
+	}
+	return op
 }
 
 // rdqlWhere gives a query without WHERE text (RDQL) one: its pattern is a
