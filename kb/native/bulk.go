@@ -108,7 +108,7 @@ func (w *bulkWriter) Commit(ctx context.Context) error {
 func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	// The dictionary tables need only the dictionary: write them while
 	// the indexes are sorted.
-	dict := s.startDictionaryTables()
+	dict := s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)))
 	scratch := make([]key32, len(keys))
 	radixSort32(keys, scratch)
 	keys = compactKeys(keys)
@@ -177,7 +177,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 // ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same
 // steps on kb.Quad with comparison sorts.
 func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
-	dict := s.startDictionaryTables()
+	dict := s.startDictionaryTables(s.dict.unsavedIDs(quadIDs(quads)))
 	permuteSort(quads, 0)
 	quads = slices.Compact(quads)
 	s.cmu.RLock()
@@ -237,13 +237,13 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 // entries (none in memory, where the dictionary is never stored).
 type dictionaryTables struct {
 	idPath, termPath string
-	upTo             kb.ID
+	ids              []kb.ID // the terms written, for markSaved
 	err              error
 }
 
 // startDictionaryTables writes the pending dictionary entries on a
 // goroutine of their own; the channel yields the tables.
-func (s *Store) startDictionaryTables() <-chan dictionaryTables {
+func (s *Store) startDictionaryTables(ids []kb.ID) <-chan dictionaryTables {
 	ch := make(chan dictionaryTables, 1)
 	if s.memory {
 		ch <- dictionaryTables{}
@@ -251,7 +251,8 @@ func (s *Store) startDictionaryTables() <-chan dictionaryTables {
 	}
 	go func() {
 		var t dictionaryTables
-		t.idPath, t.termPath, t.upTo, t.err = s.writeDictionaryTables()
+		t.ids = ids
+		t.idPath, t.termPath, t.err = s.writeDictionaryTables(ids)
 		ch <- t
 	}()
 	return ch
@@ -290,7 +291,6 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	}
 	addFile(dict.idPath, dict.err)
 	addFile(dict.termPath, nil)
-	upTo := dict.upTo
 	if firstErr != nil {
 		return firstErr
 	}
@@ -306,7 +306,7 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	}
 	s.invalidateIters(false)
 	if !s.memory {
-		s.dict.markPersisted(upTo)
+		s.dict.markSaved(dict.ids)
 	}
 	s.publish(delta)
 	return nil
@@ -509,57 +509,57 @@ func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64) (string, error) {
 	return path, nil
 }
 
-// writeDictionaryTables writes the pending dictionary entries as two
-// sstables (ID -> term, term -> ID) and returns the ID up to which they
-// reach. It reads the entries in place: only a 4-byte index per entry is
-// allocated, to sort them by encoding.
-func (s *Store) writeDictionaryTables() (idPath, termPath string, upTo kb.ID, err error) {
-	from, upTo, view := s.dict.pendingView()
-	if upTo <= from {
-		return "", "", upTo, nil
+// writeDictionaryTables writes the dictionary entries of ids (ascending;
+// see dictsave.go) as two sstables (ID -> term, term -> ID). It reads the
+// entries in place: only a 4-byte index per entry is allocated, to sort
+// them by encoding.
+func (s *Store) writeDictionaryTables(ids []kb.ID) (idPath, termPath string, err error) {
+	if len(ids) == 0 {
+		return "", "", nil
 	}
+	_, _, view := s.dict.pendingView()
 	w, idPath, err := s.newTable(false)
 	if err != nil {
-		return "", "", 0, err
+		return "", "", err
 	}
 	idk := make([]byte, 9)
 	idk[0] = prefixID
-	for id := from; id < upTo; id++ {
+	for _, id := range ids {
 		binary.BigEndian.PutUint64(idk[1:], uint64(id))
 		if err := w.Set(idk, view.encoded(id)); err != nil {
 			w.Close()
-			return idPath, "", 0, fmt.Errorf("native: %w", err)
+			return idPath, "", fmt.Errorf("native: %w", err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		return idPath, "", 0, fmt.Errorf("native: %w", err)
+		return idPath, "", fmt.Errorf("native: %w", err)
 	}
 
 	// Encodings are unique in the dictionary, so the term keys are too.
-	order := make([]uint32, upTo-from)
+	order := make([]uint32, len(ids))
 	for i := range order {
 		order[i] = uint32(i)
 	}
 	slices.SortFunc(order, func(a, b uint32) int {
-		return bytes.Compare(view.encoded(from+kb.ID(a)), view.encoded(from+kb.ID(b)))
+		return bytes.Compare(view.encoded(ids[a]), view.encoded(ids[b]))
 	})
 	w, termPath, err = s.newTable(true)
 	if err != nil {
-		return idPath, "", 0, err
+		return idPath, "", err
 	}
 	key := make([]byte, 0, 64)
 	var idv [8]byte
 	for _, i := range order {
-		id := from + kb.ID(i)
+		id := ids[i]
 		key = append(append(key[:0], prefixTerm), view.encoded(id)...)
 		binary.BigEndian.PutUint64(idv[:], uint64(id))
 		if err := w.Set(key, idv[:]); err != nil {
 			w.Close()
-			return idPath, termPath, 0, fmt.Errorf("native: %w", err)
+			return idPath, termPath, fmt.Errorf("native: %w", err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		return idPath, termPath, 0, fmt.Errorf("native: %w", err)
+		return idPath, termPath, fmt.Errorf("native: %w", err)
 	}
-	return idPath, termPath, upTo, nil
+	return idPath, termPath, nil
 }

@@ -42,6 +42,13 @@ type dictionary struct {
 
 	oldIDs   map[kb.Term]kb.ID // cache of terms read from disk
 	oldTerms map[kb.ID]kb.Term
+
+	// Fresh terms reach the disk only with the first committed quad that
+	// references them (dictsave.go): savedBits[i] says whether ID
+	// savedFrom+i is stored; stored counts the terms on disk.
+	savedFrom kb.ID
+	savedBits []uint64
+	stored    int64
 }
 
 // termRef locates an encoded term in the arena.
@@ -69,6 +76,7 @@ func (d *dictionary) cacheOld(id kb.ID, t kb.Term) {
 func (d *dictionary) init(next kb.ID) {
 	d.seed = maphash.MakeSeed()
 	d.base, d.persisted = next, next
+	d.savedFrom, d.savedBits, d.stored = next, nil, int64(next-1)
 	d.chunks, d.refs = nil, nil
 	d.table = make([]uint64, 1024)
 	d.oldIDs = make(map[kb.Term]kb.ID)

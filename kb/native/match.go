@@ -184,7 +184,7 @@ func (s *Store) Stats(ctx context.Context) (kb.Stats, error) {
 	c := &s.counts
 	st := kb.Stats{
 		Quads:            c.quads,
-		Terms:            int64(s.dict.limit() - 1),
+		Terms:            s.termCount(),
 		ByPredicate:      make(map[kb.ID]int64, len(c.byP)),
 		ByGraph:          make(map[kb.ID]int64, len(c.byG)),
 		ByPredicateGraph: make(map[[2]kb.ID]int64, len(c.byPG)),

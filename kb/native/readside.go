@@ -260,6 +260,13 @@ func (s *Store) loadDictionary(ctx context.Context) error {
 		d.addHole()
 	}
 	d.persisted = next
+	d.savedFrom = next
+	d.stored = 0
+	for _, r := range d.refs {
+		if r.len > 0 {
+			d.stored++
+		}
+	}
 	return s.release(it)
 }
 

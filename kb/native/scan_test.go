@@ -218,6 +218,14 @@ func TestTermOf(t *testing.T) {
 	if _, ok := s.TermOf(0); ok {
 		t.Error("TermOf(0) reported true")
 	}
+	// Terms are stored with the first quad that uses them.
+	var use []kb.Quad
+	for _, id := range ids {
+		use = append(use, kb.Quad{S: ids[0], P: ids[0], O: id, G: ids[0]})
+	}
+	if err := s.Apply(ctx, kb.Delta{Add: use}); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

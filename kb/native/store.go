@@ -238,17 +238,9 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	// Nothing to flush: every stored quad's terms were written with it
+	// (dictsave.go), and unreferenced terms are meant to be dropped.
 	var err error
-	if !s.readOnly && !s.memory {
-		b := s.db.NewBatch()
-		var up kb.ID
-		if up, err = s.dict.appendPending(b); err == nil {
-			if err = b.Commit(pebble.Sync); err == nil {
-				s.dict.markPersisted(up)
-			}
-		}
-		b.Close()
-	}
 	s.invalidateIters(true)
 	s.mem.Store(nil)
 	if cerr := s.db.Close(); err == nil && cerr != nil {

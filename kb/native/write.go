@@ -128,7 +128,7 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 	if err != nil {
 		return err
 	}
-	if err := s.commitBatch(b, delta); err != nil {
+	if err := s.commitBatch(b, delta, added); err != nil {
 		return err
 	}
 	s.applyReadSide(added, removed)
@@ -137,11 +137,11 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 
 // commitBatch adds the pending dictionary entries and the changed counters
 // to b, commits it and publishes the new counts. The caller holds wmu.
-func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64) error {
-	var upTo kb.ID
+func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64, added []kb.Quad) error {
+	var terms []kb.ID // the new terms added quads reference: see dictsave.go
 	if !s.memory {
-		var err error
-		if upTo, err = s.dict.appendPending(b); err != nil {
+		terms = s.dict.unsavedIDs(quadIDs(added))
+		if err := s.dict.appendTerms(b, terms); err != nil {
 			return fmt.Errorf("native: %w", err)
 		}
 	}
@@ -174,7 +174,7 @@ func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64) error {
 	}
 	s.invalidateIters(false)
 	if !s.memory {
-		s.dict.markPersisted(upTo)
+		s.dict.markSaved(terms)
 	}
 	s.publish(delta)
 	return nil
