@@ -8,20 +8,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
 )
 
 // NTriplesSink writes statements as N-Triples (graphs are dropped). Sorted
-// output buffers every line until Close, sorts them and drops duplicates,
-// so equal sources give byte-identical output; it costs memory in
-// proportion to the output. Unsorted output streams with bounded memory.
+// output is written at Close, sorted and without duplicates, so equal
+// sources give byte-identical output; it sorts in memory up to 64 MB of
+// lines and merges sorted runs from temporary files beyond that, so memory
+// stays bounded either way.
 type NTriplesSink struct {
 	w      *bufio.Writer
 	sorted bool
-	lines  []string
+	sorter lineSorter
 	line   strings.Builder
 
 	file *os.File // set by CreateNTriplesFile
@@ -31,7 +31,7 @@ type NTriplesSink struct {
 // NewNTriplesSink writes to w (e.g. standard output). On failure what was
 // already written stays written; use CreateNTriplesFile for files.
 func NewNTriplesSink(w io.Writer, sorted bool) *NTriplesSink {
-	return &NTriplesSink{w: bufio.NewWriterSize(w, 256<<10), sorted: sorted}
+	return &NTriplesSink{w: bufio.NewWriterSize(w, 256<<10), sorted: sorted, sorter: lineSorter{runBytes: defaultRunBytes}}
 }
 
 // CreateNTriplesFile writes to a temporary file beside path and renames it
@@ -52,8 +52,7 @@ func (s *NTriplesSink) Add(_ context.Context, q kb.TermQuad) error {
 	s.line.Reset()
 	appendTriple(&s.line, q)
 	if s.sorted {
-		s.lines = append(s.lines, s.line.String())
-		return nil
+		return s.sorter.add(s.line.String())
 	}
 	_, err := s.w.WriteString(s.line.String())
 	return err
@@ -62,7 +61,7 @@ func (s *NTriplesSink) Add(_ context.Context, q kb.TermQuad) error {
 // Close flushes the output; with failed != nil it discards a file.
 func (s *NTriplesSink) Close(_ context.Context, failed error) error {
 	if failed != nil {
-		s.lines = nil
+		s.sorter.discard()
 		if s.file != nil {
 			s.file.Close()
 			return os.Remove(s.file.Name())
@@ -70,14 +69,9 @@ func (s *NTriplesSink) Close(_ context.Context, failed error) error {
 		return s.w.Flush()
 	}
 	if s.sorted {
-		slices.Sort(s.lines)
-		s.lines = slices.Compact(s.lines)
-		for _, l := range s.lines {
-			if _, err := s.w.WriteString(l); err != nil {
-				return s.discard(err)
-			}
+		if err := s.sorter.writeTo(s.w); err != nil {
+			return s.discard(err)
 		}
-		s.lines = nil
 	}
 	if err := s.w.Flush(); err != nil {
 		return s.discard(err)

@@ -1,7 +1,12 @@
 package convert
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,6 +41,38 @@ func TestLexicalChecksMatchTheGrammar(t *testing.T) {
 		}
 		if got, want := isIntegerLexical(s), integerGrammar.MatchString(s); got != want {
 			t.Errorf("isIntegerLexical(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// Sorting through spilled runs gives the same output as sorting in memory.
+func TestLineSorterSpills(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var want []string
+	small := lineSorter{runBytes: 500}
+	big := lineSorter{runBytes: 1 << 30}
+	for range 2000 {
+		l := fmt.Sprintf("<http://x.example/%d> <p> \"%d\" .\n", rng.IntN(700), rng.IntN(3))
+		want = append(want, l)
+		if err := small.add(l); err != nil {
+			t.Fatal(err)
+		}
+		big.add(l)
+	}
+	if len(small.runs) < 10 {
+		t.Fatalf("only %d runs spilled", len(small.runs))
+	}
+	slices.Sort(want)
+	want = slices.Compact(want)
+	for name, ls := range map[string]*lineSorter{"spilled": &small, "in memory": &big} {
+		var b bytes.Buffer
+		w := bufio.NewWriter(&b)
+		if err := ls.writeTo(w); err != nil {
+			t.Fatal(err)
+		}
+		w.Flush()
+		if got := b.String(); got != strings.Join(want, "") {
+			t.Errorf("%s: %d bytes, want %d", name, len(got), len(strings.Join(want, "")))
 		}
 	}
 }
