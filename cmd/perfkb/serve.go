@@ -38,7 +38,7 @@ type serveFlags struct {
 	logFormat     string
 	logLevel      string
 	exposure      exposureFlags        // --allowed-hosts, --cors-origins, --load-dir …: serve_limits.go
-	speed         speedFlags           // --memory, --query-memory, --pprof: serve_speed.go
+	speed         speedFlags           // --memory, --pprof: serve_speed.go
 	fed           serveFederationFlags // --service-allow, --site-timeout: serve_sites.go
 }
 
