@@ -398,7 +398,7 @@ const (
 	HasAncestorRI = Namespace + "hasAncestorRI"
 	// HasDescendantRI is the object property perfonto:hasDescendantRI. A region instance executed, directly or indirectly, inside this one (transitive).
 	HasDescendantRI = Namespace + "hasDescendantRI"
-	// HasMetric is the object property perfonto:hasMetric. A performance metric record of the region summary.
+	// HasMetric is the object property perfonto:hasMetric. A performance metric record of a region summary, or of an experiment or code region for metrics computed across experiments (speedup, efficiency). It has no rdfs:domain, so that RDFS reasoning does not make an experiment a region summary.
 	HasMetric = Namespace + "hasMetric"
 	// MetricOf is the object property perfonto:metricOf. The region summary this performance metric record belongs to.
 	MetricOf = Namespace + "metricOf"

@@ -47,6 +47,10 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrTimeout marks a query or run that exceeded its time limit.
 	ErrTimeout = errors.New("timed out")
+	// ErrForbidden marks a request the server's policy does not allow,
+	// such as a SERVICE call to an endpoint that is not a registered site
+	// (403).
+	ErrForbidden = errors.New("not allowed by the server's policy")
 )
 
 // PositionError is implemented by syntax errors that know where in the
@@ -118,6 +122,8 @@ func classify(err error) *apiError {
 		return &apiError{typ: ErrorNotAvailable, err: err}
 	case errors.Is(err, ErrNotFound):
 		return &apiError{typ: ErrorNotFound, err: err}
+	case errors.Is(err, ErrForbidden):
+		return &apiError{typ: ErrorForbidden, err: err}
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return &apiError{typ: ErrorTimeout, err: err, retryAfter: 1}
 	case errors.Is(err, context.Canceled):

@@ -96,17 +96,18 @@ func TestStalledClientsDoNotLockOutOthers(t *testing.T) {
 		return resp.StatusCode, string(b), time.Since(start)
 	}
 	for i := range 8 {
-		code, body, took := do(http.MethodPost, "/sparql", "application/sparql-query", "SELECT ?s ?n WHERE {}")
+		// Served at all is the point: a locked-out server answers 503
+		// after QueueWait.
+		code, body, _ := do(http.MethodPost, "/sparql", "application/sparql-query", "SELECT ?s ?n WHERE {}")
 		if code != http.StatusOK {
 			t.Fatalf("query %d while others stall: status %d %s", i, code, body)
-		}
-		if took > 3*time.Second {
-			t.Errorf("query %d took %v while others stall", i, took)
 		}
 	}
 	code, body, took := do(http.MethodPost, "/data?graph=http://example.org/other", "application/n-triples",
 		"<http://example.org/s> <http://example.org/p> <http://example.org/o> .\n")
-	if code/100 != 2 || took > 3*time.Second {
+	// Without the spooled upload the write waits for the stalled PUT's
+	// lock until the client gives up (10 s).
+	if code/100 != 2 || took > 8*time.Second {
 		t.Fatalf("a write while a PUT stalls mid-body: status %d after %v: %s", code, took, body)
 	}
 }

@@ -417,8 +417,14 @@ func registryRoundTrip(t *testing.T, e *fedEnv) {
 		t.Errorf("SERVICE to a registered site over HTTP: %s", body)
 	}
 	q = fmt.Sprintf(`SELECT * { SERVICE <%s/sparql> { ?s ?p ?o } } LIMIT 1`, e.sites["innsbruck"].url)
-	if body := httpQuery(t, coord.url, q); !strings.Contains(body, "not a registered site") {
-		t.Errorf("SERVICE to an unregistered endpoint over HTTP: %s", body)
+	if resp, err := http.PostForm(coord.url+"/sparql", map[string][]string{"query": {q}}); err != nil {
+		t.Fatal(err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "not a registered site") {
+			t.Errorf("SERVICE to an unregistered endpoint over HTTP: %d %s, want 403", resp.StatusCode, body)
+		}
 	}
 	// The registry survives a restart.
 	coord.stop()

@@ -50,7 +50,7 @@ func (f *serveFederationFlags) serviceClient(reg *federation.Registry, maxRows i
 					return nil
 				}
 			}
-			return fmt.Errorf("SERVICE <%s> refused: not a registered site (perfkb sites add, or serve --service-allow any)", endpoint)
+			return fmt.Errorf("SERVICE <%s> refused: not a registered site (perfkb sites add, or serve --service-allow any): %w", endpoint, server.ErrForbidden)
 		}
 	}
 	return c
