@@ -8,9 +8,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
-	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology/sample"
 )

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
-	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb/kbtest"
 )
 

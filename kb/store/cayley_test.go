@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/internal/pgtest"
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/store"
 )
 
