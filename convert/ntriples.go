@@ -15,7 +15,7 @@ import (
 
 // NTriplesSink writes statements as N-Triples (graphs are dropped). Sorted
 // output is written at Close, sorted and without duplicates, so equal
-// sources give byte-identical output; it sorts in memory up to 64 MB of
+// sources give byte-identical output; it sorts in memory up to 32 MB of
 // lines and merges sorted runs from temporary files beyond that, so memory
 // stays bounded either way.
 type NTriplesSink struct {

@@ -10,7 +10,7 @@ import (
 
 // defaultRunBytes is how much line text sorted output keeps in memory
 // before it spills a sorted run to a temporary file.
-const defaultRunBytes = 64 << 20
+const defaultRunBytes = 32 << 20
 
 // lineSorter sorts lines and drops duplicates with bounded memory: runs of
 // about runBytes are sorted in memory and spilled to unlinked temporary

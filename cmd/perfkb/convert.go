@@ -85,7 +85,7 @@ func addConvertFlags(cmd *cobra.Command) *convertFlags {
 	f := cmd.Flags()
 	f.StringVar(&cf.base, "base", "", "base IRI of the converted data (required; absolute, ending in / or #)")
 	f.StringVarP(&cf.out, "out", "o", "", "write N-Triples to FILE (- for standard output) instead of the store")
-	f.BoolVar(&cf.sorted, "sorted", false, "with --out: sort the N-Triples and drop duplicates (sorted runs spill to temporary files beyond 64 MB)")
+	f.BoolVar(&cf.sorted, "sorted", false, "with --out: sort the N-Triples and drop duplicates (sorted runs spill to temporary files beyond 32 MB)")
 	f.StringVar(&cf.graph, "graph", "", "target graph in the store or on the --push server (default: --base without its trailing / or #)")
 	f.StringVar(&cf.push, "push", "", "send the triples to the perfkb server at URL (one GSP POST; token from $PERFKB_TOKEN)")
 	f.StringVar(&cf.report, "report", "", "print the conversion report as json (default: a summary line)")
