@@ -342,7 +342,7 @@ func (ex *executor) joinSolutions(sols *Solutions, left []row, bj *bindIndex, em
 		}
 		r := make(row, width)
 		for i, t := range sr {
-			if t.IsZero() || slots[i] < 0 || i >= len(slots) {
+			if i >= len(slots) || t.IsZero() || slots[i] < 0 {
 				continue
 			}
 			id, err := ex.dict.id(t)
@@ -556,5 +556,5 @@ func bindKey(r row, slots []int) (string, bool) {
 
 func (n *serviceJoinNode) children() []node { return []node{n.left} }
 func (n *serviceJoinNode) describe() string {
-	return fmt.Sprintf("ServiceBindJoin %s on %v (batch %d)", n.op.Endpoint.String(), n.shared, DefaultServiceBatch)
+	return fmt.Sprintf("ServiceBindJoin %s on %v", n.op.Endpoint.String(), n.shared)
 }
