@@ -411,6 +411,9 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		}
 		return &joinNode{left: left, right: right}, nil
 	case *algebra.LeftJoin:
+		if n, ok, err := ex.compileServiceLeftJoin(o, sc); ok {
+			return n, err // OPTIONAL { SERVICE … } fed the left side's values
+		}
 		left, err := ex.compile(o.Left, sc)
 		if err != nil {
 			return nil, err

@@ -328,6 +328,12 @@ func (ex *executor) serviceFailure(op *algebra.Service, endpoint kb.Term, err er
 // pair is merged. index, when given, maps the left rows by the key of the
 // shared slots (see bindKey), for left rows binding all of them.
 func (ex *executor) joinSolutions(sols *Solutions, left []row, bj *bindIndex, emit func(row) bool) error {
+	return ex.joinSolutionsMatched(sols, left, bj, emit, nil)
+}
+
+// joinSolutionsMatched is joinSolutions that also reports each left row
+// that joined (for OPTIONAL).
+func (ex *executor) joinSolutionsMatched(sols *Solutions, left []row, bj *bindIndex, emit func(row) bool, matched func(row)) error {
 	width := ex.vars.n()
 	slots := make([]int, len(sols.Vars))
 	for i, v := range sols.Vars {
@@ -359,6 +365,9 @@ func (ex *executor) joinSolutions(sols *Solutions, left []row, bj *bindIndex, em
 			if !compatibleRows(l, r) {
 				continue
 			}
+			if matched != nil {
+				matched(l)
+			}
 			if !emit(merge(l, r)) {
 				return errStop
 			}
@@ -380,18 +389,32 @@ type serviceJoinNode struct {
 	endpointSlot int
 	shared       []algebra.Var
 	sharedSlots  []int
+	optional     bool // LeftJoin: left rows without a match pass unchanged
 }
 
 // compileServiceJoin builds a bind join for Join(left, SERVICE) when the
 // left side binds the endpoint variable or variables of the pattern.
 func (ex *executor) compileServiceJoin(o *algebra.Join, sc scope) (node, bool, error) {
-	svc, ok := o.Right.(*algebra.Service)
+	return ex.compileServiceBind(o.Left, o.Right, sc, false)
+}
+
+// compileServiceLeftJoin builds a bind join for OPTIONAL { SERVICE … }
+// (a LeftJoin without filter expressions) on the same conditions.
+func (ex *executor) compileServiceLeftJoin(o *algebra.LeftJoin, sc scope) (node, bool, error) {
+	if len(o.Exprs) > 0 {
+		return nil, false, nil
+	}
+	return ex.compileServiceBind(o.Left, o.Right, sc, true)
+}
+
+func (ex *executor) compileServiceBind(leftOp, right algebra.Op, sc scope, optional bool) (node, bool, error) {
+	svc, ok := right.(*algebra.Service)
 	if !ok {
 		return nil, false, nil
 	}
-	left := ex.maybe(o.Left)
+	left := ex.maybe(leftOp)
 	ex.serviceSlots(svc)
-	n := &serviceJoinNode{op: svc, endpointSlot: -1}
+	n := &serviceJoinNode{op: svc, endpointSlot: -1, optional: optional}
 	for _, v := range algebra.InScope(svc.Input) {
 		if s := ex.vars.slot(v); left[s] {
 			n.shared = append(n.shared, v)
@@ -406,7 +429,7 @@ func (ex *executor) compileServiceJoin(o *algebra.Join, sc scope) (node, bool, e
 	} else if len(n.shared) == 0 {
 		return nil, false, nil
 	}
-	l, err := ex.compile(o.Left, sc)
+	l, err := ex.compile(leftOp, sc)
 	if err != nil {
 		return nil, true, err
 	}
@@ -442,7 +465,7 @@ func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error
 		if n.endpointSlot >= 0 {
 			if ep == 0 {
 				err := fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
-				if e := ex.serviceFailure(n.op, endpoint, err, emit, rows); e != nil {
+				if e := n.failure(ex, endpoint, err, emit, rows); e != nil {
 					return e
 				}
 				continue
@@ -456,12 +479,12 @@ func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error
 		if len(n.shared) == 0 {
 			sols, err := ex.callService(n.op, endpoint, nil)
 			if err != nil {
-				if e := ex.serviceFailure(n.op, endpoint, err, emit, rows); e != nil {
+				if e := n.failure(ex, endpoint, err, emit, rows); e != nil {
 					return e
 				}
 				continue
 			}
-			if err := ex.joinSolutions(sols, rows, nil, emit); err != nil {
+			if err := n.join(ex, sols, rows, nil, emit); err != nil {
 				return err
 			}
 			continue
@@ -474,17 +497,42 @@ func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error
 			}
 			sols, err := ex.callService(n.op, endpoint, bindings)
 			if err != nil {
-				if e := ex.serviceFailure(n.op, endpoint, err, emit, batch); e != nil {
+				if e := n.failure(ex, endpoint, err, emit, batch); e != nil {
 					return e
 				}
 				continue
 			}
-			if err := ex.joinSolutions(sols, batch, idx, emit); err != nil {
+			if err := n.join(ex, sols, batch, idx, emit); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// join joins a batch with the answer; with optional, the left rows that
+// joined nothing pass unchanged.
+func (n *serviceJoinNode) join(ex *executor, sols *Solutions, batch []row, idx *bindIndex, emit func(row) bool) error {
+	if !n.optional {
+		return ex.joinSolutions(sols, batch, idx, emit)
+	}
+	matched := map[*kb.ID]bool{}
+	err := ex.joinSolutionsMatched(sols, batch, idx, emit, func(l row) { matched[&l[0]] = true })
+	if err != nil {
+		return err
+	}
+	for _, l := range batch {
+		if !matched[&l[0]] && !emit(l.clone(len(l))) {
+			return errStop
+		}
+	}
+	return nil
+}
+
+// failure handles a failed call (SILENT keeps the left rows; otherwise,
+// OPTIONAL or not, the query fails as SPARQL 1.1 Federated Query says).
+func (n *serviceJoinNode) failure(ex *executor, endpoint kb.Term, err error, emit func(row) bool, batch []row) error {
+	return ex.serviceFailure(n.op, endpoint, err, emit, batch)
 }
 
 // bindings builds the VALUES block of a batch (distinct tuples of the

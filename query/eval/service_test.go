@@ -284,3 +284,27 @@ func TestServiceConstruct(t *testing.T) {
 		t.Errorf("triples %v, want the remote one", res.Triples)
 	}
 }
+
+func TestServiceOptionalBindJoin(t *testing.T) {
+	p := kb.IRI("http://p")
+	a := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x1"), P: p, O: kb.String("at a")})
+	b := memoryWith(t, kb.TermQuad{S: kb.IRI("http://other"), P: p, O: kb.String("at b")})
+	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": a, "http://b/sparql": b}}
+	rows, err := run(t, kb.NewMemory(), `SELECT ?x ?v {
+  VALUES (?x ?ep) { (<http://x1> <http://a/sparql>) (<http://x2> <http://b/sparql>) (<http://x3> <http://a/sparql>) }
+  OPTIONAL { SERVICE ?ep { ?x <http://p> ?v } } }`, Options{Service: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`<http://x1> "at a"`, `<http://x2> `, `<http://x3> `}
+	got := rowStrings(rows)
+	for i := range got {
+		got[i] = strings.ReplaceAll(got[i], "<invalid term>", "") // unbound
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+	if n := svc.count("http://a/sparql") + svc.count("http://b/sparql"); n != 2 {
+		t.Errorf("%d requests, want one per endpoint", n)
+	}
+}
