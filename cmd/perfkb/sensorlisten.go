@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -99,27 +98,6 @@ process at a time.`,
 	return cmd
 }
 
-// parseSize reads a byte size such as 1MiB, 512KiB, 2MB or 65536.
-func parseSize(s string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"B", 1}}
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q is not a positive size (want e.g. 1MiB or 65536)", s)
-	}
-	return n * mult, nil
-}
-
 func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error {
 	start := time.Now()
 	if f.base == "" {
@@ -135,9 +113,12 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 			return usageError(err)
 		}
 	}
-	maxMessage, err := parseSize(f.maxMessage)
+	maxMessage, err := parseByteSize(f.maxMessage)
+	if err == nil && maxMessage <= 0 {
+		err = errors.New("must be positive")
+	}
 	if err != nil {
-		return usageError(fmt.Errorf("--max-message: %w", err))
+		return usageError(fmt.Errorf("--max-message %q: %w", f.maxMessage, err))
 	}
 	switch {
 	case f.batch <= 0:
