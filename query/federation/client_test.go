@@ -192,6 +192,8 @@ func TestAggregatePushDown(t *testing.T) {
 		{`SELECT ?c (COUNT(DISTINCT ?f) AS ?n) WHERE { ?f a ?c } GROUP BY ?c`, "{ ?f a ?c }"},
 		{`SELECT ?c (SAMPLE(?f) AS ?s) WHERE { ?f a ?c } GROUP BY ?c`, "{ ?f a ?c }"},
 		{`SELECT (COUNT(?f) AS ?n) WHERE { ?f a ?c }`, "{ ?f a ?c }"},
+		{`SELECT DISTINCT ?c WHERE { ?f a ?c } ORDER BY ?c`, "{ SELECT DISTINCT * WHERE { ?f a ?c } }"},
+		{`SELECT REDUCED ?c WHERE { ?f a ?c }`, "{ ?f a ?c }"},
 		{`SELECT ?k (COUNT(?f) AS ?n) WHERE { ?f a ?c } GROUP BY (STR(?c) AS ?k)`, "{ ?f a ?c }"},
 	}
 	for _, tc := range tests {

@@ -78,8 +78,13 @@ func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
 	// partial aggregates (see planAggregates).
 	input, text := q.Where, q.WhereText
 	agg, grouped := planAggregates(q)
-	if grouped {
+	switch {
+	case grouped:
 		input, text = agg.remote, agg.text
+	case distinctAbove(q):
+		// Duplicates are dropped in the end anyway: let each site drop its
+		// own (whole WHERE rows, so no projected row is lost).
+		input, text = &algebra.Distinct{Input: q.Where}, "{ SELECT DISTINCT * WHERE "+q.WhereText+" }"
 	}
 	var union algebra.Op
 	add := func(op algebra.Op) {
@@ -183,6 +188,34 @@ func pushDown(q *algebra.Query) string {
 		}
 	}
 	return q.OrderText + "\n" + limit
+}
+
+// distinctAbove reports a SELECT DISTINCT whose operators between the
+// DISTINCT and the WHERE pattern only project, extend, order or slice.
+func distinctAbove(q *algebra.Query) bool {
+	if q.Form != algebra.FormSelect {
+		return false
+	}
+	distinct := false
+	op := q.Pattern
+	for op != q.Where {
+		switch o := op.(type) {
+		case *algebra.Distinct:
+			distinct = true
+			op = o.Input
+		case *algebra.Slice:
+			op = o.Input
+		case *algebra.OrderBy:
+			op = o.Input
+		case *algebra.Project:
+			op = o.Input
+		case *algebra.Extend:
+			op = o.Input
+		default:
+			return false
+		}
+	}
+	return distinct
 }
 
 // aggPlan pushes GROUP BY down: each site computes partial aggregates per
