@@ -31,18 +31,21 @@ func (f *speedFlags) bind(fs *pflag.FlagSet) {
 // listener; stop shuts the listener down.
 func (f *speedFlags) apply(ctx context.Context, ds kb.Dataset, logger *slog.Logger) (stop func(), err error) {
 	stop = func() {}
+	var budget int64 // native.DefaultMemoryBudget
 	if f.memory != "" {
 		n, err := parseByteSize(f.memory)
 		if err != nil {
 			return stop, usageError(fmt.Errorf("--memory %q: %w", f.memory, err))
 		}
-		if n == 0 {
-			n = -1 // off
+		if budget = n; n == 0 {
+			budget = -1 // off
 		}
-		if ns, ok := ds.(*native.Store); ok {
-			if err := ns.SetMemoryBudget(ctx, n); err != nil {
-				return stop, err
-			}
+	}
+	if ns, ok := ds.(*native.Store); ok {
+		// store.Open leaves the read side off for CLI runs; a server
+		// wants it, built now rather than by the first query.
+		if err := ns.SetMemoryBudget(ctx, budget); err != nil {
+			return stop, err
 		}
 	}
 	if ns, ok := ds.(*native.Store); ok {

@@ -108,7 +108,10 @@ func Open(ctx context.Context, spec string, opts Options) (kb.Dataset, error) {
 	case "memory":
 		return native.OpenMemory(), nil
 	case "native":
-		ds, err := native.Open(ctx, s.Path, native.Options{ReadOnly: opts.ReadOnly})
+		// The in-memory read side pays off for a server answering many
+		// queries, not for a CLI run (a load would copy every quad into
+		// it): perfkb serve turns it on with SetMemoryBudget.
+		ds, err := native.Open(ctx, s.Path, native.Options{ReadOnly: opts.ReadOnly, MemoryBudget: -1})
 		if err != nil {
 			return nil, err
 		}
