@@ -16,7 +16,7 @@ func newExportCmd(app *App) *cobra.Command {
 	var format, output string
 	cmd := &cobra.Command{
 		Use:   "export [--graph IRI]... [--format F] [-o FILE]",
-		Short: "Write the store (or some graphs) as N-Quads, N-Triples or Turtle",
+		Short: "Write the store (or some graphs) as N-Quads, TriG, N-Triples, Turtle or RDF/XML",
 		Long: `export writes quads from the store to standard output or a file. N-Quads (the
 default) keeps each quad's graph; N-Triples and Turtle write the triples of
 the chosen graphs merged, each once. Literals keep their datatype and
@@ -30,9 +30,6 @@ written (perfkb graphs lists them).`,
 			f, err := kb.ParseFormat(format)
 			if err != nil {
 				return usageError(err)
-			}
-			if f == kb.FormatRDFXML {
-				return usageError(fmt.Errorf("export writes nquads, ntriples or turtle, not rdfxml"))
 			}
 			ds, err := app.OpenStore(ctx)
 			if err != nil {
@@ -76,7 +73,7 @@ written (perfkb graphs lists them).`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&graphs, "graph", nil, "export only this graph (an IRI; repeatable)")
-	fl.StringVar(&format, "format", "nquads", "output format: nquads, ntriples or turtle")
+	fl.StringVar(&format, "format", "nquads", "output format: nquads, trig, ntriples, turtle or rdfxml (the formats without graphs merge the exported graphs)")
 	fl.StringVarP(&output, "output", "o", "", "write to FILE instead of stdout")
 	return cmd
 }

@@ -20,7 +20,7 @@ func newLoadCmd(app *App) *cobra.Command {
 	var graph, format, base string
 	cmd := &cobra.Command{
 		Use:   "load [flags] FILE...",
-		Short: "Load RDF files (N-Triples, N-Quads, Turtle, RDF/XML) into the store",
+		Short: "Load RDF files (N-Triples, N-Quads, Turtle, TriG, RDF/XML) into the store",
 		Long: `load reads RDF files into the store. The format comes from the file extension
 (.nt, .nq, .ttl, .rdf/.owl/.xml, each optionally .gz) or from --format; "-"
 reads standard input (and then needs --format).

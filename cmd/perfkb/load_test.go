@@ -63,6 +63,8 @@ func TestLoadStatsExportDropGraph(t *testing.T) {
 		{"graphs", "", []string{"graphs"}, 0, []string{"2\t<file://" + filepath.ToSlash(good) + ">", "1\t<http://e/site/a>", "1\t<http://e/site/b>", "<" + kb.OntologyGraphIRI + ">"}, nil, nil},
 		{"export one graph", "", []string{"export", "--graph", "http://e/site/a", "--format", "ntriples"}, 0, []string{"<http://e/s> <http://e/p> \"v\" .\n"}, nil, []string{"\"w\""}},
 		{"export keeps literals", "", []string{"export"}, 0, []string{`"007"^^<http://www.w3.org/2001/XMLSchema#integer>`, "<http://e/site/b> ."}, nil, nil},
+		{"export RDF/XML", "", []string{"export", "--graph", "http://e/site/b", "--format", "rdfxml"}, 0, []string{"<rdf:RDF", "rdf:about=\"http://e/s\""}, nil, nil},
+		{"export TriG", "", []string{"export", "--graph", "http://e/site/b", "--format", "trig"}, 0, []string{"<http://e/site/b> {"}, nil, nil},
 		{"drop graph", "", []string{"drop-graph", "http://e/site/a"}, 0, []string{"dropped 1 quads from graph <http://e/site/a>"}, nil, nil},
 		{"graph gone", "", []string{"graphs"}, 0, []string{"<http://e/site/b>"}, nil, []string{"site/a"}},
 		{"drop unknown graph", "", []string{"drop-graph", "http://e/site/a"}, 2, nil, []string{"no graph <http://e/site/a>"}, nil},
