@@ -1,7 +1,6 @@
 package kb
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb/rdfio"
@@ -116,70 +115,10 @@ func (t Term) String() string {
 	return b.String()
 }
 
-// AppendNTriples writes the term in N-Triples syntax.
+// AppendNTriples writes the term in N-Triples syntax, with the one
+// N-Triples term encoder (rdfio.AppendTerm).
 func (t Term) AppendNTriples(b *strings.Builder) {
-	switch t.Kind {
-	case KindIRI:
-		b.WriteByte('<')
-		escapeIRI(b, t.Value)
-		b.WriteByte('>')
-	case KindBlank:
-		b.WriteString("_:")
-		b.WriteString(t.Value)
-	case KindLiteral:
-		b.WriteByte('"')
-		escapeString(b, t.Value)
-		b.WriteByte('"')
-		switch {
-		case t.Lang != "":
-			b.WriteByte('@')
-			b.WriteString(t.Lang)
-		case t.Datatype != "" && t.Datatype != XSDString:
-			b.WriteString("^^<")
-			escapeIRI(b, t.Datatype)
-			b.WriteByte('>')
-		}
-	default:
-		b.WriteString("<invalid term>")
-	}
-}
-
-func escapeIRI(b *strings.Builder, s string) {
-	for _, r := range s {
-		switch {
-		case r <= 0x20 || r == '<' || r == '>' || r == '"' || r == '{' || r == '}' || r == '|' || r == '^' || r == '`' || r == '\\':
-			fmt.Fprintf(b, "\\u%04X", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-}
-
-func escapeString(b *strings.Builder, s string) {
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(b, "\\u%04X", r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
+	rdfio.AppendTerm(b, rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang})
 }
 
 // Triple is a triple of terms.
