@@ -33,6 +33,8 @@ func newReasonCmd(app *App) *cobra.Command {
 		noDerivations bool
 		maxIterations int
 		maxDerived    int64
+		maxTermBytes  string
+		rulesMemory   string
 		limit         int
 		all           bool
 	)
@@ -107,9 +109,18 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 				return err
 			}
 			defer ds.Close()
+			termBytes, err := parseByteSize(maxTermBytes)
+			if err != nil {
+				return usageError(fmt.Errorf("--max-term-bytes %q: %w", maxTermBytes, err))
+			}
+			memBudget, err := parseByteSize(rulesMemory)
+			if err != nil {
+				return usageError(fmt.Errorf("--rules-memory %q: %w", rulesMemory, err))
+			}
 			progress := app.NewProgress("reasoning: reading the store", "triples")
 			opts := reasoner.Options{
 				MaxIterations: maxIterations, MaxDerived: maxDerived,
+				MaxTermBytes: int(termBytes), MemoryBudget: memBudget,
 				Reset: reset, NoDerivations: noDerivations, Print: app.Stderr,
 				Progress: func(p reasoner.Progress) { reasonProgress(progress, p) },
 			}
@@ -137,6 +148,8 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 	f.BoolVar(&noDerivations, "no-derivations", false, "do not record derivations (faster; no --explain for new triples)")
 	f.IntVar(&maxIterations, "max-iterations", 0, "stop after this many rounds (default 10000)")
 	f.Int64Var(&maxDerived, "max-derived", 0, "stop after deriving this many triples (default: no limit)")
+	f.StringVar(&maxTermBytes, "max-term-bytes", "64KiB", "stop when a builtin makes a term larger than this (strConcat, uriConcat …)")
+	f.StringVar(&rulesMemory, "rules-memory", "4GiB", "stop when the heap grows by more than this during the run")
 	f.IntVar(&limit, "limit", 20, "print only the N most severe findings after the per-class summary (table format)")
 	f.BoolVar(&all, "all", false, "print every finding (same as --limit 0)")
 	return cmd

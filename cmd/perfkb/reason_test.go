@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,5 +63,29 @@ func TestReadableDescription(t *testing.T) {
 		if got := readableDescription(in); got != want {
 			t.Errorf("readableDescription(%q)\n = %q\nwant %q", in, got, want)
 		}
+	}
+}
+
+// TestReasonTermLimit: a rule that doubles a string every round stops at
+// --max-term-bytes with a clear error instead of running out of memory.
+func TestReasonTermLimit(t *testing.T) {
+	dir := t.TempDir()
+	storeFlag := "--store=native:" + filepath.Join(dir, "db")
+	rulesFile, data := filepath.Join(dir, "double.rules"), filepath.Join(dir, "d.nt")
+	if err := os.WriteFile(rulesFile, []byte("@prefix ex: <http://e/>.\n[double: (?s ex:text ?t) strConcat(?t, ?t, ?u) -> (?s ex:text ?u)]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(data, []byte("<http://e/a> <http://e/text> \"ab\" .\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", storeFlag, "load", data); code != 0 {
+		t.Fatalf("load: %d %s", code, stderr)
+	}
+	code, _, stderr := runCLI(t, "", storeFlag, "reason", "--rules", rulesFile, "--max-term-bytes", "1KiB")
+	if code != exitOther || !strings.Contains(stderr, "limit 1024") || !strings.Contains(stderr, "--max-term-bytes") {
+		t.Fatalf("reason with a doubling rule: exit %d, stderr %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", storeFlag, "reason", "--rules", rulesFile, "--rules-memory", "lots"); code != exitUsage {
+		t.Fatalf("--rules-memory lots: exit %d, want 2: %s", code, stderr)
 	}
 }
