@@ -33,12 +33,18 @@ func startServer(t *testing.T, s *Server) string {
 }
 
 // rawConn opens a connection and sends text without reading anything.
+// Its receive buffer is small, so a server writing to it blocks after a
+// few kilobytes instead of after the megabytes loopback buffers can take
+// (which, under -race, take longer to produce than the test waits).
 func rawConn(t *testing.T, base, text string) net.Conn {
 	t.Helper()
 	u, _ := url.Parse(base)
 	c, err := net.Dial("tcp", u.Host)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetReadBuffer(4096)
 	}
 	t.Cleanup(func() { c.Close() })
 	if _, err := io.WriteString(c, text); err != nil {
@@ -55,7 +61,7 @@ func TestStalledClientsDoNotLockOutOthers(t *testing.T) {
 	q := &fakeQuery{}
 	ds := kb.NewMemory()
 	s := New(Options{Query: q, Graphs: NewDatasetStore(ds), Token: testToken, ProtectReads: true,
-		MaxConcurrent: 4, Timeout: 20 * time.Second, StallTimeout: 300 * time.Millisecond, QueueWait: 3 * time.Second})
+		MaxConcurrent: 4, Timeout: 20 * time.Second, StallTimeout: 300 * time.Millisecond, QueueWait: 8 * time.Second})
 	base := startServer(t, s)
 	host := strings.TrimPrefix(base, "http://")
 
