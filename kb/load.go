@@ -157,23 +157,12 @@ func LoadFile(ctx context.Context, ds Dataset, path string, opts LoadOptions) (L
 // their datatype and language tag (tags are lower-cased, as RDF compares
 // them case-insensitively).
 func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum LoadSummary, err error) {
-	start := time.Now()
 	if opts.Format == "" {
 		format, ok := FormatFromFileName(opts.SourceName)
 		if !ok {
 			return sum, fmt.Errorf("load %s: no RDF format given and none implied by the name", sourceName(opts.SourceName))
 		}
 		opts.Format = format
-	}
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = 10000
-	}
-	graph := opts.Graph
-	if graph.IsZero() {
-		graph = DefaultGraph
-	}
-	if graph.IsLiteral() {
-		return sum, fmt.Errorf("load %s: graph name %v is a literal; want an IRI", sourceName(opts.SourceName), graph)
 	}
 	lines := opts.Format == FormatNTriples || opts.Format == FormatNQuads
 	var next func() (TermQuad, error)
@@ -185,38 +174,12 @@ func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum L
 		}
 		defer closeDecoder()
 	}
-
-	bw, err := ds.BeginBulk(ctx)
-	if err != nil {
-		return sum, err
-	}
-	if cr, ok := bw.(CommitReporter); ok && opts.CommitProgress != nil {
-		cr.SetCommitProgress(opts.CommitProgress)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			_ = bw.Abort()
+	return bulkLoad(ctx, ds, opts, func(bw BulkWriter, opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
+		if lines {
+			return loadLines(ctx, ds, bw, r, opts, graph, scope, sum)
 		}
-	}()
-
-	scope, err := newBlankScope()
-	if err != nil {
-		return sum, err
-	}
-	if lines {
-		if err := loadLines(ctx, ds, bw, r, opts, graph, scope, &sum); err != nil {
-			return sum, err
-		}
-	} else if err := loadStatements(ctx, ds, bw, next, opts, graph, scope, &sum); err != nil {
-		return sum, err
-	}
-	if err := bw.Commit(ctx); err != nil {
-		return sum, err
-	}
-	committed = true
-	sum.Duration = time.Since(start)
-	return sum, nil
+		return loadStatements(ctx, ds, bw, next, opts, graph, scope, sum)
+	})
 }
 
 // LoadQuads stores the statements next yields (io.EOF ends them) as one
@@ -226,7 +189,18 @@ func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum L
 // is zero go to opts.Graph (DefaultGraph when that is zero too); blank nodes
 // are renamed per call as Load does. opts.Format and opts.BaseIRI are not
 // used.
-func LoadQuads(ctx context.Context, ds Dataset, next func() (TermQuad, error), opts LoadOptions) (sum LoadSummary, err error) {
+func LoadQuads(ctx context.Context, ds Dataset, next func() (TermQuad, error), opts LoadOptions) (LoadSummary, error) {
+	return bulkLoad(ctx, ds, opts, func(bw BulkWriter, opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
+		return loadStatements(ctx, ds, bw, next, opts, graph, scope, sum)
+	})
+}
+
+// bulkLoad runs fill inside one bulk write of ds and commits it, or aborts
+// it when fill, the context or the store fails: the one all-or-nothing path
+// of Load and LoadQuads. fill gets the options with their defaults, the
+// target graph (opts.Graph, else DefaultGraph) and the load's blank-node
+// scope.
+func bulkLoad(ctx context.Context, ds Dataset, opts LoadOptions, fill func(bw BulkWriter, opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error) (sum LoadSummary, err error) {
 	start := time.Now()
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 10000
@@ -255,7 +229,7 @@ func LoadQuads(ctx context.Context, ds Dataset, next func() (TermQuad, error), o
 	if err != nil {
 		return sum, err
 	}
-	if err := loadStatements(ctx, ds, bw, next, opts, graph, scope, &sum); err != nil {
+	if err := fill(bw, opts, graph, scope, &sum); err != nil {
 		return sum, err
 	}
 	if err := bw.Commit(ctx); err != nil {
