@@ -221,41 +221,16 @@ func (ex *executor) orderPatterns(pats []bgpPattern, seed varSet) ([]bgpPattern,
 	if len(pats) > maxExactOrder {
 		return ex.largeOrder(pats, seed)
 	}
-	bound := seed.union(varSet{})
+	bound, nbound := boundSlots(pats, seed)
 	out := make([]bgpPattern, 0, len(pats))
 	used := make([]bool, len(pats))
 	for len(out) < len(pats) {
 		best, bestCost := -1, 0.0
-		for i, p := range pats {
+		for i := range pats {
 			if used[i] {
 				continue
 			}
-			cost := p.base
-			connected, hasVar := false, false
-			for k, q := range p.pos {
-				if q.slot < 0 {
-					continue
-				}
-				hasVar = true
-				if bound[q.slot] {
-					connected = true
-					switch k {
-					case 0:
-						cost *= 0.01
-					case 1:
-						cost *= 0.5
-					default:
-						cost *= 0.05
-					}
-				}
-			}
-			if cost < 1 && p.base > 0 {
-				cost = 1
-			}
-			if hasVar && !connected && len(bound) > 0 {
-				cost = cost*1e6 + 1e6
-			}
-			if best < 0 || cost < bestCost {
+			if cost := patternCost(&pats[i], bound, nbound); best < 0 || cost < bestCost {
 				best, bestCost = i, cost
 			}
 		}
@@ -266,13 +241,37 @@ func (ex *executor) orderPatterns(pats []bgpPattern, seed varSet) ([]bgpPattern,
 			p.est = p.base
 		}
 		for _, q := range p.pos {
-			if q.slot >= 0 {
+			if q.slot >= 0 && !bound[q.slot] {
 				bound[q.slot] = true
+				nbound++
 			}
 		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// boundSlots returns, indexed by slot, which variables of pats the seed
+// binds, and how many.
+func boundSlots(pats []bgpPattern, seed varSet) ([]bool, int) {
+	nslots := 0
+	for _, p := range pats {
+		for _, q := range p.pos {
+			nslots = max(nslots, q.slot+1)
+		}
+	}
+	for v := range seed {
+		nslots = max(nslots, v+1)
+	}
+	bound := make([]bool, nslots)
+	nbound := 0
+	for v := range seed {
+		if !bound[v] {
+			bound[v] = true
+			nbound++
+		}
+	}
+	return bound, nbound
 }
 
 // maxExactOrder is the largest BGP orderPatterns orders by rescanning
@@ -317,24 +316,8 @@ func patternCost(p *bgpPattern, bound []bool, nbound int) float64 {
 // changes when one of its variables becomes bound, or when the first
 // binding makes unconnected patterns expensive).
 func (ex *executor) largeOrder(pats []bgpPattern, seed varSet) ([]bgpPattern, error) {
-	nslots := 0
-	for _, p := range pats {
-		for _, q := range p.pos {
-			nslots = max(nslots, q.slot+1)
-		}
-	}
-	for v := range seed {
-		nslots = max(nslots, v+1)
-	}
-	bound := make([]bool, nslots)
-	nbound := 0
-	for v := range seed {
-		if !bound[v] {
-			bound[v] = true
-			nbound++
-		}
-	}
-	uses := make([][]int, nslots) // variable slot -> patterns using it
+	bound, nbound := boundSlots(pats, seed)
+	uses := make([][]int, len(bound)) // variable slot -> patterns using it
 	for i, p := range pats {
 		for _, q := range p.pos {
 			if q.slot >= 0 {
