@@ -95,7 +95,8 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
+	// srv changes at the restart below; stop whichever is running.
+	defer func() { srv.stop() }()
 	hostileInputs := collectHostile(c.shared)
 	fmt.Printf("server pid %d on %s; %d hostile inputs\n", srv.cmd.Process.Pid, srv.base, len(hostileInputs))
 
