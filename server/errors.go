@@ -183,7 +183,11 @@ func respondError(c *gin.Context, err error) {
 		c.Header("Retry-After", strconv.Itoa(ae.retryAfter))
 	}
 	if ae.typ == ErrorUnauthorized {
-		c.Header("WWW-Authenticate", `Bearer realm="perfkb"`)
+		// Both challenges in one header, Basic first: Jena 4.5's client
+		// (rupdate, s-put) answers only a Basic or Digest challenge and
+		// fails on a header it cannot parse, so a separate Bearer header,
+		// or Bearer first, stops it before it sends its credentials.
+		c.Header("WWW-Authenticate", `Basic realm="perfkb", Bearer realm="perfkb"`)
 	}
 	if ae.typ == ErrorTimeout {
 		if m := metricsFrom(c); m != nil {
