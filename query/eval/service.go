@@ -174,17 +174,24 @@ func (r *Result) Services() []ServiceCall {
 
 // callService performs one call and records it in the report.
 func (ex *executor) callService(op *algebra.Service, endpoint kb.Term, bindings *Solutions) (*Solutions, error) {
+	return ex.callServiceCtx(ex.svc.ctx, op, endpoint, bindings)
+}
+
+// callServiceCtx is callService under ctx, a context derived from the
+// evaluation's service context (a bind join cancels its own calls when its
+// consumer stops early).
+func (ex *executor) callServiceCtx(ctx context.Context, op *algebra.Service, endpoint kb.Term, bindings *Solutions) (*Solutions, error) {
 	s := ex.svc
 	select {
 	case s.sem <- struct{}{}:
-	case <-s.ctx.Done():
-		return nil, ctxErr(s.ctx)
+	case <-ctx.Done():
+		return nil, ctxErr(ctx)
 	}
 	defer func() { <-s.sem }()
 	req := ServiceRequest{Endpoint: endpoint, Pattern: op.Input, Text: op.Text, Prefixes: s.prefixes,
 		Base: s.base, Vars: algebra.InScope(op.Input), Bindings: bindings, Silent: op.Silent, Suffix: op.Suffix}
 	start := time.Now()
-	sols, err := ex.service.Handle(s.ctx, req)
+	sols, err := ex.service.Handle(ctx, req)
 	call := ServiceCall{Endpoint: endpoint.Value, Outcome: CallOK, Millis: time.Since(start).Milliseconds(),
 		Silent: op.Silent && err != nil, Partial: op.Partial && err != nil}
 	if bindings != nil {
@@ -196,7 +203,7 @@ func (ex *executor) callService(op *algebra.Service, endpoint kb.Term, bindings 
 	if err != nil {
 		call.Outcome, call.Error = CallFailed, err.Error()
 		switch {
-		case s.ctx.Err() != nil && ex.ctx.Err() == nil:
+		case ctx.Err() != nil && ex.ctx.Err() == nil:
 			call.Outcome, call.Error = CallNotNeeded, ""
 			call.Silent, call.Partial = false, false
 		case isTimeout(err):
@@ -459,53 +466,97 @@ func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error
 	if err := ctxErr(ex.ctx); err != nil {
 		return err
 	}
+	// One job per endpoint group without shared variables, one per batch
+	// otherwise.
+	var jobs []*bindJob
 	for _, ep := range order {
 		rows := groups[ep]
-		endpoint := n.op.Endpoint.Term
+		job := &bindJob{endpoint: n.op.Endpoint.Term}
 		if n.endpointSlot >= 0 {
 			if ep == 0 {
-				err := fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
-				if e := n.failure(ex, endpoint, err, emit, rows); e != nil {
-					return e
+				job.err = fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
+			} else {
+				t, err := ex.dict.term(ep)
+				if err != nil {
+					return err
 				}
-				continue
+				job.endpoint = t
 			}
-			t, err := ex.dict.term(ep)
-			if err != nil {
-				return err
-			}
-			endpoint = t
 		}
-		if len(n.shared) == 0 {
-			sols, err := ex.callService(n.op, endpoint, nil)
-			if err != nil {
-				if e := n.failure(ex, endpoint, err, emit, rows); e != nil {
-					return e
-				}
-				continue
-			}
-			if err := n.join(ex, sols, rows, nil, emit); err != nil {
-				return err
-			}
+		if len(n.shared) == 0 || job.err != nil {
+			job.rows = rows
+			jobs = append(jobs, job)
 			continue
 		}
 		for start := 0; start < len(rows); start += ex.svc.batch {
-			batch := rows[start:min(start+ex.svc.batch, len(rows))]
-			bindings, idx, err := n.bindings(ex, batch)
+			b := *job
+			b.rows = rows[start:min(start+ex.svc.batch, len(rows))]
+			bindings, idx, err := n.bindings(ex, b.rows)
 			if err != nil {
 				return err
 			}
-			sols, err := ex.callService(n.op, endpoint, bindings)
-			if err != nil {
-				if e := n.failure(ex, endpoint, err, emit, batch); e != nil {
-					return e
-				}
-				continue
-			}
-			if err := n.join(ex, sols, batch, idx, emit); err != nil {
-				return err
-			}
+			b.bindings, b.idx = bindings, idx
+			jobs = append(jobs, &b)
 		}
+	}
+	return n.runJobs(ex, jobs, emit)
+}
+
+// bindJob is one remote call of a bind join: the left rows it covers and,
+// once done, the answer.
+type bindJob struct {
+	endpoint kb.Term
+	rows     []row
+	bindings *Solutions
+	idx      *bindIndex
+	done     chan struct{}
+	sols     *Solutions
+	err      error
+}
+
+// runJobs sends the calls concurrently, at most the service concurrency
+// bound ahead of the one being joined, and joins the answers in job order
+// (emit is called from this goroutine only). Calls still in flight when
+// the consumer stops are canceled.
+func (n *serviceJoinNode) runJobs(ex *executor, jobs []*bindJob, emit func(row) bool) error {
+	ctx, cancel := context.WithCancel(ex.svc.ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	window := cap(ex.svc.sem)
+	start := func(j *bindJob) {
+		j.done = make(chan struct{})
+		if j.err != nil { // unbound endpoint: nothing to send
+			close(j.done)
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(j.done)
+			j.sols, j.err = ex.callServiceCtx(ctx, n.op, j.endpoint, j.bindings)
+		}()
+	}
+	next := 0
+	for i, j := range jobs {
+		for ; next < len(jobs) && next < i+window; next++ {
+			start(jobs[next])
+		}
+		select {
+		case <-j.done:
+		case <-ex.ctx.Done():
+			return ctxErr(ex.ctx)
+		}
+		if j.err != nil {
+			if e := n.failure(ex, j.endpoint, j.err, emit, j.rows); e != nil {
+				return e
+			}
+			continue
+		}
+		if err := n.join(ex, j.sols, j.rows, j.idx, emit); err != nil {
+			return err
+		}
+		j.sols = nil // the answer is joined: let it go
 	}
 	return nil
 }

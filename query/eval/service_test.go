@@ -24,12 +24,21 @@ type remoteStores struct {
 
 	mu   sync.Mutex
 	reqs []ServiceRequest
+	// inFlight and maxInFlight count concurrent calls.
+	inFlight, maxInFlight int
 }
 
 func (r *remoteStores) Handle(ctx context.Context, req ServiceRequest) (*Solutions, error) {
 	r.mu.Lock()
 	r.reqs = append(r.reqs, req)
+	r.inFlight++
+	r.maxInFlight = max(r.maxInFlight, r.inFlight)
 	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.inFlight--
+		r.mu.Unlock()
+	}()
 	if d := r.delay[req.Endpoint.Value]; d > 0 {
 		select {
 		case <-time.After(d):
@@ -126,6 +135,62 @@ func TestServiceBindJoinBatches(t *testing.T) {
 	}
 	if got := svc.count("http://r/sparql"); got != 13 {
 		t.Errorf("batch 100: %d requests, want 13", got)
+	}
+
+	// The batches are sent concurrently, at most ServiceConcurrency at
+	// once, and the answer is the same.
+	svc.reqs, svc.maxInFlight = nil, 0
+	svc.delay = map[string]time.Duration{"http://r/sparql": 30 * time.Millisecond}
+	rows, err = run(t, memoryWith(t, local...), `SELECT ?s ?a ?b { ?s <http://p> ?a SERVICE <http://r/sparql> { ?s <http://q> ?b } }`,
+		Options{Service: svc, ServiceBatch: 100, ServiceConcurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != (n+2)/3 || svc.count("http://r/sparql") != 13 {
+		t.Errorf("concurrent batches: %d rows in %d requests, want %d in 13", len(rows), svc.count("http://r/sparql"), (n+2)/3)
+	}
+	if svc.maxInFlight < 2 || svc.maxInFlight > 4 {
+		t.Errorf("concurrent batches: at most %d calls in flight, want 2..4", svc.maxInFlight)
+	}
+}
+
+// TestServiceBindJoinStops checks that a bind join whose consumer stops
+// (LIMIT) cancels the batches still in flight: they are reported as not
+// needed, not as failures.
+func TestServiceBindJoinStops(t *testing.T) {
+	p, q := kb.IRI("http://p"), kb.IRI("http://q")
+	var local, remote []kb.TermQuad
+	for i := range 1000 {
+		s := kb.IRI(fmt.Sprintf("http://s%d", i))
+		local = append(local, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), XSDInteger)})
+		remote = append(remote, kb.TermQuad{S: s, P: q, O: kb.Literal("x", "")})
+	}
+	svc := &remoteStores{stores: map[string]kb.Dataset{"http://r/sparql": memoryWith(t, remote...)},
+		delay: map[string]time.Duration{"http://r/sparql": 20 * time.Millisecond}}
+	ds := memoryWith(t, local...)
+	pq, err := syntax.ParseQuery(`SELECT * { ?s <http://p> ?a SERVICE <http://r/sparql> { ?s <http://q> ?b } } LIMIT 5`, syntax.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Query(context.Background(), ds, pq, Options{Service: svc, ServiceBatch: 10, ServiceConcurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ok := res.Next(); ok; _, ok = res.Next() {
+		n++
+	}
+	if err := res.Err(); err != nil || n != 5 {
+		t.Fatalf("%d rows, error %v; want 5", n, err)
+	}
+	res.Close()
+	for _, c := range res.Services() {
+		if c.Outcome != CallOK && c.Outcome != CallNotNeeded {
+			t.Errorf("call %+v: want answered or not needed", c)
+		}
+	}
+	if got := svc.count("http://r/sparql"); got >= 100 {
+		t.Errorf("%d requests for LIMIT 5, want the window's few, not all 100", got)
 	}
 }
 

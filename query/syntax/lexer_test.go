@@ -14,6 +14,8 @@ func TestLexer(t *testing.T) {
 		want string // space-separated kind:text
 	}{
 		{"?x $y ?1a", "var:x var:y var:1a"},
+		// VARNAME starts with PN_CHARS_U, which includes '_'.
+		{"?_x $_y ?_1 ?_ ?a_b", "var:_x var:_y var:_1 var:_ var:a_b"},
 		{"1 -2 +3.5 .5 1.e3 1e-3 4.", "int:1 int:-2 dec:+3.5 dec:.5 dbl:1.e3 dbl:1e-3 int:4 punct:."},
 		{"?x-1", "var:x int:-1"},
 		{"<http://e/a> < <= ?a<?b", "iri:http://e/a punct:< punct:<= var:a punct:< var:b"},
