@@ -156,6 +156,7 @@ func TestFederationIntegration(t *testing.T) {
 		e.mustRun(t, "--store", "native:union.db", "load", nq)
 	}
 	e.mustRun(t, "--store", "native:union.db", "reason")
+	virtuoso := virtuosoSite(t, e) // starts in the background
 	for _, s := range names {
 		var extra []string
 		if s == "linz" {
@@ -174,6 +175,7 @@ func TestFederationIntegration(t *testing.T) {
 	t.Run("fan-out equals union", func(t *testing.T) { fanOutEqualsUnion(t, e) })
 	t.Run("SERVICE", func(t *testing.T) { serviceQueries(t, e) })
 	t.Run("registry", func(t *testing.T) { registryRoundTrip(t, e) })
+	t.Run("Virtuoso site", func(t *testing.T) { virtuosoFanOut(t, e, virtuoso) })
 	t.Run("failures", func(t *testing.T) { failures(t, e) })
 
 	// The linz token never reached output, logs or stores.
@@ -190,13 +192,19 @@ func TestFederationIntegration(t *testing.T) {
 	}
 }
 
-// fedQueries are the queries compared between fan-out and union.
-var fedQueries = []struct {
+// fedQuery is a query compared between fan-out and union.
+type fedQuery struct {
 	name, text string
 	ordered    bool
 	form       string // select (default), ask, construct
 	nonEmpty   bool
-}{
+	// virtuosoDoubles names the columns whose xsd:double values may come
+	// from the Virtuoso site (compareWithVirtuosoDoubles).
+	virtuosoDoubles []string
+}
+
+// fedQueries are the queries compared between fan-out and union.
+var fedQueries = []fedQuery{
 	{name: "Fig. 6.29 SPARQL", nonEmpty: true, text: fedPrefix + `SELECT ?regionsummary WHERE {
   ?regionsummary perfonto:inProcessingUnit ?processingunit .
   ?processingunit perfonto:inNode "gsr410" .
@@ -212,13 +220,13 @@ WHERE (?regionsummary perfonto:inProcessingUnit ?processingunit)
       (?metric perfonto:hasMetricValue ?value)
 AND (?value >= 3E8)
 USING perfonto FOR <http://www.par.univie.ac.at/project/scalea/perfonto#>`},
-	{name: "top 10 by wtime", ordered: true, nonEmpty: true, text: fedPrefix + `SELECT ?rs ?v WHERE {
+	{name: "top 10 by wtime", ordered: true, nonEmpty: true, virtuosoDoubles: []string{"v"}, text: fedPrefix + `SELECT ?rs ?v WHERE {
   ?rs perfonto:hasMetric ?m . ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v }
 ORDER BY DESC(?v) ?rs LIMIT 10`},
 	{name: "findings per problem class", nonEmpty: true, text: fedPrefix + `SELECT ?class (COUNT(?f) AS ?n) WHERE {
   ?f a ?class . ?class rdfs:subClassOf* perfonto:PerformanceProblem }
 GROUP BY ?class`},
-	{name: "region summaries per code region type", nonEmpty: true, text: fedPrefix + `SELECT ?type (COUNT(?rs) AS ?n) (AVG(?v) AS ?avg) (MAX(?v) AS ?max) WHERE {
+	{name: "region summaries per code region type", nonEmpty: true, virtuosoDoubles: []string{"avg", "max"}, text: fedPrefix + `SELECT ?type (COUNT(?rs) AS ?n) (AVG(?v) AS ?avg) (MAX(?v) AS ?max) WHERE {
   ?rs perfonto:ofCodeRegion ?cr ; perfonto:hasMetric ?m .
   ?cr perfonto:hasCrType ?type .
   ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v }
