@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs every Go fuzz target of the parsers (RDF syntaxes, SPARQL, rules,
-# SPARQL results) for FUZZTIME each (default
+# SPARQL results, converter inputs) for FUZZTIME each (default
 # 60s), one after the other, with FUZZPARALLEL workers (default 1). A
 # crasher is saved under the package's testdata/fuzz/<Target>/ and makes
 # the script fail; it then runs as a regression test in plain `go test`.
@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-60s}
 FUZZPARALLEL=${FUZZPARALLEL:-1}
-targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads ./query/syntax:FuzzParseQuery ./query/syntax:FuzzParseUpdate ./reasoner:FuzzParseProgram ./query/results:FuzzReaders"
+targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads ./query/syntax:FuzzParseQuery ./query/syntax:FuzzParseUpdate ./reasoner:FuzzParseProgram ./query/results:FuzzReaders ./convert/sensor:FuzzMessages ./convert/tau:FuzzParse ./convert/trace:FuzzReadText"
 status=0
 for t in $targets; do
 	pkg=${t%%:*}

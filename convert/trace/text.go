@@ -115,6 +115,9 @@ func ReadText(r io.Reader, name string) (*Mem, error) {
 			m.D.Regions = append(m.D.Regions, Region{ID: int(id[0]), Name: strings.Join(f[3:], " "), Paradigm: Paradigm(p)})
 			continue
 		case "comm":
+			if len(f) < 2 {
+				return nil, fail("expected: comm ID MEMBER…")
+			}
 			v, err := ints(1, len(f)-1)
 			if err != nil {
 				return nil, err
@@ -132,6 +135,9 @@ func ReadText(r io.Reader, name string) (*Mem, error) {
 			v, err := ints(1, 3)
 			if err != nil {
 				return nil, err
+			}
+			if v[0] < 0 || v[0] >= int64(len(m.D.Locations)) {
+				return nil, fail("offset for unknown location %d (declare it with location first)", v[0])
 			}
 			for len(m.D.Offsets) <= int(v[0]) {
 				m.D.Offsets = append(m.D.Offsets, nil)
