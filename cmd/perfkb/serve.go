@@ -40,6 +40,7 @@ type serveFlags struct {
 	exposure      exposureFlags        // --allowed-hosts, --cors-origins, --load-dir …: serve_limits.go
 	speed         speedFlags           // --memory, --pprof: serve_speed.go
 	fed           serveFederationFlags // --service-allow, --site-timeout: serve_sites.go
+	rules         serveRulesFlags      // --rules-max-derived, --rules-memory …: serve_rules.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -57,6 +58,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.exposure.bind(fs)
 	f.speed.bind(fs)
 	f.fed.bind(fs)
+	f.rules.bind(fs)
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -96,6 +98,9 @@ func (f *serveFlags) validate() error {
 	if err := f.fed.validate(); err != nil {
 		return err
 	}
+	if err := f.rules.check(); err != nil {
+		return err
+	}
 	return f.exposure.validate()
 }
 
@@ -114,7 +119,7 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 	opts := server.Options{
 		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.reg, f.maxRows)},
 		Graphs:        store,
-		Rules:         &backend.Reasoner{DS: ds},
+		Rules:         &backend.Reasoner{DS: ds, Options: f.rules.opts},
 		Analysis:      &backend.Analysis{DS: ds},
 		Sites:         sites,
 		Store:         store,

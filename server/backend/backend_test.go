@@ -393,3 +393,16 @@ func between(s, start, end string) string {
 	}
 	return s
 }
+
+// TestRuleRunBounds: a rule file whose builtin keeps doubling a string
+// stops at the term-size bound with a 422 naming the limit, instead of
+// taking the server's memory (hardening issue, defect 8, over HTTP).
+func TestRuleRunBounds(t *testing.T) {
+	srv, _, _ := newFixture(t)
+	doubling := "[seed: -> (<http://e/a> <http://e/text> 'ab')]\n" +
+		"[double: (?s <http://e/text> ?t) strConcat(?t, ?t, ?u) -> (?s <http://e/text> ?u)]\n"
+	rec := post(t, srv, "/rules/run?name=double.rules", "text/plain", doubling, "Authorization", "Bearer "+token)
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "limit 65536") {
+		t.Fatalf("doubling rule run: %d %s", rec.Code, rec.Body)
+	}
+}

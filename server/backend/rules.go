@@ -144,7 +144,8 @@ func translateRuleError(ctx context.Context, err error) error {
 		return &positionedError{err: err, line: list[0].Pos.Line, col: list[0].Pos.Col}
 	case errors.As(err, &one):
 		return &positionedError{err: err, line: one.Pos.Line, col: one.Pos.Col}
-	case errors.Is(err, reasoner.ErrMaxDerived), errors.Is(err, reasoner.ErrMaxIterations):
+	case errors.Is(err, reasoner.ErrMaxDerived), errors.Is(err, reasoner.ErrMaxIterations),
+		errors.Is(err, reasoner.ErrTermTooLarge), errors.Is(err, reasoner.ErrMemoryBudget):
 		return server.Execution(err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("%w: rule run stopped: %w", server.ErrTimeout, err)
