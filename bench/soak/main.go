@@ -46,6 +46,8 @@ type config struct {
 	stallers, hostile           int
 	shared                      string
 	maxConcurrent, stallTimeout string
+	readRate, writeRate         float64
+	hostileRate                 float64
 }
 
 func main() {
@@ -58,6 +60,9 @@ func main() {
 	flag.IntVar(&c.writers, "writers", 8, "writing clients")
 	flag.IntVar(&c.stallers, "stallers", 8, "stalled or slow clients")
 	flag.IntVar(&c.hostile, "hostile", 4, "clients sending hostile inputs")
+	flag.Float64Var(&c.readRate, "read-rate", 10, "requests per second per reader, sent on a fixed schedule (0: back to back)")
+	flag.Float64Var(&c.writeRate, "write-rate", 10, "writes per second per writer (0: back to back)")
+	flag.Float64Var(&c.hostileRate, "hostile-rate", 5, "hostile requests per second per hostile client (0: back to back)")
 	flag.StringVar(&c.shared, "shared", "../shared", "folder with w3c-rdf and w3c-sparql (hostile inputs)")
 	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
@@ -103,9 +108,9 @@ func run(c config) error {
 	// Unloaded baseline: the readers alone.
 	base := newLatencies()
 	ctx, cancel := context.WithTimeout(context.Background(), c.baseline)
-	runReaders(ctx, srv.base, c.readers, base)
+	runReaders(ctx, srv.base, c.readers, c.readRate, base)
 	cancel()
-	fmt.Printf("baseline (%d readers, %v): %s\n", c.readers, c.baseline, base.summary())
+	fmt.Printf("baseline (%d readers at %g/s each, %v): %s\n", c.readers, c.readRate, c.baseline, base.summary())
 
 	// Loaded phase.
 	loaded := newLatencies()
@@ -115,15 +120,15 @@ func run(c config) error {
 	ctx, cancel = context.WithTimeout(context.Background(), c.duration)
 	var wg sync.WaitGroup
 	wg.Add(5)
-	go func() { defer wg.Done(); runReaders(ctx, srv.base, c.readers, loaded) }()
+	go func() { defer wg.Done(); runReaders(ctx, srv.base, c.readers, c.readRate, loaded) }()
 	go func() {
 		defer wg.Done()
-		runWriters(ctx, srv.base, c.writers, &acked, &writeErrs)
+		runWriters(ctx, srv.base, c.writers, c.writeRate, &acked, &writeErrs)
 	}()
 	go func() { defer wg.Done(); runStallers(ctx, srv.addr, c.stallers, &stallConns) }()
 	go func() {
 		defer wg.Done()
-		runHostile(ctx, srv.base, c.hostile, hostileInputs, &hostileSent, &hostile5xx)
+		runHostile(ctx, srv.base, c.hostile, c.hostileRate, hostileInputs, &hostileSent, &hostile5xx)
 	}()
 	go func() {
 		defer wg.Done()
@@ -302,16 +307,59 @@ var readQueries = []string{
 	perfonto + `ASK { ?e a perfonto:Experiment }`,
 }
 
-func runReaders(ctx context.Context, base string, n int, lat *latencies) {
+// pacer schedules one client's requests at a fixed rate (open loop). A
+// request's latency counts from its scheduled start, so a server that
+// falls behind is charged for the time the request waited to be sent (no
+// coordinated omission). Rate 0 sends back to back (closed loop).
+type pacer struct {
+	next  time.Time
+	every time.Duration
+}
+
+func newPacer(rate float64, client int) *pacer {
+	if rate <= 0 {
+		return &pacer{}
+	}
+	every := time.Duration(float64(time.Second) / rate)
+	// Spread the clients over one interval so they don't fire together.
+	offset := time.Duration(rand.New(rand.NewPCG(uint64(client), 11)).Int64N(int64(every)))
+	return &pacer{next: time.Now().Add(offset), every: every}
+}
+
+// wait sleeps until the next scheduled start and returns it; false when ctx
+// ends first.
+func (p *pacer) wait(ctx context.Context) (time.Time, bool) {
+	if p.every == 0 {
+		return time.Now(), ctx.Err() == nil
+	}
+	at := p.next
+	p.next = p.next.Add(p.every)
+	if d := time.Until(at); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return at, false
+		case <-t.C:
+		}
+	}
+	return at, ctx.Err() == nil
+}
+
+func runReaders(ctx context.Context, base string, n int, rate float64, lat *latencies) {
 	client := &http.Client{Timeout: 15 * time.Second}
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for k := i; ctx.Err() == nil; k++ {
+			p := newPacer(rate, i)
+			for k := i; ; k++ {
+				start, more := p.wait(ctx)
+				if !more {
+					return
+				}
 				q := readQueries[k%len(readQueries)]
-				start := time.Now()
 				resp, err := client.PostForm(base+"/sparql", url.Values{"query": {q}})
 				ok := err == nil && resp.StatusCode == http.StatusOK
 				if err == nil {
@@ -327,7 +375,7 @@ func runReaders(ctx context.Context, base string, n int, lat *latencies) {
 	wg.Wait()
 }
 
-func runWriters(ctx context.Context, base string, n int, acked *sync.Map, errs *atomic.Int64) {
+func runWriters(ctx context.Context, base string, n int, rate float64, acked *sync.Map, errs *atomic.Int64) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	var wg sync.WaitGroup
 	for i := range n {
@@ -337,7 +385,11 @@ func runWriters(ctx context.Context, base string, n int, acked *sync.Map, errs *
 			graph := fmt.Sprintf("urn:soak:writer:%d", i)
 			count := &atomic.Int64{}
 			acked.Store(graph, count)
-			for k := 0; ctx.Err() == nil; k++ {
+			p := newPacer(rate, 1000+i)
+			for k := 0; ; k++ {
+				if _, ok := p.wait(ctx); !ok {
+					return
+				}
 				body := fmt.Sprintf("<urn:soak:w%d:%d> <urn:soak:p> \"%d\" .\n", i, k, k)
 				req, _ := http.NewRequest(http.MethodPost, base+"/data?graph="+url.QueryEscape(graph), strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/n-triples")
@@ -503,7 +555,7 @@ func collectHostile(shared string) []hostile {
 	return out
 }
 
-func runHostile(ctx context.Context, base string, n int, inputs []hostile, sent, fiveXX *atomic.Int64) {
+func runHostile(ctx context.Context, base string, n int, rate float64, inputs []hostile, sent, fiveXX *atomic.Int64) {
 	if len(inputs) == 0 {
 		return
 	}
@@ -514,7 +566,11 @@ func runHostile(ctx context.Context, base string, n int, inputs []hostile, sent,
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
-			for ctx.Err() == nil {
+			p := newPacer(rate, 2000+i)
+			for {
+				if _, ok := p.wait(ctx); !ok {
+					return
+				}
 				h := inputs[rng.IntN(len(inputs))]
 				var req *http.Request
 				switch h.kind {
