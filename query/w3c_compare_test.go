@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/results"
 )
 
@@ -208,18 +207,11 @@ func termsMatch(e, a kb.Term, m, inv map[string]string, added *[]string) bool {
 		*added = append(*added, e.Value)
 		return true
 	}
-	if e == a {
-		return true
-	}
-	if e.IsLiteral() && a.IsLiteral() && e.Datatype == a.Datatype && eval.IsNumericType(e.Datatype) {
-		x, ok1 := eval.ParseNumeric(e)
-		y, ok2 := eval.ParseNumeric(a)
-		if ok1 && ok2 {
-			eq, err := eval.Equal(eval.NumericTerm(x), eval.NumericTerm(y))
-			return err == nil && eq
-		}
-	}
-	return false
+	// RDF term equality, as the suites specify: same kind, same lexical
+	// form, same datatype, same language tag. A number computed as "2.0"
+	// does not match an expected "2.0E0" or "2" — the lexical form is the
+	// result.
+	return e == a
 }
 
 func undo(m, inv map[string]string, added []string) {

@@ -110,6 +110,7 @@ func (g *graph) list(head kb.Term) []kb.Term {
 
 // w3cTest is one manifest entry.
 type w3cTest struct {
+	id        string // local name of the manifest entry (agg-min-02)
 	name      string
 	kind      string // local name of the rdf:type
 	query     string // file path (query or update request)
@@ -146,6 +147,7 @@ func readTests(manifest string) ([]w3cTest, error) {
 		if t.name == "" {
 			t.name = e.Value
 		}
+		t.id = e.Value[strings.LastIndexAny(e.Value, "#/")+1:]
 		if ty := g.one(e, rdfNS+"type"); ty.IsIRI() {
 			t.kind = ty.Value[strings.LastIndexAny(ty.Value, "#/")+1:]
 		}

@@ -3,7 +3,6 @@ package eval
 import (
 	"math"
 	"math/big"
-	"strconv"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -34,12 +33,9 @@ func castString(t kb.Term) (kb.Term, error) {
 			if n.Kind == NumInteger {
 				return kb.String(n.R.Num().String()), nil
 			}
-			if n.Kind >= NumFloat {
-				return kb.String(floatString(n)), nil
-			}
-			// xsd:decimal canonical string omits ".0" for whole numbers.
-			s := canonicalDecimal(n.R)
-			return kb.String(strings.TrimSuffix(s, ".0")), nil
+			// The string form of a number is the form computed numbers
+			// get (NumericTerm), whatever lexical form the input had.
+			return kb.String(NumericTerm(n).Value), nil
 		}
 		if b, ok := boolValue(t); ok {
 			return kb.String(Bool(b).Value), nil
@@ -184,24 +180,4 @@ func castDateTime(t kb.Term) (kb.Term, error) {
 		return kb.Term{}, typeErr("cannot cast %q to xsd:dateTime", t.Value)
 	}
 	return kb.Literal(s, XSDDateTime), nil
-}
-
-// floatString is the XPath string cast of a float or double: plain decimal
-// notation for magnitudes in [1e-6, 1e6), the canonical form otherwise.
-func floatString(n Numeric) string {
-	a := math.Abs(n.F)
-	switch {
-	case n.F == 0:
-		if math.Signbit(n.F) {
-			return "-0"
-		}
-		return "0"
-	case a >= 1e-6 && a < 1e6:
-		bits := 64
-		if n.Kind == NumFloat {
-			bits = 32
-		}
-		return strconv.FormatFloat(n.F, 'f', -1, bits)
-	}
-	return NumericTerm(n).Value
 }

@@ -305,7 +305,14 @@ func smallDecimal(s string) (*big.Rat, bool) {
 	return new(big.Rat).SetFrac64(m, pow10[len(frac)]), true
 }
 
-// NumericTerm returns the canonical literal for n.
+// NumericTerm returns the literal for a computed number n. Its lexical form
+// is the XPath F&O 3.1 §19.1.2 cast-to-xs:string form of the value, which
+// the W3C SPARQL suites expect of computed numbers (6+3.0 → "9"^^xsd:decimal,
+// "6"^^xsd:double): an integral xsd:decimal has no decimal point, and a
+// float or double in [1e-6, 1e6) is written in plain decimal notation with
+// the fewest digits that read back to the same value; other magnitudes use
+// the XSD canonical scientific form ("1.0E6"). One mapping for every
+// computed number, so a value always prints the same way.
 func NumericTerm(n Numeric) kb.Term {
 	switch n.Kind {
 	case NumInteger:
@@ -313,21 +320,24 @@ func NumericTerm(n Numeric) kb.Term {
 	case NumDecimal:
 		return kb.Literal(canonicalDecimal(n.R), XSDDecimal)
 	case NumFloat:
-		return kb.Literal(canonicalDouble(n.F, 32), XSDFloat)
+		return kb.Literal(floatString(n.F, 32), XSDFloat)
 	default:
-		return kb.Literal(canonicalDouble(n.F, 64), XSDDouble)
+		return kb.Literal(floatString(n.F, 64), XSDDouble)
 	}
 }
 
 // Integer returns the xsd:integer literal for i.
 func Integer(i int64) kb.Term { return kb.Literal(strconv.FormatInt(i, 10), XSDInteger) }
 
-// Double returns the canonical xsd:double literal for f.
-func Double(f float64) kb.Term { return kb.Literal(canonicalDouble(f, 64), XSDDouble) }
+// Double returns the xsd:double literal for f, written as NumericTerm does.
+func Double(f float64) kb.Term { return kb.Literal(floatString(f, 64), XSDDouble) }
 
+// canonicalDecimal is the XPath string form of a decimal: the integer
+// digits alone when r is whole ("3", not "3.0"), else the fewest fraction
+// digits.
 func canonicalDecimal(r *big.Rat) string {
 	if r.IsInt() {
-		return r.Num().String() + ".0"
+		return r.Num().String()
 	}
 	// Exact when the denominator has only factors 2 and 5 (up to 18
 	// significant digits); otherwise rounded to 18 significant digits, the
@@ -343,11 +353,35 @@ func canonicalDecimal(r *big.Rat) string {
 	s := r.FloatString(frac)
 	s = strings.TrimRight(s, "0")
 	if strings.HasSuffix(s, ".") {
-		s += "0"
+		// Rounded to a whole number: no decimal point, as for r.IsInt.
+		s = strings.TrimSuffix(s, ".")
+		if s == "-0" {
+			s = "0"
+		}
 	}
 	return s
 }
 
+// floatString is the XPath F&O cast of a float (bits 32) or double (bits
+// 64) to xs:string: plain decimal notation for magnitudes in [1e-6, 1e6)
+// ("6", "0.2", "1050"), the XSD canonical scientific form otherwise
+// ("1.0E6", "2.5E-7"), "0"/"-0" for the zeros, and INF, -INF, NaN.
+func floatString(f float64, bits int) string {
+	a := math.Abs(f)
+	switch {
+	case f == 0:
+		if math.Signbit(f) {
+			return "-0"
+		}
+		return "0"
+	case a >= 1e-6 && a < 1e6:
+		return strconv.FormatFloat(f, 'f', -1, bits)
+	}
+	return canonicalDouble(f, bits)
+}
+
+// canonicalDouble is the XSD canonical scientific form: one digit before
+// the point, at least one after, and an exponent ("1.0E6", "-2.5E-7").
 func canonicalDouble(f float64, bits int) string {
 	switch {
 	case math.IsNaN(f):
@@ -414,9 +448,9 @@ func divideInt64(a, b int64) (string, bool) {
 	q, r := a/b, a%b
 	if r == 0 {
 		if neg && q != 0 {
-			return "-" + strconv.FormatInt(q, 10) + ".0", true
+			return "-" + strconv.FormatInt(q, 10), true
 		}
-		return strconv.FormatInt(q, 10) + ".0", true
+		return strconv.FormatInt(q, 10), true
 	}
 	intStr := strconv.FormatInt(q, 10)
 	frac := 18
@@ -443,7 +477,11 @@ func divideInt64(a, b int64) (string, bool) {
 	}
 	fracStr := strings.TrimRight(string(digits), "0")
 	if fracStr == "" {
-		fracStr = "0"
+		// Rounded to a whole number: no decimal point (canonicalDecimal).
+		if neg && q != 0 {
+			return "-" + intStr, true
+		}
+		return intStr, true
 	}
 	if neg {
 		return "-" + intStr + "." + fracStr, true
