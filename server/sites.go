@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/perfkb/perfkb/query/results"
 )
 
 // SiteRegistry is the writable site registry (the GEM of §6.5.5): a
@@ -200,8 +202,8 @@ func setFederationHeaders(c *gin.Context, rep *FederationReport) {
 
 // withFederationHead adds the report to the head of JSON results as the
 // member "federation".
-func withFederationHead(sw solutionsWriter, rep *FederationReport) {
-	j, ok := sw.(*jsonResultsWriter)
+func withFederationHead(sw results.SolutionWriter, rep *FederationReport) {
+	j, ok := sw.(results.HeadExtender)
 	if !ok || rep == nil {
 		return
 	}
@@ -209,7 +211,7 @@ func withFederationHead(sw solutionsWriter, rep *FederationReport) {
 	if err != nil {
 		return
 	}
-	j.extra = append([]byte(`,"federation":`), b...)
+	j.AddHeadMember("federation", b)
 }
 
 // siteParam is the sites parameter of a query request, from the form body

@@ -135,7 +135,11 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 	out := s.newResponseStream(c, format.contentType())
 	switch res.Kind {
 	case ResultBoolean:
-		if err := newSolutionsWriter(format, out.w).boolean(res.Boolean); err != nil {
+		sw, err := newSolutionsWriter(format, out.w)
+		if err == nil {
+			err = sw.WriteBoolean(res.Boolean)
+		}
+		if err != nil {
 			out.fail(err)
 			return
 		}
@@ -169,14 +173,18 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 			out.fail(errors.New("query service returned a SELECT result without solutions"))
 			return
 		}
-		sw := newSolutionsWriter(format, out.w)
+		sw, err := newSolutionsWriter(format, out.w)
+		if err != nil {
+			out.fail(err)
+			return
+		}
 		withFederationHead(sw, res.Federation)
-		if err := sw.begin(res.Vars); err != nil {
+		if err := sw.Begin(res.Vars); err != nil {
 			out.fail(err)
 			return
 		}
 		for res.Solutions.Next() {
-			if err := sw.row(res.Solutions.Solution()); err != nil {
+			if err := sw.Row(res.Solutions.Solution()); err != nil {
 				out.fail(err)
 				return
 			}
@@ -186,7 +194,7 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 			out.fail(err)
 			return
 		}
-		if err := sw.end(); err != nil {
+		if err := sw.End(); err != nil {
 			out.fail(err)
 			return
 		}

@@ -281,17 +281,14 @@ func ParseTerm(s string) (kb.Term, error) {
 	case s == "true" || s == "false":
 		return kb.Literal(s, "http://www.w3.org/2001/XMLSchema#boolean"), nil
 	}
-	const xsd = "http://www.w3.org/2001/XMLSchema#"
-	if isPlainInteger(s) {
+	// Bare Turtle numbers: the token is the lexical form.
+	switch {
+	case turtleInteger(s):
 		return kb.Literal(s, xsd+"integer"), nil
-	}
-	if strings.ContainsAny(s, "eE") {
-		if _, err := strconv.ParseFloat(s, 64); err == nil {
-			return kb.Literal(s, xsd+"double"), nil
-		}
-	}
-	if _, err := strconv.ParseFloat(s, 64); err == nil {
+	case turtleDecimal(s):
 		return kb.Literal(s, xsd+"decimal"), nil
+	case turtleDouble(s):
+		return kb.Literal(s, xsd+"double"), nil
 	}
 	return kb.Term{}, fmt.Errorf("cannot parse term %q", s)
 }

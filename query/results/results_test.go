@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -97,5 +98,119 @@ func TestWriteGraph(t *testing.T) {
 	want := "<http://a> <http://p> \"1\" ,\n        \"2\" ;\n    <http://q> _:b .\n"
 	if buf.String() != want {
 		t.Errorf("Turtle:\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// TestServerGoldens writes the result of the server test's fake query
+// service (server/fakes_test.go) and compares it with the server's golden
+// files: one encoder, one oracle, for the CLI and HTTP faces alike.
+func TestServerGoldens(t *testing.T) {
+	rows := [][]kb.Term{
+		{kb.IRI("http://www.par.univie.ac.at/project/scalea/perfonto#rs1"), kb.Literal("3.5E8", "http://www.w3.org/2001/XMLSchema#double")},
+		{kb.Blank("b0"), {}},
+		{kb.LangLiteral("a \"quoted\", value", "EN"), kb.String("line\nbreak\ttab")},
+	}
+	for _, f := range []Format{JSON, XML, CSV, TSV} {
+		var sel, ask bytes.Buffer
+		w, err := NewSolutionWriter(&sel, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Begin([]string{"s", "n"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if err := w.Row(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.End(); err != nil {
+			t.Fatal(err)
+		}
+		w, _ = NewSolutionWriter(&ask, f)
+		if err := w.WriteBoolean(true); err != nil {
+			t.Fatal(err)
+		}
+		for name, got := range map[string]string{"select": sel.String(), "ask": ask.String()} {
+			path := "../../server/testdata/" + name + "." + string(f)
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("%s:\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+			}
+		}
+	}
+}
+
+func TestJSONHeadMember(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewSolutionWriter(&buf, JSON)
+	w.(HeadExtender).AddHeadMember("federation", []byte(`{"sites":2}`))
+	_ = w.Begin([]string{"x"})
+	_ = w.Row([]kb.Term{kb.String("<&>")})
+	_ = w.End()
+	want := "{\"head\":{\"vars\":[\"x\"],\"federation\":{\"sites\":2}},\"results\":{\"bindings\":[\n{\"x\":{\"type\":\"literal\",\"value\":\"\\u003c\\u0026\\u003e\"}}\n]}}\n"
+	if buf.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", buf.String(), want)
+	}
+}
+
+// TestTSVTerm: the Turtle number tokens are written bare exactly when
+// Turtle reads the token back as the same literal.
+func TestTSVTerm(t *testing.T) {
+	const xsd = "http://www.w3.org/2001/XMLSchema#"
+	tests := []struct {
+		term kb.Term
+		want string
+	}{
+		{kb.Literal("4", xsd+"integer"), `4`},
+		{kb.Literal("-42", xsd+"integer"), `-42`},
+		{kb.Literal("+7", xsd+"integer"), `+7`},
+		{kb.Literal("007", xsd+"integer"), `007`},
+		{kb.Literal(" 7", xsd+"integer"), `" 7"^^<` + xsd + `integer>`},
+		{kb.Literal("", xsd+"integer"), `""^^<` + xsd + `integer>`},
+		{kb.Literal("-", xsd+"integer"), `"-"^^<` + xsd + `integer>`},
+		{kb.Literal("5.5", xsd+"decimal"), `5.5`},
+		{kb.Literal(".5", xsd+"decimal"), `.5`},
+		{kb.Literal("-0.0", xsd+"decimal"), `-0.0`},
+		{kb.Literal("3", xsd+"decimal"), `"3"^^<` + xsd + `decimal>`},
+		{kb.Literal("5.", xsd+"decimal"), `"5."^^<` + xsd + `decimal>`},
+		{kb.Literal("1.0E6", xsd+"double"), `1.0E6`},
+		{kb.Literal("1.0e-6", xsd+"double"), `1.0e-6`},
+		{kb.Literal("1.e6", xsd+"double"), `1.e6`},
+		{kb.Literal(".5E1", xsd+"double"), `.5E1`},
+		{kb.Literal("2E+3", xsd+"double"), `2E+3`},
+		{kb.Literal("6", xsd+"double"), `"6"^^<` + xsd + `double>`},
+		{kb.Literal("0.2", xsd+"double"), `"0.2"^^<` + xsd + `double>`},
+		{kb.Literal("INF", xsd+"double"), `"INF"^^<` + xsd + `double>`},
+		{kb.Literal("NaN", xsd+"double"), `"NaN"^^<` + xsd + `double>`},
+		{kb.Literal(".E1", xsd+"double"), `".E1"^^<` + xsd + `double>`},
+		{kb.Literal("1E", xsd+"double"), `"1E"^^<` + xsd + `double>`},
+		{kb.Literal("1.5", xsd+"float"), `"1.5"^^<` + xsd + `float>`},
+		{kb.Literal("-3", xsd+"negativeInteger"), `"-3"^^<` + xsd + `negativeInteger>`},
+		{kb.Literal("true", xsd+"boolean"), `"true"^^<` + xsd + `boolean>`},
+		{kb.Literal("4", "http://example.org/integer"), `"4"^^<http://example.org/integer>`},
+		{kb.LangLiteral("4", "en"), `"4"@en`},
+		{kb.String("a\tb\nc"), `"a\tb\nc"`},
+		{kb.IRI("http://example.org/s"), `<http://example.org/s>`},
+		{kb.Blank("b0"), `_:b0`},
+	}
+	for _, tc := range tests {
+		got := TSVTerm(tc.term)
+		if got != tc.want {
+			t.Errorf("TSVTerm(%s) = %s, want %s", tc.term, got, tc.want)
+			continue
+		}
+		back, err := ParseTerm(got)
+		if err != nil || back != tc.term {
+			t.Errorf("ParseTerm(%s) = %s, %v; want %s", got, back, err, tc.term)
+		}
+	}
+	for _, bad := range []string{"0x10", "Inf", "1_000", "1e", "+", "."} {
+		if term, err := ParseTerm(bad); err == nil {
+			t.Errorf("ParseTerm(%q) = %s, want an error", bad, term)
+		}
 	}
 }

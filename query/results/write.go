@@ -2,7 +2,6 @@ package results
 
 import (
 	"bufio"
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -49,6 +48,12 @@ func (f Format) ContentType() string {
 // SolutionWriter streams a SELECT result: Begin once with the variable
 // names (without '?'), Row per solution (one term per variable, the zero
 // kb.Term for unbound), then End. ASK results use WriteBoolean instead.
+// End and WriteBoolean flush; an error from the underlying writer is
+// returned by the call that meets it.
+//
+// These writers are the only SPARQL results encoder in perfkb: the CLI
+// (perfkb query --format) and the HTTP server (/sparql) both write through
+// them, so the two give the same bytes for the same result.
 type SolutionWriter interface {
 	Begin(vars []string) error
 	Row(row []kb.Term) error
@@ -57,7 +62,16 @@ type SolutionWriter interface {
 	WriteBoolean(b bool) error
 }
 
-// NewSolutionWriter returns a writer for f (json, xml, csv, tsv, table).
+// HeadExtender is implemented by the JSON writer: AddHeadMember adds a
+// member to the result's "head" object after "vars" (the server reports
+// federation outcomes there). value must be valid JSON; call it before
+// Begin.
+type HeadExtender interface {
+	AddHeadMember(name string, value []byte)
+}
+
+// NewSolutionWriter returns a writer for f (json, xml, csv, tsv, table). A
+// *bufio.Writer of at least 4 KiB is written to directly, not wrapped.
 func NewSolutionWriter(w io.Writer, f Format) (SolutionWriter, error) {
 	bw := bufio.NewWriter(w)
 	switch f {
@@ -77,154 +91,249 @@ func NewSolutionWriter(w io.Writer, f Format) (SolutionWriter, error) {
 
 // ---- JSON (SPARQL 1.1 Query Results JSON Format) ----
 
+// jsonWriter writes one binding object per line, building each line in a
+// reused buffer.
 type jsonWriter struct {
-	w    *bufio.Writer
-	vars []string
-	n    int
+	w     *bufio.Writer
+	vars  []string
+	n     int
+	buf   []byte
+	extra []byte // more members of head: ,"name":value
 }
 
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+func (j *jsonWriter) AddHeadMember(name string, value []byte) {
+	j.extra = append(j.extra, ',')
+	j.extra = AppendJSONString(j.extra, name)
+	j.extra = append(j.extra, ':')
+	j.extra = append(j.extra, value...)
 }
 
 func (j *jsonWriter) Begin(vars []string) error {
 	j.vars = vars
-	j.w.WriteString(`{"head":{"vars":[`)
+	b := append(j.buf[:0], `{"head":{"vars":[`...)
 	for i, v := range vars {
 		if i > 0 {
-			j.w.WriteByte(',')
+			b = append(b, ',')
 		}
-		j.w.WriteString(jsonString(v))
+		b = AppendJSONString(b, v)
 	}
-	j.w.WriteString("]},\"results\":{\"bindings\":[")
-	return nil
+	b = append(b, ']')
+	b = append(b, j.extra...)
+	b = append(b, "},\"results\":{\"bindings\":[\n"...)
+	j.buf = b
+	_, err := j.w.Write(b)
+	return err
 }
 
 func (j *jsonWriter) Row(row []kb.Term) error {
+	b := j.buf[:0]
 	if j.n > 0 {
-		j.w.WriteByte(',')
+		b = append(b, ",\n"...)
 	}
 	j.n++
-	j.w.WriteString("\n{")
-	first := true
+	b = append(b, '{')
+	n := 0
 	for i, t := range row {
-		if t.IsZero() {
+		if t.IsZero() || i >= len(j.vars) {
 			continue
 		}
-		if !first {
-			j.w.WriteByte(',')
+		if n > 0 {
+			b = append(b, ',')
 		}
-		first = false
-		j.w.WriteString(jsonString(j.vars[i]))
-		j.w.WriteByte(':')
-		writeJSONTerm(j.w, t)
+		n++
+		b = AppendJSONString(b, j.vars[i])
+		b = append(b, ':')
+		b = AppendJSONTerm(b, t)
 	}
-	j.w.WriteByte('}')
-	return nil
-}
-
-func writeJSONTerm(w *bufio.Writer, t kb.Term) {
-	switch t.Kind {
-	case kb.KindIRI:
-		w.WriteString(`{"type":"uri","value":` + jsonString(t.Value) + "}")
-	case kb.KindBlank:
-		w.WriteString(`{"type":"bnode","value":` + jsonString(t.Value) + "}")
-	default:
-		w.WriteString(`{"type":"literal","value":` + jsonString(t.Value))
-		switch {
-		case t.Lang != "":
-			w.WriteString(`,"xml:lang":` + jsonString(t.Lang))
-		case t.Datatype != "" && t.Datatype != kb.XSDString:
-			w.WriteString(`,"datatype":` + jsonString(t.Datatype))
-		}
-		w.WriteByte('}')
-	}
+	b = append(b, '}')
+	j.buf = b
+	_, err := j.w.Write(b)
+	return err
 }
 
 func (j *jsonWriter) End() error {
-	j.w.WriteString("\n]}}\n")
+	if _, err := j.w.WriteString("\n]}}\n"); err != nil {
+		return err
+	}
 	return j.w.Flush()
 }
 
 func (j *jsonWriter) WriteBoolean(b bool) error {
-	fmt.Fprintf(j.w, "{\"head\":{},\"boolean\":%t}\n", b)
+	if _, err := fmt.Fprintf(j.w, "{\"head\":{%s},\"boolean\":%t}\n", strings.TrimPrefix(string(j.extra), ","), b); err != nil {
+		return err
+	}
 	return j.w.Flush()
+}
+
+// AppendJSONTerm appends t as a SPARQL JSON RDF term object. xsd:string
+// literals are written without a datatype, as simple literals.
+func AppendJSONTerm(b []byte, t kb.Term) []byte {
+	switch t.Kind {
+	case kb.KindIRI:
+		b = append(b, `{"type":"uri","value":`...)
+		b = AppendJSONString(b, t.Value)
+	case kb.KindBlank:
+		b = append(b, `{"type":"bnode","value":`...)
+		b = AppendJSONString(b, t.Value)
+	default:
+		b = append(b, `{"type":"literal","value":`...)
+		b = AppendJSONString(b, t.Value)
+		switch {
+		case t.Lang != "":
+			b = append(b, `,"xml:lang":`...)
+			b = AppendJSONString(b, t.Lang)
+		case t.Datatype != "" && t.Datatype != kb.XSDString:
+			b = append(b, `,"datatype":`...)
+			b = AppendJSONString(b, t.Datatype)
+		}
+	}
+	return append(b, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendJSONString appends s as a JSON string. Like encoding/json it
+// escapes <, > and & (so a result is safe inside HTML) and U+2028/U+2029,
+// and replaces invalid UTF-8 with U+FFFD; it allocates nothing.
+func AppendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }
 
 // ---- XML (SPARQL Query Results XML Format) ----
 
+// xmlWriter writes one <result> element per line.
 type xmlWriter struct {
 	w    *bufio.Writer
 	vars []string
 }
 
-const xmlHeader = `<?xml version="1.0"?>` + "\n" + `<sparql xmlns="http://www.w3.org/2005/sparql-results#">` + "\n"
+const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>
+<sparql xmlns="http://www.w3.org/2005/sparql-results#">
+`
 
-func xmlEscape(s string) string {
-	var b strings.Builder
-	_ = xml.EscapeText(&b, []byte(s))
-	return b.String()
+// xmlEscape writes s as XML character data (also safe in attributes).
+func xmlEscape(w *bufio.Writer, s string) {
+	_ = xml.EscapeText(w, []byte(s))
 }
 
 func (x *xmlWriter) Begin(vars []string) error {
 	x.vars = vars
-	x.w.WriteString(xmlHeader + "  <head>\n")
+	x.w.WriteString(xmlHeader)
+	x.w.WriteString("<head>\n")
 	for _, v := range vars {
-		x.w.WriteString(`    <variable name="` + xmlEscape(v) + "\"/>\n")
+		x.w.WriteString(`  <variable name="`)
+		xmlEscape(x.w, v)
+		x.w.WriteString("\"/>\n")
 	}
-	x.w.WriteString("  </head>\n  <results>\n")
-	return nil
+	_, err := x.w.WriteString("</head>\n<results>\n")
+	return err
 }
 
 func (x *xmlWriter) Row(row []kb.Term) error {
-	x.w.WriteString("    <result>\n")
+	x.w.WriteString("  <result>")
 	for i, t := range row {
-		if t.IsZero() {
+		if t.IsZero() || i >= len(x.vars) {
 			continue
 		}
-		x.w.WriteString(`      <binding name="` + xmlEscape(x.vars[i]) + `">`)
-		switch t.Kind {
-		case kb.KindIRI:
-			x.w.WriteString("<uri>" + xmlEscape(t.Value) + "</uri>")
-		case kb.KindBlank:
-			x.w.WriteString("<bnode>" + xmlEscape(t.Value) + "</bnode>")
-		default:
-			switch {
-			case t.Lang != "":
-				x.w.WriteString(`<literal xml:lang="` + xmlEscape(t.Lang) + `">`)
-			case t.Datatype != "" && t.Datatype != kb.XSDString:
-				x.w.WriteString(`<literal datatype="` + xmlEscape(t.Datatype) + `">`)
-			default:
-				x.w.WriteString("<literal>")
-			}
-			x.w.WriteString(xmlEscape(t.Value) + "</literal>")
-		}
-		x.w.WriteString("</binding>\n")
+		x.w.WriteString(`<binding name="`)
+		xmlEscape(x.w, x.vars[i])
+		x.w.WriteString(`">`)
+		writeXMLTerm(x.w, t)
+		x.w.WriteString("</binding>")
 	}
-	x.w.WriteString("    </result>\n")
-	return nil
+	_, err := x.w.WriteString("</result>\n")
+	return err
+}
+
+func writeXMLTerm(w *bufio.Writer, t kb.Term) {
+	switch t.Kind {
+	case kb.KindIRI:
+		w.WriteString("<uri>")
+		xmlEscape(w, t.Value)
+		w.WriteString("</uri>")
+	case kb.KindBlank:
+		w.WriteString("<bnode>")
+		xmlEscape(w, t.Value)
+		w.WriteString("</bnode>")
+	default:
+		switch {
+		case t.Lang != "":
+			w.WriteString(`<literal xml:lang="`)
+			xmlEscape(w, t.Lang)
+			w.WriteString(`">`)
+		case t.Datatype != "" && t.Datatype != kb.XSDString:
+			w.WriteString(`<literal datatype="`)
+			xmlEscape(w, t.Datatype)
+			w.WriteString(`">`)
+		default:
+			w.WriteString("<literal>")
+		}
+		xmlEscape(w, t.Value)
+		w.WriteString("</literal>")
+	}
 }
 
 func (x *xmlWriter) End() error {
-	x.w.WriteString("  </results>\n</sparql>\n")
+	if _, err := x.w.WriteString("</results>\n</sparql>\n"); err != nil {
+		return err
+	}
 	return x.w.Flush()
 }
 
 func (x *xmlWriter) WriteBoolean(b bool) error {
-	fmt.Fprintf(x.w, "%s  <head/>\n  <boolean>%t</boolean>\n</sparql>\n", xmlHeader, b)
+	x.w.WriteString(xmlHeader)
+	if _, err := fmt.Fprintf(x.w, "<head/>\n<boolean>%t</boolean>\n</sparql>\n", b); err != nil {
+		return err
+	}
 	return x.w.Flush()
 }
 
-// ---- CSV (SPARQL 1.1 Query Results CSV) ----
+// ---- CSV (SPARQL 1.1 Query Results CSV Format) ----
 
+// csvWriter writes plain values (lexical forms, IRIs, _:labels) with CRLF
+// line ends, quoting fields per RFC 4180.
 type csvWriter struct{ w *bufio.Writer }
 
-func csvField(s string) string {
-	if strings.ContainsAny(s, "\",\r\n") {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+func csvField(w *bufio.Writer, s string) {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		w.WriteString(s)
+		return
 	}
-	return s
+	w.WriteByte('"')
+	w.WriteString(strings.ReplaceAll(s, `"`, `""`))
+	w.WriteByte('"')
 }
 
 func (c *csvWriter) Begin(vars []string) error {
@@ -232,10 +341,10 @@ func (c *csvWriter) Begin(vars []string) error {
 		if i > 0 {
 			c.w.WriteByte(',')
 		}
-		c.w.WriteString(csvField(v))
+		csvField(c.w, v)
 	}
-	c.w.WriteString("\r\n")
-	return nil
+	_, err := c.w.WriteString("\r\n")
+	return err
 }
 
 func (c *csvWriter) Row(row []kb.Term) error {
@@ -246,24 +355,27 @@ func (c *csvWriter) Row(row []kb.Term) error {
 		switch t.Kind {
 		case 0:
 		case kb.KindBlank:
-			c.w.WriteString("_:" + t.Value)
+			csvField(c.w, "_:"+t.Value)
 		default:
-			c.w.WriteString(csvField(t.Value))
+			csvField(c.w, t.Value)
 		}
 	}
-	c.w.WriteString("\r\n")
-	return nil
+	_, err := c.w.WriteString("\r\n")
+	return err
 }
 
 func (c *csvWriter) End() error { return c.w.Flush() }
 
 func (c *csvWriter) WriteBoolean(b bool) error {
-	fmt.Fprintf(c.w, "_askResult\r\n%t\r\n", b)
+	if _, err := fmt.Fprintf(c.w, "_askResult\r\n%t\r\n", b); err != nil {
+		return err
+	}
 	return c.w.Flush()
 }
 
-// ---- TSV ----
+// ---- TSV (SPARQL 1.1 Query Results TSV Format) ----
 
+// tsvWriter writes ?-prefixed variables and terms in Turtle syntax.
 type tsvWriter struct{ w *bufio.Writer }
 
 func (t *tsvWriter) Begin(vars []string) error {
@@ -271,35 +383,91 @@ func (t *tsvWriter) Begin(vars []string) error {
 		if i > 0 {
 			t.w.WriteByte('\t')
 		}
-		t.w.WriteString("?" + v)
+		t.w.WriteByte('?')
+		t.w.WriteString(v)
 	}
-	t.w.WriteByte('\n')
-	return nil
+	_, err := t.w.WriteString("\n")
+	return err
 }
 
-// TSVTerm renders a term as in the TSV results format (Turtle-style).
+const xsd = "http://www.w3.org/2001/XMLSchema#"
+
+// TSVTerm renders a term as the TSV results format does: in Turtle
+// syntax, with the single-quoted literal forms only (escapes \t, \n, \r
+// keep a term on its line). An xsd:integer, xsd:decimal or xsd:double whose
+// lexical form is a Turtle INTEGER, DECIMAL or DOUBLE token is written as
+// that bare token (4, 5.5, 1.0E6), as the W3C csv-tsv-res results do;
+// Turtle reads the token back as the same literal, lexical form included.
+// Other literals, such as "01"^^xsd:int or "+1"^^xsd:negativeInteger, keep
+// the quoted form.
 func TSVTerm(t kb.Term) string {
-	if t.Kind == kb.KindLiteral && t.Lang == "" {
-		switch t.Datatype {
-		case "http://www.w3.org/2001/XMLSchema#integer":
-			if isPlainInteger(t.Value) {
-				return t.Value
-			}
+	if t.Kind == kb.KindLiteral && t.Lang == "" && len(t.Datatype) > len(xsd) && t.Datatype[:len(xsd)] == xsd {
+		ok := false
+		switch t.Datatype[len(xsd):] {
+		case "integer":
+			ok = turtleInteger(t.Value)
+		case "decimal":
+			ok = turtleDecimal(t.Value)
+		case "double":
+			ok = turtleDouble(t.Value)
+		}
+		if ok {
+			return t.Value
 		}
 	}
 	return t.String()
 }
 
-func isPlainInteger(s string) bool {
-	if s == "" {
+// digits returns the length of the run of ASCII digits at the start of s.
+func digits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+func sign(s string) string {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		return s[1:]
+	}
+	return s
+}
+
+// turtleInteger: [+-]? [0-9]+
+func turtleInteger(s string) bool {
+	s = sign(s)
+	return s != "" && digits(s) == len(s)
+}
+
+// turtleDecimal: [+-]? [0-9]* '.' [0-9]+
+func turtleDecimal(s string) bool {
+	s = sign(s)
+	s = s[digits(s):]
+	if s == "" || s[0] != '.' {
 		return false
 	}
-	for i, c := range s {
-		if !(c >= '0' && c <= '9' || i == 0 && (c == '-' || c == '+') && len(s) > 1) {
-			return false
-		}
+	s = s[1:]
+	return s != "" && digits(s) == len(s)
+}
+
+// turtleDouble: [+-]? ([0-9]+ '.' [0-9]* EXPONENT | '.' [0-9]+ EXPONENT |
+// [0-9]+ EXPONENT), EXPONENT: [eE] [+-]? [0-9]+
+func turtleDouble(s string) bool {
+	s = sign(s)
+	mant := digits(s)
+	s = s[mant:]
+	if s != "" && s[0] == '.' {
+		s = s[1:]
+		frac := digits(s)
+		s = s[frac:]
+		mant += frac
 	}
-	return true
+	if mant == 0 || s == "" || s[0] != 'e' && s[0] != 'E' {
+		return false
+	}
+	s = sign(s[1:])
+	return s != "" && digits(s) == len(s)
 }
 
 func (t *tsvWriter) Row(row []kb.Term) error {
@@ -311,14 +479,16 @@ func (t *tsvWriter) Row(row []kb.Term) error {
 			t.w.WriteString(TSVTerm(term))
 		}
 	}
-	t.w.WriteByte('\n')
-	return nil
+	_, err := t.w.WriteString("\n")
+	return err
 }
 
 func (t *tsvWriter) End() error { return t.w.Flush() }
 
 func (t *tsvWriter) WriteBoolean(b bool) error {
-	fmt.Fprintf(t.w, "?_askResult\n%t\n", b)
+	if _, err := fmt.Fprintf(t.w, "?_askResult\n%t\n", b); err != nil {
+		return err
+	}
 	return t.w.Flush()
 }
 
