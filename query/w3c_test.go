@@ -128,10 +128,16 @@ func TestW3C(t *testing.T) {
 }
 
 func testW3C(t *testing.T, newStore func() kb.Dataset) {
+	runSuites(t, w3cSuites(), func(tc w3cTest) (outcome, string) { return runW3C(tc, newStore) })
+}
+
+// runSuites runs every test of the suites with run and checks the counts
+// against testdata/w3c-floor.txt.
+func runSuites(t *testing.T, suites []struct{ name, manifest string }, run func(w3cTest) (outcome, string)) {
 	floor := readFloor(t)
 	var report []string
 	total := [3]int{}
-	for _, s := range w3cSuites() {
+	for _, s := range suites {
 		tests, err := readTests(s.manifest)
 		if err != nil {
 			t.Errorf("%s: %v", s.name, err)
@@ -142,7 +148,7 @@ func testW3C(t *testing.T, newStore func() kb.Dataset) {
 		known := floor.known[s.name]
 		seen := map[string]bool{}
 		for _, tc := range tests {
-			res, why := runW3C(tc, newStore)
+			res, why := run(tc)
 			counts[res]++
 			seen[tc.id] = true
 			reason, isKnown := known[tc.id]
