@@ -27,7 +27,7 @@ func TestPageStaticFiles(t *testing.T) {
 		{"/static/vendor/yasgui/LICENSE", "text/plain", "MIT License"},
 		{"/static/vendor/yasgui/THIRD-PARTY-LICENSES.txt", "text/plain", "codemirror@"},
 		{"/static/examples.json", "application/json", "Findings by problem class"},
-		{"/static/advice.json", "application/json", "LateSender"},
+		{"/rules/advice", "application/json", `"class":"http://www.par.univie.ac.at/project/scalea/perfonto#LateSender"`},
 		{"/static/rules/PERFONTO", "text/plain", "perfonto:hasProblem"},
 	}
 	for _, tc := range tests {
@@ -36,7 +36,7 @@ func TestPageStaticFiles(t *testing.T) {
 			t.Errorf("GET %s: %d %s, body has %q: %v", tc.path, rec.Code, rec.Header().Get("Content-Type"), tc.contains, strings.Contains(rec.Body.String(), tc.contains))
 		}
 	}
-	for _, path := range []string{"/static/index.html", "/static/rules/NOPE", "/static/vendor.sh"} {
+	for _, path := range []string{"/static/index.html", "/static/rules/NOPE", "/static/vendor.sh", "/static/advice.json"} {
 		if rec := get(path); rec.Code != http.StatusNotFound {
 			t.Errorf("GET %s: %d, want 404", path, rec.Code)
 		}

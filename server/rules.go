@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/perfkb/perfkb/rules"
 )
 
 // maxRuleFile caps a rule file read from a multipart upload.
@@ -33,12 +36,23 @@ func (s *Server) rulesRun(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
+	var advice []rules.Advice
+	if req.RuleText != "" {
+		if advice, err = uploadedAdvice(req.RuleName, req.RuleText); err != nil {
+			respondError(c, err)
+			return
+		}
+	}
 	start := time.Now()
 	report, err := s.opts.Rules.Run(c.Request.Context(), req)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
+	// The findings of the uploaded rules are in the store now; the page
+	// shows their advice with them.
+	s.advice.init(s.opts.Advice)
+	s.advice.add(advice)
 	if report.Duration == 0 {
 		report.Duration = time.Since(start)
 	}
@@ -138,6 +152,16 @@ func (s *Server) rulesCheck(c *gin.Context) {
 	if err != nil {
 		respondError(c, err)
 		return
+	}
+	if _, err := rules.ParseAdvice(name, []byte(text)); err != nil {
+		// A malformed #@advice comment would reject the file at run time.
+		report.Valid = false
+		d := Diagnostic{File: name, Message: err.Error()}
+		var ae *rules.AdviceError
+		if errors.As(err, &ae) {
+			d.Line, d.Message = ae.Line, "#@advice: "+ae.Msg
+		}
+		report.Diagnostics = append(report.Diagnostics, d)
 	}
 	respondData(c, http.StatusOK, report)
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gin-contrib/gzip"
 	"github.com/gin-gonic/gin"
+
+	"github.com/perfkb/perfkb/rules"
 )
 
 // Defaults for Options fields left zero.
@@ -78,6 +80,10 @@ type Options struct {
 	// PublicBase is the server's absolute base IRI (for minted graph names
 	// and relative IRIs in requests); empty: http://LISTEN-ADDRESS.
 	PublicBase string
+	// Advice is advice per problem class from rule files the server was
+	// started with (perfkb serve --advice), on top of the shipped rule
+	// sets' (GET /rules/advice, server/advice.go).
+	Advice []rules.Advice
 }
 
 func (o Options) withDefaults() Options {
@@ -121,6 +127,7 @@ type Server struct {
 	// publicBase is the absolute IRI of the server's root (a string),
 	// from Options.PublicBase or the listen address.
 	publicBase atomic.Value
+	advice     adviceBook // advice per problem class for the page: advice.go
 }
 
 // New builds a Server and its routes.

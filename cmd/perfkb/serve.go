@@ -41,6 +41,7 @@ type serveFlags struct {
 	speed         speedFlags           // --memory, --pprof: serve_speed.go
 	fed           serveFederationFlags // --service-allow, --site-timeout: serve_sites.go
 	rules         serveRulesFlags      // --rules-max-derived, --rules-memory …: serve_rules.go
+	advice        adviceFlags          // --advice: serve_advice.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -59,6 +60,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.speed.bind(fs)
 	f.fed.bind(fs)
 	f.rules.bind(fs)
+	f.advice.bind(fs)
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -101,6 +103,9 @@ func (f *serveFlags) validate() error {
 	if err := f.rules.check(); err != nil {
 		return err
 	}
+	if err := f.advice.validate(); err != nil {
+		return err
+	}
 	return f.exposure.validate()
 }
 
@@ -131,6 +136,7 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		MaxBody:       f.maxBody,
 		MaxConcurrent: f.maxConcurrent,
 		QueueWait:     f.queueWait,
+		Advice:        f.advice.list,
 	}
 	f.exposure.apply(&opts)
 	return server.New(opts)

@@ -23,6 +23,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/rules"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -540,6 +541,23 @@ func TestQueryPageInChromium(t *testing.T) {
 		}
 		if strings.Contains(exp.Visible, "urn:x-perfkb:rules#") {
 			t.Errorf("explanation shows internal helper triples unfolded: %s", exp.Visible)
+		}
+		// The advice shown is the one written beside the rules (#@advice).
+		var class, advice string
+		wd.script(`return document.querySelector("#explanation h3").textContent.split(" at ")[0]`, &class)
+		wd.script(`const a = document.querySelector("#explanation .advice"); return a ? a.textContent : ""`, &advice)
+		shipped, err := rules.ShippedAdvice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ""
+		for _, a := range shipped {
+			if strings.HasSuffix(a.Class, "#"+class) {
+				want = "What to try: " + a.Text
+			}
+		}
+		if want == "" || advice != want {
+			t.Errorf("advice for %s:\n got %q\nwant %q", class, advice, want)
 		}
 		wd.screenshot("findings")
 	})

@@ -759,7 +759,12 @@ async function loadFindings() {
   const resp = await fetch("/findings?limit=0", { headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
   F.all = (await resp.json()).data || [];
-  try { F.advice = await (await fetch("/static/advice.json")).json(); } catch (_) { F.advice = {}; }
+  // Advice per problem class IRI, written beside the rules (#@advice
+  // comments in the rule files: shipped, serve --advice, uploaded).
+  try {
+    const list = (await (await fetch("/rules/advice", { headers: authHeaders() })).json()).data.advice;
+    F.advice = Object.fromEntries(list.map((a) => [a.class, a]));
+  } catch (_) { F.advice = {}; }
   const classes = Array.from(new Set(F.all.map((f) => localName(f.problem)))).sort();
   $("f-class").replaceChildren(el("option", { value: "" }, "all"), ...classes.map((c) => el("option", { value: c }, c)));
   const sites = Array.from(new Set(F.all.map((f) => siteOf(f.experiment || f.subject)).filter(Boolean))).sort();
@@ -887,12 +892,12 @@ async function explain(f) {
   if (ders.length === 0) ders = exp.derivations.filter((d) => d.triple.includes("hasProblem"));
   ders = ders.filter((d) => !HELPER.test(d.triple));
   await fetchLabels([f.subject, f.region].filter(Boolean));
-  const advice = F.advice[cls];
+  const advice = F.advice[f.problem];
   box.replaceChildren(
     el("h3", { title: f.subject }, `${cls} at ${labelCache.get(f.subject) || shortIRI(f.subject)}`),
     el("p", { class: "summary" }, `The rule ${ders[0] && ders[0].rule ? ders[0].rule : "(asserted)"} flagged this region summary as ${cls}` + (f.severity != null ? ` with severity ${f.severity} (${f.severityClass || ""})` : "") + (f.metric ? ` because of ${f.metric} = ${fmt(Number(f.value), metricUnit(f.metric))}.` : ".")),
     el("p", { class: "desc" }, readableNumbers(f.description || "")),
-    advice ? el("div", { class: "advice" }, el("strong", {}, "What to try: "), advice.advice || advice) : el("span"),
+    advice ? el("div", { class: "advice", title: `${advice.file}:${advice.line}` }, el("strong", {}, "What to try: "), advice.text) : el("span"),
     el("ul", { class: "tree" }, ...ders.map(derivationItem)));
   const rule = ders[0] && ders[0].rule;
   const src = await ruleSource(rule);
