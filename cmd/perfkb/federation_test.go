@@ -196,7 +196,7 @@ func TestFederationIntegration(t *testing.T) {
 type fedQuery struct {
 	name, text string
 	ordered    bool
-	form       string // select (default), ask, construct
+	form       string // select (default), ask, construct, describe
 	nonEmpty   bool
 	// virtuosoDoubles names the columns whose xsd:double values may come
 	// from the Virtuoso site (compareWithVirtuosoDoubles).
@@ -234,6 +234,8 @@ GROUP BY ?type`},
 	{name: "distinct metric names", nonEmpty: true, text: fedPrefix + `SELECT DISTINCT ?name WHERE { ?m perfonto:hasMetricName ?name }`},
 	{name: "ASK true", form: "ask", text: fedPrefix + `ASK { <http://perfkb.example/site/linz/exp/3> a perfonto:Experiment }`},
 	{name: "ASK false", form: "ask", text: fedPrefix + `ASK { ?m perfonto:hasMetricName "no such metric" }`},
+	{name: "DESCRIBE the experiments", form: "describe", nonEmpty: true, text: fedPrefix + `DESCRIBE ?e WHERE { ?e a perfonto:Experiment ; perfonto:startTime ?t }`},
+	{name: "DESCRIBE one IRI", form: "describe", nonEmpty: true, text: `DESCRIBE <http://perfkb.example/site/innsbruck/exp/1>`},
 	{name: "CONSTRUCT one experiment", form: "construct", nonEmpty: true, text: fedPrefix + `CONSTRUCT { ?e ?p ?o } WHERE {
   ?e ?p ?o FILTER (?e = <http://perfkb.example/site/vienna/exp/2>) }`},
 }
@@ -242,7 +244,7 @@ func fanOutEqualsUnion(t *testing.T, e *fedEnv) {
 	for _, q := range fedQueries {
 		t.Run(q.name, func(t *testing.T) {
 			format := "json"
-			if q.form == "construct" {
+			if q.form == "construct" || q.form == "describe" {
 				format = "ntriples"
 			}
 			fan, fanErr, code := e.run(t, "--store", "native:coord.db", "query", "--sites", "all", "--format", format, "-e", q.text)
@@ -254,10 +256,10 @@ func fanOutEqualsUnion(t *testing.T, e *fedEnv) {
 			}
 			union := e.mustRun(t, "--store", "native:union.db", "query", "--format", format, "-e", q.text)
 			switch q.form {
-			case "construct":
+			case "construct", "describe":
 				a, b := sortedLines(fan), sortedLines(union)
 				if !slices.Equal(a, b) {
-					t.Errorf("fan-out %d triples, union %d triples; differ", len(a), len(b))
+					t.Errorf("fan-out %d triples, union %d triples; differ:\n%s", len(a), len(b), lineDiff(a, b))
 				}
 				if q.nonEmpty && len(b) == 0 {
 					t.Error("the union answer is empty: the test compares nothing")
@@ -560,6 +562,23 @@ func failures(t *testing.T, e *fedEnv) {
 	resp.Body.Close()
 	if resp.Header.Get("Perfkb-Federation") != "complete" {
 		t.Errorf("HTTP GET fan-out to vienna: Perfkb-Federation %q", resp.Header.Get("Perfkb-Federation"))
+	}
+	// DESCRIBE over HTTP: the description comes from the site.
+	describe := `DESCRIBE <http://perfkb.example/site/vienna/exp/2>`
+	req, err := http.NewRequest("GET", coord.url+"/sparql?sites=vienna&query="+url.QueryEscape(describe), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/n-triples")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := sortedLines(e.mustRun(t, "--store", "native:union.db", "query", "--format", "ntriples", "-e", describe))
+	if got := sortedLines(string(body)); resp.Header.Get("Perfkb-Federation") != "complete" || len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("HTTP DESCRIBE fan-out: %s, Perfkb-Federation %q, %d triples, want %d:\n%s", resp.Status, resp.Header.Get("Perfkb-Federation"), len(got), len(want), lineDiff(got, want))
 	}
 	coord.stop()
 }

@@ -249,7 +249,7 @@ func virtuosoFanOut(t *testing.T, e *fedEnv, v *virtuosoProc) {
 	for _, q := range queries {
 		t.Run(q.name, func(t *testing.T) {
 			format := "json"
-			if q.form == "construct" {
+			if q.form == "construct" || q.form == "describe" {
 				format = "ntriples"
 			}
 			fan, fanErr, code := e.run(t, append(coord, "query", "--sites", "all", "--format", format, "-e", q.text)...)
@@ -269,6 +269,8 @@ func virtuosoFanOut(t *testing.T, e *fedEnv, v *virtuosoProc) {
 				if q.nonEmpty && len(b) == 0 {
 					t.Error("the union answer is empty: the test compares nothing")
 				}
+			case "describe":
+				compareVirtuosoDescribe(t, sortedLines(fan), sortedLines(union))
 			case "ask":
 				if fan != union {
 					t.Errorf("fan-out %s, union %s", fan, union)
@@ -278,6 +280,42 @@ func virtuosoFanOut(t *testing.T, e *fedEnv, v *virtuosoProc) {
 			}
 		})
 	}
+}
+
+// compareVirtuosoDescribe compares a DESCRIBE fanned out to a Virtuoso
+// site with the union store's. What a description holds is the site's
+// choice (SPARQL 1.1 §16.4): perfkb's is each resource's triples as
+// subject (following blank nodes), Virtuoso's adds the triples with the
+// resource as object. So the fan-out answer must hold every triple of the
+// union answer, and its other triples must all point at a described
+// resource (a subject of the union answer).
+func compareVirtuosoDescribe(t *testing.T, fan, union []string) {
+	t.Helper()
+	if len(union) == 0 {
+		t.Fatal("the union answer is empty: the test compares nothing")
+	}
+	described := map[string]bool{}
+	for _, l := range union {
+		described[strings.Fields(l)[0]] = true
+	}
+	extra := 0
+	for _, l := range lineDiff(fan, union) {
+		switch {
+		case strings.HasPrefix(l, "+"):
+			t.Errorf("the fan-out answer lacks a triple of the union's: %s", l)
+		case !described[objectOf(l)]:
+			t.Errorf("the fan-out answer has a triple neither in the union's nor pointing at a described resource: %s", l)
+		default:
+			extra++
+		}
+	}
+	t.Logf("%d triples of the union's DESCRIBE; the fan-out adds %d triples pointing at the described resources (Virtuoso's descriptions)", len(union), extra)
+}
+
+// objectOf returns the object of an N-Triples line written by lineDiff.
+func objectOf(l string) string {
+	l = strings.TrimSuffix(strings.TrimSpace(l), " .")
+	return l[strings.LastIndexByte(l, ' ')+1:]
 }
 
 // compareWithVirtuosoDoubles compares two SPARQL JSON results row by row
@@ -350,21 +388,26 @@ func sortedUnique(lines []string) []string {
 	return slices.Compact(lines)
 }
 
-// lineDiff lists the lines only in a or only in b (both sorted).
-func lineDiff(a, b []string) string {
-	var sb strings.Builder
+// lineDiff lists the lines only in a ("- fan-out only: …") or only in b
+// ("+ union only: …"); both are sorted.
+func lineDiff(a, b []string) diffLines {
+	var out diffLines
 	for _, l := range a {
 		if _, ok := slices.BinarySearch(b, l); !ok {
-			sb.WriteString("- fan-out only: " + l + "\n")
+			out = append(out, "- fan-out only: "+l)
 		}
 	}
 	for _, l := range b {
 		if _, ok := slices.BinarySearch(a, l); !ok {
-			sb.WriteString("+ union only: " + l + "\n")
+			out = append(out, "+ union only: "+l)
 		}
 	}
-	return sb.String()
+	return out
 }
+
+type diffLines []string
+
+func (d diffLines) String() string { return strings.Join(d[:min(len(d), 20)], "\n") }
 
 // heldExperiments counts the experiments of a site as a refresh does (the
 // distinct instances of perfonto:Experiment, inferred ones included), from

@@ -83,6 +83,12 @@ type Query struct {
 	// OrderText is the SELECT's ORDER BY clause as written ("" without
 	// one), for pushing top-k queries down to sites.
 	OrderText string
+	// DescribeAt, when not empty, makes DESCRIBE fetch the descriptions of
+	// its resources from these SERVICE endpoints (a fan-out: see
+	// federation.FanOut) and merge them, instead of reading them from the
+	// dataset; DescribeLocal adds the dataset's own descriptions.
+	DescribeAt    []*Service
+	DescribeLocal bool
 }
 
 // String prints the query's algebra in SSE, preceded for CONSTRUCT and

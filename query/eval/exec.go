@@ -422,6 +422,9 @@ func (ex *executor) instantiate(n algebra.Node, r row, bnodes map[string]kb.Term
 // describe returns the concise description of each resource: the triples
 // with it as subject in the default graph, following blank-node objects.
 func (ex *executor) describe(plan node, q *algebra.Query) ([]kb.Triple, error) {
+	if len(q.DescribeAt) > 0 {
+		return ex.describeRemote(plan, q)
+	}
 	resources := map[kb.ID]bool{}
 	var order []kb.ID
 	add := func(id kb.ID) {
@@ -454,6 +457,23 @@ func (ex *executor) describe(plan node, q *algebra.Query) ([]kb.Triple, error) {
 		})
 		if err != nil && !errors.Is(err, errStop) {
 			return nil, err
+		}
+	}
+	return ex.describeIDs(order)
+}
+
+// describeIDs returns the concise descriptions of the resources: the
+// triples with each as subject in the default graph, following blank-node
+// objects.
+func (ex *executor) describeIDs(order []kb.ID) ([]kb.Triple, error) {
+	resources := map[kb.ID]bool{}
+	for _, id := range order {
+		resources[id] = true
+	}
+	add := func(id kb.ID) {
+		if !resources[id] {
+			resources[id] = true
+			order = append(order, id)
 		}
 	}
 	var out []kb.Triple

@@ -192,14 +192,22 @@ func (ex *executor) callServiceCtx(ctx context.Context, op *algebra.Service, end
 		Base: s.base, Vars: algebra.InScope(op.Input), Bindings: bindings, Silent: op.Silent, Suffix: op.Suffix}
 	start := time.Now()
 	sols, err := ex.service.Handle(ctx, req)
-	call := ServiceCall{Endpoint: endpoint.Value, Outcome: CallOK, Millis: time.Since(start).Milliseconds(),
-		Silent: op.Silent && err != nil, Partial: op.Partial && err != nil}
+	call := ServiceCall{Endpoint: endpoint.Value}
 	if bindings != nil {
 		call.Bindings = len(bindings.Rows)
 	}
 	if sols != nil {
 		call.Rows, call.Bytes, call.HTTPStatus = len(sols.Rows), sols.Bytes, sols.Status
 	}
+	ex.record(ctx, op, call, start, err)
+	return sols, err
+}
+
+// record completes a call's report entry (outcome, time, error) and adds
+// it to the report.
+func (ex *executor) record(ctx context.Context, op *algebra.Service, call ServiceCall, start time.Time, err error) {
+	call.Outcome, call.Millis = CallOK, time.Since(start).Milliseconds()
+	call.Silent, call.Partial = op.Silent && err != nil, op.Partial && err != nil
 	if err != nil {
 		call.Outcome, call.Error = CallFailed, err.Error()
 		switch {
@@ -214,10 +222,10 @@ func (ex *executor) callServiceCtx(ctx context.Context, op *algebra.Service, end
 			call.HTTPStatus = st.HTTPStatus()
 		}
 	}
+	s := ex.svc
 	s.mu.Lock()
 	s.calls = append(s.calls, call)
 	s.mu.Unlock()
-	return sols, err
 }
 
 func isTimeout(err error) bool {
@@ -656,4 +664,192 @@ func bindKey(r row, slots []int) (string, bool) {
 func (n *serviceJoinNode) children() []node { return []node{n.left} }
 func (n *serviceJoinNode) describe() string {
 	return fmt.Sprintf("ServiceBindJoin %s on %v", n.op.Endpoint.String(), n.shared)
+}
+
+// ---- DESCRIBE at remote endpoints ----
+
+// ServiceDescriber is implemented by a ServiceHandler that can ask an
+// endpoint to DESCRIBE resources (a DESCRIBE fanned out to sites:
+// algebra.Query.DescribeAt). It may be called from several goroutines.
+type ServiceDescriber interface {
+	Describe(ctx context.Context, endpoint kb.Term, resources []kb.Term) (*Graph, error)
+}
+
+// Graph is an endpoint's DESCRIBE answer; its blank nodes are local to
+// the answer. Bytes and Status describe the transfer (0 when unknown).
+type Graph struct {
+	Triples []kb.Triple
+	Bytes   int64
+	Status  int
+}
+
+// describeRemote evaluates DESCRIBE with q.DescribeAt: the resources (the
+// IRIs among the described terms; blank nodes from remote answers name
+// nothing at another site) are sent to every endpoint, at most the bind
+// join batch size per request, the calls run concurrently (bounded), and
+// the descriptions are merged: ground triples once, each answer's blank
+// nodes renamed apart. A failed Partial endpoint leaves a report entry.
+func (ex *executor) describeRemote(plan node, q *algebra.Query) ([]kb.Triple, error) {
+	d, ok := ex.service.(ServiceDescriber)
+	if !ok {
+		return nil, fmt.Errorf("%w: the SERVICE handler cannot DESCRIBE at an endpoint", ErrUnsupportedService)
+	}
+	var resources []kb.Term
+	known := map[kb.Term]bool{}
+	add := func(t kb.Term) {
+		if t.IsIRI() && !known[t] {
+			known[t] = true
+			resources = append(resources, t)
+		}
+	}
+	var varSlots []int
+	for _, n := range q.Describe {
+		if n.IsVar() {
+			varSlots = append(varSlots, ex.vars.slot(n.Var))
+		} else {
+			add(n.Term)
+		}
+	}
+	if q.Star {
+		for _, v := range q.Vars {
+			varSlots = append(varSlots, ex.vars.slot(v))
+		}
+	}
+	if len(varSlots) > 0 {
+		var terr error
+		err := plan.run(ex, ex.newRow(), func(r row) bool {
+			for _, s := range varSlots {
+				if r[s] == 0 {
+					continue
+				}
+				t, err := ex.dict.term(r[s])
+				if err != nil {
+					terr = err
+					return false
+				}
+				add(t)
+			}
+			return ex.check() == nil
+		})
+		if terr != nil {
+			return nil, terr
+		}
+		if err != nil && !errors.Is(err, errStop) {
+			return nil, err
+		}
+	}
+	if err := ctxErr(ex.ctx); err != nil {
+		return nil, err
+	}
+
+	var out []kb.Triple
+	seen := map[kb.Triple]bool{}
+	keep := func(tr kb.Triple) {
+		if !seen[tr] {
+			seen[tr] = true
+			out = append(out, tr)
+		}
+	}
+	if q.DescribeLocal {
+		var ids []kb.ID
+		for _, t := range resources {
+			id, ok, err := ex.dict.lookup(t)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				ids = append(ids, id)
+			}
+		}
+		local, err := ex.describeIDs(ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, tr := range local {
+			keep(tr)
+		}
+	}
+	if len(resources) == 0 {
+		return out, nil
+	}
+
+	type describeJob struct {
+		op        *algebra.Service
+		resources []kb.Term
+		done      chan struct{}
+		g         *Graph
+		err       error
+	}
+	ctx, cancel := context.WithCancel(ex.svc.ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	var jobs []*describeJob
+	for _, op := range q.DescribeAt {
+		for start := 0; start < len(resources); start += ex.svc.batch {
+			j := &describeJob{op: op, resources: resources[start:min(start+ex.svc.batch, len(resources))], done: make(chan struct{})}
+			jobs = append(jobs, j)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer close(j.done)
+				j.g, j.err = ex.callDescribe(ctx, d, j.op, j.resources)
+			}()
+		}
+	}
+	for _, j := range jobs {
+		select {
+		case <-j.done:
+		case <-ex.ctx.Done():
+			return nil, ctxErr(ex.ctx)
+		}
+		if j.err != nil {
+			if j.op.Partial {
+				continue
+			}
+			if errors.Is(j.err, ErrQueryTimeout) || errors.Is(j.err, ErrQueryCanceled) {
+				return nil, j.err
+			}
+			return nil, fmt.Errorf("DESCRIBE at %s: %w", j.op.Endpoint.Term, j.err)
+		}
+		blanks := map[string]kb.Term{}
+		rename := func(t kb.Term) kb.Term {
+			if !t.IsBlank() {
+				return t
+			}
+			b, ok := blanks[t.Value]
+			if !ok {
+				b = ex.env.FreshBlank()
+				blanks[t.Value] = b
+			}
+			return b
+		}
+		for _, tr := range j.g.Triples {
+			keep(kb.Triple{S: rename(tr.S), P: tr.P, O: rename(tr.O)})
+		}
+		if ex.opts.MaxRows > 0 && int64(len(out)) > ex.opts.MaxRows {
+			break // limitTriples reports it
+		}
+	}
+	return out, nil
+}
+
+// callDescribe asks one endpoint to describe resources and records the
+// call (Rows counts triples, Bindings resources).
+func (ex *executor) callDescribe(ctx context.Context, d ServiceDescriber, op *algebra.Service, resources []kb.Term) (*Graph, error) {
+	s := ex.svc
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctxErr(ctx)
+	}
+	defer func() { <-s.sem }()
+	start := time.Now()
+	g, err := d.Describe(ctx, op.Endpoint.Term, resources)
+	call := ServiceCall{Endpoint: op.Endpoint.Term.Value, Bindings: len(resources)}
+	if g != nil {
+		call.Rows, call.Bytes, call.HTTPStatus = len(g.Triples), g.Bytes, g.Status
+	}
+	ex.record(ctx, op, call, start, err)
+	return g, err
 }

@@ -373,3 +373,103 @@ func TestServiceOptionalBindJoin(t *testing.T) {
 		t.Errorf("%d requests, want one per endpoint", n)
 	}
 }
+
+// Describe implements ServiceDescriber: DESCRIBE of the resources over
+// the endpoint's store.
+func (r *remoteStores) Describe(ctx context.Context, endpoint kb.Term, resources []kb.Term) (*Graph, error) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, ServiceRequest{Endpoint: endpoint})
+	r.mu.Unlock()
+	ds, ok := r.stores[endpoint.Value]
+	if !ok {
+		return nil, fmt.Errorf("connection refused: %s", endpoint.Value)
+	}
+	q := &algebra.Query{Form: algebra.FormDescribe, Pattern: &algebra.BGP{}}
+	for _, t := range resources {
+		q.Describe = append(q.Describe, algebra.TermNode(t))
+	}
+	res, err := Query(ctx, ds, q, Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &Graph{Triples: res.Triples}, nil
+}
+
+func TestServiceDescribe(t *testing.T) {
+	s1, s2, p, q, r := kb.IRI("http://s1"), kb.IRI("http://s2"), kb.IRI("http://p"), kb.IRI("http://q"), kb.IRI("http://r")
+	b := kb.Blank("b1")
+	siteA := memoryWith(t,
+		kb.TermQuad{S: s1, P: p, O: kb.String("a")},
+		kb.TermQuad{S: s1, P: q, O: b},
+		kb.TermQuad{S: b, P: r, O: kb.String("x")})
+	siteB := memoryWith(t,
+		kb.TermQuad{S: s1, P: p, O: kb.String("a")}, // at both sites: once in the answer
+		kb.TermQuad{S: s1, P: p, O: kb.String("b")},
+		kb.TermQuad{S: s2, P: p, O: kb.String("c")},
+		kb.TermQuad{S: s2, P: q, O: b}, // another site's _:b1: another node
+		kb.TermQuad{S: b, P: r, O: kb.String("y")})
+	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": siteA, "http://b/sparql": siteB}}
+	describe := func(endpoints []string, partial bool, batch int) (*Result, error) {
+		pq, err := syntax.ParseQuery(`DESCRIBE ?s <http://s2> WHERE { VALUES ?s { <http://s1> "lit" } }`, syntax.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ep := range endpoints {
+			pq.DescribeAt = append(pq.DescribeAt, &algebra.Service{Endpoint: algebra.TermNode(kb.IRI(ep)), Partial: partial})
+		}
+		return Query(context.Background(), memoryWith(t), pq, Options{Service: svc, ServiceBatch: batch})
+	}
+	res, err := describe([]string{"http://a/sparql", "http://b/sparql", "http://down/sparql"}, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ground []string
+	blanks := map[string][]string{}
+	for _, tr := range res.Triples {
+		switch {
+		case tr.S.IsBlank():
+			blanks[tr.S.Value] = append(blanks[tr.S.Value], "r "+tr.O.Value)
+		case tr.O.IsBlank():
+			blanks[tr.O.Value] = append(blanks[tr.O.Value], "from "+tr.S.Value)
+		default:
+			ground = append(ground, tr.S.Value+" "+tr.O.Value)
+		}
+	}
+	sort.Strings(ground)
+	if want := []string{"http://s1 a", "http://s1 b", "http://s2 c"}; strings.Join(ground, "|") != strings.Join(want, "|") {
+		t.Errorf("ground triples %v, want %v", ground, want)
+	}
+	// Each site's _:b1 is its own node, with its own description.
+	var nodes []string
+	for _, ts := range blanks {
+		sort.Strings(ts)
+		nodes = append(nodes, strings.Join(ts, ", "))
+	}
+	sort.Strings(nodes)
+	if want := []string{"from http://s1, r x", "from http://s2, r y"}; strings.Join(nodes, "|") != strings.Join(want, "|") {
+		t.Errorf("blank nodes %v, want %v", nodes, want)
+	}
+	// The failed site is reported, not fatal (Partial).
+	outcomes := map[string]string{}
+	for _, c := range res.Services() {
+		outcomes[c.Endpoint] = c.Outcome
+		if c.Endpoint == "http://a/sparql" && (c.Rows != 3 || c.Bindings != 2) {
+			t.Errorf("report for site a: %+v, want 3 triples for 2 resources", c)
+		}
+	}
+	if outcomes["http://a/sparql"] != CallOK || outcomes["http://b/sparql"] != CallOK || outcomes["http://down/sparql"] != CallFailed {
+		t.Errorf("report %v", outcomes)
+	}
+	// Without Partial a failed site fails the query.
+	if _, err := describe([]string{"http://a/sparql", "http://down/sparql"}, false, 0); err == nil || !strings.Contains(err.Error(), "down") {
+		t.Errorf("non-partial failure: %v, want an error naming the endpoint", err)
+	}
+	// One resource per request: two requests per site.
+	svc.reqs = nil
+	if _, err := describe([]string{"http://a/sparql", "http://b/sparql"}, false, 1); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := svc.count("http://a/sparql"), svc.count("http://b/sparql"); a != 2 || b != 2 {
+		t.Errorf("batch 1: %d and %d requests, want 2 each", a, b)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/knakk/sparql"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/results"
@@ -119,6 +120,11 @@ func (c *Client) site(ctx context.Context, endpoint string) Site {
 	return Site{Name: endpoint, Endpoint: endpoint}
 }
 
+var (
+	_ eval.ServiceHandler   = (*Client)(nil)
+	_ eval.ServiceDescriber = (*Client)(nil)
+)
+
 // Handle implements eval.ServiceHandler.
 func (c *Client) Handle(ctx context.Context, req eval.ServiceRequest) (*eval.Solutions, error) {
 	if !req.Endpoint.IsIRI() {
@@ -203,9 +209,10 @@ type CallStats struct {
 // so the request is built with the call's context and headers instead of
 // the package's process-wide http.DefaultClient settings.
 type request struct {
-	ctx   context.Context
-	query string
-	token string
+	ctx    context.Context
+	query  string
+	token  string
+	accept string
 }
 
 var _ sparql.Provider = request{}
@@ -219,7 +226,7 @@ func (r request) GenRequest(endpoint string) (*http.Request, error) {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/sparql-results+json, application/sparql-results+xml;q=0.9")
+	req.Header.Set("Accept", r.accept)
 	req.Header.Set("User-Agent", "perfkb-federation")
 	if r.token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.token)
@@ -239,12 +246,96 @@ func CheckEndpoint(endpoint string) error {
 	return nil
 }
 
+// resultsAccept is the Accept header of SELECT and ASK calls.
+const resultsAccept = "application/sparql-results+json, application/sparql-results+xml;q=0.9"
+
+// graphAccept is the Accept header of DESCRIBE calls: the RDF syntaxes
+// perfkb reads (text/plain is N-Triples' old media type).
+const graphAccept = "application/n-triples, text/turtle;q=0.9, application/rdf+xml;q=0.8, text/plain;q=0.5"
+
 // Select sends a SELECT (or ASK) query to endpoint and decodes the answer.
 func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.ResultSet, CallStats, error) {
+	var rs *results.ResultSet
+	st, err := c.call(ctx, endpoint, query, resultsAccept, func(contentType string, r io.Reader) (int, error) {
+		var err error
+		rs, err = decode(contentType, r)
+		if err != nil {
+			return 0, err
+		}
+		return len(rs.Rows), nil
+	})
+	return rs, st, err
+}
+
+// Describe implements eval.ServiceDescriber: it sends DESCRIBE with the
+// resources to endpoint and reads the graph (N-Triples, Turtle or
+// RDF/XML, by media type). What a description holds is the site's choice
+// (SPARQL 1.1 §16.4); a perfkb site gives each resource's concise bounded
+// description.
+func (c *Client) Describe(ctx context.Context, endpoint kb.Term, resources []kb.Term) (*eval.Graph, error) {
+	if !endpoint.IsIRI() {
+		return nil, fmt.Errorf("endpoint %s is not an IRI", endpoint)
+	}
+	var b strings.Builder
+	b.WriteString("DESCRIBE")
+	for _, r := range resources {
+		if !r.IsIRI() {
+			return nil, fmt.Errorf("DESCRIBE at a site: %s is not an IRI", r)
+		}
+		b.WriteString(" " + r.String())
+	}
+	b.WriteByte('\n')
+	g := &eval.Graph{}
+	st, err := c.call(ctx, endpoint.Value, b.String(), graphAccept, func(contentType string, r io.Reader) (int, error) {
+		var err error
+		g.Triples, err = decodeGraph(contentType, r, endpoint.Value)
+		return len(g.Triples), err
+	})
+	g.Bytes, g.Status = st.Bytes, st.Status
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// decodeGraph reads an RDF document by its media type.
+func decodeGraph(contentType string, r io.Reader, base string) ([]kb.Triple, error) {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	f, ok := rdfio.ByMediaType(mt)
+	if mt == "text/plain" {
+		f, ok = rdfio.Lookup("ntriples")
+	}
+	if !ok || f.Quads {
+		return nil, fmt.Errorf("the answer to DESCRIBE is %q, not N-Triples, Turtle or RDF/XML", contentType)
+	}
+	dec := f.NewDecoder(r, rdfio.Options{Base: base, Source: "DESCRIBE answer"})
+	var out []kb.Triple
+	for {
+		q, err := dec.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, kb.Triple{S: fromRDFIO(q.S), P: fromRDFIO(q.P), O: fromRDFIO(q.O)})
+	}
+}
+
+// fromRDFIO converts a parsed term; language tags are lower-cased as
+// kb.LangLiteral does.
+func fromRDFIO(t rdfio.Term) kb.Term {
+	return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: strings.ToLower(t.Lang)}
+}
+
+// call sends query to endpoint with the per-site timeout, token and
+// retries, and hands the answer to read, which returns the number of rows
+// (or triples) for the row cap.
+func (c *Client) call(ctx context.Context, endpoint, query, accept string, read func(contentType string, r io.Reader) (int, error)) (CallStats, error) {
 	known := c.site(ctx, endpoint)
 	site := known.Name
-	fail := func(status int, err error) (*results.ResultSet, CallStats, error) {
-		return nil, CallStats{Status: status}, &SiteError{Site: site, Status: status, Err: err}
+	fail := func(status int, err error) (CallStats, error) {
+		return CallStats{Status: status}, &SiteError{Site: site, Status: status, Err: err}
 	}
 	if err := CheckEndpoint(endpoint); err != nil {
 		return fail(0, err)
@@ -274,9 +365,9 @@ func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.R
 				return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, ctx.Err()))
 			}
 		}
-		rs, st, retry, err := c.do(ctx, endpoint, site, request{ctx: ctx, query: query, token: token})
+		st, retry, err := c.do(ctx, endpoint, site, request{ctx: ctx, query: query, token: token, accept: accept}, read)
 		if err == nil {
-			return rs, st, nil
+			return st, nil
 		}
 		status, lastErr = st.Status, err
 		if ctx.Err() != nil {
@@ -290,44 +381,44 @@ func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.R
 }
 
 // do performs one attempt; retry says the failure is worth repeating.
-func (c *Client) do(ctx context.Context, endpoint, site string, p sparql.Provider) (*results.ResultSet, CallStats, bool, error) {
+func (c *Client) do(ctx context.Context, endpoint, site string, p sparql.Provider, read func(string, io.Reader) (int, error)) (CallStats, bool, error) {
 	var st CallStats
 	req, err := p.GenRequest(endpoint)
 	if err != nil {
-		return nil, st, false, err
+		return st, false, err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		retry := errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
-		return nil, st, retry, err
+		return st, retry, err
 	}
 	defer resp.Body.Close()
 	st.Status = resp.StatusCode
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		retry := resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout
-		return nil, st, retry, fmt.Errorf("HTTP %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+		return st, retry, fmt.Errorf("HTTP %s: %s", resp.Status, strings.TrimSpace(string(msg)))
 	}
 	max := c.MaxBytes
 	if max <= 0 {
 		max = DefaultMaxBytes
 	}
 	body := &countingReader{r: resp.Body, max: max}
-	rs, err := decode(resp.Header.Get("Content-Type"), body)
+	rows, err := read(resp.Header.Get("Content-Type"), body)
 	st.Bytes = body.n
 	if err != nil {
 		if body.over {
-			return nil, st, false, fmt.Errorf("answer larger than %d bytes", max)
+			return st, false, fmt.Errorf("answer larger than %d bytes", max)
 		}
 		if ctx.Err() != nil {
-			return nil, st, false, ctx.Err()
+			return st, false, ctx.Err()
 		}
-		return nil, st, false, fmt.Errorf("bad results from %s at byte %d: %w", site, errorOffset(err, body.n), err)
+		return st, false, fmt.Errorf("bad results from %s at byte %d: %w", site, errorOffset(err, body.n), err)
 	}
-	if c.MaxRows > 0 && int64(len(rs.Rows)) > c.MaxRows {
-		return nil, st, false, fmt.Errorf("%w: the answer has more than %d rows", eval.ErrTooManyRows, c.MaxRows)
+	if c.MaxRows > 0 && int64(rows) > c.MaxRows {
+		return st, false, fmt.Errorf("%w: the answer has more than %d rows", eval.ErrTooManyRows, c.MaxRows)
 	}
-	return rs, st, false, nil
+	return st, false, nil
 }
 
 // decode reads a SPARQL results document by its media type, sniffing the

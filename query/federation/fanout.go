@@ -32,14 +32,15 @@ type FanOutOptions struct {
 // solution comes from one site's data (each experiment lives at one site,
 // §6.5.5).
 func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
+	if q.Form == algebra.FormDescribe {
+		return fanOutDescribe(q, sites, opts)
+	}
 	if q.Where == nil || strings.TrimSpace(q.WhereText) == "" {
 		if err := rdqlWhere(q); err != nil {
 			return err
 		}
 	}
 	switch {
-	case q.Form == algebra.FormDescribe:
-		return errors.New("--sites does not support DESCRIBE (use CONSTRUCT { ?s ?p ?o } WHERE { … } to gather descriptions from the sites)")
 	case q.Dataset != nil:
 		return errors.New("--sites cannot be combined with FROM or FROM NAMED: each site answers over its own dataset")
 	case len(sites) == 0 && !opts.Local:
@@ -119,6 +120,55 @@ func FanOut(q *algebra.Query, sites []Site, opts FanOutOptions) error {
 		}
 	}
 	q.Where = union
+	return nil
+}
+
+// fanOutDescribe fans a DESCRIBE out: its WHERE pattern (if any) runs at
+// every site as for the other forms, and the descriptions of the
+// resources found are asked from every site and merged
+// (algebra.Query.DescribeAt): DESCRIBE over the union of the sites' data,
+// each description being the union of the sites' descriptions.
+func fanOutDescribe(q *algebra.Query, sites []Site, opts FanOutOptions) error {
+	switch {
+	case q.Dataset != nil:
+		return errors.New("--sites cannot be combined with FROM or FROM NAMED: each site answers over its own dataset")
+	case len(sites) == 0 && !opts.Local:
+		return errors.New("--sites selects no site")
+	case opts.SiteColumn != "":
+		return errors.New("--site-column needs a SELECT query")
+	}
+	var union algebra.Op
+	if opts.Local {
+		union = q.Where
+	}
+	for _, s := range sites {
+		if err := CheckEndpoint(s.Endpoint); err != nil {
+			return fmt.Errorf("site %s: %w", s.Name, err)
+		}
+		ep := algebra.TermNode(kb.IRI(s.Endpoint))
+		q.DescribeAt = append(q.DescribeAt, &algebra.Service{Endpoint: ep, Partial: true})
+		if q.Where == nil {
+			continue // DESCRIBE <iri> without WHERE: nothing to match
+		}
+		svc := &algebra.Service{Endpoint: ep, Input: q.Where, Text: q.WhereText, Partial: true}
+		if union == nil {
+			union = svc
+		} else {
+			union = &algebra.Union{Left: union, Right: svc}
+		}
+	}
+	q.DescribeLocal = opts.Local
+	if q.Where == nil {
+		return nil
+	}
+	if strings.TrimSpace(q.WhereText) == "" {
+		return errors.New("--sites cannot forward this query: no WHERE text")
+	}
+	pattern, ok := replaceOp(q.Pattern, q.Where, union)
+	if !ok {
+		return errors.New("fan-out: the WHERE pattern was not found in the query's algebra")
+	}
+	q.Pattern, q.Where = pattern, union
 	return nil
 }
 
