@@ -22,7 +22,7 @@ type NTriplesSink struct {
 	w      *bufio.Writer
 	sorted bool
 	sorter lineSorter
-	line   strings.Builder
+	line   []byte // the line being formatted, reused
 
 	file *os.File // set by CreateNTriplesFile
 	path string
@@ -49,12 +49,11 @@ func CreateNTriplesFile(path string, sorted bool) (*NTriplesSink, error) {
 
 // Add writes (or, sorted, buffers) one statement.
 func (s *NTriplesSink) Add(_ context.Context, q kb.TermQuad) error {
-	s.line.Reset()
-	appendTriple(&s.line, q)
+	s.line = appendTriple(s.line[:0], q)
 	if s.sorted {
-		return s.sorter.add(s.line.String())
+		return s.sorter.add(string(s.line))
 	}
-	_, err := s.w.WriteString(s.line.String())
+	_, err := s.w.Write(s.line)
 	return err
 }
 
@@ -105,35 +104,38 @@ func (s *NTriplesSink) discard(err error) error {
 	return err
 }
 
-// appendTriple writes q as an N-Triples line. Terms that need no escaping
-// (nearly all converted IRIs and numbers) are copied as they are; others
-// go through kb's escaping.
-func appendTriple(b *strings.Builder, q kb.TermQuad) {
-	appendTerm(b, q.S)
-	b.WriteByte(' ')
-	appendTerm(b, q.P)
-	b.WriteByte(' ')
-	appendTerm(b, q.O)
-	b.WriteString(" .\n")
+// appendTriple appends q as an N-Triples line to b. Terms that need no
+// escaping (nearly all converted IRIs and numbers) are copied as they
+// are; others go through kb's escaping.
+func appendTriple(b []byte, q kb.TermQuad) []byte {
+	b = appendTerm(b, q.S)
+	b = append(b, ' ')
+	b = appendTerm(b, q.P)
+	b = append(b, ' ')
+	b = appendTerm(b, q.O)
+	return append(b, " .\n"...)
 }
 
-func appendTerm(b *strings.Builder, t kb.Term) {
+func appendTerm(b []byte, t kb.Term) []byte {
 	switch {
 	case t.Kind == kb.KindIRI && plainIRI(t.Value):
-		b.WriteByte('<')
-		b.WriteString(t.Value)
-		b.WriteByte('>')
+		b = append(b, '<')
+		b = append(b, t.Value...)
+		return append(b, '>')
 	case t.Kind == kb.KindLiteral && t.Lang == "" && plainString(t.Value) && plainIRI(t.Datatype):
-		b.WriteByte('"')
-		b.WriteString(t.Value)
-		b.WriteByte('"')
+		b = append(b, '"')
+		b = append(b, t.Value...)
+		b = append(b, '"')
 		if t.Datatype != "" && t.Datatype != kb.XSDString {
-			b.WriteString("^^<")
-			b.WriteString(t.Datatype)
-			b.WriteByte('>')
+			b = append(b, "^^<"...)
+			b = append(b, t.Datatype...)
+			b = append(b, '>')
 		}
+		return b
 	default:
-		t.AppendNTriples(b)
+		var sb strings.Builder
+		t.AppendNTriples(&sb)
+		return append(b, sb.String()...)
 	}
 }
 

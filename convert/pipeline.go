@@ -13,7 +13,7 @@ import (
 // at the same time. Memory is bounded by a few batches. Close waits for
 // the goroutine and then closes s with the same outcome.
 func Pipelined(s Sink) Sink {
-	p := &pipelined{inner: s, ch: make(chan []kb.TermQuad, 4), done: make(chan struct{}), batch: make([]kb.TermQuad, 0, pipelineBatch)}
+	p := &pipelined{inner: s, ch: make(chan []kb.TermQuad, 4), free: make(chan []kb.TermQuad, 6), done: make(chan struct{}), batch: make([]kb.TermQuad, 0, pipelineBatch)}
 	go p.run()
 	return p
 }
@@ -23,6 +23,7 @@ const pipelineBatch = 2048
 type pipelined struct {
 	inner  Sink
 	ch     chan []kb.TermQuad
+	free   chan []kb.TermQuad // written batches, for reuse
 	done   chan struct{}
 	batch  []kb.TermQuad
 	err    error // the inner sink's Add error, set before done closes
@@ -43,6 +44,11 @@ func (p *pipelined) run() {
 				return
 			}
 		}
+		clear(batch) // drop the terms' strings before the batch waits for reuse
+		select {
+		case p.free <- batch[:0]:
+		default:
+		}
 	}
 }
 
@@ -61,7 +67,11 @@ func (p *pipelined) flush(ctx context.Context) error {
 	}
 	select {
 	case p.ch <- p.batch:
-		p.batch = make([]kb.TermQuad, 0, pipelineBatch)
+		select {
+		case p.batch = <-p.free:
+		default:
+			p.batch = make([]kb.TermQuad, 0, pipelineBatch)
+		}
 		return nil
 	case <-p.done:
 		return p.err

@@ -22,7 +22,7 @@ import (
 type PushSink struct {
 	pw    *io.PipeWriter
 	w     *bufio.Writer
-	line  strings.Builder
+	line  []byte // the line being formatted, reused
 	done  chan struct{}
 	err   error // the request's outcome, set before done closes
 	reply string
@@ -80,9 +80,8 @@ func NewPushSink(ctx context.Context, client *http.Client, server string, graph 
 
 // Add writes one statement to the request body.
 func (s *PushSink) Add(_ context.Context, q kb.TermQuad) error {
-	s.line.Reset()
-	appendTriple(&s.line, q)
-	if _, err := s.w.WriteString(s.line.String()); err != nil {
+	s.line = appendTriple(s.line[:0], q)
+	if _, err := s.w.Write(s.line); err != nil {
 		return s.requestError(err)
 	}
 	return nil

@@ -69,6 +69,6 @@ unreachable server exit 3 (the DSN is shown without its password).`,
 	f.BoolVar(&opt.NoResources, "no-resources", false, "skip the resource and benchmark tables")
 	f.BoolVar(&opt.Lenient, "lenient", false, "drop rows with dangling references, with a warning, instead of failing")
 	f.StringVar(&positions, "positions", "line-col", "meaning of CodeRegion startPos_x/_y: line-col (x is the line) or col-line")
-	f.IntVar(&opt.FetchSize, "fetch", scalea.DefaultFetchSize, "rows per cursor FETCH")
+	f.IntVar(&opt.FetchSize, "fetch", scalea.DefaultFetchSize, "rows per cursor FETCH (small tables; the large ones are streamed with COPY)")
 	return cmd
 }

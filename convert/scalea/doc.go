@@ -4,10 +4,15 @@
 // ontology/sample writes, so the shipped rules (rules/perfonto.rules) run
 // unchanged on converted data (§6.5.5's "Performance Data Wrapper", §7.2.3).
 //
-// The whole repository is read in one REPEATABLE READ READ ONLY
-// transaction (one consistent snapshot) through server-side cursors
-// (DECLARE … CURSOR, FETCH 10000), every query ordered by its key, so
-// memory is bounded by a batch and the output is the same on every run.
+// The whole repository is read in one consistent snapshot: one REPEATABLE
+// READ READ ONLY transaction reads the small tables through server-side
+// cursors (DECLARE … CURSOR, FETCH 10000), and the large ones (processing
+// units, region summaries, the three metric tables) are streamed with
+// COPY (query) TO STDOUT on connections of their own that import that
+// transaction's snapshot (pg_export_snapshot), all started at once so
+// PostgreSQL sorts them while earlier tables are converted. Every query is
+// ordered by its key, so memory is bounded by a few blocks per stream and
+// the output is the same on every run.
 // References are checked in SQL (LEFT JOINs), not in Go maps.
 //
 // # Mapping

@@ -691,20 +691,39 @@ func (r *run) puIRI(exp int64, node string, proc, thread int64, level int) kb.Te
 // processingUnits writes one thread-level processing unit per distinct
 // (experiment, node, process, thread) of RegionSummary, with the node and
 // process levels of the dynamic processing unit graph above it.
-func (r *run) processingUnits(ctx context.Context) error {
-	o := r.out(ctx, "ProcessingUnit")
+// puQuery lists the distinct processing units of the region summaries.
+func (r *run) puQuery() string {
 	where := ""
 	if r.filter != "" {
 		where = " WHERE " + r.where("rs.experimentID")
 	}
+	return `SELECT DISTINCT rs.experimentID, rs.computationalNode, rs.processID, rs.threadID
+		FROM RegionSummary rs JOIN Experiment e ON e.experimentID = rs.experimentID` + where + ` ORDER BY 1, 2, 3, 4`
+}
+
+func (r *run) processingUnits(ctx context.Context) error {
+	o := r.out(ctx, "ProcessingUnit")
 	var lastExp, lastProc int64 = -1, -1
 	lastNode := ""
 	warned := map[string]bool{}
-	return r.each(ctx, `SELECT DISTINCT rs.experimentID, rs.computationalNode, rs.processID, rs.threadID
-		FROM RegionSummary rs JOIN Experiment e ON e.experimentID = rs.experimentID`+where+` ORDER BY 1, 2, 3, 4`, func(rows *sql.Rows) error {
-		var exp, proc, thread int64
-		var node string
-		if err := rows.Scan(&exp, &node, &proc, &thread); err != nil {
+	return r.copyRows(ctx, "ProcessingUnit", func(cols [][]byte) error {
+		if err := columns(cols, 4); err != nil {
+			return err
+		}
+		exp, err := mustInt(cols[0])
+		if err != nil {
+			return err
+		}
+		node := lastNode
+		if string(cols[1]) != lastNode {
+			node = text(cols[1])
+		}
+		proc, err := mustInt(cols[2])
+		if err != nil {
+			return err
+		}
+		thread, err := mustInt(cols[3])
+		if err != nil {
 			return err
 		}
 		if r.isDropped("Experiment", exp) {
@@ -772,25 +791,54 @@ LEFT JOIN (SELECT regionSummaryID, bool_or(name = 'ncalls') AS has_ncalls, bool_
                  UNION ALL SELECT regionSummaryID, name FROM TemporalOverheadMetrics WHERE name IN ('ncalls', 'nsubs')) m
            GROUP BY 1) mc ON mc.regionSummaryID = rs.regionSummaryID`
 
-func (r *run) regionSummaries(ctx context.Context) error {
-	o := r.out(ctx, "RegionSummary")
+// summaryQuery reads the region summaries with what their references
+// resolve to.
+func (r *run) summaryQuery() string {
 	where := ""
 	if r.filter != "" {
 		where = " WHERE " + r.where("rs.experimentID")
 	}
+	return summaryQuery + where + ` ORDER BY rs.regionSummaryID`
+}
+
+func (r *run) regionSummaries(ctx context.Context) error {
+	o := r.out(ctx, "RegionSummary")
 	const T = "RegionSummary"
-	return r.each(ctx, summaryQuery+where+` ORDER BY rs.regionSummaryID`, func(rows *sql.Rows) error {
-		var key, exp, proc, thread int64
-		var expOK, puOK, crOK, p1OK, p2OK, hasNcalls, hasNsubs bool
-		var version, pu, puProc, puThread, crID, crIdent, crLookup, parent1, parent2, group, ncalls, nsubs sql.NullInt64
-		var node string
-		var puNode sql.NullString
-		if err := rows.Scan(&key, &exp, &expOK, &version, &node, &proc, &thread,
-			&pu, &puOK, &puNode, &puProc, &puThread,
-			&crID, &crOK, &crIdent, &crLookup,
-			&parent1, &p1OK, &parent2, &p2OK,
-			&group, &ncalls, &nsubs, &hasNcalls, &hasNsubs); err != nil {
+	var lastNode string
+	return r.copyRows(ctx, T, func(cols [][]byte) error {
+		if err := columns(cols, 25); err != nil {
 			return err
+		}
+		var key, exp, proc, thread int64
+		var version, pu, puProc, puThread, crID, crIdent, crLookup, parent1, parent2, group, ncalls, nsubs sql.NullInt64
+		var err error
+		for _, c := range []struct {
+			dst *int64
+			at  int
+		}{{&key, 0}, {&exp, 1}, {&proc, 5}, {&thread, 6}} {
+			if *c.dst, err = mustInt(cols[c.at]); err != nil {
+				return err
+			}
+		}
+		for _, c := range []struct {
+			dst *sql.NullInt64
+			at  int
+		}{{&version, 3}, {&pu, 7}, {&puProc, 10}, {&puThread, 11}, {&crID, 12}, {&crIdent, 14}, {&crLookup, 15},
+			{&parent1, 16}, {&parent2, 18}, {&group, 20}, {&ncalls, 21}, {&nsubs, 22}} {
+			if *c.dst, err = nullInt(cols[c.at]); err != nil {
+				return err
+			}
+		}
+		expOK, puOK, crOK, p1OK, p2OK, hasNcalls, hasNsubs := boolCol(cols[2]), boolCol(cols[8]), boolCol(cols[13]),
+			boolCol(cols[17]), boolCol(cols[19]), boolCol(cols[23]), boolCol(cols[24])
+		node := lastNode
+		if string(cols[4]) != lastNode {
+			node = text(cols[4])
+			lastNode = node
+		}
+		var puNode sql.NullString
+		if !isNull(cols[9]) {
+			puNode = sql.NullString{String: text(cols[9]), Valid: true}
 		}
 		o.t.Row()
 		if !expOK {
@@ -880,27 +928,45 @@ func (r *run) counterMetric(o *out, rs kb.Term, name string, v int64) {
 	o.add(m, ontology.HasMetricDefinition, info.def)
 }
 
+// metricQuery reads a metric table ordered by region summary, name and
+// value, with whether the summary exists.
+func (r *run) metricQuery(table string) string {
+	where := ""
+	if r.filter != "" {
+		where = " WHERE " + r.where("rs.experimentID")
+	}
+	return `SELECT m.regionSummaryID, m.name, m.value::text, rs.regionSummaryID IS NOT NULL
+		FROM ` + table + ` m LEFT JOIN RegionSummary rs ON rs.regionSummaryID = m.regionSummaryID` + where + `
+		ORDER BY m.regionSummaryID, m.name, m.value`
+}
+
 // metricTable converts one metric table, ordered by region summary; a
 // repeated (summary, name) gets an ordinal in its IRI and a warning.
 func (r *run) metricTable(table, segment string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		o := r.out(ctx, table)
-		where := ""
-		if r.filter != "" {
-			where = " WHERE " + r.where("rs.experimentID")
-		}
 		var lastRS int64 = -1
 		var rsIRI kb.Term
 		lastName, ordinal := "", 1
-		return r.each(ctx, `SELECT m.regionSummaryID, m.name, m.value::text, rs.regionSummaryID IS NOT NULL
-			FROM `+table+` m LEFT JOIN RegionSummary rs ON rs.regionSummaryID = m.regionSummaryID`+where+`
-			ORDER BY m.regionSummaryID, m.name, m.value`, func(rows *sql.Rows) error {
-			var rsID int64
-			var name, value string
-			var ok bool
-			if err := rows.Scan(&rsID, &name, &value, &ok); err != nil {
+		if r.names == nil {
+			r.names = map[string]string{}
+		}
+		return r.copyRows(ctx, table, func(cols [][]byte) error {
+			if err := columns(cols, 4); err != nil {
 				return err
 			}
+			rsID, err := mustInt(cols[0])
+			if err != nil {
+				return err
+			}
+			// Names repeat: keep one string per name.
+			name, seen := r.names[string(cols[1])]
+			if !seen {
+				name = text(cols[1])
+				r.names[string(cols[1])] = name
+			}
+			value := string(cols[2])
+			ok := boolCol(cols[3])
 			o.t.Row()
 			pos := func() string {
 				return convert.SQLPosition(table, fmt.Sprintf("(regionSummaryID=%d,name=%s)", rsID, name), "")

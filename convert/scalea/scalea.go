@@ -104,7 +104,10 @@ type run struct {
 	// depend on them are dropped too.
 	dropped map[string]map[int64]bool
 	metrics map[string]metricInfo // by metric name
-	nodes   map[string]int64      // computational node name or alias → compNodeID
+	names   map[string]string     // metric names read, interned
+	// streams are the COPY streams of the large tables, by table.
+	streams map[string]*copyStream
+	nodes   map[string]int64 // computational node name or alias → compNodeID
 }
 
 // Convert reads the repository in one REPEATABLE READ READ ONLY
@@ -139,7 +142,7 @@ func (r *run) convert(ctx context.Context) error {
 	// (this session only) so they do not spill to disk, plan cursors for
 	// the whole result (hash joins) rather than for the first rows, and
 	// skip JIT compilation, which costs more than it saves here.
-	for _, set := range []string{"SET LOCAL work_mem = '256MB'", "SET LOCAL cursor_tuple_fraction = 1.0", "SET LOCAL jit = off"} {
+	for _, set := range append(sessionSettings, "SET LOCAL cursor_tuple_fraction = 1.0") {
 		if _, err := tx.ExecContext(ctx, set); err != nil {
 			return fmt.Errorf("scalea: %s: %s: %w", r.source, set, err)
 		}
@@ -150,12 +153,18 @@ func (r *run) convert(ctx context.Context) error {
 	if err := r.selectExperiments(ctx); err != nil {
 		return err
 	}
+	if err := r.startStreams(ctx); err != nil {
+		return err
+	}
+	defer r.closeStreams()
 	steps := []func(context.Context) error{r.catalog, r.nodeNames}
 	if !r.opt.NoResources {
 		steps = append(steps, r.site, r.clusters, r.computationalNodes, r.networks, r.collectiveBench, r.p2pBench, r.sharedMemoryBench, r.virtualMachines, r.virtualNodes)
 	}
-	steps = append(steps, r.applications, r.versions, r.sourceFiles, r.codeRegions, r.experiments, r.processingUnits, r.regionSummaries,
-		r.metricTable("TimingMetrics", "timing"), r.metricTable("HardwareMetrics", "hardware"), r.metricTable("TemporalOverheadMetrics", "overhead"))
+	steps = append(steps, r.applications, r.versions, r.sourceFiles, r.codeRegions, r.experiments, r.processingUnits, r.regionSummaries)
+	for _, m := range metricTables {
+		steps = append(steps, r.metricTable(m.table, m.segment))
+	}
 	for _, step := range steps {
 		if err := step(ctx); err != nil {
 			return err
