@@ -365,6 +365,8 @@ func (ex *executor) seedSafe(op algebra.Op, seed varSet) bool {
 		return ex.seedSafe(o.Left, seed) && vs.intersect(seed).subsetOf(left)
 	case *algebra.Minus:
 		return ex.seedSafe(o.Left, seed) && ex.mentioned(o.Right).intersect(seed).subsetOf(ex.certain(o.Left))
+	case *algebra.Service:
+		return ex.serviceSeeded(o, seed)
 	}
 	return false
 }
@@ -379,6 +381,9 @@ func (ex *executor) compileQuery(q *algebra.Query) (node, error) {
 }
 
 func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
+	if o, ok := op.(*algebra.Service); ok && ex.serviceSeeded(o, sc.seed) {
+		return ex.compileSeededService(o, sc), nil // SERVICE ?ep fed the seed's values
+	}
 	if len(sc.seed) > 0 && (isBarrier(op) || (!sc.substitute && !ex.seedSafe(op, sc.seed))) {
 		inner, err := ex.compile(op, sc.with(varSet{}))
 		if err != nil {

@@ -405,6 +405,10 @@ type serviceJoinNode struct {
 	shared       []algebra.Var
 	sharedSlots  []int
 	optional     bool // LeftJoin: left rows without a match pass unchanged
+	// cache keeps the answers of calls without bindings by endpoint: a
+	// seeded bind join runs once per outer row and would otherwise send
+	// the same request again.
+	cache map[kb.ID]*bindJob
 }
 
 // compileServiceJoin builds a bind join for Join(left, SERVICE) when the
@@ -428,6 +432,11 @@ func (ex *executor) compileServiceBind(leftOp, right algebra.Op, sc scope, optio
 		return nil, false, nil
 	}
 	left := ex.maybe(leftOp)
+	if ex.serviceSeeded(svc, sc.seed) {
+		// The endpoint comes from outside this join: the left rows carry
+		// the seed's values, so send those that the pattern shares too.
+		left = left.union(sc.seed)
+	}
 	ex.serviceSlots(svc)
 	n := &serviceJoinNode{op: svc, endpointSlot: -1, optional: optional}
 	for _, v := range algebra.InScope(svc.Input) {
@@ -450,6 +459,30 @@ func (ex *executor) compileServiceBind(leftOp, right algebra.Op, sc scope, optio
 	}
 	n.left = l
 	return n, true, nil
+}
+
+// serviceSeeded reports a SERVICE whose endpoint variable the seed binds
+// (the SERVICE sits in a group or UNION branch after the patterns binding
+// it). Evaluated alone it could not be called; SPARQL 1.1 Federated Query
+// means the variable to come from the preceding patterns, so it is fed the
+// seed's values. A constant-endpoint SERVICE stays evaluated alone (one
+// call, joined by value).
+func (ex *executor) serviceSeeded(o *algebra.Service, seed varSet) bool {
+	return o.Endpoint.IsVar() && seed[ex.vars.slot(o.Endpoint.Var)]
+}
+
+// compileSeededService is the bind join of a seeded SERVICE: its left side
+// is the seed row.
+func (ex *executor) compileSeededService(o *algebra.Service, sc scope) node {
+	ex.serviceSlots(o)
+	n := &serviceJoinNode{op: o, left: &seedNode{}, endpointSlot: ex.vars.slot(o.Endpoint.Var)}
+	for _, v := range algebra.InScope(o.Input) {
+		if s := ex.vars.slot(v); sc.seed[s] {
+			n.shared = append(n.shared, v)
+			n.sharedSlots = append(n.sharedSlots, s)
+		}
+	}
+	return n
 }
 
 func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
@@ -479,7 +512,7 @@ func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error
 	var jobs []*bindJob
 	for _, ep := range order {
 		rows := groups[ep]
-		job := &bindJob{endpoint: n.op.Endpoint.Term}
+		job := &bindJob{endpoint: n.op.Endpoint.Term, ep: ep}
 		if n.endpointSlot >= 0 {
 			if ep == 0 {
 				job.err = fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
@@ -514,6 +547,7 @@ func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error
 // once done, the answer.
 type bindJob struct {
 	endpoint kb.Term
+	ep       kb.ID // the endpoint variable's value (0 for a constant)
 	rows     []row
 	bindings *Solutions
 	idx      *bindIndex
@@ -538,6 +572,11 @@ func (n *serviceJoinNode) runJobs(ex *executor, jobs []*bindJob, emit func(row) 
 			close(j.done)
 			return
 		}
+		if c, ok := n.cache[j.ep]; ok && j.bindings == nil {
+			j.sols, j.err = c.sols, c.err
+			close(j.done)
+			return
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -555,6 +594,12 @@ func (n *serviceJoinNode) runJobs(ex *executor, jobs []*bindJob, emit func(row) 
 		case <-ex.ctx.Done():
 			return ctxErr(ex.ctx)
 		}
+		if j.bindings == nil && (j.ep != 0 || n.endpointSlot < 0) && (j.err == nil || ex.ctx.Err() == nil) {
+			if n.cache == nil {
+				n.cache = map[kb.ID]*bindJob{}
+			}
+			n.cache[j.ep] = &bindJob{sols: j.sols, err: j.err}
+		}
 		if j.err != nil {
 			if e := n.failure(ex, j.endpoint, j.err, emit, j.rows); e != nil {
 				return e
@@ -564,7 +609,7 @@ func (n *serviceJoinNode) runJobs(ex *executor, jobs []*bindJob, emit func(row) 
 		if err := n.join(ex, j.sols, j.rows, j.idx, emit); err != nil {
 			return err
 		}
-		j.sols = nil // the answer is joined: let it go
+		j.sols = nil // the answer is joined: let it go (a cached copy stays)
 	}
 	return nil
 }
