@@ -3,7 +3,8 @@
 // It speaks the SPARQL 1.1 Protocol at /sparql (queries and updates, with
 // content negotiation for SPARQL JSON, XML, CSV and TSV results and
 // Turtle, N-Triples, N-Quads, RDF/XML or JSON-LD graphs), the SPARQL 1.1
-// Graph Store HTTP Protocol at /data, a small rules-and-findings API (/rules/run, /rules/check,
+// Graph Store HTTP Protocol at /data (indirect ?graph=IRI or ?default, and
+// direct /data/NAME for the graph whose IRI is that URL), a small rules-and-findings API (/rules/run, /rules/check,
 // /findings, /explain), the site registry (/sites), /healthz, Prometheus
 // /metrics, and serves an embedded query page at /.
 //

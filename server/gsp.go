@@ -5,9 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -30,14 +32,23 @@ func (s *Server) graphStore(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	if !ok {
-		if c.Request.Method != http.MethodPost {
-			respondError(c, newAPIError(ErrorBadData, "name the graph with ?graph=IRI or ?default"))
+	if direct, isDirect := s.directGraph(c); isDirect {
+		if ok {
+			respondError(c, newAPIError(ErrorBadData, "name the graph either by the request path or by ?graph=/?default, not both"))
 			return
 		}
-		// POST to the graph store itself creates a new graph (GSP 5.5).
-		graph = kb.IRI(s.endpointIRI(c) + "/" + newGraphID())
-		c.Header("Location", c.Request.URL.Path+"?graph="+url.QueryEscape(graph.Value))
+		graph, ok = direct, true
+	}
+	if !ok {
+		if c.Request.Method != http.MethodPost {
+			respondError(c, newAPIError(ErrorBadData, "name the graph with ?graph=IRI or ?default, or by the path /data/NAME"))
+			return
+		}
+		// POST to the graph store itself creates a new graph (GSP 5.5),
+		// named by an IRI under the endpoint, which is also its direct
+		// URL; Location carries that IRI.
+		graph = kb.IRI(strings.TrimSuffix(s.endpointIRI(c), "/") + "/" + newGraphID())
+		c.Header("Location", graph.Value)
 	}
 	switch c.Request.Method {
 	case http.MethodGet, http.MethodHead:
@@ -129,14 +140,22 @@ func (s *Server) gspGet(c *gin.Context, graph kb.Term) {
 }
 
 func (s *Server) gspWrite(c *gin.Context, graph kb.Term, replace bool) {
-	format, ok := formatByMediaType(c.GetHeader("Content-Type"), rdfInputFormats)
-	if !ok {
-		respondError(c, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("unsupported Content-Type %q: send one of %s", c.GetHeader("Content-Type"), offeredMediaTypes(rdfInputFormats))})
-		return
-	}
-	src := RDFSource{Body: c.Request.Body, Format: format, Name: "request body", BaseIRI: s.graphBase(c, graph), Size: c.Request.ContentLength}
-	var change GraphChange
+	var src RDFSource
 	var err error
+	if mt, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type")); mt == "multipart/form-data" && !replace {
+		if src, err = multipartSource(c.Request.Body, c.GetHeader("Content-Type"), s.graphBase(c, graph)); err != nil {
+			respondError(c, fmt.Errorf("%w (graph <%s> was not changed)", err, graph.Value))
+			return
+		}
+	} else {
+		format, ok := formatByMediaType(c.GetHeader("Content-Type"), rdfInputFormats)
+		if !ok {
+			respondError(c, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("unsupported Content-Type %q: send one of %s", c.GetHeader("Content-Type"), offeredMediaTypes(rdfInputFormats))})
+			return
+		}
+		src = RDFSource{Body: c.Request.Body, Format: format, Name: "request body", BaseIRI: s.graphBase(c, graph), Size: c.Request.ContentLength}
+	}
+	var change GraphChange
 	if replace {
 		change, err = s.opts.Graphs.Replace(c.Request.Context(), graph, src)
 	} else {

@@ -198,15 +198,19 @@ func TestGraphStoreNewGraphByPOST(t *testing.T) {
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
+	// Location is the new graph's IRI, which is also its direct URL.
 	loc, err := url.Parse(rec.Header().Get("Location"))
-	if err != nil || loc.Query().Get("graph") == "" {
+	if err != nil || !loc.IsAbs() || !strings.HasPrefix(loc.Path, "/data/") {
 		t.Fatalf("Location %q", rec.Header().Get("Location"))
 	}
-	if n := len(graphLines(t, mem, kb.IRI(loc.Query().Get("graph")))); n != 2 {
+	if n := len(graphLines(t, mem, kb.IRI(loc.String()))); n != 2 {
 		t.Errorf("new graph holds %d triples", n)
 	}
-	if rec := do(srv, "GET", loc.String(), "", ""); rec.Code != http.StatusOK {
-		t.Errorf("GET Location: status %d", rec.Code)
+	if rec := do(srv, "GET", loc.Path, "", ""); rec.Code != http.StatusOK {
+		t.Errorf("GET Location's path: status %d", rec.Code)
+	}
+	if rec := do(srv, "GET", "/data?graph="+url.QueryEscape(loc.String()), "", ""); rec.Code != http.StatusOK {
+		t.Errorf("GET ?graph=Location: status %d", rec.Code)
 	}
 }
 

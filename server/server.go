@@ -182,6 +182,7 @@ func (s *Server) routes() *gin.Engine {
 	data.GET("/sparql", s.sparqlGet)
 	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete} {
 		data.Handle(method, "/data", s.graphStore)
+		data.Handle(method, "/data/*graph", s.graphStore) // direct graph identification
 	}
 	data.POST("/rules/run", s.rulesRun)
 	data.POST("/rules/check", s.rulesCheck)

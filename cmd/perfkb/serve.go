@@ -154,9 +154,10 @@ func newServeCmd(app *App) *cobra.Command {
                   application/sparql-update); JSON, XML, CSV, TSV results,
                   Turtle, N-Triples, N-Quads, RDF/XML or JSON-LD graphs; the
                   service description on GET without a query
-  /data           Graph Store Protocol (?graph=IRI or ?default): GET, HEAD,
-                  PUT, POST, DELETE in N-Triples, Turtle, N-Quads, RDF/XML
-                  (JSON-LD out only); an upload is atomic
+  /data           Graph Store Protocol (?graph=IRI or ?default, or the
+                  direct URL /data/NAME): GET, HEAD, PUT, POST (also
+                  multipart/form-data), DELETE in N-Triples, Turtle,
+                  N-Quads, RDF/XML (JSON-LD out only); an upload is atomic
   /rules/run      run the shipped rule sets or an uploaded rule file
   /rules/check    validate a rule file
   /findings       list findings (?problem=, ?experiment=, ?limit=)

@@ -83,6 +83,9 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (server.UpdateSummary, error) {
 	opts := query.Options{Base: req.BaseIRI, Load: eval.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}}
 	if len(req.UsingGraphs) > 0 || len(req.UsingNamedGraphs) > 0 {
+		if err := checkNoUpdateDataset(req.Update, opts); err != nil {
+			return server.UpdateSummary{}, translateError(ctx, err)
+		}
 		opts.Dataset = datasetSpec(req.UsingGraphs, req.UsingNamedGraphs)
 	}
 	sum, err := query.Update(ctx, e.DS, req.Update, opts)
@@ -91,6 +94,32 @@ func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (ser
 	}
 	return server.UpdateSummary{Operations: sum.Operations, Added: sum.Added, Removed: sum.Removed}, nil
 }
+
+// checkNoUpdateDataset refuses an update that names its dataset with
+// USING, USING NAMED or WITH when the protocol's using-graph-uri or
+// using-named-graph-uri also do: SPARQL 1.1 Protocol 2.2.3 requires the
+// service to refuse such a request rather than pick one.
+func checkNoUpdateDataset(text string, opts query.Options) error {
+	u, err := query.PrepareUpdate(text, opts)
+	if err != nil {
+		return err
+	}
+	for i, op := range u.Operations {
+		if di, ok := op.(*algebra.DeleteInsert); ok && (di.With != "" || len(di.Using) > 0 || len(di.UsingNamed) > 0) {
+			return &datasetConflictError{op: i + 1}
+		}
+	}
+	return nil
+}
+
+// datasetConflictError is a request whose dataset is given twice; it is
+// the client's error (400).
+type datasetConflictError struct{ op int }
+
+func (e *datasetConflictError) Error() string {
+	return fmt.Sprintf("operation %d names its dataset with USING, USING NAMED or WITH, and the request also sets using-graph-uri or using-named-graph-uri: use one or the other", e.op)
+}
+func (e *datasetConflictError) InvalidInput() bool { return true }
 
 func datasetSpec(defaults, named []string) eval.DatasetSpec {
 	spec := eval.DatasetSpec{DefaultEmpty: len(defaults) == 0, NamedNone: len(named) == 0}

@@ -1,0 +1,119 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
+)
+
+// directGraph reads direct graph identification (Graph Store Protocol
+// 4.1): a request to /data/SOMETHING names the graph whose IRI is that
+// request's URL, http(s)://PUBLIC-BASE/data/SOMETHING. ok is false for a
+// request to /data itself.
+func (s *Server) directGraph(c *gin.Context) (kb.Term, bool) {
+	rest := c.Param("graph")
+	if rest == "" || rest == "/" {
+		return kb.Term{}, false
+	}
+	base, _ := s.publicBase.Load().(string)
+	if base == "" {
+		base = "http://localhost"
+	}
+	// The escaped path: the IRI is the URL as the client wrote it, so
+	// that /data/a%20b and a graph=…%20b name the same graph.
+	return kb.IRI(strings.TrimSuffix(base, "/") + c.Request.URL.EscapedPath()), true
+}
+
+// multipartSource turns a multipart/form-data body (Graph Store Protocol
+// 5.5: a POST of several RDF documents) into one N-Triples document, so
+// that the store adds all parts in one atomic write. Each part is parsed in
+// the syntax of its Content-Type (or its file name's extension); blank node
+// labels are kept apart per part, as each part is a document of its own.
+// A part that does not parse fails the whole request.
+func multipartSource(body io.Reader, contentType, base string) (RDFSource, error) {
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil || params["boundary"] == "" {
+		return RDFSource{}, newAPIError(ErrorBadData, "multipart/form-data without a boundary")
+	}
+	mr := multipart.NewReader(body, params["boundary"])
+	var out bytes.Buffer
+	enc := rdfio.NewNTriplesEncoder(&out, rdfio.EncoderOptions{})
+	parts := 0
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return RDFSource{}, newAPIError(ErrorBadData, "malformed multipart body: %v", err)
+		}
+		parts++
+		name := part.FileName()
+		if name == "" {
+			name = part.FormName()
+		}
+		label := fmt.Sprintf("part %d (%s)", parts, name)
+		f, ok := partFormat(part)
+		if !ok {
+			return RDFSource{}, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("%s: unsupported Content-Type %q: send one of %s", label, part.Header.Get("Content-Type"), offeredMediaTypes(rdfInputFormats))}
+		}
+		dec := f.NewDecoder(part, rdfio.Options{Base: base, Source: label})
+		for {
+			q, err := dec.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return RDFSource{}, err
+			}
+			q.S, q.O, q.G = partBlank(q.S, parts), partBlank(q.O, parts), rdfio.Term{}
+			if err := enc.Encode(q); err != nil {
+				return RDFSource{}, err
+			}
+		}
+	}
+	if parts == 0 {
+		return RDFSource{}, newAPIError(ErrorBadData, "the multipart body has no parts")
+	}
+	if err := enc.Close(); err != nil {
+		return RDFSource{}, err
+	}
+	return RDFSource{Body: &out, Format: FormatNTriples, Name: "request body", BaseIRI: base, Size: int64(out.Len())}, nil
+}
+
+// partFormat finds a part's RDF syntax among those the Graph Store reads.
+func partFormat(part *multipart.Part) (*rdfio.Format, bool) {
+	if ct := part.Header.Get("Content-Type"); ct != "" {
+		if f, ok := formatByMediaType(ct, rdfInputFormats); ok {
+			return rdfio.ByMediaType(f.MediaType())
+		}
+		return nil, false
+	}
+	f, ok := rdfio.ByFileName(part.FileName())
+	if !ok {
+		return nil, false
+	}
+	for _, in := range rdfInputFormats {
+		if in.MediaType() == f.MediaTypes[0] {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// partBlank gives a blank node a label scoped to its part.
+func partBlank(t rdfio.Term, part int) rdfio.Term {
+	if t.Kind == rdfio.KindBlank {
+		t.Value = fmt.Sprintf("p%d_%s", part, t.Value)
+	}
+	return t
+}
