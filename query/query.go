@@ -163,12 +163,13 @@ func (r *Result) Rows() ([][]kb.Term, error) {
 }
 
 // Write serialises the result: SELECT/ASK as json, xml, csv, tsv or table;
-// CONSTRUCT/DESCRIBE as ntriples or turtle (other formats give N-Triples).
+// CONSTRUCT/DESCRIBE as ntriples, turtle, nquads or rdfxml (other formats
+// give N-Triples).
 func (r *Result) Write(w io.Writer, f results.Format) error {
 	defer r.Close()
 	switch r.Form {
 	case algebra.FormConstruct, algebra.FormDescribe:
-		if f != results.Turtle {
+		if !results.IsGraphFormat(f) {
 			f = results.NTriples
 		}
 		return results.WriteGraph(w, f, r.Triples)

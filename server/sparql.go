@@ -148,7 +148,7 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 			out.fail(errors.New("query service returned a graph result without triples"))
 			return
 		}
-		tw := newTripleWriter(format, out.w)
+		tw := newGraphResultWriter(format, out.w)
 		if err := tw.begin(); err != nil {
 			out.fail(err)
 			return

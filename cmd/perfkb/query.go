@@ -71,7 +71,7 @@ store, evaluation error, timeout, row limit).`,
 	fl.StringArrayVar(&f.named, "named", nil, "load FILE as the named graph IRI: IRI=FILE (repeatable)")
 	fl.StringVar(&f.queryFile, "query", "", "file holding the query or update")
 	fl.StringVarP(&f.text, "expr", "e", "", "query or update text")
-	fl.StringVar(&f.format, "format", "", "json|xml|csv|tsv|table for SELECT/ASK, ntriples|turtle for CONSTRUCT/DESCRIBE")
+	fl.StringVar(&f.format, "format", "", "json|xml|csv|tsv|table for SELECT/ASK, ntriples|turtle|nquads|rdfxml for CONSTRUCT/DESCRIBE")
 	fl.BoolVar(&f.parseOnly, "parse-only", false, "only parse and check the query")
 	fl.BoolVar(&f.update, "update", false, "the text is a SPARQL 1.1 Update request")
 	fl.BoolVar(&f.explain, "explain", false, "print the query plan with estimated and actual row counts on stderr")
@@ -114,13 +114,17 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	}
 	format := results.Format(strings.ToLower(f.format))
 	switch format {
-	case "", results.JSON, results.XML, results.CSV, results.TSV, results.Table, results.NTriples, results.Turtle:
+	case "", results.JSON, results.XML, results.CSV, results.TSV, results.Table, results.NTriples, results.Turtle, results.NQuads, results.RDFXML:
 	case "nt", "n-triples":
 		format = results.NTriples
 	case "ttl":
 		format = results.Turtle
+	case "nq", "n-quads":
+		format = results.NQuads
+	case "rdf/xml", "rdf":
+		format = results.RDFXML
 	default:
-		return usageError(fmt.Errorf("unknown --format %q (want json, xml, csv, tsv, table, ntriples or turtle)", f.format))
+		return usageError(fmt.Errorf("unknown --format %q (want json, xml, csv, tsv, table, ntriples, turtle, nquads or rdfxml)", f.format))
 	}
 	text, source := f.text, "<expression>"
 	base := f.base
@@ -313,10 +317,10 @@ func checkFormatForForm(form algebra.QueryForm, format results.Format) error {
 		return nil
 	}
 	graph := form == algebra.FormConstruct || form == algebra.FormDescribe
-	isGraphFormat := format == results.NTriples || format == results.Turtle
+	isGraphFormat := results.IsGraphFormat(format)
 	switch {
 	case graph && !isGraphFormat:
-		return fmt.Errorf("--format %s cannot hold the triples of a %s query (want ntriples or turtle)", format, form)
+		return fmt.Errorf("--format %s cannot hold the triples of a %s query (want ntriples, turtle, nquads or rdfxml)", format, form)
 	case !graph && isGraphFormat:
 		return fmt.Errorf("--format %s cannot hold the result of a %s query (want json, xml, csv, tsv or table)", format, form)
 	}

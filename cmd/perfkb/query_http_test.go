@@ -20,7 +20,8 @@ import (
 // TestQueryCLIAndHTTPGiveTheSameBytes runs the same queries on the same
 // store through `perfkb query --format F` and through /sparql with F's
 // media type, and requires byte-identical bodies: both faces write SPARQL
-// results with the one encoder in query/results.
+// results (JSON, XML, CSV, TSV) and CONSTRUCT/DESCRIBE graphs (Turtle,
+// N-Triples, N-Quads, RDF/XML) with the one encoder in query/results.
 func TestQueryCLIAndHTTPGiveTheSameBytes(t *testing.T) {
 	dir := t.TempDir()
 	spec := "native:" + filepath.Join(dir, "kb")
@@ -46,19 +47,41 @@ func TestQueryCLIAndHTTPGiveTheSameBytes(t *testing.T) {
 		{"csv", "text/csv"},
 		{"tsv", "text/tab-separated-values"},
 	}
+	graphQueries := map[string]string{
+		"construct": `CONSTRUCT { ?s ?p ?o . ?s a <http://www.par.univie.ac.at/project/scalea/perfonto#Region> } WHERE {
+			?s ?p ?o FILTER(STRSTARTS(STR(?p), "http://example.org/"))
+		}`,
+		"describe": `DESCRIBE <http://example.org/a>`,
+	}
+	graphFormats := []struct{ name, accept string }{
+		{"turtle", "text/turtle"},
+		{"ntriples", "application/n-triples"},
+		{"nquads", "application/n-quads"},
+		{"rdfxml", "application/rdf+xml"},
+	}
+	type job struct{ qname, q, format, accept string }
+	var jobs []job
+	for qname, q := range queries {
+		for _, f := range formats {
+			jobs = append(jobs, job{qname, q, f.name, f.accept})
+		}
+	}
+	for qname, q := range graphQueries {
+		for _, f := range graphFormats {
+			jobs = append(jobs, job{qname, q, f.name, f.accept})
+		}
+	}
 
 	// The CLI first: the store is opened by one process at a time.
 	cli := map[string]string{}
-	for qname, q := range queries {
-		q = "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n" + q
-		for _, f := range formats {
-			stdout.Reset()
-			stderr.Reset()
-			if code := run([]string{"--store", spec, "query", "--format", f.name, "-e", q}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
-				t.Fatalf("%s --format %s: exit %d: %s", qname, f.name, code, stderr.String())
-			}
-			cli[qname+" "+f.name] = stdout.String()
+	for _, j := range jobs {
+		q := "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n" + j.q
+		stdout.Reset()
+		stderr.Reset()
+		if code := run([]string{"--store", spec, "query", "--format", j.format, "-e", q}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+			t.Fatalf("%s --format %s: exit %d: %s", j.qname, j.format, code, stderr.String())
 		}
+		cli[j.qname+" "+j.format] = stdout.String()
 	}
 
 	ctx := context.Background()
@@ -76,42 +99,42 @@ func TestQueryCLIAndHTTPGiveTheSameBytes(t *testing.T) {
 	hs := httptest.NewServer(newHTTPServer(ds, flags, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer hs.Close()
 
-	for qname, q := range queries {
-		q = "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n" + q
-		for _, f := range formats {
-			req, err := http.NewRequest(http.MethodGet, hs.URL+"/sparql?query="+url.QueryEscape(q), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Accept", f.accept)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.StatusCode != http.StatusOK {
-				t.Fatalf("%s %s: HTTP %d: %s", qname, f.name, resp.StatusCode, body)
-			}
-			want := cli[qname+" "+f.name]
-			if string(body) != want {
-				t.Errorf("%s in %s: HTTP and CLI differ\n--- HTTP ---\n%s\n--- CLI ---\n%s", qname, f.name, body, want)
-			}
-			if len(want) == 0 {
-				t.Errorf("%s in %s: empty output", qname, f.name)
-			}
+	for _, j := range jobs {
+		q := "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n" + j.q
+		req, err := http.NewRequest(http.MethodGet, hs.URL+"/sparql?query="+url.QueryEscape(q), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", j.accept)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s %s: HTTP %d: %s", j.qname, j.format, resp.StatusCode, body)
+		}
+		want := cli[j.qname+" "+j.format]
+		if string(body) != want {
+			t.Errorf("%s in %s: HTTP and CLI differ\n--- HTTP ---\n%s\n--- CLI ---\n%s", j.qname, j.format, body, want)
+		}
+		if len(want) == 0 {
+			t.Errorf("%s in %s: empty output", j.qname, j.format)
 		}
 	}
 	// The comparison is only worth something if the outputs hold the
 	// terms: spot-check the encodings that differed before.
 	for key, frag := range map[string]string{
-		"select tsv":   "<http://example.org/a>\t<http://example.org/int>\t42\t\n",
-		"select json":  `"value":"tab\there, \"quoted\"\nnext line; comma, \u003c\u0026\u003e é \u2028"`,
-		"computed tsv": "\n<http://example.org/a>\t84\t5.25\t\"42\"^^<http://www.w3.org/2001/XMLSchema#double>\t\"42\"\n",
-		"ask true csv": "_askResult\r\ntrue\r\n",
+		"select tsv":        "<http://example.org/a>\t<http://example.org/int>\t42\t\n",
+		"select json":       `"value":"tab\there, \"quoted\"\nnext line; comma, \u003c\u0026\u003e é \u2028"`,
+		"computed tsv":      "\n<http://example.org/a>\t84\t5.25\t\"42\"^^<http://www.w3.org/2001/XMLSchema#double>\t\"42\"\n",
+		"ask true csv":      "_askResult\r\ntrue\r\n",
+		"construct turtle":  "@prefix perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#> .\n",
+		"describe ntriples": "<http://example.org/a> <http://example.org/int> \"42\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n",
 	} {
 		if !strings.Contains(cli[key], frag) {
 			t.Errorf("%s lacks %q:\n%s", key, frag, cli[key])

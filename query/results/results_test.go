@@ -2,12 +2,14 @@ package results
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 var sampleRows = [][]kb.Term{
@@ -90,14 +92,56 @@ func TestWriteGraph(t *testing.T) {
 		{S: kb.IRI("http://a"), P: kb.IRI("http://p"), O: kb.String("1")},
 		{S: kb.IRI("http://a"), P: kb.IRI("http://p"), O: kb.String("2")},
 		{S: kb.IRI("http://a"), P: kb.IRI("http://q"), O: kb.Blank("b")},
+		{S: kb.Blank("b"), P: kb.IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), O: kb.IRI("http://www.par.univie.ac.at/project/scalea/perfonto#Region")},
 	}
 	var buf bytes.Buffer
 	if err := WriteGraph(&buf, Turtle, triples); err != nil {
 		t.Fatal(err)
 	}
-	want := "<http://a> <http://p> \"1\" ,\n        \"2\" ;\n    <http://q> _:b .\n"
+	want := `@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix owl: <http://www.w3.org/2002/07/owl#> .
+@prefix perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#> .
+
+<http://a> <http://p> "1" ,
+        "2" ;
+    <http://q> _:b .
+
+_:b a perfonto:Region .
+`
 	if buf.String() != want {
 		t.Errorf("Turtle:\n%s\nwant\n%s", buf.String(), want)
+	}
+	// Every graph format reads back as the same triples.
+	for _, f := range []Format{NTriples, Turtle, NQuads, RDFXML} {
+		buf.Reset()
+		if err := WriteGraph(&buf, f, triples); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		rf, _ := rdfio.Lookup(string(f))
+		dec := rf.NewDecoder(bytes.NewReader(buf.Bytes()), rdfio.Options{})
+		var got []kb.Triple
+		for {
+			q, err := dec.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: reading back: %v\n%s", f, err, buf.String())
+			}
+			tr := kb.Triple{}
+			for i, x := range []rdfio.Term{q.S, q.P, q.O} {
+				*[...]*kb.Term{&tr.S, &tr.P, &tr.O}[i] = kb.Term{Kind: kb.TermKind(x.Kind), Value: x.Value, Datatype: x.Datatype, Lang: x.Lang}
+			}
+			got = append(got, tr)
+		}
+		if !reflect.DeepEqual(got, triples) {
+			t.Errorf("%s: read back %v, want %v\n%s", f, got, triples, buf.String())
+		}
+	}
+	if _, err := NewGraphWriter(&buf, CSV); err == nil {
+		t.Error("NewGraphWriter(csv): no error")
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -24,6 +23,8 @@ const (
 	Table    Format = "table"
 	NTriples Format = "ntriples"
 	Turtle   Format = "turtle"
+	NQuads   Format = "nquads"
+	RDFXML   Format = "rdfxml"
 )
 
 // ContentType returns the media type of a format.
@@ -41,6 +42,10 @@ func (f Format) ContentType() string {
 		return "application/n-triples"
 	case Turtle:
 		return "text/turtle"
+	case NQuads:
+		return "application/n-quads"
+	case RDFXML:
+		return "application/rdf+xml"
 	}
 	return "text/plain; charset=utf-8"
 }
@@ -555,44 +560,4 @@ func (t *tableWriter) End() error {
 func (t *tableWriter) WriteBoolean(b bool) error {
 	fmt.Fprintf(t.w, "%t\n", b)
 	return t.w.Flush()
-}
-
-// ---- graphs ----
-
-// WriteGraph writes triples as N-Triples or (grouped by subject) Turtle.
-func WriteGraph(w io.Writer, f Format, triples []kb.Triple) error {
-	bw := bufio.NewWriter(w)
-	switch f {
-	case NTriples, "":
-		for _, t := range triples {
-			bw.WriteString(t.S.String() + " " + t.P.String() + " " + t.O.String() + " .\n")
-		}
-	case Turtle:
-		sorted := append([]kb.Triple(nil), triples...)
-		sort.SliceStable(sorted, func(i, j int) bool {
-			if sorted[i].S != sorted[j].S {
-				return sorted[i].S.String() < sorted[j].S.String()
-			}
-			return sorted[i].P.String() < sorted[j].P.String()
-		})
-		for i, t := range sorted {
-			switch {
-			case i > 0 && sorted[i-1].S == t.S && sorted[i-1].P == t.P:
-				bw.WriteString(" ,\n        " + t.O.String())
-			case i > 0 && sorted[i-1].S == t.S:
-				bw.WriteString(" ;\n    " + t.P.String() + " " + t.O.String())
-			default:
-				if i > 0 {
-					bw.WriteString(" .\n")
-				}
-				bw.WriteString(t.S.String() + " " + t.P.String() + " " + t.O.String())
-			}
-		}
-		if len(sorted) > 0 {
-			bw.WriteString(" .\n")
-		}
-	default:
-		return fmt.Errorf("results: unsupported graph format %q", f)
-	}
-	return bw.Flush()
 }

@@ -1,0 +1,73 @@
+package results
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
+)
+
+// GraphWriter streams the triples of a CONSTRUCT or DESCRIBE result.
+// Close flushes (and ends the document); it does not close the writer.
+type GraphWriter interface {
+	Triple(t kb.Triple) error
+	Close() error
+}
+
+// IsGraphFormat reports whether f holds RDF graphs (CONSTRUCT, DESCRIBE)
+// rather than solutions.
+func IsGraphFormat(f Format) bool {
+	switch f {
+	case NTriples, Turtle, NQuads, RDFXML:
+		return true
+	}
+	return false
+}
+
+// NewGraphWriter returns a writer for f (ntriples, turtle, nquads,
+// rdfxml). It writes through the kb/rdfio encoder of the format, the one
+// encoder perfkb has for each RDF syntax (kb.Export uses it too), with its
+// common prefixes in Turtle. Triples are written in the order given; the
+// CLI and the server give the engine's order, so they write the same bytes.
+func NewGraphWriter(w io.Writer, f Format) (GraphWriter, error) {
+	if !IsGraphFormat(f) {
+		return nil, fmt.Errorf("results: unsupported graph format %q", f)
+	}
+	rf, ok := rdfio.Lookup(string(f))
+	if !ok {
+		return nil, fmt.Errorf("results: no RDF encoder for %q", f)
+	}
+	return graphWriter{rf.NewEncoder(w, rdfio.EncoderOptions{})}, nil
+}
+
+type graphWriter struct{ enc rdfio.Encoder }
+
+func rdfioTerm(t kb.Term) rdfio.Term {
+	return rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
+}
+
+func (g graphWriter) Triple(t kb.Triple) error {
+	// A zero graph: the default graph (N-Quads writes a triple line).
+	return g.enc.Encode(rdfio.Quad{S: rdfioTerm(t.S), P: rdfioTerm(t.P), O: rdfioTerm(t.O)})
+}
+
+func (g graphWriter) Close() error { return g.enc.Close() }
+
+// WriteGraph writes triples in f (ntriples when f is empty) with
+// NewGraphWriter.
+func WriteGraph(w io.Writer, f Format, triples []kb.Triple) error {
+	if f == "" {
+		f = NTriples
+	}
+	gw, err := NewGraphWriter(w, f)
+	if err != nil {
+		return err
+	}
+	for _, t := range triples {
+		if err := gw.Triple(t); err != nil {
+			return err
+		}
+	}
+	return gw.Close()
+}
