@@ -1,12 +1,8 @@
 package query_test
 
 import (
-	"bytes"
-	"regexp"
-
 	"context"
 	"fmt"
-	"github.com/knakk/rdf"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,58 +20,10 @@ func loadTriples(ctx context.Context, path string) ([]kb.Triple, error) {
 	ds := kb.NewMemory()
 	defer ds.Close()
 	if _, err := kb.LoadFile(ctx, ds, path, kb.LoadOptions{}); err != nil {
-		// Fall back to knakk/rdf for the few expected-result files the
-		// kb loader rejects.
-		if triples, kerr := knakkTriples(path); kerr == nil {
-			return triples, nil
-		}
 		return nil, err
 	}
 	return graphTriples(ctx, ds, kb.Any)
 }
-
-var numberAtEOL = regexp.MustCompile(`(\d)\n`)
-
-// knakkTriples parses a Turtle or RDF/XML file with knakk/rdf, working
-// around two of its lexer limits (trailing ';' before ']', a number at the
-// end of a line).
-func knakkTriples(path string) ([]kb.Triple, error) {
-	text, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	format := rdf.RDFXML
-	if format == rdf.RDFXML {
-		// knakk/rdf reads rdf:resource="mailto:…" as a QName; hide the
-		// scheme and restore it after parsing.
-		text = bytes.ReplaceAll(text, []byte(`"mailto:`), []byte(`"`+mailtoStandIn))
-	}
-	if strings.HasSuffix(path, ".ttl") || strings.HasSuffix(path, ".nt") {
-		format = rdf.Turtle
-		text = trailingSemicolon.ReplaceAll(text, []byte(" ]"))
-		text = numberAtEOL.ReplaceAll(text, []byte("$1 \n"))
-	}
-	dec := rdf.NewTripleDecoder(bytes.NewReader(text), format)
-	base, _ := rdf.NewIRI(fileIRI(filepath.Dir(path)) + "/")
-	_ = dec.SetOption(rdf.Base, base)
-	ts, err := dec.DecodeAll()
-	if err != nil {
-		return nil, err
-	}
-	restore := func(t kb.Term) kb.Term {
-		if t.IsIRI() && strings.HasPrefix(t.Value, mailtoStandIn) {
-			return kb.IRI("mailto:" + strings.TrimPrefix(t.Value, mailtoStandIn))
-		}
-		return t
-	}
-	out := make([]kb.Triple, len(ts))
-	for i, t := range ts {
-		out[i] = kb.Triple{S: restore(fromRDF(t.Subj)), P: fromRDF(t.Pred), O: restore(fromRDF(t.Obj))}
-	}
-	return out, nil
-}
-
-const mailtoStandIn = "http://mailto.invalid/"
 
 // graphTriples returns the distinct triples of graph g (kb.Any: all).
 func graphTriples(ctx context.Context, ds kb.Dataset, g kb.ID) ([]kb.Triple, error) {

@@ -1,17 +1,15 @@
 package query_test
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
-	"github.com/knakk/rdf"
-
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // Vocabulary of the W3C test manifests.
@@ -44,50 +42,33 @@ func iriPath(iri string) string {
 	return u.Path
 }
 
-func fromRDF(t rdf.Term) kb.Term {
-	switch v := t.(type) {
-	case rdf.IRI:
-		return kb.IRI(v.String())
-	case rdf.Blank:
-		return kb.Blank(v.String())
-	case rdf.Literal:
-		if v.Lang() != "" {
-			return kb.LangLiteral(v.String(), v.Lang())
-		}
-		return kb.Literal(v.String(), v.DataType.String())
-	}
-	return kb.Term{}
-}
-
-var trailingSemicolon = regexp.MustCompile(`;\s*\]`)
-
-// readManifest parses a Turtle manifest with knakk/rdf.
+// readManifest parses a Turtle manifest with the project's Turtle parser.
 func readManifest(path string) (*graph, error) {
-	text, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	// knakk/rdf rejects the (valid) trailing ';' before ']'.
-	text = trailingSemicolon.ReplaceAll(text, []byte(" ]"))
-	dec := rdf.NewTripleDecoder(bytes.NewReader(text), rdf.Turtle)
-	base, _ := rdf.NewIRI(fileIRI(filepath.Dir(path)) + "/") // knakk/rdf concatenates
-	if err := dec.SetOption(rdf.Base, base); err != nil {
-		return nil, err
-	}
-	triples, err := dec.DecodeAll()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	defer f.Close()
+	dec := rdfio.NewTurtleDecoder(f, rdfio.Options{Base: fileIRI(path), Source: path})
 	g := &graph{out: map[kb.Term]map[string][]kb.Term{}}
-	for _, t := range triples {
-		s := fromRDF(t.Subj)
+	for {
+		q, err := dec.Next()
+		if err == io.EOF {
+			return g, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		s := fromRDFIO(q.S)
 		if g.out[s] == nil {
 			g.out[s] = map[string][]kb.Term{}
 		}
-		p := t.Pred.(rdf.IRI).String()
-		g.out[s][p] = append(g.out[s][p], fromRDF(t.Obj))
+		g.out[s][q.P.Value] = append(g.out[s][q.P.Value], fromRDFIO(q.O))
 	}
-	return g, nil
+}
+
+func fromRDFIO(t rdfio.Term) kb.Term {
+	return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
 }
 
 func (g *graph) all(s kb.Term, p string) []kb.Term { return g.out[s][p] }
