@@ -42,9 +42,14 @@ func (s *Server) sparqlGet(c *gin.Context) {
 // sparqlPost answers POST /sparql: a query or an update, as a form or as a
 // direct body.
 func (s *Server) sparqlPost(c *gin.Context) {
-	mediaType, _, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	mediaType, params, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
 	if err != nil {
 		respondError(c, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("POST /sparql needs a Content-Type of %s, %s or %s", mediaForm, mediaSPARQLQuery, mediaSPARQLUpdate)})
+		return
+	}
+	// The protocol's bodies are UTF-8 (SPARQL 1.1 Protocol 2.1.3, 2.2.2).
+	if cs := params["charset"]; cs != "" && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+		respondError(c, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("charset %q: SPARQL requests must be UTF-8", cs)})
 		return
 	}
 	urlParams := c.Request.URL.Query()
