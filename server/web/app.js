@@ -366,13 +366,20 @@ function setupChart() {
   drawQueryChart();
 }
 
+// chartGen numbers the chart draws: each control change starts a new one,
+// and a draw still waiting for its labels when a newer one has started
+// gives up, so that it cannot paint over the newer chart.
+let chartGen = 0;
+
 async function drawQueryChart() {
+  const gen = ++chartGen;
   const last = WB.last;
   const col = $("chart-column").value, label = $("label-column").value, series = $("series-column").value;
   const kind = $("chart-kind").value;
   const rows = last.rows.filter((r) => !isNaN(termNumber(r[col])));
   const iris = rows.map((r) => r[label]).filter((t) => t && t.type === "uri").map((t) => t.value);
   const name = await fetchLabels(Array.from(new Set(iris)));
+  if (gen !== chartGen) return;
   // The metric's unit belongs to the column holding its values (?wtime,
   // ?value, ?time), not to counts such as ?summaries.
   const q = unitOfQuery(last.query);
@@ -879,12 +886,19 @@ async function ruleSource(name) {
   return "";
 }
 
+// explainGen numbers the explanations asked for: one still loading when
+// another finding is clicked must not paint over the newer one.
+let explainGen = 0;
+
 async function explain(f) {
+  const gen = ++explainGen;
   const box = $("explanation");
   box.replaceChildren(el("p", { class: "hint" }, "explaining…"));
   const resp = await fetch("/explain?iri=" + encodeURIComponent(f.subject), { headers: authHeaders() });
+  if (gen !== explainGen) return;
   if (!resp.ok) { box.replaceChildren(el("p", { class: "error" }, await apiError(resp))); return; }
   const exp = (await resp.json()).data;
+  if (gen !== explainGen) return;
   const cls = localName(f.problem);
   // Only this finding: the derivations of its own class (or rule), not
   // every problem of the same region.
@@ -892,6 +906,7 @@ async function explain(f) {
   if (ders.length === 0) ders = exp.derivations.filter((d) => d.triple.includes("hasProblem"));
   ders = ders.filter((d) => !HELPER.test(d.triple));
   await fetchLabels([f.subject, f.region].filter(Boolean));
+  if (gen !== explainGen) return;
   const advice = F.advice[f.problem];
   box.replaceChildren(
     el("h3", { title: f.subject }, `${cls} at ${labelCache.get(f.subject) || shortIRI(f.subject)}`),
@@ -901,7 +916,7 @@ async function explain(f) {
     el("ul", { class: "tree" }, ...ders.map(derivationItem)));
   const rule = ders[0] && ders[0].rule;
   const src = await ruleSource(rule);
-  if (src) box.insertBefore(el("details", { class: "rule-src-box", open: "" }, el("summary", {}, `rule ${rule}`), el("pre", { class: "rule-src" }, src)), box.querySelector("ul.tree"));
+  if (src && gen === explainGen) box.insertBefore(el("details", { class: "rule-src-box", open: "" }, el("summary", {}, `rule ${rule}`), el("pre", { class: "rule-src" }, src)), box.querySelector("ul.tree"));
 }
 
 async function runRules() {
