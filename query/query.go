@@ -7,7 +7,8 @@
 // the text); Exec evaluates it over a store; Update runs a SPARQL 1.1
 // Update request atomically. Errors in the query text are *syntax.Error
 // values (InvalidInput() is true); evaluation limits produce
-// eval.ErrQueryTimeout, eval.ErrQueryCanceled or eval.ErrTooManyRows.
+// eval.ErrQueryTimeout, eval.ErrQueryCanceled, eval.ErrTooManyRows or a
+// *LimitError (Options.QueryMemory exceeded).
 package query
 
 import (
@@ -27,7 +28,13 @@ var (
 	ErrQueryTimeout  = eval.ErrQueryTimeout
 	ErrQueryCanceled = eval.ErrQueryCanceled
 	ErrTooManyRows   = eval.ErrTooManyRows
+	// ErrLimit matches every *LimitError (errors.Is).
+	ErrLimit = eval.ErrLimit
 )
+
+// LimitError reports a query that needed more of a bounded resource (its
+// Limit, e.g. "query-memory") than allowed; errors.As finds it.
+type LimitError = eval.LimitError
 
 // Options configure parsing and evaluation.
 type Options struct {
@@ -51,6 +58,10 @@ type Options struct {
 	Explain bool
 	// Load says which files SPARQL LOAD may read (zero value: any).
 	Load eval.LoadPolicy
+	// QueryMemory bounds, in bytes, what one query's buffering operators
+	// (GROUP BY, ORDER BY, DISTINCT, join tables, paths, …) hold at once
+	// (0: no bound). Past it the query fails with a *LimitError.
+	QueryMemory int64
 }
 
 // Language is the query language of a prepared query.
@@ -96,7 +107,8 @@ func PrepareUpdate(text string, opts Options) (*algebra.Update, error) {
 func evalOptions(opts Options) eval.Options {
 	return eval.Options{Timeout: opts.Timeout, MaxRows: opts.MaxRows, Dataset: opts.Dataset,
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
-		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load}
+		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
+		QueryMemory: opts.QueryMemory}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it

@@ -25,6 +25,7 @@ const (
 	ErrorTooLarge     ErrorType = "too_large"       // 413
 	ErrorUnsupported  ErrorType = "unsupported"     // 415
 	ErrorExecution    ErrorType = "execution"       // 422
+	ErrorLimit        ErrorType = "limit"           // 422
 	ErrorCanceled     ErrorType = "canceled"        // 499
 	ErrorInternal     ErrorType = "internal"        // 500
 	ErrorNotAvailable ErrorType = "not_implemented" // 501
@@ -68,6 +69,16 @@ type InvalidInputError interface {
 	InvalidInput() bool
 }
 
+// LimitError is implemented by errors of valid work stopped because it
+// needed more of a bounded resource than the server allows (a query past
+// --query-memory): they map to 422 with errorType "limit" and the limit's
+// name in the envelope's "limit" member, so a client can tell a query to
+// narrow from a server fault.
+type LimitError interface {
+	error
+	LimitName() string
+}
+
 // executionError marks an error raised while evaluating valid input.
 type executionError struct{ err error }
 
@@ -101,6 +112,8 @@ type errorResponse struct {
 	// Line and Column locate a syntax error in the request's text.
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
+	// Limit names the limit a "limit" error exceeded (e.g. query-memory).
+	Limit string `json:"limit,omitempty"`
 }
 
 // classify maps any error to an apiError.
@@ -113,6 +126,7 @@ func classify(err error) *apiError {
 	var invalid InvalidInputError
 	var pos PositionError
 	var exec executionError
+	var limit LimitError
 	switch {
 	case errors.Is(err, errClientStalled):
 		return &apiError{typ: ErrorStalled, err: err}
@@ -128,6 +142,8 @@ func classify(err error) *apiError {
 		return &apiError{typ: ErrorTimeout, err: err, retryAfter: 1}
 	case errors.Is(err, context.Canceled):
 		return &apiError{typ: ErrorCanceled, err: err}
+	case errors.As(err, &limit):
+		return &apiError{typ: ErrorLimit, err: err}
 	case errors.As(err, &invalid) && invalid.InvalidInput(), errors.As(err, &pos):
 		return &apiError{typ: ErrorBadData, err: err}
 	case errors.As(err, &exec):
@@ -153,7 +169,7 @@ func statusOf(t ErrorType) int {
 		return http.StatusRequestEntityTooLarge
 	case ErrorUnsupported:
 		return http.StatusUnsupportedMediaType
-	case ErrorExecution:
+	case ErrorExecution, ErrorLimit:
 		return http.StatusUnprocessableEntity
 	case ErrorCanceled:
 		return statusClientClosedRequest
@@ -179,6 +195,10 @@ func respondError(c *gin.Context, err error) {
 		}
 	}
 	resp.Line, resp.Column = errorPosition(err)
+	var limit LimitError
+	if ae.typ == ErrorLimit && errors.As(err, &limit) {
+		resp.Limit = limit.LimitName()
+	}
 	if ae.retryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(ae.retryAfter))
 	}

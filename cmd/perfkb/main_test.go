@@ -78,6 +78,8 @@ func TestExitCodeTable(t *testing.T) {
 		{"unknown store scheme", []string{"--store", "bogus:x", "stats"}, exitUsage, "unknown backend"},
 		{"unknown store scheme on query", []string{"--store", "bogus:x", "query", "-e", "ASK {}"}, exitUsage, "unknown backend"},
 		{"format yaml", []string{"query", "--data", data, "--format", "yaml", "-e", "ASK {}"}, exitUsage, "--format"},
+		{"query-memory not a size", []string{"query", "--data", data, "--query-memory", "lots", "-e", "ASK {}"}, exitUsage, "--query-memory"},
+		{"query-memory exceeded", []string{"query", "--data", data, "--query-memory", "2KiB", "-e", "SELECT * { ?a ?b ?c . ?d ?e ?f } ORDER BY ?a"}, exitOther, "query-memory limit of 2 KiB exceeded"},
 		{"format turtle on SELECT", []string{"query", "--data", data, "--format", "turtle", "-e", "SELECT * { ?s ?p ?o }"}, exitUsage, "SELECT"},
 		{"format csv on CONSTRUCT", []string{"query", "--data", data, "--format", "csv", "-e", "CONSTRUCT WHERE { ?s ?p ?o }"}, exitUsage, "CONSTRUCT"},
 		{"format tsv on DESCRIBE", []string{"query", "--data", data, "--format", "tsv", "-e", "DESCRIBE <http://example.org/a>"}, exitUsage, "DESCRIBE"},

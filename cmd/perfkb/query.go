@@ -37,6 +37,7 @@ type queryFlags struct {
 	timeout   time.Duration
 	maxRows   int64
 	fed       federationFlags // --sites, --site-timeout, … (query_sites.go)
+	memory    queryMemoryFlag // --query-memory (query_budget.go)
 }
 
 func newQueryCmd(app *App) *cobra.Command {
@@ -56,7 +57,7 @@ unless --format turtle. --update runs a SPARQL 1.1 Update request; with
 Exit status: 0 success, 1 invalid query (syntax or static error, with
 line:column), 2 usage error (also a --format the query form cannot be
 written in, or a named file that does not exist), 3 any other error (no
-store, evaluation error, timeout, row limit).`,
+store, evaluation error, timeout, row limit, --query-memory).`,
 		Example: `  perfkb query -e 'SELECT * { ?s ?p ?o } LIMIT 10'
   perfkb query --data data.ttl --query q.rq --format tsv
   perfkb query --named http://ex/g=g.ttl --query q.rq --explain`,
@@ -78,6 +79,7 @@ store, evaluation error, timeout, row limit).`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop the query after this long (e.g. 30s; 0: no limit)")
 	fl.Int64Var(&f.maxRows, "max-rows", 0, "fail when the result has more rows (0: no limit)")
 	f.fed.bind(fl)
+	f.memory.bind(fl)
 	return cmd
 }
 
@@ -138,7 +140,10 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 			base = fileIRI(f.queryFile)
 		}
 	}
-	opts := query.Options{Base: base, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain}
+	if err := f.memory.parse(); err != nil {
+		return err
+	}
+	opts := query.Options{Base: base, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain, QueryMemory: f.memory.bytes}
 	located := func(err error) error { return fmt.Errorf("%s:%w", source, err) }
 
 	if f.update {

@@ -42,6 +42,7 @@ type serveFlags struct {
 	fed           serveFederationFlags // --service-allow, --site-timeout: serve_sites.go
 	rules         serveRulesFlags      // --rules-max-derived, --rules-memory …: serve_rules.go
 	advice        adviceFlags          // --advice: serve_advice.go
+	queryMemory   queryMemoryFlag      // --query-memory: query_budget.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -61,6 +62,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.fed.bind(fs)
 	f.rules.bind(fs)
 	f.advice.bind(fs)
+	f.queryMemory.bind(fs)
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -106,6 +108,9 @@ func (f *serveFlags) validate() error {
 	if err := f.advice.validate(); err != nil {
 		return err
 	}
+	if err := f.queryMemory.parse(); err != nil {
+		return err
+	}
 	return f.exposure.validate()
 }
 
@@ -139,6 +144,7 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		Advice:        f.advice.list,
 	}
 	f.exposure.apply(&opts)
+	f.queryMemory.apply(&opts)
 	return server.New(opts)
 }
 

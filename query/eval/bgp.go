@@ -788,6 +788,11 @@ func (n *bgpNode) probe(ex *executor, level int, ids [3]kb.ID, graphs []kb.ID) (
 		if n.probes[level] < probesBeforeIndex || float64(n.probes[level])*probeCostRatio < p.base {
 			return nil, false, nil
 		}
+		// The index is an optimisation: built only while the query's
+		// memory budget has room for it (quads, slices, map entries).
+		if !ex.mem.tryCharge(int64(p.base) * (32 + 8 + mapEntryExtra)) {
+			return nil, false, nil
+		}
 		var err error
 		if idx, err = n.buildIndex(ex, p, mask, graphs); err != nil {
 			return nil, false, err

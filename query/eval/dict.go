@@ -23,6 +23,10 @@ type dictionary struct {
 	terms map[kb.ID]kb.Term // decode cache and temp terms
 	ids   map[kb.Term]kb.ID // encode cache
 	next  kb.ID
+	// mem is the query's memory budget: temporary terms and the encode
+	// cache are charged (rows hold their IDs, so they cannot be dropped);
+	// the decode cache only grows while the budget has room (tryCharge).
+	mem *memBudget
 }
 
 func newDictionary(ctx context.Context, ds kb.Dataset) *dictionary {
@@ -55,7 +59,7 @@ func (d *dictionary) term(id kb.ID) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	if len(d.terms) < 1<<20 {
+	if len(d.terms) < 1<<20 && d.mem.tryCharge(idSetBytes(8, termBytes(t))) {
 		d.terms[id] = t
 	}
 	return t, nil
@@ -71,6 +75,13 @@ func (d *dictionary) id(t kb.Term) (kb.ID, error) {
 	}
 	id, ok, err := d.ds.Lookup(d.ctx, t)
 	if err != nil {
+		return 0, err
+	}
+	cost := idSetBytes(termSize, 8) + int64(len(t.Value)+len(t.Lang))
+	if !ok {
+		cost += idSetBytes(8, termSize)
+	}
+	if err := d.mem.charge(cost, "terms not in the store (VALUES, BIND, expressions)"); err != nil {
 		return 0, err
 	}
 	if !ok {

@@ -67,6 +67,10 @@ type Options struct {
 	Explain bool
 	// Load says which files SPARQL LOAD may read.
 	Load LoadPolicy
+	// QueryMemory bounds, in bytes, what the query's buffering operators
+	// may hold at once (0: no bound); past it the query fails with a
+	// *LimitError naming LimitQueryMemory. See memBudget.
+	QueryMemory int64
 }
 
 // executor holds the state of one evaluation.
@@ -90,6 +94,7 @@ type executor struct {
 	source   QuadSource  // ds as a QuadSource, or nil
 	scanner  QuadScanner // ds as a QuadScanner, or nil
 	svc      *serviceState
+	mem      *memBudget // nil: no QueryMemory bound
 }
 
 // check reports cancellation every few thousand calls.
@@ -121,6 +126,8 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 		base = opts.Base
 	}
 	ex := &executor{ctx: ctx, ds: ds, dict: newDictionary(ctx, ds), env: NewFuncEnv(now, base), opts: opts, vars: newVarTable(), service: opts.Service}
+	ex.mem = newMemBudget(opts.QueryMemory)
+	ex.dict.mem = ex.mem
 	if ex.service == nil {
 		ex.service = DefaultServiceHandler{}
 	}
@@ -365,6 +372,7 @@ func (ex *executor) limitTriples(res *Result) error {
 func (ex *executor) construct(plan node, template []algebra.TriplePattern) ([]kb.Triple, error) {
 	seen := map[kb.Triple]bool{}
 	var out []kb.Triple
+	var memErr error
 	err := plan.run(ex, ex.newRow(), func(r row) bool {
 		bnodes := map[string]kb.Term{}
 		for _, tp := range template {
@@ -383,6 +391,9 @@ func (ex *executor) construct(plan node, template []algebra.TriplePattern) ([]kb
 			}
 			tr := kb.Triple{S: terms[0], P: terms[1], O: terms[2]}
 			if !seen[tr] {
+				if memErr = ex.mem.charge(tripleBytes(tr), "CONSTRUCT"); memErr != nil {
+					return false
+				}
 				seen[tr] = true
 				out = append(out, tr)
 			}
@@ -392,10 +403,19 @@ func (ex *executor) construct(plan node, template []algebra.TriplePattern) ([]kb
 		}
 		return ex.check() == nil
 	})
+	if memErr != nil {
+		return nil, memErr
+	}
 	if err != nil && !errors.Is(err, errStop) {
 		return nil, err
 	}
 	return out, ctxErr(ex.ctx)
+}
+
+// tripleBytes is a result triple held twice (the list and its seen set),
+// its lexical forms once.
+func tripleBytes(tr kb.Triple) int64 {
+	return 2*(3*termSize) + mapEntryExtra + termBytes(tr.S) + termBytes(tr.P) + termBytes(tr.O) - 3*termSize
 }
 
 // instantiate turns a template node into a term for solution r; blank
@@ -427,8 +447,12 @@ func (ex *executor) describe(plan node, q *algebra.Query) ([]kb.Triple, error) {
 	}
 	resources := map[kb.ID]bool{}
 	var order []kb.ID
+	var memErr error
 	add := func(id kb.ID) {
-		if id != 0 && !isTemp(id) && !resources[id] {
+		if id != 0 && !isTemp(id) && !resources[id] && memErr == nil {
+			if memErr = ex.mem.charge(idSetBytes(8, 1)+8, "DESCRIBE"); memErr != nil {
+				return
+			}
 			resources[id] = true
 			order = append(order, id)
 		}
@@ -453,8 +477,11 @@ func (ex *executor) describe(plan node, q *algebra.Query) ([]kb.Triple, error) {
 			for _, s := range varSlots {
 				add(r[s])
 			}
-			return true
+			return memErr == nil
 		})
+		if memErr != nil {
+			return nil, memErr
+		}
 		if err != nil && !errors.Is(err, errStop) {
 			return nil, err
 		}
@@ -470,8 +497,12 @@ func (ex *executor) describeIDs(order []kb.ID) ([]kb.Triple, error) {
 	for _, id := range order {
 		resources[id] = true
 	}
+	var memErr error
 	add := func(id kb.ID) {
-		if !resources[id] {
+		if !resources[id] && memErr == nil {
+			if memErr = ex.mem.charge(idSetBytes(8, 1)+8, "DESCRIBE"); memErr != nil {
+				return
+			}
 			resources[id] = true
 			order = append(order, id)
 		}
@@ -490,12 +521,18 @@ func (ex *executor) describeIDs(order []kb.ID) ([]kb.Triple, error) {
 			}
 			tr := kb.Triple{S: tq.S, P: tq.P, O: tq.O}
 			if !seen[tr] {
+				if err := ex.mem.charge(tripleBytes(tr), "DESCRIBE"); err != nil {
+					return nil, err
+				}
 				seen[tr] = true
 				out = append(out, tr)
 			}
 			if tq.O.IsBlank() {
 				add(qd.O)
 			}
+		}
+		if memErr != nil {
+			return nil, memErr
 		}
 	}
 	return out, nil

@@ -84,44 +84,7 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 	case *algebra.BinaryExpr:
 		return ex.compileBinary(x, sc)
 	case *algebra.InExpr:
-		arg, err := ex.compileExpr(x.Arg, sc)
-		if err != nil {
-			return nil, err
-		}
-		list, err := ex.compileExprs(x.List, sc)
-		if err != nil {
-			return nil, err
-		}
-		not := x.Not
-		return func(ex *executor, r row) (kb.Term, error) {
-			a, err := arg(ex, r)
-			if err != nil {
-				return a, err
-			}
-			var firstErr error
-			for _, le := range list {
-				b, err := le(ex, r)
-				if err == nil {
-					var eq bool
-					eq, err = Equal(a, b)
-					if err == nil && eq {
-						return Bool(!not), nil
-					}
-				}
-				if err != nil {
-					if !IsExpressionError(err) {
-						return kb.Term{}, err
-					}
-					if firstErr == nil {
-						firstErr = err
-					}
-				}
-			}
-			if firstErr != nil {
-				return kb.Term{}, firstErr
-			}
-			return Bool(not), nil
-		}, nil
+		return ex.compileIn(x, sc)
 	case *algebra.ExistsExpr:
 		pattern, err := ex.compile(x.Pattern, scope{seed: sc.seed, graph: sc.graph, substitute: true})
 		if err != nil {
@@ -316,5 +279,94 @@ func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, err
 			return kb.Term{}, typeErr("%s: wrong number of arguments", name)
 		}
 		return b.Fn(ex.env, vals)
+	}, nil
+}
+
+// inCheckEvery is how many list elements IN compares between context
+// checks: a list of millions of values against many rows must still stop
+// at the query's deadline.
+const inCheckEvery = 4096
+
+// compileIn compiles IN and NOT IN (§17.4.1.9): true when the argument
+// equals an element, else an error when a comparison failed, else false.
+// Constant IRIs and blank nodes go in a hash set: a term equals one of
+// them exactly when it is that term, and never with an error, so a long
+// generated list of IRIs costs one lookup per row instead of a comparison
+// per element. The other elements are compared in order, with the
+// context checked as they go.
+func (ex *executor) compileIn(x *algebra.InExpr, sc scope) (cexpr, error) {
+	arg, err := ex.compileExpr(x.Arg, sc)
+	if err != nil {
+		return nil, err
+	}
+	// Keyed by the IRI or label alone: hashing one string is cheaper than
+	// hashing a whole term, and a million-value list is built per query.
+	var iris, blanks map[string]struct{}
+	var rest []algebra.Expr
+	for _, e := range x.List {
+		c, ok := e.(*algebra.ConstExpr)
+		switch {
+		case ok && c.Term.IsIRI():
+			if iris == nil {
+				iris = make(map[string]struct{}, len(x.List))
+			}
+			iris[c.Term.Value] = struct{}{}
+		case ok && c.Term.IsBlank():
+			if blanks == nil {
+				blanks = map[string]struct{}{}
+			}
+			blanks[c.Term.Value] = struct{}{}
+		default:
+			rest = append(rest, e)
+		}
+	}
+	list, err := ex.compileExprs(rest, sc)
+	if err != nil {
+		return nil, err
+	}
+	not := x.Not
+	return func(ex *executor, r row) (kb.Term, error) {
+		a, err := arg(ex, r)
+		if err != nil {
+			return a, err
+		}
+		switch {
+		case a.IsIRI():
+			if _, ok := iris[a.Value]; ok {
+				return Bool(!not), nil
+			}
+		case a.IsBlank():
+			if _, ok := blanks[a.Value]; ok {
+				return Bool(!not), nil
+			}
+		}
+		var firstErr error
+		for i, le := range list {
+			if i%inCheckEvery == inCheckEvery-1 {
+				if err := ctxErr(ex.ctx); err != nil {
+					return kb.Term{}, err
+				}
+			}
+			b, err := le(ex, r)
+			if err == nil {
+				var eq bool
+				eq, err = Equal(a, b)
+				if err == nil && eq {
+					return Bool(!not), nil
+				}
+			}
+			if err != nil {
+				if !IsExpressionError(err) {
+					return kb.Term{}, err
+				}
+				if firstErr == nil {
+					firstErr = err
+				}
+			}
+		}
+		if firstErr != nil {
+			return kb.Term{}, firstErr
+		}
+		return Bool(not), nil
 	}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
@@ -79,6 +80,12 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 	groups := map[string]*group{}
 	var order []*group
 	keyIDs := make([]kb.ID, len(n.keys))
+	acct := ex.account("GROUP BY")
+	defer acct.done()
+	// A new group: its map entry and key string, its place in order, the
+	// struct, its key IDs and its aggregate states.
+	groupBytes := keyBytes(len(n.keys), 8) + 8 + int64(unsafe.Sizeof(group{})) + allocExtra +
+		int64(len(n.keys))*8 + allocExtra + int64(len(n.aggs))*int64(unsafe.Sizeof(aggState{})) + allocExtra
 	err := runInner(ex, n.input, seed, func(r row) error {
 		for i, k := range n.keys {
 			if k.varSlot >= 0 && k.varSlot < len(r) {
@@ -103,12 +110,15 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 		k := rowKey(keyIDs)
 		g, ok := groups[k]
 		if !ok {
+			if err := acct.charge(groupBytes); err != nil {
+				return err
+			}
 			g = &group{keys: append([]kb.ID(nil), keyIDs...), aggs: make([]aggState, len(n.aggs))}
 			groups[k] = g
 			order = append(order, g)
 		}
 		for i, a := range n.aggs {
-			if err := g.aggs[i].add(ex, a, r); err != nil {
+			if err := g.aggs[i].add(ex, a, r, acct); err != nil {
 				return err
 			}
 		}
@@ -165,8 +175,8 @@ type aggState struct {
 	firstErr error               // the first expression error of an argument
 }
 
-// add feeds one input row of the group.
-func (st *aggState) add(ex *executor, a groupAgg, r row) error {
+// add feeds one input row of the group, charging what it keeps to acct.
+func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 	agg := a.agg
 	switch {
 	case agg.Star && !agg.Distinct:
@@ -176,7 +186,14 @@ func (st *aggState) add(ex *executor, a groupAgg, r row) error {
 		if st.keys == nil {
 			st.keys = map[string]struct{}{}
 		}
-		st.keys[rowKey(r)] = struct{}{}
+		k := rowKey(r)
+		if _, dup := st.keys[k]; dup {
+			return nil
+		}
+		if err := acct.charge(keyBytes(len(r), 0)); err != nil {
+			return err
+		}
+		st.keys[k] = struct{}{}
 		return nil
 	case agg.Func == algebra.AggCount && a.varSlot >= 0:
 		// COUNT of a variable: count bound values by ID (unique per term
@@ -190,6 +207,12 @@ func (st *aggState) add(ex *executor, a groupAgg, r row) error {
 		}
 		if st.ids == nil {
 			st.ids = map[kb.ID]struct{}{}
+		}
+		if _, dup := st.ids[r[a.varSlot]]; dup {
+			return nil
+		}
+		if err := acct.charge(idSetBytes(8, 0)); err != nil {
+			return err
 		}
 		st.ids[r[a.varSlot]] = struct{}{}
 		return nil
@@ -212,7 +235,14 @@ func (st *aggState) add(ex *executor, a groupAgg, r row) error {
 		if st.seen[t] {
 			return nil
 		}
+		if err := acct.charge(idSetBytes(termSize, 1)); err != nil {
+			return err
+		}
 		st.seen[t] = true
+	}
+	// The value and its lexical form (computed values have their own).
+	if err := acct.charge(termBytes(t)); err != nil {
+		return err
 	}
 	st.vals = append(st.vals, t)
 	return nil

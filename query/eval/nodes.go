@@ -148,7 +148,10 @@ func hiddenSeed(ex *executor, r row) (row, string) {
 	return seed, rowKey(seed)
 }
 
-func (ex *executor) materialize(child node, r row, cache *map[string]*materialized) (*materialized, error) {
+// materialize evaluates child once per hidden seed (active graph) and
+// keeps its rows, indexed, for the rest of the query; op names the
+// operator for the memory budget.
+func (ex *executor) materialize(child node, r row, cache *map[string]*materialized, op string) (*materialized, error) {
 	seed, key := hiddenSeed(ex, r)
 	if *cache == nil {
 		*cache = map[string]*materialized{}
@@ -157,10 +160,19 @@ func (ex *executor) materialize(child node, r row, cache *map[string]*materializ
 		return m, nil
 	}
 	m := &materialized{slot: -1}
+	var memErr error
 	err := child.run(ex, seed, func(r row) bool {
+		// Kept until the query ends (the table is cached), so charged to
+		// the query, never released.
+		if memErr = ex.mem.charge(rowBytes(len(r))+8, op); memErr != nil {
+			return false
+		}
 		m.rows = append(m.rows, r)
 		return ex.check() == nil
 	})
+	if memErr != nil {
+		return nil, memErr
+	}
 	if err != nil && !errors.Is(err, errStop) {
 		return nil, err
 	}
@@ -182,6 +194,10 @@ func (ex *executor) materialize(child node, r row, cache *map[string]*materializ
 			break
 		}
 		if m.slot >= 0 {
+			// At most one entry and one row reference per row.
+			if err := ex.mem.charge(int64(len(m.rows))*(sliceHeader+idSetBytes(8, sliceHeader)), op); err != nil {
+				return nil, err
+			}
 			m.index = map[kb.ID][]row{}
 			for _, r := range m.rows {
 				m.index[r[m.slot]] = append(m.index[r[m.slot]], r)
@@ -202,7 +218,7 @@ func (m *materialized) candidates(l row) []row {
 func (n *hashJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
 	return runInner(ex, n.left, seed, func(l row) error {
-		m, err := ex.materialize(n.right, l, &n.cache)
+		m, err := ex.materialize(n.right, l, &n.cache, "a join's right side (subquery, OPTIONAL or EXISTS pattern)")
 		if err != nil {
 			return err
 		}
@@ -271,7 +287,7 @@ type minusNode struct {
 func (n *minusNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
 	return runInner(ex, n.left, seed, func(l row) error {
-		m, err := ex.materialize(n.right, l, &n.cache)
+		m, err := ex.materialize(n.right, l, &n.cache, "MINUS")
 		if err != nil {
 			return err
 		}
@@ -396,12 +412,21 @@ func (n *extendNode) describe() string { return "Extend " + n.text() }
 
 type tableNode struct {
 	nodeInfo
-	slots []int
-	rows  [][]kb.ID
+	slots   []int
+	rows    [][]kb.ID
+	charged bool // the rows are charged to the query's memory budget
 }
 
 func (n *tableNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
+	if !n.charged {
+		// The rows live as long as the plan: charged once, at the first
+		// run (they were built at compile time from the query text).
+		if err := ex.mem.charge(int64(len(n.rows))*rowBytes(len(n.slots)), "VALUES"); err != nil {
+			return err
+		}
+		n.charged = true
+	}
 rows:
 	for _, tr := range n.rows {
 		out := seed.clone(len(seed))
@@ -514,10 +539,15 @@ func (n *distinctNode) run(ex *executor, seed row, emit func(row) bool) error {
 		return n.input.run(ex, seed, emit)
 	}
 	seen := map[string]bool{}
+	acct := ex.account("DISTINCT")
+	defer acct.done()
 	return runInner(ex, n.input, seed, func(r row) error {
 		k := rowKey(r)
 		if seen[k] {
 			return nil
+		}
+		if err := acct.charge(keyBytes(len(r), 1)); err != nil {
+			return err
 		}
 		seen[k] = true
 		if !emit(r) {
@@ -561,6 +591,12 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 	var rows []*orderedRow
 	top := &rowHeap{before: before}
 	var seq int64
+	op := "ORDER BY"
+	if n.keep > 0 {
+		op = fmt.Sprintf("ORDER BY with LIMIT (top %d)", n.keep)
+	}
+	acct := ex.account(op)
+	defer acct.done()
 	err := runInner(ex, n.input, seed, func(r row) error {
 		k := &orderedRow{r: r, seq: seq, keys: make([]sortKey, len(n.keys))}
 		seq++
@@ -573,11 +609,21 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 		}
 		switch {
 		case n.keep <= 0:
+			if err := acct.charge(k.bytes()); err != nil {
+				return err
+			}
 			rows = append(rows, k)
 		case int64(len(top.rows)) < n.keep:
+			if err := acct.charge(k.bytes()); err != nil {
+				return err
+			}
 			heap.Push(top, k)
 		case before(k, top.rows[0]):
 			// Better than the worst kept row: replace it.
+			if err := acct.charge(k.bytes()); err != nil {
+				return err
+			}
+			acct.release(top.rows[0].bytes())
 			top.rows[0] = k
 			heap.Fix(top, 0)
 		}
@@ -604,6 +650,24 @@ type orderedRow struct {
 	seq  int64
 	keys []sortKey
 }
+
+// bytes estimates the heap an orderedRow holds: itself and its place in
+// the row list, its row, its keys with their lexical forms (computed keys
+// have their own) and the big.Rat of a numeric key.
+func (k *orderedRow) bytes() int64 {
+	n := int64(unsafe.Sizeof(*k)) + 8 + allocExtra + int64(len(k.r))*8 + allocExtra +
+		int64(len(k.keys))*int64(unsafe.Sizeof(sortKey{})) + allocExtra
+	for _, key := range k.keys {
+		n += int64(len(key.term.Value))
+		if key.numeric && key.num.R != nil {
+			n += ratBytes
+		}
+	}
+	return n
+}
+
+// ratBytes is a small big.Rat: two big.Ints and their one-word digits.
+const ratBytes = 64 + 2*(8+allocExtra)
 
 // rowHeap keeps the best rows of an ORDER BY with a LIMIT, the worst kept
 // row on top (container/heap).

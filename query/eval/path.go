@@ -115,9 +115,14 @@ func (pc *pathCtx) eval(p algebra.PathExpr, s, o kb.ID, emit func(x, y kb.ID) er
 		return pc.eval(x.Right, s, o, emit)
 	case *algebra.PathZeroOrOne:
 		seen := map[[2]kb.ID]bool{}
+		acct := pc.ex.account("property path ?")
+		defer acct.done()
 		once := func(a, b kb.ID) error {
 			if seen[[2]kb.ID{a, b}] {
 				return nil
+			}
+			if err := acct.charge(idSetBytes(16, 1)); err != nil {
+				return err
 			}
 			seen[[2]kb.ID{a, b}] = true
 			return emit(a, b)
@@ -141,8 +146,11 @@ func (pc *pathCtx) match(p kb.Pattern, each func(q kb.Quad) error) error {
 		return nil
 	}
 	var seen map[[3]kb.ID]bool
+	var acct *account
 	if pc.dedupe {
 		seen = map[[3]kb.ID]bool{}
+		acct = pc.ex.account("property path (triples seen in several graphs)")
+		defer acct.done()
 	}
 	for _, g := range pc.graphs {
 		if isTemp(g) {
@@ -157,6 +165,9 @@ func (pc *pathCtx) match(p kb.Pattern, each func(q kb.Quad) error) error {
 				k := [3]kb.ID{q.S, q.P, q.O}
 				if seen[k] {
 					return nil
+				}
+				if err := acct.charge(idSetBytes(24, 1)); err != nil {
+					return err
 				}
 				seen[k] = true
 			}
@@ -229,9 +240,17 @@ func (pc *pathCtx) zero(s, o kb.ID, emit func(x, y kb.ID) error) error {
 func (pc *pathCtx) nodes() ([]kb.ID, error) {
 	seen := map[kb.ID]bool{}
 	var out []kb.ID
+	// The caller holds the list while it walks it: charged to the query
+	// (a path's node list is bounded by the graph, so this is at most
+	// once per path evaluation and never grows with the results).
+	acct := pc.ex.account("property path (every node of the graph)")
+	defer acct.done()
 	err := pc.match(kb.Pattern{}, func(q kb.Quad) error {
 		for _, id := range []kb.ID{q.S, q.O} {
 			if !seen[id] {
+				if err := acct.charge(idSetBytes(8, 1) + 8); err != nil {
+					return err
+				}
 				seen[id] = true
 				out = append(out, id)
 			}
@@ -255,16 +274,24 @@ func (pc *pathCtx) closure(p algebra.PathExpr, s, o kb.ID, withZero bool, emit f
 		return pc.alp(p, o, withZero, true, func(x kb.ID) error { return emit(x, o) })
 	}
 	var starts []kb.ID
+	acct := pc.ex.account("property path (start nodes)")
+	defer acct.done()
 	if withZero {
 		nodes, err := pc.nodes()
 		if err != nil {
 			return err
 		}
 		starts = nodes
+		if err := acct.charge(int64(len(nodes)) * 8); err != nil {
+			return err
+		}
 	} else {
 		seen := map[kb.ID]bool{}
 		err := pc.eval(p, 0, 0, func(x, _ kb.ID) error {
 			if !seen[x] {
+				if err := acct.charge(idSetBytes(8, 1) + 8); err != nil {
+					return err
+				}
 				seen[x] = true
 				starts = append(starts, x)
 			}
@@ -287,8 +314,15 @@ func (pc *pathCtx) closure(p algebra.PathExpr, s, o kb.ID, withZero bool, emit f
 // itself is visited first.
 func (pc *pathCtx) alp(p algebra.PathExpr, start kb.ID, withZero, inverse bool, visit func(kb.ID) error) error {
 	visited := map[kb.ID]bool{}
+	// Each visited node costs its set entry and its place in a frontier.
+	acct := pc.ex.account("property path * or + (visited nodes)")
+	defer acct.done()
+	const visitBytes = 8 + 1 + mapEntryExtra + 8
 	if withZero {
 		if ok, err := pc.inGraph(start); err != nil || !ok {
+			return err
+		}
+		if err := acct.charge(visitBytes); err != nil {
 			return err
 		}
 		visited[start] = true
@@ -303,6 +337,9 @@ func (pc *pathCtx) alp(p algebra.PathExpr, start kb.ID, withZero, inverse bool, 
 			step := func(_, y kb.ID) error {
 				if visited[y] {
 					return nil
+				}
+				if err := acct.charge(visitBytes); err != nil {
+					return err
 				}
 				visited[y] = true
 				next = append(next, y)

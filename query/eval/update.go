@@ -168,10 +168,17 @@ func modify(ctx context.Context, ov *overlay, where algebra.Op, del, ins []algeb
 		return err
 	}
 	var solutions []row
+	var memErr error
 	err = plan.run(ex, ex.newRow(), func(r row) bool {
+		if memErr = ex.mem.charge(rowBytes(len(r)), "DELETE/INSERT … WHERE solutions"); memErr != nil {
+			return false
+		}
 		solutions = append(solutions, r)
 		return ex.check() == nil
 	})
+	if memErr != nil {
+		return memErr
+	}
 	if err != nil && !errors.Is(err, errStop) {
 		return err
 	}

@@ -1,0 +1,187 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// LimitQueryMemory is the name of the per-query memory limit, as its flag
+// (perfkb serve/query --query-memory) spells it.
+const LimitQueryMemory = "query-memory"
+
+// ErrLimit matches every *LimitError with errors.Is.
+var ErrLimit = errors.New("query limit exceeded")
+
+// LimitError reports a query stopped because it needed more of a bounded
+// resource than its limit allows. It is an error of the query, not of the
+// server: HTTP answers it with 422, the CLI with exit status 3.
+type LimitError struct {
+	// Limit names the limit, as its flag does ("query-memory").
+	Limit string
+	// Value is the limit (bytes for query-memory).
+	Value int64
+	// Op names the operator that asked for more ("ORDER BY", "DISTINCT",
+	// "GROUP BY", …), to tell the user what to change.
+	Op string
+}
+
+func (e *LimitError) Error() string {
+	msg := fmt.Sprintf("%s limit of %s exceeded", e.Limit, FormatBytes(e.Value))
+	if e.Op != "" {
+		msg += " (by " + e.Op + "; add a LIMIT, filter earlier, or raise --" + e.Limit + ")"
+	}
+	return msg
+}
+
+// LimitName returns Limit (the server reads it through an interface).
+func (e *LimitError) LimitName() string { return e.Limit }
+
+// Is makes errors.Is(err, ErrLimit) true for every LimitError.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+// FormatBytes prints a byte count in binary units, as the size flags
+// accept them: 512 MiB, 1.5 GiB, 300 KiB, 17 B.
+func FormatBytes(n int64) string {
+	units := []struct {
+		name string
+		size int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+	for _, u := range units {
+		if n >= u.size {
+			if n%u.size == 0 {
+				return fmt.Sprintf("%d %s", n/u.size, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// memBudget accounts the memory one query's buffering operators hold:
+// every operator that keeps rows or values beyond the current one (GROUP
+// BY state, ORDER BY, top-k, DISTINCT, hash-join and MINUS tables,
+// VALUES, property-path visited sets and frontiers, CONSTRUCT and DESCRIBE
+// graphs, the per-query dictionary) charges what it adds and releases it
+// when it is done, so no operator grows without bound. The sizes are
+// estimates of the Go heap they take (slots × 8 plus slice and map
+// overhead), not measurements. A nil budget or a zero limit charges
+// nothing. It is safe for concurrent use (SERVICE calls run in goroutines).
+type memBudget struct {
+	limit int64
+	used  atomic.Int64
+}
+
+func newMemBudget(limit int64) *memBudget {
+	if limit <= 0 {
+		return nil
+	}
+	return &memBudget{limit: limit}
+}
+
+// charge adds n bytes held by op; past the limit it takes them back and
+// returns a *LimitError.
+func (b *memBudget) charge(n int64, op string) error {
+	if b == nil || n <= 0 {
+		return nil
+	}
+	if b.used.Add(n) > b.limit {
+		b.used.Add(-n)
+		return &LimitError{Limit: LimitQueryMemory, Value: b.limit, Op: op}
+	}
+	return nil
+}
+
+// tryCharge charges n bytes for an optional cache only while the budget
+// is less than a quarter used, so caches give way to the operators that
+// need memory to answer. It reports whether the bytes were charged.
+func (b *memBudget) tryCharge(n int64) bool {
+	if b == nil {
+		return true
+	}
+	if b.used.Add(n) > b.limit/4 {
+		b.used.Add(-n)
+		return false
+	}
+	return true
+}
+
+// release gives back n bytes charged earlier.
+func (b *memBudget) release(n int64) {
+	if b == nil || n <= 0 {
+		return
+	}
+	b.used.Add(-n)
+}
+
+// inUse returns the bytes charged now (for tests and explain).
+func (b *memBudget) inUse() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.used.Load()
+}
+
+// account is one operator run's share of the budget: it charges as the
+// run buffers and releases everything at once when the run ends.
+type account struct {
+	b    *memBudget
+	op   string
+	held int64
+}
+
+func (ex *executor) account(op string) *account { return &account{b: ex.mem, op: op} }
+
+// charge adds n bytes to the run's share.
+func (a *account) charge(n int64) error {
+	if a.b == nil {
+		return nil
+	}
+	if err := a.b.charge(n, a.op); err != nil {
+		return err
+	}
+	a.held += n
+	return nil
+}
+
+// release gives back n bytes of the run's share (a row it dropped).
+func (a *account) release(n int64) {
+	if a.b == nil {
+		return
+	}
+	a.b.release(n)
+	a.held -= n
+}
+
+// done releases the run's share.
+func (a *account) done() {
+	a.b.release(a.held)
+	a.held = 0
+}
+
+// Size estimates, in bytes of Go heap. A slice header is 24 bytes, a map
+// entry costs its key and value plus roughly half again for the table's
+// slack and control bytes, and small allocations round up to a size class.
+const (
+	sliceHeader   = int64(unsafe.Sizeof([]kb.ID(nil)))
+	mapEntryExtra = 40
+	termSize      = int64(unsafe.Sizeof(kb.Term{}))
+	allocExtra    = 16 // size-class rounding and header, per allocation
+)
+
+// rowBytes is a row of n slots held in a slice of rows.
+func rowBytes(n int) int64 { return sliceHeader + int64(n)*8 + allocExtra }
+
+// keyBytes is a map entry keyed by a rowKey of n slots (the key string is
+// its own allocation), with a value of v bytes.
+func keyBytes(n int, v int64) int64 { return 16 + int64(n)*8 + allocExtra + v + mapEntryExtra }
+
+// idSetBytes is one entry of a map keyed by kb.ID (or a small ID array)
+// with a value of v bytes.
+func idSetBytes(key, v int64) int64 { return key + v + mapEntryExtra }
+
+// termBytes is a term held by value, with its own lexical form.
+func termBytes(t kb.Term) int64 { return termSize + int64(len(t.Value)+len(t.Lang)) }

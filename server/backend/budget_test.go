@@ -1,0 +1,81 @@
+package backend
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/server"
+)
+
+// TestQueryMemoryThroughHTTP: a query or update past the engine's
+// QueryMemory answers 422 with errorType "limit", the limit's name and
+// its value; a query that fits still answers 200.
+func TestQueryMemoryThroughHTTP(t *testing.T) {
+	ds := kb.NewMemory()
+	var quads []kb.TermQuad
+	for i := range 300 {
+		quads = append(quads, kb.TermQuad{S: kb.IRI(fmt.Sprintf("http://ex/n%d", i)), P: kb.IRI("http://ex/p"),
+			O: kb.IRI(fmt.Sprintf("http://ex/n%d", i+1)), G: kb.DefaultGraph})
+	}
+	ids, err := kb.InternQuads(t.Context(), ds, quads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Apply(t.Context(), kb.Delta{Add: ids}); err != nil {
+		t.Fatal(err)
+	}
+	store := server.NewDatasetStore(ds)
+	srv := server.New(server.Options{
+		Query: &QueryEngine{DS: ds, QueryMemory: 1 << 20}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
+	})
+	tests := []struct {
+		name       string
+		update     bool
+		text       string
+		wantStatus int
+	}{
+		{"ORDER BY without LIMIT", false, "SELECT * { ?a ?p ?b . ?c ?q ?d } ORDER BY ?a ?c", 422},
+		{"DISTINCT under COUNT", false, "SELECT (COUNT(*) AS ?n) { SELECT DISTINCT ?a ?c { ?a ?p ?b . ?c ?q ?d } }", 422},
+		{"GROUP BY", false, "SELECT ?a ?c (COUNT(*) AS ?n) { ?a ?p ?b . ?c ?q ?d } GROUP BY ?a ?c", 422},
+		{"DELETE/INSERT WHERE", true, "INSERT { ?a <http://ex/q> ?c } WHERE { ?a ?p ?b . ?c ?q ?d }", 422},
+		{"ORDER BY with LIMIT fits", false, "SELECT * { ?a ?p ?b . ?c ?q ?d } ORDER BY ?a ?c LIMIT 5", 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var status int
+			var body string
+			if tc.update {
+				rec := post(t, srv, "/sparql", "application/sparql-update", tc.text, "Authorization", "Bearer "+token)
+				status, body = rec.Code, rec.Body.String()
+			} else {
+				rec := get(t, srv, "/sparql?query="+url.QueryEscape(tc.text), "Accept", "application/sparql-results+json")
+				status, body = rec.Code, rec.Body.String()
+			}
+			if status != tc.wantStatus {
+				t.Fatalf("status %d, want %d: %s", status, tc.wantStatus, body)
+			}
+			if status == 200 {
+				return
+			}
+			var e struct {
+				ErrorType string `json:"errorType"`
+				Error     string `json:"error"`
+				Limit     string `json:"limit"`
+			}
+			if err := json.Unmarshal([]byte(body), &e); err != nil {
+				t.Fatalf("not the error envelope: %v: %s", err, body)
+			}
+			if e.ErrorType != "limit" || e.Limit != "query-memory" || !strings.Contains(e.Error, "query-memory limit of 1 MiB exceeded") {
+				t.Errorf("envelope %+v, want errorType limit, limit query-memory and the limit's value", e)
+			}
+		})
+	}
+	n, err := ds.Count(t.Context(), kb.Pattern{}, true)
+	if err != nil || n != 300 {
+		t.Errorf("store has %d quads (%v) after the refused update, want 300", n, err)
+	}
+}
