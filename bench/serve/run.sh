@@ -3,7 +3,9 @@
 # OpenLink Virtuoso 7 (Debian's virtuoso-opensource), both on loopback, the
 # same perfkb sample file bulk-loaded into each, the same client, queries and
 # protocol. Prints a Markdown table (median of RUNS after a warm-up, and the
-# perfkb/Virtuoso ratio) and a wrk throughput run on Fig. 6.29.
+# perfkb/Virtuoso ratio), a wrk throughput run on Fig. 6.29, and Graph
+# Store Protocol POST throughput on perfkb (gsp.sh: 1,000- and 10-triple
+# bodies).
 #
 #   bench/serve/run.sh                     # 1M triples, data in /tmp/perfkb-serve-bench
 #   TRIPLES=10000000 RUNS=5 bench/serve/run.sh
@@ -13,7 +15,7 @@
 # Environment: DATA (work dir), TRIPLES, RUNS, CLIENTS (wrk connections,
 # 32), DURATION (wrk seconds, 20), PERFKB (binary; default: go build),
 # PERFKB_FLAGS (extra serve flags), VIRTUOSO_BUFFERS (NumberOfBuffers,
-# 340000 ≈ 2.7 GB), SKIP_VIRTUOSO=1 (perfkb only).
+# 340000 ≈ 2.7 GB), SKIP_VIRTUOSO=1 (perfkb only), SKIP_GSP=1 (no GSP run).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -48,7 +50,7 @@ rm -rf "$DATA/perfkb.db"
 t0=$(date +%s.%N)
 "$PERFKB" load --store "native:$DATA/perfkb.db" --graph "$GRAPH" "$nt" >"$DATA/perfkb-load.log" 2>&1
 t1=$(date +%s.%N)
-echo "# perfkb load: $(echo "$t1 - $t0" | bc) s"
+echo "# perfkb load: $(echo "$t1 - $t0" | bc) s ($(echo "$TRIPLES / ($t1 - $t0)" | bc) triples/s)"
 t0=$(date +%s.%N)
 "$PERFKB" serve --store "native:$DATA/perfkb.db" --addr "127.0.0.1:$PK_PORT" --log-level warn \
 	--max-concurrent 64 ${PERFKB_FLAGS:-} >"$DATA/perfkb-serve.log" 2>&1 &
@@ -138,5 +140,13 @@ pk_rss=$(awk '/VmHWM/ {print $2}' /proc/$pk/status)
 echo "# perfkb serve peak RSS: $((pk_rss / 1024)) MiB"
 if [ -z "${SKIP_VIRTUOSO:-}" ]; then
 	echo "# virtuoso peak RSS: $(($(awk '/VmHWM/ {print $2}' /proc/$vpid/status) / 1024)) MiB"
+fi
+if [ -z "${SKIP_GSP:-}" ]; then
+	# Graph Store Protocol appends (group commit) on a fresh store.
+	echo
+	for n in 1000 10; do
+		DATA=$DATA PERFKB=$PERFKB CLIENTS=$CLIENTS DURATION=$DURATION TRIPLES_PER_POST=$n \
+			PK_PORT=$((PK_PORT + 1)) "$here/gsp.sh"
+	done
 fi
 echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

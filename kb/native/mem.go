@@ -34,6 +34,8 @@ type MemStore struct {
 	wmu    sync.Mutex // serialises Apply, bulk commits and Close
 	snap   atomic.Pointer[memSnapshot]
 	closed atomic.Bool
+	// predStats are the planner's per-predicate statistics.
+	predStats predStatsCache
 }
 
 var _ kb.Dataset = (*MemStore)(nil)
@@ -448,7 +450,15 @@ func keyRange(a []key32, lo, hi key32) []key32 {
 		return nil
 	}
 	i := searchKey(a, lo, false)
-	j := i + searchKey(a[i:], hi, true)
+	// Most ranges are short: gallop from i to bracket the end before the
+	// binary search, instead of searching the rest of a.
+	rest := a[i:]
+	step := 1
+	for step < len(rest) && !lessKey(hi, rest[step]) {
+		step <<= 1
+	}
+	from := step >> 1
+	j := i + from + searchKey(rest[from:min(step, len(rest))], hi, true)
 	return a[i:j:j]
 }
 

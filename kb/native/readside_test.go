@@ -190,3 +190,100 @@ func everyNth(q []kb.Quad, n int) []kb.Quad {
 	}
 	return out
 }
+
+// TestSetMemoryBudgetLoadsDictionary opens a store with no budget (as the
+// CLI does), writes and interns terms, then turns the read side on: the
+// dictionary must become complete (every ID decoded from memory) and keep
+// the IDs, the terms interned since open and the stored-term count, also
+// across a reopen.
+func TestSetMemoryBudgetLoadsDictionary(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "db")
+	s, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kb.LoadQuads(ctx, s, sliceNext(genTermQuads(0, 500)), kb.LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(ctx, dir, Options{MemoryBudget: -1}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Close() }()
+	if s.dict.complete() {
+		t.Fatal("a store opened with no budget loaded its dictionary")
+	}
+	// A term written after open, and one only interned.
+	later := genTermQuads(500, 1)
+	ids, err := s.Intern(ctx, []kb.Term{later[0].S, later[0].P, later[0].O, later[0].G, kb.IRI("http://example.org/only-interned")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, kb.Delta{Add: []kb.Quad{{S: ids[0], P: ids[1], O: ids[2], G: ids[3]}}}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := collect(t, s, kb.Pattern{})
+	terms := map[kb.ID]kb.Term{}
+	for _, q := range all {
+		for _, id := range []kb.ID{q.S, q.P, q.O, q.G} {
+			tm, err := s.Resolve(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			terms[id] = tm
+		}
+	}
+	if err := s.SetMemoryBudget(ctx, 0); err != nil || !s.ReadsFromMemory() {
+		t.Fatalf("default budget: err %v, read side on %v", err, s.ReadsFromMemory())
+	}
+	if !s.dict.complete() {
+		t.Fatal("SetMemoryBudget left the dictionary on disk")
+	}
+	after, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Terms != before.Terms || after.Quads != before.Quads {
+		t.Fatalf("stats changed: terms %d -> %d, quads %d -> %d", before.Terms, after.Terms, before.Quads, after.Quads)
+	}
+	for id, want := range terms {
+		got, ok := s.TermOf(id)
+		if !ok || got != want {
+			t.Fatalf("TermOf(%d) = %v %v, want %v", id, got, ok, want)
+		}
+		if back, ok, err := s.Lookup(ctx, want); err != nil || !ok || back != id {
+			t.Fatalf("Lookup(%v) = %d %v %v, want %d", want, back, ok, err, id)
+		}
+	}
+	if got, ok := s.TermOf(ids[4]); !ok || got != kb.IRI("http://example.org/only-interned") {
+		t.Fatalf("the interned-only term: %v %v", got, ok)
+	}
+	if again, err := s.Intern(ctx, []kb.Term{kb.IRI("http://example.org/only-interned")}); err != nil || again[0] != ids[4] {
+		t.Fatalf("re-intern: %v %v, want ID %d", again, err, ids[4])
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(ctx, dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	reopened, err := s.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reopened.Terms != before.Terms {
+		t.Fatalf("terms after reopen: %d, want %d", reopened.Terms, before.Terms)
+	}
+	for id, want := range terms {
+		if got, ok := s.TermOf(id); !ok || got != want {
+			t.Fatalf("after reopen TermOf(%d) = %v %v, want %v", id, got, ok, want)
+		}
+	}
+}

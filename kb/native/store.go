@@ -64,6 +64,13 @@ type Store struct {
 	mem    atomic.Pointer[memSnapshot] // the read side, or nil: see readside.go
 	// memPending: the read side is to be built by the first read.
 	memPending atomic.Bool
+	predStats  predStatsCache // planner statistics of the read side
+	// Group commit (write.go): gmu guards queue, the Apply calls waiting
+	// for the next commit, and leading, whether a leader is committing.
+	gmu     sync.Mutex
+	queue   []*applyReq
+	leading bool
+	commits atomic.Int64 // Apply batches committed (tests)
 }
 
 var _ kb.Dataset = (*Store)(nil)

@@ -31,6 +31,14 @@ func (s *Store) checkIDs(quads []kb.Quad, limit kb.ID) error {
 // Apply implements kb.Dataset: removals, then additions, written with every
 // index entry, the counters they change and any new dictionary entries in
 // one Pebble batch, synced before Apply returns (unless Options.NoSync).
+//
+// Concurrent Apply calls commit together (group commit): the first caller
+// to find no commit under way becomes the leader, takes every delta queued
+// so far, computes each one's net effect against the state including the
+// deltas before it in the group, and commits them all in one batch with
+// one fsync, then wakes the others. A delta that fails its checks fails
+// alone; a failed commit fails the whole group, and none of it is stored.
+// Every Apply still returns only once its delta is durable (or refused).
 func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -38,65 +46,188 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 	if s.readOnly {
 		return ErrReadOnly
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if err := s.checkOpen(); err != nil {
-		return err
+	req := &applyReq{ctx: ctx, d: d, wake: make(chan struct{}, 1)}
+	s.gmu.Lock()
+	s.queue = append(s.queue, req)
+	lead := !s.leading
+	s.leading = true
+	s.gmu.Unlock()
+	if !lead {
+		<-req.wake
+		s.gmu.Lock()
+		done := req.done
+		s.gmu.Unlock()
+		if done {
+			return req.err
+		}
+		// Woken as the next leader; req is still queued.
 	}
-	return s.applyLocked(ctx, d)
+	s.leadGroup()
+	return req.err
 }
 
-// applyLocked is Apply for a caller that holds wmu.
-func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
-	limit := s.dict.limit()
-	if err := s.checkIDs(d.Remove, limit); err != nil {
-		return err
-	}
-	if err := s.checkIDs(d.Add, limit); err != nil {
-		return err
-	}
+// applyReq is one Apply waiting for a group commit. done and err are
+// written under gmu by the leader that committed it, before wake.
+type applyReq struct {
+	ctx  context.Context
+	d    kb.Delta
+	err  error
+	done bool
+	wake chan struct{}
+}
 
-	// Net effect per quad: present afterwards iff added, or present before
-	// and not removed.
-	want := make(map[kb.Quad]bool, len(d.Remove)+len(d.Add))
-	for _, q := range d.Remove {
-		want[q] = false
+// leadGroup commits every queued request as one group, then hands the
+// lead to the oldest request queued meanwhile (or gives it up) and wakes
+// the group. The caller is the leader and its own request is queued.
+func (s *Store) leadGroup() {
+	s.wmu.Lock()
+	s.gmu.Lock()
+	group := s.queue
+	s.queue = nil
+	s.gmu.Unlock()
+	if err := s.checkOpen(); err != nil {
+		for _, r := range group {
+			r.err = err
+		}
+	} else {
+		s.applyGroupLocked(group)
 	}
-	for _, q := range d.Add {
-		want[q] = true
+	s.wmu.Unlock()
+	s.gmu.Lock()
+	for _, r := range group {
+		r.done = true
 	}
-	// Check what is stored in SPOG order with one iterator.
-	quads := make([]kb.Quad, 0, len(want))
-	for q := range want {
-		quads = append(quads, q)
+	var next *applyReq
+	if len(s.queue) > 0 {
+		next = s.queue[0] // leads the next group
+	} else {
+		s.leading = false
 	}
-	slices.SortFunc(quads, cmpQuad)
-	it, err := s.newIter([]byte{prefixIndex}, []byte{prefixIndex + 1})
-	if err != nil {
-		return err
+	s.gmu.Unlock()
+	for _, r := range group {
+		r.wake <- struct{}{} // the leader's own buffered wake is never read
 	}
-	defer func() { _ = s.release(it) }() // before the commit: see below
-	b := s.db.NewBatch()
-	defer b.Close()
-	delta := make(map[[2]kb.ID]int64)
-	key := make([]byte, 0, 40)
+	if next != nil {
+		next.wake <- struct{}{}
+	}
+}
+
+// applyLocked is Apply for a caller that holds wmu: a group of one.
+func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
+	r := &applyReq{ctx: ctx, d: d}
+	s.applyGroupLocked([]*applyReq{r})
+	return r.err
+}
+
+// applyGroupLocked applies the deltas of group in order in one batch and
+// sets each request's err. The caller holds wmu.
+func (s *Store) applyGroupLocked(group []*applyReq) {
+	limit := s.dict.limit()
 	mem := s.mem.Load()
 	if !fitsKey32(limit) {
 		mem = nil // keys would not fit; applyReadSide drops the read side
 	}
-	var added, removed []kb.Quad // the net changes, for the read side
-	for _, q := range quads {
-		present := want[q]
-		var had bool
-		if mem != nil {
-			had = mem.has(key32{uint32(q.S), uint32(q.P), uint32(q.O), uint32(q.G)})
-		} else {
-			key = appendIndexKey(key[:0], 0, q)
-			had = it.SeekGE(key) && bytes.Equal(it.Key(), key)
+	var it pooledIter
+	release := func() error {
+		if it == (pooledIter{}) {
+			return nil
 		}
-		if had == present {
+		err := s.release(it)
+		it = pooledIter{}
+		return err
+	}
+	defer func() { _ = release() }() // before the commit: see below
+	key := make([]byte, 0, 40)
+	// stored reports whether q is stored before the group.
+	stored := func(q kb.Quad) (bool, error) {
+		if mem != nil {
+			return mem.has(key32{uint32(q.S), uint32(q.P), uint32(q.O), uint32(q.G)}), nil
+		}
+		if it == (pooledIter{}) {
+			var err error
+			if it, err = s.newIter([]byte{prefixIndex}, []byte{prefixIndex + 1}); err != nil {
+				return false, err
+			}
+		}
+		key = appendIndexKey(key[:0], 0, q)
+		return it.SeekGE(key) && bytes.Equal(it.Key(), key), nil
+	}
+	// Per quad touched by the group: stored before it, and present after
+	// the requests applied so far.
+	type state struct{ before, now bool }
+	touched := make(map[kb.Quad]*state)
+	var order []kb.Quad // touched quads, first touch first
+	ok := make([]bool, len(group))
+	for i, r := range group {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
 			continue
 		}
+		if err := s.checkIDs(r.d.Remove, limit); err != nil {
+			r.err = err
+			continue
+		}
+		if err := s.checkIDs(r.d.Add, limit); err != nil {
+			r.err = err
+			continue
+		}
+		// Net effect per quad: present afterwards iff added, or present
+		// before and not removed.
+		for pass, ql := range [2][]kb.Quad{r.d.Remove, r.d.Add} {
+			present := pass == 1
+			for _, q := range ql {
+				st := touched[q]
+				if st == nil {
+					had, err := stored(q)
+					if err != nil {
+						for _, r := range group {
+							r.err = err
+						}
+						return
+					}
+					st = &state{before: had, now: had}
+					touched[q] = st
+					order = append(order, q)
+				}
+				st.now = present
+			}
+		}
+		ok[i] = true
+	}
+	if it != (pooledIter{}) {
+		if err := it.Error(); err != nil {
+			for _, r := range group {
+				r.err = fmt.Errorf("native: %w", err)
+			}
+			return
+		}
+	}
+	// Back to the pool before the commit makes it stale (and closes it).
+	if err := release(); err != nil {
+		for _, r := range group {
+			r.err = err
+		}
+		return
+	}
+	fail := func(err error) {
+		for i, r := range group {
+			if ok[i] {
+				r.err = err
+			}
+		}
+	}
+	// The group's net changes, written in SPOG order.
+	slices.SortFunc(order, cmpQuad)
+	b := s.db.NewBatch()
+	defer b.Close()
+	delta := make(map[[2]kb.ID]int64)
+	var added, removed []kb.Quad // the net changes, for the read side
+	for _, q := range order {
+		st := touched[q]
+		if st.before == st.now {
+			continue
+		}
+		present := st.now
 		if present {
 			added = append(added, q)
 		} else {
@@ -104,13 +235,15 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 		}
 		for k := 0; k < numOrders; k++ {
 			key = appendIndexKey(key[:0], k, q)
+			var err error
 			if present {
 				err = b.Set(key, nil, nil)
 			} else {
 				err = b.Delete(key, nil)
 			}
 			if err != nil {
-				return fmt.Errorf("native: %w", err)
+				fail(fmt.Errorf("native: %w", err))
+				return
 			}
 		}
 		if present {
@@ -119,20 +252,11 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 			delta[[2]kb.ID{q.P, q.G}]--
 		}
 	}
-	if err := it.Error(); err != nil {
-		return fmt.Errorf("native: %w", err)
-	}
-	// Back to the pool before the commit makes it stale (and closes it).
-	err = s.release(it)
-	it = pooledIter{}
-	if err != nil {
-		return err
-	}
 	if err := s.commitBatch(b, delta, added); err != nil {
-		return err
+		fail(err)
+		return
 	}
 	s.applyReadSide(added, removed)
-	return nil
 }
 
 // commitBatch adds the pending dictionary entries and the changed counters
@@ -172,6 +296,7 @@ func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64, added []k
 	if err := b.Commit(s.writeOpts); err != nil {
 		return fmt.Errorf("native: commit: %w", err)
 	}
+	s.commits.Add(1)
 	s.invalidateIters(false)
 	if !s.memory {
 		s.dict.markSaved(terms)

@@ -221,6 +221,11 @@ func (ex *executor) orderPatterns(pats []bgpPattern, seed varSet) ([]bgpPattern,
 	if len(pats) > maxExactOrder {
 		return ex.largeOrder(pats, seed)
 	}
+	if ps, ok := ex.ds.(PredicateStats); ok && len(pats) > 1 && len(pats) <= maxSearchOrder {
+		if out, ok := statsOrder(pats, seed, ps); ok {
+			return out, nil
+		}
+	}
 	bound, nbound := boundSlots(pats, seed)
 	out := make([]bgpPattern, 0, len(pats))
 	used := make([]bool, len(pats))
@@ -249,6 +254,130 @@ func (ex *executor) orderPatterns(pats []bgpPattern, seed varSet) ([]bgpPattern,
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// PredicateStats is an optional extension of kb.Dataset for the planner:
+// PredicateDistinct returns how many distinct subjects and objects the
+// quads with predicate p have (over all graphs, possibly approximate), or
+// false when the store does not know.
+type PredicateStats interface {
+	PredicateDistinct(p kb.ID) (subjects, objects int64, ok bool)
+}
+
+// maxSearchOrder is the largest BGP statsOrder plans by trying every
+// pattern as the start (cubic in the patterns).
+const maxSearchOrder = 12
+
+// statsOrder orders pats with per-predicate statistics: from each
+// possible start it extends greedily by the smallest estimated fan-out
+// (rows per input row, connected patterns first) and keeps the order
+// with the fewest estimated rows visited and probes made. A greedy
+// choice of the cheapest first pattern alone starts a GROUP BY over
+// code-region types from the 1,140 hasCrType triples and fans out to
+// 206,000 metrics before filtering on the metric name; starting from the
+// 29,000 "wtime" metrics does a quarter of the lookups. It reports false
+// when a pattern's predicate is not a constant the statistics know, so
+// the caller falls back to patternCost.
+func statsOrder(pats []bgpPattern, seed varSet, ps PredicateStats) ([]bgpPattern, bool) {
+	shapes := make([][2]float64, len(pats))
+	for i, p := range pats {
+		if p.pos[1].slot >= 0 {
+			return nil, false
+		}
+		if p.base == 0 {
+			continue // matches nothing: any fan-out is 0
+		}
+		s, o, ok := ps.PredicateDistinct(p.pos[1].id)
+		if !ok {
+			return nil, false
+		}
+		shapes[i] = [2]float64{float64(s), float64(o)}
+	}
+	bound0, _ := boundSlots(pats, seed)
+	bound := make([]bool, len(bound0))
+	used := make([]bool, len(pats))
+	order := make([]int, 0, len(pats))
+	fans := make([]float64, len(pats))
+	var best []int
+	var bestFans []float64
+	bestCost := 0.0
+	for start := range pats {
+		copy(bound, bound0)
+		clear(used)
+		order = order[:0]
+		rows, cost := 1.0, 0.0
+		for len(order) < len(pats) {
+			next, nextFan, nextConn := -1, 0.0, false
+			for i := range pats {
+				if used[i] {
+					continue
+				}
+				if len(order) == 0 && i != start {
+					continue
+				}
+				fan, conn := statsFanOut(&pats[i], shapes[i], bound)
+				if next < 0 || conn && !nextConn || conn == nextConn && fan < nextFan {
+					next, nextFan, nextConn = i, fan, conn
+				}
+			}
+			used[next] = true
+			order = append(order, next)
+			fans[next] = nextFan
+			// A probe per input row, a visit per output row.
+			cost += rows
+			rows *= nextFan
+			cost += rows
+			for _, q := range pats[next].pos {
+				if q.slot >= 0 {
+					bound[q.slot] = true
+				}
+			}
+		}
+		if best == nil || cost < bestCost {
+			best, bestCost = append(best[:0], order...), cost
+			bestFans = append(bestFans[:0], fans...)
+		}
+	}
+	out := make([]bgpPattern, len(pats))
+	for k, i := range best {
+		out[k] = pats[i]
+		out[k].est = bestFans[i]
+	}
+	return out, true
+}
+
+// statsFanOut estimates p's rows per input row given the bound variables,
+// and whether p shares a bound variable. shape holds the distinct
+// subjects and objects of p's predicate; p.base already counts p's
+// constants. A bound subject selects base/subjects of the quads, a bound
+// object base/objects: `?m hasMetricName "wtime"` with ?m bound keeps
+// 29,438 / 206,197 of the rows.
+func statsFanOut(p *bgpPattern, shape [2]float64, bound []bool) (float64, bool) {
+	if p.base == 0 {
+		return 0, true
+	}
+	fan := p.base
+	conn, hasVar := false, false
+	for k, q := range p.pos {
+		if q.slot < 0 {
+			continue
+		}
+		hasVar = true
+		if !bound[q.slot] {
+			continue
+		}
+		conn = true
+		switch k {
+		case 0:
+			fan /= max(shape[0], 1)
+		case 2:
+			fan /= max(shape[1], 1)
+		}
+	}
+	if !hasVar {
+		fan, conn = min(fan, 1), true // a check, not a join
+	}
+	return fan, conn
 }
 
 // boundSlots returns, indexed by slot, which variables of pats the seed

@@ -1,0 +1,79 @@
+package native
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// TestPredicateDistinct counts distinct subjects and objects per
+// predicate on both stores, through the base and the added delta, and
+// recomputes them once the store has grown.
+func TestPredicateDistinct(t *testing.T) {
+	ctx := context.Background()
+	for _, open := range []struct {
+		name string
+		ds   func(t *testing.T) interface {
+			kb.Dataset
+			PredicateDistinct(kb.ID) (int64, int64, bool)
+		}
+	}{
+		{"memory", func(t *testing.T) interface {
+			kb.Dataset
+			PredicateDistinct(kb.ID) (int64, int64, bool)
+		} {
+			return OpenMemory()
+		}},
+		{"disk", func(t *testing.T) interface {
+			kb.Dataset
+			PredicateDistinct(kb.ID) (int64, int64, bool)
+		} {
+			return openDisk(t)
+		}},
+	} {
+		t.Run(open.name, func(t *testing.T) {
+			s := open.ds(t)
+			defer s.Close()
+			// 40 subjects × 3 values of p1 (in two graphs: the pairs
+			// count once), every subject with one p2 object "x".
+			var tq []kb.TermQuad
+			for i := range 40 {
+				subj := kb.IRI(fmt.Sprintf("http://ex/s%d", i))
+				for j := range 3 {
+					for _, g := range []string{"http://ex/g1", "http://ex/g2"} {
+						tq = append(tq, kb.TermQuad{S: subj, P: kb.IRI("http://ex/p1"), O: kb.Literal(fmt.Sprint(i*3+j), xsd+"integer"), G: kb.IRI(g)})
+					}
+				}
+				tq = append(tq, kb.TermQuad{S: subj, P: kb.IRI("http://ex/p2"), O: kb.Literal("x", xsd+"string"), G: kb.IRI("http://ex/g1")})
+			}
+			if _, err := kb.LoadQuads(ctx, s, sliceNext(tq), kb.LoadOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ids, err := s.Intern(ctx, []kb.Term{kb.IRI("http://ex/p1"), kb.IRI("http://ex/p2"), kb.IRI("http://ex/p3")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(p kb.ID, subjects, objects int64, ok bool) {
+				t.Helper()
+				gs, gobj, gok := s.PredicateDistinct(p)
+				if gs != subjects || gobj != objects || gok != ok {
+					t.Fatalf("PredicateDistinct(%d) = %d, %d, %v; want %d, %d, %v", p, gs, gobj, gok, subjects, objects, ok)
+				}
+			}
+			check(ids[0], 40, 120, true)
+			check(ids[1], 40, 1, true)
+			check(ids[2], 0, 0, false)
+			// Grow the store past a tenth (and the slack) through Apply.
+			more := internAll(t, s, genTermQuads(0, 2000))
+			if err := s.Apply(ctx, kb.Delta{Add: more}); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := s.PredicateDistinct(more[0].P); !ok {
+				t.Fatal("statistics were not recomputed after the store grew")
+			}
+			check(ids[0], 40, 120, true)
+		})
+	}
+}
