@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -348,6 +349,14 @@ func serviceQueries(t *testing.T, e *fedEnv) {
   SERVICE ?ep { ?e perfonto:startTime ?start } }`,
 			local: fedPrefix + `SELECT ?e ?start WHERE { ?e a perfonto:Experiment ; perfonto:startTime ?start }`,
 		},
+		{
+			// ?ep is bound outside the UNION: each branch is fed it.
+			name: "SERVICE ?ep from the registry in UNION branches",
+			federated: fedPrefix + `SELECT ?e ?x WHERE {
+  GRAPH <urn:x-perfkb:sites> { ?e perfonto:heldBy ?site . ?site perfonto:sparqlEndpoint ?ep }
+  { SERVICE ?ep { ?e perfonto:startTime ?x } } UNION { SERVICE ?ep { ?e perfonto:endTime ?x } } }`,
+			local: fedPrefix + `SELECT ?e ?x WHERE { ?e a perfonto:Experiment { ?e perfonto:startTime ?x } UNION { ?e perfonto:endTime ?x } }`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -483,14 +492,19 @@ func failures(t *testing.T, e *fedEnv) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	var held []net.Conn
+	var (
+		heldMu sync.Mutex
+		held   []net.Conn
+	)
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
+			heldMu.Lock()
 			held = append(held, c)
+			heldMu.Unlock()
 		}
 	}()
 	// A site that answers malformed JSON.
@@ -518,9 +532,11 @@ func failures(t *testing.T, e *fedEnv) {
 	if n, want := len(solutionRows(t, out)), e.experiments(t, "vienna"); n != want {
 		t.Errorf("partial answer has %d rows, want vienna's %d", n, want)
 	}
+	heldMu.Lock()
 	for _, c := range held {
 		c.Close()
 	}
+	heldMu.Unlock()
 
 	// A stopped site: exit 3 naming it, 0 with --allow-partial.
 	e.sites["innsbruck"].stop()

@@ -473,3 +473,53 @@ func TestServiceDescribe(t *testing.T) {
 		t.Errorf("batch 1: %d and %d requests, want 2 each", a, b)
 	}
 }
+
+// BenchmarkServiceBindJoin measures a bind join of 1201 left rows in
+// batches of 100 (13 requests) to an endpoint answering after 10 ms,
+// with the batches sent one at a time and up to 8 at once.
+func BenchmarkServiceBindJoin(b *testing.B) {
+	p, q := kb.IRI("http://p"), kb.IRI("http://q")
+	local, remote := kb.NewMemory(), kb.NewMemory()
+	var lq, rq []kb.TermQuad
+	for i := range 1201 {
+		s := kb.IRI(fmt.Sprintf("http://s%d", i))
+		lq = append(lq, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), XSDInteger)})
+		rq = append(rq, kb.TermQuad{S: s, P: q, O: kb.String("r")})
+	}
+	for _, d := range []struct {
+		ds    *kb.Memory
+		quads []kb.TermQuad
+	}{{local, lq}, {remote, rq}} {
+		ids, err := kb.InternQuads(context.Background(), d.ds, d.quads)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := d.ds.Apply(context.Background(), kb.Delta{Add: ids}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pq, err := syntax.ParseQuery(`SELECT * { ?s <http://p> ?a SERVICE <http://r/sparql> { ?s <http://q> ?b } }`, syntax.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, conc := range []int{1, 8} {
+		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
+			svc := &remoteStores{stores: map[string]kb.Dataset{"http://r/sparql": remote},
+				delay: map[string]time.Duration{"http://r/sparql": 10 * time.Millisecond}}
+			for b.Loop() {
+				res, err := Query(context.Background(), local, pq, Options{Service: svc, ServiceBatch: 100, ServiceConcurrency: conc})
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for _, ok := res.Next(); ok; _, ok = res.Next() {
+					n++
+				}
+				if err := res.Err(); err != nil || n != 1201 {
+					b.Fatalf("%d rows, %v", n, err)
+				}
+				res.Close()
+			}
+		})
+	}
+}
