@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/rules"
 	"github.com/perfkb/perfkb/server"
@@ -671,5 +672,76 @@ func TestQueryPageInChromium(t *testing.T) {
 		if points != len(procs) {
 			t.Errorf("scaling chart from the analysis service has %d points, /analysis/scaling has %d process counts", points, len(procs))
 		}
+	})
+
+	// A real scaling series (sample --scaling: p = 1 … 32 per problem
+	// size): the chart's times are SPARQL's, its speedups the time of the
+	// smallest run of the same size over each run's.
+	run("scaling series", func(t *testing.T) {
+		sds := kb.NewMemory()
+		var buf bytes.Buffer
+		if _, err := sample.Generate(context.Background(), &buf, sample.Options{Sites: 1, Triples: 4000, Seed: 3, Scaling: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := kb.Load(context.Background(), sds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "scaling.nq"}); err != nil {
+			t.Fatal(err)
+		}
+		sts := httptest.NewServer(server.New(server.Options{Query: &QueryEngine{DS: sds}, Token: token}))
+		defer sts.Close()
+		// The version with the most process counts.
+		vs := sparqlRows(t, sds, pfx+`SELECT ?v (COUNT(DISTINCT ?p) AS ?n) WHERE { ?e perfonto:ofVersion ?v ; perfonto:numberOfProcesses ?p } GROUP BY ?v ORDER BY DESC(?n) ?v LIMIT 1`)
+		if len(vs) == 0 || vs[0][1] == "1" {
+			t.Fatalf("no version with several process counts in the scaling sample: %v", vs)
+		}
+		version := vs[0][0]
+		// Per (size, processes) the fastest run, each run's time the
+		// longest wtime of a call-tree root.
+		runs := sparqlRows(t, sds, pfx+`SELECT ?size ?p (MAX(?v) AS ?t) ?exp WHERE { ?exp perfonto:ofVersion <`+version+`> ; perfonto:numberOfProcesses ?p . OPTIONAL { ?exp perfonto:problemSize ?size }
+			?rs perfonto:inExperiment ?exp ; perfonto:hasMetric ?m . FILTER NOT EXISTS { ?x perfonto:hasChildRS ?rs }
+			?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v } GROUP BY ?exp ?size ?p`)
+		best := map[string]map[float64]float64{} // size -> processes -> time
+		for _, r := range runs {
+			p, _ := strconv.ParseFloat(r[1], 64)
+			tm, _ := strconv.ParseFloat(r[2], 64)
+			if best[r[0]] == nil {
+				best[r[0]] = map[float64]float64{}
+			}
+			if old, ok := best[r[0]][p]; !ok || tm < old {
+				best[r[0]][p] = tm
+			}
+		}
+		want := map[string]float64{} // "size|p" -> speedup
+		for size, byP := range best {
+			base := math.Inf(1)
+			for p := range byP {
+				base = math.Min(base, p)
+			}
+			for p, tm := range byP {
+				want[fmt.Sprintf("%s|%g", size, p)] = byP[base] / tm
+			}
+		}
+		open(sts.URL + "/")
+		wd.click(`button[data-tab="scaling"]`)
+		wd.waitFor("versions", `Array.from(document.querySelectorAll("#scal-version option")).some(o => o.value === "`+version+`")`)
+		wd.script(`const s = document.getElementById("scal-version"); s.value = "`+version+`"; document.getElementById("scal-kind").value = "speedup"; s.dispatchEvent(new Event("change")); return true`, nil)
+		wd.waitFor("the speedup chart", `window.perfkb.scaling && window.perfkb.scaling.length > 0 && /points, from SPARQL/.test(document.getElementById("scal-status").textContent) && document.querySelector('#scaling-chart svg[aria-label="line chart of speedup"]')`)
+		var got struct {
+			Points []struct {
+				P, T, Speedup float64
+				Size          string
+			}
+			Circles int
+		}
+		wd.script(`return {Points: window.perfkb.scaling.map(r => ({P: r.p, T: r.t, Speedup: r.speedup, Size: r.size})), Circles: document.querySelectorAll("#scaling-chart svg circle.point").length}`, &got)
+		if len(got.Points) != len(want) || got.Circles != len(want) {
+			t.Errorf("speedup chart: %d points, %d drawn, want %d (size, processes) pairs", len(got.Points), got.Circles, len(want))
+		}
+		for _, g := range got.Points {
+			w, ok := want[fmt.Sprintf("%s|%g", g.Size, g.P)]
+			if !ok || math.Abs(g.Speedup-w) > 1e-9*w {
+				t.Errorf("size %s, %g processes: speedup %v, want %v", g.Size, g.P, g.Speedup, w)
+			}
+		}
+		wd.screenshot("scaling-series")
 	})
 }

@@ -460,7 +460,10 @@ function drawChart(box, { kind, points, log, yTitle, xTitle, unit }) {
       c.append(mk("title", {}, `${s ? s + ": " : ""}${p.x} → ${fmt(p.y, unit)}`));
       svg.append(c);
     });
-    if (s) svg.append(mk("text", { x: W - R + 8, y: T + 14 * gi + 10, fill: color }, s.length > 24 ? "…" + s.slice(-23) : s));
+    // The legend's colour as a style: the page's CSS for chart text would
+    // override a fill attribute.
+    if (s) svg.append(mk("rect", { x: W - R + 8, y: T + 14 * gi + 2, width: 10, height: 10, style: `fill: ${color}`, class: "legend-swatch" }),
+      mk("text", { x: W - R + 22, y: T + 14 * gi + 11, style: `fill: ${color}` }, s.length > 22 ? "…" + s.slice(-21) : s));
     gi++;
   }
   box.replaceChildren(svg);
@@ -723,13 +726,19 @@ async function scalingRows(version) {
   return { rows, source: "SPARQL (longest call-tree root per run)" };
 }
 
+// scalingGen numbers the scaling draws (as chartGen does the query chart's).
+let scalingGen = 0;
+
 async function showScaling() {
+  const gen = ++scalingGen;
   await loadExperiments();
+  if (gen !== scalingGen) return;
   const version = $("scal-version").value;
   if (!version) { setStatus("scal-status", "no versions with experiments"); return; }
   setStatus("scal-status", "loading…");
   try {
     const { rows, source } = await scalingRows(version);
+    if (gen !== scalingGen) return;
     // One series per problem size (runs of different sizes do not scale
     // against each other); per process count the fastest run; speedup and
     // efficiency against the smallest count of the same size.
