@@ -165,6 +165,12 @@ type Engine struct {
 	summary Summary
 	start   time.Time
 	ranOnce bool
+
+	// During Add, writes are collected in held (up to BatchSize quads)
+	// and applied once at the end, so a batch and all its rounds reach
+	// the store in one Apply instead of one per round.
+	holding bool
+	held    kb.Delta
 }
 
 type premRef struct {
@@ -476,11 +482,55 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 }
 
 // Add stores quads (in their graphs) and derives only their consequences.
+// The quads and everything derived from them are written in one
+// Dataset.Apply at the end (more than one only beyond BatchSize quads, or
+// when a rule removes triples), so a reader of the store sees a batch
+// with its consequences or not at all.
 func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
-	if err := e.ds.Apply(ctx, kb.Delta{Add: quads}); err != nil {
-		return e.finish(), fmt.Errorf("reasoner: adding quads: %w", err)
+	e.holding = true
+	e.held = kb.Delta{Add: append(e.held.Add[:0], quads...)}
+	sum, err := e.addRows(ctx, quads)
+	e.holding = false
+	// The working memory has the quads and what was derived before any
+	// error, so the store gets them too, even when ctx ended meanwhile.
+	if ferr := e.writeHeld(context.WithoutCancel(ctx)); ferr != nil {
+		if err == nil {
+			return e.finish(), fmt.Errorf("reasoner: adding quads: %w", ferr)
+		}
+		err = errors.Join(err, ferr)
 	}
-	return e.addRows(ctx, quads)
+	return sum, err
+}
+
+// apply writes a delta, or holds it during Add; held writes go out when
+// they reach BatchSize quads.
+func (e *Engine) apply(ctx context.Context, d kb.Delta) error {
+	if !e.holding {
+		return e.ds.Apply(ctx, d)
+	}
+	if len(d.Remove) > 0 {
+		// Removals come after what is held.
+		if err := e.writeHeld(ctx); err != nil {
+			return err
+		}
+		return e.ds.Apply(ctx, d)
+	}
+	e.held.Add = append(e.held.Add, d.Add...)
+	if len(e.held.Add) >= e.opts.BatchSize {
+		return e.writeHeld(ctx)
+	}
+	return nil
+}
+
+// writeHeld applies what Add holds.
+func (e *Engine) writeHeld(ctx context.Context) error {
+	if len(e.held.Add) == 0 {
+		return nil
+	}
+	err := e.ds.Apply(ctx, e.held)
+	clear(e.held.Add)
+	e.held.Add = e.held.Add[:0]
+	return err
 }
 
 func (e *Engine) addRows(ctx context.Context, quads []kb.Quad) (Summary, error) {
@@ -617,7 +667,7 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 		if len(delta.Add) == 0 && len(delta.Remove) == 0 {
 			return nil
 		}
-		if err := e.ds.Apply(ctx, delta); err != nil {
+		if err := e.apply(ctx, delta); err != nil {
 			return fmt.Errorf("reasoner: writing derived triples: %w", err)
 		}
 		delta = kb.Delta{}
@@ -633,6 +683,10 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 		}
 		changed = true
 		e.summary.Removed++
+		// The store must have what Add holds before it is searched.
+		if err := e.writeHeld(ctx); err != nil {
+			return false, fmt.Errorf("reasoner: writing derived triples: %w", err)
+		}
 		quads, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: r[0], P: r[1], O: r[2]}))
 		if err != nil {
 			return false, fmt.Errorf("reasoner: finding triples to remove: %w", err)

@@ -49,8 +49,10 @@ default) and send the messages of the sensor protocol — sensorinit,
 sensordataentry with the data in CDATA, sensorfinal — as one stream of XML
 elements. Each connection is read by its own goroutine; messages are
 buffered per (SensorID, ResourceID) and one writer converts them (as
-'perfkb convert sensor' does) and applies them to --graph atomically every
---batch messages or --flush-interval, whichever comes first.
+'perfkb convert sensor' does) and applies them to --graph atomically: at
+once when the store is idle, else in batches that grow while the previous
+one is written, of at most --batch messages and handed over at least every
+--flush-interval.
 
 A message counts as received when its closing tag is parsed and is durable
 after the next write. A sensor that disconnects mid-message loses only that
@@ -79,7 +81,7 @@ process at a time.`,
 	fs.StringArrayVar(&f.ruleFiles, "rules", nil, "rule file run over every written batch (repeatable)")
 	fs.StringSliceVar(&f.shipped, "shipped", nil, "shipped rule sets run over every written batch, e.g. monitoring or perfonto,monitoring")
 	fs.StringArrayVar(&f.defines, "define", nil, "override a named rule constant, NAME=VALUE (repeatable), e.g. BW_VERYLOW_B=10")
-	fs.IntVar(&f.batch, "batch", 1000, "messages per write")
+	fs.IntVar(&f.batch, "batch", 1000, "most messages per write")
 	fs.DurationVar(&f.flushInterval, "flush-interval", 500*time.Millisecond, "longest time a received message waits to be written")
 	fs.StringVar(&f.maxMessage, "max-message", "1MiB", "largest message (bytes, or with KiB, MiB, KB, MB)")
 	fs.IntVar(&f.maxConns, "max-conns", 256, "most sensor connections at once; more are closed at once")

@@ -26,8 +26,10 @@ type ListenerOptions struct {
 	Graph kb.Term
 	// Mapper configures the mapping.
 	Mapper Options
-	// Batch is the number of messages that triggers a write (default 1000);
-	// FlushInterval the longest a received message waits (default 500ms).
+	// Messages are written as soon as the store is idle; while a batch is
+	// being written the next one grows, up to Batch messages (default
+	// 1000), and a received message waits at most FlushInterval (default
+	// 500ms) behind the batches in flight.
 	Batch         int
 	FlushInterval time.Duration
 	// MaxMessage bounds one message in bytes (default 1 MiB).

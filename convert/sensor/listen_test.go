@@ -176,30 +176,65 @@ func TestListenDisconnectMidMessage(t *testing.T) {
 	}
 }
 
-// TestListenShutdownFlushes: with a batch and interval that never trigger,
-// cancelling (SIGTERM) still writes every received message.
+// gatedDataset holds every write until open is closed, to keep the
+// listener's store busy.
+type gatedDataset struct {
+	kb.Dataset
+	open chan struct{}
+}
+
+func (g *gatedDataset) Apply(ctx context.Context, d kb.Delta) error {
+	<-g.open
+	return g.Dataset.Apply(ctx, d)
+}
+
+// TestListenShutdownFlushes: messages received while the store is busy
+// (its first write held) and with a batch and interval that never trigger
+// are all written when the listener is cancelled (SIGTERM).
 func TestListenShutdownFlushes(t *testing.T) {
-	ds := kb.NewMemory()
+	mem := kb.NewMemory()
+	ds := &gatedDataset{Dataset: mem, open: make(chan struct{})}
 	s := startListener(t, ds, sensor.ListenerOptions{Batch: 1 << 20, FlushInterval: time.Hour})
 	c, err := net.Dial("tcp", s.addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	// The first message goes out at once and its write is held.
+	if _, err := c.Write([]byte(bwMessage(7, 0, "1.5"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "1 received", func() bool { return s.l.Stats().Received == 1 })
 	var b strings.Builder
-	for j := 0; j < 250; j++ {
+	for j := 1; j < 250; j++ {
 		b.WriteString(bwMessage(7, j, "1.5"))
 	}
 	if _, err := c.Write([]byte(b.String())); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "250 received", func() bool { return s.l.Stats().Received == 250 })
-	if got := countType(t, ds, ontology.PathBandwidthMeasurement); got != 0 {
+	if got := countType(t, mem, ontology.PathBandwidthMeasurement); got != 0 {
 		t.Fatalf("%d measurements stored before the flush; the test needs none", got)
 	}
+	go func() {
+		time.Sleep(100 * time.Millisecond) // shutting down by then
+		close(ds.open)
+	}()
 	s.stop(t) // the connection is still open
-	if got := countType(t, ds, ontology.PathBandwidthMeasurement); got != 250 {
+	if got := countType(t, mem, ontology.PathBandwidthMeasurement); got != 250 {
 		t.Errorf("%d measurements after shutdown, want 250", got)
+	}
+}
+
+// TestListenWritesAtOnceWhenIdle: with an idle store a message is written
+// without waiting for --flush-interval or --batch.
+func TestListenWritesAtOnceWhenIdle(t *testing.T) {
+	ds := kb.NewMemory()
+	s := startListener(t, ds, sensor.ListenerOptions{Batch: 1 << 20, FlushInterval: time.Hour})
+	send(t, s.addr, bwMessage(3, 1, "2.5"))
+	waitFor(t, "1 stored", func() bool { return s.l.Stats().Stored == 1 })
+	if got := countType(t, ds, ontology.PathBandwidthMeasurement); got != 1 {
+		t.Errorf("%d measurements, want 1", got)
 	}
 }
 

@@ -45,8 +45,9 @@ func (b *batch) reset() {
 	b.n = 0
 }
 
-// writer converts and stores messages: every Batch messages or
-// FlushInterval, and once more when l.msgs is closed. It is two
+// writer converts and stores messages: as soon as no batch is being
+// written, else every Batch messages or FlushInterval, and once more when
+// l.msgs is closed. It is two
 // goroutines: this one buffers and converts (the Mapper is not
 // concurrent), the other applies converted batches in order, so that the
 // conversion of one batch overlaps the store write of the previous one.
@@ -63,14 +64,23 @@ func (l *Listener) writer(ctx context.Context) error {
 		hasProblem = ids[0]
 	}
 	w := &batchWriter{l: l, mapper: mapper, hasProblem: hasProblem}
+	var b batch
 	applyQ := make(chan converted, 1)
 	applyErr := make(chan error, 1)
+	// applied has a token per batch written; inflight counts the batches
+	// sent and not yet written. With nothing in flight the store is idle,
+	// and what has arrived is written at once rather than at the next
+	// tick (group commit: under load, batches grow while one is written;
+	// when idle, a message waits for no timer).
+	applied := make(chan struct{}, cap(applyQ)+2)
+	inflight := 0
 	go func() {
 		for c := range applyQ {
 			if err := w.apply(ctx, c); err != nil {
 				applyErr <- err // send sees it and stops the writer
 				return
 			}
+			applied <- struct{}{}
 		}
 		applyErr <- nil
 	}()
@@ -80,13 +90,25 @@ func (l *Listener) writer(ctx context.Context) error {
 		if !ok {
 			return nil
 		}
-		select {
-		case applyQ <- c:
-			return nil
-		case err := <-applyErr:
-			applyErr <- err
-			return err
+		for {
+			select {
+			case applyQ <- c:
+				inflight++
+				return nil
+			case <-applied:
+				inflight--
+			case err := <-applyErr:
+				applyErr <- err
+				return err
+			}
 		}
+	}
+	flush := func() error {
+		c, has, err := w.convert(ctx, &b)
+		if err == nil {
+			err = send(c, has)
+		}
+		return err
 	}
 	finish := func(err error) error {
 		close(applyQ)
@@ -97,33 +119,27 @@ func (l *Listener) writer(ctx context.Context) error {
 	}
 	tick := time.NewTicker(l.opt.FlushInterval)
 	defer tick.Stop()
-	var b batch
 	for {
 		select {
 		case r, ok := <-l.msgs:
 			if !ok {
-				c, has, err := w.convert(ctx, &b)
-				if err == nil {
-					err = send(c, has)
-				}
-				return finish(err)
+				return finish(flush())
 			}
 			b.add(r)
-			if b.n >= l.opt.Batch {
-				c, has, err := w.convert(ctx, &b)
-				if err == nil {
-					err = send(c, has)
+			if b.n >= l.opt.Batch || inflight == 0 {
+				if err := flush(); err != nil {
+					return finish(err)
 				}
-				if err != nil {
+			}
+		case <-applied:
+			inflight--
+			if inflight == 0 && b.n > 0 {
+				if err := flush(); err != nil {
 					return finish(err)
 				}
 			}
 		case <-tick.C:
-			c, has, err := w.convert(ctx, &b)
-			if err == nil {
-				err = send(c, has)
-			}
-			if err != nil {
+			if err := flush(); err != nil {
 				return finish(err)
 			}
 		}
