@@ -6,6 +6,9 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,11 +21,14 @@ import (
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/results"
+	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/backend"
 )
 
 // TestW3CResultFormats runs the W3C json-res and csv-tsv-res suites against
-// the results encoder: each query's result is written by query/results in
-// the format of the expected file, read back, and compared with the
+// the results encoder and against the server: each query's result is
+// written by query/results (and served by /sparql) in the format of the
+// expected file, read back, and compared with the
 // expected result by RDF term equality (blank nodes up to renaming). JSON
 // is read back with encoding/json, not with our own reader, so a bug the
 // writer and reader share cannot hide. CSV is lossy, so CSV results are
@@ -35,19 +41,79 @@ func TestW3CResultFormats(t *testing.T) {
 	for _, d := range []string{"json-res", "csv-tsv-res"} {
 		suites = append(suites, struct{ name, manifest string }{"sparql11/" + d, filepath.Join(w3cRoot, "sparql11", d, "manifest.ttl")})
 	}
-	runSuites(t, suites, func(tc w3cTest) (res outcome, why string) {
-		defer func() {
-			if p := recover(); p != nil {
-				res, why = failed, fmt.Sprintf("panic: %v", p)
-			}
-		}()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		return runResultFormatTest(ctx, tc)
-	})
+	// Each test runs twice: the encoder called directly (as perfkb query
+	// does), and /sparql of a real server on loopback asked for the
+	// format's media type. Both bodies are checked against the expected
+	// result, and they must be the same bytes.
+	for _, viaServer := range []bool{false, true} {
+		name := "encoder"
+		if viaServer {
+			name = "server"
+		}
+		t.Run(name, func(t *testing.T) {
+			runSuites(t, suites, func(tc w3cTest) (res outcome, why string) {
+				defer func() {
+					if p := recover(); p != nil {
+						res, why = failed, fmt.Sprintf("panic: %v", p)
+					}
+				}()
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				return runResultFormatTest(ctx, tc, viaServer)
+			})
+		})
+	}
 }
 
-func runResultFormatTest(ctx context.Context, tc w3cTest) (outcome, string) {
+// mediaTypes are the Accept headers of the result formats.
+var mediaTypes = map[results.Format]string{
+	results.JSON: "application/sparql-results+json",
+	results.TSV:  "text/tab-separated-values",
+	results.CSV:  "text/csv",
+}
+
+// serverResult asks a server on loopback over ds for the query's result
+// in format.
+func serverResult(ctx context.Context, ds kb.Dataset, text string, format results.Format) ([]byte, error) {
+	srv := server.New(server.Options{Query: &backend.QueryEngine{DS: ds}})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(sctx, l) }()
+	defer func() {
+		stop()
+		<-done
+	}()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+l.Addr().String()+"/sparql", strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/sparql-query")
+	req.Header.Set("Accept", mediaTypes[format])
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: transport}).Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, body)
+	}
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, mediaTypes[format]) {
+		return nil, fmt.Errorf("Content-Type %q, want %s", ct, mediaTypes[format])
+	}
+	return body, nil
+}
+
+func runResultFormatTest(ctx context.Context, tc w3cTest, viaServer bool) (outcome, string) {
 	var format results.Format
 	switch strings.ToLower(filepath.Ext(tc.result)) {
 	case ".srj":
@@ -80,6 +146,19 @@ func runResultFormatTest(ctx context.Context, tc w3cTest) (outcome, string) {
 	var out bytes.Buffer
 	if err := res.Write(&out, format); err != nil {
 		return failed, "write: " + err.Error()
+	}
+	if viaServer {
+		// The server's query engine reads the store's default graph, where
+		// loadDataset put the test data.
+		body, err := serverResult(ctx, ds, string(text), format)
+		if err != nil {
+			return failed, "server: " + err.Error()
+		}
+		if !bytes.Equal(body, out.Bytes()) {
+			return failed, fmt.Sprintf("the server's body differs from the encoder's:\n%s\n---\n%s", body, out.Bytes())
+		}
+		out.Reset()
+		out.Write(body)
 	}
 	expected, err := os.ReadFile(tc.result)
 	if err != nil {
