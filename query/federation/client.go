@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,8 +63,9 @@ type Client struct {
 	// while it runs).
 	Registered func(ctx context.Context) ([]Site, error)
 
-	http  *http.Client
-	sites map[string]Site // by endpoint
+	http    *http.Client
+	sites   map[string]Site // by endpoint
+	answers atomic.Int64    // numbers the answers, for blank node labels
 }
 
 // NewClient returns a client with the default limits that knows sites by
@@ -137,6 +139,17 @@ func (c *Client) Handle(ctx context.Context, req eval.ServiceRequest) (*eval.Sol
 	rs, st, err := c.Select(ctx, req.Endpoint.Value, text)
 	if err != nil {
 		return nil, err
+	}
+	// Blank node labels are local to one answer (SPARQL 1.1 Results
+	// formats): give each answer its own, so that _:b0 from two sites, or
+	// from a site and the local store, are two nodes.
+	prefix := fmt.Sprintf("fed%d_", c.answers.Add(1))
+	for _, row := range rs.Rows {
+		for i, t := range row {
+			if t.IsBlank() {
+				row[i].Value = prefix + t.Value
+			}
+		}
 	}
 	sols := &eval.Solutions{Rows: rs.Rows, Bytes: st.Bytes, Status: st.Status}
 	for _, v := range rs.Vars {
