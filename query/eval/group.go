@@ -240,12 +240,11 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 		}
 		st.seen[t] = true
 	}
-	// The value and its lexical form (computed values have their own).
-	if err := acct.charge(termBytes(t)); err != nil {
-		return err
-	}
+	// What the list grew by (append doubles it) and the value's lexical
+	// form (computed values have their own).
+	before := cap(st.vals)
 	st.vals = append(st.vals, t)
-	return nil
+	return acct.charge(int64(cap(st.vals)-before)*termSize + int64(len(t.Value)+len(t.Lang)))
 }
 
 // result computes the aggregate from the group's state.
