@@ -7,8 +7,10 @@ require (
 	github.com/cayleygraph/quad v1.1.0
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/gin-gonic/gin v1.12.0
+	github.com/jackc/pgx/v5 v5.7.6
 	github.com/knakk/rdf v0.0.0-20260317081859-15b52521cde6
 	github.com/lib/pq v1.12.3
+	github.com/piprate/json-gold v0.7.0
 	github.com/prometheus/client_golang v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
@@ -19,7 +21,7 @@ require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.7.6 // indirect
+	github.com/pquerna/cachecontrol v0.0.0-20180517163645-1555304b9b35 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.4 // indirect
 )
@@ -46,8 +48,8 @@ require (
 	github.com/dop251/goja v0.0.0-20190105122144-6d5bf35058fa // indirect
 	github.com/gabriel-vasile/mimetype v1.4.12 // indirect
 	github.com/getsentry/sentry-go v0.27.0 // indirect
-	github.com/gin-contrib/cors v1.7.7 // indirect
-	github.com/gin-contrib/gzip v1.2.5 // indirect
+	github.com/gin-contrib/cors v1.7.7
+	github.com/gin-contrib/gzip v1.2.5
 	github.com/gin-contrib/sse v1.1.0 // indirect
 	github.com/go-playground/locales v0.14.1 // indirect
 	github.com/go-playground/universal-translator v0.18.1 // indirect
@@ -99,7 +101,7 @@ require (
 	golang.org/x/crypto v0.48.0 // indirect
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
 	golang.org/x/net v0.51.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/sync v0.20.0
 	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.35.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect

@@ -44,6 +44,12 @@ func TestEncodersRoundTrip(t *testing.T) {
 		{S: iri("http://ex/s2"), P: iri("http://ex/q"), O: iri("http://ex/o?a=1&b=2")},
 	}
 	for _, f := range Formats() {
+		if f.Name == "jsonld" {
+			// JSON-LD's toRdf relabels blank nodes and fromRdf groups
+			// statements by node: TestJSONLDRoundTrip compares by graph
+			// isomorphism instead.
+			continue
+		}
 		t.Run(f.Name, func(t *testing.T) {
 			var buf bytes.Buffer
 			enc := f.NewEncoder(&buf, EncoderOptions{})

@@ -1,0 +1,261 @@
+package rdfio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/piprate/json-gold/ld"
+)
+
+// JSON-LD 1.1 through github.com/piprate/json-gold, the maintained Go
+// implementation of the JSON-LD API (expansion, compaction, toRdf, fromRdf).
+// v0.7.0 is the newest release that does not require cayleygraph/quad
+// v1.3, which breaks the cayley v0.7.7 backend this module builds.
+//
+// Unlike the other syntaxes, JSON-LD is not streamed: a JSON document is
+// one value, so the decoder reads the whole input and the encoder writes
+// on Close. Remote contexts are never fetched (perfkb reads nothing from
+// the network while loading); a document that needs one is an error that
+// says to inline the context.
+
+func init() {
+	registry = append(registry, &Format{
+		Name: "jsonld", Label: "JSON-LD", Aliases: []string{"json-ld"},
+		MediaTypes: []string{"application/ld+json"}, Extensions: []string{".jsonld"}, Quads: true,
+		NewDecoder: func(r io.Reader, o Options) Decoder { return NewJSONLDDecoder(r, o) },
+		NewEncoder: NewJSONLDEncoder,
+	})
+}
+
+// JSONLDDecoder reads a JSON-LD document (JSON-LD 1.1 toRdf). Blank nodes
+// get the labels the toRdf algorithm issues (b0, b1 … in document order).
+type JSONLDDecoder struct {
+	r    io.Reader
+	opts Options
+	out  []Quad
+	err  error
+	done bool
+}
+
+// NewJSONLDDecoder returns a decoder of the JSON-LD document r.
+func NewJSONLDDecoder(r io.Reader, opts Options) *JSONLDDecoder {
+	return &JSONLDDecoder{r: r, opts: opts}
+}
+
+// Next implements Decoder.
+func (d *JSONLDDecoder) Next() (Quad, error) {
+	if !d.done {
+		d.done = true
+		d.out, d.err = d.decode()
+	}
+	if d.err != nil {
+		return Quad{}, d.err
+	}
+	if len(d.out) == 0 {
+		return Quad{}, io.EOF
+	}
+	q := d.out[0]
+	d.out = d.out[1:]
+	return q, nil
+}
+
+func (d *JSONLDDecoder) decode() ([]Quad, error) {
+	data, err := io.ReadAll(d.r)
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF})
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, d.jsonError(data, err)
+	}
+	opts := ld.NewJsonLdOptions(d.opts.Base)
+	opts.DocumentLoader = noRemoteContexts{}
+	res, err := ld.NewJsonLdProcessor().ToRDF(doc, opts)
+	if err != nil {
+		return nil, &SyntaxError{Source: d.opts.Source, Msg: "JSON-LD: " + jsonldMessage(err)}
+	}
+	ds, ok := res.(*ld.RDFDataset)
+	if !ok {
+		return nil, fmt.Errorf("%s: JSON-LD processor returned %T", d.opts.Source, res)
+	}
+	// The default graph first, then the named graphs by name, so that the
+	// order does not depend on map iteration.
+	names := make([]string, 0, len(ds.Graphs))
+	for name := range ds.Graphs {
+		if name != "@default" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	names = append([]string{"@default"}, names...)
+	var out []Quad
+	for _, name := range names {
+		var g Term
+		if name != "@default" {
+			g = fromJSONLDNode(graphNode(name))
+		}
+		for _, q := range ds.Graphs[name] {
+			out = append(out, Quad{S: fromJSONLDNode(q.Subject), P: fromJSONLDNode(q.Predicate), O: fromJSONLDNode(q.Object), G: g})
+		}
+	}
+	return out, nil
+}
+
+// jsonError positions a JSON syntax error at its line and column.
+func (d *JSONLDDecoder) jsonError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	offset := int64(-1)
+	switch {
+	case errors.As(err, &syn):
+		offset = syn.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	}
+	if offset < 0 || offset > int64(len(data)) {
+		return &SyntaxError{Source: d.opts.Source, Msg: "JSON: " + err.Error()}
+	}
+	before := data[:offset]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := len([]rune(string(before[bytes.LastIndexByte(before, '\n')+1:])))
+	return &SyntaxError{Source: d.opts.Source, Line: line, Column: max(col, 1), Msg: "JSON: " + err.Error()}
+}
+
+func jsonldMessage(err error) string {
+	var e *ld.JsonLdError
+	if errors.As(err, &e) {
+		if e.Details != nil {
+			return fmt.Sprintf("%s: %v", e.Code, e.Details)
+		}
+		return string(e.Code)
+	}
+	return err.Error()
+}
+
+func graphNode(name string) ld.Node {
+	if label, ok := strings.CutPrefix(name, "_:"); ok {
+		return ld.NewBlankNode("_:" + label)
+	}
+	return ld.NewIRI(name)
+}
+
+func fromJSONLDNode(n ld.Node) Term {
+	switch v := n.(type) {
+	case ld.IRI:
+		return Term{Kind: KindIRI, Value: v.Value}
+	case *ld.IRI:
+		return Term{Kind: KindIRI, Value: v.Value}
+	case ld.BlankNode:
+		return Term{Kind: KindBlank, Value: strings.TrimPrefix(v.Attribute, "_:")}
+	case *ld.BlankNode:
+		return Term{Kind: KindBlank, Value: strings.TrimPrefix(v.Attribute, "_:")}
+	case ld.Literal:
+		return jsonldLiteral(v)
+	case *ld.Literal:
+		return jsonldLiteral(*v)
+	}
+	return Term{}
+}
+
+func jsonldLiteral(l ld.Literal) Term {
+	if l.Language != "" {
+		return Term{Kind: KindLiteral, Value: l.Value, Datatype: RDFLangString, Lang: l.Language}
+	}
+	dt := l.Datatype
+	if dt == "" {
+		dt = XSDString
+	}
+	return Term{Kind: KindLiteral, Value: l.Value, Datatype: dt}
+}
+
+// noRemoteContexts is the document loader: it loads nothing.
+type noRemoteContexts struct{}
+
+func (noRemoteContexts) LoadDocument(u string) (*ld.RemoteDocument, error) {
+	return nil, ld.NewJsonLdError(ld.LoadingRemoteContextFailed,
+		fmt.Sprintf("remote context %s is not fetched (perfkb reads nothing from the network): inline the context in the document", u))
+}
+
+// jsonldEncoder collects the statements and writes one compacted JSON-LD
+// document on Close.
+type jsonldEncoder struct {
+	w      io.Writer
+	ctx    map[string]any
+	quads  map[string][]*ld.Quad
+	closed bool
+}
+
+// NewJSONLDEncoder returns an encoder writing compacted JSON-LD whose
+// @context declares opts.Prefixes (CommonPrefixes when nil), so that IRIs
+// in those namespaces are written as compact IRIs.
+func NewJSONLDEncoder(w io.Writer, opts EncoderOptions) Encoder {
+	prefixes := opts.Prefixes
+	if prefixes == nil {
+		prefixes = CommonPrefixes
+	}
+	ctx := map[string]any{}
+	for _, p := range prefixes {
+		ctx[p.Prefix] = p.Namespace
+	}
+	return &jsonldEncoder{w: w, ctx: ctx, quads: map[string][]*ld.Quad{}}
+}
+
+func toJSONLDNode(t Term) ld.Node {
+	switch t.Kind {
+	case KindIRI:
+		return ld.NewIRI(t.Value)
+	case KindBlank:
+		return ld.NewBlankNode("_:" + SafeBlankLabel(t.Value))
+	}
+	if t.Lang != "" {
+		return ld.NewLiteral(t.Value, RDFLangString, t.Lang)
+	}
+	return ld.NewLiteral(t.Value, t.Datatype, "")
+}
+
+func (e *jsonldEncoder) Encode(q Quad) error {
+	if e.closed {
+		return errors.New("rdfio: JSON-LD encoder used after Close")
+	}
+	name := "@default"
+	switch q.G.Kind {
+	case KindIRI:
+		name = q.G.Value
+	case KindBlank:
+		name = "_:" + SafeBlankLabel(q.G.Value)
+	}
+	e.quads[name] = append(e.quads[name], ld.NewQuad(toJSONLDNode(q.S), toJSONLDNode(q.P), toJSONLDNode(q.O), name))
+	return nil
+}
+
+func (e *jsonldEncoder) Close() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	ds := ld.NewRDFDataset()
+	ds.Graphs = e.quads
+	if ds.Graphs["@default"] == nil {
+		ds.Graphs["@default"] = []*ld.Quad{}
+	}
+	opts := ld.NewJsonLdOptions("")
+	opts.DocumentLoader = noRemoteContexts{}
+	expanded, err := ld.NewJsonLdApi().FromRDF(ds, opts)
+	if err != nil {
+		return fmt.Errorf("rdfio: JSON-LD fromRdf: %s", jsonldMessage(err))
+	}
+	doc, err := ld.NewJsonLdProcessor().Compact(expanded, map[string]any{"@context": e.ctx}, opts)
+	if err != nil {
+		return fmt.Errorf("rdfio: JSON-LD compaction: %s", jsonldMessage(err))
+	}
+	enc := json.NewEncoder(e.w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,211 @@
+package rdfio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func jsonldDecodeAll(t *testing.T, f *Format, data []byte, source string) []Quad {
+	t.Helper()
+	dec := f.NewDecoder(bytes.NewReader(data), Options{Base: "http://example.org/base/", Source: source})
+	var out []Quad
+	for {
+		q, err := dec.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", source, err)
+		}
+		out = append(out, q)
+	}
+}
+
+// sameGraph reports whether two datasets are equal up to a renaming of
+// blank nodes, trying every bijection between their blank nodes (the
+// documents here have a handful).
+func sameGraph(a, b []Quad) bool {
+	set := func(g []Quad) map[Quad]bool {
+		m := map[Quad]bool{}
+		for _, q := range g {
+			m[q] = true
+		}
+		return m
+	}
+	sa, sb := set(a), set(b)
+	if len(sa) != len(sb) {
+		return false
+	}
+	blanks := func(s map[Quad]bool) []string {
+		seen := map[string]bool{}
+		for q := range s {
+			for _, t := range []Term{q.S, q.O, q.G} {
+				if t.Kind == KindBlank {
+					seen[t.Value] = true
+				}
+			}
+		}
+		var out []string
+		for l := range seen {
+			out = append(out, l)
+		}
+		sort.Strings(out)
+		return out
+	}
+	ba, bb := blanks(sa), blanks(sb)
+	if len(ba) != len(bb) {
+		return false
+	}
+	m := map[string]string{}
+	used := map[string]bool{}
+	var try func(i int) bool
+	try = func(i int) bool {
+		if i == len(ba) {
+			for q := range sa {
+				for _, t := range []*Term{&q.S, &q.O, &q.G} {
+					if t.Kind == KindBlank {
+						t.Value = m[t.Value]
+					}
+				}
+				if !sb[q] {
+					return false
+				}
+			}
+			return true
+		}
+		for _, c := range bb {
+			if !used[c] {
+				m[ba[i]], used[c] = c, true
+				if try(i + 1) {
+					return true
+				}
+				used[c] = false
+			}
+		}
+		return false
+	}
+	return try(0)
+}
+
+func TestSameGraphCanFail(t *testing.T) {
+	b := func(l string) Term { return Term{Kind: KindBlank, Value: l} }
+	p := Term{Kind: KindIRI, Value: "http://ex/p"}
+	a := []Quad{{S: b("x"), P: p, O: b("y")}}
+	if !sameGraph(a, []Quad{{S: b("1"), P: p, O: b("2")}}) {
+		t.Error("a relabelled graph differs")
+	}
+	if sameGraph(a, []Quad{{S: b("1"), P: p, O: b("1")}}) {
+		t.Error("x p y equals z p z")
+	}
+}
+
+// TestJSONLDDecode reads a document that uses a context, term
+// definitions with @type coercion, a language map entry, native numbers
+// and booleans, a nested blank node and a named graph; the expected
+// N-Quads follow the JSON-LD 1.1 toRdf rules.
+func TestJSONLDDecode(t *testing.T) {
+	jsonld, ok := Lookup("application/ld+json")
+	if !ok || jsonld.Name != "jsonld" || !jsonld.Quads {
+		t.Fatalf("Lookup(application/ld+json) = %v, %v", jsonld, ok)
+	}
+	if f, ok := ByFileName("x.jsonld"); !ok || f != jsonld {
+		t.Errorf("ByFileName(x.jsonld) = %v, %v", f, ok)
+	}
+	doc, err := os.ReadFile("testdata/jsonld/person.jsonld")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/jsonld/person.nq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nq, _ := Lookup("nquads")
+	got := jsonldDecodeAll(t, jsonld, doc, "person.jsonld")
+	if exp := jsonldDecodeAll(t, nq, want, "person.nq"); !sameGraph(got, exp) {
+		var b strings.Builder
+		for _, q := range got {
+			b.WriteString(q.String() + "\n")
+		}
+		t.Errorf("person.jsonld read as\n%swant (up to blank node labels) person.nq", b.String())
+	}
+}
+
+// TestJSONLDRoundTrip writes the statements of TestEncodersRoundTrip and
+// of person.nq as JSON-LD and reads them back.
+func TestJSONLDRoundTrip(t *testing.T) {
+	jsonld, _ := Lookup("jsonld")
+	nq, _ := Lookup("nquads")
+	data, err := os.ReadFile("testdata/jsonld/person.nq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	iri := func(s string) Term { return Term{Kind: KindIRI, Value: s} }
+	g := iri("http://ex/graph")
+	for name, in := range map[string][]Quad{
+		"person.nq": jsonldDecodeAll(t, nq, data, "person.nq"),
+		"mixed": {
+			{S: iri("http://ex/s"), P: iri(rdfType), O: iri("http://ex/C"), G: g},
+			{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "a \"quoted\"\nline & <tag> \\ é", Datatype: XSDString}, G: g},
+			{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "chat", Datatype: RDFLangString, Lang: "fr"}, G: g},
+			{S: iri("http://ex/s"), P: iri("http://www.par.univie.ac.at/project/scalea/perfonto#hasValue"), O: Term{Kind: KindLiteral, Value: "42", Datatype: XSDInteger}},
+			{S: Term{Kind: KindBlank, Value: "b1"}, P: iri("http://ex/q"), O: Term{Kind: KindBlank, Value: "x y"}},
+			{S: iri("http://ex/s2"), P: iri("http://ex/q"), O: iri("http://ex/o?a=1&b=2")},
+			{S: iri("http://ex/s2"), P: iri("http://ex/q"), O: Term{Kind: KindLiteral, Value: "01", Datatype: XSDInteger}},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			enc := jsonld.NewEncoder(&buf, EncoderOptions{})
+			for _, q := range in {
+				if err := enc.Encode(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := enc.Close(); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			if !strings.Contains(out, `"@context"`) || !strings.Contains(out, `"rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#"`) {
+				t.Errorf("no @context with the common prefixes:\n%s", out)
+			}
+			if name == "mixed" && !strings.Contains(out, `"perfonto:hasValue"`) {
+				t.Errorf("perfonto:hasValue is not compacted:\n%s", out)
+			}
+			if got := jsonldDecodeAll(t, jsonld, buf.Bytes(), "out.jsonld"); !sameGraph(got, in) {
+				t.Errorf("read back a different dataset from\n%s", out)
+			}
+		})
+	}
+}
+
+func TestJSONLDErrors(t *testing.T) {
+	jsonld, _ := Lookup("jsonld")
+	for _, c := range []struct {
+		name, doc string
+		line, col int
+		msg       string
+	}{
+		{"malformed JSON", "{\n  \"@id\": \"http://ex/a\",\n  \"http://ex/p\": oops\n}", 3, 18, "invalid character"},
+		{"remote context", `{"@context": "http://example.org/context.jsonld", "@id": "http://ex/a", "p": "x"}`, 0, 0, "is not fetched"},
+		{"invalid keyword value", `{"@id": 5, "http://ex/p": "x"}`, 0, 0, "JSON-LD"},
+	} {
+		dec := jsonld.NewDecoder(strings.NewReader(c.doc), Options{Source: "in.jsonld"})
+		_, err := dec.Next()
+		var se *SyntaxError
+		if !errors.As(err, &se) {
+			t.Errorf("%s: error %v, want a *SyntaxError", c.name, err)
+			continue
+		}
+		if se.Source != "in.jsonld" || se.Line != c.line || se.Column != c.col || !strings.Contains(se.Msg, c.msg) {
+			t.Errorf("%s: %v; want in.jsonld:%d:%d …%s…", c.name, err, c.line, c.col, c.msg)
+		}
+		if _, again := dec.Next(); again == nil || again.Error() != err.Error() {
+			t.Errorf("%s: after the error Next returned %v", c.name, again)
+		}
+	}
+}
