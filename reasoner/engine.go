@@ -171,6 +171,10 @@ type Engine struct {
 	// the store in one Apply instead of one per round.
 	holding bool
 	held    kb.Delta
+
+	// addGens is the first generation of each Add still in the working
+	// memory (see Forget).
+	addGens []uint32
 }
 
 type premRef struct {
@@ -549,6 +553,7 @@ func (e *Engine) addRows(ctx context.Context, quads []kb.Quad) (Summary, error) 
 		return e.finish(), nil
 	}
 	e.cur = next
+	e.addGens = append(e.addGens, next)
 	err := e.rounds(ctx, false)
 	return e.finish(), err
 }

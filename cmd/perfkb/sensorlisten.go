@@ -35,6 +35,7 @@ type sensorListenFlags struct {
 	maxMessage                 string
 	http                       string
 	noDerivations              bool
+	rulesWindow                int64
 	serve                      serveFlags // the serve flags except --addr (--http replaces it)
 }
 
@@ -87,6 +88,7 @@ process at a time.`,
 	fs.IntVar(&f.maxConns, "max-conns", 256, "most sensor connections at once; more are closed at once")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "close a connection that sends nothing for this long (0: never)")
 	fs.BoolVar(&f.noDerivations, "no-derivations", false, "with rules: write no derivation records (faster; no explanations of live findings)")
+	fs.Int64Var(&f.rulesWindow, "rules-window", 0, "with rules: the rules see the last N messages (up to 2N are held) besides what was stored before; older ones leave the rule engine's memory, not the store (right for per-message rules such as the shipped monitoring ones; 0: keep everything, memory grows with the data)")
 	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")
 	// The serve flags, except --addr, which --http replaces.
 	serveFS := pflag.NewFlagSet("serve", pflag.ContinueOnError)
@@ -125,6 +127,8 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	switch {
 	case f.batch <= 0:
 		return usageError(errors.New("--batch must be positive"))
+	case f.rulesWindow < 0:
+		return usageError(errors.New("--rules-window must not be negative"))
 	case f.maxConns <= 0:
 		return usageError(errors.New("--max-conns must be positive"))
 	case f.flushInterval <= 0:
@@ -180,6 +184,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		Batch: f.batch, FlushInterval: f.flushInterval, MaxMessage: maxMessage,
 		MaxConns: f.maxConns, IdleTimeout: f.idleTimeout, Program: prog,
 		Reasoner: reasoner.Options{Print: app.Stderr, NoDerivations: f.noDerivations}, Logger: logger,
+		RulesWindow: f.rulesWindow,
 	}
 	if f.idleTimeout == 0 {
 		opt.IdleTimeout = -1

@@ -48,6 +48,13 @@ type ListenerOptions struct {
 	Program *reasoner.Program
 	// Reasoner configures that engine.
 	Reasoner reasoner.Options
+	// RulesWindow, when positive, bounds the engine's working memory: the
+	// rules see the last RulesWindow messages (at least; up to twice as
+	// many are held) besides what the store held at start; older messages and what was derived from them
+	// leave the engine (reasoner.Engine.Forget), not the store. Right for
+	// rules that look at one message at a time, as the shipped MONITORING
+	// rules do. Zero keeps everything (memory grows with the data).
+	RulesWindow int64
 	// Logger receives connection events, dropped messages and findings
 	// (default: discard).
 	Logger *slog.Logger
@@ -70,6 +77,7 @@ type Stats struct {
 	Idle        int64 // connections closed for idleness
 	Triples     int64 // triples written (before the store drops duplicates)
 	Findings    int64 // new findings the rules derived
+	RuleMemory  int64 // triples in the rule engine's working memory
 }
 
 // Listener is the live side of the sensor protocol (6.2.3.5 "Data
@@ -89,7 +97,7 @@ type Listener struct {
 
 	connSeq atomic.Int64
 	stats   struct {
-		conns, open, rejected, received, stored, invalid, partial, malformed, idle, triples, findings atomic.Int64
+		conns, open, rejected, received, stored, invalid, partial, malformed, idle, triples, findings, ruleMemory atomic.Int64
 	}
 
 	mu    sync.Mutex
@@ -155,7 +163,7 @@ func (l *Listener) Stats() Stats {
 	return Stats{Connections: s.conns.Load(), Open: s.open.Load(), Rejected: s.rejected.Load(),
 		Received: s.received.Load(), Stored: s.stored.Load(), Invalid: s.invalid.Load(),
 		Partial: s.partial.Load(), Malformed: s.malformed.Load(), Idle: s.idle.Load(),
-		Triples: s.triples.Load(), Findings: s.findings.Load()}
+		Triples: s.triples.Load(), Findings: s.findings.Load(), RuleMemory: s.ruleMemory.Load()}
 }
 
 // Serve accepts connections on ln until ctx ends, then stops accepting,

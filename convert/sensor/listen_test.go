@@ -296,6 +296,44 @@ func TestListenMonitoring(t *testing.T) {
 	}
 }
 
+// TestListenRulesWindow: with --rules-window the rule engine holds a
+// bounded number of messages however many arrive, and every low message
+// still gets its finding (the MONITORING rules look at one message).
+func TestListenRulesWindow(t *testing.T) {
+	prog, err := reasoner.LoadProgram([]string{"MONITORING"}, reasoner.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := kb.NewMemory()
+	const window, bursts, per = 50, 20, 30
+	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 5 * time.Millisecond, Program: prog, RulesWindow: window,
+		Reasoner: reasoner.Options{NoDerivations: true}})
+	var most int64
+	lows := 0
+	for i := 0; i < bursts; i++ {
+		var b strings.Builder
+		for j := 0; j < per; j++ {
+			bw := "3.5"
+			if j%3 == 0 {
+				bw, lows = "0.5", lows+1
+			}
+			b.WriteString(bwMessage(4, i*per+j, bw))
+		}
+		send(t, s.addr, b.String())
+		waitFor(t, "the burst stored", func() bool { return s.l.Stats().Stored == int64((i+1)*per) })
+		most = max(most, s.l.Stats().RuleMemory)
+	}
+	waitFor(t, "every finding", func() bool { return s.l.Stats().Findings == int64(lows) })
+	if got := countType(t, ds, ontology.PathBandwidthMeasurement); got != bursts*per {
+		t.Errorf("%d measurements stored, want %d", got, bursts*per)
+	}
+	// A message with its membership (and finding) is about 20 triples; up
+	// to twice the window plus one burst is held.
+	if limit := int64(30 * (2*window + per)); most > limit || most == 0 {
+		t.Errorf("the rule engine held up to %d triples for a window of %d messages (%d sent), want 0 < n <= %d", most, window, bursts*per, limit)
+	}
+}
+
 // failingStore refuses every write.
 type failingStore struct{ *kb.Memory }
 

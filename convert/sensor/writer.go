@@ -159,6 +159,9 @@ type batchWriter struct {
 	quads      []kb.TermQuad
 	hasProblem kb.ID
 	findings   int64
+	// window has the message count of each Add the engine still holds,
+	// oldest first (ListenerOptions.RulesWindow).
+	window []int64
 }
 
 // convert maps the buffered messages to quads with IDs. A message the
@@ -209,6 +212,10 @@ func (w *batchWriter) apply(ctx context.Context, c converted) error {
 			return fmt.Errorf("sensor: writing and reasoning over a batch of %d messages: %w", c.n, err)
 		}
 		w.report(ctx, watch.found, c.oldest)
+		if err := w.slide(ctx, c.n); err != nil {
+			return err
+		}
+		l.stats.ruleMemory.Store(int64(l.engine.Size()))
 	}
 	l.stats.triples.Add(int64(len(c.quads)))
 	l.stats.stored.Add(c.n)
@@ -294,4 +301,40 @@ func describeFinding(ctx context.Context, ds kb.Dataset, q kb.Quad) (reasoner.Fi
 func parseFloat(s string) (float64, bool) {
 	v, err := strconv.ParseFloat(s, 64)
 	return v, err == nil
+}
+
+// slide keeps the engine's memory between the last RulesWindow and twice
+// as many messages, after an Add of n messages.
+func (w *batchWriter) slide(ctx context.Context, n int64) error {
+	limit := w.l.opt.RulesWindow
+	if limit <= 0 {
+		return nil
+	}
+	e := w.l.engine
+	if e.Adds() > len(w.window) {
+		w.window = append(w.window, n)
+	}
+	// Trim when twice the window is held, so the cost of Forget (a pass
+	// over the working memory) is spread over a window of messages.
+	var total int64
+	for _, m := range w.window {
+		total += m
+	}
+	if total < 2*limit {
+		return nil
+	}
+	var sum int64
+	keep := 0
+	for i := len(w.window) - 1; i >= 0 && sum < limit; i-- {
+		sum += w.window[i]
+		keep++
+	}
+	if keep == len(w.window) {
+		return nil
+	}
+	w.window = append(w.window[:0], w.window[len(w.window)-keep:]...)
+	if err := e.Forget(ctx, keep); err != nil {
+		return fmt.Errorf("sensor: %w", err)
+	}
+	return nil
 }
