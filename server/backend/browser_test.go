@@ -391,8 +391,15 @@ func TestQueryPageInChromium(t *testing.T) {
 			if strings.HasPrefix(ex.Name, "Top 20") {
 				var bars []string
 				wd.script(`document.getElementById("chart").scrollIntoView(); return Array.from(document.querySelectorAll("#chart text.bar-label")).map(t => t.textContent)`, &bars)
-				if len(bars) != got.Rows || len(bars) == 0 || !slices.Contains(bars, "main") {
+				if len(bars) != got.Rows || len(bars) == 0 || !slices.ContainsFunc(bars, func(b string) bool { return b == "main" || strings.HasPrefix(b, "main · ") }) {
 					t.Errorf("chart of %q labels its %d bars %v; want one per row, by regionName (e.g. main)", ex.Name, len(bars), bars)
+				}
+				// A name that repeats (each site has a main) carries its site.
+				if slices.Contains(bars, "main") && slices.ContainsFunc(bars, func(b string) bool { return strings.HasPrefix(b, "main · ") }) {
+					t.Errorf("bars %v: a repeated name is sometimes bare", bars)
+				}
+				if n := len(slices.Compact(slices.Sorted(slices.Values(bars)))); n != len(bars) {
+					t.Errorf("bars %v: only %d distinct labels for %d bars", bars, n, len(bars))
 				}
 				wd.screenshot("chart")
 			}

@@ -385,8 +385,18 @@ async function drawQueryChart() {
   const q = unitOfQuery(last.query);
   const carries = q.metric && (col === q.metric || /^(value|v|time|max|min|avg|mean|sum)$/i.test(col));
   const metric = carries ? q.metric : "", unit = carries ? q.unit : "";
-  const points = rows.map((r) => ({
-    label: r[label] ? (r[label].type === "uri" ? name(r[label].value) : r[label].value) : "",
+  // Names repeat across sites (every site has a "main"): a repeated name
+  // gets its site (or short IRI) so that the bars can be told apart.
+  const named = rows.map((r) => (r[label] && r[label].type === "uri" ? name(r[label].value) : null));
+  const seen = new Map();
+  named.forEach((n) => { if (n != null) seen.set(n, (seen.get(n) || 0) + 1); });
+  const labelOf = (r, i) => {
+    if (!r[label]) return "";
+    if (named[i] == null) return r[label].value;
+    return seen.get(named[i]) > 1 ? `${named[i]} · ${siteOf(r[label].value) || shortIRI(r[label].value)}` : named[i];
+  };
+  const points = rows.map((r, i) => ({
+    label: labelOf(r, i),
     x: termNumber(r[label]),
     y: termNumber(r[col]),
     series: series && r[series] ? (r[series].type === "uri" ? name(r[series].value) : r[series].value) : "",
