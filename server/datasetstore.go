@@ -233,6 +233,8 @@ func kbFormat(f Format) (kb.Format, error) {
 		return kb.FormatNQuads, nil
 	case FormatRDFXML:
 		return kb.FormatRDFXML, nil
+	case FormatJSONLD:
+		return kb.Format("jsonld"), nil // kb/rdfio/jsonld.go's registry name
 	}
 	return "", &apiError{typ: ErrorUnsupported, err: fmt.Errorf("cannot read %v", f)}
 }

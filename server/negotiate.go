@@ -20,7 +20,7 @@ const (
 	FormatTurtle                     // RDF 1.1 Turtle
 	FormatNQuads                     // RDF 1.1 N-Quads
 	FormatRDFXML                     // RDF 1.1 XML syntax
-	FormatJSONLD                     // JSON-LD 1.1, expanded form (output only)
+	FormatJSONLD                     // JSON-LD 1.1 (written expanded; read through kb/rdfio)
 )
 
 type formatInfo struct {
@@ -69,7 +69,7 @@ var (
 	booleanFormats  = []Format{FormatJSON, FormatXML, FormatCSV, FormatTSV}
 	graphFormats    = []Format{FormatTurtle, FormatNTriples, FormatNQuads, FormatRDFXML, FormatJSONLD}
 	// rdfInputFormats are the formats the Graph Store Protocol reads.
-	rdfInputFormats = []Format{FormatTurtle, FormatNTriples, FormatNQuads, FormatRDFXML}
+	rdfInputFormats = []Format{FormatTurtle, FormatNTriples, FormatNQuads, FormatRDFXML, FormatJSONLD}
 )
 
 // formatByName finds a format by a ?format= value among offers.

@@ -48,7 +48,7 @@ func (s *Server) serviceDescription(c *gin.Context) {
 	for _, f := range []string{"SPARQL_Results_JSON", "SPARQL_Results_XML", "SPARQL_Results_CSV", "SPARQL_Results_TSV", "Turtle", "N-Triples", "N-Quads", "RDF_XML", "JSON-LD"} {
 		triples = append(triples, kb.Triple{S: endpoint, P: sd("resultFormat"), O: kb.IRI(formatsNS + f)})
 	}
-	for _, f := range []string{"Turtle", "N-Triples", "N-Quads", "RDF_XML"} {
+	for _, f := range []string{"Turtle", "N-Triples", "N-Quads", "RDF_XML", "JSON-LD"} {
 		triples = append(triples, kb.Triple{S: endpoint, P: sd("inputFormat"), O: kb.IRI(formatsNS + f)})
 	}
 	dataset := kb.Blank("dataset")

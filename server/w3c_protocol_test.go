@@ -1335,3 +1335,47 @@ func TestSPARQLPostCharset(t *testing.T) {
 		}
 	}
 }
+
+// TestGraphStoreJSONLD: JSON-LD uploads (kb/rdfio's decoder) through the
+// Graph Store, alone and as a multipart part, read back as N-Triples; a
+// malformed one is refused at its position and changes nothing.
+func TestGraphStoreJSONLD(t *testing.T) {
+	srv := startW3CServer(t)
+	doc := `{"@context": {"foaf": "http://xmlns.com/foaf/0.1/"},
+ "@id": "http://example.org/alice", "@type": "foaf:Person",
+ "foaf:name": "Alice", "foaf:account": {"foaf:accountName": "a1"}}`
+	want := `<http://example.org/alice> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://xmlns.com/foaf/0.1/Person> .
+<http://example.org/alice> <http://xmlns.com/foaf/0.1/name> "Alice" .
+<http://example.org/alice> <http://xmlns.com/foaf/0.1/account> _:x .
+_:x <http://xmlns.com/foaf/0.1/accountName> "a1" .
+`
+	multipartBody := "--B\r\nContent-Disposition: form-data; name=\"a\"; filename=\"a.jsonld\"\r\nContent-Type: application/ld+json\r\n\r\n" + doc + "\r\n--B--\r\n"
+	steps := []exchange{
+		{method: "PUT", target: "/data/people", headers: [][2]string{{"Content-Type", "application/ld+json"}}, body: []byte(doc), statuses: []string{"Created"}},
+		{method: "GET", target: "/data/people", headers: [][2]string{{"Accept", "application/n-triples"}}, statuses: []string{"OK"},
+			respHeaders: [][2]string{{"Content-Type", "application/n-triples; charset=utf-8"}}, respBody: &want},
+		{method: "PUT", target: "/data/people", headers: [][2]string{{"Content-Type", "application/ld+json"}}, body: []byte("{\n \"@id\": \"http://example.org/bob\",\n \"foaf:name\": }"), statuses: []string{"BadRequest"}},
+		{method: "GET", target: "/data/people", headers: [][2]string{{"Accept", "application/n-triples"}}, statuses: []string{"OK"}, respBody: &want},
+		{method: "POST", target: "/data/more", headers: [][2]string{{"Content-Type", "multipart/form-data; boundary=B"}}, body: []byte(multipartBody), statuses: []string{"Created"}},
+		{method: "GET", target: "/data/more", headers: [][2]string{{"Accept", "text/turtle"}}, statuses: []string{"OK"}, respBody: &want, respBodyType: "application/n-triples"},
+	}
+	vars := map[string]string{}
+	for i, x := range steps {
+		if err := srv.do(x, vars); err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+	}
+	// The position of the JSON error reaches the client.
+	req, _ := http.NewRequest("PUT", srv.base+"/data/people", strings.NewReader("{\n \"@id\": \"http://example.org/bob\",\n \"foaf:name\": }"))
+	req.Header.Set("Content-Type", "application/ld+json")
+	req.Header.Set("Authorization", "Bearer "+w3cToken)
+	resp, err := srv.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"line":3`) {
+		t.Errorf("malformed JSON-LD: %d %s; want line 3", resp.StatusCode, body)
+	}
+}

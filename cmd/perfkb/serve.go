@@ -163,7 +163,7 @@ func newServeCmd(app *App) *cobra.Command {
   /data           Graph Store Protocol (?graph=IRI or ?default, or the
                   direct URL /data/NAME): GET, HEAD, PUT, POST (also
                   multipart/form-data), DELETE in N-Triples, Turtle,
-                  N-Quads, RDF/XML (JSON-LD out only); an upload is atomic
+                  N-Quads, RDF/XML, JSON-LD; an upload is atomic
   /rules/run      run the shipped rule sets or an uploaded rule file
   /rules/check    validate a rule file
   /findings       list findings (?problem=, ?experiment=, ?limit=)
