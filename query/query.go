@@ -62,6 +62,10 @@ type Options struct {
 	// (GROUP BY, ORDER BY, DISTINCT, join tables, paths, …) hold at once
 	// (0: no bound). Past it the query fails with a *LimitError.
 	QueryMemory int64
+	// MemoryPool, when set, bounds what all the queries sharing it hold
+	// together (a server's); past it a query fails with a *LimitError
+	// whose Busy is true.
+	MemoryPool *eval.MemoryPool
 }
 
 // Language is the query language of a prepared query.
@@ -108,7 +112,7 @@ func evalOptions(opts Options) eval.Options {
 	return eval.Options{Timeout: opts.Timeout, MaxRows: opts.MaxRows, Dataset: opts.Dataset,
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
-		QueryMemory: opts.QueryMemory}
+		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it

@@ -73,7 +73,9 @@ type InvalidInputError interface {
 // needed more of a bounded resource than the server allows (a query past
 // --query-memory): they map to 422 with errorType "limit" and the limit's
 // name in the envelope's "limit" member, so a client can tell a query to
-// narrow from a server fault.
+// narrow from a server fault. A limit shared with other requests
+// (--query-memory-total) that also has a Busy method returning true maps
+// to 503 with Retry-After: the same request may pass later.
 type LimitError interface {
 	error
 	LimitName() string
@@ -143,6 +145,9 @@ func classify(err error) *apiError {
 	case errors.Is(err, context.Canceled):
 		return &apiError{typ: ErrorCanceled, err: err}
 	case errors.As(err, &limit):
+		if busy, ok := limit.(interface{ Busy() bool }); ok && busy.Busy() {
+			return &apiError{typ: ErrorUnavailable, err: err, retryAfter: 1}
+		}
 		return &apiError{typ: ErrorLimit, err: err}
 	case errors.As(err, &invalid) && invalid.InvalidInput(), errors.As(err, &pos):
 		return &apiError{typ: ErrorBadData, err: err}
@@ -196,7 +201,7 @@ func respondError(c *gin.Context, err error) {
 	}
 	resp.Line, resp.Column = errorPosition(err)
 	var limit LimitError
-	if ae.typ == ErrorLimit && errors.As(err, &limit) {
+	if errors.As(err, &limit) {
 		resp.Limit = limit.LimitName()
 	}
 	if ae.retryAfter > 0 {

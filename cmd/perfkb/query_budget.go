@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/perfkb/perfkb/query/eval"
+
 	"github.com/perfkb/perfkb/server"
 	"github.com/perfkb/perfkb/server/backend"
 )
@@ -15,12 +17,20 @@ import (
 // deciding first.
 const defaultQueryMemory = "512MiB"
 
+// defaultQueryMemoryTotal is --query-memory-total's default: four queries
+// at their full budget at once.
+const defaultQueryMemoryTotal = "2GiB"
+
 // queryMemoryFlag is --query-memory of query, serve and demo: the memory
 // one query's buffering operators (GROUP BY, ORDER BY, DISTINCT, join
 // tables, property paths, …) may hold.
 type queryMemoryFlag struct {
 	text  string
 	bytes int64
+	// --query-memory-total, serve and demo only: what all the queries
+	// running at once may hold together.
+	totalText  string
+	totalBytes int64
 }
 
 func (f *queryMemoryFlag) bind(fs *pflag.FlagSet) {
@@ -28,19 +38,32 @@ func (f *queryMemoryFlag) bind(fs *pflag.FlagSet) {
 		"memory one query may hold for GROUP BY, ORDER BY, DISTINCT, joins and paths (e.g. 256MiB, 1GiB; 0: no limit); past it the query fails")
 }
 
-// parse validates the flag (a usage error when it is not a size).
+// bindServe binds --query-memory and --query-memory-total.
+func (f *queryMemoryFlag) bindServe(fs *pflag.FlagSet) {
+	f.bind(fs)
+	fs.StringVar(&f.totalText, "query-memory-total", defaultQueryMemoryTotal,
+		"memory all the queries running at once may hold together (0: no limit); past it a query gets 503 with Retry-After")
+}
+
+// parse validates the flags (a usage error when one is not a size).
 func (f *queryMemoryFlag) parse() error {
 	n, err := parseByteSize(f.text)
 	if err != nil {
 		return usageError(fmt.Errorf("--query-memory %q: %w", f.text, err))
 	}
 	f.bytes = n
+	if f.totalText != "" {
+		if f.totalBytes, err = parseByteSize(f.totalText); err != nil {
+			return usageError(fmt.Errorf("--query-memory-total %q: %w", f.totalText, err))
+		}
+	}
 	return nil
 }
 
-// apply gives the (parsed) budget to the server's query engine.
+// apply gives the (parsed) budgets to the server's query engine.
 func (f *queryMemoryFlag) apply(opts *server.Options) {
 	if qe, ok := opts.Query.(*backend.QueryEngine); ok {
 		qe.QueryMemory = f.bytes
+		qe.MemoryPool = eval.NewMemoryPool(f.totalBytes)
 	}
 }

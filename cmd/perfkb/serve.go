@@ -42,7 +42,7 @@ type serveFlags struct {
 	fed           serveFederationFlags // --service-allow, --site-timeout: serve_sites.go
 	rules         serveRulesFlags      // --rules-max-derived, --rules-memory …: serve_rules.go
 	advice        adviceFlags          // --advice: serve_advice.go
-	queryMemory   queryMemoryFlag      // --query-memory: query_budget.go
+	queryMemory   queryMemoryFlag      // --query-memory, --query-memory-total: query_budget.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -62,7 +62,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.fed.bind(fs)
 	f.rules.bind(fs)
 	f.advice.bind(fs)
-	f.queryMemory.bind(fs)
+	f.queryMemory.bindServe(fs)
 }
 
 // resolveToken fills the token from the environment when the flag is unset.

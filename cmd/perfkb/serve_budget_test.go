@@ -24,8 +24,9 @@ const serveBudgetEnv = "PERFKB_TEST_SERVE_BUDGET"
 // bound over cross joins (10^10 rows). Each must end in a clean answer:
 // 422 naming the limit when it fails before the first row, a cut
 // connection when rows were already streaming (never a complete 200), a
-// timeout for COUNT(*), which streams. The server's peak RSS (VmHWM) must
-// stay below the budget plus 256 MiB.
+// timeout for COUNT(*), which streams; four at once share the pool
+// (--query-memory-total). The server's peak RSS (VmHWM) must stay below
+// the budget plus 256 MiB.
 func TestServeQueryMemory(t *testing.T) {
 	if os.Getenv(serveBudgetEnv) == "" {
 		t.Skip("builds perfkb, loads 100k triples and runs a server for ~20 s; set " + serveBudgetEnv + "=1 to run it")
@@ -50,7 +51,9 @@ func TestServeQueryMemory(t *testing.T) {
 	f.Close()
 	e.mustRun(t, "--store", "native:store.db", "load", nt)
 	const budget = 64 << 20
-	p := e.serve(t, "store.db", "--query-memory", "64MiB", "--timeout", "30s")
+	// The pool of all queries is the one query's budget too, so queries
+	// at once cannot hold more than one alone.
+	p := e.serve(t, "store.db", "--query-memory", "64MiB", "--query-memory-total", "64MiB", "--timeout", "30s")
 
 	const cross = "?a ?b ?c . ?d ?e ?f"
 	tests := []struct {
@@ -113,6 +116,40 @@ func TestServeQueryMemory(t *testing.T) {
 			t.Logf("server peak RSS so far %d MiB", vmHWM(t, p.cmd.Process.Pid)>>20)
 		})
 	}
+	t.Run("4 ORDER BY at once", func(t *testing.T) {
+		type answer struct {
+			status int
+			body   string
+			err    error
+		}
+		answers := make(chan answer, 4)
+		for range 4 {
+			go func() {
+				resp, err := client.Get(p.url + "/sparql?query=" + url.QueryEscape("SELECT * { "+cross+" } ORDER BY ?f ?c"))
+				if err != nil {
+					answers <- answer{err: err}
+					return
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				answers <- answer{resp.StatusCode, string(body), err}
+			}()
+		}
+		for range 4 {
+			a := <-answers
+			if a.err != nil {
+				t.Fatal(a.err)
+			}
+			// 422 for the query's own limit, 503 for the shared one.
+			ok := a.status == 422 && strings.Contains(a.body, `"limit":"query-memory"`) ||
+				a.status == 503 && strings.Contains(a.body, `"limit":"query-memory-total"`)
+			if !ok {
+				t.Errorf("status %d: %.300s", a.status, a.body)
+			}
+			t.Logf("%d %.120s", a.status, a.body)
+		}
+		t.Logf("server peak RSS so far %d MiB", vmHWM(t, p.cmd.Process.Pid)>>20)
+	})
 	hwm := vmHWM(t, p.cmd.Process.Pid)
 	t.Logf("server peak RSS (VmHWM) %d MiB with --query-memory 64MiB", hwm>>20)
 	if hwm > budget+256<<20 {

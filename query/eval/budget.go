@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -12,6 +13,10 @@ import (
 // LimitQueryMemory is the name of the per-query memory limit, as its flag
 // (perfkb serve/query --query-memory) spells it.
 const LimitQueryMemory = "query-memory"
+
+// LimitQueryMemoryTotal is the name of the limit on what all the queries
+// sharing a MemoryPool hold together (perfkb serve --query-memory-total).
+const LimitQueryMemoryTotal = "query-memory-total"
 
 // ErrLimit matches every *LimitError with errors.Is.
 var ErrLimit = errors.New("query limit exceeded")
@@ -31,11 +36,19 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	msg := fmt.Sprintf("%s limit of %s exceeded", e.Limit, FormatBytes(e.Value))
-	if e.Op != "" {
+	switch {
+	case e.Busy():
+		msg += " (by " + e.Op + ", with the other queries running now: retry later)"
+	case e.Op != "":
 		msg += " (by " + e.Op + "; add a LIMIT, filter earlier, or raise --" + e.Limit + ")"
 	}
 	return msg
 }
+
+// Busy reports a limit shared with other queries (query-memory-total):
+// the same query may succeed once they finish, so a server answers 503
+// with Retry-After rather than 422.
+func (e *LimitError) Busy() bool { return e.Limit == LimitQueryMemoryTotal }
 
 // LimitName returns Limit (the server reads it through an interface).
 func (e *LimitError) LimitName() string { return e.Limit }
@@ -61,6 +74,31 @@ func FormatBytes(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
+// MemoryPool bounds what all the queries sharing it hold together (a
+// server's queries: --query-memory-total), on top of each query's own
+// budget. Its zero value is not usable; see NewMemoryPool.
+type MemoryPool struct {
+	limit int64
+	used  atomic.Int64
+}
+
+// NewMemoryPool returns a pool of limit bytes (nil, no pool, when limit
+// is not positive).
+func NewMemoryPool(limit int64) *MemoryPool {
+	if limit <= 0 {
+		return nil
+	}
+	return &MemoryPool{limit: limit}
+}
+
+// InUse returns the bytes the pool's queries hold now.
+func (p *MemoryPool) InUse() int64 {
+	if p == nil {
+		return 0
+	}
+	return p.used.Load()
+}
+
 // memBudget accounts the memory one query's buffering operators hold:
 // every operator that keeps rows or values beyond the current one (GROUP
 // BY state, ORDER BY, top-k, DISTINCT, hash-join and MINUS tables,
@@ -68,44 +106,66 @@ func FormatBytes(n int64) string {
 // graphs, the per-query dictionary) charges what it adds and releases it
 // when it is done, so no operator grows without bound. The sizes are
 // estimates of the Go heap they take (slots × 8 plus slice and map
-// overhead), not measurements. A nil budget or a zero limit charges
-// nothing. It is safe for concurrent use (SERVICE calls run in goroutines).
+// overhead), not measurements. Charges go to the query's pool too, if it
+// has one; close gives the pool back whatever the query still holds. A nil
+// budget charges nothing. It is safe for concurrent use (SERVICE calls
+// run in goroutines).
 type memBudget struct {
-	limit int64
-	used  atomic.Int64
+	limit  int64 // 0: only the pool bounds the query
+	pool   *MemoryPool
+	mu     sync.Mutex
+	used   int64
+	closed bool // the pool has been given back everything
 }
 
-func newMemBudget(limit int64) *memBudget {
-	if limit <= 0 {
+func newMemBudget(limit int64, pool *MemoryPool) *memBudget {
+	if limit <= 0 && pool == nil {
 		return nil
 	}
-	return &memBudget{limit: limit}
+	return &memBudget{limit: max(limit, 0), pool: pool}
 }
 
-// charge adds n bytes held by op; past the limit it takes them back and
-// returns a *LimitError.
+// charge adds n bytes held by op; past the query's limit or the pool's it
+// takes them back and returns a *LimitError.
 func (b *memBudget) charge(n int64, op string) error {
 	if b == nil || n <= 0 {
 		return nil
 	}
-	if b.used.Add(n) > b.limit {
-		b.used.Add(-n)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.limit > 0 && b.used+n > b.limit {
 		return &LimitError{Limit: LimitQueryMemory, Value: b.limit, Op: op}
 	}
+	if b.pool != nil && !b.closed {
+		if b.pool.used.Add(n) > b.pool.limit {
+			b.pool.used.Add(-n)
+			return &LimitError{Limit: LimitQueryMemoryTotal, Value: b.pool.limit, Op: op}
+		}
+	}
+	b.used += n
 	return nil
 }
 
 // tryCharge charges n bytes for an optional cache only while the budget
-// is less than a quarter used, so caches give way to the operators that
-// need memory to answer. It reports whether the bytes were charged.
+// (and the pool) is less than a quarter used, so caches give way to the
+// operators that need memory to answer. It reports whether the bytes were
+// charged.
 func (b *memBudget) tryCharge(n int64) bool {
 	if b == nil {
 		return true
 	}
-	if b.used.Add(n) > b.limit/4 {
-		b.used.Add(-n)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.limit > 0 && b.used+n > b.limit/4 {
 		return false
 	}
+	if b.pool != nil && !b.closed {
+		if b.pool.used.Add(n) > b.pool.limit/4 {
+			b.pool.used.Add(-n)
+			return false
+		}
+	}
+	b.used += n
 	return true
 }
 
@@ -114,7 +174,27 @@ func (b *memBudget) release(n int64) {
 	if b == nil || n <= 0 {
 		return
 	}
-	b.used.Add(-n)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used -= n
+	if b.pool != nil && !b.closed {
+		b.pool.used.Add(-n)
+	}
+}
+
+// close ends the query: the pool gets back what it still holds (tables
+// kept for the whole query, the dictionary, result graphs). Charges after
+// close count against the query alone.
+func (b *memBudget) close() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pool != nil && !b.closed {
+		b.pool.used.Add(-b.used)
+	}
+	b.closed = true
 }
 
 // inUse returns the bytes charged now (for tests and explain).
@@ -122,7 +202,9 @@ func (b *memBudget) inUse() int64 {
 	if b == nil {
 		return 0
 	}
-	return b.used.Load()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
 }
 
 // account is one operator run's share of the budget: it charges as the

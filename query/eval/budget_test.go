@@ -266,3 +266,64 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryPoolShared: queries sharing a pool (a server's) are bounded
+// together. While one streams a DISTINCT whose seen set grows, another
+// that needs more than the pool has left fails with a Busy
+// query-memory-total error, a small one still runs, and every byte goes
+// back to the pool when the queries end, failed ones included.
+func TestMemoryPoolShared(t *testing.T) {
+	ds := chainStore(t, 200)
+	pool := NewMemoryPool(4 << 20)
+	opts := Options{QueryMemory: 64 << 20, MemoryPool: pool}
+	start := func(text string) *Result {
+		t.Helper()
+		q, err := syntax.ParseQuery(text, syntax.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Query(context.Background(), ds, q, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	distinct := start("SELECT DISTINCT ?a ?c { ?a ?p ?b . ?c ?q ?d }")
+	for range 10000 {
+		if _, ok := distinct.Next(); !ok {
+			t.Fatalf("DISTINCT ended early: %v", distinct.Err())
+		}
+	}
+	held := pool.InUse()
+	if held < 10000*keyBytes(2, 1) {
+		t.Fatalf("the pool holds %d bytes for a DISTINCT that has seen 10,000 rows", held)
+	}
+
+	order := start("SELECT * { ?a ?p ?b . ?c ?q ?d } ORDER BY ?a ?c")
+	_, ok := order.Next()
+	var le *LimitError
+	if ok || !errors.As(order.Err(), &le) || le.Limit != LimitQueryMemoryTotal || !le.Busy() || le.Value != 4<<20 {
+		t.Fatalf("ORDER BY beside the DISTINCT: row %v, error %v; want a busy query-memory-total error", ok, order.Err())
+	}
+	order.Close()
+	if got := pool.InUse(); got != held {
+		t.Errorf("the pool holds %d bytes after the failed ORDER BY, %d before it", got, held)
+	}
+
+	small := start("SELECT * { ?a ?p ?b . ?c ?q ?d } ORDER BY ?a ?c LIMIT 5")
+	n := 0
+	for {
+		if _, ok := small.Next(); !ok {
+			break
+		}
+		n++
+	}
+	if small.Err() != nil || n != 5 {
+		t.Fatalf("a top-5 beside the DISTINCT: %d rows, %v", n, small.Err())
+	}
+	small.Close()
+	distinct.Close()
+	if got := pool.InUse(); got != 0 {
+		t.Errorf("the pool holds %d bytes after every query ended", got)
+	}
+}

@@ -71,6 +71,10 @@ type Options struct {
 	// may hold at once (0: no bound); past it the query fails with a
 	// *LimitError naming LimitQueryMemory. See memBudget.
 	QueryMemory int64
+	// MemoryPool, when set, also bounds what this query holds together
+	// with the other queries sharing the pool (a *LimitError naming
+	// LimitQueryMemoryTotal, Busy).
+	MemoryPool *MemoryPool
 }
 
 // executor holds the state of one evaluation.
@@ -117,7 +121,7 @@ func ctxErr(ctx context.Context) error {
 	}
 }
 
-func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, qds *algebra.Dataset) (*executor, error) {
+func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, qds *algebra.Dataset) (_ *executor, err error) {
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -126,8 +130,13 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 		base = opts.Base
 	}
 	ex := &executor{ctx: ctx, ds: ds, dict: newDictionary(ctx, ds), env: NewFuncEnv(now, base), opts: opts, vars: newVarTable(), service: opts.Service}
-	ex.mem = newMemBudget(opts.QueryMemory)
+	ex.mem = newMemBudget(opts.QueryMemory, opts.MemoryPool)
 	ex.dict.mem = ex.mem
+	defer func() {
+		if err != nil {
+			ex.mem.close() // the pool gets back the lookups' charges
+		}
+	}()
 	if ex.service == nil {
 		ex.service = DefaultServiceHandler{}
 	}
@@ -277,7 +286,7 @@ func Query(ctx context.Context, ds kb.Dataset, q *algebra.Query, opts Options) (
 		return nil, err
 	}
 	ex.initServices(q)
-	stop := func() { ex.stopServices(); cancel() }
+	stop := func() { ex.stopServices(); cancel(); ex.mem.close() }
 	res := &Result{Form: q.Form, Vars: q.Vars, max: opts.MaxRows, ex: ex, close: stop}
 	plan, err := ex.compileQuery(q)
 	if err != nil {

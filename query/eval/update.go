@@ -163,6 +163,7 @@ func modify(ctx context.Context, ov *overlay, where algebra.Op, del, ins []algeb
 	if err != nil {
 		return err
 	}
+	defer ex.mem.close()
 	plan, err := ex.compile(where, scope{seed: varSet{}})
 	if err != nil {
 		return err

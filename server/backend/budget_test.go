@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -77,5 +78,19 @@ func TestQueryMemoryThroughHTTP(t *testing.T) {
 	n, err := ds.Count(t.Context(), kb.Pattern{}, true)
 	if err != nil || n != 300 {
 		t.Errorf("store has %d quads (%v) after the refused update, want 300", n, err)
+	}
+
+	// Past the pool shared by all queries (--query-memory-total) the
+	// answer is 503 with Retry-After: the query may pass later.
+	pool := eval.NewMemoryPool(1 << 20)
+	busy := server.New(server.Options{
+		Query: &QueryEngine{DS: ds, QueryMemory: 64 << 20, MemoryPool: pool}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
+	})
+	rec := get(t, busy, "/sparql?query="+url.QueryEscape("SELECT * { ?a ?p ?b . ?c ?q ?d } ORDER BY ?a ?c"))
+	if rec.Code != 503 || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), `"limit":"query-memory-total"`) {
+		t.Errorf("past the pool: status %d, Retry-After %q: %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
+	}
+	if pool.InUse() != 0 {
+		t.Errorf("the pool holds %d bytes after the request", pool.InUse())
 	}
 }

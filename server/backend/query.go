@@ -29,13 +29,16 @@ type QueryEngine struct {
 	// QueryMemory bounds what one query's buffering operators hold, in
 	// bytes (0: no bound); past it the query fails with 422.
 	QueryMemory int64
+	// MemoryPool bounds what all the queries hold together (nil: no
+	// bound); past it a query fails with 503 and Retry-After.
+	MemoryPool *eval.MemoryPool
 }
 
 var _ server.QueryService = (*QueryEngine)(nil)
 
 // Query implements server.QueryService.
 func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*server.QueryResult, error) {
-	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service, QueryMemory: e.QueryMemory}
+	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool}
 	prepared, err := query.Prepare(req.Query, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
@@ -84,7 +87,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 
 // Update implements server.QueryService.
 func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (server.UpdateSummary, error) {
-	opts := query.Options{Base: req.BaseIRI, Load: eval.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}, QueryMemory: e.QueryMemory}
+	opts := query.Options{Base: req.BaseIRI, Load: eval.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool}
 	if len(req.UsingGraphs) > 0 || len(req.UsingNamedGraphs) > 0 {
 		if err := checkNoUpdateDataset(req.Update, opts); err != nil {
 			return server.UpdateSummary{}, translateError(ctx, err)
