@@ -66,6 +66,9 @@ type Options struct {
 	// together (a server's); past it a query fails with a *LimitError
 	// whose Busy is true.
 	MemoryPool *eval.MemoryPool
+	// Yield is called every few thousand evaluation steps; a scheduler may
+	// block in it (see eval.Options.Yield).
+	Yield func(ctx context.Context) error
 }
 
 // Language is the query language of a prepared query.
@@ -112,7 +115,7 @@ func evalOptions(opts Options) eval.Options {
 	return eval.Options{Timeout: opts.Timeout, MaxRows: opts.MaxRows, Dataset: opts.Dataset,
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
-		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool}
+		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it

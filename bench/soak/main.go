@@ -48,6 +48,7 @@ type config struct {
 	maxConcurrent, stallTimeout string
 	readRate, writeRate         float64
 	hostileRate                 float64
+	serveArgs                   string
 }
 
 func main() {
@@ -63,6 +64,7 @@ func main() {
 	flag.Float64Var(&c.readRate, "read-rate", 10, "requests per second per reader, sent on a fixed schedule (0: back to back)")
 	flag.Float64Var(&c.writeRate, "write-rate", 10, "writes per second per writer (0: back to back)")
 	flag.Float64Var(&c.hostileRate, "hostile-rate", 5, "hostile requests per second per hostile client (0: back to back)")
+	flag.StringVar(&c.serveArgs, "serve-args", "", "more `perfkb serve` flags, separated by spaces")
 	flag.StringVar(&c.shared, "shared", "../shared", "folder with w3c-rdf and w3c-sparql (hostile inputs)")
 	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
@@ -198,6 +200,7 @@ func startServer(c config, storeFlag string) (*server, error) {
 	l.Close()
 	cmd := exec.Command(c.bin, storeFlag, "serve", "--addr", addr, "--token", token, "--timeout", "10s",
 		"--max-concurrent", c.maxConcurrent, "--stall-timeout", c.stallTimeout, "--log-level", "error")
+	cmd.Args = append(cmd.Args, strings.Fields(c.serveArgs)...)
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err

@@ -43,6 +43,7 @@ type serveFlags struct {
 	rules         serveRulesFlags      // --rules-max-derived, --rules-memory …: serve_rules.go
 	advice        adviceFlags          // --advice: serve_advice.go
 	queryMemory   queryMemoryFlag      // --query-memory, --query-memory-total: query_budget.go
+	long          longQueryFlags       // --long-query-after: serve_long.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -63,6 +64,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.rules.bind(fs)
 	f.advice.bind(fs)
 	f.queryMemory.bindServe(fs)
+	f.long.bind(fs)
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -111,6 +113,9 @@ func (f *serveFlags) validate() error {
 	if err := f.queryMemory.parse(); err != nil {
 		return err
 	}
+	if err := f.long.validate(); err != nil {
+		return err
+	}
 	return f.exposure.validate()
 }
 
@@ -127,7 +132,7 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 	}
 	sites := newSiteRegistry(store, ds, f.fed)
 	opts := server.Options{
-		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.reg, f.maxRows)},
+		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.reg, f.maxRows), Long: f.long.scheduler()},
 		Graphs:        store,
 		Rules:         &backend.Reasoner{DS: ds, Options: f.rules.opts},
 		Analysis:      &backend.Analysis{DS: ds},

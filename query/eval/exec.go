@@ -75,6 +75,10 @@ type Options struct {
 	// with the other queries sharing the pool (a *LimitError naming
 	// LimitQueryMemoryTotal, Busy).
 	MemoryPool *MemoryPool
+	// Yield, when set, is called every few thousand evaluation steps. A
+	// server's scheduler may block in it, so that queries which have run
+	// long wait while short ones run; an error stops the query with it.
+	Yield func(ctx context.Context) error
 }
 
 // executor holds the state of one evaluation.
@@ -107,7 +111,18 @@ func (ex *executor) check() error {
 	if ex.ticks&1023 != 0 {
 		return nil
 	}
-	return ctxErr(ex.ctx)
+	if err := ctxErr(ex.ctx); err != nil {
+		return err
+	}
+	if ex.opts.Yield != nil {
+		if err := ex.opts.Yield(ex.ctx); err != nil {
+			if ctx := ctxErr(ex.ctx); ctx != nil {
+				return ctx // the wait ended with the query's own deadline
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 func ctxErr(ctx context.Context) error {

@@ -32,6 +32,9 @@ type QueryEngine struct {
 	// MemoryPool bounds what all the queries hold together (nil: no
 	// bound); past it a query fails with 503 and Retry-After.
 	MemoryPool *eval.MemoryPool
+	// Long, when set, makes queries that have run long give way to short
+	// ones (see LongQueries).
+	Long *LongQueries
 }
 
 var _ server.QueryService = (*QueryEngine)(nil)
@@ -43,6 +46,14 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
+	long := e.Long.begin()
+	opts.Yield = long.yieldFunc()
+	handedOver := false // a SELECT's rows end the query, not this function
+	defer func() {
+		if !handedOver {
+			long.end()
+		}
+	}()
 	if len(req.DefaultGraphs) > 0 || len(req.NamedGraphs) > 0 {
 		// The protocol's default-graph-uri and named-graph-uri replace the
 		// query's FROM and FROM NAMED (SPARQL 1.1 Protocol 2.1.4).
@@ -69,7 +80,8 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	}
 	switch res.Form {
 	case algebra.FormSelect:
-		return &server.QueryResult{Kind: server.ResultBindings, Vars: res.Vars, Solutions: &solutions{ctx: ctx, res: res}, Federation: report}, nil
+		handedOver = true
+		return &server.QueryResult{Kind: server.ResultBindings, Vars: res.Vars, Solutions: &solutions{ctx: ctx, res: res, long: long}, Federation: report}, nil
 	case algebra.FormAsk:
 		defer res.Close()
 		if err := res.Err(); err != nil {
@@ -184,9 +196,10 @@ func translateError(ctx context.Context, err error) error {
 
 // solutions adapts a SELECT result.
 type solutions struct {
-	ctx context.Context
-	res *query.Result
-	row []kb.Term
+	ctx  context.Context
+	res  *query.Result
+	row  []kb.Term
+	long *longQuery // ended with the rows
 }
 
 func (s *solutions) Next() bool {
@@ -196,7 +209,7 @@ func (s *solutions) Next() bool {
 }
 func (s *solutions) Solution() []kb.Term { return s.row }
 func (s *solutions) Err() error          { return translateError(s.ctx, s.res.Err()) }
-func (s *solutions) Close() error        { s.res.Close(); return nil }
+func (s *solutions) Close() error        { s.res.Close(); s.long.end(); return nil }
 
 // triples adapts a CONSTRUCT or DESCRIBE result.
 type triples struct {
