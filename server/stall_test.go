@@ -24,12 +24,26 @@ func startServer(t *testing.T, s *Server) string {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, l) }()
+	go func() { done <- s.Serve(ctx, smallSendBuffers{l}) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
 	})
 	return "http://" + l.Addr().String()
+}
+
+// smallSendBuffers gives every accepted connection a small send buffer, so
+// a server writing to a client that never reads blocks after kilobytes,
+// not after the megabytes loopback autotuning allows — which, under -race
+// on a loaded machine, take longer to produce than the test waits.
+type smallSendBuffers struct{ net.Listener }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	return c, err
 }
 
 // rawConn opens a connection and sends text without reading anything.
