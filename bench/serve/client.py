@@ -34,12 +34,21 @@ def run(conn, url, graph, text):
     if graph:
         form["default-graph-uri"] = graph
     body = urllib.parse.urlencode(form)
-    t0 = time.perf_counter()
-    conn.request("POST", url.path, body, {
+    headers = {
         "Content-Type": "application/x-www-form-urlencoded",
         "Accept": "application/sparql-results+json",
-    })
-    resp = conn.getresponse()
+    }
+    t0 = time.perf_counter()
+    try:
+        conn.request("POST", url.path, body, headers)
+        resp = conn.getresponse()
+    except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+        # The server closed the kept-alive connection (an idle limit):
+        # reconnect once and time the request from there.
+        conn.close()
+        t0 = time.perf_counter()
+        conn.request("POST", url.path, body, headers)
+        resp = conn.getresponse()
     data = resp.read()
     doc = json.loads(data)
     elapsed = time.perf_counter() - t0

@@ -15,7 +15,8 @@
 # Environment: DATA (work dir), TRIPLES, RUNS, CLIENTS (wrk connections,
 # 32), DURATION (wrk seconds, 20), PERFKB (binary; default: go build),
 # PERFKB_FLAGS (extra serve flags), VIRTUOSO_BUFFERS (NumberOfBuffers,
-# 340000 ≈ 2.7 GB), SKIP_VIRTUOSO=1 (perfkb only), SKIP_GSP=1 (no GSP run).
+# 340000 ≈ 2.7 GB), SKIP_VIRTUOSO=1 (perfkb only), SKIP_GSP=1 (no GSP run),
+# REUSE=1 (query the stores an earlier run of the same TRIPLES loaded).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -45,12 +46,20 @@ echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $TRIPLES 
 nt=$DATA/sample-$TRIPLES.nt
 [ -s "$nt" ] || "$PERFKB" sample --sites 3 --triples "$TRIPLES" -o "$nt"
 
-# perfkb: fresh native store, bulk load, serve.
-rm -rf "$DATA/perfkb.db"
-t0=$(date +%s.%N)
-"$PERFKB" load --store "native:$DATA/perfkb.db" --graph "$GRAPH" "$nt" >"$DATA/perfkb-load.log" 2>&1
-t1=$(date +%s.%N)
-echo "# perfkb load: $(echo "$t1 - $t0" | bc) s ($(echo "$TRIPLES / ($t1 - $t0)" | bc) triples/s)"
+# perfkb: fresh native store, bulk load, serve. REUSE=1 keeps both
+# stores of an earlier run of the same size (no load times then).
+loaded=$DATA/loaded-$TRIPLES
+if [ -n "${REUSE:-}" ] && [ -f "$loaded" ]; then
+	echo "# reusing the stores loaded by an earlier run ($(cat "$loaded"))"
+else
+	REUSE=""
+	rm -f "$DATA"/loaded-*
+	rm -rf "$DATA/perfkb.db"
+	t0=$(date +%s.%N)
+	"$PERFKB" load --store "native:$DATA/perfkb.db" --graph "$GRAPH" "$nt" >"$DATA/perfkb-load.log" 2>&1
+	t1=$(date +%s.%N)
+	echo "# perfkb load: $(echo "$t1 - $t0" | bc) s ($(echo "$TRIPLES / ($t1 - $t0)" | bc) triples/s)"
+fi
 t0=$(date +%s.%N)
 "$PERFKB" serve --store "native:$DATA/perfkb.db" --addr "127.0.0.1:$PK_PORT" --log-level warn \
 	--max-concurrent 64 ${PERFKB_FLAGS:-} >"$DATA/perfkb-serve.log" 2>&1 &
@@ -66,9 +75,11 @@ echo "# perfkb serve ready (store open) in $(echo "$t1 - $t0" | bc) s"
 endpoints="perfkb=http://127.0.0.1:$PK_PORT/sparql"
 if [ -z "${SKIP_VIRTUOSO:-}" ]; then
 	vdir=$DATA/virtuoso
-	rm -rf "$vdir"
-	mkdir -p "$vdir"
-	cp "$nt" "$vdir/sample.nt"
+	if [ -z "$REUSE" ]; then
+		rm -rf "$vdir"
+		mkdir -p "$vdir"
+		cp "$nt" "$vdir/sample.nt"
+	fi
 	cat >"$vdir/virtuoso.ini" <<INI
 [Database]
 DatabaseFile = $vdir/virtuoso.db
@@ -115,10 +126,13 @@ INI
 	pids="$pids $vpid"
 	cd "$repo"
 	until isql-vt "127.0.0.1:$V_SQL" dba dba exec="select 1;" >/dev/null 2>&1; do sleep 0.5; done
-	t0=$(date +%s.%N)
-	isql-vt "127.0.0.1:$V_SQL" dba dba exec="ld_dir('$vdir', 'sample.nt', '$GRAPH'); rdf_loader_run(); checkpoint;" >"$vdir/load.log"
-	t1=$(date +%s.%N)
-	echo "# virtuoso load (ld_dir + rdf_loader_run + checkpoint): $(echo "$t1 - $t0" | bc) s"
+	if [ -z "$REUSE" ]; then
+		t0=$(date +%s.%N)
+		isql-vt "127.0.0.1:$V_SQL" dba dba exec="ld_dir('$vdir', 'sample.nt', '$GRAPH'); rdf_loader_run(); checkpoint;" >"$vdir/load.log"
+		t1=$(date +%s.%N)
+		echo "# virtuoso load (ld_dir + rdf_loader_run + checkpoint): $(echo "$t1 - $t0" | bc) s"
+		date -u +"%Y-%m-%dT%H:%MZ" >"$loaded"
+	fi
 	endpoints="$endpoints virtuoso=http://127.0.0.1:$V_HTTP/sparql|$GRAPH"
 fi
 

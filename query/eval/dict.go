@@ -27,6 +27,9 @@ type dictionary struct {
 	// cache are charged (rows hold their IDs, so they cannot be dropped);
 	// the decode cache only grows while the budget has room (tryCharge).
 	mem *memBudget
+	// lastID and lastTerm are the last term TermOf decoded.
+	lastID   kb.ID
+	lastTerm kb.Term
 }
 
 func newDictionary(ctx context.Context, ds kb.Dataset) *dictionary {
@@ -48,7 +51,11 @@ func (d *dictionary) term(id kb.ID) (kb.Term, error) {
 		return kb.Term{}, nil
 	}
 	if d.table != nil && !isTemp(id) {
+		if id == d.lastID {
+			return d.lastTerm, nil // AVG(?v) and MAX(?v) decode ?v twice a row
+		}
 		if t, ok := d.table.TermOf(id); ok {
+			d.lastID, d.lastTerm = id, t
 			return t, nil
 		}
 	}

@@ -173,6 +173,7 @@ type aggState struct {
 	vals     []kb.Term           // the argument's values, in input order
 	seen     map[kb.Term]bool    // DISTINCT values
 	firstErr error               // the first expression error of an argument
+	fast     fastAgg             // SUM/AVG/MIN/MAX while the values are plain numbers
 }
 
 // add feeds one input row of the group, charging what it keeps to acct.
@@ -228,6 +229,21 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 		}
 		return nil
 	}
+	if fastAggOn && !agg.Distinct && fastAggFunc(agg.Func) {
+		// SUM/AVG/MIN/MAX of plain numbers run as the values come
+		// (groupfast.go); a spill hands them to the value list.
+		ok, spilled := st.fast.add(agg.Func, t)
+		if ok {
+			return nil
+		}
+		if len(spilled) > 0 {
+			before := cap(st.vals)
+			st.vals = append(st.vals, spilled...)
+			if err := acct.charge(int64(cap(st.vals)-before)*termSize + int64(len(spilled[0].Value))); err != nil {
+				return err
+			}
+		}
+	}
 	if agg.Distinct {
 		if st.seen == nil {
 			st.seen = map[kb.Term]bool{}
@@ -262,6 +278,9 @@ func (st *aggState) result(a groupAgg) (kb.Term, error) {
 		return Integer(st.n), nil
 	}
 	vals, firstErr := st.vals, st.firstErr
+	if t, ok, err := st.fast.result(agg.Func, firstErr); ok {
+		return t, err
+	}
 	switch agg.Func {
 	case algebra.AggCount:
 		return Integer(int64(len(vals))), nil
