@@ -64,7 +64,14 @@ func (d *JSONLDDecoder) Next() (Quad, error) {
 	return q, nil
 }
 
-func (d *JSONLDDecoder) decode() ([]Quad, error) {
+func (d *JSONLDDecoder) decode() (out []Quad, err error) {
+	// The package promises no panic on any input; json-gold is not ours,
+	// so a panic in it becomes an error about the document.
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, &SyntaxError{Source: d.opts.Source, Msg: fmt.Sprintf("JSON-LD: the processor failed on this document: %v", r)}
+		}
+	}()
 	data, err := io.ReadAll(d.r)
 	if err != nil {
 		return nil, err
@@ -94,14 +101,19 @@ func (d *JSONLDDecoder) decode() ([]Quad, error) {
 	}
 	sort.Strings(names)
 	names = append([]string{"@default"}, names...)
-	var out []Quad
 	for _, name := range names {
 		var g Term
 		if name != "@default" {
 			g = fromJSONLDNode(graphNode(name))
 		}
 		for _, q := range ds.Graphs[name] {
-			out = append(out, Quad{S: fromJSONLDNode(q.Subject), P: fromJSONLDNode(q.Predicate), O: fromJSONLDNode(q.Object), G: g})
+			st := Quad{S: fromJSONLDNode(q.Subject), P: fromJSONLDNode(q.Predicate), O: fromJSONLDNode(q.Object), G: g}
+			// JSON-LD 1.1 toRdf leaves out statements with an IRI
+			// that is not well-formed; json-gold drops relative
+			// IRIs but keeps e.g. ones with control characters.
+			if wellFormed(st.S) && wellFormed(st.P) && wellFormed(st.O) && wellFormed(st.G) {
+				out = append(out, st)
+			}
 		}
 	}
 	return out, nil
@@ -118,13 +130,37 @@ func (d *JSONLDDecoder) jsonError(data []byte, err error) error {
 	case errors.As(err, &typ):
 		offset = typ.Offset
 	}
-	if offset < 0 || offset > int64(len(data)) {
+	if offset < 0 {
 		return &SyntaxError{Source: d.opts.Source, Msg: "JSON: " + err.Error()}
 	}
+	offset = min(offset, int64(len(data))) // a value at the very end reports one past it
 	before := data[:offset]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := len([]rune(string(before[bytes.LastIndexByte(before, '\n')+1:])))
 	return &SyntaxError{Source: d.opts.Source, Line: line, Column: max(col, 1), Msg: "JSON: " + err.Error()}
+}
+
+// wellFormed reports whether a term's IRI (or a literal's datatype IRI)
+// is absolute and has none of the characters IRIs exclude (RFC 3987:
+// controls, space, <>"{}|^`\).
+func wellFormed(t Term) bool {
+	iri := t.Value
+	switch t.Kind {
+	case KindLiteral:
+		iri = t.Datatype
+	case KindIRI:
+	default:
+		return true
+	}
+	if !IsAbsoluteIRI(iri) {
+		return false
+	}
+	for _, r := range iri {
+		if r <= 0x20 || r == 0x7F || strings.ContainsRune("<>\"{}|^`\\", r) {
+			return false
+		}
+	}
+	return true
 }
 
 func jsonldMessage(err error) string {
@@ -185,10 +221,11 @@ func (noRemoteContexts) LoadDocument(u string) (*ld.RemoteDocument, error) {
 // jsonldEncoder collects the statements and writes one compacted JSON-LD
 // document on Close.
 type jsonldEncoder struct {
-	w      io.Writer
-	ctx    map[string]any
-	quads  map[string][]*ld.Quad
-	closed bool
+	w       io.Writer
+	ctx     map[string]any
+	quads   map[string][]*ld.Quad
+	schemes map[string]bool // prefixes the data makes unusable (see Encode)
+	closed  bool
 }
 
 // NewJSONLDEncoder returns an encoder writing compacted JSON-LD whose
@@ -203,7 +240,7 @@ func NewJSONLDEncoder(w io.Writer, opts EncoderOptions) Encoder {
 	for _, p := range prefixes {
 		ctx[p.Prefix] = p.Namespace
 	}
-	return &jsonldEncoder{w: w, ctx: ctx, quads: map[string][]*ld.Quad{}}
+	return &jsonldEncoder{w: w, ctx: ctx, quads: map[string][]*ld.Quad{}, schemes: map[string]bool{}}
 }
 
 func toJSONLDNode(t Term) ld.Node {
@@ -222,6 +259,25 @@ func toJSONLDNode(t Term) ld.Node {
 func (e *jsonldEncoder) Encode(q Quad) error {
 	if e.closed {
 		return errors.New("rdfio: JSON-LD encoder used after Close")
+	}
+	for _, t := range [...]Term{q.S, q.P, q.O, q.G} {
+		iri := t.Value
+		if t.Kind == KindLiteral {
+			iri = t.Datatype
+		} else if t.Kind != KindIRI {
+			continue
+		}
+		if scheme, _, ok := strings.Cut(iri, ":"); ok {
+			e.schemes[scheme] = true
+		}
+		// A compact IRI whose suffix starts with "//" reads back as an
+		// absolute IRI (JSON-LD 1.1 IRI expansion), so a prefix whose
+		// namespace is followed by "//" in some IRI cannot be used.
+		for p, ns := range e.ctx {
+			if rest, ok := strings.CutPrefix(iri, ns.(string)); ok && strings.HasPrefix(rest, "//") {
+				e.schemes[p] = true
+			}
+		}
 	}
 	name := "@default"
 	switch q.G.Kind {
@@ -249,6 +305,15 @@ func (e *jsonldEncoder) Close() error {
 	expanded, err := ld.NewJsonLdApi().FromRDF(ds, opts)
 	if err != nil {
 		return fmt.Errorf("rdfio: JSON-LD fromRdf: %s", jsonldMessage(err))
+	}
+	// A prefix named like the scheme of an IRI in the data (a prefix
+	// "perfonto" and the IRI perfonto:x) makes compaction fail with "IRI
+	// confused with prefix"; such prefixes, and those followed by "//",
+	// are left out of the context.
+	for p := range e.ctx {
+		if e.schemes[p] {
+			delete(e.ctx, p)
+		}
 	}
 	doc, err := ld.NewJsonLdProcessor().Compact(expanded, map[string]any{"@context": e.ctx}, opts)
 	if err != nil {

@@ -3,11 +3,14 @@ package rdfio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 func jsonldDecodeAll(t *testing.T, f *Format, data []byte, source string) []Quad {
@@ -208,4 +211,87 @@ func TestJSONLDErrors(t *testing.T) {
 			t.Errorf("%s: after the error Next returned %v", c.name, again)
 		}
 	}
+}
+
+// FuzzJSONLD: any input ends in statements or a *SyntaxError naming the
+// source (positioned when the JSON itself is malformed; json-gold reports
+// JSON-LD processing errors without a position); what was read, written
+// as JSON-LD and read again, is the same dataset.
+func FuzzJSONLD(f *testing.F) {
+	addSeeds(f, "testdata/jsonld/*.jsonld")
+	f.Add([]byte(`{"@context": {"@vocab": "http://ex/"}, "@id": "_:a", "p": {"@list": [1, 2.5, true]}}`))
+	f.Add([]byte(`[{"@id": "http://ex/g", "@graph": [{"@id": "_:x", "http://ex/p": {"@value": "v", "@language": "en"}}]}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// A watchdog: an input that takes this long is a hang (the
+		// decoder is a third-party processor); generous, as fuzzing
+		// runs at low priority on a shared machine.
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				buf := make([]byte, 1<<20)
+				n := runtime.Stack(buf, true)
+				panic(fmt.Sprintf("slow input %q\n%s", data, buf[:n]))
+			}
+		}()
+		jsonld, _ := Lookup("jsonld")
+		dec := jsonld.NewDecoder(bytes.NewReader(data), Options{Base: "http://example.org/base/doc.jsonld", Source: "fuzz.jsonld"})
+		var quads []Quad
+		for {
+			q, err := dec.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				var se *SyntaxError
+				if !errors.As(err, &se) || se.Source != "fuzz.jsonld" {
+					t.Fatalf("error %v (%T) is not a *SyntaxError about fuzz.jsonld", err, err)
+				}
+				if strings.HasPrefix(se.Msg, "JSON: ") && se.Line <= 0 {
+					t.Fatalf("JSON syntax error %q has no position", se.Error())
+				}
+				return
+			}
+			if q.S.IsZero() || q.P.IsZero() || q.O.IsZero() {
+				t.Fatalf("statement with a missing term: %v", q)
+			}
+			quads = append(quads, q)
+		}
+		var buf bytes.Buffer
+		enc := jsonld.NewEncoder(&buf, EncoderOptions{})
+		for _, q := range quads {
+			if err := enc.Encode(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := enc.Close(); err != nil {
+			t.Fatalf("writing %d statements: %v", len(quads), err)
+		}
+		again := jsonldDecodeAll(t, jsonld, buf.Bytes(), "again.jsonld")
+		// sameGraph tries every bijection: only for a few blank nodes.
+		blanks := map[Term]bool{}
+		for _, q := range quads {
+			for _, t := range [...]Term{q.S, q.O, q.G} {
+				if t.Kind == KindBlank {
+					blanks[t] = true
+				}
+			}
+		}
+		if len(again) != len(dedupeQuads(quads)) {
+			t.Fatalf("%d statements read back as %d:\n%s", len(dedupeQuads(quads)), len(again), buf.String())
+		}
+		if len(blanks) <= 5 && !sameGraph(again, quads) {
+			t.Fatalf("read back a different dataset from\n%s", buf.String())
+		}
+	})
+}
+
+func dedupeQuads(g []Quad) map[Quad]bool {
+	m := map[Quad]bool{}
+	for _, q := range g {
+		m[q] = true
+	}
+	return m
 }
