@@ -97,7 +97,7 @@ func (wd *webDriver) waitFor(what, js string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	var status string
-	wd.script(`return document.getElementById("status").textContent + " | " + document.getElementById("findings-status").textContent`, &status)
+	wd.script(`return ["status", "findings-status", "tree-status", "scal-status"].map(id => document.getElementById(id).textContent).join(" | ")`, &status)
 	wd.t.Fatalf("timed out waiting for %s (status: %s)", what, status)
 }
 
@@ -441,8 +441,9 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.click(`button[data-tab="tree"]`)
 		wd.waitFor("experiments", `document.querySelectorAll("#tree-exp option").length > 0`)
 		wd.script(`const s = document.getElementById("tree-exp"); s.value = "`+exp+`"; s.dispatchEvent(new Event("change")); return true`, nil)
-		wd.waitFor("the PU list", `Array.from(document.querySelectorAll("#tree-pu option")).some(o => o.value === "`+pu+`")`)
+		wd.waitFor("the PU list", `window.perfkb.treeRowsFor === "`+exp+`" && Array.from(document.querySelectorAll("#tree-pu option")).some(o => o.value === "`+pu+`")`)
 		wd.script(`const s = document.getElementById("tree-pu"); s.value = "`+pu+`"; s.dispatchEvent(new Event("change")); return true`, nil)
+		wd.waitFor("the tree of the PU", `document.querySelector('#tree tbody tr[data-depth="0"]') && /call-tree nodes/.test(document.getElementById("tree-status").textContent)`)
 		var got struct {
 			Nodes int
 			Root  float64

@@ -506,8 +506,17 @@ WB.openExample = openExample;
 
 // ---------- call tree ----------
 
-async function loadExperiments() {
-  if (WB.experiments) return WB.experiments;
+// loadExperiments loads the experiment lists once: views that open at the
+// same time share one request, so that a late second answer cannot refill
+// the drop-downs over a choice made in between.
+let experimentsLoading = null;
+function loadExperiments() {
+  if (WB.experiments) return Promise.resolve(WB.experiments);
+  if (!experimentsLoading) experimentsLoading = fetchExperiments().finally(() => { experimentsLoading = null; });
+  return experimentsLoading;
+}
+
+async function fetchExperiments() {
   const rows = await sparql(`PREFIX perfonto: <${PERFONTO}>
 SELECT ?exp ?version ?processes ?site WHERE {
   ?rs perfonto:inExperiment ?exp . FILTER NOT EXISTS { ?p perfonto:hasChildRS ?rs }
@@ -580,14 +589,29 @@ function buildTree(rows, pu, agg) {
 }
 WB.buildTree = buildTree;
 
+// treeGen numbers the call-tree loads: opening the tab loads the first
+// experiment, picking another one right away starts a second load, and
+// the first must not finish over it.
+let treeGen = 0;
+
 async function showTree() {
+  const gen = ++treeGen;
   await loadExperiments();
+  if (gen !== treeGen) return;
   const exp = $("tree-exp").value;
   if (!exp) { setStatus("tree-status", "no experiments in the store"); return; }
   setStatus("tree-status", "loading…");
   try {
     if (WB.treeRowsFor !== exp) {
-      WB.treeRows = await sparql(treeQuery(exp));
+      // Rows and findings of one experiment are set together, after both
+      // answers, so that the view never pairs one experiment's rows with
+      // another's (or no) findings.
+      const rows = await sparql(treeQuery(exp));
+      if (gen !== treeGen) return;
+      const findings = await findingsBySubject(exp);
+      if (gen !== treeGen) return;
+      WB.treeRows = rows;
+      WB.treeFindings = findings;
       WB.treeRowsFor = exp;
       const pus = Array.from(new Set(WB.treeRows.map((r) => r.pu.value))).sort();
       const puSel = $("tree-pu"), keep = puSel.value;
@@ -597,7 +621,6 @@ async function showTree() {
       const mSel = $("tree-metric"), keepM = mSel.value || "wtime";
       mSel.replaceChildren(...metrics.map((m) => el("option", { value: m }, m)));
       mSel.value = metrics.includes(keepM) ? keepM : metrics[0] || "";
-      WB.treeFindings = await findingsBySubject(exp);
     }
     const tree = buildTree(WB.treeRows, $("tree-pu").value, $("tree-agg").value);
     WB.tree = tree;
@@ -627,7 +650,7 @@ function renderTree(tree) {
   const walk = (n, depth) => {
     const open = !collapsed.has(n.key);
     const findings = new Set();
-    n.samples.forEach((s) => (WB.treeFindings.get(s.rs) || []).forEach((c) => findings.add(c)));
+    n.samples.forEach((s) => ((WB.treeFindings && WB.treeFindings.get(s.rs)) || []).forEach((c) => findings.add(c)));
     const toggle = n.children.length ? el("button", { type: "button", class: "toggle", onclick: () => { open ? collapsed.add(n.key) : collapsed.delete(n.key); renderTree(tree); } }, open ? "▾" : "▸") : el("span", { class: "toggle-space" });
     body.push(el("tr", { "data-key": n.key, "data-depth": String(depth), "data-incl": String(n.value("wtime")) },
       el("td", { style: `padding-left:${0.4 + depth * 1.2}em`, title: n.region }, toggle, " ", n.name),
