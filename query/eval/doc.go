@@ -17,6 +17,16 @@
 // the store does not hold get temporary IDs from a per-query dictionary;
 // reads never intern into the store.
 //
+// Memory. Options.QueryMemory bounds what one query's buffering operators
+// hold at once (budget.go): GROUP BY state, ORDER BY rows (top-k with a
+// LIMIT), DISTINCT seen sets, hash-join, MINUS and sub-select tables,
+// VALUES, property-path visited sets, CONSTRUCT/DESCRIBE graphs and
+// computed terms each charge an estimate of what they keep and release it
+// when their run ends; past the bound the query fails with a *LimitError.
+// Options.MemoryPool bounds the queries sharing it (a server's) together.
+// Operators that stream (joins, filters, COUNT) charge nothing, so only
+// the deadline ends them.
+//
 // Values. value.go, functions.go, cast.go and datetime.go implement XSD
 // numeric promotion, effective boolean value, = and < with the SPARQL
 // error semantics (ErrType), ORDER BY ordering, every SPARQL 1.1 builtin
