@@ -118,22 +118,43 @@ func TestMemoryBudgetReleased(t *testing.T) {
 	}
 }
 
-// TestUpdateMemoryBudget: DELETE/INSERT … WHERE keeps its solutions before
-// it writes; past the budget it fails and the store is unchanged.
+// TestUpdateMemoryBudget: DELETE/INSERT … WHERE keeps its solutions, then
+// the quads its templates make, before it writes; past the budget it fails
+// and the store is unchanged.
 func TestUpdateMemoryBudget(t *testing.T) {
-	ds := chainStore(t, 200)
-	u, err := syntax.ParseUpdate("INSERT { ?a <http://ex/q> ?c } WHERE { ?a ?p ?b . ?c ?q ?d }", syntax.Options{})
-	if err != nil {
-		t.Fatal(err)
+	var template strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&template, "?a <http://ex/q%d> ?b . ", i)
 	}
-	_, err = Update(context.Background(), ds, u, Options{QueryMemory: 256 << 10})
-	var le *LimitError
-	if !errors.As(err, &le) || le.Limit != LimitQueryMemory {
-		t.Fatalf("error %v, want a query-memory *LimitError", err)
+	tests := []struct {
+		name, update string
+		budget       int64
+		op           string
+	}{
+		{"solutions", "INSERT { ?a <http://ex/q> ?c } WHERE { ?a ?p ?b . ?c ?q ?d }", 256 << 10, "solutions"},
+		// 200 solutions fit; 10,000 quads of 4 terms do not.
+		{"template quads", "INSERT { " + template.String() + "} WHERE { ?a ?p ?b }", 256 << 10, "templates"},
 	}
-	n, err := ds.Count(context.Background(), kb.Pattern{}, true)
-	if err != nil || n != 200 {
-		t.Fatalf("store has %d quads (%v) after the failed update, want 200", n, err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds := chainStore(t, 200)
+			u, err := syntax.ParseUpdate(tc.update, syntax.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Update(context.Background(), ds, u, Options{QueryMemory: tc.budget})
+			var le *LimitError
+			if !errors.As(err, &le) || le.Limit != LimitQueryMemory || !strings.Contains(le.Op, tc.op) {
+				t.Fatalf("error %v, want a query-memory *LimitError by %q", err, tc.op)
+			}
+			n, err := ds.Count(context.Background(), kb.Pattern{}, true)
+			if err != nil || n != 200 {
+				t.Fatalf("store has %d quads (%v) after the failed update, want 200", n, err)
+			}
+			if _, err := Update(context.Background(), ds, u, Options{}); err != nil {
+				t.Fatalf("without a budget: %v", err)
+			}
+		})
 	}
 }
 

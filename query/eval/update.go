@@ -214,6 +214,9 @@ func modify(ctx context.Context, ov *overlay, where algebra.Op, del, ins []algeb
 				if !ok || terms[0].IsLiteral() || !terms[1].IsIRI() || !terms[3].IsIRI() {
 					continue
 				}
+				if err := ex.mem.charge(4*termSize, "DELETE/INSERT templates"); err != nil {
+					return nil, err
+				}
 				out = append(out, kb.TermQuad{S: terms[0], P: terms[1], O: terms[2], G: terms[3]})
 			}
 		}
