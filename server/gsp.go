@@ -110,6 +110,14 @@ func (s *Server) gspGet(c *gin.Context, graph kb.Term) {
 	}
 	c.Header("X-Triples", strconv.FormatInt(size, 10))
 	if c.Request.Method == http.MethodHead {
+		n, known, err := s.headLength(ctx, graph, format)
+		if err != nil {
+			respondError(c, err)
+			return
+		}
+		if known {
+			c.Header("Content-Length", strconv.FormatInt(n, 10))
+		}
 		c.Header("Content-Type", format.contentType())
 		c.Status(http.StatusOK)
 		return

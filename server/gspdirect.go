@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -116,4 +118,48 @@ func partBlank(t rdfio.Term, part int) rdfio.Term {
 		t.Value = fmt.Sprintf("p%d_%s", part, t.Value)
 	}
 	return t
+}
+
+// headLengthLimit bounds the work of a HEAD: up to this many bytes of the
+// body are produced to be counted; a larger graph answers without
+// Content-Length, as a GET of it streams chunked.
+const headLengthLimit = streamBufferSize
+
+var errHeadTooLong = errors.New("longer than the HEAD length limit")
+
+// countWriter counts bytes and stops past a limit.
+type countWriter struct{ n, limit int64 }
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	if w.n > w.limit {
+		return 0, errHeadTooLong
+	}
+	return len(p), nil
+}
+
+// headLength is the length of the body a GET of graph in format would
+// have, so that HEAD sends GET's header fields, Content-Length included
+// (RFC 9110 9.3.2); ok is false for a body over headLengthLimit.
+func (s *Server) headLength(ctx context.Context, graph kb.Term, format Format) (n int64, ok bool, err error) {
+	cw := &countWriter{limit: headLengthLimit}
+	bw := bufio.NewWriterSize(cw, 4096)
+	tw := newTripleWriter(format, bw)
+	err = tw.begin()
+	if err == nil {
+		err = s.opts.Graphs.Triples(ctx, graph, func(t kb.Triple) error { return tw.quad(t, graph) })
+	}
+	if err == nil {
+		err = tw.end()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	switch {
+	case errors.Is(err, errHeadTooLong):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, err
+	}
+	return cw.n, true, nil
 }
