@@ -682,6 +682,33 @@ func TestQueryPageInChromium(t *testing.T) {
 		}
 	})
 
+	// Remote sites (registered with perfkb sites add) show their endpoint
+	// and the freshness of the last refresh; local graphs are live.
+	run("remote sites' freshness", func(t *testing.T) {
+		refreshed := time.Now().Add(-3 * time.Minute)
+		sites := fakeSites{
+			{Name: "vienna", Graph: "http://perfkb.example/site/vienna", Kind: "local", Triples: 6188},
+			{Name: "linz", Endpoint: "http://linz.example:7878/sparql", Kind: "remote", Status: "ok", LastRefreshed: refreshed, ExperimentCount: 9},
+			{Name: "graz", Endpoint: "http://graz.example:7878/sparql", Kind: "remote", Status: "HTTP 503 Service Unavailable"},
+		}
+		rts := httptest.NewServer(server.New(server.Options{Query: &QueryEngine{DS: ds}, Sites: sites, Token: token}))
+		defer rts.Close()
+		open(rts.URL + "/")
+		wd.click(`button[data-tab="sites"]`)
+		wd.waitFor("the sites", `document.querySelectorAll("#sites tbody tr").length === 3`)
+		var rows [][]string
+		wd.script(`return Array.from(document.querySelectorAll("#sites tbody tr")).map(tr => Array.from(tr.cells).map(td => td.textContent.trim()))`, &rows)
+		want := [][]string{
+			{"vienna", "local", "http://perfkb.example/site/vienna", "6188", "live (this store)", ""},
+			{"linz", "remote", "http://linz.example:7878/sparql", "—", "ok, 3 min ago", "9 experiments (site registry)"},
+			{"graz", "remote", "http://graz.example:7878/sparql", "—", "HTTP 503 Service Unavailable", "0 experiments (site registry)"},
+		}
+		if fmt.Sprint(rows) != fmt.Sprint(want) {
+			t.Errorf("sites table:\n got %q\nwant %q", rows, want)
+		}
+		wd.screenshot("sites-remote")
+	})
+
 	// A real scaling series (sample --scaling: p = 1 … 32 per problem
 	// size): the chart's times are SPARQL's, its speedups the time of the
 	// smallest run of the same size over each run's.
@@ -753,3 +780,8 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.screenshot("scaling-series")
 	})
 }
+
+// fakeSites is a site registry with remote entries, as perfkb serve's.
+type fakeSites []server.Site
+
+func (f fakeSites) Sites(context.Context) ([]server.Site, error) { return f, nil }

@@ -986,9 +986,12 @@ async function loadSites() {
   };
   const rows = list.map((s) => el("tr", { "data-site": s.name },
     el("td", {}, s.name), el("td", {}, s.kind || "local"), el("td", {}, el("code", {}, s.graph || s.endpoint || "")),
-    el("td", { class: "num" }, String(s.triples)),
+    // A remote site's triples are not counted here (it is asked at query
+    // time); the registry knows how many experiments it holds.
+    el("td", { class: "num" }, s.kind === "remote" ? "—" : String(s.triples)),
     el("td", { title: s.lastRefreshed || "" }, s.kind === "remote" ? `${s.status || "never refreshed"}${s.lastRefreshed ? ", " + ago(s.lastRefreshed) : ""}` : "live (this store)"),
-    el("td", {}, ...(s.experiments || []).map((e) => el("a", { href: "#", title: e, onclick: (ev) => { ev.preventDefault(); openTree(e); } }, shortIRI(e) + " ")))));
+    el("td", {}, ...(s.experiments || []).map((e) => el("a", { href: "#", title: e, onclick: (ev) => { ev.preventDefault(); openTree(e); } }, shortIRI(e) + " ")),
+      s.kind === "remote" && !(s.experiments || []).length ? `${s.experimentCount || 0} experiments (site registry)` : "")));
   $("sites").replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
 }
 
