@@ -513,6 +513,16 @@ func TestQueryPageInChromium(t *testing.T) {
 		if want := fmt.Sprintf("%d of %d findings", total, total); status != want {
 			t.Errorf("findings status %q, want %q", status, want)
 		}
+		// Regions are named, with their site, not shown as IRIs.
+		const codeRegionCell = `Array.from(document.querySelectorAll("#findings td.region")).find(td => td.dataset.region.includes("/cr/"))`
+		wd.waitFor("region names", codeRegionCell+` && !`+codeRegionCell+`.textContent.startsWith("/")`)
+		var cell struct{ Text, Region string }
+		wd.script(`const td = `+codeRegionCell+`; return {Text: td.textContent, Region: td.dataset.region}`, &cell)
+		names := sparqlRows(t, ds, pfx+`SELECT ?n WHERE { { <`+cell.Region+`> perfonto:regionName ?n } UNION { <`+cell.Region+`> perfonto:ofCodeRegion/perfonto:regionName ?n } } LIMIT 1`)
+		site := strings.SplitN(strings.SplitN(cell.Region, "/site/", 2)[1], "/", 2)[0]
+		if len(names) != 1 || cell.Text != names[0][0]+" · "+site {
+			t.Errorf("region cell %q for %s, want its regionName %v and site %s", cell.Text, cell.Region, names, site)
+		}
 		// Page to the end: the rows seen add up to the true total.
 		seen := 0
 		for range 1000 {

@@ -856,7 +856,7 @@ function renderFindings() {
     const tr = el("tr", { "data-iri": f.subject },
       el("td", {}, localName(f.problem)),
       el("td", { class: "num" }, f.severity != null ? `${f.severity} ${f.severityClass || ""}` : ""),
-      el("td", { title: f.subject }, f.region ? shortIRI(f.region) : shortIRI(f.subject)),
+      el("td", { title: f.region || f.subject, "data-region": f.region || f.subject, class: "region" }, shortIRI(f.region || f.subject)),
       el("td", { title: f.experiment || "" }, shortIRI(f.experiment || "")),
       el("td", { class: "desc" }, readableNumbers(f.description || "")));
     tr.addEventListener("click", () => {
@@ -867,6 +867,13 @@ function renderFindings() {
     return tr;
   });
   $("findings").replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows)));
+  // Region names instead of IRIs, with the site, once the labels of this
+  // page are known (cells of a page no longer shown are simply detached).
+  const cells = Array.from(document.querySelectorAll("#findings td.region"));
+  fetchLabels(Array.from(new Set(cells.map((td) => td.dataset.region)))).then(() => cells.forEach((td) => {
+    const name = labelCache.get(td.dataset.region), site = siteOf(td.dataset.region);
+    if (name) td.textContent = site ? `${name} · ${site}` : name;
+  }));
 }
 
 // readableNumbers rewrites 8.3336E7 us into 83.34 s in rule descriptions.
