@@ -4,12 +4,13 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Well-known IRIs used by term normalisation.
 const (
-	XSDString       = "http://www.w3.org/2001/XMLSchema#string"
-	RDFLangString   = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+	XSDString       = ontology.XSDString
+	RDFLangString   = ontology.RDFLangString
 	DefaultGraphIRI = "urn:x-arq:DefaultGraph"
 	// InferredGraphIRI names the graph the reasoner writes derived triples to.
 	InferredGraphIRI = "urn:x-perfkb:inferred"

@@ -13,6 +13,11 @@ const (
 
 	// RDFType is rdf:type.
 	RDFType = RDFNamespace + "type"
+	// RDFLangString is rdf:langString, the datatype of language-tagged
+	// literals.
+	RDFLangString = RDFNamespace + "langString"
+	// RDFSLiteral is rdfs:Literal.
+	RDFSLiteral = RDFSNamespace + "Literal"
 	// RDFSLabel is rdfs:label.
 	RDFSLabel = RDFSNamespace + "label"
 	// RDFSComment is rdfs:comment.

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Advice is what an analyst can try against one problem class, written
@@ -45,10 +47,10 @@ func (e *AdviceError) Error() string {
 // builtinPrefixes are the prefixes rule files may use undeclared (as in
 // Jena's rule syntax).
 var builtinPrefixes = map[string]string{
-	"rdf":  "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
-	"rdfs": "http://www.w3.org/2000/01/rdf-schema#",
-	"owl":  "http://www.w3.org/2002/07/owl#",
-	"xsd":  "http://www.w3.org/2001/XMLSchema#",
+	"rdf":  ontology.RDFNamespace,
+	"rdfs": ontology.RDFSNamespace,
+	"owl":  ontology.OWLNamespace,
+	"xsd":  ontology.XSDNamespace,
 }
 
 var (

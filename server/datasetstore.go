@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // DatasetStore serves the Graph Store Protocol, the site registry and store
@@ -370,7 +371,7 @@ func (d *DatasetStore) Sites(ctx context.Context) ([]Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	expID, okExp, err := d.ds.Lookup(ctx, kb.IRI(PerfontoNS+"Experiment"))
+	expID, okExp, err := d.ds.Lookup(ctx, kb.IRI(ontology.Experiment))
 	if err != nil {
 		return nil, err
 	}

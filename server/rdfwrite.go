@@ -7,19 +7,20 @@ import (
 	"unicode"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // PerfontoNS is the PERFONTO namespace, used for prefixes in Turtle output
 // and the query page.
-const PerfontoNS = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+const PerfontoNS = ontology.Namespace
 
 // wellKnownPrefixes are declared at the top of Turtle output.
 var wellKnownPrefixes = []prefix{
 	{"perfonto", PerfontoNS},
-	{"rdf", "http://www.w3.org/1999/02/22-rdf-syntax-ns#"},
-	{"rdfs", "http://www.w3.org/2000/01/rdf-schema#"},
-	{"owl", "http://www.w3.org/2002/07/owl#"},
-	{"xsd", "http://www.w3.org/2001/XMLSchema#"},
+	{"rdf", ontology.RDFNamespace},
+	{"rdfs", ontology.RDFSNamespace},
+	{"owl", ontology.OWLNamespace},
+	{"xsd", ontology.XSDNamespace},
 }
 
 // tripleWriter writes RDF incrementally.
@@ -104,7 +105,7 @@ func (t *turtleWriter) quad(tr kb.Triple, _ kb.Term) error {
 		t.term(tr.S)
 		t.sb.WriteByte(' ')
 	}
-	if tr.P.Value == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" {
+	if tr.P.Value == ontology.RDFType {
 		t.sb.WriteByte('a')
 	} else {
 		t.term(tr.P)
@@ -191,7 +192,7 @@ func (r *rdfxmlWriter) quad(t kb.Triple, _ kb.Term) error {
 
 func (r *rdfxmlWriter) end() error {
 	w := r.w
-	prefixOf := map[string]string{"http://www.w3.org/1999/02/22-rdf-syntax-ns#": "rdf"}
+	prefixOf := map[string]string{ontology.RDFNamespace: "rdf"}
 	var order []string
 	for _, t := range r.triples {
 		ns, _, _ := splitIRI(t.P.Value)
@@ -200,7 +201,7 @@ func (r *rdfxmlWriter) end() error {
 			order = append(order, ns)
 		}
 	}
-	w.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"")
+	w.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rdf:RDF xmlns:rdf=\"" + ontology.RDFNamespace + "\"")
 	for _, ns := range order {
 		w.WriteString("\n    xmlns:" + prefixOf[ns] + "=\"")
 		xmlEscape(w, ns)
@@ -294,7 +295,7 @@ func (j *jsonldWriter) quad(t kb.Triple, _ kb.Term) error {
 	b = append(b, "\n{\"@id\":"...)
 	b = appendJSONString(b, jsonldID(t.S))
 	b = append(b, ',')
-	if t.P.Value == "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" && !t.O.IsLiteral() {
+	if t.P.Value == ontology.RDFType && !t.O.IsLiteral() {
 		b = append(b, "\"@type\":["...)
 		b = appendJSONString(b, jsonldID(t.O))
 		b = append(b, "]}"...)

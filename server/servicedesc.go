@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Vocabularies used by the service description.
@@ -14,8 +15,8 @@ const (
 	sdNS      = "http://www.w3.org/ns/sparql-service-description#"
 	formatsNS = "http://www.w3.org/ns/formats/"
 	voidNS    = "http://rdfs.org/ns/void#"
-	rdfType   = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-	xsdInt    = "http://www.w3.org/2001/XMLSchema#integer"
+	rdfType   = ontology.RDFType
+	xsdInt    = ontology.XSDInteger
 )
 
 var defaultGraphTerm = kb.DefaultGraph

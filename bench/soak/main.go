@@ -34,6 +34,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 const token = "soak-token"
@@ -301,7 +303,7 @@ func (l *latencies) summary() string {
 	return fmt.Sprintf("%d ok, %d failed, p50 %v, p99 %v", n, e, l.quantile(0.5), l.quantile(0.99))
 }
 
-const perfonto = "PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>\n"
+const perfonto = "PREFIX perfonto: <" + ontology.Namespace + ">\n"
 
 var readQueries = []string{
 	perfonto + `SELECT ?rs ?v WHERE { ?rs perfonto:inProcessingUnit ?pu . ?pu perfonto:inNode "gsr410" .

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfkb/perfkb/analysis"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/server"
@@ -23,8 +24,7 @@ import (
 func init() { register(newDemoCmd) }
 
 // demoFig629 is the dissertation's Fig. 6.29 search in SPARQL.
-const demoFig629 = `PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>
-SELECT ?regionsummary ?value WHERE {
+const demoFig629 = "PREFIX perfonto: <" + ontology.Namespace + ">\n" + `SELECT ?regionsummary ?value WHERE {
   ?regionsummary perfonto:inProcessingUnit ?pu .
   ?pu perfonto:inNode "gsr410" .
   ?regionsummary perfonto:hasMetric ?metric .
@@ -229,9 +229,9 @@ Try it:
 
   # 3. Push triples into a named graph (Graph Store Protocol; needs the token)
   curl -s -X POST -H 'Authorization: Bearer %s' -H 'Content-Type: application/n-triples' \
-    --data-binary '<%s/hello> <http://www.w3.org/2000/01/rdf-schema#label> "hello" .' \
+    --data-binary '<%s/hello> <%s> "hello" .' \
     '%s/data?graph=%s'
 
 Open %s/ in a browser for the query page. Ctrl-C stops the server.
-`, oneLine, base, base, base, base, token, graph, base, url.QueryEscape(graph), base)
+`, oneLine, base, base, base, base, token, graph, ontology.RDFSLabel, base, url.QueryEscape(graph), base)
 }

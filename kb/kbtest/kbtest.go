@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Opener returns a new, empty dataset for one subtest. The suite closes the
@@ -69,10 +70,10 @@ func TestDataset(t *testing.T, open Opener) {
 // Vocabulary used by the fixtures.
 const (
 	ex      = "http://example.org/perf#"
-	xsdInt  = "http://www.w3.org/2001/XMLSchema#integer"
-	xsdDbl  = "http://www.w3.org/2001/XMLSchema#double"
-	xsdBool = "http://www.w3.org/2001/XMLSchema#boolean"
-	xsdDate = "http://www.w3.org/2001/XMLSchema#dateTime"
+	xsdInt  = ontology.XSDInteger
+	xsdDbl  = ontology.XSDDouble
+	xsdBool = ontology.XSDBoolean
+	xsdDate = ontology.XSDDateTime
 )
 
 func iri(local string) kb.Term { return kb.IRI(ex + local) }

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Key layout. Every key starts with one prefix byte naming its keyspace;
@@ -256,7 +257,7 @@ const (
 	tagOtherTyped = 6 // uvarint len(datatype), datatype, lexical form
 )
 
-const xsd = "http://www.w3.org/2001/XMLSchema#"
+const xsd = ontology.XSDNamespace
 
 // knownDatatypes are the datatypes coded in one byte. Codes are stored on
 // disk: append only.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Encoder writes statements in an RDF syntax. Close flushes the output
@@ -29,10 +31,10 @@ type EncoderOptions struct {
 // CommonPrefixes are the namespaces perfkb data uses most.
 var CommonPrefixes = []Prefix{
 	{"rdf", RDFNS},
-	{"rdfs", "http://www.w3.org/2000/01/rdf-schema#"},
-	{"xsd", "http://www.w3.org/2001/XMLSchema#"},
-	{"owl", "http://www.w3.org/2002/07/owl#"},
-	{"perfonto", "http://www.par.univie.ac.at/project/scalea/perfonto#"},
+	{"rdfs", ontology.RDFSNamespace},
+	{"xsd", ontology.XSDNamespace},
+	{"owl", ontology.OWLNamespace},
+	{ontology.Prefix, ontology.Namespace},
 }
 
 // SafeBlankLabel returns label if it is a valid N-Triples and Turtle blank

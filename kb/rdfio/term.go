@@ -3,18 +3,20 @@ package rdfio
 import (
 	"fmt"
 	"strings"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Well-known datatype IRIs.
 const (
-	XSDString     = "http://www.w3.org/2001/XMLSchema#string"
-	XSDInteger    = "http://www.w3.org/2001/XMLSchema#integer"
-	XSDDecimal    = "http://www.w3.org/2001/XMLSchema#decimal"
-	XSDDouble     = "http://www.w3.org/2001/XMLSchema#double"
-	XSDBoolean    = "http://www.w3.org/2001/XMLSchema#boolean"
-	RDFNS         = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-	RDFLangString = RDFNS + "langString"
-	rdfType       = RDFNS + "type"
+	XSDString     = ontology.XSDString
+	XSDInteger    = ontology.XSDInteger
+	XSDDecimal    = ontology.XSDDecimal
+	XSDDouble     = ontology.XSDDouble
+	XSDBoolean    = ontology.XSDBoolean
+	RDFNS         = ontology.RDFNamespace
+	RDFLangString = ontology.RDFLangString
+	rdfType       = ontology.RDFType
 	rdfFirst      = RDFNS + "first"
 	rdfRest       = RDFNS + "rest"
 	rdfNil        = RDFNS + "nil"

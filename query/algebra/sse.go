@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // This file prints the algebra in SSE (S-expressions for SPARQL), close to
@@ -12,7 +13,7 @@ import (
 // indented by two spaces per level; expressions and paths on one line.
 
 const (
-	xsdNS      = "http://www.w3.org/2001/XMLSchema#"
+	xsdNS      = ontology.XSDNamespace
 	xsdInteger = xsdNS + "integer"
 	xsdDecimal = xsdNS + "decimal"
 	xsdDouble  = xsdNS + "double"

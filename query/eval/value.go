@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // XSD and RDF datatype IRIs used by the function library.
 const (
-	XSD           = "http://www.w3.org/2001/XMLSchema#"
+	XSD           = ontology.XSDNamespace
 	XSDString     = XSD + "string"
 	XSDBoolean    = XSD + "boolean"
 	XSDInteger    = XSD + "integer"
@@ -24,7 +25,7 @@ const (
 	XSDDate       = XSD + "date"
 	XSDTime       = XSD + "time"
 	XSDDayTimeDur = XSD + "dayTimeDuration"
-	RDFLangString = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+	RDFLangString = ontology.RDFLangString
 )
 
 // ErrType is the SPARQL expression error: a type error, an unbound variable,

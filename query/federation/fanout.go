@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
 )
@@ -384,7 +385,7 @@ func planAggregates(q *algebra.Query) (*aggPlan, bool) {
 // aggregates, then AVG = sum / count (0 for an empty multiset, §18.5.1.4).
 func (p *aggPlan) combine(input algebra.Op) algebra.Op {
 	var op algebra.Op = &algebra.Group{Keys: p.group.Keys, Aggregates: p.local, Input: input}
-	zero := &algebra.ConstExpr{Term: kb.Literal("0", "http://www.w3.org/2001/XMLSchema#integer")}
+	zero := &algebra.ConstExpr{Term: kb.Literal("0", ontology.XSDInteger)}
 	for _, a := range p.avgs {
 		count, total := &algebra.VarExpr{Var: a.count}, &algebra.VarExpr{Var: a.sum}
 		op = &algebra.Extend{Input: op, Var: a.v, Expr: &algebra.BuiltinExpr{Name: algebra.BuiltinIf, Args: []algebra.Expr{

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // ResultSet is a decoded SELECT or ASK result. For SELECT, Rows hold one
@@ -279,7 +280,7 @@ func ParseTerm(s string) (kb.Term, error) {
 		}
 		return kb.Term{}, fmt.Errorf("bad literal suffix in %s", s)
 	case s == "true" || s == "false":
-		return kb.Literal(s, "http://www.w3.org/2001/XMLSchema#boolean"), nil
+		return kb.Literal(s, ontology.XSDBoolean), nil
 	}
 	// Bare Turtle numbers: the token is the lexical form.
 	switch {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Format names a result serialization.
@@ -395,7 +396,7 @@ func (t *tsvWriter) Begin(vars []string) error {
 	return err
 }
 
-const xsd = "http://www.w3.org/2001/XMLSchema#"
+const xsd = ontology.XSDNamespace
 
 // TSVTerm renders a term as the TSV results format does: in Turtle
 // syntax, with the single-quoted literal forms only (escapes \t, \n, \r

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 )
 
@@ -19,8 +20,8 @@ type Options struct {
 
 // Namespaces used by the parser.
 const (
-	rdfNS      = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-	xsdNS      = "http://www.w3.org/2001/XMLSchema#"
+	rdfNS      = ontology.RDFNamespace
+	xsdNS      = ontology.XSDNamespace
 	rdfType    = rdfNS + "type"
 	rdfFirst   = rdfNS + "first"
 	rdfRest    = rdfNS + "rest"

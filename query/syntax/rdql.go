@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 )
 
@@ -27,9 +28,9 @@ import (
 // rdqlDefaultPrefixes are predeclared, as in Jena's RDQL.
 var rdqlDefaultPrefixes = []algebra.Prefix{
 	{Prefix: "rdf", IRI: rdfNS},
-	{Prefix: "rdfs", IRI: "http://www.w3.org/2000/01/rdf-schema#"},
+	{Prefix: "rdfs", IRI: ontology.RDFSNamespace},
 	{Prefix: "xsd", IRI: xsdNS},
-	{Prefix: "owl", IRI: "http://www.w3.org/2002/07/owl#"},
+	{Prefix: "owl", IRI: ontology.OWLNamespace},
 }
 
 var rdqlDetect = regexp.MustCompile(`(?is)^\s*SELECT\b[^{]*?\bWHERE\s*\(`)

@@ -2,9 +2,10 @@ package builtins
 
 import (
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
-const rdfsLiteral = "http://www.w3.org/2000/01/rdf-schema#Literal"
+const rdfsLiteral = ontology.RDFSLiteral
 
 // isDType reports whether literal l belongs to datatype dt: its own
 // datatype, rdfs:Literal, or a numeric supertype (an xsd:int is also an

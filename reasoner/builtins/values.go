@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // XSD is the XML Schema datatype namespace.
-const XSD = "http://www.w3.org/2001/XMLSchema#"
+const XSD = ontology.XSDNamespace
 
 // FunctorDatatype marks literals that encode a Jena functor value
 // name(args) written in a rule head.

@@ -9,16 +9,17 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Well-known namespaces, predefined as prefixes (as Jena does for rdf,
 // rdfs, owl and xsd).
 const (
-	RDF      = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-	RDFS     = "http://www.w3.org/2000/01/rdf-schema#"
-	OWL      = "http://www.w3.org/2002/07/owl#"
-	XSD      = "http://www.w3.org/2001/XMLSchema#"
-	PERFONTO = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+	RDF      = ontology.RDFNamespace
+	RDFS     = ontology.RDFSNamespace
+	OWL      = ontology.OWLNamespace
+	XSD      = ontology.XSDNamespace
+	PERFONTO = ontology.Namespace
 )
 
 // DefaultPrefixes are the prefixes every file starts with.
