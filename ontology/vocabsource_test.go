@@ -74,6 +74,12 @@ func TestVocabularyOnlyFromOntology(t *testing.T) {
 		files++
 		_, wireOK := wireFormFiles[rel]
 		ast.Inspect(f, func(n ast.Node) bool {
+			if bin, ok := n.(*ast.BinaryExpr); ok && bin.Op == token.ADD && isPerfontoNamespace(bin.X) {
+				if local, ok := localNameLit(bin.Y); ok {
+					pos := fset.Position(bin.Pos())
+					offenders = append(offenders, rel+":"+strconv.Itoa(pos.Line)+": PERFONTO namespace + "+strconv.Quote(local)+" (use the term constant)")
+				}
+			}
 			lit, ok := n.(*ast.BasicLit)
 			if !ok || lit.Kind != token.STRING {
 				return true
@@ -103,7 +109,42 @@ func TestVocabularyOnlyFromOntology(t *testing.T) {
 		t.Fatalf("scanned only %d Go files under %s; the walk is broken", files, root)
 	}
 	if len(offenders) > 0 {
-		t.Errorf("%d string literals spell a vocabulary namespace outside ontology/; use the ontology constants (ontology.Namespace, XSDNamespace, XSDInteger, RDFType, ...):\n%s",
+		t.Errorf("%d places outside ontology/ spell vocabulary IRIs; use the ontology constants (ontology.Namespace, XSDNamespace, XSDInteger, RDFType, ...):\n%s",
 			len(offenders), strings.Join(offenders, "\n"))
 	}
+}
+
+// perfontoNamespaceNames are the names code outside ontology/ has given the
+// PERFONTO namespace (ontology.Namespace, rulelang.PERFONTO,
+// server.PerfontoNS); a string appended to one of them respells a term.
+var perfontoNamespaceNames = map[string]bool{"PERFONTO": true, "PerfontoNS": true}
+
+// isPerfontoNamespace reports whether e names the PERFONTO namespace.
+func isPerfontoNamespace(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return perfontoNamespaceNames[e.Name]
+	case *ast.SelectorExpr:
+		if x, ok := e.X.(*ast.Ident); ok && x.Name == "ontology" && e.Sel.Name == "Namespace" {
+			return true
+		}
+		return perfontoNamespaceNames[e.Sel.Name]
+	}
+	return false
+}
+
+// localNameLit returns the value of e when it is a string literal that
+// reads as a local name (starts with a letter), as in Namespace+"hasMetric";
+// a prefix declaration such as "PREFIX perfonto: <"+Namespace+">" is not.
+func localNameLit(e ast.Expr) (string, bool) {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	if err != nil || s == "" {
+		return "", false
+	}
+	c := s[0]
+	return s, c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

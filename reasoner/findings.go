@@ -7,21 +7,21 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner/builtins"
-	"github.com/perfkb/perfkb/reasoner/rulelang"
 )
 
 // The findings vocabulary (declared in ontology/perfonto.ttl).
 const (
-	PerformanceProblemIRI = rulelang.PERFONTO + "PerformanceProblem"
-	HasProblemIRI         = rulelang.PERFONTO + "hasProblem"
-	SeverityIRI           = rulelang.PERFONTO + "severity"
-	SeverityClassIRI      = rulelang.PERFONTO + "severityClass"
-	TriggeredByMetricIRI  = rulelang.PERFONTO + "triggeredByMetric"
-	ProblemDescriptionIRI = rulelang.PERFONTO + "problemDescription"
-	HasMetricNameIRI      = rulelang.PERFONTO + "hasMetricName"
-	HasMetricValueIRI     = rulelang.PERFONTO + "hasMetricValue"
-	rdfType               = rulelang.RDF + "type"
+	PerformanceProblemIRI = ontology.PerformanceProblem
+	HasProblemIRI         = ontology.HasProblem
+	SeverityIRI           = ontology.Severity
+	SeverityClassIRI      = ontology.SeverityClass
+	TriggeredByMetricIRI  = ontology.TriggeredByMetric
+	ProblemDescriptionIRI = ontology.ProblemDescription
+	HasMetricNameIRI      = ontology.HasMetricName
+	HasMetricValueIRI     = ontology.HasMetricValue
+	rdfType               = ontology.RDFType
 )
 
 // Finding is one performance problem a rule asserted:
@@ -147,7 +147,7 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 			if err != nil {
 				return nil, err
 			}
-			if t.IsIRI() && strings.HasPrefix(t.Value, rulelang.PERFONTO) && t.Value != PerformanceProblemIRI {
+			if t.IsIRI() && strings.HasPrefix(t.Value, ontology.Namespace) && t.Value != PerformanceProblemIRI {
 				names = append(names, t.Value)
 			}
 		}

@@ -232,7 +232,7 @@ func (r *Registry) Refresh(ctx context.Context, c *Client, names []string) ([]Re
 		rs, _, qerr := c.Select(ctx, s.Endpoint, experimentsQuery)
 		res.Millis = time.Since(start).Milliseconds()
 		node := siteIRI(s.Name)
-		now := kb.Literal(time.Now().UTC().Format(time.RFC3339), ontology.XSDNamespace+"dateTime")
+		now := kb.Literal(time.Now().UTC().Format(time.RFC3339), ontology.XSDDateTime)
 		var remove []kb.Quad
 		var add []kb.TermQuad
 		if qerr != nil {

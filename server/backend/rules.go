@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
@@ -17,9 +18,8 @@ import (
 
 // PERFONTO IRIs the findings listing reads.
 const (
-	perfonto       = rulelang.PERFONTO
-	inExperiment   = perfonto + "inExperiment"
-	ofCodeRegion   = perfonto + "ofCodeRegion"
+	inExperiment   = ontology.InExperiment
+	ofCodeRegion   = ontology.OfCodeRegion
 	shippedRuleSet = "shipped rule sets"
 )
 
