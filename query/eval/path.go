@@ -228,6 +228,11 @@ func (pc *pathCtx) zero(s, o kb.ID, emit func(x, y kb.ID) error) error {
 	if err != nil {
 		return err
 	}
+	acct := pc.ex.account("property path (every node of the graph)")
+	defer acct.done()
+	if err := acct.charge(int64(len(nodes)) * 8); err != nil {
+		return err
+	}
 	for _, n := range nodes {
 		if err := emit(n, n); err != nil {
 			return err
@@ -240,9 +245,8 @@ func (pc *pathCtx) zero(s, o kb.ID, emit func(x, y kb.ID) error) error {
 func (pc *pathCtx) nodes() ([]kb.ID, error) {
 	seen := map[kb.ID]bool{}
 	var out []kb.ID
-	// The caller holds the list while it walks it: charged to the query
-	// (a path's node list is bounded by the graph, so this is at most
-	// once per path evaluation and never grows with the results).
+	// The set and the list while they are built; a caller that keeps the
+	// list charges it itself (8 bytes a node).
 	acct := pc.ex.account("property path (every node of the graph)")
 	defer acct.done()
 	err := pc.match(kb.Pattern{}, func(q kb.Quad) error {
