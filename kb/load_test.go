@@ -15,11 +15,12 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 const (
-	xsdInteger = "http://www.w3.org/2001/XMLSchema#integer"
-	perfonto   = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+	xsdInteger = ontology.XSDInteger
+	perfonto   = ontology.Namespace
 )
 
 // termQuads returns every quad of ds as terms, blank labels replaced by

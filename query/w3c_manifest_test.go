@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Vocabulary of the W3C test manifests.
@@ -17,8 +18,8 @@ const (
 	mfNS   = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
 	qtNS   = "http://www.w3.org/2001/sw/DataAccess/tests/test-query#"
 	utNS   = "http://www.w3.org/2009/sparql/tests/test-update#"
-	rdfNS  = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-	rdfsNS = "http://www.w3.org/2000/01/rdf-schema#"
+	rdfNS  = ontology.RDFNamespace
+	rdfsNS = ontology.RDFSNamespace
 )
 
 // graph is a tiny in-memory triple index for reading manifests.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/rules"
 )
@@ -67,7 +68,7 @@ func bigMessageSummaries(t *testing.T, ds kb.Dataset, threshold float64) []strin
 		}
 		props[tq.S][tq.P.Value] = append(props[tq.S][tq.P.Value], tq.O)
 	}
-	const po = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+	const po = ontology.Namespace
 	has := func(n node, p string, want node) bool {
 		for _, o := range props[n][p] {
 			if o == want {

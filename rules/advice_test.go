@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 func TestParseAdvice(t *testing.T) {
@@ -78,7 +80,7 @@ func TestShippedAdviceCoversEveryProblemClass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const ns = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+	const ns = ontology.Namespace
 	byClass := map[string]Advice{}
 	for _, a := range advice {
 		byClass[a.Class] = a

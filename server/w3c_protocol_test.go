@@ -25,6 +25,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/server"
 	"github.com/perfkb/perfkb/server/backend"
 )
@@ -64,8 +65,8 @@ const (
 	htsNS  = "http://www.w3.org/2011/http-statusCodes#"
 	cntNS  = "http://www.w3.org/2011/content#"
 	utNS   = "http://www.w3.org/2009/sparql/tests/test-update#"
-	rdfNS  = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
-	rdfsNS = "http://www.w3.org/2000/01/rdf-schema#"
+	rdfNS  = ontology.RDFNamespace
+	rdfsNS = ontology.RDFSNamespace
 	sdNS   = "http://www.w3.org/ns/sparql-service-description#"
 )
 

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
 
 func TestWriteFindingsSummaryAndLimit(t *testing.T) {
-	const ns = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+	const ns = ontology.Namespace
 	mk := func(class string, sev float64) reasoner.Finding {
 		return reasoner.Finding{Subject: kb.IRI("http://ex/rs"), Type: ns + class, Severity: sev, HasSeverity: true, SeverityClass: "high"}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 func openDisk(t testing.TB) *Store {
@@ -341,7 +342,7 @@ func genTermQuads(start, n int) []kb.TermQuad {
 	const (
 		po  = "http://perfkb.org/ontology#"
 		dat = "http://perfkb.org/data/"
-		rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+		rdf = ontology.RDFType
 	)
 	metrics := []string{"TIME", "PAPI_FP_OPS", "PAPI_L2_DCM", "MPI_Wait", "bytes_sent", "visits"}
 	out := make([]kb.TermQuad, 0, n)

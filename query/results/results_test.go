@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 var sampleRows = [][]kb.Term{
@@ -204,7 +205,7 @@ func TestJSONHeadMember(t *testing.T) {
 // TestTSVTerm: the Turtle number tokens are written bare exactly when
 // Turtle reads the token back as the same literal.
 func TestTSVTerm(t *testing.T) {
-	const xsd = "http://www.w3.org/2001/XMLSchema#"
+	const xsd = ontology.XSDNamespace
 	tests := []struct {
 		term kb.Term
 		want string
