@@ -303,7 +303,14 @@ func (ex *executor) compileIn(x *algebra.InExpr, sc scope) (cexpr, error) {
 	// hashing a whole term, and a million-value list is built per query.
 	var iris, blanks map[string]struct{}
 	var rest []algebra.Expr
-	for _, e := range x.List {
+	for i, e := range x.List {
+		if i%(16*inCheckEvery) == 16*inCheckEvery-1 {
+			// Building a set of millions of values takes seconds on a
+			// loaded machine: stop at the deadline here too.
+			if err := ctxErr(ex.ctx); err != nil {
+				return nil, err
+			}
+		}
 		c, ok := e.(*algebra.ConstExpr)
 		switch {
 		case ok && c.Term.IsIRI():
