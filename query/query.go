@@ -92,6 +92,12 @@ func (p *Prepared) Form() algebra.QueryForm { return p.Query.Form }
 
 // Prepare parses and statically checks a query.
 func Prepare(text string, opts Options) (*Prepared, error) {
+	return PrepareContext(context.Background(), text, opts)
+}
+
+// PrepareContext is Prepare that stops when ctx ends, so the text of a huge
+// query (a million-value IN list) cannot outlast its request's deadline.
+func PrepareContext(ctx context.Context, text string, opts Options) (*Prepared, error) {
 	if IsRDQL(text) {
 		q, err := parseRDQL(text, opts)
 		if err != nil {
@@ -99,7 +105,7 @@ func Prepare(text string, opts Options) (*Prepared, error) {
 		}
 		return &Prepared{Text: text, Language: RDQL, Query: q}, nil
 	}
-	q, err := syntax.ParseQuery(text, syntax.Options{BaseIRI: opts.Base})
+	q, err := syntax.ParseQuery(text, syntax.Options{BaseIRI: opts.Base, Context: ctx})
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +114,12 @@ func Prepare(text string, opts Options) (*Prepared, error) {
 
 // PrepareUpdate parses and statically checks an update request.
 func PrepareUpdate(text string, opts Options) (*algebra.Update, error) {
-	return syntax.ParseUpdate(text, syntax.Options{BaseIRI: opts.Base})
+	return PrepareUpdateContext(context.Background(), text, opts)
+}
+
+// PrepareUpdateContext is PrepareUpdate that stops when ctx ends.
+func PrepareUpdateContext(ctx context.Context, text string, opts Options) (*algebra.Update, error) {
+	return syntax.ParseUpdate(text, syntax.Options{BaseIRI: opts.Base, Context: ctx})
 }
 
 func evalOptions(opts Options) eval.Options {
@@ -223,7 +234,7 @@ type UpdateSummary = eval.UpdateSummary
 
 // Update parses and applies a SPARQL 1.1 Update request atomically.
 func Update(ctx context.Context, ds kb.Dataset, text string, opts Options) (UpdateSummary, error) {
-	u, err := PrepareUpdate(text, opts)
+	u, err := PrepareUpdateContext(ctx, text, opts)
 	if err != nil {
 		return UpdateSummary{}, err
 	}

@@ -175,7 +175,13 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 		return nil
 	}
 
-	prepared, err := query.Prepare(text, opts)
+	pctx := ctx
+	if f.timeout > 0 { // the time limit covers reading the query text too
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	prepared, err := query.PrepareContext(pctx, text, opts)
 	if err != nil {
 		return located(err)
 	}

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -85,9 +86,21 @@ func (l *lexer) errorf(line, col int, format string, args ...any) *Error {
 
 // tokenize returns every token of src, ending with tokEOF.
 func tokenize(src string, rdql bool) ([]token, error) {
+	return tokenizeContext(nil, src, rdql)
+}
+
+// tokenizeContext is tokenize that stops when ctx (if not nil) ends.
+func tokenizeContext(ctx context.Context, src string, rdql bool) ([]token, error) {
 	l := &lexer{src: src, line: 1, col: 1, rdql: rdql}
-	toks := make([]token, 0, len(src)/6+1) // about one token per six bytes
+	// About one token per six bytes, but a huge text grows the slice as
+	// it is read rather than allocating for all of it up front.
+	toks := make([]token, 0, min(len(src)/6+1, 1<<16))
 	for {
+		if ctx != nil && len(toks)&8191 == 8191 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("parsing stopped: %w", err)
+			}
+		}
 		t, err := l.next()
 		if err != nil {
 			return nil, err

@@ -1,9 +1,12 @@
 package syntax
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -56,5 +59,38 @@ func TestParseGolden(t *testing.T) {
 				t.Errorf("algebra differs from %s\n--- got:\n%s--- want:\n%s", golden, got, want)
 			}
 		})
+	}
+}
+
+// TestParseStopsWithItsContext: a canceled context stops the lexer and the
+// parser of a long text with the context's error, which is not an input
+// error (no line and column to blame).
+func TestParseStopsWithItsContext(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("SELECT * WHERE { ?s ?p ?o FILTER(?o IN (")
+	for i := range 50_000 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("<http://example.org/v" + strconv.Itoa(i) + ">")
+	}
+	b.WriteString(")) }")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, parse := range []func() error{
+		func() error { _, err := ParseQuery(b.String(), Options{Context: ctx}); return err },
+		func() error {
+			_, err := ParseUpdate("DELETE { ?s ?p ?o } WHERE "+b.String()[len("SELECT * WHERE "):], Options{Context: ctx})
+			return err
+		},
+	} {
+		err := parse()
+		var syntaxErr *Error
+		if !errors.Is(err, context.Canceled) || errors.As(err, &syntaxErr) {
+			t.Errorf("parse with a canceled context: %v, want context.Canceled and no syntax error", err)
+		}
+	}
+	if _, err := ParseQuery(b.String(), Options{Context: context.Background()}); err != nil {
+		t.Fatalf("the same text with a live context: %v", err)
 	}
 }

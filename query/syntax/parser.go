@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -16,6 +17,9 @@ type Options struct {
 	// resolved (a BASE declaration in the text overrides it). Empty means
 	// relative IRIs are kept as written.
 	BaseIRI string
+	// Context, when set, stops parsing when it ends (a request's deadline):
+	// a huge query text must not outlast its time limit.
+	Context context.Context
 }
 
 // Namespaces used by the parser.
@@ -39,11 +43,17 @@ const maxNestDepth = 500
 // bailout is the panic value used to abandon parsing at the first error.
 type bailout struct{ err *Error }
 
+// stopped unwinds the parser when its context ends; unlike bailout it is
+// not the user's input being invalid.
+type stopped struct{ err error }
+
 // parser is a recursive-descent parser over a pre-lexed token slice.
 type parser struct {
-	toks []token
-	pos  int
-	src  string
+	toks  []token
+	pos   int
+	src   string
+	ctx   context.Context // nil: none
+	steps uint32
 
 	base       string
 	prefixes   map[string]string
@@ -81,6 +91,7 @@ func newParser(toks []token, src string, opts Options) *parser {
 	return &parser{
 		toks:       toks,
 		src:        src,
+		ctx:        opts.Context,
 		base:       opts.BaseIRI,
 		prefixes:   map[string]string{},
 		bnodeBlock: map[string]int{},
@@ -90,12 +101,14 @@ func newParser(toks []token, src string, opts Options) *parser {
 // run calls f, turning a bailout panic into an error.
 func run(f func()) (err error) {
 	defer func() {
-		if r := recover(); r != nil {
-			b, ok := r.(bailout)
-			if !ok {
-				panic(r)
-			}
-			err = b.err
+		switch r := recover().(type) {
+		case nil:
+		case bailout:
+			err = r.err
+		case stopped:
+			err = r.err
+		default:
+			panic(r)
 		}
 	}()
 	f()
@@ -112,6 +125,13 @@ func (p *parser) peekN(n int) token {
 }
 
 func (p *parser) nextTok() token {
+	if p.ctx != nil {
+		if p.steps++; p.steps&8191 == 0 {
+			if err := p.ctx.Err(); err != nil {
+				panic(stopped{fmt.Errorf("parsing stopped: %w", err)})
+			}
+		}
+	}
 	t := p.toks[p.pos]
 	if t.kind != tokEOF {
 		p.pos++
@@ -330,7 +350,7 @@ func (p *parser) varOrIri() algebra.Node {
 // running the static checks of SPARQL 1.1 section 18 and the grammar notes.
 // Errors are *Error values carrying line and column.
 func ParseQuery(src string, opts Options) (*algebra.Query, error) {
-	toks, err := tokenize(src, false)
+	toks, err := tokenizeContext(opts.Context, src, false)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +366,7 @@ func ParseQuery(src string, opts Options) (*algebra.Query, error) {
 // patterns to the algebra, running the static checks of SPARQL 1.1 Update.
 // Errors are *Error values carrying line and column.
 func ParseUpdate(src string, opts Options) (*algebra.Update, error) {
-	toks, err := tokenize(src, false)
+	toks, err := tokenizeContext(opts.Context, src, false)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ var _ server.QueryService = (*QueryEngine)(nil)
 // Query implements server.QueryService.
 func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*server.QueryResult, error) {
 	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool}
-	prepared, err := query.Prepare(req.Query, opts)
+	prepared, err := query.PrepareContext(ctx, req.Query, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
@@ -101,7 +101,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (server.UpdateSummary, error) {
 	opts := query.Options{Base: req.BaseIRI, Load: eval.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool}
 	if len(req.UsingGraphs) > 0 || len(req.UsingNamedGraphs) > 0 {
-		if err := checkNoUpdateDataset(req.Update, opts); err != nil {
+		if err := checkNoUpdateDataset(ctx, req.Update, opts); err != nil {
 			return server.UpdateSummary{}, translateError(ctx, err)
 		}
 		opts.Dataset = datasetSpec(req.UsingGraphs, req.UsingNamedGraphs)
@@ -117,8 +117,8 @@ func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (ser
 // USING, USING NAMED or WITH when the protocol's using-graph-uri or
 // using-named-graph-uri also do: SPARQL 1.1 Protocol 2.2.3 requires the
 // service to refuse such a request rather than pick one.
-func checkNoUpdateDataset(text string, opts query.Options) error {
-	u, err := query.PrepareUpdate(text, opts)
+func checkNoUpdateDataset(ctx context.Context, text string, opts query.Options) error {
+	u, err := query.PrepareUpdateContext(ctx, text, opts)
 	if err != nil {
 		return err
 	}
