@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"time"
 )
@@ -69,6 +70,10 @@ func (q *longQuery) yield(ctx context.Context) error {
 	case queryEnded:
 		return nil
 	}
+	// Let goroutines that are ready run first — a short request whose
+	// connection just became readable would otherwise wait for the
+	// scheduler's 10 ms preemption of this one.
+	runtime.Gosched()
 	deadline := time.Now().Add(q.l.MaxPause)
 	for q.l.short.Load() > 0 && time.Now().Before(deadline) {
 		t := time.NewTimer(time.Millisecond)
