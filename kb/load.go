@@ -80,14 +80,6 @@ type LoadOptions struct {
 	chunkSize int
 }
 
-// CommitReporter is implemented by a BulkWriter whose Commit takes long
-// enough to report progress (stores that stage a load and write it at
-// Commit).
-type CommitReporter interface {
-	// SetCommitProgress makes Commit call fn as it writes.
-	SetCommitProgress(fn func(done, total int64))
-}
-
 // LoadSummary reports what a load did.
 type LoadSummary struct {
 	// Triples is the number of statements read (duplicates included).

@@ -14,16 +14,6 @@ import (
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
-// ConcurrentInterner is an optional interface of a Dataset. A Dataset that
-// implements it and returns true promises that Intern may run on several
-// goroutines at once and that it keeps copies of the strings of the terms it
-// stores, never the strings themselves. Load then parses N-Triples and
-// N-Quads and interns their terms on every core, straight from its read
-// buffers, without copying each term first.
-type ConcurrentInterner interface {
-	InternsConcurrently() bool
-}
-
 // lineChunkSize is the number of bytes of N-Triples or N-Quads that one
 // parser goroutine takes at a time (whole lines, so a little more or less).
 const lineChunkSize = 1 << 20

@@ -37,7 +37,11 @@ func NewMemory() *Memory {
 	return m
 }
 
-var _ Dataset = (*Memory)(nil)
+var (
+	_ Dataset    = (*Memory)(nil)
+	_ TermTable  = (*Memory)(nil)
+	_ QuadSource = (*Memory)(nil)
+)
 
 // Intern implements Dataset.
 func (m *Memory) Intern(ctx context.Context, terms []Term) ([]ID, error) {

@@ -58,6 +58,7 @@ func TestDataset(t *testing.T, open Opener) {
 		{"ConcurrentReadersAndWriter", testConcurrent},
 		{"Close", testClose},
 	}
+	tests = append(tests, capabilityTests...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := open(t)

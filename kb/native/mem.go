@@ -163,7 +163,7 @@ func (m *MemStore) Resolve(ctx context.Context, id kb.ID) (kb.Term, error) {
 
 // TermOf returns the term of id, or false when id is unknown or the store
 // is closed. It is Resolve without a context or an error path, for callers
-// that decode many IDs (the query evaluator's eval.TermTable). It does not
+// that decode many IDs (the query evaluator's kb.TermTable). It does not
 // allocate: the term's strings point into the dictionary's arena.
 func (m *MemStore) TermOf(id kb.ID) (kb.Term, bool) {
 	if m.closed.Load() {
@@ -237,7 +237,7 @@ func (m *MemStore) Match(ctx context.Context, p kb.Pattern) kb.QuadIterator {
 }
 
 // ScanQuads calls fn with each quad matching p until fn returns false (the
-// evaluator's eval.QuadScanner). It holds no lock while fn runs, so fn may
+// evaluator's kb.QuadScanner). It holds no lock while fn runs, so fn may
 // call the store, and it allocates nothing. Like Match, it sees a
 // snapshot.
 func (m *MemStore) ScanQuads(ctx context.Context, p kb.Pattern, fn func(kb.Quad) bool) error {

@@ -116,14 +116,14 @@ func (c *predStatsCache) predicateDistinct(m *memSnapshot, p kb.ID) (subjects, o
 	return sh.subjects, sh.objects, ok && sh.subjects > 0 && sh.objects > 0
 }
 
-// PredicateDistinct implements eval.PredicateStats while reads come from
+// PredicateDistinct implements kb.PredicateStats while reads come from
 // the read side: the distinct subjects and objects of the quads with
 // predicate p (approximate).
 func (s *Store) PredicateDistinct(p kb.ID) (subjects, objects int64, ok bool) {
 	return s.predStats.predicateDistinct(s.readSide(), p)
 }
 
-// PredicateDistinct implements eval.PredicateStats (approximate).
+// PredicateDistinct implements kb.PredicateStats (approximate).
 func (m *MemStore) PredicateDistinct(p kb.ID) (subjects, objects int64, ok bool) {
 	s, err := m.load()
 	if err != nil {

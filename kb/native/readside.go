@@ -297,10 +297,10 @@ func (s *Store) loadDictionary(ctx context.Context) error {
 	return s.release(it)
 }
 
-// MemoryLookups implements eval.MemoryLookups: true while reads come from
+// MemoryLookups implements kb.MemoryLookups: true while reads come from
 // the read side.
 func (s *Store) MemoryLookups() bool { return s.readSide() != nil }
 
-// MemoryLookups implements eval.MemoryLookups: an in-memory store always
+// MemoryLookups implements kb.MemoryLookups: an in-memory store always
 // answers lookups from sorted arrays.
 func (m *MemStore) MemoryLookups() bool { return true }

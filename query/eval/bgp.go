@@ -2,7 +2,6 @@ package eval
 
 import (
 	"container/heap"
-	"context"
 	"fmt"
 	"strings"
 
@@ -81,21 +80,12 @@ func (n *bgpNode) scanState(level int) *scanState {
 	return st
 }
 
-// MemoryLookups is an optional extension of kb.Dataset: MemoryLookups
-// reports whether a lookup with a bound position costs about a binary
-// search in memory (native stores with their in-memory read side). The
-// evaluator then asks the store for every probe instead of building probe
-// indexes and star-join caches of its own, which cost more than they save.
-type MemoryLookups interface {
-	MemoryLookups() bool
-}
-
 // memoryLookups reports whether ex.ds has cheap lookups (see
 // MemoryLookups), asking the store once per node.
 func (n *bgpNode) memoryLookups(ex *executor) bool {
 	if n.memory == 0 {
 		n.memory = -1
-		if m, ok := ex.ds.(MemoryLookups); ok && m.MemoryLookups() {
+		if m, ok := ex.ds.(kb.MemoryLookups); ok && m.MemoryLookups() {
 			n.memory = 1
 		}
 	}
@@ -221,7 +211,7 @@ func (ex *executor) orderPatterns(pats []bgpPattern, seed varSet) ([]bgpPattern,
 	if len(pats) > maxExactOrder {
 		return ex.largeOrder(pats, seed)
 	}
-	if ps, ok := ex.ds.(PredicateStats); ok && len(pats) > 1 && len(pats) <= maxSearchOrder {
+	if ps, ok := ex.ds.(kb.PredicateStats); ok && len(pats) > 1 && len(pats) <= maxSearchOrder {
 		if out, ok := statsOrder(pats, seed, ps); ok {
 			return out, nil
 		}
@@ -256,14 +246,6 @@ func (ex *executor) orderPatterns(pats []bgpPattern, seed varSet) ([]bgpPattern,
 	return out, nil
 }
 
-// PredicateStats is an optional extension of kb.Dataset for the planner:
-// PredicateDistinct returns how many distinct subjects and objects the
-// quads with predicate p have (over all graphs, possibly approximate), or
-// false when the store does not know.
-type PredicateStats interface {
-	PredicateDistinct(p kb.ID) (subjects, objects int64, ok bool)
-}
-
 // maxSearchOrder is the largest BGP statsOrder plans by trying every
 // pattern as the start (cubic in the patterns).
 const maxSearchOrder = 12
@@ -278,7 +260,7 @@ const maxSearchOrder = 12
 // 29,000 "wtime" metrics does a quarter of the lookups. It reports false
 // when a pattern's predicate is not a constant the statistics know, so
 // the caller falls back to patternCost.
-func statsOrder(pats []bgpPattern, seed varSet, ps PredicateStats) ([]bgpPattern, bool) {
+func statsOrder(pats []bgpPattern, seed varSet, ps kb.PredicateStats) ([]bgpPattern, bool) {
 	shapes := make([][2]float64, len(pats))
 	for i, p := range pats {
 		if p.pos[1].slot >= 0 {
@@ -795,29 +777,6 @@ func (n *bgpNode) subjectQuads(ex *executor, level int, s, g kb.ID) ([]kb.Quad, 
 	}
 	e.valid = true
 	return e.quads, true, nil
-}
-
-// QuadSource is an optional extension of kb.Dataset for in-memory stores.
-// MatchQuads returns a read-only snapshot slice that holds every quad
-// matching p and perhaps others (the caller keeps those p.Matches), or
-// ok=false to have the caller use Match for this pattern. The slice must
-// stay valid and unchanged while the caller iterates, even if the store is
-// written meanwhile, and the caller may call the store while iterating.
-// A QuadSource also promises that a pattern with a bound position costs
-// about one array or hash lookup, so the evaluator builds no probe indexes
-// of its own over it. kb.Memory implements it.
-type QuadSource interface {
-	MatchQuads(p kb.Pattern) (quads []kb.Quad, ok bool)
-}
-
-// QuadScanner is an optional extension of kb.Dataset: ScanQuads calls fn
-// with each quad matching p until fn returns false, without allocating an
-// iterator. fn may call back into the store (nested-loop joins do), so an
-// implementation must not hold a lock that a nested call or a waiting
-// writer could deadlock on. The evaluator prefers QuadSource, then
-// QuadScanner, then Match.
-type QuadScanner interface {
-	ScanQuads(ctx context.Context, p kb.Pattern, fn func(kb.Quad) bool) error
 }
 
 // scan calls each with every quad matching p, through the store's

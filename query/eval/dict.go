@@ -19,7 +19,7 @@ func isTemp(id kb.ID) bool { return id&tempBit != 0 }
 type dictionary struct {
 	ctx   context.Context
 	ds    kb.Dataset
-	table TermTable         // ds as a TermTable, or nil
+	table kb.TermTable      // ds as a kb.TermTable, or nil
 	terms map[kb.ID]kb.Term // decode cache and temp terms
 	ids   map[kb.Term]kb.ID // encode cache
 	next  kb.ID
@@ -33,16 +33,8 @@ type dictionary struct {
 }
 
 func newDictionary(ctx context.Context, ds kb.Dataset) *dictionary {
-	table, _ := ds.(TermTable)
+	table, _ := ds.(kb.TermTable)
 	return &dictionary{ctx: ctx, ds: ds, table: table, terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, next: tempBit}
-}
-
-// TermTable is an optional extension of kb.Dataset for stores that decode
-// an ID with an array lookup: TermOf returns the term of id, or false when
-// id is unknown. The evaluator then decodes through it instead of caching
-// decoded terms per query. kb.Memory implements it.
-type TermTable interface {
-	TermOf(id kb.ID) (kb.Term, bool)
 }
 
 // term decodes an ID (0 gives the zero Term).

@@ -99,8 +99,8 @@ type executor struct {
 	namedSet map[kb.ID]bool
 	ticks    uint32
 	service  ServiceHandler
-	source   QuadSource  // ds as a QuadSource, or nil
-	scanner  QuadScanner // ds as a QuadScanner, or nil
+	source   kb.QuadSource  // ds as a kb.QuadSource, or nil
+	scanner  kb.QuadScanner // ds as a kb.QuadScanner, or nil
 	svc      *serviceState
 	mem      *memBudget // nil: no QueryMemory bound
 }
@@ -155,8 +155,8 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 	if ex.service == nil {
 		ex.service = DefaultServiceHandler{}
 	}
-	ex.source, _ = ds.(QuadSource)
-	ex.scanner, _ = ds.(QuadScanner)
+	ex.source, _ = ds.(kb.QuadSource)
+	ex.scanner, _ = ds.(kb.QuadScanner)
 	spec := opts.Dataset
 	if qds != nil {
 		spec = DatasetSpec{NamedNone: true, DefaultEmpty: true}

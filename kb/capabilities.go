@@ -1,0 +1,103 @@
+package kb
+
+import "context"
+
+// Optional capabilities of a Dataset (or, for CommitReporter, of a
+// BulkWriter). Each is declared here, once, beside Dataset: the query
+// engine and the loaders type-assert a store to these interfaces to take a
+// fast path, and kb/kbtest checks the contract of every capability a store
+// declares. A store that has none of them is still a complete Dataset; the
+// callers fall back to the Dataset methods.
+
+// TermTable is implemented by stores that decode an ID from memory without
+// a context or an error path (an array or arena lookup). The query
+// evaluator decodes result IDs through it instead of caching decoded terms
+// per query.
+//
+// Contract: when TermOf(id) reports true, the term is the one Resolve(id)
+// returns. It reports false for the zero ID and for an ID the store never
+// issued; it may also report false for an issued ID it does not hold in
+// memory, and the caller then calls Resolve. The returned strings may share
+// the store's memory and must not be modified.
+type TermTable interface {
+	TermOf(id ID) (Term, bool)
+}
+
+// QuadScanner is implemented by stores that can walk matches without
+// allocating an iterator. The query evaluator prefers QuadSource, then
+// QuadScanner, then Match.
+//
+// Contract: ScanQuads calls fn with each quad matching p — the same quads,
+// each once, as Match(ctx, p) yields — until fn returns false, after which
+// it calls fn no more and returns nil. fn may call back into the store
+// (nested-loop joins do), so an implementation must not hold a lock that a
+// nested call or a waiting writer could deadlock on. Like Match, the scan
+// sees a snapshot as of the call.
+type QuadScanner interface {
+	ScanQuads(ctx context.Context, p Pattern, fn func(Quad) bool) error
+}
+
+// QuadSource is implemented by in-memory stores that keep their quads in
+// per-position buckets (kbtest's reference store).
+//
+// Contract: MatchQuads returns a read-only slice that holds every quad
+// matching p and perhaps others (the caller keeps those p.Matches), or
+// ok=false to have the caller use Match for this pattern. The slice stays
+// valid and unchanged while the caller iterates, even if the store is
+// written meanwhile, and the caller may call the store while iterating. A
+// QuadSource also promises that a pattern with a bound position costs about
+// one array or hash lookup, so the evaluator builds no probe indexes of its
+// own over it.
+type QuadSource interface {
+	MatchQuads(p Pattern) (quads []Quad, ok bool)
+}
+
+// MemoryLookups is implemented by stores whose lookups with a bound
+// position may cost about a binary search in memory (the native stores with
+// their in-memory read side). When MemoryLookups reports true, the query
+// evaluator asks the store for every probe instead of building probe
+// indexes and star-join caches of its own, which would cost more than they
+// save. It is a cost hint only: the answers of the store are the same
+// either way, so kbtest has nothing to check beyond the Dataset suite.
+type MemoryLookups interface {
+	MemoryLookups() bool
+}
+
+// PredicateStats is implemented by stores that know, per predicate, how
+// many distinct subjects and objects its quads have; the query planner
+// orders joins by the fan-out they imply.
+//
+// Contract: PredicateDistinct(p) returns those counts over all graphs,
+// possibly approximate, or ok=false when the store does not know. When ok
+// is true both counts are at least 1 and at most the number of quads with
+// predicate p; for a predicate with no quads ok is false.
+type PredicateStats interface {
+	PredicateDistinct(p ID) (subjects, objects int64, ok bool)
+}
+
+// ConcurrentInterner is implemented by stores whose Intern may run on many
+// goroutines at once. Load then parses N-Triples and N-Quads and interns
+// their terms on every core, straight from its read buffers, without
+// copying each term first.
+//
+// Contract: when InternsConcurrently reports true, concurrent Intern calls
+// are safe and consistent (the same term gets the same ID on every
+// goroutine, distinct terms distinct IDs), and the store keeps copies of
+// the strings of the terms it stores, never the strings themselves: the
+// caller may overwrite the bytes under a term's strings once Intern
+// returns.
+type ConcurrentInterner interface {
+	InternsConcurrently() bool
+}
+
+// CommitReporter is implemented by a BulkWriter whose Commit takes long
+// enough to report progress (stores that stage a load and write it at
+// Commit).
+//
+// Contract: after SetCommitProgress(fn), Commit calls fn as it writes with
+// done ≤ total and done never decreasing; the last call of a successful
+// Commit that wrote quads has done == total.
+type CommitReporter interface {
+	// SetCommitProgress makes Commit call fn as it writes.
+	SetCommitProgress(fn func(done, total int64))
+}
