@@ -4,6 +4,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/reasoner/builtins"
 	"github.com/perfkb/perfkb/reasoner/rulelang"
+	"github.com/perfkb/perfkb/rules"
 )
 
 // Program is a compiled rule set: rules checked (builtins exist, arities,
@@ -12,7 +13,12 @@ import (
 type Program struct {
 	rules  []*compiledRule
 	source *rulelang.RuleSet
+	advice []rules.Advice
 }
+
+// Advice returns the #@advice comments of the files the program was loaded
+// from (LoadSources), in file order.
+func (p *Program) Advice() []rules.Advice { return p.advice }
 
 // Rules returns the source rules, in file order.
 func (p *Program) Rules() []*rulelang.Rule { return p.source.Rules }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -33,16 +34,24 @@ type Advice struct {
 	Line  int    `json:"line"`
 }
 
-// AdviceError is a malformed #@advice comment, with its position.
+// AdviceError is a malformed #@advice comment, with its position. Column
+// counts code points from 1: the class token when it is at fault, else the
+// start of the comment.
 type AdviceError struct {
-	File string
-	Line int
-	Msg  string
+	File   string
+	Line   int
+	Column int
+	Msg    string
 }
 
+// Error renders FILE:LINE:COLUMN: #@advice: message.
 func (e *AdviceError) Error() string {
-	return fmt.Sprintf("%s:%d: #@advice: %s", e.File, e.Line, e.Msg)
+	return fmt.Sprintf("%s:%d:%d: #@advice: %s", e.File, e.Line, max(e.Column, 1), e.Msg)
 }
+
+// InvalidInput marks a malformed #@advice comment as bad user input, as
+// the rule parser's errors are.
+func (e *AdviceError) InvalidInput() bool { return true }
 
 // builtinPrefixes are the prefixes rule files may use undeclared (as in
 // Jena's rule syntax).
@@ -80,10 +89,10 @@ func ParseAdvice(file string, src []byte) ([]Advice, error) {
 		cur = nil
 		a.Text = strings.TrimSpace(a.Text)
 		if a.Text == "" {
-			return &AdviceError{file, a.Line, fmt.Sprintf("no text for %s: write it after the class or on the lines below, each starting with \"#\" and two spaces", a.Class)}
+			return &AdviceError{file, a.Line, 1, fmt.Sprintf("no text for %s: write it after the class or on the lines below, each starting with \"#\" and two spaces", a.Class)}
 		}
 		if first, dup := seen[a.Class]; dup {
-			return &AdviceError{file, a.Line, fmt.Sprintf("second advice for %s (the first is on line %d)", a.Class, first)}
+			return &AdviceError{file, a.Line, 1, fmt.Sprintf("second advice for %s (the first is on line %d)", a.Class, first)}
 		}
 		seen[a.Class] = a.Line
 		out = append(out, *a)
@@ -106,18 +115,18 @@ func ParseAdvice(file string, src []byte) ([]Advice, error) {
 			prefixes[m[1]] = m[2]
 			continue
 		}
-		m := adviceLine.FindStringSubmatch(line)
+		m := adviceLine.FindStringSubmatchIndex(line)
 		if m == nil {
 			continue
 		}
-		if m[1] == "" {
-			return nil, &AdviceError{file, n, "expected a problem class (perfonto:LateSender or <IRI>) after #@advice"}
+		if m[2] < 0 {
+			return nil, &AdviceError{file, n, utf8.RuneCountInString(line) + 1, "expected a problem class (perfonto:LateSender or <IRI>) after #@advice"}
 		}
-		class, err := expandClass(m[1], prefixes)
+		class, err := expandClass(line[m[2]:m[3]], prefixes)
 		if err != nil {
-			return nil, &AdviceError{file, n, err.Error()}
+			return nil, &AdviceError{file, n, utf8.RuneCountInString(line[:m[2]]) + 1, err.Error()}
 		}
-		cur = &Advice{Class: class, Text: m[2], File: file, Line: n}
+		cur = &Advice{Class: class, Text: line[m[4]:m[5]], File: file, Line: n}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)

@@ -46,6 +46,21 @@ func Lookup(name string) (file string, src []byte, ok bool) {
 	return "rules/" + fname, src, true
 }
 
+// IsShippedFile reports whether file is the name Lookup reports for a
+// shipped set ("rules/rdfs.rules").
+func IsShippedFile(file string) bool {
+	name, ok := strings.CutPrefix(file, "rules/")
+	if !ok {
+		return false
+	}
+	for _, f := range shipped {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Names returns the include names of the shipped rule sets, sorted.
 func Names() []string {
 	out := make([]string, 0, len(shipped))

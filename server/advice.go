@@ -85,13 +85,3 @@ func (s *Server) ruleAdvice(c *gin.Context) {
 	}
 	respondData(c, http.StatusOK, AdviceList{Advice: s.advice.list()})
 }
-
-// uploadedAdvice reads the #@advice comments of an uploaded rule file; a
-// malformed one rejects the upload (with its line) before anything runs.
-func uploadedAdvice(name, text string) ([]rules.Advice, error) {
-	list, err := rules.ParseAdvice(name, []byte(text))
-	if err != nil {
-		return nil, newAPIError(ErrorBadData, "%v", err)
-	}
-	return list, nil
-}

@@ -88,7 +88,7 @@ func TestRuleAdvice(t *testing.T) {
 		srv, _, _ := newTestServer(t, nil)
 		fake := srv.opts.Rules.(*fakeRules)
 		rec := do(srv, "POST", "/rules/run?name=notext.rules", "text/plain", string(notext), bearer...)
-		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "notext.rules:4: #@advice: no text for http://example.org/my#Thing") {
+		if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "notext.rules:4:1: #@advice: no text for http://example.org/my#Thing") {
 			t.Fatalf("run: %d %s", rec.Code, rec.Body)
 		}
 		if len(fake.runs) != 0 {

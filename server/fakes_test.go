@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/rules"
 )
 
 func TestMain(m *testing.M) {
@@ -188,15 +189,26 @@ func (f *fakeRules) Run(ctx context.Context, req RuleRunRequest) (RuleRunReport,
 			return RuleRunReport{}, fmt.Errorf("rule run stopped: %w", ctx.Err())
 		}
 	}
+	// The real service reads #@advice in its load path; the fake does the
+	// same for the upload.
+	advice, err := rules.ParseAdvice(req.RuleName, []byte(req.RuleText))
+	var ae *rules.AdviceError
+	if errors.As(err, &ae) {
+		return RuleRunReport{}, &fakePositionError{ae.Line, ae.Column, err.Error()}
+	}
 	f.mu.Lock()
 	f.runs = append(f.runs, req)
 	f.mu.Unlock()
-	return RuleRunReport{Rules: 3, Derived: 10, Findings: 2, Iterations: 2}, nil
+	return RuleRunReport{Rules: 3, Derived: 10, Findings: 2, Iterations: 2, Advice: advice}, nil
 }
 
 func (f *fakeRules) Check(ctx context.Context, name, text string) (RuleCheckReport, error) {
 	if strings.Contains(text, "BAD") {
 		return RuleCheckReport{Valid: false, Diagnostics: []Diagnostic{{File: name, Line: 3, Column: 5, Message: "expected ']'"}}}, nil
+	}
+	var ae *rules.AdviceError
+	if _, err := rules.ParseAdvice(name, []byte(text)); errors.As(err, &ae) {
+		return RuleCheckReport{Valid: false, Diagnostics: []Diagnostic{{File: name, Line: ae.Line, Column: ae.Column, Message: "#@advice: " + ae.Msg}}}, nil
 	}
 	return RuleCheckReport{Valid: true, Rules: strings.Count(text, "->")}, nil
 }

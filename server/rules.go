@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/perfkb/perfkb/rules"
 )
 
 // maxRuleFile caps a rule file read from a multipart upload.
@@ -36,13 +33,6 @@ func (s *Server) rulesRun(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	var advice []rules.Advice
-	if req.RuleText != "" {
-		if advice, err = uploadedAdvice(req.RuleName, req.RuleText); err != nil {
-			respondError(c, err)
-			return
-		}
-	}
 	start := time.Now()
 	report, err := s.opts.Rules.Run(c.Request.Context(), req)
 	if err != nil {
@@ -50,9 +40,11 @@ func (s *Server) rulesRun(c *gin.Context) {
 		return
 	}
 	// The findings of the uploaded rules are in the store now; the page
-	// shows their advice with them.
+	// shows their advice with them. (The rule service checked the
+	// #@advice comments when it loaded the file: a malformed one rejects
+	// the upload with its position before anything runs.)
 	s.advice.init(s.opts.Advice)
-	s.advice.add(advice)
+	s.advice.add(report.Advice)
 	if report.Duration == 0 {
 		report.Duration = time.Since(start)
 	}
@@ -126,7 +118,8 @@ func readRuleText(c *gin.Context) (name, text string, err error) {
 }
 
 // rulesCheck answers POST /rules/check: it parses and compiles an uploaded
-// rule file and reports every error with its position. It changes nothing,
+// rule file, checks its #@advice comments, and reports every error with
+// its position (the rule service loads it as a run would). It changes nothing,
 // so it needs no write token.
 func (s *Server) rulesCheck(c *gin.Context) {
 	if !s.authorize(c, false) {
@@ -152,16 +145,6 @@ func (s *Server) rulesCheck(c *gin.Context) {
 	if err != nil {
 		respondError(c, err)
 		return
-	}
-	if _, err := rules.ParseAdvice(name, []byte(text)); err != nil {
-		// A malformed #@advice comment would reject the file at run time.
-		report.Valid = false
-		d := Diagnostic{File: name, Message: err.Error()}
-		var ae *rules.AdviceError
-		if errors.As(err, &ae) {
-			d.Line, d.Message = ae.Line, "#@advice: "+ae.Msg
-		}
-		report.Diagnostics = append(report.Diagnostics, d)
 	}
 	respondData(c, http.StatusOK, report)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/rules"
 )
 
 // QueryService runs SPARQL queries and updates. It is the seam to the query
@@ -193,6 +194,9 @@ type RuleRunReport struct {
 	Iterations int           `json:"iterations"`
 	Duration   time.Duration `json:"-"`
 	Seconds    float64       `json:"seconds"`
+	// Advice is the #@advice of the uploaded file (not of the shipped
+	// sets), which the query page shows from now on.
+	Advice []rules.Advice `json:"-"`
 }
 
 // RuleCheckReport is the outcome of validating a rule file.

@@ -90,3 +90,19 @@ func TestReasonTermLimit(t *testing.T) {
 		t.Fatalf("--rules-memory lots: exit %d, want 2: %s", code, stderr)
 	}
 }
+
+// TestReasonChecksAdvice: perfkb reason --rules reads a file through the
+// same load path as the server, so a malformed #@advice comment stops it
+// with the comment's position before anything runs.
+func TestReasonChecksAdvice(t *testing.T) {
+	dir := t.TempDir()
+	rulesFile := filepath.Join(dir, "advice.rules")
+	src := "@prefix ex: <http://e/>.\n[r: (?s ex:p ?o) -> (?s ex:q ?o)]\n#@advice ex:Slow\n"
+	if err := os.WriteFile(rulesFile, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "", "--store=native:"+filepath.Join(dir, "db"), "reason", "--rules", rulesFile)
+	if code != exitInvalidInput || !strings.Contains(stderr, rulesFile+":3:1: #@advice: no text for http://e/Slow") {
+		t.Fatalf("reason with advice without text: exit %d, stderr %s", code, stderr)
+	}
+}

@@ -16,7 +16,7 @@ func TestServeAdviceFlag(t *testing.T) {
 	}{
 		{"own rule file", []string{filepath.Join(dir, "mine.rules")}, []string{"http://example.org/my-problems#SlowStartup", "http://www.par.univie.ac.at/project/scalea/perfonto#LateSender"}, ""},
 		{"missing file", []string{filepath.Join(dir, "nope.rules")}, nil, "nope.rules: no such file"},
-		{"advice without text", []string{filepath.Join(dir, "notext.rules")}, nil, "notext.rules:4: #@advice: no text for http://example.org/my#Thing"},
+		{"advice without text", []string{filepath.Join(dir, "notext.rules")}, nil, "notext.rules:4:1: #@advice: no text for http://example.org/my#Thing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := adviceFlags{files: tc.files}

@@ -40,6 +40,11 @@ type Options struct {
 	Defines map[string]string
 	// Prefixes adds predefined prefixes.
 	Prefixes map[string]string
+	// Included, when not nil, holds the files already parsed by earlier
+	// Parse calls of the same load (see reasoner.LoadSources); they are
+	// skipped like a repeated include, and the files this call reads are
+	// added to it.
+	Included map[string]bool
 }
 
 // maxIncludeDepth bounds nested @include chains.
@@ -123,7 +128,10 @@ func (p *parser) newFileParser(file, src string) *fileParser {
 
 func (p *parser) parseFile(file, src string, stack []string) {
 	if p.included == nil {
-		p.included = map[string]bool{}
+		p.included = p.opts.Included
+		if p.included == nil {
+			p.included = map[string]bool{}
+		}
 	}
 	p.included[file] = true
 	fp := p.newFileParser(file, src)

@@ -310,6 +310,7 @@ func TestRuleCheckAndErrors(t *testing.T) {
 		{"syntax error", bad, false, 3},
 		{"unknown builtin", "[r: (?a ?b ?c) noSuchBuiltin(?a) -> (?a ?b ?c)]", false, 1},
 		{"include of a file", "@include <secret.rules>.\n", false, 1},
+		{"malformed advice", "[r: (?a ?b ?c) -> (?a ?b ?c)]\n#@advice nope:X the prefix is not declared\n", false, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -36,58 +36,48 @@ type Reasoner struct {
 
 var _ server.RuleService = (*Reasoner)(nil)
 
-// errIncludeOverHTTP refuses @include of files in uploaded rules: a client
-// must not make the server read its own disk.
-var errIncludeOverHTTP = errors.New("@include of files is not allowed in uploaded rules; include the shipped sets <RDFS>, <OWL> or <PERFONTO>, or upload one file")
-
-func resolver() rulelang.Resolver {
-	return rulelang.FileResolver(func(string) ([]byte, error) { return nil, errIncludeOverHTTP }, rules.Lookup)
-}
-
-// parse parses the requested shipped sets and the uploaded file.
-func parse(req server.RuleRunRequest) (*rulelang.RuleSet, error) {
+// load reads the requested shipped sets and the uploaded file through the
+// one rule-loading path (reasoner.LoadSources) with the upload resolver: an
+// uploaded file may include the shipped sets but nothing from this
+// server's disk.
+func load(ctx context.Context, req server.RuleRunRequest) (*reasoner.Program, error) {
 	sets := req.Sets
 	if len(sets) == 0 && strings.TrimSpace(req.RuleText) == "" {
 		sets = rules.Default
 	}
-	combined := &rulelang.RuleSet{}
-	if len(sets) > 0 {
-		var src strings.Builder
-		for _, set := range sets {
-			if _, _, ok := rules.Lookup(set); !ok {
-				return nil, &positionedError{err: fmt.Errorf("unknown rule set %q (shipped: %s)", set, strings.Join(rules.Names(), ", "))}
-			}
-			fmt.Fprintf(&src, "@include <%s>.\n", strings.ToUpper(set))
+	var sources []reasoner.Source
+	for _, set := range sets {
+		if _, _, ok := rules.Lookup(set); !ok {
+			return nil, &positionedError{err: fmt.Errorf("unknown rule set %q (shipped: %s)", set, strings.Join(rules.Names(), ", "))}
 		}
-		rs, err := rulelang.Parse(shippedRuleSet, []byte(src.String()), rulelang.Options{Resolve: resolver()})
-		if err != nil {
-			return nil, err
-		}
-		combined.Rules = append(combined.Rules, rs.Rules...)
-		combined.Files = append(combined.Files, rs.Files...)
+		sources = append(sources, reasoner.Source{Name: set})
 	}
 	if strings.TrimSpace(req.RuleText) != "" {
 		name := req.RuleName
 		if name == "" {
 			name = "uploaded.rules"
 		}
-		rs, err := rulelang.Parse(name, []byte(req.RuleText), rulelang.Options{Resolve: resolver()})
-		if err != nil {
-			return nil, err
-		}
-		combined.Rules = append(combined.Rules, rs.Rules...)
-		combined.Files = append(combined.Files, rs.Files...)
+		sources = append(sources, reasoner.Source{Name: name, Text: []byte(req.RuleText)})
 	}
-	return combined, nil
+	return reasoner.LoadSources(ctx, sources, reasoner.ParseOptions{Resolve: reasoner.UploadResolver()})
+}
+
+// uploadedAdvice is the advice of the files that are not shipped sets: the
+// shipped advice is in the server's book already, and adding it again
+// would undo a site's rewording (serve --advice).
+func uploadedAdvice(prog *reasoner.Program) []rules.Advice {
+	var out []rules.Advice
+	for _, a := range prog.Advice() {
+		if !rules.IsShippedFile(a.File) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // Run implements server.RuleService.
 func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.RuleRunReport, error) {
-	rs, err := parse(req)
-	if err != nil {
-		return server.RuleRunReport{}, translateRuleError(ctx, err)
-	}
-	prog, err := reasoner.Compile(rs)
+	prog, err := load(ctx, req)
 	if err != nil {
 		return server.RuleRunReport{}, translateRuleError(ctx, err)
 	}
@@ -95,7 +85,7 @@ func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.R
 	defer r.runs.Unlock()
 	start := time.Now()
 	sum, err := reasoner.Run(ctx, r.DS, prog, r.Options)
-	report := server.RuleRunReport{Rules: sum.Rules, Derived: sum.Derived, Iterations: sum.Rounds, Duration: time.Since(start)}
+	report := server.RuleRunReport{Rules: sum.Rules, Derived: sum.Derived, Iterations: sum.Rounds, Duration: time.Since(start), Advice: uploadedAdvice(prog)}
 	if err != nil {
 		return report, translateRuleError(ctx, err)
 	}
@@ -109,17 +99,11 @@ func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.R
 
 // Check implements server.RuleService.
 func (r *Reasoner) Check(ctx context.Context, name, text string) (server.RuleCheckReport, error) {
-	rs, err := parse(server.RuleRunRequest{RuleName: name, RuleText: text})
+	prog, err := load(ctx, server.RuleRunRequest{RuleName: name, RuleText: text})
 	if err == nil {
-		var prog *reasoner.Program
-		if prog, err = reasoner.Compile(rs); err == nil {
-			return server.RuleCheckReport{Valid: true, Rules: prog.Len()}, nil
-		}
+		return server.RuleCheckReport{Valid: true, Rules: prog.Len()}, nil
 	}
 	report := server.RuleCheckReport{Valid: false}
-	if rs != nil {
-		report.Rules = len(rs.Rules)
-	}
 	var list rulelang.ErrorList
 	var one *rulelang.Error
 	switch {
