@@ -4,8 +4,13 @@
 //	text ──syntax──▶ algebra ──eval (planner + evaluator over kb.Dataset)──▶ Result ──results──▶ JSON/XML/CSV/TSV/N-Triples
 //
 // Prepare parses a query once (SPARQL 1.1, or legacy RDQL detected from
-// the text); Exec evaluates it over a store; Update runs a SPARQL 1.1
-// Update request atomically. Errors in the query text are *syntax.Error
+// the text); Exec evaluates it over a store; Update (or PrepareUpdate and
+// ExecUpdate) runs a SPARQL 1.1 Update request atomically. Options carry
+// everything a caller configures: limits, the protocol request's dataset
+// (Protocol), SERVICE handling, and the fan-out to registered sites
+// (Sites; the site registry and client are re-exported in sites.go). The
+// CLI and the server import this package and query/results only, never
+// the stages. Errors in the query text are *syntax.Error
 // values (InvalidInput() is true); evaluation limits produce
 // eval.ErrQueryTimeout, eval.ErrQueryCanceled, eval.ErrTooManyRows or a
 // *LimitError (Options.QueryMemory exceeded).
@@ -48,6 +53,20 @@ type Options struct {
 	// graph is the union of all graphs, every graph is named). FROM and
 	// FROM NAMED in the query override it.
 	Dataset eval.DatasetSpec
+	// Protocol, when it names graphs, is the dataset of a SPARQL protocol
+	// request: for a query it replaces the query's FROM and FROM NAMED
+	// (SPARQL 1.1 Protocol 2.1.4), for an update it is the USING dataset
+	// and an update naming its own is refused (see ExecUpdate). It
+	// overrides Dataset.
+	Protocol *ProtocolDataset
+	// Sites, when set, fans a query out to registered sites ("all", or
+	// NAME,…[,local]; see Result.Federation): its WHERE pattern runs at
+	// each, the rest locally. The sites are read from the registry in the
+	// store the query runs over.
+	Sites string
+	// SiteColumn, with Sites, names a variable added to a SELECT that
+	// binds the name of the site each row came from.
+	SiteColumn string
 	// Service evaluates SERVICE clauses (nil: unsupported).
 	Service eval.ServiceHandler
 	// ServiceBatch is the number of rows per bind-join request (0: 500).
@@ -137,15 +156,38 @@ type Result struct {
 	Boolean bool
 	Triples []kb.Triple
 	inner   *eval.Result
+	// fanned is set when Options.Sites sent the query to sites, local
+	// when the local store took part too (see Federation).
+	fanned bool
+	sites  []Site
+	local  bool
 }
 
-// Exec evaluates a prepared query over ds.
+// Exec evaluates a prepared query over ds. Options.Protocol and
+// Options.Sites rewrite the query for this execution only: p is left as it
+// was.
 func Exec(ctx context.Context, ds kb.Dataset, p *Prepared, opts Options) (*Result, error) {
-	r, err := eval.Query(ctx, ds, p.Query, evalOptions(opts))
+	q := p.Query
+	if opts.Protocol.given() {
+		c := *q
+		c.Dataset = nil
+		q = &c
+		opts.Dataset = opts.Protocol.spec()
+	}
+	var sites []Site
+	var local bool
+	if opts.Sites != "" {
+		var err error
+		if q, sites, local, err = fanOut(ctx, ds, p, q, opts); err != nil {
+			return nil, err
+		}
+	}
+	r, err := eval.Query(ctx, ds, q, evalOptions(opts))
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Form: r.Form, Boolean: r.Boolean, Triples: r.Triples, inner: r}
+	res := &Result{Form: r.Form, Boolean: r.Boolean, Triples: r.Triples, inner: r,
+		fanned: opts.Sites != "", sites: sites, local: local}
 	for _, v := range r.Vars {
 		res.Vars = append(res.Vars, string(v))
 	}
@@ -232,11 +274,12 @@ func (r *Result) Write(w io.Writer, f results.Format) error {
 // UpdateSummary reports what an update changed.
 type UpdateSummary = eval.UpdateSummary
 
-// Update parses and applies a SPARQL 1.1 Update request atomically.
+// Update parses and applies a SPARQL 1.1 Update request atomically (see
+// ExecUpdate).
 func Update(ctx context.Context, ds kb.Dataset, text string, opts Options) (UpdateSummary, error) {
 	u, err := PrepareUpdateContext(ctx, text, opts)
 	if err != nil {
 		return UpdateSummary{}, err
 	}
-	return eval.Update(ctx, ds, u, evalOptions(opts))
+	return ExecUpdate(ctx, ds, u, opts)
 }

@@ -16,8 +16,6 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
-	"github.com/perfkb/perfkb/query/algebra"
-	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/results"
 )
 
@@ -164,7 +162,7 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 			opts.Dataset = *spec
 			opts.Dataset.Named, opts.Dataset.NamedNone = nil, false
 		}
-		sum, err := eval.Update(ctx, ds, u, eval.Options{Timeout: opts.Timeout, Dataset: opts.Dataset, Base: base})
+		sum, err := query.ExecUpdate(ctx, ds, u, query.Options{Timeout: opts.Timeout, Dataset: opts.Dataset, Base: base})
 		if err != nil {
 			return err
 		}
@@ -257,13 +255,13 @@ func iriPath(iri string) string {
 // are also named graphs) and the --named graphs are named graphs. Without
 // files it opens --store and returns a nil spec (the store's default
 // dataset).
-func openDataset(ctx context.Context, app *App, data []string, named []namedGraph) (kb.Dataset, *eval.DatasetSpec, error) {
+func openDataset(ctx context.Context, app *App, data []string, named []namedGraph) (kb.Dataset, *query.DatasetSpec, error) {
 	if len(data) == 0 && len(named) == 0 {
 		ds, err := app.OpenStore(ctx)
 		return ds, nil, err
 	}
 	ds := native.OpenMemory()
-	fail := func(err error) (kb.Dataset, *eval.DatasetSpec, error) {
+	fail := func(err error) (kb.Dataset, *query.DatasetSpec, error) {
 		ds.Close()
 		return nil, nil, err
 	}
@@ -272,7 +270,7 @@ func openDataset(ctx context.Context, app *App, data []string, named []namedGrap
 			return fail(err)
 		}
 	}
-	spec := &eval.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}, NamedNone: true}
+	spec := &query.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}, NamedNone: true}
 	graphs, err := ds.Graphs(ctx)
 	if err != nil {
 		return fail(err)
@@ -323,11 +321,11 @@ func dumpDataset(ctx context.Context, app *App, ds kb.Dataset) error {
 // checkFormatForForm rejects a --format the query's result cannot be written
 // in (CSV for a CONSTRUCT, Turtle for a SELECT) instead of silently writing
 // another format.
-func checkFormatForForm(form algebra.QueryForm, format results.Format) error {
+func checkFormatForForm(form query.Form, format results.Format) error {
 	if format == "" {
 		return nil
 	}
-	graph := form == algebra.FormConstruct || form == algebra.FormDescribe
+	graph := form == query.FormConstruct || form == query.FormDescribe
 	isGraphFormat := results.IsGraphFormat(format)
 	switch {
 	case graph && !isGraphFormat:

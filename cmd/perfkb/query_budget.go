@@ -5,8 +5,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/perfkb/perfkb/query/eval"
-
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 	"github.com/perfkb/perfkb/server/backend"
 )
@@ -64,6 +63,6 @@ func (f *queryMemoryFlag) parse() error {
 func (f *queryMemoryFlag) apply(opts *server.Options) {
 	if qe, ok := opts.Query.(*backend.QueryEngine); ok {
 		qe.QueryMemory = f.bytes
-		qe.MemoryPool = eval.NewMemoryPool(f.totalBytes)
+		qe.MemoryPool = query.NewMemoryPool(f.totalBytes)
 	}
 }

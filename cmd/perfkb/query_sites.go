@@ -12,8 +12,6 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
-	"github.com/perfkb/perfkb/query/eval"
-	"github.com/perfkb/perfkb/query/federation"
 	"github.com/perfkb/perfkb/query/results"
 )
 
@@ -30,22 +28,22 @@ func (f *federationFlags) bind(fl *pflag.FlagSet) {
 	fl.StringVar(&f.sites, "sites", "", "run the query at registered sites and merge the answers: all, or NAME,…[,local] (see perfkb sites)")
 	fl.StringVar(&f.siteColumn, "site-column", "", "with --sites, add a column of this name naming the site each row came from")
 	fl.BoolVar(&f.allowPartial, "allow-partial", false, "with --sites, exit 0 even when some sites did not answer (the report is still printed)")
-	fl.DurationVar(&f.siteTimeout, "site-timeout", federation.DefaultSiteTimeout, "time limit of each remote site call (SERVICE and --sites)")
-	fl.IntVar(&f.serviceBatch, "service-batch", eval.DefaultServiceBatch, "rows per request when a SERVICE pattern is fed the values of the preceding patterns (bind join)")
+	fl.DurationVar(&f.siteTimeout, "site-timeout", query.DefaultSiteTimeout, "time limit of each remote site call (SERVICE and --sites)")
+	fl.IntVar(&f.serviceBatch, "service-batch", query.DefaultServiceBatch, "rows per request when a SERVICE pattern is fed the values of the preceding patterns (bind join)")
 }
 
 // client returns the SERVICE handler of the CLI: any http(s) endpoint is
 // allowed; the sites registered in ds are known by name and token.
-func (f *federationFlags) client(ds kb.Dataset, maxRows int64) *federation.Client {
-	c := federation.NewClient(nil)
-	c.Registered = (&federation.Registry{DS: ds}).Sites
+func (f *federationFlags) client(ds kb.Dataset, maxRows int64) *query.SiteClient {
+	c := query.NewSiteClient(nil)
+	c.Registered = (&query.SiteRegistry{DS: ds}).Sites
 	c.Timeout = f.siteTimeout
 	c.MaxRows = maxRows
 	return c
 }
 
 // apply sets the SERVICE options of opts.
-func (f *federationFlags) apply(opts *query.Options, c *federation.Client) {
+func (f *federationFlags) apply(opts *query.Options, c *query.SiteClient) {
 	opts.Service = c
 	opts.ServiceBatch = f.serviceBatch
 }
@@ -65,20 +63,13 @@ func runFederated(ctx context.Context, app *App, f *queryFlags, prepared *query.
 		return err
 	}
 	defer ds.Close()
-	reg := &federation.Registry{DS: ds}
-	registered, err := reg.Sites(ctx)
-	if err != nil {
-		return err
-	}
-	sites, local, err := federation.SelectSites(f.fed.sites, registered)
-	if err != nil {
-		return usageError(err)
-	}
-	if err := federation.FanOut(prepared.Query, sites, federation.FanOutOptions{Local: local, SiteColumn: f.fed.siteColumn}); err != nil {
-		return usageError(err)
-	}
+	opts.Sites, opts.SiteColumn = f.fed.sites, f.fed.siteColumn
 	f.fed.apply(&opts, f.fed.client(ds, f.maxRows))
 	res, err := query.Exec(ctx, ds, prepared, opts)
+	var sitesErr *query.SitesError
+	if errors.As(err, &sitesErr) {
+		return usageError(err)
+	}
 	if err != nil {
 		return err
 	}
@@ -89,7 +80,7 @@ func runFederated(ctx context.Context, app *App, f *queryFlags, prepared *query.
 		}
 	}
 	werr := res.Write(app.Stdout, format)
-	rep := federation.MakeReport(res.Services(), sites)
+	rep, local, _ := res.Federation()
 	printSiteReport(app.Stderr, rep, local)
 	if werr != nil {
 		return werr
@@ -105,7 +96,7 @@ func runFederated(ctx context.Context, app *App, f *queryFlags, prepared *query.
 }
 
 // printSiteReport writes the per-site report: site, outcome, rows, time, reason.
-func printSiteReport(w io.Writer, rep federation.Report, local bool) {
+func printSiteReport(w io.Writer, rep query.FederationReport, local bool) {
 	if local {
 		fmt.Fprintln(w, "site local: answered (local store)")
 	}

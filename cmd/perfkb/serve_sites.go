@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/query/federation"
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -21,7 +21,7 @@ type serveFederationFlags struct {
 
 func (f *serveFederationFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.serviceAllow, "service-allow", "registered", "endpoints a query's SERVICE may call: registered (the sites of 'perfkb sites') or any")
-	fs.DurationVar(&f.siteTimeout, "site-timeout", federation.DefaultSiteTimeout, "time limit of each call to a remote site (SERVICE, ?sites=, refresh)")
+	fs.DurationVar(&f.siteTimeout, "site-timeout", query.DefaultSiteTimeout, "time limit of each call to a remote site (SERVICE, ?sites=, refresh)")
 }
 
 func (f *serveFederationFlags) validate() error {
@@ -34,8 +34,8 @@ func (f *serveFederationFlags) validate() error {
 // serviceClient is the SERVICE handler of the server. Unless --service-allow
 // any, it only calls registered sites: a query sent over HTTP must not make
 // the server reach arbitrary hosts (SSRF).
-func (f *serveFederationFlags) serviceClient(reg *federation.Registry, maxRows int64) *federation.Client {
-	c := federation.NewClient(nil)
+func (f *serveFederationFlags) serviceClient(reg *query.SiteRegistry, maxRows int64) *query.SiteClient {
+	c := query.NewSiteClient(nil)
 	c.Timeout = f.siteTimeout
 	c.MaxRows = maxRows
 	c.Registered = reg.Sites
@@ -60,15 +60,15 @@ func (f *serveFederationFlags) serviceClient(reg *federation.Registry, maxRows i
 // registered remote sites, which it can add, remove and refresh.
 type siteRegistry struct {
 	local  *server.DatasetStore
-	reg    *federation.Registry
-	client *federation.Client
+	reg    *query.SiteRegistry
+	client *query.SiteClient
 }
 
 var _ server.SiteRegistry = (*siteRegistry)(nil)
 
 func newSiteRegistry(store *server.DatasetStore, ds kb.Dataset, f serveFederationFlags) *siteRegistry {
-	reg := &federation.Registry{DS: ds}
-	c := federation.NewClient(nil)
+	reg := &query.SiteRegistry{DS: ds}
+	c := query.NewSiteClient(nil)
 	c.Timeout = f.siteTimeout
 	c.Registered = reg.Sites
 	return &siteRegistry{local: store, reg: reg, client: c}
@@ -98,16 +98,16 @@ func (invalidInput) InvalidInput() bool { return true }
 func (e invalidInput) Unwrap() error    { return e.error }
 
 func (r *siteRegistry) AddSite(ctx context.Context, s server.RemoteSite) error {
-	site := federation.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv}
-	if err := federation.CheckName(site.Name); err != nil {
+	site := query.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv}
+	if err := query.CheckSiteName(site.Name); err != nil {
 		return invalidInput{err}
 	}
-	if err := federation.CheckEndpoint(site.Endpoint); err != nil {
+	if err := query.CheckSiteEndpoint(site.Endpoint); err != nil {
 		return invalidInput{err}
 	}
 	err := r.reg.Add(ctx, site)
 	switch {
-	case errors.Is(err, federation.ErrSiteExists):
+	case errors.Is(err, query.ErrSiteExists):
 		return fmt.Errorf("%w: %q", server.ErrSiteExists, s.Name)
 	case err != nil && !errors.Is(err, context.Canceled):
 		return invalidInput{err}
@@ -117,7 +117,7 @@ func (r *siteRegistry) AddSite(ctx context.Context, s server.RemoteSite) error {
 
 func (r *siteRegistry) RemoveSite(ctx context.Context, name string) error {
 	err := r.reg.Remove(ctx, name)
-	if errors.Is(err, federation.ErrUnknownSite) {
+	if errors.Is(err, query.ErrUnknownSite) {
 		return fmt.Errorf("%w: site %q", server.ErrNotFound, name)
 	}
 	return err
@@ -125,7 +125,7 @@ func (r *siteRegistry) RemoveSite(ctx context.Context, name string) error {
 
 func (r *siteRegistry) RefreshSites(ctx context.Context, names []string) ([]server.SiteRefresh, error) {
 	res, err := r.reg.Refresh(ctx, r.client, names)
-	if errors.Is(err, federation.ErrUnknownSite) {
+	if errors.Is(err, query.ErrUnknownSite) {
 		return nil, fmt.Errorf("%w: %v", server.ErrNotFound, err)
 	}
 	var out []server.SiteRefresh

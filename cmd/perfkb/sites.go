@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfkb/perfkb/query/federation"
+	"github.com/perfkb/perfkb/query"
 )
 
 func init() { register(newSitesCmd) }
@@ -48,7 +48,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
   perfkb sites --server http://127.0.0.1:8080 list`,
 	}
 	cmd.PersistentFlags().StringVar(&f.server, "server", "", "manage the registry of a running perfkb serve at this base URL instead of --store")
-	cmd.PersistentFlags().DurationVar(&f.siteTimeout, "site-timeout", federation.DefaultSiteTimeout, "time limit of each call to a site (refresh, check)")
+	cmd.PersistentFlags().DurationVar(&f.siteTimeout, "site-timeout", query.DefaultSiteTimeout, "time limit of each call to a site (refresh, check)")
 
 	var tokenEnv string
 	add := &cobra.Command{
@@ -56,17 +56,17 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		Short: "Register a site: NAME and the URL of its SPARQL endpoint (…/sparql)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s := federation.Site{Name: args[0], Endpoint: args[1], TokenEnv: tokenEnv}
-			if err := federation.CheckName(s.Name); err != nil {
+			s := query.Site{Name: args[0], Endpoint: args[1], TokenEnv: tokenEnv}
+			if err := query.CheckSiteName(s.Name); err != nil {
 				return usageError(err)
 			}
-			if err := federation.CheckEndpoint(s.Endpoint); err != nil {
+			if err := query.CheckSiteEndpoint(s.Endpoint); err != nil {
 				return usageError(err)
 			}
 			if f.server != "" {
 				return f.call(cmd.Context(), http.MethodPost, "/sites", s, nil)
 			}
-			return withRegistry(cmd.Context(), app, func(reg *federation.Registry) error {
+			return withRegistry(cmd.Context(), app, func(reg *query.SiteRegistry) error {
 				if err := reg.Add(cmd.Context(), s); err != nil {
 					return err
 				}
@@ -83,7 +83,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		Short: "List the registered sites with their status and experiment counts",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var infos []federation.SiteInfo
+			var infos []query.SiteInfo
 			if f.server != "" {
 				var all []serverSite
 				if err := f.call(cmd.Context(), http.MethodGet, "/sites", nil, &all); err != nil {
@@ -91,11 +91,11 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 				}
 				for _, s := range all {
 					if s.Kind == "remote" {
-						infos = append(infos, federation.SiteInfo{Site: federation.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv},
+						infos = append(infos, query.SiteInfo{Site: query.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv},
 							LastRefreshed: s.LastRefreshed, Status: s.Status, Experiments: s.ExperimentCount})
 					}
 				}
-			} else if err := withRegistry(cmd.Context(), app, func(reg *federation.Registry) (err error) {
+			} else if err := withRegistry(cmd.Context(), app, func(reg *query.SiteRegistry) (err error) {
 				infos, err = reg.List(cmd.Context())
 				return err
 			}); err != nil {
@@ -114,7 +114,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 			if f.server != "" {
 				return f.call(cmd.Context(), http.MethodDelete, "/sites/"+url.PathEscape(args[0]), nil, nil)
 			}
-			return withRegistry(cmd.Context(), app, func(reg *federation.Registry) error {
+			return withRegistry(cmd.Context(), app, func(reg *query.SiteRegistry) error {
 				if err := reg.Remove(cmd.Context(), args[0]); err != nil {
 					return err
 				}
@@ -128,17 +128,17 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		Use:   "refresh [NAME…]",
 		Short: "Ask sites for their experiments and replace their records (all sites without names)",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var out []federation.RefreshResult
+			var out []query.SiteRefresh
 			if f.server != "" {
 				if err := f.call(cmd.Context(), http.MethodPost, "/sites/refresh", map[string][]string{"sites": args}, &out); err != nil {
 					return err
 				}
-			} else if err := withRegistry(cmd.Context(), app, func(reg *federation.Registry) (err error) {
+			} else if err := withRegistry(cmd.Context(), app, func(reg *query.SiteRegistry) (err error) {
 				sites, err := reg.Sites(cmd.Context())
 				if err != nil {
 					return err
 				}
-				c := federation.NewClient(sites) // names and tokens of the sites
+				c := query.NewSiteClient(sites) // names and tokens of the sites
 				c.Timeout = f.siteTimeout
 				out, err = reg.Refresh(cmd.Context(), c, args)
 				return err
@@ -165,7 +165,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		Use:   "check [NAME…]",
 		Short: "Ping sites with ASK {} and show their latency",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var sites []federation.Site
+			var sites []query.Site
 			if f.server != "" {
 				var all []serverSite
 				if err := f.call(cmd.Context(), http.MethodGet, "/sites", nil, &all); err != nil {
@@ -173,18 +173,18 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 				}
 				for _, s := range all {
 					if s.Kind == "remote" {
-						sites = append(sites, federation.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv})
+						sites = append(sites, query.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv})
 					}
 				}
-			} else if err := withRegistry(cmd.Context(), app, func(reg *federation.Registry) (err error) {
+			} else if err := withRegistry(cmd.Context(), app, func(reg *query.SiteRegistry) (err error) {
 				sites, err = reg.Sites(cmd.Context())
 				return err
 			}); err != nil {
 				return err
 			}
-			c := federation.NewClient(sites)
+			c := query.NewSiteClient(sites)
 			c.Timeout = f.siteTimeout
-			results, err := federation.CheckSites(cmd.Context(), c, sites, args)
+			results, err := query.CheckSites(cmd.Context(), c, sites, args)
 			if err != nil {
 				return usageError(err)
 			}
@@ -219,20 +219,20 @@ type serverSite struct {
 }
 
 // withRegistry opens --store and runs fn on its registry.
-func withRegistry(ctx context.Context, app *App, fn func(*federation.Registry) error) error {
+func withRegistry(ctx context.Context, app *App, fn func(*query.SiteRegistry) error) error {
 	ds, err := app.OpenStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
-	return fn(&federation.Registry{DS: ds})
+	return fn(&query.SiteRegistry{DS: ds})
 }
 
-func writeSites(w io.Writer, infos []federation.SiteInfo, format string) error {
+func writeSites(w io.Writer, infos []query.SiteInfo, format string) error {
 	switch strings.ToLower(format) {
 	case "json":
 		if infos == nil {
-			infos = []federation.SiteInfo{}
+			infos = []query.SiteInfo{}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

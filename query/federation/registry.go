@@ -11,7 +11,8 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/syntax"
 )
 
 // RegistryGraph is the named graph of the local store holding the site
@@ -75,12 +76,26 @@ func (r *Registry) List(ctx context.Context) ([]SiteInfo, error) {
 } GROUP BY ?s ?name ?ep ?tok ?when ?status ORDER BY ?name`,
 		RegistryGraph, ontology.Site, ontology.SiteName, ontology.SparqlEndpoint,
 		ontology.TokenVariable, ontology.LastRefreshed, ontology.SiteStatus, ontology.HeldBy)
-	res, err := query.Run(ctx, r.DS, text, query.Options{})
+	// The engine's stages directly: package query imports this one (to
+	// fan queries out), so this one cannot import query.
+	q, err := syntax.ParseQuery(text, syntax.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("reading the site registry: %w", err)
 	}
-	rows, err := res.Rows()
+	res, err := eval.Query(ctx, r.DS, q, eval.Options{})
 	if err != nil {
+		return nil, fmt.Errorf("reading the site registry: %w", err)
+	}
+	defer res.Close()
+	var rows [][]kb.Term
+	for {
+		row, ok := res.Next()
+		if !ok {
+			break
+		}
+		rows = append(rows, row)
+	}
+	if err := res.Err(); err != nil {
 		return nil, fmt.Errorf("reading the site registry: %w", err)
 	}
 	var out []SiteInfo

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -82,7 +82,7 @@ func TestQueryMemoryThroughHTTP(t *testing.T) {
 
 	// Past the pool shared by all queries (--query-memory-total) the
 	// answer is 503 with Retry-After: the query may pass later.
-	pool := eval.NewMemoryPool(1 << 20)
+	pool := query.NewMemoryPool(1 << 20)
 	busy := server.New(server.Options{
 		Query: &QueryEngine{DS: ds, QueryMemory: 64 << 20, MemoryPool: pool}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
 	})

@@ -7,9 +7,6 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
-	"github.com/perfkb/perfkb/query/algebra"
-	"github.com/perfkb/perfkb/query/eval"
-	"github.com/perfkb/perfkb/query/federation"
 	"github.com/perfkb/perfkb/query/syntax"
 	"github.com/perfkb/perfkb/server"
 )
@@ -21,7 +18,7 @@ type QueryEngine struct {
 	// execution error.
 	MaxRows int64
 	// Service evaluates SERVICE clauses (nil: unsupported).
-	Service eval.ServiceHandler
+	Service query.ServiceHandler
 	// LoadDir is the one directory SPARQL LOAD may read files from; when
 	// empty, LOAD of files is refused (a client must not read the
 	// server's disk).
@@ -31,7 +28,7 @@ type QueryEngine struct {
 	QueryMemory int64
 	// MemoryPool bounds what all the queries hold together (nil: no
 	// bound); past it a query fails with 503 and Retry-After.
-	MemoryPool *eval.MemoryPool
+	MemoryPool *query.MemoryPool
 	// Long, when set, makes queries that have run long give way to short
 	// ones (see LongQueries).
 	Long *LongQueries
@@ -54,35 +51,21 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 			long.end()
 		}
 	}()
-	if len(req.DefaultGraphs) > 0 || len(req.NamedGraphs) > 0 {
-		// The protocol's default-graph-uri and named-graph-uri replace the
-		// query's FROM and FROM NAMED (SPARQL 1.1 Protocol 2.1.4).
-		q := *prepared.Query
-		q.Dataset = nil
-		p := *prepared
-		p.Query = &q
-		prepared = &p
-		opts.Dataset = datasetSpec(req.DefaultGraphs, req.NamedGraphs)
-	}
-	var sites []federation.Site
-	if req.Sites != "" {
-		if sites, err = e.fanOut(ctx, prepared, req.Sites); err != nil {
-			return nil, translateError(ctx, err)
-		}
-	}
+	// The protocol's default-graph-uri and named-graph-uri replace the
+	// query's FROM and FROM NAMED; the sites parameter fans the query out
+	// to registered sites only, so the SSRF guard holds.
+	opts.Protocol = &query.ProtocolDataset{Default: req.DefaultGraphs, Named: req.NamedGraphs}
+	opts.Sites = req.Sites
 	res, err := query.Exec(ctx, e.DS, prepared, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
-	var report *server.FederationReport
-	if req.Sites != "" {
-		report = federationReport(res, sites)
-	}
+	report := federationReport(res)
 	switch res.Form {
-	case algebra.FormSelect:
+	case query.FormSelect:
 		handedOver = true
 		return &server.QueryResult{Kind: server.ResultBindings, Vars: res.Vars, Solutions: &solutions{ctx: ctx, res: res, long: long}, Federation: report}, nil
-	case algebra.FormAsk:
+	case query.FormAsk:
 		defer res.Close()
 		if err := res.Err(); err != nil {
 			return nil, translateError(ctx, err)
@@ -99,62 +82,13 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 
 // Update implements server.QueryService.
 func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (server.UpdateSummary, error) {
-	opts := query.Options{Base: req.BaseIRI, Load: eval.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool}
-	if len(req.UsingGraphs) > 0 || len(req.UsingNamedGraphs) > 0 {
-		if err := checkNoUpdateDataset(ctx, req.Update, opts); err != nil {
-			return server.UpdateSummary{}, translateError(ctx, err)
-		}
-		opts.Dataset = datasetSpec(req.UsingGraphs, req.UsingNamedGraphs)
-	}
+	opts := query.Options{Base: req.BaseIRI, Load: query.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool,
+		Protocol: &query.ProtocolDataset{Default: req.UsingGraphs, Named: req.UsingNamedGraphs}}
 	sum, err := query.Update(ctx, e.DS, req.Update, opts)
 	if err != nil {
 		return server.UpdateSummary{}, translateError(ctx, err)
 	}
 	return server.UpdateSummary{Operations: sum.Operations, Added: sum.Added, Removed: sum.Removed}, nil
-}
-
-// checkNoUpdateDataset refuses an update that names its dataset with
-// USING, USING NAMED or WITH when the protocol's using-graph-uri or
-// using-named-graph-uri also do: SPARQL 1.1 Protocol 2.2.3 requires the
-// service to refuse such a request rather than pick one.
-func checkNoUpdateDataset(ctx context.Context, text string, opts query.Options) error {
-	u, err := query.PrepareUpdateContext(ctx, text, opts)
-	if err != nil {
-		return err
-	}
-	for i, op := range u.Operations {
-		if di, ok := op.(*algebra.DeleteInsert); ok && (di.With != "" || len(di.Using) > 0 || len(di.UsingNamed) > 0) {
-			return &datasetConflictError{op: i + 1}
-		}
-	}
-	return nil
-}
-
-// datasetConflictError is a request whose dataset is given twice; it is
-// the client's error (400).
-type datasetConflictError struct{ op int }
-
-func (e *datasetConflictError) Error() string {
-	return fmt.Sprintf("operation %d names its dataset with USING, USING NAMED or WITH, and the request also sets using-graph-uri or using-named-graph-uri: use one or the other", e.op)
-}
-func (e *datasetConflictError) InvalidInput() bool { return true }
-
-func datasetSpec(defaults, named []string) eval.DatasetSpec {
-	spec := eval.DatasetSpec{DefaultEmpty: len(defaults) == 0, NamedNone: len(named) == 0}
-	for _, g := range defaults {
-		spec.Default = append(spec.Default, graphTerm(g))
-	}
-	for _, g := range named {
-		spec.Named = append(spec.Named, graphTerm(g))
-	}
-	return spec
-}
-
-func graphTerm(iri string) kb.Term {
-	if iri == kb.DefaultGraphIRI {
-		return kb.DefaultGraph
-	}
-	return kb.IRI(iri)
 }
 
 // positionedError gives a query syntax error the Position method the
@@ -188,7 +122,7 @@ func translateError(ctx context.Context, err error) error {
 			return fmt.Errorf("%w: %w", server.ErrTimeout, err)
 		}
 		return fmt.Errorf("%w: %w", context.Canceled, err)
-	case errors.Is(err, query.ErrTooManyRows), errors.Is(err, eval.ErrUnsupportedService):
+	case errors.Is(err, query.ErrTooManyRows), errors.Is(err, query.ErrUnsupportedService):
 		return server.Execution(err)
 	}
 	return err
