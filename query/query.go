@@ -88,6 +88,9 @@ type Options struct {
 	// Yield is called every few thousand evaluation steps; a scheduler may
 	// block in it (see eval.Options.Yield).
 	Yield func(ctx context.Context) error
+	// NoOptimize runs the algebra as written, without the optimizer's
+	// reordering and filter placement (see eval.Options.NoOptimize).
+	NoOptimize bool
 }
 
 // Language is the query language of a prepared query.
@@ -145,7 +148,8 @@ func evalOptions(opts Options) eval.Options {
 	return eval.Options{Timeout: opts.Timeout, MaxRows: opts.MaxRows, Dataset: opts.Dataset,
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
-		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield}
+		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield,
+		NoOptimize: opts.NoOptimize}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it

@@ -122,13 +122,23 @@ func TestW3C(t *testing.T) {
 		{"memory", func() kb.Dataset { return kb.NewMemory() }},
 		{"native-memory", func() kb.Dataset { return native.OpenMemory() }},
 	}
+	// Each store runs the suites twice: as the optimizer plans them, and
+	// with query.Options.NoOptimize (the algebra as written: syntactic
+	// order, filters at the end of their group, joins by value). Both
+	// must reach the same floor.
 	for _, store := range stores {
-		t.Run(store.name, func(t *testing.T) { testW3C(t, store.newStore) })
+		for _, noOpt := range []bool{false, true} {
+			name := store.name
+			if noOpt {
+				name += "/no-optimize"
+			}
+			t.Run(name, func(t *testing.T) { testW3C(t, store.newStore, noOpt) })
+		}
 	}
 }
 
-func testW3C(t *testing.T, newStore func() kb.Dataset) {
-	runSuites(t, w3cSuites(), func(tc w3cTest) (outcome, string) { return runW3C(tc, newStore) })
+func testW3C(t *testing.T, newStore func() kb.Dataset, noOpt bool) {
+	runSuites(t, w3cSuites(), func(tc w3cTest) (outcome, string) { return runW3C(tc, newStore, noOpt) })
 }
 
 // runSuites runs every test of the suites with run and checks the counts
@@ -204,7 +214,7 @@ func firstLine(s string) string {
 }
 
 // runW3C runs one test and says why it failed.
-func runW3C(tc w3cTest, newStore func() kb.Dataset) (res outcome, why string) {
+func runW3C(tc w3cTest, newStore func() kb.Dataset, noOpt bool) (res outcome, why string) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, why = failed, fmt.Sprintf("panic: %v", p)
@@ -214,9 +224,9 @@ func runW3C(tc w3cTest, newStore func() kb.Dataset) (res outcome, why string) {
 	defer cancel()
 	switch tc.kind {
 	case "QueryEvaluationTest":
-		return runQueryTest(ctx, tc, newStore)
+		return runQueryTest(ctx, tc, newStore, noOpt)
 	case "UpdateEvaluationTest":
-		return runUpdateTest(ctx, tc, newStore)
+		return runUpdateTest(ctx, tc, newStore, noOpt)
 	case "PositiveSyntaxTest11", "PositiveSyntaxTest", "PositiveUpdateSyntaxTest11":
 		return runSyntaxTest(tc, true)
 	case "NegativeSyntaxTest11", "NegativeSyntaxTest", "NegativeUpdateSyntaxTest11":
@@ -282,7 +292,7 @@ func isOrdered(op algebra.Op) bool {
 	}
 }
 
-func runQueryTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset) (outcome, string) {
+func runQueryTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset, noOpt bool) (outcome, string) {
 	text, err := os.ReadFile(tc.query)
 	if err != nil {
 		return failed, err.Error()
@@ -315,7 +325,7 @@ func runQueryTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset) (
 		return skipped, "starting the SERVICE endpoints: " + err.Error()
 	}
 	defer stop()
-	res, err := query.Exec(ctx, ds, p, query.Options{Base: fileIRI(tc.query), Dataset: spec, Service: service})
+	res, err := query.Exec(ctx, ds, p, query.Options{Base: fileIRI(tc.query), Dataset: spec, Service: service, NoOptimize: noOpt})
 	if err != nil {
 		return failed, "exec: " + err.Error()
 	}
@@ -368,7 +378,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func runUpdateTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset) (outcome, string) {
+func runUpdateTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset, noOpt bool) (outcome, string) {
 	text, err := os.ReadFile(tc.query)
 	if err != nil {
 		return failed, err.Error()
@@ -378,7 +388,7 @@ func runUpdateTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset) 
 		return skipped, "loading data: " + err.Error()
 	}
 	defer ds.Close()
-	opts := query.Options{Base: fileIRI(tc.query), Dataset: eval.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}}}
+	opts := query.Options{Base: fileIRI(tc.query), Dataset: eval.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}}, NoOptimize: noOpt}
 	if _, err := query.Update(ctx, ds, string(text), opts); err != nil {
 		var invalid interface{ InvalidInput() bool }
 		if errors.As(err, &invalid) {

@@ -1,7 +1,7 @@
 package eval
 
 import (
-	"container/heap"
+	"context"
 	"fmt"
 	"strings"
 
@@ -22,12 +22,6 @@ type bgpPattern struct {
 	src  algebra.TriplePattern // formatted only for explain
 	base float64               // store count for the constant positions
 	est  float64               // estimated rows per input row at this point of the order
-}
-
-// pendingFilter is a FILTER over a BGP, to be pushed into the join order.
-type pendingFilter struct {
-	exprs []cexpr
-	src   []algebra.Expr
 }
 
 // bgpNode matches a basic graph pattern by index nested loops in the order
@@ -92,14 +86,26 @@ func (n *bgpNode) memoryLookups(ex *executor) bool {
 	return n.memory > 0
 }
 
-func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilter, sc scope) (node, error) {
+// compileBGP builds the node of a BGP as the optimizer planned it: its
+// triple patterns in order, each FILTER conjunct after the pattern it
+// waits for.
+func (ex *executor) compileBGP(o *algebra.BGP, sc scope) (node, error) {
+	bp := ex.plan.BGP(o)
+	if bp == nil {
+		return nil, fmt.Errorf("%w: a BGP the optimizer did not plan", ErrInternal)
+	}
 	n := &bgpNode{graph: sc.graph}
-	pats := make([]bgpPattern, 0, len(triples))
-	for _, tp := range triples {
+	pats := make([]bgpPattern, 0, len(o.Triples))
+	for i, tp := range o.Triples {
+		if i&255 == 255 {
+			if err := ctxErr(ex.ctx); err != nil {
+				return nil, err
+			}
+		}
 		var p bgpPattern
-		for i, nd := range [3]algebra.Node{tp.S, tp.P, tp.O} {
+		for k, nd := range [3]algebra.Node{tp.S, tp.P, tp.O} {
 			if nd.IsVar() {
-				p.pos[i] = tpos{slot: ex.vars.slot(nd.Var)}
+				p.pos[k] = tpos{slot: ex.vars.slot(nd.Var)}
 				continue
 			}
 			id, ok, err := ex.dict.lookup(nd.Term)
@@ -109,38 +115,14 @@ func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilte
 			if !ok {
 				n.missing = nd.Term.String()
 			}
-			p.pos[i] = tpos{id: id, slot: -1}
+			p.pos[k] = tpos{id: id, slot: -1}
 		}
 		p.src = tp
+		p.base, p.est = bp.Counts[i], bp.Est[i]
 		pats = append(pats, p)
 	}
-	if n.missing == "" {
-		for i := range pats {
-			if i&255 == 255 {
-				if err := ctxErr(ex.ctx); err != nil {
-					return nil, err
-				}
-			}
-			c, err := ex.estimate(pats[i], sc.graph)
-			if err != nil {
-				return nil, err
-			}
-			pats[i].base = c
-		}
-	}
-	if err := ctxErr(ex.ctx); err != nil {
-		return nil, err // estimating a large BGP takes a while
-	}
-	var err error
-	if n.pats, err = ex.orderPatterns(pats, sc.seed); err != nil {
-		return nil, err
-	}
-	// Rows after each pattern: the fan-out estimate, capped by what a
-	// (mostly functional) join can produce.
-	n.est = 1
-	for _, p := range n.pats {
-		n.est = min(n.est*p.est, max(n.est, p.base))
-	}
+	n.pats = pats
+	n.est = bp.Rows
 	if n.missing != "" {
 		n.est = 0
 	}
@@ -148,53 +130,61 @@ func (ex *executor) compileBGP(triples []algebra.TriplePattern, pf *pendingFilte
 	n.rows = make([]int64, len(n.pats))
 	n.dedupe = make([]tripleDedupe, len(n.pats))
 	n.filters = make([][]cexpr, len(n.pats)+1)
-	n.fsrc = make([][]algebra.Expr, len(n.pats)+1)
-	if pf != nil {
-		bgpVars := varSet{}
-		boundAfter := make([]varSet, len(n.pats)+1)
-		boundAfter[0] = varSet{}
-		for i, p := range n.pats {
-			next := boundAfter[i].union(varSet{})
-			for _, q := range p.pos {
-				if q.slot >= 0 {
-					next[q.slot] = true
-					bgpVars[q.slot] = true
-				}
-			}
-			boundAfter[i+1] = next
+	n.fsrc = bp.Filters
+	var fsc scope
+	for level, exprs := range bp.Filters {
+		if len(exprs) == 0 {
+			continue
 		}
-		for i, e := range pf.exprs {
-			vs := varSet{}
-			ex.exprVars(pf.src[i], vs)
-			need := vs.intersect(bgpVars)
-			level := len(n.pats)
-			for l := 0; l <= len(n.pats); l++ {
-				if need.subsetOf(boundAfter[l]) {
-					level = l
-					break
-				}
-			}
-			n.filters[level] = append(n.filters[level], e)
-			n.fsrc[level] = append(n.fsrc[level], pf.src[i])
+		if fsc.seed == nil {
+			fsc = sc.with(sc.seed.union(ex.maybe(o)))
 		}
+		ces, err := ex.compileExprs(exprs, fsc)
+		if err != nil {
+			return nil, err
+		}
+		n.filters[level] = ces
 	}
 	return n, nil
 }
 
-// estimate asks the store how many quads match the constant positions.
-func (ex *executor) estimate(p bgpPattern, g graphRef) (float64, error) {
-	pat := kb.Pattern{S: p.pos[0].id, P: p.pos[1].id, O: p.pos[2].id}
-	graphs := []kb.ID{kb.Any}
+// planStats answers the optimizer's questions (opt.Stats) from the store
+// through the query's dictionary.
+type planStats struct{ ex *executor }
+
+// Count implements opt.Stats: the quads matching tp's constants in graph,
+// summed over the default graphs for the default graph.
+func (s planStats) Count(ctx context.Context, tp algebra.TriplePattern, graph algebra.Node) (float64, error) {
+	ex := s.ex
+	var ids [3]kb.ID
+	for k, nd := range [3]algebra.Node{tp.S, tp.P, tp.O} {
+		if nd.IsVar() {
+			continue
+		}
+		id, ok, err := ex.dict.lookup(nd.Term)
+		if err != nil || !ok {
+			return 0, err
+		}
+		ids[k] = id
+	}
+	pat := kb.Pattern{S: ids[0], P: ids[1], O: ids[2]}
+	graphs := anyGraph
 	switch {
-	case g.kind == gConst:
-		graphs = []kb.ID{g.id}
-	case g.kind == gDefault && !ex.unionAll:
-		graphs = ex.defaults
+	case graph.IsZero():
+		if !ex.unionAll {
+			graphs = ex.defaults
+		}
+	case !graph.IsVar():
+		id, ok, err := ex.dict.lookup(graph.Term)
+		if err != nil || !ok {
+			return 0, err
+		}
+		graphs = []kb.ID{id}
 	}
 	total := 0.0
-	for _, gid := range graphs {
-		pat.G = gid
-		c, err := ex.ds.Count(ex.ctx, pat, false)
+	for _, g := range graphs {
+		pat.G = g
+		c, err := ex.ds.Count(ctx, pat, false)
 		if err != nil {
 			return 0, err
 		}
@@ -203,305 +193,18 @@ func (ex *executor) estimate(p bgpPattern, g graphRef) (float64, error) {
 	return total, nil
 }
 
-// orderPatterns orders the patterns greedily: next is the cheapest pattern
-// given the variables bound so far, preferring connected patterns.
-// Past maxExactOrder patterns it switches to largeOrder, the same greedy
-// choice in O(n log n), and it stops when the query's context ends.
-func (ex *executor) orderPatterns(pats []bgpPattern, seed varSet) ([]bgpPattern, error) {
-	if len(pats) > maxExactOrder {
-		return ex.largeOrder(pats, seed)
+// PredicateDistinct implements opt.Stats through the store's
+// kb.PredicateStats, when it has them.
+func (s planStats) PredicateDistinct(p kb.Term) (int64, int64, bool) {
+	ps, ok := s.ex.ds.(kb.PredicateStats)
+	if !ok {
+		return 0, 0, false
 	}
-	if ps, ok := ex.ds.(kb.PredicateStats); ok && len(pats) > 1 && len(pats) <= maxSearchOrder {
-		if out, ok := statsOrder(pats, seed, ps); ok {
-			return out, nil
-		}
+	id, ok, err := s.ex.dict.lookup(p)
+	if err != nil || !ok {
+		return 0, 0, false
 	}
-	bound, nbound := boundSlots(pats, seed)
-	out := make([]bgpPattern, 0, len(pats))
-	used := make([]bool, len(pats))
-	for len(out) < len(pats) {
-		best, bestCost := -1, 0.0
-		for i := range pats {
-			if used[i] {
-				continue
-			}
-			if cost := patternCost(&pats[i], bound, nbound); best < 0 || cost < bestCost {
-				best, bestCost = i, cost
-			}
-		}
-		used[best] = true
-		p := pats[best]
-		p.est = bestCost
-		if p.est >= 1e6 {
-			p.est = p.base
-		}
-		for _, q := range p.pos {
-			if q.slot >= 0 && !bound[q.slot] {
-				bound[q.slot] = true
-				nbound++
-			}
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// maxSearchOrder is the largest BGP statsOrder plans by trying every
-// pattern as the start (cubic in the patterns).
-const maxSearchOrder = 12
-
-// statsOrder orders pats with per-predicate statistics: from each
-// possible start it extends greedily by the smallest estimated fan-out
-// (rows per input row, connected patterns first) and keeps the order
-// with the fewest estimated rows visited and probes made. A greedy
-// choice of the cheapest first pattern alone starts a GROUP BY over
-// code-region types from the 1,140 hasCrType triples and fans out to
-// 206,000 metrics before filtering on the metric name; starting from the
-// 29,000 "wtime" metrics does a quarter of the lookups. It reports false
-// when a pattern's predicate is not a constant the statistics know, so
-// the caller falls back to patternCost.
-func statsOrder(pats []bgpPattern, seed varSet, ps kb.PredicateStats) ([]bgpPattern, bool) {
-	shapes := make([][2]float64, len(pats))
-	for i, p := range pats {
-		if p.pos[1].slot >= 0 {
-			return nil, false
-		}
-		if p.base == 0 {
-			continue // matches nothing: any fan-out is 0
-		}
-		s, o, ok := ps.PredicateDistinct(p.pos[1].id)
-		if !ok {
-			return nil, false
-		}
-		shapes[i] = [2]float64{float64(s), float64(o)}
-	}
-	bound0, _ := boundSlots(pats, seed)
-	bound := make([]bool, len(bound0))
-	used := make([]bool, len(pats))
-	order := make([]int, 0, len(pats))
-	fans := make([]float64, len(pats))
-	var best []int
-	var bestFans []float64
-	bestCost := 0.0
-	for start := range pats {
-		copy(bound, bound0)
-		clear(used)
-		order = order[:0]
-		rows, cost := 1.0, 0.0
-		for len(order) < len(pats) {
-			next, nextFan, nextConn := -1, 0.0, false
-			for i := range pats {
-				if used[i] {
-					continue
-				}
-				if len(order) == 0 && i != start {
-					continue
-				}
-				fan, conn := statsFanOut(&pats[i], shapes[i], bound)
-				if next < 0 || conn && !nextConn || conn == nextConn && fan < nextFan {
-					next, nextFan, nextConn = i, fan, conn
-				}
-			}
-			used[next] = true
-			order = append(order, next)
-			fans[next] = nextFan
-			// A probe per input row, a visit per output row.
-			cost += rows
-			rows *= nextFan
-			cost += rows
-			for _, q := range pats[next].pos {
-				if q.slot >= 0 {
-					bound[q.slot] = true
-				}
-			}
-		}
-		if best == nil || cost < bestCost {
-			best, bestCost = append(best[:0], order...), cost
-			bestFans = append(bestFans[:0], fans...)
-		}
-	}
-	out := make([]bgpPattern, len(pats))
-	for k, i := range best {
-		out[k] = pats[i]
-		out[k].est = bestFans[i]
-	}
-	return out, true
-}
-
-// statsFanOut estimates p's rows per input row given the bound variables,
-// and whether p shares a bound variable. shape holds the distinct
-// subjects and objects of p's predicate; p.base already counts p's
-// constants. A bound subject selects base/subjects of the quads, a bound
-// object base/objects: `?m hasMetricName "wtime"` with ?m bound keeps
-// 29,438 / 206,197 of the rows.
-func statsFanOut(p *bgpPattern, shape [2]float64, bound []bool) (float64, bool) {
-	if p.base == 0 {
-		return 0, true
-	}
-	fan := p.base
-	conn, hasVar := false, false
-	for k, q := range p.pos {
-		if q.slot < 0 {
-			continue
-		}
-		hasVar = true
-		if !bound[q.slot] {
-			continue
-		}
-		conn = true
-		switch k {
-		case 0:
-			fan /= max(shape[0], 1)
-		case 2:
-			fan /= max(shape[1], 1)
-		}
-	}
-	if !hasVar {
-		fan, conn = min(fan, 1), true // a check, not a join
-	}
-	return fan, conn
-}
-
-// boundSlots returns, indexed by slot, which variables of pats the seed
-// binds, and how many.
-func boundSlots(pats []bgpPattern, seed varSet) ([]bool, int) {
-	nslots := 0
-	for _, p := range pats {
-		for _, q := range p.pos {
-			nslots = max(nslots, q.slot+1)
-		}
-	}
-	for v := range seed {
-		nslots = max(nslots, v+1)
-	}
-	bound := make([]bool, nslots)
-	nbound := 0
-	for v := range seed {
-		if !bound[v] {
-			bound[v] = true
-			nbound++
-		}
-	}
-	return bound, nbound
-}
-
-// maxExactOrder is the largest BGP orderPatterns orders by rescanning
-// every remaining pattern at each step (quadratic: a 30,000-step sequence
-// path took 18 s of planning that way).
-const maxExactOrder = 64
-
-// patternCost is orderPatterns' cost of p given the bound variables
-// (nbound of them).
-func patternCost(p *bgpPattern, bound []bool, nbound int) float64 {
-	cost := p.base
-	connected, hasVar := false, false
-	for k, q := range p.pos {
-		if q.slot < 0 {
-			continue
-		}
-		hasVar = true
-		if bound[q.slot] {
-			connected = true
-			switch k {
-			case 0:
-				cost *= 0.01
-			case 1:
-				cost *= 0.5
-			default:
-				cost *= 0.05
-			}
-		}
-	}
-	if cost < 1 && p.base > 0 {
-		cost = 1
-	}
-	if hasVar && !connected && nbound > 0 {
-		cost = cost*1e6 + 1e6
-	}
-	return cost
-}
-
-// largeOrder is orderPatterns' greedy choice for large BGPs: a heap of
-// candidate costs, refreshed only for the patterns that share a variable
-// just bound, and checked again when popped (a pattern's cost only
-// changes when one of its variables becomes bound, or when the first
-// binding makes unconnected patterns expensive).
-func (ex *executor) largeOrder(pats []bgpPattern, seed varSet) ([]bgpPattern, error) {
-	bound, nbound := boundSlots(pats, seed)
-	uses := make([][]int, len(bound)) // variable slot -> patterns using it
-	for i, p := range pats {
-		for _, q := range p.pos {
-			if q.slot >= 0 {
-				uses[q.slot] = append(uses[q.slot], i)
-			}
-		}
-	}
-	h := &costHeap{}
-	for i := range pats {
-		h.items = append(h.items, costItem{patternCost(&pats[i], bound, nbound), i})
-	}
-	heap.Init(h)
-	used := make([]bool, len(pats))
-	out := make([]bgpPattern, 0, len(pats))
-	for h.Len() > 0 {
-		if len(out)&1023 == 1023 {
-			if err := ctxErr(ex.ctx); err != nil {
-				return nil, err
-			}
-		}
-		it := heap.Pop(h).(costItem)
-		if used[it.i] {
-			continue
-		}
-		if c := patternCost(&pats[it.i], bound, nbound); c > it.cost {
-			heap.Push(h, costItem{c, it.i}) // stale: got dearer
-			continue
-		} else {
-			it.cost = c
-		}
-		used[it.i] = true
-		p := pats[it.i]
-		p.est = it.cost
-		if p.est >= 1e6 {
-			p.est = p.base
-		}
-		out = append(out, p)
-		for _, q := range p.pos {
-			if q.slot < 0 || bound[q.slot] {
-				continue
-			}
-			bound[q.slot] = true
-			nbound++
-			for _, j := range uses[q.slot] {
-				if !used[j] {
-					heap.Push(h, costItem{patternCost(&pats[j], bound, nbound), j})
-				}
-			}
-		}
-	}
-	return out, nil
-}
-
-type costItem struct {
-	cost float64
-	i    int
-}
-
-// costHeap is a min-heap of pattern costs, ties broken by position so the
-// order is deterministic.
-type costHeap struct{ items []costItem }
-
-func (h *costHeap) Len() int { return len(h.items) }
-func (h *costHeap) Less(a, b int) bool {
-	x, y := h.items[a], h.items[b]
-	return x.cost < y.cost || x.cost == y.cost && x.i < y.i
-}
-func (h *costHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
-func (h *costHeap) Push(x any)    { h.items = append(h.items, x.(costItem)) }
-func (h *costHeap) Pop() any {
-	x := h.items[len(h.items)-1]
-	h.items = h.items[:len(h.items)-1]
-	return x
+	return ps.PredicateDistinct(id)
 }
 
 func (n *bgpNode) run(ex *executor, seed row, emit func(row) bool) error {

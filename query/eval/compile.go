@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/opt"
 )
 
 // row is a solution: one ID per variable slot, 0 for unbound.
@@ -105,271 +106,19 @@ type scope struct {
 
 func (sc scope) with(seed varSet) scope { sc.seed = seed; return sc }
 
-// ---- variable analysis ----
+// ---- variable analysis (package opt's, in slots) ----
 
-func (ex *executor) nodeVar(n algebra.Node, s varSet) {
-	if n.IsVar() {
-		s[ex.vars.slot(n.Var)] = true
-	}
-}
-
-// maybe returns the variables op may bind; certain those it always binds.
-func (ex *executor) maybe(op algebra.Op) varSet {
-	s := varSet{}
-	switch o := op.(type) {
-	case *algebra.BGP:
-		for _, t := range o.Triples {
-			ex.nodeVar(t.S, s)
-			ex.nodeVar(t.P, s)
-			ex.nodeVar(t.O, s)
-		}
-	case *algebra.Path:
-		ex.nodeVar(o.Subject, s)
-		ex.nodeVar(o.Object, s)
-	case *algebra.Join:
-		return ex.maybe(o.Left).union(ex.maybe(o.Right))
-	case *algebra.LeftJoin:
-		return ex.maybe(o.Left).union(ex.maybe(o.Right))
-	case *algebra.Union:
-		return ex.maybe(o.Left).union(ex.maybe(o.Right))
-	case *algebra.Filter:
-		return ex.maybe(o.Input)
-	case *algebra.Minus:
-		return ex.maybe(o.Left)
-	case *algebra.Graph:
-		s = ex.maybe(o.Input)
-		ex.nodeVar(o.Name, s)
-	case *algebra.Extend:
-		s = ex.maybe(o.Input)
-		s[ex.vars.slot(o.Var)] = true
-	case *algebra.Table:
-		for _, v := range o.Vars {
-			s[ex.vars.slot(v)] = true
-		}
-	case *algebra.Group:
-		for _, k := range o.Keys {
-			s[ex.vars.slot(k.Var)] = true
-		}
-		for _, a := range o.Aggregates {
-			s[ex.vars.slot(a.Var)] = true
-		}
-	case *algebra.Project:
-		for _, v := range o.Vars {
-			s[ex.vars.slot(v)] = true
-		}
-		return s.intersect(ex.maybe(o.Input))
-	case *algebra.Distinct:
-		return ex.maybe(o.Input)
-	case *algebra.Reduced:
-		return ex.maybe(o.Input)
-	case *algebra.OrderBy:
-		return ex.maybe(o.Input)
-	case *algebra.Slice:
-		return ex.maybe(o.Input)
-	case *algebra.Service:
-		s = ex.maybe(o.Input)
-		ex.nodeVar(o.Endpoint, s)
+// slots returns the slots of the variables in vs.
+func (ex *executor) slots(vs opt.VarSet) varSet {
+	s := make(varSet, len(vs))
+	for v := range vs {
+		s[ex.vars.slot(v)] = true
 	}
 	return s
 }
 
-func (ex *executor) certain(op algebra.Op) varSet {
-	switch o := op.(type) {
-	case *algebra.BGP, *algebra.Path:
-		return ex.maybe(op)
-	case *algebra.Join:
-		return ex.certain(o.Left).union(ex.certain(o.Right))
-	case *algebra.LeftJoin:
-		return ex.certain(o.Left)
-	case *algebra.Union:
-		return ex.certain(o.Left).intersect(ex.certain(o.Right))
-	case *algebra.Filter:
-		return ex.certain(o.Input)
-	case *algebra.Minus:
-		return ex.certain(o.Left)
-	case *algebra.Graph:
-		s := ex.certain(o.Input)
-		ex.nodeVar(o.Name, s)
-		return s
-	case *algebra.Extend:
-		return ex.certain(o.Input)
-	case *algebra.Table:
-		s := varSet{}
-		for i, v := range o.Vars {
-			all := true
-			for _, r := range o.Rows {
-				if r[i].IsZero() {
-					all = false
-				}
-			}
-			if all {
-				s[ex.vars.slot(v)] = true
-			}
-		}
-		return s
-	case *algebra.Group:
-		s := varSet{}
-		for _, k := range o.Keys {
-			if ve, ok := k.Expr.(*algebra.VarExpr); ok && ex.certain(o.Input)[ex.vars.slot(ve.Var)] {
-				s[ex.vars.slot(k.Var)] = true
-			}
-		}
-		return s
-	case *algebra.Project:
-		return ex.maybe(o).intersect(ex.certain(o.Input))
-	case *algebra.Distinct:
-		return ex.certain(o.Input)
-	case *algebra.Reduced:
-		return ex.certain(o.Input)
-	case *algebra.OrderBy:
-		return ex.certain(o.Input)
-	case *algebra.Slice:
-		return ex.certain(o.Input)
-	}
-	return varSet{}
-}
-
-// exprVars returns every variable an expression mentions, including inside
-// EXISTS patterns.
-func (ex *executor) exprVars(e algebra.Expr, s varSet) {
-	switch x := e.(type) {
-	case *algebra.VarExpr:
-		s[ex.vars.slot(x.Var)] = true
-	case *algebra.FuncExpr:
-		for _, a := range x.Args {
-			ex.exprVars(a, s)
-		}
-	case *algebra.BuiltinExpr:
-		for _, a := range x.Args {
-			ex.exprVars(a, s)
-		}
-	case *algebra.BinaryExpr:
-		ex.exprVars(x.Left, s)
-		ex.exprVars(x.Right, s)
-	case *algebra.UnaryExpr:
-		ex.exprVars(x.Arg, s)
-	case *algebra.InExpr:
-		ex.exprVars(x.Arg, s)
-		for _, a := range x.List {
-			ex.exprVars(a, s)
-		}
-	case *algebra.ExistsExpr:
-		for k := range ex.mentioned(x.Pattern) {
-			s[k] = true
-		}
-	}
-}
-
-// mentioned returns all variables appearing anywhere in op.
-func (ex *executor) mentioned(op algebra.Op) varSet {
-	s := ex.maybe(op)
-	var walk func(algebra.Op)
-	walk = func(op algebra.Op) {
-		switch o := op.(type) {
-		case *algebra.Join:
-			walk(o.Left)
-			walk(o.Right)
-		case *algebra.LeftJoin:
-			walk(o.Left)
-			walk(o.Right)
-			for _, e := range o.Exprs {
-				ex.exprVars(e, s)
-			}
-		case *algebra.Union:
-			walk(o.Left)
-			walk(o.Right)
-		case *algebra.Minus:
-			walk(o.Left)
-			for k := range ex.maybe(o.Right) {
-				s[k] = true
-			}
-			walk(o.Right)
-		case *algebra.Filter:
-			walk(o.Input)
-			for _, e := range o.Exprs {
-				ex.exprVars(e, s)
-			}
-		case *algebra.Graph:
-			walk(o.Input)
-		case *algebra.Extend:
-			walk(o.Input)
-			ex.exprVars(o.Expr, s)
-		case *algebra.Group:
-			walk(o.Input)
-			for k := range ex.maybe(o.Input) {
-				s[k] = true
-			}
-		case *algebra.Project:
-			walk(o.Input)
-			for k := range ex.maybe(o.Input) {
-				s[k] = true
-			}
-		case *algebra.Distinct:
-			walk(o.Input)
-		case *algebra.Reduced:
-			walk(o.Input)
-		case *algebra.OrderBy:
-			walk(o.Input)
-		case *algebra.Slice:
-			walk(o.Input)
-		case *algebra.Service:
-			walk(o.Input)
-		}
-	}
-	walk(op)
-	return s
-}
-
-// isBarrier reports operators that are evaluated on their own (subqueries,
-// aggregates, modifiers, SERVICE) and joined by value, never fed bindings.
-func isBarrier(op algebra.Op) bool {
-	switch op.(type) {
-	case *algebra.Project, *algebra.Group, *algebra.Slice, *algebra.Distinct,
-		*algebra.Reduced, *algebra.OrderBy, *algebra.Service:
-		return true
-	}
-	return false
-}
-
-// seedSafe reports whether evaluating op with bindings of seed substituted
-// in gives the same solutions as evaluating it alone and joining (the
-// bottom-up semantics of §18): no filter, BIND or OPTIONAL inside op can
-// observe a seeded variable that op itself would not bind.
-func (ex *executor) seedSafe(op algebra.Op, seed varSet) bool {
-	switch o := op.(type) {
-	case *algebra.BGP, *algebra.Path, *algebra.Table:
-		return true
-	case *algebra.Join:
-		return ex.seedSafe(o.Left, seed) && ex.seedSafe(o.Right, seed)
-	case *algebra.Union:
-		return ex.seedSafe(o.Left, seed) && ex.seedSafe(o.Right, seed)
-	case *algebra.Graph:
-		return ex.seedSafe(o.Input, seed)
-	case *algebra.Filter:
-		vs := varSet{}
-		for _, e := range o.Exprs {
-			ex.exprVars(e, vs)
-		}
-		return ex.seedSafe(o.Input, seed) && vs.intersect(seed).subsetOf(ex.certain(o.Input))
-	case *algebra.Extend:
-		vs := varSet{}
-		ex.exprVars(o.Expr, vs)
-		return !seed[ex.vars.slot(o.Var)] && ex.seedSafe(o.Input, seed) &&
-			vs.intersect(seed).subsetOf(ex.certain(o.Input))
-	case *algebra.LeftJoin:
-		left := ex.certain(o.Left)
-		vs := ex.mentioned(o.Right)
-		for _, e := range o.Exprs {
-			ex.exprVars(e, vs)
-		}
-		return ex.seedSafe(o.Left, seed) && vs.intersect(seed).subsetOf(left)
-	case *algebra.Minus:
-		return ex.seedSafe(o.Left, seed) && ex.mentioned(o.Right).intersect(seed).subsetOf(ex.certain(o.Left))
-	case *algebra.Service:
-		return ex.serviceSeeded(o, seed)
-	}
-	return false
-}
+// maybe returns the variables op may bind.
+func (ex *executor) maybe(op algebra.Op) varSet { return ex.slots(opt.Maybe(op)) }
 
 // compileQuery builds the plan for a query's pattern.
 func (ex *executor) compileQuery(q *algebra.Query) (node, error) {
@@ -377,14 +126,37 @@ func (ex *executor) compileQuery(q *algebra.Query) (node, error) {
 	for _, v := range q.Vars {
 		ex.vars.slot(v)
 	}
-	return ex.compile(q.Pattern, scope{seed: varSet{}})
+	root, err := ex.optimize(q.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	return ex.compile(root, scope{seed: varSet{}})
+}
+
+// optimize has package opt plan op (filter placement, join order, which
+// operators are fed bindings) and returns the pattern to compile; compile
+// then follows ex.plan.
+func (ex *executor) optimize(op algebra.Op) (algebra.Op, error) {
+	plan, err := opt.Optimize(ex.ctx, op, planStats{ex}, opt.Options{NoOptimize: ex.opts.NoOptimize})
+	if err != nil {
+		if cerr := ctxErr(ex.ctx); cerr != nil {
+			return nil, cerr
+		}
+		return nil, fmt.Errorf("eval: planning: %w", err)
+	}
+	ex.plan = plan
+	return plan.Root, nil
 }
 
 func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
+	if ex.plan == nil {
+		return nil, fmt.Errorf("%w: compiling a pattern that was not planned", ErrInternal)
+	}
+	op = ex.plan.Pattern(op) // an EXISTS pattern, as the optimizer rewrote it
 	if o, ok := op.(*algebra.Service); ok && ex.serviceSeeded(o, sc.seed) {
 		return ex.compileSeededService(o, sc), nil // SERVICE ?ep fed the seed's values
 	}
-	if len(sc.seed) > 0 && (isBarrier(op) || (!sc.substitute && !ex.seedSafe(op, sc.seed))) {
+	if len(sc.seed) > 0 && ex.plan.Isolated(op) {
 		inner, err := ex.compile(op, sc.with(varSet{}))
 		if err != nil {
 			return nil, err
@@ -393,13 +165,10 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 	}
 	switch o := op.(type) {
 	case *algebra.BGP:
-		return ex.compileBGP(o.Triples, nil, sc)
+		return ex.compileBGP(o, sc)
 	case *algebra.Path:
 		return ex.compilePath(o, sc)
 	case *algebra.Join:
-		if triples, ok := bgpTriples(o); ok {
-			return ex.compileBGP(triples, nil, sc)
-		}
 		if n, ok, err := ex.compileServiceJoin(o, sc); ok {
 			return n, err // bind join: SERVICE fed the left side's values
 		}
@@ -435,16 +204,6 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		}
 		return &leftJoinNode{left: left, right: right, exprs: exprs, exprText: exprsText(o.Exprs)}, nil
 	case *algebra.Filter:
-		if triples, ok := bgpTriples(o.Input); ok {
-			exprs, err := ex.compileExprs(o.Exprs, sc.with(sc.seed.union(ex.maybe(o.Input))))
-			if err != nil {
-				return nil, err
-			}
-			return ex.compileBGP(triples, &pendingFilter{exprs: exprs, src: o.Exprs}, sc)
-		}
-		if pushed, ok := ex.pushFilter(o); ok {
-			return ex.compile(pushed, sc)
-		}
 		exprs, err := ex.compileExprs(o.Exprs, sc.with(sc.seed.union(ex.maybe(o.Input))))
 		if err != nil {
 			return nil, err
@@ -592,89 +351,4 @@ func (ex *executor) compileGraph(o *algebra.Graph, sc scope) (node, error) {
 		return nil, err
 	}
 	return &graphNode{input: input, nameSlot: nameSlot, hidden: hidden}, nil
-}
-
-// pushFilter moves the conjuncts of a FILTER over a join or left join into
-// the join's left side when that cannot change their value: each of their
-// variables is either always bound by the left side or bound by neither
-// side (§18 semantics are preserved; the left side then filters early).
-func (ex *executor) pushFilter(f *algebra.Filter) (algebra.Op, bool) {
-	var left, right algebra.Op
-	switch in := f.Input.(type) {
-	case *algebra.Join:
-		left, right = in.Left, in.Right
-	case *algebra.LeftJoin:
-		left, right = in.Left, in.Right
-	default:
-		return nil, false
-	}
-	certainL, certainR := ex.certain(left), ex.certain(right)
-	maybeL, maybeR := ex.maybe(left), ex.maybe(right)
-	_, inner := f.Input.(*algebra.Join)
-	var push, pushRight, keep []algebra.Expr
-	for _, e := range f.Exprs {
-		vs := varSet{}
-		ex.exprVars(e, vs)
-		toLeft, toRight := true, inner
-		for v := range vs {
-			unbound := !maybeL[v] && !maybeR[v]
-			if !certainL[v] && !unbound {
-				toLeft = false
-			}
-			// In an inner join a variable always bound on the right has
-			// the same value after the join.
-			if !certainR[v] && !unbound {
-				toRight = false
-			}
-		}
-		switch {
-		case toLeft:
-			push = append(push, e)
-		case toRight:
-			pushRight = append(pushRight, e)
-		default:
-			keep = append(keep, e)
-		}
-	}
-	if len(push) == 0 && len(pushRight) == 0 {
-		return nil, false
-	}
-	newLeft, newRight := left, right
-	if len(push) > 0 {
-		newLeft = &algebra.Filter{Exprs: push, Input: left}
-	}
-	if len(pushRight) > 0 {
-		newRight = &algebra.Filter{Exprs: pushRight, Input: right}
-	}
-	var joined algebra.Op
-	switch in := f.Input.(type) {
-	case *algebra.Join:
-		joined = &algebra.Join{Left: newLeft, Right: newRight}
-	case *algebra.LeftJoin:
-		joined = &algebra.LeftJoin{Left: newLeft, Right: in.Right, Exprs: in.Exprs}
-	}
-	if len(keep) == 0 {
-		return joined, true
-	}
-	return &algebra.Filter{Exprs: keep, Input: joined}, true
-}
-
-// bgpTriples flattens a BGP or a tree of joins of BGPs into one list of
-// triple patterns, which the planner then orders as a whole.
-func bgpTriples(op algebra.Op) ([]algebra.TriplePattern, bool) {
-	switch o := op.(type) {
-	case *algebra.BGP:
-		return o.Triples, true
-	case *algebra.Join:
-		l, ok := bgpTriples(o.Left)
-		if !ok {
-			return nil, false
-		}
-		r, ok := bgpTriples(o.Right)
-		if !ok {
-			return nil, false
-		}
-		return append(append([]algebra.TriplePattern{}, l...), r...), true
-	}
-	return nil, false
 }

@@ -1,16 +1,18 @@
 // Package eval evaluates SPARQL algebra (package algebra) over a
 // kb.Dataset: the planner, the evaluator and the function library.
 //
-// Plan. compile turns the algebra into physical nodes. Basic graph patterns
-// are ordered greedily from the store's counts (kb.Dataset.Count) and the
-// variables already bound, and matched by index nested loops; FILTERs over a
-// BGP are pushed to the earliest pattern that binds their variables. A join
-// feeds each left solution into its right side (sideways information
-// passing) when that is equivalent to the bottom-up semantics of §18 (no
-// filter, BIND or OPTIONAL on the right can observe the extra bindings);
-// otherwise, and always for subqueries, GROUP, modifiers and SERVICE, the
-// right side is evaluated once, materialised with a hash index and joined
-// by value. Evaluation is push-based, so LIMIT and ASK stop early.
+// Plan. Package opt decides the plan: it orders each basic graph pattern
+// from the store's counts (kb.Dataset.Count, PredicateStats) and the
+// variables already bound, places FILTER conjuncts, and marks the
+// operators that must be evaluated on their own (scope analysis); its
+// statistics come from planStats. compile then turns opt's annotated
+// algebra into physical nodes and follows its decisions: BGPs are matched
+// by index nested loops in opt's order with each filter after its
+// pattern; a join feeds each left solution into its right side (sideways
+// information passing) unless opt marked the right side isolated, which
+// is then evaluated once, materialised with a hash index and joined by
+// value. Options.NoOptimize runs the algebra as written. Evaluation is
+// push-based, so LIMIT and ASK stop early.
 //
 // Data. Solutions are slices of kb.ID indexed by variable slot; terms are
 // resolved (and cached) only where a function needs a value. Computed terms

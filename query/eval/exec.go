@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/opt"
 )
 
 // Typed evaluation errors; callers map them to exit codes and HTTP statuses.
@@ -79,6 +81,11 @@ type Options struct {
 	// server's scheduler may block in it, so that queries which have run
 	// long wait while short ones run; an error stops the query with it.
 	Yield func(ctx context.Context) error
+	// NoOptimize runs the algebra as written (opt.Options.NoOptimize):
+	// triple patterns in syntactic order, FILTERs at the end of their
+	// group, and joins by value wherever more than a BGP, path or VALUES
+	// table is fed bindings. For checking the optimizer; slow.
+	NoOptimize bool
 }
 
 // executor holds the state of one evaluation.
@@ -103,6 +110,7 @@ type executor struct {
 	scanner  kb.QuadScanner // ds as a kb.QuadScanner, or nil
 	svc      *serviceState
 	mem      *memBudget // nil: no QueryMemory bound
+	plan     *opt.Plan  // the optimizer's plan of the pattern being compiled
 }
 
 // check reports cancellation every few thousand calls.
@@ -279,13 +287,22 @@ func (r *Result) Close() {
 	}
 }
 
-// Explain prints the plan with estimated and actual row counts (the actual
-// counts are complete once the rows have been read).
+// Explain prints the optimizer's plan (package opt: the annotated
+// algebra, with the store's counts and estimates) and then the executed
+// plan with estimated and actual row counts (the actual counts are
+// complete once the rows have been read).
 func (r *Result) Explain() string {
 	if r.plan == nil {
 		return ""
 	}
-	return explainPlan(r.plan)
+	var b strings.Builder
+	if r.ex != nil && r.ex.plan != nil {
+		b.WriteString("optimizer:\n")
+		b.WriteString(r.ex.plan.String())
+		b.WriteString("execution:\n")
+	}
+	b.WriteString(explainPlan(r.plan))
+	return b.String()
 }
 
 // Query evaluates a parsed query over ds. For SELECT the rows stream

@@ -78,33 +78,6 @@ func TestPlannerHonoursDeadline(t *testing.T) {
 	}
 }
 
-// TestLargeOrderMatchesExact: the heap-based planner picks the same
-// order as the exact one on BGPs both can handle.
-func TestLargeOrderMatchesExact(t *testing.T) {
-	ex := &executor{ctx: context.Background()}
-	for _, n := range []int{2, 5, 20, 60} {
-		pats := make([]bgpPattern, n)
-		for i := range pats {
-			// a chain ?v_i p_i ?v_{i+1} with distinct sizes
-			pats[i].pos = [3]tpos{{slot: i}, {slot: -1, id: kb.ID(i + 1)}, {slot: i + 1}}
-			pats[i].base = float64(1000 + (i*7919)%997)
-		}
-		want, err := ex.orderPatterns(pats, varSet{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := ex.largeOrder(pats, varSet{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range want {
-			if got[i].pos != want[i].pos || got[i].est != want[i].est {
-				t.Fatalf("n=%d: step %d: large order picked %v (est %g), exact %v (est %g)", n, i, got[i].pos, got[i].est, want[i].pos, want[i].est)
-			}
-		}
-	}
-}
-
 // TestCountStarCrossJoinStreams: COUNT(*) over a cross join keeps a
 // counter per group, not the joined rows. 100 triples cubed are a million
 // rows of 9 IDs; kept, they took over 72 MB (and the repro grew by

@@ -164,7 +164,11 @@ func modify(ctx context.Context, ov *overlay, where algebra.Op, del, ins []algeb
 		return err
 	}
 	defer ex.mem.close()
-	plan, err := ex.compile(where, scope{seed: varSet{}})
+	root, err := ex.optimize(where)
+	if err != nil {
+		return err
+	}
+	plan, err := ex.compile(root, scope{seed: varSet{}})
 	if err != nil {
 		return err
 	}
