@@ -386,13 +386,70 @@ func sortDerivations(ds []*Derivation) {
 	}
 }
 
-// MarshalJSON writes the triple in N-Triples form next to the tree.
+// MarshalJSON writes the one derivation shape of perfkb (`perfkb reason
+// --explain --format json` and GET /explain): the triple as an N-Triples
+// statement next to the tree,
+//
+//	{"triple": "<s> <p> <o> .", "rule": "label", "asserted": false,
+//	 "premises": [ … ], "note": "cycle"}
 func (d *Derivation) MarshalJSON() ([]byte, error) {
 	type plain Derivation
-	return json.Marshal(struct {
+	return marshal(struct {
 		Triple string `json:"triple"`
 		*plain
 	}{kb.TermQuad{S: d.Triple.S, P: d.Triple.P, O: d.Triple.O}.String(), (*plain)(d)})
+}
+
+// UnmarshalJSON reads the derivation shape back (for clients of the HTTP
+// API).
+func (d *Derivation) UnmarshalJSON(b []byte) error {
+	type plain Derivation
+	var o struct {
+		Triple string `json:"triple"`
+		*plain
+	}
+	o.plain = (*plain)(d)
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
+	}
+	terms, err := parseNTTerms(strings.TrimSuffix(strings.TrimSpace(o.Triple), " ."), 3)
+	if err != nil {
+		return fmt.Errorf("derivation triple %q: %w", o.Triple, err)
+	}
+	d.Triple = kb.Triple{S: terms[0], P: terms[1], O: terms[2]}
+	return nil
+}
+
+// Explanation is why the store holds the inferred triples about Subject:
+// one derivation tree per triple. Its JSON is
+// {"subject": IRI or _:label, "derivations": [ … ]}.
+type Explanation struct {
+	Subject     kb.Term
+	Derivations []*Derivation
+}
+
+type explanationJSON struct {
+	Subject     string        `json:"subject"`
+	Derivations []*Derivation `json:"derivations"`
+}
+
+// MarshalJSON writes the explanation shape.
+func (e Explanation) MarshalJSON() ([]byte, error) {
+	ders := e.Derivations
+	if ders == nil {
+		ders = []*Derivation{}
+	}
+	return marshal(explanationJSON{resourceString(e.Subject), ders})
+}
+
+// UnmarshalJSON reads the explanation shape back.
+func (e *Explanation) UnmarshalJSON(b []byte) error {
+	var o explanationJSON
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
+	}
+	*e = Explanation{Subject: parseResource(o.Subject), Derivations: o.Derivations}
+	return nil
 }
 
 // Format writes the derivation as an indented tree, one triple a line.

@@ -92,11 +92,13 @@ type Summary struct {
 	Removed int64 `json:"removed"` // triples deleted by remove/drop
 	Rounds  int   `json:"rounds"`
 	// Firings counts derived triples per rule label.
-	Firings map[string]int64 `json:"firings"`
+	Firings map[string]int64 `json:"firings,omitempty"`
 	// RuleTime is the time spent joining each rule (by label), to find the
 	// expensive ones.
 	RuleTime map[string]time.Duration `json:"-"`
-	Duration time.Duration            `json:"durationNs"`
+	// Duration is the run's wall time; reports put it under "timing",
+	// apart from what two runs of the same rules over the same data share.
+	Duration time.Duration `json:"-"`
 }
 
 // Run materialises prog over ds: it reads the store, derives every

@@ -431,7 +431,7 @@ func TestFindingsFilterAndJSON(t *testing.T) {
 		t.Errorf("filtered findings: %+v %v", high, err)
 	}
 	js, err := json.Marshal(high[0])
-	if err != nil || !strings.Contains(string(js), `"severity":0.8`) || !strings.Contains(string(js), `"subject":"\u003chttp://example.org/rs1\u003e"`) {
+	if err != nil || !strings.Contains(string(js), `"severity":0.8`) || !strings.Contains(string(js), `"subject":"http://example.org/rs1"`) || !strings.Contains(string(js), `"rule":"poor_l2_cache"`) {
 		t.Errorf("JSON: %s %v", js, err)
 	}
 }

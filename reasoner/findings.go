@@ -26,7 +26,20 @@ const (
 
 // Finding is one performance problem a rule asserted:
 // Subject perfonto:hasProblem Problem, with the problem's class, severity
-// and triggering metric.
+// and triggering metric, and where it was found.
+//
+// Its JSON (MarshalJSON) is the one findings shape of perfkb: `perfkb
+// reason --format json`, POST /rules/run and GET /findings all write it.
+// Resources are written as their IRI, or _:label for a blank node (the
+// forms --explain and /explain?iri= take); the metric value as its
+// lexical form:
+//
+//	{"subject": IRI, "problem": class IRI, "finding": the finding node,
+//	 "severity": 0.8, "severityClass": "high", "metric": "AvgMessageLength",
+//	 "value": "131072", "metricNode": IRI, "experiment": IRI, "region": IRI,
+//	 "rule": "rule_detect_bigmessages", "description": "…"}
+//
+// Members without a value are left out.
 type Finding struct {
 	Subject       kb.Term
 	Problem       kb.Term // the finding node (or the problem class itself, as Fig. 6.30 writes it)
@@ -38,6 +51,12 @@ type Finding struct {
 	MetricName    string
 	MetricValue   kb.Term
 	Description   string
+	// Experiment and Region are the subject's perfonto:inExperiment and
+	// perfonto:ofCodeRegion (zero when it has none).
+	Experiment, Region kb.Term
+	// Rule is the label of the rule that derived the finding, from its
+	// derivation record ("" when asserted or run without records).
+	Rule string
 }
 
 // TypeName is the local name of the problem class (BigMessage).
@@ -50,38 +69,90 @@ func localName(iri string) string {
 	return iri
 }
 
-// MarshalJSON writes terms as N-Triples strings.
-func (f Finding) MarshalJSON() ([]byte, error) {
-	type out struct {
-		Subject       string   `json:"subject"`
-		Problem       string   `json:"problem"`
-		Type          string   `json:"type"`
-		Severity      *float64 `json:"severity,omitempty"`
-		SeverityClass string   `json:"severityClass,omitempty"`
-		Metric        string   `json:"metric,omitempty"`
-		MetricName    string   `json:"metricName,omitempty"`
-		MetricValue   string   `json:"metricValue,omitempty"`
-		Description   string   `json:"description,omitempty"`
+// findingJSON is the wire form of a Finding.
+type findingJSON struct {
+	Subject       string   `json:"subject"`
+	Problem       string   `json:"problem"`
+	Finding       string   `json:"finding,omitempty"`
+	Severity      *float64 `json:"severity,omitempty"`
+	SeverityClass string   `json:"severityClass,omitempty"`
+	Metric        string   `json:"metric,omitempty"`
+	Value         string   `json:"value,omitempty"`
+	MetricNode    string   `json:"metricNode,omitempty"`
+	Experiment    string   `json:"experiment,omitempty"`
+	Region        string   `json:"region,omitempty"`
+	Rule          string   `json:"rule,omitempty"`
+	Description   string   `json:"description,omitempty"`
+}
+
+// resourceString writes an IRI as itself and a blank node as _:label.
+func resourceString(t kb.Term) string {
+	switch {
+	case t.IsZero():
+		return ""
+	case t.IsBlank():
+		return "_:" + t.Value
 	}
-	o := out{Subject: f.Subject.String(), Problem: f.Problem.String(), Type: f.Type,
-		SeverityClass: f.SeverityClass, MetricName: f.MetricName, Description: f.Description}
+	return t.Value
+}
+
+// parseResource reads what resourceString wrote.
+func parseResource(s string) kb.Term {
+	switch {
+	case s == "":
+		return kb.Term{}
+	case strings.HasPrefix(s, "_:"):
+		return kb.Blank(s[2:])
+	}
+	return kb.IRI(s)
+}
+
+// MarshalJSON writes the findings shape (see Finding).
+func (f Finding) MarshalJSON() ([]byte, error) {
+	o := findingJSON{
+		Subject: resourceString(f.Subject), Problem: f.Type, Finding: resourceString(f.Problem),
+		SeverityClass: f.SeverityClass, Metric: f.MetricName, Value: f.MetricValue.Value,
+		MetricNode: resourceString(f.Metric), Experiment: resourceString(f.Experiment),
+		Region: resourceString(f.Region), Rule: f.Rule, Description: f.Description,
+	}
+	if o.Problem == "" {
+		o.Problem = resourceString(f.Problem)
+	}
 	if f.HasSeverity {
 		o.Severity = &f.Severity
 	}
-	if !f.Metric.IsZero() {
-		o.Metric = f.Metric.String()
+	return marshal(o)
+}
+
+// UnmarshalJSON reads the findings shape back (for clients of the HTTP
+// API). The metric value comes back as a plain literal: the JSON holds
+// its lexical form only.
+func (f *Finding) UnmarshalJSON(b []byte) error {
+	var o findingJSON
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
 	}
-	if !f.MetricValue.IsZero() {
-		o.MetricValue = f.MetricValue.Value
+	*f = Finding{
+		Subject: parseResource(o.Subject), Problem: parseResource(o.Finding), Type: o.Problem,
+		SeverityClass: o.SeverityClass, Metric: parseResource(o.MetricNode), MetricName: o.Metric,
+		Experiment: parseResource(o.Experiment), Region: parseResource(o.Region), Rule: o.Rule, Description: o.Description,
 	}
-	return json.Marshal(o)
+	if o.Value != "" {
+		f.MetricValue = kb.String(o.Value)
+	}
+	if o.Severity != nil {
+		f.Severity, f.HasSeverity = *o.Severity, true
+	}
+	return nil
 }
 
 // FindingFilter selects findings; zero fields match everything.
 type FindingFilter struct {
 	// Type is a problem class IRI or local name (BigMessage).
-	Type        string
-	Subject     kb.Term
+	Type    string
+	Subject kb.Term
+	// Experiment is the IRI or local name of the subject's experiment.
+	Experiment  string
 	MinSeverity float64
 	Limit       int
 }
@@ -91,7 +162,8 @@ type FindingFilter struct {
 func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Finding, error) {
 	ids := map[string]kb.ID{}
 	for _, iri := range []string{HasProblemIRI, SeverityIRI, SeverityClassIRI, TriggeredByMetricIRI,
-		ProblemDescriptionIRI, HasMetricNameIRI, HasMetricValueIRI, rdfType, DerivationsGraphIRI} {
+		ProblemDescriptionIRI, HasMetricNameIRI, HasMetricValueIRI, rdfType, DerivationsGraphIRI,
+		ontology.InExperiment, ontology.OfCodeRegion} {
 		id, _, err := ds.Lookup(ctx, kb.IRI(iri))
 		if err != nil {
 			return nil, err
@@ -122,6 +194,11 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 			return kb.Term{}, err
 		}
 		return ds.Resolve(ctx, qs[0].O)
+	}
+	// The rule of each finding comes from its derivation record.
+	x, err := newExplainer(ctx, ds)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[[2]kb.ID]bool{}
 	var out []Finding
@@ -171,6 +248,22 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 		if f.Severity < filter.MinSeverity {
 			continue
 		}
+		if f.Experiment, err = first(q.S, ids[ontology.InExperiment]); err != nil {
+			return nil, err
+		}
+		if filter.Experiment != "" && filter.Experiment != f.Experiment.Value && filter.Experiment != localName(f.Experiment.Value) {
+			continue
+		}
+		if f.Region, err = first(q.S, ids[ontology.OfCodeRegion]); err != nil {
+			return nil, err
+		}
+		if x != nil {
+			if rec, found, err := x.findRecord(q.S, kb.Triple{S: f.Subject, P: kb.IRI(HasProblemIRI), O: f.Problem}); err != nil {
+				return nil, err
+			} else if found {
+				f.Rule = rec.rule
+			}
+		}
 		if c, err := first(q.O, ids[SeverityClassIRI]); err != nil {
 			return nil, err
 		} else {
@@ -208,7 +301,10 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 		if a.Type != b.Type {
 			return a.Type < b.Type
 		}
-		return a.Subject.Value < b.Subject.Value
+		if a.Subject.Value != b.Subject.Value {
+			return a.Subject.Value < b.Subject.Value
+		}
+		return a.Problem.Value < b.Problem.Value
 	})
 	if filter.Limit > 0 && len(out) > filter.Limit {
 		out = out[:filter.Limit]

@@ -3,9 +3,7 @@ package reasoner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/perfkb/perfkb/reasoner/rulelang"
@@ -48,20 +46,7 @@ func FileResolver(read func(string) ([]byte, error)) rulelang.Resolver {
 	if read == nil {
 		read = os.ReadFile
 	}
-	return func(name, from string) (string, []byte, error) {
-		if file, src, ok := rules.Lookup(name); ok {
-			return file, src, nil
-		}
-		path := name
-		if !filepath.IsAbs(path) && from != "" {
-			path = filepath.Join(filepath.Dir(from), path)
-		}
-		src, err := read(path)
-		if err != nil {
-			return "", nil, fmt.Errorf("cannot read rule file %s: %w", path, err)
-		}
-		return path, src, nil
-	}
+	return rulelang.FileResolver(read, rules.Lookup)
 }
 
 // ErrFileOverUpload is the error of UploadResolver for a name that is not a

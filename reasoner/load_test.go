@@ -88,7 +88,7 @@ func TestLoadSources(t *testing.T) {
 		{
 			name:    "missing file",
 			sources: []Source{{Name: filepath.Join(dir, "nothere.rules")}},
-			errs:    []string{filepath.Join(dir, "nothere.rules") + ":1:1: cannot read rule file"},
+			errs:    []string{filepath.Join(dir, "nothere.rules") + ":1:1: cannot read "},
 		},
 		{
 			name:    "malformed advice in a top-level file",

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
 )
 
@@ -174,8 +175,8 @@ type fakeRules struct {
 }
 
 var fakeFindings = []Finding{
-	{Subject: PerfontoNS + "rs1", Problem: PerfontoNS + "BigMessage", Severity: 0.8, Metric: "AvgMessageLength", Value: "131072", Experiment: PerfontoNS + "exp1"},
-	{Subject: PerfontoNS + "rs2", Problem: PerfontoNS + "LoadImbalance", Severity: 0.4, Metric: "wtime", Value: "3.1E8", Experiment: PerfontoNS + "exp2"},
+	{Subject: kb.IRI(PerfontoNS + "rs1"), Type: PerfontoNS + "BigMessage", Severity: 0.8, HasSeverity: true, MetricName: "AvgMessageLength", MetricValue: kb.String("131072"), Experiment: kb.IRI(PerfontoNS + "exp1")},
+	{Subject: kb.IRI(PerfontoNS + "rs2"), Type: PerfontoNS + "LoadImbalance", Severity: 0.4, HasSeverity: true, MetricName: "wtime", MetricValue: kb.String("3.1E8"), Experiment: kb.IRI(PerfontoNS + "exp2")},
 }
 
 func (f *fakeRules) Run(ctx context.Context, req RuleRunRequest) (RuleRunReport, error) {
@@ -199,7 +200,8 @@ func (f *fakeRules) Run(ctx context.Context, req RuleRunRequest) (RuleRunReport,
 	f.mu.Lock()
 	f.runs = append(f.runs, req)
 	f.mu.Unlock()
-	return RuleRunReport{Rules: 3, Derived: 10, Findings: 2, Iterations: 2, Advice: advice}, nil
+	report := reasoner.NewReport(reasoner.Summary{Rules: 3, Derived: 10, Rounds: 2}, fakeFindings)
+	return RuleRunReport{Report: report, Advice: advice}, nil
 }
 
 func (f *fakeRules) Check(ctx context.Context, name, text string) (RuleCheckReport, error) {
@@ -216,10 +218,10 @@ func (f *fakeRules) Check(ctx context.Context, name, text string) (RuleCheckRepo
 func (f *fakeRules) Findings(ctx context.Context, filter FindingFilter) ([]Finding, error) {
 	var out []Finding
 	for _, fd := range fakeFindings {
-		if filter.Problem != "" && !strings.HasSuffix(fd.Problem, filter.Problem) {
+		if filter.Problem != "" && !strings.HasSuffix(fd.Type, filter.Problem) {
 			continue
 		}
-		if filter.Experiment != "" && !strings.HasSuffix(fd.Experiment, filter.Experiment) {
+		if filter.Experiment != "" && !strings.HasSuffix(fd.Experiment.Value, filter.Experiment) {
 			continue
 		}
 		out = append(out, fd)
@@ -234,9 +236,9 @@ func (f *fakeRules) Explain(ctx context.Context, iri string) (Explanation, error
 	if iri != PerfontoNS+"rs1" {
 		return Explanation{}, fmt.Errorf("nothing derived about <%s>: %w", iri, ErrNotFound)
 	}
-	return Explanation{IRI: iri, Derivations: []Derivation{{
-		Triple: "<" + iri + "> perfonto:hasProblem perfonto:BigMessage", Rule: "rule_detect_bigmessages",
-		Premises: []Derivation{{Triple: "<" + iri + "> perfonto:ofCodeRegion <cr1>", Asserted: true}},
+	return Explanation{Subject: kb.IRI(iri), Derivations: []*Derivation{{
+		Triple: kb.Triple{S: kb.IRI(iri), P: kb.IRI(PerfontoNS + "hasProblem"), O: kb.IRI(PerfontoNS + "BigMessage")}, Rule: "rule_detect_bigmessages",
+		Premises: []*Derivation{{Triple: kb.Triple{S: kb.IRI(iri), P: kb.IRI(PerfontoNS + "ofCodeRegion"), O: kb.IRI("http://example.org/cr1")}, Asserted: true}},
 	}}}, nil
 }
 

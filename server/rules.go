@@ -45,10 +45,7 @@ func (s *Server) rulesRun(c *gin.Context) {
 	// the upload with its position before anything runs.)
 	s.advice.init(s.opts.Advice)
 	s.advice.add(report.Advice)
-	if report.Duration == 0 {
-		report.Duration = time.Since(start)
-	}
-	report.Seconds = report.Duration.Seconds()
+	report.SetDuration(time.Since(start))
 	respondData(c, http.StatusOK, report)
 }
 

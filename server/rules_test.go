@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/perfkb/perfkb/kb"
 )
 
 // dataOf decodes the success envelope's data into v.
@@ -62,7 +64,7 @@ func TestRulesRun(t *testing.T) {
 			}
 			var report RuleRunReport
 			dataOf(t, rec, &report)
-			if report.Findings != 2 || report.Derived != 10 {
+			if report.Summary.Findings != 2 || report.Summary.Derived != 10 || len(report.Findings) != 2 {
 				t.Errorf("report %+v", report)
 			}
 			got := rules.runs[len(rules.runs)-1]
@@ -168,7 +170,7 @@ func TestFindings(t *testing.T) {
 				t.Fatalf("%d findings, want %d", len(list), len(tc.wantSubj))
 			}
 			for i, f := range list {
-				if f.Subject != PerfontoNS+tc.wantSubj[i] {
+				if f.Subject != kb.IRI(PerfontoNS+tc.wantSubj[i]) {
 					t.Errorf("finding %d is %s", i, f.Subject)
 				}
 			}

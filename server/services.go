@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
 )
 
@@ -186,14 +187,10 @@ type RuleRunRequest struct {
 	RuleName string `json:"name,omitempty"`
 }
 
-// RuleRunReport summarises a rule run.
+// RuleRunReport is the answer of a rule run: reasoner.Report, the shape
+// `perfkb reason --format json` prints too, plus what the server keeps.
 type RuleRunReport struct {
-	Rules      int           `json:"rules"`
-	Derived    int64         `json:"derived"`
-	Findings   int64         `json:"findings"`
-	Iterations int           `json:"iterations"`
-	Duration   time.Duration `json:"-"`
-	Seconds    float64       `json:"seconds"`
+	reasoner.Report
 	// Advice is the #@advice of the uploaded file (not of the shipped
 	// sets), which the query page shows from now on.
 	Advice []rules.Advice `json:"-"`
@@ -224,39 +221,17 @@ type FindingFilter struct {
 	Limit int
 }
 
-// Finding is one problem a rule asserted about a resource.
-type Finding struct {
-	Subject    string  `json:"subject"`
-	Problem    string  `json:"problem"`
-	Severity   float64 `json:"severity,omitempty"`
-	Metric     string  `json:"metric,omitempty"`
-	Value      string  `json:"value,omitempty"`
-	Experiment string  `json:"experiment,omitempty"`
-	Region     string  `json:"region,omitempty"`
-	Rule       string  `json:"rule,omitempty"`
-	// SeverityClass and Description are the rule's words for the finding.
-	SeverityClass string `json:"severityClass,omitempty"`
-	Description   string `json:"description,omitempty"`
-}
+// Finding is one problem a rule asserted about a resource, in the one
+// findings shape of perfkb (see reasoner.Finding).
+type Finding = reasoner.Finding
 
-// Explanation is the derivation of what the rules concluded about a resource.
-type Explanation struct {
-	IRI string `json:"iri"`
-	// Derivations holds one tree per derived triple about IRI.
-	Derivations []Derivation `json:"derivations"`
-}
+// Explanation is the derivation of what the rules concluded about a
+// resource (see reasoner.Explanation).
+type Explanation = reasoner.Explanation
 
 // Derivation explains one triple: asserted, or derived by a rule from
-// premises that are themselves explained.
-type Derivation struct {
-	Triple   string       `json:"triple"`
-	Rule     string       `json:"rule,omitempty"`
-	Asserted bool         `json:"asserted,omitempty"`
-	Premises []Derivation `json:"premises,omitempty"`
-	// Note says why a branch stops early (a cycle, a depth limit, a
-	// derived triple without a record).
-	Note string `json:"note,omitempty"`
-}
+// premises that are themselves explained (see reasoner.Derivation).
+type Derivation = reasoner.Derivation
 
 // SiteService lists the grid sites this server knows about.
 type SiteService interface {

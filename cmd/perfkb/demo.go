@@ -181,7 +181,7 @@ func runDemoRules(ctx context.Context, app *App, ds kb.Dataset, changed bool) er
 		return fmt.Errorf("run the shipped rules: %w", err)
 	}
 	fmt.Fprintf(app.Stdout, "rules      %9d triples inferred by %d rules in %d rounds, %d findings, %.1fs\n",
-		report.Derived, report.Rules, report.Iterations, report.Findings, report.Duration.Seconds())
+		report.Summary.Derived, report.Summary.Rules, report.Summary.Rounds, report.Summary.Findings, report.Timing.Seconds)
 	return nil
 }
 

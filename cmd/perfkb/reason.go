@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -256,12 +255,8 @@ func summarizeFindings(findings []reasoner.Finding) []classSummary {
 
 func writeFindings(w io.Writer, format string, findings []reasoner.Finding, sum reasoner.Summary, limit int) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Summary  reasoner.Summary   `json:"summary"`
-			Findings []reasoner.Finding `json:"findings"`
-		}{sum, append([]reasoner.Finding{}, findings...)})
+		// The report POST /rules/run answers too (reasoner.Report).
+		return reasoner.WriteJSON(w, reasoner.NewReport(sum, findings))
 	}
 	if len(findings) == 0 {
 		_, err := fmt.Fprintln(w, "no performance problems found")
@@ -342,12 +337,8 @@ func formatNumber(v float64) string {
 
 func writeExplanation(w io.Writer, format string, term kb.Term, ders []*reasoner.Derivation) error {
 	if format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Term        string                 `json:"term"`
-			Derivations []*reasoner.Derivation `json:"derivations"`
-		}{term.String(), append([]*reasoner.Derivation{}, ders...)})
+		// The shape GET /explain answers too (reasoner.Explanation).
+		return reasoner.WriteJSON(w, reasoner.Explanation{Subject: term, Derivations: ders})
 	}
 	if len(ders) == 0 {
 		_, err := fmt.Fprintf(w, "no inferred triples about %s\n", term)

@@ -18,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
@@ -248,7 +249,7 @@ func TestReasonerThroughHTTP(t *testing.T) {
 	}
 	var run struct{ Data server.RuleRunReport }
 	json.Unmarshal(rec.Body.Bytes(), &run)
-	if run.Data.Rules == 0 || run.Data.Derived == 0 || run.Data.Findings == 0 {
+	if run.Data.Summary.Rules == 0 || run.Data.Summary.Derived == 0 || run.Data.Summary.Findings == 0 || len(run.Data.Findings) != run.Data.Summary.Findings {
 		t.Fatalf("rule run report %s", rec.Body)
 	}
 
@@ -261,11 +262,11 @@ func TestReasonerThroughHTTP(t *testing.T) {
 		t.Errorf("%d BigMessage findings, the generator planted %d", len(findings.Data), summary.BigMessageRegionSummaries)
 	}
 	first := findings.Data[0]
-	if first.Experiment == "" || first.Metric != "AvgMessageLength" {
+	if first.Experiment.IsZero() || first.MetricName != "AvgMessageLength" || first.Rule == "" || first.Region.IsZero() {
 		t.Errorf("finding %+v", first)
 	}
 	// Filtering by the experiment keeps that experiment's findings only.
-	rec = get(t, srv, "/findings?problem=BigMessage&experiment="+url.QueryEscape(first.Experiment))
+	rec = get(t, srv, "/findings?problem=BigMessage&experiment="+url.QueryEscape(first.Experiment.Value))
 	var byExp struct{ Data []server.Finding }
 	json.Unmarshal(rec.Body.Bytes(), &byExp)
 	if len(byExp.Data) == 0 {
@@ -277,7 +278,7 @@ func TestReasonerThroughHTTP(t *testing.T) {
 		}
 	}
 
-	rec = get(t, srv, "/explain?iri="+url.QueryEscape(first.Subject))
+	rec = get(t, srv, "/explain?iri="+url.QueryEscape(first.Subject.Value))
 	var exp struct{ Data server.Explanation }
 	json.Unmarshal(rec.Body.Bytes(), &exp)
 	if rec.Code != http.StatusOK || len(exp.Data.Derivations) == 0 {
@@ -285,7 +286,7 @@ func TestReasonerThroughHTTP(t *testing.T) {
 	}
 	found := false
 	for _, d := range exp.Data.Derivations {
-		if strings.Contains(d.Triple, "hasProblem") && d.Rule != "" && len(d.Premises) > 0 {
+		if d.Triple.P.Value == ontology.HasProblem && d.Rule != "" && len(d.Premises) > 0 {
 			found = true
 		}
 	}

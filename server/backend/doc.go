@@ -4,7 +4,7 @@
 // and the shipped rule files of package rules.
 //
 //	server.QueryService ◀── QueryEngine ──▶ query.Prepare / query.Exec / query.Update
-//	server.RuleService  ◀── Reasoner    ──▶ rulelang.Parse, reasoner.Compile / Run / Findings / Explain
+//	server.RuleService  ◀── Reasoner    ──▶ reasoner.LoadSources (UploadResolver) / Run / Findings / Explain
 //
 // The adapters translate errors into the forms the server maps to HTTP
 // statuses: syntax errors keep their line and column (400), limits become

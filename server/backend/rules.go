@@ -9,18 +9,10 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
 	"github.com/perfkb/perfkb/server"
-)
-
-// PERFONTO IRIs the findings listing reads.
-const (
-	inExperiment   = ontology.InExperiment
-	ofCodeRegion   = ontology.OfCodeRegion
-	shippedRuleSet = "shipped rule sets"
 )
 
 // Reasoner runs rules over a store and reports their findings.
@@ -85,16 +77,16 @@ func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.R
 	defer r.runs.Unlock()
 	start := time.Now()
 	sum, err := reasoner.Run(ctx, r.DS, prog, r.Options)
-	report := server.RuleRunReport{Rules: sum.Rules, Derived: sum.Derived, Iterations: sum.Rounds, Duration: time.Since(start), Advice: uploadedAdvice(prog)}
 	if err != nil {
+		report := server.RuleRunReport{Report: reasoner.NewReport(sum, nil)}
+		report.SetDuration(time.Since(start))
 		return report, translateRuleError(ctx, err)
 	}
 	findings, err := reasoner.Findings(ctx, r.DS, reasoner.FindingFilter{})
 	if err != nil {
-		return report, err
+		return server.RuleRunReport{}, err
 	}
-	report.Findings = int64(len(findings))
-	return report, nil
+	return server.RuleRunReport{Report: reasoner.NewReport(sum, findings), Advice: uploadedAdvice(prog)}, nil
 }
 
 // Check implements server.RuleService.
@@ -143,76 +135,7 @@ func translateRuleError(ctx context.Context, err error) error {
 
 // Findings implements server.RuleService.
 func (r *Reasoner) Findings(ctx context.Context, filter server.FindingFilter) ([]server.Finding, error) {
-	limit := filter.Limit
-	if filter.Experiment != "" {
-		limit = 0 // filtered below
-	}
-	list, err := reasoner.Findings(ctx, r.DS, reasoner.FindingFilter{Type: filter.Problem, Limit: limit})
-	if err != nil {
-		return nil, err
-	}
-	expID, _, err := r.DS.Lookup(ctx, kb.IRI(inExperiment))
-	if err != nil {
-		return nil, err
-	}
-	regionID, _, err := r.DS.Lookup(ctx, kb.IRI(ofCodeRegion))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]server.Finding, 0, len(list))
-	for _, f := range list {
-		sf := server.Finding{
-			Subject:       f.Subject.Value,
-			Problem:       f.Type,
-			Severity:      f.Severity,
-			SeverityClass: f.SeverityClass,
-			Metric:        f.MetricName,
-			Value:         f.MetricValue.Value,
-			Description:   f.Description,
-		}
-		if sf.Problem == "" {
-			sf.Problem = f.Problem.Value
-		}
-		if sf.Experiment, err = r.object(ctx, f.Subject, expID); err != nil {
-			return nil, err
-		}
-		if sf.Region, err = r.object(ctx, f.Subject, regionID); err != nil {
-			return nil, err
-		}
-		if filter.Experiment != "" && sf.Experiment != filter.Experiment && localName(sf.Experiment) != filter.Experiment {
-			continue
-		}
-		out = append(out, sf)
-		if filter.Limit > 0 && len(out) == filter.Limit {
-			break
-		}
-	}
-	return out, nil
-}
-
-// object returns the value of the first (subject, predicate, ?o) quad.
-func (r *Reasoner) object(ctx context.Context, subject kb.Term, predicate kb.ID) (string, error) {
-	if predicate == kb.Any || subject.IsZero() {
-		return "", nil
-	}
-	s, ok, err := r.DS.Lookup(ctx, subject)
-	if err != nil || !ok {
-		return "", err
-	}
-	it := r.DS.Match(ctx, kb.Pattern{S: s, P: predicate})
-	defer it.Close()
-	if !it.Next() {
-		return "", it.Err()
-	}
-	t, err := r.DS.Resolve(ctx, it.Quad().O)
-	return t.Value, err
-}
-
-func localName(iri string) string {
-	if i := strings.LastIndexAny(iri, "#/"); i >= 0 {
-		return iri[i+1:]
-	}
-	return iri
+	return reasoner.Findings(ctx, r.DS, reasoner.FindingFilter{Type: filter.Problem, Experiment: filter.Experiment, Limit: filter.Limit})
 }
 
 // Explain implements server.RuleService.
@@ -228,22 +151,5 @@ func (r *Reasoner) Explain(ctx context.Context, iri string) (server.Explanation,
 	if len(derivations) == 0 {
 		return server.Explanation{}, fmt.Errorf("no derived triple has subject <%s>: %w", iri, server.ErrNotFound)
 	}
-	exp := server.Explanation{IRI: iri}
-	for _, d := range derivations {
-		exp.Derivations = append(exp.Derivations, convertDerivation(d))
-	}
-	return exp, nil
-}
-
-func convertDerivation(d *reasoner.Derivation) server.Derivation {
-	out := server.Derivation{
-		Triple:   d.Triple.S.String() + " " + d.Triple.P.String() + " " + d.Triple.O.String() + " .",
-		Rule:     d.Rule,
-		Asserted: d.Asserted,
-		Note:     d.Note,
-	}
-	for _, p := range d.Premises {
-		out.Premises = append(out.Premises, convertDerivation(p))
-	}
-	return out
+	return server.Explanation{Subject: term, Derivations: derivations}, nil
 }

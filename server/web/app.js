@@ -973,7 +973,7 @@ async function runRules() {
   const resp = await fetch("/rules/run", { method: "POST", headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
   const r = (await resp.json()).data;
-  setStatus("findings-status", `${r.rules} rules derived ${r.derived} triples (${r.findings} findings) in ${r.seconds.toFixed(2)} s`);
+  setStatus("findings-status", `${r.summary.rules} rules derived ${r.summary.derived} triples (${r.summary.findings} findings) in ${r.timing.seconds.toFixed(2)} s`);
   loadFindings();
 }
 
