@@ -24,6 +24,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/function"
 	"github.com/perfkb/perfkb/query/results"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -91,6 +92,10 @@ type Options struct {
 	// NoOptimize runs the algebra as written, without the optimizer's
 	// reordering and filter placement (see eval.Options.NoOptimize).
 	NoOptimize bool
+	// Functions declares the functions queries may call, for parsing and
+	// evaluation alike (nil: DefaultFunctions()). Clone DefaultFunctions
+	// and Register extension functions on the clone to add some.
+	Functions *function.Registry
 }
 
 // Language is the query language of a prepared query.
@@ -127,7 +132,7 @@ func PrepareContext(ctx context.Context, text string, opts Options) (*Prepared, 
 		}
 		return &Prepared{Text: text, Language: RDQL, Query: q}, nil
 	}
-	q, err := syntax.ParseQuery(text, syntax.Options{BaseIRI: opts.Base, Context: ctx})
+	q, err := syntax.ParseQuery(text, syntax.Options{BaseIRI: opts.Base, Context: ctx, Functions: functions(opts)})
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +146,7 @@ func PrepareUpdate(text string, opts Options) (*algebra.Update, error) {
 
 // PrepareUpdateContext is PrepareUpdate that stops when ctx ends.
 func PrepareUpdateContext(ctx context.Context, text string, opts Options) (*algebra.Update, error) {
-	return syntax.ParseUpdate(text, syntax.Options{BaseIRI: opts.Base, Context: ctx})
+	return syntax.ParseUpdate(text, syntax.Options{BaseIRI: opts.Base, Context: ctx, Functions: functions(opts)})
 }
 
 func evalOptions(opts Options) eval.Options {
@@ -149,7 +154,7 @@ func evalOptions(opts Options) eval.Options {
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
 		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield,
-		NoOptimize: opts.NoOptimize}
+		NoOptimize: opts.NoOptimize, Functions: functions(opts)}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it

@@ -37,59 +37,60 @@ type FuncExpr struct {
 // upper-case (IRI for IRI/URI, ISIRI for isIRI/isURI, SAMETERM for sameTerm).
 type Builtin string
 
-// The SPARQL 1.1 built-in calls. The comment gives the arity the parser
-// enforces.
+// The SPARQL 1.1 built-in calls. Their arities are declared once, in
+// query/function (function.Builtin), which the parser and the evaluator
+// both read.
 const (
-	BuiltinStr          Builtin = "STR"            // 1
-	BuiltinLang         Builtin = "LANG"           // 1
-	BuiltinLangMatches  Builtin = "LANGMATCHES"    // 2
-	BuiltinDatatype     Builtin = "DATATYPE"       // 1
-	BuiltinBound        Builtin = "BOUND"          // 1, argument is always a *VarExpr
-	BuiltinIRI          Builtin = "IRI"            // 1 (also URI); resolve against Query.BaseIRI
-	BuiltinBNode        Builtin = "BNODE"          // 0 or 1
-	BuiltinRand         Builtin = "RAND"           // 0
-	BuiltinAbs          Builtin = "ABS"            // 1
-	BuiltinCeil         Builtin = "CEIL"           // 1
-	BuiltinFloor        Builtin = "FLOOR"          // 1
-	BuiltinRound        Builtin = "ROUND"          // 1
-	BuiltinConcat       Builtin = "CONCAT"         // 0 or more
-	BuiltinStrLen       Builtin = "STRLEN"         // 1
-	BuiltinUCase        Builtin = "UCASE"          // 1
-	BuiltinLCase        Builtin = "LCASE"          // 1
-	BuiltinEncodeForURI Builtin = "ENCODE_FOR_URI" // 1
-	BuiltinContains     Builtin = "CONTAINS"       // 2
-	BuiltinStrStarts    Builtin = "STRSTARTS"      // 2
-	BuiltinStrEnds      Builtin = "STRENDS"        // 2
-	BuiltinStrBefore    Builtin = "STRBEFORE"      // 2
-	BuiltinStrAfter     Builtin = "STRAFTER"       // 2
-	BuiltinYear         Builtin = "YEAR"           // 1
-	BuiltinMonth        Builtin = "MONTH"          // 1
-	BuiltinDay          Builtin = "DAY"            // 1
-	BuiltinHours        Builtin = "HOURS"          // 1
-	BuiltinMinutes      Builtin = "MINUTES"        // 1
-	BuiltinSeconds      Builtin = "SECONDS"        // 1
-	BuiltinTimezone     Builtin = "TIMEZONE"       // 1
-	BuiltinTZ           Builtin = "TZ"             // 1
-	BuiltinNow          Builtin = "NOW"            // 0
-	BuiltinUUID         Builtin = "UUID"           // 0
-	BuiltinStrUUID      Builtin = "STRUUID"        // 0
-	BuiltinMD5          Builtin = "MD5"            // 1
-	BuiltinSHA1         Builtin = "SHA1"           // 1
-	BuiltinSHA256       Builtin = "SHA256"         // 1
-	BuiltinSHA384       Builtin = "SHA384"         // 1
-	BuiltinSHA512       Builtin = "SHA512"         // 1
-	BuiltinCoalesce     Builtin = "COALESCE"       // 0 or more; not strict
-	BuiltinIf           Builtin = "IF"             // 3; not strict
-	BuiltinStrLang      Builtin = "STRLANG"        // 2
-	BuiltinStrDT        Builtin = "STRDT"          // 2
-	BuiltinSameTerm     Builtin = "SAMETERM"       // 2
-	BuiltinIsIRI        Builtin = "ISIRI"          // 1 (also isURI)
-	BuiltinIsBlank      Builtin = "ISBLANK"        // 1
-	BuiltinIsLiteral    Builtin = "ISLITERAL"      // 1
-	BuiltinIsNumeric    Builtin = "ISNUMERIC"      // 1
-	BuiltinRegex        Builtin = "REGEX"          // 2 or 3
-	BuiltinSubstr       Builtin = "SUBSTR"         // 2 or 3
-	BuiltinReplace      Builtin = "REPLACE"        // 3 or 4
+	BuiltinStr          Builtin = "STR"
+	BuiltinLang         Builtin = "LANG"
+	BuiltinLangMatches  Builtin = "LANGMATCHES"
+	BuiltinDatatype     Builtin = "DATATYPE"
+	BuiltinBound        Builtin = "BOUND" // argument is always a *VarExpr
+	BuiltinIRI          Builtin = "IRI"   // also URI; resolved against Query.BaseIRI
+	BuiltinBNode        Builtin = "BNODE"
+	BuiltinRand         Builtin = "RAND"
+	BuiltinAbs          Builtin = "ABS"
+	BuiltinCeil         Builtin = "CEIL"
+	BuiltinFloor        Builtin = "FLOOR"
+	BuiltinRound        Builtin = "ROUND"
+	BuiltinConcat       Builtin = "CONCAT"
+	BuiltinStrLen       Builtin = "STRLEN"
+	BuiltinUCase        Builtin = "UCASE"
+	BuiltinLCase        Builtin = "LCASE"
+	BuiltinEncodeForURI Builtin = "ENCODE_FOR_URI"
+	BuiltinContains     Builtin = "CONTAINS"
+	BuiltinStrStarts    Builtin = "STRSTARTS"
+	BuiltinStrEnds      Builtin = "STRENDS"
+	BuiltinStrBefore    Builtin = "STRBEFORE"
+	BuiltinStrAfter     Builtin = "STRAFTER"
+	BuiltinYear         Builtin = "YEAR"
+	BuiltinMonth        Builtin = "MONTH"
+	BuiltinDay          Builtin = "DAY"
+	BuiltinHours        Builtin = "HOURS"
+	BuiltinMinutes      Builtin = "MINUTES"
+	BuiltinSeconds      Builtin = "SECONDS"
+	BuiltinTimezone     Builtin = "TIMEZONE"
+	BuiltinTZ           Builtin = "TZ"
+	BuiltinNow          Builtin = "NOW"
+	BuiltinUUID         Builtin = "UUID"
+	BuiltinStrUUID      Builtin = "STRUUID"
+	BuiltinMD5          Builtin = "MD5"
+	BuiltinSHA1         Builtin = "SHA1"
+	BuiltinSHA256       Builtin = "SHA256"
+	BuiltinSHA384       Builtin = "SHA384"
+	BuiltinSHA512       Builtin = "SHA512"
+	BuiltinCoalesce     Builtin = "COALESCE" // not strict
+	BuiltinIf           Builtin = "IF"       // not strict
+	BuiltinStrLang      Builtin = "STRLANG"
+	BuiltinStrDT        Builtin = "STRDT"
+	BuiltinSameTerm     Builtin = "SAMETERM"
+	BuiltinIsIRI        Builtin = "ISIRI" // also isURI
+	BuiltinIsBlank      Builtin = "ISBLANK"
+	BuiltinIsLiteral    Builtin = "ISLITERAL"
+	BuiltinIsNumeric    Builtin = "ISNUMERIC"
+	BuiltinRegex        Builtin = "REGEX"
+	BuiltinSubstr       Builtin = "SUBSTR"
+	BuiltinReplace      Builtin = "REPLACE"
 )
 
 // BuiltinExpr is a call of a built-in function (§17.4). COALESCE, IF and

@@ -8,21 +8,22 @@ import (
 	"github.com/perfkb/perfkb/kb"
 )
 
-// Casts maps XSD datatype IRIs to their constructor functions (§17.5).
-var Casts = map[string]func(kb.Term) (kb.Term, error){
-	XSDString:   castString,
-	XSDBoolean:  castBoolean,
-	XSDDecimal:  castDecimal,
-	XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, NumFloat) },
-	XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, NumDouble) },
-	XSDDateTime: castDateTime,
-}
-
-func init() {
-	for dt := range integerTypes {
-		Casts[dt] = func(t kb.Term) (kb.Term, error) { return castInteger(t, dt) }
+// castImpls implements the XSD constructor functions (§17.5) that
+// function.Builtin declares by IRI.
+var castImpls = func() map[string]func(kb.Term) (kb.Term, error) {
+	m := map[string]func(kb.Term) (kb.Term, error){
+		XSDString:   castString,
+		XSDBoolean:  castBoolean,
+		XSDDecimal:  castDecimal,
+		XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, NumFloat) },
+		XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, NumDouble) },
+		XSDDateTime: castDateTime,
 	}
-}
+	for dt := range integerTypes {
+		m[dt] = func(t kb.Term) (kb.Term, error) { return castInteger(t, dt) }
+	}
+	return m
+}()
 
 func castString(t kb.Term) (kb.Term, error) {
 	switch {

@@ -32,7 +32,10 @@
 // Values. value.go, functions.go, cast.go and datetime.go implement XSD
 // numeric promotion, effective boolean value, = and < with the SPARQL
 // error semantics (ErrType), ORDER BY ordering, every SPARQL 1.1 builtin
-// and the XSD casts with canonical lexical forms.
+// and the XSD casts with canonical lexical forms. Which functions exist
+// and their arities is declared once in query/function (Options.Functions,
+// function.Builtin by default); a call is resolved to its implementation
+// when the query is compiled, never looked up per row.
 //
 // Update evaluates the operations of a request over an overlay of the
 // store and applies the net change with one atomic kb.Dataset.Apply.

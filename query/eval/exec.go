@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 	"github.com/perfkb/perfkb/query/opt"
 )
 
@@ -86,6 +87,9 @@ type Options struct {
 	// group, and joins by value wherever more than a BGP, path or VALUES
 	// table is fed bindings. For checking the optimizer; slow.
 	NoOptimize bool
+	// Functions resolves function calls: built-in keywords, casts and
+	// extension functions by IRI. Nil means function.Builtin().
+	Functions *function.Registry
 }
 
 // executor holds the state of one evaluation.

@@ -2,10 +2,12 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // cexpr is a compiled expression evaluated against a row.
@@ -102,29 +104,7 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 	case *algebra.BuiltinExpr:
 		return ex.compileBuiltin(x, sc)
 	case *algebra.FuncExpr:
-		args, err := ex.compileExprs(x.Args, sc)
-		if err != nil {
-			return nil, err
-		}
-		cast, ok := Casts[x.IRI]
-		if !ok {
-			iri := x.IRI
-			return func(*executor, row) (kb.Term, error) {
-				return kb.Term{}, typeErr("unknown function <%s>", iri)
-			}, nil
-		}
-		if len(args) != 1 {
-			return func(*executor, row) (kb.Term, error) {
-				return kb.Term{}, typeErr("cast takes one argument")
-			}, nil
-		}
-		return func(ex *executor, r row) (kb.Term, error) {
-			t, err := args[0](ex, r)
-			if err != nil {
-				return t, err
-			}
-			return cast(t)
-		}, nil
+		return ex.compileFunc(x, sc)
 	case *algebra.AggregateExpr:
 		return nil, errors.New("eval: aggregate outside a group")
 	}
@@ -260,14 +240,106 @@ func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, err
 			return kb.Term{}, typeErr("COALESCE: no argument has a value")
 		}, nil
 	}
-	name := string(x.Name)
-	b, ok := Builtins[name]
-	if !ok {
-		return nil, errors.New("eval: unknown builtin " + name)
+	def, ok := ex.functions().Keyword(string(x.Name))
+	if !ok || def.Special {
+		return nil, fmt.Errorf("eval: unknown built-in %s", x.Name)
 	}
-	// REGEX and REPLACE with constant patterns compile once (cached by env).
+	if err := def.CheckArity(len(args)); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	if c, ok, err := ex.compileRegex(x.Name, x.Args, args); ok || err != nil {
+		return c, err
+	}
+	fn, err := implOf(def)
+	if err != nil {
+		return nil, err
+	}
+	return call(fn, args), nil
+}
+
+// functions returns the registry calls resolve against.
+func (ex *executor) functions() *function.Registry {
+	if ex.opts.Functions != nil {
+		return ex.opts.Functions
+	}
+	return function.Builtin()
+}
+
+// compileFunc compiles a call by IRI: a cast or an extension function,
+// resolved once here. A function the registry does not declare makes
+// every call an expression error, as the grammar allows any IRI (§17.6)
+// and the parser rejects only undeclared IRIs of closed namespaces.
+func (ex *executor) compileFunc(x *algebra.FuncExpr, sc scope) (cexpr, error) {
+	args, err := ex.compileExprs(x.Args, sc)
+	if err != nil {
+		return nil, err
+	}
+	def, ok := ex.functions().IRI(x.IRI)
+	if !ok {
+		iri := x.IRI
+		return func(*executor, row) (kb.Term, error) {
+			return kb.Term{}, typeErr("unknown function <%s>", iri)
+		}, nil
+	}
+	if err := def.CheckArity(len(args)); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	if cast, ok := castImpls[def.Name]; ok && def.Call == nil {
+		// A cast takes one argument and no per-query state: call it
+		// directly, without an argument slice.
+		a0 := args[0]
+		return func(ex *executor, r row) (kb.Term, error) {
+			t, err := a0(ex, r)
+			if err != nil {
+				return t, err
+			}
+			return cast(t)
+		}, nil
+	}
+	fn, err := implOf(def)
+	if err != nil {
+		return nil, err
+	}
+	return call(fn, args), nil
+}
+
+// call returns the compiled call of fn: the arguments are evaluated in
+// order into a slice allocated once per call site (rows are evaluated one
+// at a time, and implementations do not keep the slice), and the first
+// argument error is the call's error (§17.3, functions are strict).
+func call(fn impl, args []cexpr) cexpr {
+	switch len(args) {
+	case 0:
+		return func(ex *executor, _ row) (kb.Term, error) { return fn(ex.env, nil) }
+	case 1:
+		a0 := args[0]
+		vals := make([]kb.Term, 1)
+		return func(ex *executor, r row) (kb.Term, error) {
+			t, err := a0(ex, r)
+			if err != nil {
+				return t, err
+			}
+			vals[0] = t
+			return fn(ex.env, vals)
+		}
+	case 2:
+		a0, a1 := args[0], args[1]
+		vals := make([]kb.Term, 2)
+		return func(ex *executor, r row) (kb.Term, error) {
+			t, err := a0(ex, r)
+			if err != nil {
+				return t, err
+			}
+			vals[0] = t
+			if t, err = a1(ex, r); err != nil {
+				return t, err
+			}
+			vals[1] = t
+			return fn(ex.env, vals)
+		}
+	}
+	vals := make([]kb.Term, len(args))
 	return func(ex *executor, r row) (kb.Term, error) {
-		vals := make([]kb.Term, len(args))
 		for i, a := range args {
 			t, err := a(ex, r)
 			if err != nil {
@@ -275,11 +347,8 @@ func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, err
 			}
 			vals[i] = t
 		}
-		if len(vals) < b.MinArgs || (b.MaxArgs >= 0 && len(vals) > b.MaxArgs) {
-			return kb.Term{}, typeErr("%s: wrong number of arguments", name)
-		}
-		return b.Fn(ex.env, vals)
-	}, nil
+		return fn(ex.env, vals)
+	}
 }
 
 // inCheckEvery is how many list elements IN compares between context

@@ -20,6 +20,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // FuncEnv is the per-query state builtin functions need: the query's NOW,
@@ -62,90 +64,112 @@ func (e *FuncEnv) FreshBlank() kb.Term {
 	return kb.Blank(e.prefix + strconv.FormatUint(e.counter, 10))
 }
 
-// Builtin is a SPARQL builtin function over evaluated arguments.
-type Builtin struct {
-	MinArgs, MaxArgs int // MaxArgs < 0: variadic
-	Fn               func(env *FuncEnv, args []kb.Term) (kb.Term, error)
+// impl implements a built-in call over its evaluated arguments; their
+// number is within the arity query/function declares. It must not keep
+// args (the compiled call reuses the slice for the next row).
+type impl func(env *FuncEnv, args []kb.Term) (kb.Term, error)
+
+func pure(fn func(args []kb.Term) (kb.Term, error)) impl {
+	return func(_ *FuncEnv, a []kb.Term) (kb.Term, error) { return fn(a) }
 }
 
-func pure(minArgs, maxArgs int, fn func(args []kb.Term) (kb.Term, error)) Builtin {
-	return Builtin{minArgs, maxArgs, func(_ *FuncEnv, a []kb.Term) (kb.Term, error) { return fn(a) }}
-}
-
-// Builtins maps upper-case SPARQL builtin names to their implementation.
-// Functional forms that need unevaluated arguments (BOUND, IF, COALESCE,
-// EXISTS, IN, logical operators) are handled by the evaluator.
-var Builtins = map[string]Builtin{
-	"STR":            pure(1, 1, fnStr),
-	"LANG":           pure(1, 1, fnLang),
-	"LANGMATCHES":    pure(2, 2, fnLangMatches),
-	"DATATYPE":       pure(1, 1, fnDatatype),
-	"IRI":            {1, 1, fnIRI},
-	"URI":            {1, 1, fnIRI},
-	"BNODE":          {0, 1, fnBNode},
-	"RAND":           pure(0, 0, func([]kb.Term) (kb.Term, error) { return Double(mrand.Float64()), nil }),
-	"ABS":            pure(1, 1, fnAbs),
-	"CEIL":           pure(1, 1, fnCeil),
-	"FLOOR":          pure(1, 1, fnFloor),
-	"ROUND":          pure(1, 1, fnRound),
-	"CONCAT":         pure(0, -1, fnConcat),
-	"STRLEN":         pure(1, 1, fnStrlen),
-	"UCASE":          pure(1, 1, func(a []kb.Term) (kb.Term, error) { return mapString(a[0], strings.ToUpper) }),
-	"LCASE":          pure(1, 1, func(a []kb.Term) (kb.Term, error) { return mapString(a[0], strings.ToLower) }),
-	"ENCODE_FOR_URI": pure(1, 1, fnEncodeForURI),
-	"CONTAINS":       pure(2, 2, func(a []kb.Term) (kb.Term, error) { return strTest(a, strings.Contains) }),
-	"STRSTARTS":      pure(2, 2, func(a []kb.Term) (kb.Term, error) { return strTest(a, strings.HasPrefix) }),
-	"STRENDS":        pure(2, 2, func(a []kb.Term) (kb.Term, error) { return strTest(a, strings.HasSuffix) }),
-	"STRBEFORE":      pure(2, 2, fnStrBefore),
-	"STRAFTER":       pure(2, 2, fnStrAfter),
-	"YEAR":           pure(1, 1, fnYear),
-	"MONTH":          pure(1, 1, fnMonth),
-	"DAY":            pure(1, 1, fnDay),
-	"HOURS":          pure(1, 1, fnHours),
-	"MINUTES":        pure(1, 1, fnMinutes),
-	"SECONDS":        pure(1, 1, fnSeconds),
-	"TIMEZONE":       pure(1, 1, fnTimezone),
-	"TZ":             pure(1, 1, fnTZ),
-	"NOW":            {0, 0, func(e *FuncEnv, _ []kb.Term) (kb.Term, error) { return formatNow(e.Now), nil }},
-	"UUID":           pure(0, 0, func([]kb.Term) (kb.Term, error) { return kb.IRI("urn:uuid:" + newUUID()), nil }),
-	"STRUUID":        pure(0, 0, func([]kb.Term) (kb.Term, error) { return kb.String(newUUID()), nil }),
-	"MD5":            pure(1, 1, func(a []kb.Term) (kb.Term, error) { return hashString(a[0], md5.New()) }),
-	"SHA1":           pure(1, 1, func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha1.New()) }),
-	"SHA256":         pure(1, 1, func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha256.New()) }),
-	"SHA384":         pure(1, 1, func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha512.New384()) }),
-	"SHA512":         pure(1, 1, func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha512.New()) }),
-	"STRLANG":        pure(2, 2, fnStrLang),
-	"STRDT":          pure(2, 2, fnStrDT),
-	"SAMETERM":       pure(2, 2, func(a []kb.Term) (kb.Term, error) { return Bool(a[0] == a[1]), nil }),
-	"ISIRI":          pure(1, 1, func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindIRI), nil }),
-	"ISURI":          pure(1, 1, func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindIRI), nil }),
-	"ISBLANK":        pure(1, 1, func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindBlank), nil }),
-	"ISLITERAL":      pure(1, 1, func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindLiteral), nil }),
-	"ISNUMERIC": pure(1, 1, func(a []kb.Term) (kb.Term, error) {
+// builtinImpls implements the built-in calls that function.Builtin
+// declares (names and arities are there, stated once). The special forms
+// BOUND, IF and COALESCE, which do not evaluate all their arguments first,
+// are compiled by compileBuiltin instead. TestImplementationsDeclared fails
+// when this table and the declarations disagree.
+var builtinImpls = map[algebra.Builtin]impl{
+	algebra.BuiltinStr:          pure(fnStr),
+	algebra.BuiltinLang:         pure(fnLang),
+	algebra.BuiltinLangMatches:  pure(fnLangMatches),
+	algebra.BuiltinDatatype:     pure(fnDatatype),
+	algebra.BuiltinIRI:          fnIRI,
+	algebra.BuiltinBNode:        fnBNode,
+	algebra.BuiltinRand:         pure(func([]kb.Term) (kb.Term, error) { return Double(mrand.Float64()), nil }),
+	algebra.BuiltinAbs:          pure(fnAbs),
+	algebra.BuiltinCeil:         pure(fnCeil),
+	algebra.BuiltinFloor:        pure(fnFloor),
+	algebra.BuiltinRound:        pure(fnRound),
+	algebra.BuiltinConcat:       pure(fnConcat),
+	algebra.BuiltinStrLen:       pure(fnStrlen),
+	algebra.BuiltinUCase:        pure(func(a []kb.Term) (kb.Term, error) { return mapString(a[0], strings.ToUpper) }),
+	algebra.BuiltinLCase:        pure(func(a []kb.Term) (kb.Term, error) { return mapString(a[0], strings.ToLower) }),
+	algebra.BuiltinEncodeForURI: pure(fnEncodeForURI),
+	algebra.BuiltinContains:     pure(func(a []kb.Term) (kb.Term, error) { return strTest(a, strings.Contains) }),
+	algebra.BuiltinStrStarts:    pure(func(a []kb.Term) (kb.Term, error) { return strTest(a, strings.HasPrefix) }),
+	algebra.BuiltinStrEnds:      pure(func(a []kb.Term) (kb.Term, error) { return strTest(a, strings.HasSuffix) }),
+	algebra.BuiltinStrBefore:    pure(fnStrBefore),
+	algebra.BuiltinStrAfter:     pure(fnStrAfter),
+	algebra.BuiltinYear:         pure(fnYear),
+	algebra.BuiltinMonth:        pure(fnMonth),
+	algebra.BuiltinDay:          pure(fnDay),
+	algebra.BuiltinHours:        pure(fnHours),
+	algebra.BuiltinMinutes:      pure(fnMinutes),
+	algebra.BuiltinSeconds:      pure(fnSeconds),
+	algebra.BuiltinTimezone:     pure(fnTimezone),
+	algebra.BuiltinTZ:           pure(fnTZ),
+	algebra.BuiltinNow:          func(e *FuncEnv, _ []kb.Term) (kb.Term, error) { return formatNow(e.Now), nil },
+	algebra.BuiltinUUID:         pure(func([]kb.Term) (kb.Term, error) { return kb.IRI("urn:uuid:" + newUUID()), nil }),
+	algebra.BuiltinStrUUID:      pure(func([]kb.Term) (kb.Term, error) { return kb.String(newUUID()), nil }),
+	algebra.BuiltinMD5:          pure(func(a []kb.Term) (kb.Term, error) { return hashString(a[0], md5.New()) }),
+	algebra.BuiltinSHA1:         pure(func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha1.New()) }),
+	algebra.BuiltinSHA256:       pure(func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha256.New()) }),
+	algebra.BuiltinSHA384:       pure(func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha512.New384()) }),
+	algebra.BuiltinSHA512:       pure(func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha512.New()) }),
+	algebra.BuiltinStrLang:      pure(fnStrLang),
+	algebra.BuiltinStrDT:        pure(fnStrDT),
+	algebra.BuiltinSameTerm:     pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0] == a[1]), nil }),
+	algebra.BuiltinIsIRI:        pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindIRI), nil }),
+	algebra.BuiltinIsBlank:      pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindBlank), nil }),
+	algebra.BuiltinIsLiteral:    pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindLiteral), nil }),
+	algebra.BuiltinIsNumeric: pure(func(a []kb.Term) (kb.Term, error) {
 		_, ok := ParseNumeric(a[0])
 		return Bool(ok), nil
 	}),
-	"REGEX":   {2, 3, fnRegex},
-	"SUBSTR":  pure(2, 3, fnSubstr),
-	"REPLACE": {3, 4, fnReplace},
+	algebra.BuiltinRegex:   fnRegex,
+	algebra.BuiltinSubstr:  pure(fnSubstr),
+	algebra.BuiltinReplace: fnReplace,
 }
 
-// CallBuiltin calls the builtin name (upper-case) on evaluated arguments.
+// CallBuiltin calls the built-in named by its keyword (any case, aliases
+// included) or the cast named by its IRI on evaluated arguments, checking
+// the arity function.Builtin declares. It is for tests and tools; queries
+// resolve their calls once, when compiled.
 func CallBuiltin(env *FuncEnv, name string, args []kb.Term) (kb.Term, error) {
-	b, ok := Builtins[name]
+	funcs := function.Builtin()
+	def, ok := funcs.Keyword(name)
 	if !ok {
-		if fn, ok := Casts[name]; ok {
-			if len(args) != 1 {
-				return kb.Term{}, typeErr("cast %s takes one argument", name)
-			}
-			return fn(args[0])
-		}
+		def, ok = funcs.IRI(name)
+	}
+	if !ok {
 		return kb.Term{}, typeErr("unknown function %s", name)
 	}
-	if len(args) < b.MinArgs || (b.MaxArgs >= 0 && len(args) > b.MaxArgs) {
-		return kb.Term{}, typeErr("%s: wrong number of arguments (%d)", name, len(args))
+	if err := def.CheckArity(len(args)); err != nil {
+		return kb.Term{}, typeErr("%v", err)
 	}
-	return b.Fn(env, args)
+	fn, err := implOf(def)
+	if err != nil {
+		return kb.Term{}, err
+	}
+	return fn(env, args)
+}
+
+// implOf returns the implementation of a declared function that is not a
+// special form: the evaluator's for built-ins and casts, Def.Call for
+// extension functions.
+func implOf(def *function.Def) (impl, error) {
+	if def.Call != nil {
+		call := def.Call
+		return func(_ *FuncEnv, a []kb.Term) (kb.Term, error) { return call(a) }, nil
+	}
+	if def.IsIRI() {
+		if c, ok := castImpls[def.Name]; ok {
+			return func(_ *FuncEnv, a []kb.Term) (kb.Term, error) { return c(a[0]) }, nil
+		}
+	} else if fn, ok := builtinImpls[algebra.Builtin(def.Name)]; ok {
+		return fn, nil
+	}
+	return nil, fmt.Errorf("eval: function %s is declared but has no implementation", def.Name)
 }
 
 func fnStr(a []kb.Term) (kb.Term, error) {
@@ -451,6 +475,17 @@ func (e *FuncEnv) compileRegex(pattern, flags string) (*regexp.Regexp, error) {
 	if re, ok := e.regexps[key]; ok {
 		return re, nil
 	}
+	re, err := xpathRegexp(pattern, flags)
+	if err != nil {
+		return nil, err
+	}
+	e.regexps[key] = re
+	return re, nil
+}
+
+// xpathRegexp compiles an XPath regular expression with XPath flags
+// (§17.4.3.14) as a Go one.
+func xpathRegexp(pattern, flags string) (*regexp.Regexp, error) {
 	goFlags := ""
 	for _, f := range flags {
 		switch f {
@@ -476,8 +511,41 @@ func (e *FuncEnv) compileRegex(pattern, flags string) (*regexp.Regexp, error) {
 	if err != nil {
 		return nil, typeErr("invalid regex %q: %v", pattern, err)
 	}
-	e.regexps[key] = re
 	return re, nil
+}
+
+// compileRegex compiles REGEX(text, pattern[, flags]) whose pattern and
+// flags are constant simple literals, as they almost always are, to a
+// closure holding the compiled expression: no cache lookup (and no key
+// built) per row. ok is false for other calls, which go through fnRegex.
+func (ex *executor) compileRegex(name algebra.Builtin, args []algebra.Expr, cargs []cexpr) (c cexpr, ok bool, err error) {
+	if name != algebra.BuiltinRegex {
+		return nil, false, nil
+	}
+	var lits [2]string
+	for i, a := range args[1:] {
+		k, isConst := a.(*algebra.ConstExpr)
+		if !isConst || !isStringLit(k.Term) {
+			return nil, false, nil
+		}
+		lits[i] = k.Term.Value
+	}
+	text := cargs[0]
+	re, reErr := xpathRegexp(lits[0], lits[1])
+	return func(ex *executor, r row) (kb.Term, error) {
+		t, err := text(ex, r)
+		if err != nil {
+			return t, err
+		}
+		s, err := stringArg(t)
+		if err != nil {
+			return kb.Term{}, err
+		}
+		if reErr != nil {
+			return kb.Term{}, reErr
+		}
+		return Bool(re.MatchString(s.Value)), nil
+	}, true, nil
 }
 
 func fnRegex(env *FuncEnv, a []kb.Term) (kb.Term, error) {

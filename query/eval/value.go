@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // XSD and RDF datatype IRIs used by the function library.
@@ -31,8 +32,9 @@ const (
 // ErrType is the SPARQL expression error: a type error, an unbound variable,
 // or any other failure that makes an expression have no value (§17.3). It is
 // distinct from evaluation failures such as a canceled query: FILTER treats
-// it as false, BIND leaves the variable unbound.
-var ErrType = errors.New("sparql: expression error")
+// it as false, BIND leaves the variable unbound. It is
+// function.ErrExpression, so extension functions report it too.
+var ErrType = function.ErrExpression
 
 // typeErr returns an error wrapping ErrType with a reason.
 func typeErr(format string, args ...any) error {

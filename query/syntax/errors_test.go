@@ -23,7 +23,7 @@ func TestQueryErrors(t *testing.T) {
 		{"regex arity", "SELECT * { ?s ?p ?o FILTER(REGEX(?o)) }", "1:28: REGEX takes 2 or 3 arguments, found 1"},
 		{"regex flags", `SELECT * { ?s ?p ?o FILTER(REGEX(?o, "a", "iz")) }`, `1:28: REGEX flag 'z' is not one of s, m, i, x, q`},
 		{"unknown function", "SELECT * { ?s ?p ?o FILTER(FOO(?o)) }", "1:28: unknown function or keyword \"FOO\""},
-		{"cast arity", "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\nSELECT * { ?s ?p ?o FILTER(xsd:integer(?o, 2)) }", "2:28: cast to <http://www.w3.org/2001/XMLSchema#integer> takes 1 argument, found 2"},
+		{"cast arity", "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\nSELECT * { ?s ?p ?o FILTER(xsd:integer(?o, 2)) }", "2:28: <http://www.w3.org/2001/XMLSchema#integer> takes 1 argument, found 2"},
 		{"select expr in scope", "SELECT (1 AS ?o) { ?s ?p ?o }", "1:14: variable ?o is already in scope"},
 		{"duplicate AS", "SELECT (1 AS ?x) (2 AS ?x) {}", "1:24: variable ?x is already in the SELECT list"},
 		{"ungrouped var", "SELECT ?s (COUNT(*) AS ?n) { ?s ?p ?o } GROUP BY ?p", "1:8: variable ?s is neither grouped nor aggregated"},

@@ -1,75 +1,11 @@
 package syntax
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
 )
-
-// builtinSpec describes a built-in call: its algebra name and arity range
-// (max -1 = unbounded).
-type builtinSpec struct {
-	name     algebra.Builtin
-	min, max int
-}
-
-// builtins maps the upper-case keyword to its spec (§17.4).
-var builtins = map[string]builtinSpec{
-	"STR":            {algebra.BuiltinStr, 1, 1},
-	"LANG":           {algebra.BuiltinLang, 1, 1},
-	"LANGMATCHES":    {algebra.BuiltinLangMatches, 2, 2},
-	"DATATYPE":       {algebra.BuiltinDatatype, 1, 1},
-	"BOUND":          {algebra.BuiltinBound, 1, 1},
-	"IRI":            {algebra.BuiltinIRI, 1, 1},
-	"URI":            {algebra.BuiltinIRI, 1, 1},
-	"BNODE":          {algebra.BuiltinBNode, 0, 1},
-	"RAND":           {algebra.BuiltinRand, 0, 0},
-	"ABS":            {algebra.BuiltinAbs, 1, 1},
-	"CEIL":           {algebra.BuiltinCeil, 1, 1},
-	"FLOOR":          {algebra.BuiltinFloor, 1, 1},
-	"ROUND":          {algebra.BuiltinRound, 1, 1},
-	"CONCAT":         {algebra.BuiltinConcat, 0, -1},
-	"STRLEN":         {algebra.BuiltinStrLen, 1, 1},
-	"UCASE":          {algebra.BuiltinUCase, 1, 1},
-	"LCASE":          {algebra.BuiltinLCase, 1, 1},
-	"ENCODE_FOR_URI": {algebra.BuiltinEncodeForURI, 1, 1},
-	"CONTAINS":       {algebra.BuiltinContains, 2, 2},
-	"STRSTARTS":      {algebra.BuiltinStrStarts, 2, 2},
-	"STRENDS":        {algebra.BuiltinStrEnds, 2, 2},
-	"STRBEFORE":      {algebra.BuiltinStrBefore, 2, 2},
-	"STRAFTER":       {algebra.BuiltinStrAfter, 2, 2},
-	"YEAR":           {algebra.BuiltinYear, 1, 1},
-	"MONTH":          {algebra.BuiltinMonth, 1, 1},
-	"DAY":            {algebra.BuiltinDay, 1, 1},
-	"HOURS":          {algebra.BuiltinHours, 1, 1},
-	"MINUTES":        {algebra.BuiltinMinutes, 1, 1},
-	"SECONDS":        {algebra.BuiltinSeconds, 1, 1},
-	"TIMEZONE":       {algebra.BuiltinTimezone, 1, 1},
-	"TZ":             {algebra.BuiltinTZ, 1, 1},
-	"NOW":            {algebra.BuiltinNow, 0, 0},
-	"UUID":           {algebra.BuiltinUUID, 0, 0},
-	"STRUUID":        {algebra.BuiltinStrUUID, 0, 0},
-	"MD5":            {algebra.BuiltinMD5, 1, 1},
-	"SHA1":           {algebra.BuiltinSHA1, 1, 1},
-	"SHA256":         {algebra.BuiltinSHA256, 1, 1},
-	"SHA384":         {algebra.BuiltinSHA384, 1, 1},
-	"SHA512":         {algebra.BuiltinSHA512, 1, 1},
-	"COALESCE":       {algebra.BuiltinCoalesce, 0, -1},
-	"IF":             {algebra.BuiltinIf, 3, 3},
-	"STRLANG":        {algebra.BuiltinStrLang, 2, 2},
-	"STRDT":          {algebra.BuiltinStrDT, 2, 2},
-	"SAMETERM":       {algebra.BuiltinSameTerm, 2, 2},
-	"ISIRI":          {algebra.BuiltinIsIRI, 1, 1},
-	"ISURI":          {algebra.BuiltinIsIRI, 1, 1},
-	"ISBLANK":        {algebra.BuiltinIsBlank, 1, 1},
-	"ISLITERAL":      {algebra.BuiltinIsLiteral, 1, 1},
-	"ISNUMERIC":      {algebra.BuiltinIsNumeric, 1, 1},
-	"REGEX":          {algebra.BuiltinRegex, 2, 3},
-	"SUBSTR":         {algebra.BuiltinSubstr, 2, 3},
-	"REPLACE":        {algebra.BuiltinReplace, 3, 4},
-}
 
 // aggregateFuncs maps the aggregate keywords.
 var aggregateFuncs = map[string]algebra.AggregateFunc{
@@ -82,13 +18,6 @@ var aggregateFuncs = map[string]algebra.AggregateFunc{
 	"GROUP_CONCAT": algebra.AggGroupConcat,
 }
 
-// castIRIs are the XSD constructor functions, which take one argument.
-var castIRIs = map[string]bool{
-	xsdNS + "boolean": true, xsdNS + "double": true, xsdNS + "float": true,
-	xsdNS + "decimal": true, xsdNS + "integer": true, xsdNS + "dateTime": true,
-	xsdNS + "string": true,
-}
-
 // isBuiltinStart reports whether t starts a BuiltInCall (including
 // aggregates and [NOT] EXISTS).
 func (p *parser) isBuiltinStart(t token) bool {
@@ -96,7 +25,7 @@ func (p *parser) isBuiltinStart(t token) bool {
 		return false
 	}
 	k := strings.ToUpper(t.text)
-	if _, ok := builtins[k]; ok {
+	if _, ok := p.funcs.Keyword(k); ok {
 		return true
 	}
 	if _, ok := aggregateFuncs[k]; ok {
@@ -336,8 +265,12 @@ func (p *parser) iriOrFunction() algebra.Expr {
 		}
 		p.expect(")")
 	}
-	if castIRIs[iri] && len(args) != 1 {
-		p.failAt(t, "cast to <%s> takes 1 argument, found %d", iri, len(args))
+	if def, ok := p.funcs.IRI(iri); ok {
+		if err := def.CheckArity(len(args)); err != nil {
+			p.failAt(t, "%v", err)
+		}
+	} else if p.funcs.Closed(iri) {
+		p.failAt(t, "unknown function <%s>", iri)
 	}
 	return &algebra.FuncExpr{IRI: iri, Args: args}
 }
@@ -356,31 +289,23 @@ func (p *parser) builtinCall() algebra.Expr {
 	if f, ok := aggregateFuncs[k]; ok {
 		return p.aggregate(t, f)
 	}
-	spec := builtins[k]
+	def, _ := p.funcs.Keyword(k) // isBuiltinStart checked it is declared
+	name := algebra.Builtin(def.Name)
 	if !p.peek().is("(") {
 		p.expected("'(' after " + k)
 	}
 	var args []algebra.Expr
-	if spec.name == algebra.BuiltinBound {
+	if name == algebra.BuiltinBound {
 		p.expect("(")
 		args = []algebra.Expr{&algebra.VarExpr{Var: p.variable()}}
 		p.expect(")")
 	} else {
 		args = p.expressionList()
 	}
-	if len(args) < spec.min || (spec.max >= 0 && len(args) > spec.max) {
-		want := ""
-		switch {
-		case spec.min == spec.max:
-			want = plural(spec.min)
-		case spec.max < 0:
-			want = "at least " + plural(spec.min)
-		default:
-			want = itoa(spec.min) + " or " + plural(spec.max)
-		}
-		p.failAt(t, "%s takes %s, found %d", k, want, len(args))
+	if err := def.CheckArity(len(args)); err != nil {
+		p.failAt(t, "%v", err)
 	}
-	if spec.name == algebra.BuiltinRegex && len(args) == 3 {
+	if name == algebra.BuiltinRegex && len(args) == 3 {
 		// Flags written as a literal are checked here, so a typo is a
 		// positioned error instead of a FILTER that is silently false on
 		// every row.
@@ -392,16 +317,7 @@ func (p *parser) builtinCall() algebra.Expr {
 			}
 		}
 	}
-	return &algebra.BuiltinExpr{Name: spec.name, Args: args}
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-func plural(n int) string {
-	if n == 1 {
-		return "1 argument"
-	}
-	return itoa(n) + " arguments"
+	return &algebra.BuiltinExpr{Name: name, Args: args}
 }
 
 // existsPattern parses the group of [NOT] EXISTS: a WHERE pattern, where

@@ -9,6 +9,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // Options configure parsing.
@@ -20,6 +21,12 @@ type Options struct {
 	// Context, when set, stops parsing when it ends (a request's deadline):
 	// a huge query text must not outlast its time limit.
 	Context context.Context
+	// Functions declares the functions calls may name: the built-in
+	// keywords with their arities, casts and extension functions by IRI.
+	// Nil means function.Builtin(). A keyword it does not declare, a wrong
+	// number of arguments, or an undeclared IRI in a namespace it closes is
+	// a positioned error.
+	Functions *function.Registry
 }
 
 // Namespaces used by the parser.
@@ -79,6 +86,8 @@ type parser struct {
 	aggs *aggScope
 	// aggDepth is >0 while parsing the argument of an aggregate.
 	aggDepth int
+
+	funcs *function.Registry
 }
 
 // aggScope collects the aggregates of one SELECT level.
@@ -88,7 +97,12 @@ type aggScope struct {
 }
 
 func newParser(toks []token, src string, opts Options) *parser {
+	funcs := opts.Functions
+	if funcs == nil {
+		funcs = function.Builtin()
+	}
 	return &parser{
+		funcs:      funcs,
 		toks:       toks,
 		src:        src,
 		ctx:        opts.Context,

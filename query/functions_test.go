@@ -1,0 +1,106 @@
+package query_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/query/function"
+	"github.com/perfkb/perfkb/query/syntax"
+)
+
+const pf = "PREFIX pf: <" + function.Namespace + ">\nPREFIX ex: <http://example.org/fn#>\n"
+
+// TestFunctionRegistry runs queries that call functions through
+// query.Options.Functions: an extension function registered on a clone of
+// DefaultFunctions, perfkb's fuzzy functions, and the errors a call gets
+// at its position from the same declarations.
+func TestFunctionRegistry(t *testing.T) {
+	reg := query.DefaultFunctions().Clone()
+	err := reg.Register(function.Def{Name: "http://example.org/fn#shout", Min: 1, Max: 2, Doc: "upper case with a suffix",
+		Call: func(a []kb.Term) (kb.Term, error) {
+			if !a[0].IsLiteral() {
+				return kb.Term{}, function.Errorf("shout: not a literal: %s", a[0])
+			}
+			suffix := "!"
+			if len(a) == 2 {
+				suffix = a[1].Value
+			}
+			return kb.String(strings.ToUpper(a[0].Value) + suffix), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, expr string
+		want       string // N-Triples form of ?x; "" for unbound
+		wantErr    string // a prepare error instead
+	}{
+		{"extension", `ex:shout("hi")`, `"HI!"`, ""},
+		{"extension 2 args", `ex:shout("hi", "?")`, `"HI?"`, ""},
+		{"extension error", `ex:shout(<http://example.org/x>)`, "", ""},
+		{"extension arity", `ex:shout()`, "", "4:9: <http://example.org/fn#shout> takes 1 or 2 arguments, found 0"},
+		{"builtin", `STRLEN("abc")`, `"3"^^<http://www.w3.org/2001/XMLSchema#integer>`, ""},
+		{"fuzzy triangle", `pf:fuzzyTriangle(1.25, 1, 1.5, 2)`, `"0.5"^^<http://www.w3.org/2001/XMLSchema#double>`, ""},
+		{"fuzzy very", `pf:fuzzyVery(pf:fuzzyShoulderRight(4.5, 4, 5))`, `"0.25"^^<http://www.w3.org/2001/XMLSchema#double>`, ""},
+		{"fuzzy and", `pf:fuzzyAnd(0.5, 0.25, 1)`, `"0.25"^^<http://www.w3.org/2001/XMLSchema#double>`, ""},
+		{"fuzzy out of order", `pf:fuzzyTriangle(1.5, 2, 1.5, 1)`, "", ""},
+		{"fuzzy not a number", `pf:fuzzyS("x", 0, 4)`, "", ""},
+		{"fuzzy arity", `pf:fuzzyTriangle(1, 2, 3)`, "", "4:9: <" + function.Namespace + "fuzzyTriangle> takes 4 arguments, found 3"},
+		{"fuzzy misspelt", `pf:fuzzyTriangel(1, 2, 3, 4)`, "", "4:9: unknown function <" + function.Namespace + "fuzzyTriangel>"},
+	}
+	ctx := context.Background()
+	ds := kb.NewMemory()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := pf + "SELECT ?x {\n  BIND (" + tc.expr + " AS ?x) }"
+			opts := query.Options{Functions: reg}
+			p, err := query.Prepare(text, opts)
+			if tc.wantErr != "" {
+				var se *syntax.Error
+				if err == nil || err.Error() != tc.wantErr || !errors.As(err, &se) {
+					t.Fatalf("Prepare error = %v, want the *syntax.Error %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := query.Exec(ctx, ds, p, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := res.Rows()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != 1 {
+				t.Fatalf("%d rows, want 1", len(rows))
+			}
+			got := ""
+			if !rows[0][0].IsZero() {
+				got = rows[0][0].String()
+			}
+			if got != tc.want {
+				t.Errorf("?x = %s, want %s", got, tc.want)
+			}
+		})
+	}
+	// The same query with the default registry: the extension function is
+	// not declared there, and its namespace is open, so it parses and
+	// evaluates to an error (?x unbound); the fuzzy functions are there.
+	res, err := query.Run(ctx, ds, pf+`SELECT ?x ?y { BIND (ex:shout("hi") AS ?x) BIND (pf:fuzzyNot(0.25) AS ?y) }`, query.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := res.Rows()
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("rows %v, %v", rows, err)
+	}
+	if !rows[0][0].IsZero() || rows[0][1].Value != "0.75" {
+		t.Errorf("default registry: ?x = %v, ?y = %v; want unbound and 0.75", rows[0][0], rows[0][1])
+	}
+}
