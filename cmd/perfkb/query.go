@@ -32,6 +32,7 @@ type queryFlags struct {
 	parseOnly bool
 	update    bool
 	explain   bool
+	noOpt     bool
 	timeout   time.Duration
 	maxRows   int64
 	fed       federationFlags // --sites, --site-timeout, … (query_sites.go)
@@ -73,7 +74,8 @@ store, evaluation error, timeout, row limit, --query-memory).`,
 	fl.StringVar(&f.format, "format", "", "json|xml|csv|tsv|table for SELECT/ASK, ntriples|turtle|nquads|rdfxml for CONSTRUCT/DESCRIBE")
 	fl.BoolVar(&f.parseOnly, "parse-only", false, "only parse and check the query")
 	fl.BoolVar(&f.update, "update", false, "the text is a SPARQL 1.1 Update request")
-	fl.BoolVar(&f.explain, "explain", false, "print the query plan with estimated and actual row counts on stderr")
+	fl.BoolVar(&f.explain, "explain", false, "print the optimizer's plan, then the executed plan with estimated and actual row counts, on stderr")
+	fl.BoolVar(&f.noOpt, "no-optimize", false, "run the query as written: patterns in syntactic order, filters at the end of their group (for checking the optimizer)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop the query after this long (e.g. 30s; 0: no limit)")
 	fl.Int64Var(&f.maxRows, "max-rows", 0, "fail when the result has more rows (0: no limit)")
 	f.fed.bind(fl)
@@ -141,7 +143,7 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	if err := f.memory.parse(); err != nil {
 		return err
 	}
-	opts := query.Options{Base: base, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain, QueryMemory: f.memory.bytes}
+	opts := query.Options{Base: base, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain, QueryMemory: f.memory.bytes, NoOptimize: f.noOpt}
 	located := func(err error) error { return fmt.Errorf("%s:%w", source, err) }
 
 	if f.update {
