@@ -4,7 +4,9 @@
 // syntax tests and the fuzz corpora), for a fixed time. It then checks that
 // the server never died, that every acknowledged write is stored (before
 // and after a restart), and reports read latency against an unloaded
-// baseline and the server's peak RSS.
+// baseline and the server's peak RSS. The normal readers run in a child
+// process of their own (this program with -role readers), so what they
+// measure is the server, not this process's other clients.
 //
 //	go run ./bench/soak -duration 10m
 //
@@ -51,6 +53,10 @@ type config struct {
 	readRate, writeRate         float64
 	hostileRate                 float64
 	serveArgs                   string
+	// role "readers" runs only the readers against target and prints
+	// their latencies as JSON: the parent measures reads in a process of
+	// their own (see readersProcess).
+	role, target string
 }
 
 func main() {
@@ -70,7 +76,35 @@ func main() {
 	flag.StringVar(&c.shared, "shared", "../shared", "folder with w3c-rdf and w3c-sparql (hostile inputs)")
 	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
+	flag.StringVar(&c.role, "role", "", "internal: \"readers\" runs only the readers against -target and prints their latencies")
+	flag.StringVar(&c.target, "target", "", "internal: the server's base URL for -role readers")
 	flag.Parse()
+	if c.role == "readers" {
+		lat := newLatencies()
+		ctx, cancel := context.WithTimeout(context.Background(), c.duration)
+		defer cancel()
+		go func() {
+			// Progress on stderr, which the parent passes through.
+			tick := time.NewTicker(30 * time.Second)
+			defer tick.Stop()
+			start := time.Now()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					fmt.Fprintf(os.Stderr, "  %3.0fs: reads %s\n", time.Since(start).Seconds(), lat.summary())
+				}
+			}
+		}()
+		runReaders(ctx, c.target, c.readers, c.readRate, lat)
+		lat.mu.Lock()
+		defer lat.mu.Unlock()
+		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Errors: lat.errors}); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
@@ -110,21 +144,25 @@ func run(c config) error {
 	fmt.Printf("server pid %d on %s; %d hostile inputs\n", srv.cmd.Process.Pid, srv.base, len(hostileInputs))
 
 	// Unloaded baseline: the readers alone.
-	base := newLatencies()
-	ctx, cancel := context.WithTimeout(context.Background(), c.baseline)
-	runReaders(ctx, srv.base, c.readers, c.readRate, base)
-	cancel()
+	base, err := readersProcess(c, srv.base, c.baseline)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("baseline (%d readers at %g/s each, %v): %s\n", c.readers, c.readRate, c.baseline, base.summary())
 
-	// Loaded phase.
-	loaded := newLatencies()
+	// Loaded phase. The readers run in a process of their own, as real
+	// clients do: in this one, the hostile clients' decompressing of large
+	// answers would delay the readers' goroutines and be charged to the
+	// server.
+	var loaded *latencies
+	var loadedErr error
 	var acked sync.Map // graph -> *atomic.Int64 of acknowledged writes
 	var writeErrs, hostileSent, hostile5xx, stallConns atomic.Int64
 	var rssMax atomic.Int64
-	ctx, cancel = context.WithTimeout(context.Background(), c.duration)
+	ctx, cancel := context.WithTimeout(context.Background(), c.duration)
 	var wg sync.WaitGroup
 	wg.Add(5)
-	go func() { defer wg.Done(); runReaders(ctx, srv.base, c.readers, c.readRate, loaded) }()
+	go func() { defer wg.Done(); loaded, loadedErr = readersProcess(c, srv.base, c.duration) }()
 	go func() {
 		defer wg.Done()
 		runWriters(ctx, srv.base, c.writers, c.writeRate, &acked, &writeErrs)
@@ -148,13 +186,16 @@ func run(c config) error {
 					rssMax.Store(rss)
 				}
 				if s := int(time.Since(start).Seconds()); s%30 == 0 {
-					fmt.Printf("  %3ds: reads %s, RSS max %d MiB, alive %v\n", s, loaded.summary(), rssMax.Load()>>20, srv.alive())
+					fmt.Printf("  %3ds: RSS max %d MiB, alive %v\n", s, rssMax.Load()>>20, srv.alive())
 				}
 			}
 		}
 	}()
 	wg.Wait()
 	cancel()
+	if loadedErr != nil {
+		return loadedErr
+	}
 
 	alive := srv.alive()
 	fmt.Printf("loaded (%v): %s\n", c.duration, loaded.summary())
@@ -184,6 +225,33 @@ func run(c config) error {
 		return fmt.Errorf("%d acknowledged writes lost", lost+lostAfter)
 	}
 	return nil
+}
+
+// readerReport is what a -role readers process prints.
+type readerReport struct {
+	Latencies []time.Duration
+	Errors    int
+}
+
+// readersProcess runs the readers for d in a child process (this program
+// with -role readers) and returns their latencies.
+func readersProcess(c config, base string, d time.Duration) (*latencies, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "-role", "readers", "-target", base, "-duration", d.String(),
+		"-readers", strconv.Itoa(c.readers), "-read-rate", strconv.FormatFloat(c.readRate, 'g', -1, 64))
+	cmd.Stderr = os.Stdout
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("readers process: %w", err)
+	}
+	var r readerReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		return nil, fmt.Errorf("readers process: %w", err)
+	}
+	return &latencies{d: r.Latencies, errors: r.Errors}, nil
 }
 
 // server is a running `perfkb serve`.

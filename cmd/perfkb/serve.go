@@ -191,6 +191,7 @@ SIGTERM stop the server after the requests in flight finish.`,
 			if err != nil {
 				return err
 			}
+			flags.long.spareProcessor(logger)
 			ctx := cmd.Context()
 			ds, err := app.OpenStore(ctx)
 			if err != nil {

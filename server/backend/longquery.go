@@ -11,23 +11,43 @@ import (
 // than After becomes long; whenever a short query is running, a long one
 // pauses at its next evaluation checkpoint (every few thousand steps) until
 // no short query runs, but at most MaxPause at a time, so it is slowed,
-// never starved. A few long or hostile queries — a cross join that runs
-// to its timeout, a W3C test query over the whole store — then cannot take
-// the cores from the short lookups of other clients. Nothing is held while
-// a query waits or writes, so a client that stops reading its answer
-// delays no one. nil schedules nothing.
+// never starved. Long queries also take turns: only as many run at once as
+// there are lanes, fewer than the processors, so that one processor is
+// left to the short requests. A few long or hostile queries — a cross join
+// that runs to its timeout, a W3C test query over the whole store — then
+// cannot take the cores from the short lookups of other clients. A query
+// waits at most laneWait for a turn, so one whose client has stopped
+// reading its answer (it holds its turn while blocked in a write) delays
+// the other long queries by that much, and short ones not at all. nil
+// schedules nothing.
 type LongQueries struct {
 	After    time.Duration
 	MaxPause time.Duration
 	short    atomic.Int64 // queries running that are not long (yet)
+	// lane holds one token per long query allowed to run at once, fewer
+	// than the scheduler's processors: see NewLongQueries.
+	lane chan struct{}
 }
 
 // DefaultMaxPause is how long a long query waits at one checkpoint.
 const DefaultMaxPause = 10 * time.Millisecond
 
-// NewLongQueries returns a scheduler for queries older than after.
-func NewLongQueries(after time.Duration) *LongQueries {
-	return &LongQueries{After: after, MaxPause: DefaultMaxPause}
+// DefaultLanes is how many long queries may run at once on cores
+// processors: one fewer, at least one. Measured in the soak test (bench/soak,
+// 2 cores): with as many long queries as processors, the hostile clients'
+// whole-store scans kept every processor busy, and the Go runtime, which
+// polls the network from idle processors (or else from its 10 ms system
+// monitor), noticed the short requests' connections late — read p99 ~60 ms
+// against ~38 ms with one lane.
+func DefaultLanes(cores int) int { return max(1, cores-1) }
+
+// NewLongQueries returns a scheduler for queries older than after, of
+// which at most lanes (at least one) run at once; the others wait for a
+// turn at their checkpoints, each turn lasting one checkpoint interval.
+// DefaultLanes is the usual choice.
+func NewLongQueries(after time.Duration, lanes int) *LongQueries {
+	lanes = max(1, lanes)
+	return &LongQueries{After: after, MaxPause: DefaultMaxPause, lane: make(chan struct{}, lanes)}
 }
 
 // longQuery is one query's standing with the scheduler.
@@ -35,6 +55,9 @@ type longQuery struct {
 	l     *LongQueries
 	start time.Time
 	state atomic.Int32 // short, long or ended
+	// turn is set while the query holds a lane token (between two of
+	// its checkpoints).
+	turn atomic.Bool
 }
 
 const (
@@ -70,6 +93,8 @@ func (q *longQuery) yield(ctx context.Context) error {
 	case queryEnded:
 		return nil
 	}
+	// Hand the turn to the next long query waiting for one.
+	q.release()
 	// Let goroutines that are ready run first — a short request whose
 	// connection just became readable would otherwise wait for the
 	// scheduler's 10 ms preemption of this one.
@@ -84,7 +109,32 @@ func (q *longQuery) yield(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
-	return nil
+	// Wait for a turn, but not forever: a query holding one may be blocked
+	// writing to a client that does not read, using no processor.
+	wait := time.NewTimer(laneWait)
+	defer wait.Stop()
+	select {
+	case q.l.lane <- struct{}{}:
+		q.turn.Store(true)
+		if q.state.Load() == queryEnded {
+			q.release() // ended by another goroutine while waiting
+		}
+		return nil
+	case <-wait.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// laneWait bounds how long a long query waits for a turn.
+const laneWait = 50 * time.Millisecond
+
+// release gives back the query's turn, if it has one.
+func (q *longQuery) release() {
+	if q.turn.CompareAndSwap(true, false) {
+		<-q.l.lane
+	}
 }
 
 // end takes the query out of the count; safe to call twice.
@@ -95,6 +145,7 @@ func (q *longQuery) end() {
 	if q.state.Swap(queryEnded) == queryShort {
 		q.l.short.Add(-1)
 	}
+	q.release()
 }
 
 // yieldFunc returns q.yield, or nil when nothing is scheduled.

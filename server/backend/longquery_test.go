@@ -10,7 +10,7 @@ import (
 // while a short query runs — at most MaxPause each time — and not at all
 // once no short query runs; young queries never pause.
 func TestLongQueries(t *testing.T) {
-	l := NewLongQueries(100 * time.Millisecond)
+	l := NewLongQueries(100*time.Millisecond, 4)
 	l.MaxPause = 300 * time.Millisecond
 	long := l.begin()
 	time.Sleep(150 * time.Millisecond)
@@ -71,5 +71,63 @@ func TestLongQueries(t *testing.T) {
 	var none *LongQueries
 	if q := none.begin(); q.yieldFunc() != nil {
 		t.Error("a nil scheduler schedules")
+	}
+}
+
+// TestLongQueryLanes: with one lane, a second long query waits for the
+// first to reach its next checkpoint (which hands the turn over), or for
+// laneWait when the first holds its turn without reaching one (blocked
+// writing to a client that does not read); an ended query gives its turn
+// back, also when it ends while waiting for one.
+func TestLongQueryLanes(t *testing.T) {
+	l := NewLongQueries(time.Millisecond, 1)
+	ctx := context.Background()
+	a, b := l.begin(), l.begin()
+	time.Sleep(5 * time.Millisecond)
+	if err := a.yield(ctx); err != nil || !a.turn.Load() {
+		t.Fatalf("the first long query did not get the free lane (%v)", err)
+	}
+
+	// b waits while a holds the turn and reaches no checkpoint.
+	start := time.Now()
+	if err := b.yield(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < laneWait-5*time.Millisecond {
+		t.Errorf("the second long query went on after %v while the only lane was held, want about %v", d, laneWait)
+	}
+	if b.turn.Load() {
+		t.Error("the second query took a turn that was never given back")
+	}
+
+	// a's next checkpoint hands the turn to b, which waits for it.
+	got := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		b.yield(ctx)
+		got <- time.Since(start)
+	}()
+	time.Sleep(10 * time.Millisecond)
+	a.end() // ends holding the turn: gives it back
+	if d := <-got; d > laneWait/2 || !b.turn.Load() {
+		t.Errorf("the second query waited %v (turn %v) after the first ended, want the turn at once", d, b.turn.Load())
+	}
+	b.end()
+	if n := len(l.lane); n != 0 {
+		t.Errorf("%d turns held after every query ended", n)
+	}
+
+	// A query that ends while it waits for a turn does not keep one.
+	c, d := l.begin(), l.begin()
+	time.Sleep(5 * time.Millisecond)
+	c.yield(ctx)
+	done := make(chan struct{})
+	go func() { d.yield(ctx); close(done) }()
+	time.Sleep(5 * time.Millisecond)
+	d.end()
+	c.end()
+	<-done
+	if n := len(l.lane); n != 0 {
+		t.Errorf("%d turns held after a query ended while waiting for one", n)
 	}
 }
