@@ -390,6 +390,9 @@ func TestQueryPageInChromium(t *testing.T) {
 			}
 			if strings.HasPrefix(ex.Name, "Top 20") {
 				var bars []string
+				// The chart is drawn after the rows (the status line comes
+				// first); under load the test could read it before.
+				wd.waitFor(ex.Name+"'s chart", `document.querySelectorAll("#chart text.bar-label").length > 0`)
 				wd.script(`document.getElementById("chart").scrollIntoView(); return Array.from(document.querySelectorAll("#chart text.bar-label")).map(t => t.textContent)`, &bars)
 				if len(bars) != got.Rows || len(bars) == 0 || !slices.ContainsFunc(bars, func(b string) bool { return b == "main" || strings.HasPrefix(b, "main · ") }) {
 					t.Errorf("chart of %q labels its %d bars %v; want one per row, by regionName (e.g. main)", ex.Name, len(bars), bars)
