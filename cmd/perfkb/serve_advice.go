@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
 )
 
@@ -27,15 +27,17 @@ func (f *adviceFlags) bind(fs *pflag.FlagSet) {
 func (f *adviceFlags) validate() error {
 	f.list = nil
 	for _, name := range f.files {
-		src, err := os.ReadFile(name)
+		// The one rule-loading path, as perfkb reason reads a file: the
+		// rules and every #@advice are checked, with their positions.
+		prog, err := reasoner.LoadProgram([]string{name}, reasoner.ParseOptions{})
 		if err != nil {
 			return usageError(fmt.Errorf("--advice: %w", err))
 		}
-		list, err := rules.ParseAdvice(name, src)
-		if err != nil {
-			return usageError(fmt.Errorf("--advice: %w", err))
+		for _, a := range prog.Advice() {
+			if !rules.IsShippedFile(a.File) { // the shipped advice is always there
+				f.list = append(f.list, a)
+			}
 		}
-		f.list = append(f.list, list...)
 	}
 	return nil
 }
