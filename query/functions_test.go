@@ -104,3 +104,43 @@ func TestFunctionRegistry(t *testing.T) {
 		t.Errorf("default registry: ?x = %v, ?y = %v; want unbound and 0.75", rows[0][0], rows[0][1])
 	}
 }
+
+// TestEveryDeclaredFunctionRuns parses and evaluates a call of every
+// function DefaultFunctions declares, by keyword (and alias) or IRI, with
+// its fewest and most arguments: what the parser accepts from a
+// declaration, the evaluator must resolve from the same declaration (an
+// expression error on the unbound arguments is fine, a failed query is
+// not).
+func TestEveryDeclaredFunctionRuns(t *testing.T) {
+	ctx := context.Background()
+	ds := kb.NewMemory()
+	n := 0
+	for _, d := range query.DefaultFunctions().Defs() {
+		names := append([]string{d.Name}, d.Aliases...)
+		if d.IsIRI() {
+			names = []string{"<" + d.Name + ">"}
+		}
+		counts := []int{d.Min}
+		if d.Max != function.Variadic && d.Max != d.Min {
+			counts = append(counts, d.Max)
+		}
+		for _, name := range names {
+			for _, c := range counts {
+				n++
+				args := strings.TrimSuffix(strings.Repeat("?o, ", c), ", ")
+				text := "SELECT ?x { BIND (" + name + "(" + args + ") AS ?x) }"
+				res, err := query.Run(ctx, ds, text, query.Options{})
+				if err != nil {
+					t.Errorf("%s: %v", text, err)
+					continue
+				}
+				if _, err := res.Rows(); err != nil {
+					t.Errorf("%s: %v", text, err)
+				}
+			}
+		}
+	}
+	if n < 80 {
+		t.Errorf("ran %d calls, want every declared function", n)
+	}
+}

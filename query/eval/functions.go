@@ -514,37 +514,83 @@ func xpathRegexp(pattern, flags string) (*regexp.Regexp, error) {
 	return re, nil
 }
 
-// compileRegex compiles REGEX(text, pattern[, flags]) whose pattern and
-// flags are constant simple literals, as they almost always are, to a
-// closure holding the compiled expression: no cache lookup (and no key
-// built) per row. ok is false for other calls, which go through fnRegex.
+// compileRegex compiles REGEX(text, pattern[, flags]) and REPLACE(text,
+// pattern, replacement[, flags]) whose pattern and flags are constant
+// simple literals, as they almost always are, to a closure holding the
+// compiled expression: no cache lookup (and no key built) per row. ok is
+// false for other calls, which go through fnRegex and fnReplace.
 func (ex *executor) compileRegex(name algebra.Builtin, args []algebra.Expr, cargs []cexpr) (c cexpr, ok bool, err error) {
-	if name != algebra.BuiltinRegex {
+	constString := func(e algebra.Expr) (string, bool) {
+		k, isConst := e.(*algebra.ConstExpr)
+		if !isConst || !isStringLit(k.Term) {
+			return "", false
+		}
+		return k.Term.Value, true
+	}
+	var pattern, flags string
+	switch name {
+	case algebra.BuiltinRegex:
+		pattern, ok = constString(args[1])
+		if ok && len(args) == 3 {
+			flags, ok = constString(args[2])
+		}
+	case algebra.BuiltinReplace:
+		pattern, ok = constString(args[1])
+		if ok && len(args) == 4 {
+			flags, ok = constString(args[3])
+		}
+	}
+	if !ok {
 		return nil, false, nil
 	}
-	var lits [2]string
-	for i, a := range args[1:] {
-		k, isConst := a.(*algebra.ConstExpr)
-		if !isConst || !isStringLit(k.Term) {
-			return nil, false, nil
-		}
-		lits[i] = k.Term.Value
-	}
 	text := cargs[0]
-	re, reErr := xpathRegexp(lits[0], lits[1])
+	re, reErr := xpathRegexp(pattern, flags)
+	if name == algebra.BuiltinRegex {
+		return func(ex *executor, r row) (kb.Term, error) {
+			t, err := text(ex, r)
+			if err != nil {
+				return t, err
+			}
+			s, err := stringArg(t)
+			if err != nil {
+				return kb.Term{}, err
+			}
+			if reErr != nil {
+				return kb.Term{}, reErr
+			}
+			return Bool(re.MatchString(s.Value)), nil
+		}, true, nil
+	}
+	if reErr == nil && re.MatchString("") {
+		reErr = typeErr("REPLACE pattern matches the empty string")
+	}
+	replacement := cargs[2]
+	constRepl, replIsConst := constString(args[2])
+	goRepl := goReplacement(constRepl, flags) // translated once when constant
 	return func(ex *executor, r row) (kb.Term, error) {
 		t, err := text(ex, r)
 		if err != nil {
 			return t, err
 		}
+		repl, err := replacement(ex, r)
+		if err != nil {
+			return repl, err
+		}
 		s, err := stringArg(t)
 		if err != nil {
 			return kb.Term{}, err
 		}
+		if !isStringLit(repl) {
+			return kb.Term{}, typeErr("REPLACE pattern and replacement must be simple literals")
+		}
 		if reErr != nil {
 			return kb.Term{}, reErr
 		}
-		return Bool(re.MatchString(s.Value)), nil
+		gr := goRepl
+		if !replIsConst {
+			gr = goReplacement(repl.Value, flags)
+		}
+		return sameKind(s, re.ReplaceAllString(s.Value, gr)), nil
 	}, true, nil
 }
 
@@ -594,21 +640,24 @@ func fnReplace(env *FuncEnv, a []kb.Term) (kb.Term, error) {
 	if re.MatchString("") {
 		return kb.Term{}, typeErr("REPLACE pattern matches the empty string")
 	}
-	repl := a[2].Value
+	return sameKind(text, re.ReplaceAllString(text.Value, goReplacement(a[2].Value, flags))), nil
+}
+
+// goReplacement translates an XPath replacement string (\\, \$ and $N) to
+// Go's regexp.Expand syntax.
+func goReplacement(repl, flags string) string {
 	if strings.ContainsRune(flags, 'q') {
-		repl = strings.ReplaceAll(repl, "$", "$$")
-	} else {
-		repl = xpathReplacement.ReplaceAllStringFunc(repl, func(m string) string {
-			switch m {
-			case `\\`:
-				return `\`
-			case `\$`:
-				return "$$"
-			}
-			return "${" + m[1:] + "}"
-		})
+		return strings.ReplaceAll(repl, "$", "$$")
 	}
-	return sameKind(text, re.ReplaceAllString(text.Value, repl)), nil
+	return xpathReplacement.ReplaceAllStringFunc(repl, func(m string) string {
+		switch m {
+		case `\\`:
+			return `\`
+		case `\$`:
+			return "$$"
+		}
+		return "${" + m[1:] + "}"
+	})
 }
 
 func fnSubstr(a []kb.Term) (kb.Term, error) {

@@ -122,6 +122,11 @@ func TestCompileResolves(t *testing.T) {
 		{"cast", &algebra.FuncExpr{IRI: XSDInteger, Args: []algebra.Expr{lit(" 42 ")}}, "42", false},
 		{"regex constant", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{lit("Abc"), lit("^a"), lit("i")}}, "true", false},
 		{"regex bad constant", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{lit("Abc"), lit("(")}}, "", false},
+		{"regex variable flags", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{lit("Abc"), lit("^a"), &algebra.BuiltinExpr{Name: algebra.BuiltinLCase, Args: []algebra.Expr{lit("I")}}}}, "true", false},
+		{"replace constant", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{lit("a-b-c"), lit("-(.)"), lit(`\\$1`)}}, `a\b\c`, false},
+		{"replace quoted", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{lit("a.b"), lit("."), lit("$"), lit("q")}}, "a$b", false},
+		{"replace variable replacement", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{lit("abc"), lit("b"), &algebra.BuiltinExpr{Name: algebra.BuiltinUCase, Args: []algebra.Expr{lit("x$0")}}}}, "aXbc", false},
+		{"replace empty match", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{lit("abc"), lit("x*"), lit("y")}}, "", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
