@@ -158,6 +158,16 @@ func toRDFIO(t Term) rdfio.Term {
 	return rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
 }
 
+// RDFIO converts q for a kb/rdfio encoder: a zero G or DefaultGraph
+// becomes no graph (the default graph).
+func (q TermQuad) RDFIO() rdfio.Quad {
+	out := rdfio.Quad{S: toRDFIO(q.S), P: toRDFIO(q.P), O: toRDFIO(q.O)}
+	if !q.G.IsZero() && q.G != DefaultGraph {
+		out.G = toRDFIO(q.G)
+	}
+	return out
+}
+
 // sorted writes the distinct statements (triples when !quads) of the
 // chosen graphs ordered by graph, subject, predicate and object, so that
 // the Turtle, TriG and RDF/XML encoders group them. It holds them in

@@ -62,3 +62,31 @@ const (
 	// XSDDateTime is xsd:dateTime.
 	XSDDateTime = XSDNamespace + "dateTime"
 )
+
+// NamespacePrefix is a prefix name and the namespace IRI it stands for.
+type NamespacePrefix struct{ Prefix, Namespace string }
+
+// commonPrefixes is the one prefix table of perfkb: what Turtle, TriG,
+// RDF/XML and JSON-LD output declare, what rule files and RDQL queries may
+// use undeclared, and what the query page offers.
+var commonPrefixes = [...]NamespacePrefix{
+	{"rdf", RDFNamespace},
+	{"rdfs", RDFSNamespace},
+	{"xsd", XSDNamespace},
+	{"owl", OWLNamespace},
+	{Prefix, Namespace},
+}
+
+// CommonPrefixes returns the common prefixes (rdf, rdfs, xsd, owl,
+// perfonto) in the order output declares them; the slice is a fresh copy.
+func CommonPrefixes() []NamespacePrefix { return append([]NamespacePrefix(nil), commonPrefixes[:]...) }
+
+// CommonPrefixMap returns the common prefixes as a fresh map from prefix
+// to namespace.
+func CommonPrefixMap() map[string]string {
+	m := make(map[string]string, len(commonPrefixes))
+	for _, p := range commonPrefixes {
+		m[p.Prefix] = p.Namespace
+	}
+	return m
+}

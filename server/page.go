@@ -168,10 +168,7 @@ func buildOntologyTerms() (OntologyTerms, error) {
 			labels[q.S.Value] = q.O.Value
 		}
 	}
-	t := OntologyTerms{Prefixes: map[string]string{
-		"perfonto": ontology.Namespace, "rdf": rdfNS, "rdfs": rdfsNS, "owl": owlNS,
-		"xsd": ontology.XSDNamespace,
-	}}
+	t := OntologyTerms{Prefixes: ontology.CommonPrefixMap()}
 	for iri, ty := range types {
 		term := Term{Name: "perfonto:" + strings.TrimPrefix(iri, ontology.Namespace), Label: labels[iri]}
 		switch {

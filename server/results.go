@@ -2,10 +2,11 @@ package server
 
 import (
 	"bufio"
-	"encoding/xml"
 	"fmt"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/results"
 )
 
@@ -28,46 +29,47 @@ var resultsFormats = map[Format]results.Format{
 	FormatTSV:  results.TSV,
 }
 
+// PerfontoNS is the PERFONTO namespace (ontology.Namespace), for tests
+// and the query page.
+const PerfontoNS = ontology.Namespace
+
+// tripleWriter writes an RDF graph in a negotiated format through the
+// kb/rdfio encoder of that format, the one encoder perfkb has for each RDF
+// syntax (perfkb query and perfkb export use it too, so HTTP and the CLI
+// write the same bytes).
+type tripleWriter struct {
+	f     Format
+	w     *bufio.Writer
+	extra []rdfio.Prefix
+	enc   rdfio.Encoder
+}
+
+// newTripleWriter returns a writer of f; extra prefixes are declared after
+// the common ones (Turtle, RDF/XML, JSON-LD).
+func newTripleWriter(f Format, w *bufio.Writer, extra ...rdfio.Prefix) *tripleWriter {
+	return &tripleWriter{f: f, w: w, extra: extra}
+}
+
 // newGraphResultWriter returns the writer for a CONSTRUCT or DESCRIBE
-// result: query/results' graph writer (the kb/rdfio encoders, as perfkb
-// query uses) for N-Triples, Turtle, N-Quads and RDF/XML, so HTTP and the
-// CLI give the same bytes; the server's own writer for JSON-LD.
-func newGraphResultWriter(f Format, w *bufio.Writer) tripleWriter {
-	rf, ok := graphResultsFormats[f]
-	if !ok {
-		return newTripleWriter(f, w)
+// result.
+func newGraphResultWriter(f Format, w *bufio.Writer) *tripleWriter { return newTripleWriter(f, w) }
+
+func (t *tripleWriter) begin() error {
+	rf, ok := rdfio.ByMediaType(t.f.MediaType())
+	if !ok || rf.NewEncoder == nil {
+		return fmt.Errorf("%s is not an RDF format", t.f)
 	}
-	return &resultsGraphWriter{f: rf, w: w}
+	var opts rdfio.EncoderOptions
+	if len(t.extra) > 0 {
+		opts.Prefixes = append(append([]rdfio.Prefix(nil), rdfio.CommonPrefixes...), t.extra...)
+	}
+	t.enc = rf.NewEncoder(t.w, opts)
+	return nil
 }
 
-var graphResultsFormats = map[Format]results.Format{
-	FormatNTriples: results.NTriples,
-	FormatTurtle:   results.Turtle,
-	FormatNQuads:   results.NQuads,
-	FormatRDFXML:   results.RDFXML,
+// quad writes one triple; graph is kept by quad formats only.
+func (t *tripleWriter) quad(tr kb.Triple, graph kb.Term) error {
+	return t.enc.Encode(kb.TermQuad{S: tr.S, P: tr.P, O: tr.O, G: graph}.RDFIO())
 }
 
-// resultsGraphWriter adapts results.GraphWriter to tripleWriter; a
-// CONSTRUCT result is one graph, so the graph argument is ignored.
-type resultsGraphWriter struct {
-	f  results.Format
-	w  *bufio.Writer
-	gw results.GraphWriter
-}
-
-func (r *resultsGraphWriter) begin() (err error) {
-	r.gw, err = results.NewGraphWriter(r.w, r.f)
-	return err
-}
-
-func (r *resultsGraphWriter) quad(t kb.Triple, _ kb.Term) error { return r.gw.Triple(t) }
-
-func (r *resultsGraphWriter) end() error { return r.gw.Close() }
-
-// appendJSONString appends s as a JSON string (the results encoder's).
-func appendJSONString(b []byte, s string) []byte { return results.AppendJSONString(b, s) }
-
-// xmlEscape writes s as XML character data (also safe in attributes).
-func xmlEscape(w *bufio.Writer, s string) {
-	_ = xml.EscapeText(w, []byte(s))
-}
+func (t *tripleWriter) end() error { return t.enc.Close() }

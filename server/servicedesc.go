@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -84,7 +85,7 @@ func (s *Server) serviceDescription(c *gin.Context) {
 		}
 	}
 	out := s.newResponseStream(c, format.contentType())
-	tw := newTripleWriter(format, out.w, prefix{"sd", sdNS}, prefix{"fmt", formatsNS}, prefix{"void", voidNS})
+	tw := newTripleWriter(format, out.w, rdfio.Prefix{Prefix: "sd", Namespace: sdNS}, rdfio.Prefix{Prefix: "fmt", Namespace: formatsNS}, rdfio.Prefix{Prefix: "void", Namespace: voidNS})
 	if err := tw.begin(); err != nil {
 		out.fail(err)
 		return

@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"flag"
 	"io"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -398,16 +401,39 @@ func TestServiceDescription(t *testing.T) {
 		t.Fatalf("status %d type %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
 	body := rec.Body.String()
+	if !strings.Contains(body, "@prefix sd: <"+sdNS+">") {
+		t.Errorf("the service description does not declare sd:\n%s", body)
+	}
+	// The statements, read back from the Turtle (blank nodes as _:?).
+	var stmts []string
+	dec := rdfio.NewTurtleDecoder(strings.NewReader(body), rdfio.Options{Source: "description.ttl"})
+	for {
+		q, err := dec.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			break
+		}
+		for _, t := range []*rdfio.Term{&q.S, &q.O} {
+			if t.Kind == rdfio.KindBlank {
+				t.Value = "?"
+			}
+		}
+		stmts = append(stmts, q.String())
+	}
+	all := strings.Join(stmts, "\n")
+	sdIRI := func(local string) string { return "<" + sdNS + local + ">" }
 	for _, want := range []string{
-		"<http://example.com/sparql> a sd:Service",
-		"sd:supportedLanguage sd:SPARQL11Query",
-		"sd:supportedLanguage sd:SPARQL11Update",
-		"sd:resultFormat fmt:SPARQL_Results_JSON",
-		"sd:name <http://example.org/site/a>",
-		`void:triples "1"^^xsd:integer`,
+		"<http://example.com/sparql> <" + rdfType + "> " + sdIRI("Service") + " .",
+		"<http://example.com/sparql> " + sdIRI("supportedLanguage") + " " + sdIRI("SPARQL11Query") + " .",
+		"<http://example.com/sparql> " + sdIRI("supportedLanguage") + " " + sdIRI("SPARQL11Update") + " .",
+		"<http://example.com/sparql> " + sdIRI("resultFormat") + " <" + formatsNS + "SPARQL_Results_JSON> .",
+		"_:? " + sdIRI("name") + " <http://example.org/site/a> .",
+		`_:? <` + voidNS + `triples> "1"^^<` + xsdInt + `> .`,
 	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("service description lacks %s:\n%s", want, body)
+		if !strings.Contains(all, want) {
+			t.Errorf("service description lacks %s:\n%s", want, all)
 		}
 	}
 	nt := do(srv, "GET", "/sparql", "", "", "Accept", "application/n-triples")

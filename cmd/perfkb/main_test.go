@@ -145,7 +145,7 @@ func TestValueCompletion(t *testing.T) {
 		want []string
 		not  []string
 	}{
-		{[]string{"__complete", "query", "--format", ""}, []string{"json", "xml", "csv", "tsv", "table", "ntriples", "turtle", "nquads", "rdfxml"}, []string{"trig", "jsonld"}},
+		{[]string{"__complete", "query", "--format", ""}, []string{"json", "xml", "csv", "tsv", "table", "ntriples", "turtle", "nquads", "rdfxml", "jsonld"}, []string{"trig", "text"}},
 		{[]string{"__complete", "reason", "--format", ""}, []string{"table", "json"}, []string{"csv"}},
 		{[]string{"__complete", "reason", "--rules", ""}, []string{"PERFONTO", "RDFS", "OWL"}, nil},
 	}

@@ -71,7 +71,7 @@ store, evaluation error, timeout, row limit, --query-memory).`,
 	fl.StringArrayVar(&f.named, "named", nil, "load FILE as the named graph IRI: IRI=FILE (repeatable)")
 	fl.StringVar(&f.queryFile, "query", "", "file holding the query or update")
 	fl.StringVarP(&f.text, "expr", "e", "", "query or update text")
-	fl.StringVar(&f.format, "format", "", "json|xml|csv|tsv|table for SELECT/ASK, ntriples|turtle|nquads|rdfxml for CONSTRUCT/DESCRIBE")
+	fl.StringVar(&f.format, "format", "", "json|xml|csv|tsv|table for SELECT/ASK, ntriples|turtle|nquads|rdfxml|jsonld for CONSTRUCT/DESCRIBE")
 	fl.BoolVar(&f.parseOnly, "parse-only", false, "only parse and check the query")
 	fl.BoolVar(&f.update, "update", false, "the text is a SPARQL 1.1 Update request")
 	fl.BoolVar(&f.explain, "explain", false, "print the optimizer's plan, then the executed plan with estimated and actual row counts, on stderr")
@@ -116,7 +116,7 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	}
 	format := results.Format(strings.ToLower(f.format))
 	switch format {
-	case "", results.JSON, results.XML, results.CSV, results.TSV, results.Table, results.NTriples, results.Turtle, results.NQuads, results.RDFXML:
+	case "", results.JSON, results.XML, results.CSV, results.TSV, results.Table, results.NTriples, results.Turtle, results.NQuads, results.RDFXML, results.JSONLD:
 	case "nt", "n-triples":
 		format = results.NTriples
 	case "ttl":
@@ -125,8 +125,10 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 		format = results.NQuads
 	case "rdf/xml", "rdf":
 		format = results.RDFXML
+	case "json-ld":
+		format = results.JSONLD
 	default:
-		return usageError(fmt.Errorf("unknown --format %q (want json, xml, csv, tsv, table, ntriples, turtle, nquads or rdfxml)", f.format))
+		return usageError(fmt.Errorf("unknown --format %q (want json, xml, csv, tsv, table, ntriples, turtle, nquads, rdfxml or jsonld)", f.format))
 	}
 	text, source := f.text, "<expression>"
 	base := f.base
@@ -331,7 +333,7 @@ func checkFormatForForm(form query.Form, format results.Format) error {
 	isGraphFormat := results.IsGraphFormat(format)
 	switch {
 	case graph && !isGraphFormat:
-		return fmt.Errorf("--format %s cannot hold the triples of a %s query (want ntriples, turtle, nquads or rdfxml)", format, form)
+		return fmt.Errorf("--format %s cannot hold the triples of a %s query (want ntriples, turtle, nquads, rdfxml or jsonld)", format, form)
 	case !graph && isGraphFormat:
 		return fmt.Errorf("--format %s cannot hold the result of a %s query (want json, xml, csv, tsv or table)", format, form)
 	}

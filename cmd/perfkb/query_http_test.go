@@ -58,6 +58,7 @@ func TestQueryCLIAndHTTPGiveTheSameBytes(t *testing.T) {
 		{"ntriples", "application/n-triples"},
 		{"nquads", "application/n-quads"},
 		{"rdfxml", "application/rdf+xml"},
+		{"jsonld", "application/ld+json"},
 	}
 	type job struct{ qname, q, format, accept string }
 	var jobs []job

@@ -28,13 +28,16 @@ type EncoderOptions struct {
 	Prefixes []Prefix
 }
 
-// CommonPrefixes are the namespaces perfkb data uses most.
-var CommonPrefixes = []Prefix{
-	{"rdf", RDFNS},
-	{"rdfs", ontology.RDFSNamespace},
-	{"xsd", ontology.XSDNamespace},
-	{"owl", ontology.OWLNamespace},
-	{ontology.Prefix, ontology.Namespace},
+// CommonPrefixes are the namespaces perfkb data uses most: the one
+// prefix table, ontology.CommonPrefixes.
+var CommonPrefixes = commonPrefixes()
+
+func commonPrefixes() []Prefix {
+	var out []Prefix
+	for _, p := range ontology.CommonPrefixes() {
+		out = append(out, Prefix{p.Prefix, p.Namespace})
+	}
+	return out
 }
 
 // SafeBlankLabel returns label if it is a valid N-Triples and Turtle blank
@@ -73,6 +76,17 @@ func appendSafe(b *strings.Builder, t Term) {
 	AppendTerm(b, t)
 }
 
+// bufferOf returns the buffer an encoder writes through: w itself when it
+// is a *bufio.Writer of at least 4 KiB (a server's response stream, which
+// then sees the output as it is written and is not copied into a second
+// buffer), else a 64 KiB buffer over w.
+func bufferOf(w io.Writer) *bufio.Writer {
+	if bw, ok := w.(*bufio.Writer); ok && bw.Size() >= 4<<10 {
+		return bw
+	}
+	return bufio.NewWriterSize(w, 64<<10)
+}
+
 // lineEncoder writes N-Triples or N-Quads.
 type lineEncoder struct {
 	w     *bufio.Writer
@@ -82,12 +96,12 @@ type lineEncoder struct {
 
 // NewNTriplesEncoder writes N-Triples (graphs are dropped).
 func NewNTriplesEncoder(w io.Writer, _ EncoderOptions) Encoder {
-	return &lineEncoder{w: bufio.NewWriterSize(w, 64<<10)}
+	return &lineEncoder{w: bufferOf(w)}
 }
 
 // NewNQuadsEncoder writes N-Quads (a zero G is the default graph).
 func NewNQuadsEncoder(w io.Writer, _ EncoderOptions) Encoder {
-	return &lineEncoder{w: bufio.NewWriterSize(w, 64<<10), quads: true}
+	return &lineEncoder{w: bufferOf(w), quads: true}
 }
 
 func (e *lineEncoder) Encode(q Quad) error {
@@ -129,7 +143,7 @@ func NewTurtleEncoder(w io.Writer, opts EncoderOptions) Encoder {
 	if p == nil {
 		p = CommonPrefixes
 	}
-	return &turtleEncoder{w: bufio.NewWriterSize(w, 64<<10), prefixes: p}
+	return &turtleEncoder{w: bufferOf(w), prefixes: p}
 }
 
 // NewTriGEncoder writes TriG.
@@ -261,97 +275,6 @@ func (e *turtleEncoder) prefixedName(iri string) (string, bool) {
 		return p.Prefix + ":" + local, true
 	}
 	return "", false
-}
-
-// rdfxmlEncoder writes RDF/XML: one rdf:Description per run of statements
-// with the same subject, each property element declaring its own
-// namespace, so that output streams.
-type rdfxmlEncoder struct {
-	w       *bufio.Writer
-	started bool
-	open    bool
-	last    Term
-	sb      strings.Builder
-}
-
-// NewRDFXMLEncoder writes RDF/XML (graphs are dropped). A predicate whose
-// IRI cannot be split into a namespace and an XML name is an error.
-func NewRDFXMLEncoder(w io.Writer, _ EncoderOptions) Encoder {
-	return &rdfxmlEncoder{w: bufio.NewWriterSize(w, 64<<10)}
-}
-
-func (e *rdfxmlEncoder) Encode(q Quad) error {
-	ns, local, ok := splitPredicate(q.P.Value)
-	if q.P.Kind != KindIRI || !ok {
-		return fmt.Errorf("RDF/XML cannot write the predicate %v: its IRI does not end in an XML name", q.P)
-	}
-	b := &e.sb
-	b.Reset()
-	if !e.started {
-		e.started = true
-		b.WriteString("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rdf:RDF xmlns:rdf=\"" + RDFNS + "\">\n")
-	}
-	if !e.open || q.S != e.last {
-		if e.open {
-			b.WriteString("  </rdf:Description>\n")
-		}
-		b.WriteString("  <rdf:Description")
-		if q.S.Kind == KindBlank {
-			b.WriteString(` rdf:nodeID="`)
-			b.WriteString(xmlNodeID(q.S.Value))
-		} else {
-			b.WriteString(` rdf:about="`)
-			escapeXMLAttr(b, q.S.Value)
-		}
-		b.WriteString("\">\n")
-		e.open, e.last = true, q.S
-	}
-	b.WriteString("    <p:")
-	b.WriteString(local)
-	b.WriteString(` xmlns:p="`)
-	escapeXMLAttr(b, ns)
-	b.WriteByte('"')
-	switch q.O.Kind {
-	case KindIRI:
-		b.WriteString(` rdf:resource="`)
-		escapeXMLAttr(b, q.O.Value)
-		b.WriteString("\"/>\n")
-	case KindBlank:
-		b.WriteString(` rdf:nodeID="`)
-		b.WriteString(xmlNodeID(q.O.Value))
-		b.WriteString("\"/>\n")
-	default:
-		switch {
-		case q.O.Lang != "":
-			b.WriteString(` xml:lang="`)
-			escapeXMLAttr(b, q.O.Lang)
-			b.WriteByte('"')
-		case q.O.Datatype != "" && q.O.Datatype != XSDString:
-			b.WriteString(` rdf:datatype="`)
-			escapeXMLAttr(b, q.O.Datatype)
-			b.WriteByte('"')
-		}
-		b.WriteByte('>')
-		escapeXMLText(b, q.O.Value)
-		b.WriteString("</p:")
-		b.WriteString(local)
-		b.WriteString(">\n")
-	}
-	_, err := e.w.WriteString(b.String())
-	return err
-}
-
-func (e *rdfxmlEncoder) Close() error {
-	if !e.started {
-		e.started = true
-		e.w.WriteString("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<rdf:RDF xmlns:rdf=\"" + RDFNS + "\">\n")
-	}
-	if e.open {
-		e.w.WriteString("  </rdf:Description>\n")
-		e.open = false
-	}
-	e.w.WriteString("</rdf:RDF>\n")
-	return e.w.Flush()
 }
 
 // splitPredicate splits an IRI into a namespace and the longest XML name

@@ -17,9 +17,8 @@ import (
 // v0.7.0 is the newest release that does not require cayleygraph/quad
 // v1.3, which breaks the cayley v0.7.7 backend this module builds.
 //
-// Unlike the other syntaxes, JSON-LD is not streamed: a JSON document is
-// one value, so the decoder reads the whole input and the encoder writes
-// on Close. Remote contexts are never fetched (perfkb reads nothing from
+// The decoder is not streamed: a JSON document is one value, so it reads
+// the whole input. The encoder (jsonld_encode.go) streams. Remote contexts are never fetched (perfkb reads nothing from
 // the network while loading); a document that needs one is an error that
 // says to inline the context.
 
@@ -216,111 +215,4 @@ type noRemoteContexts struct{}
 func (noRemoteContexts) LoadDocument(u string) (*ld.RemoteDocument, error) {
 	return nil, ld.NewJsonLdError(ld.LoadingRemoteContextFailed,
 		fmt.Sprintf("remote context %s is not fetched (perfkb reads nothing from the network): inline the context in the document", u))
-}
-
-// jsonldEncoder collects the statements and writes one compacted JSON-LD
-// document on Close.
-type jsonldEncoder struct {
-	w       io.Writer
-	ctx     map[string]any
-	quads   map[string][]*ld.Quad
-	schemes map[string]bool // prefixes the data makes unusable (see Encode)
-	closed  bool
-}
-
-// NewJSONLDEncoder returns an encoder writing compacted JSON-LD whose
-// @context declares opts.Prefixes (CommonPrefixes when nil), so that IRIs
-// in those namespaces are written as compact IRIs.
-func NewJSONLDEncoder(w io.Writer, opts EncoderOptions) Encoder {
-	prefixes := opts.Prefixes
-	if prefixes == nil {
-		prefixes = CommonPrefixes
-	}
-	ctx := map[string]any{}
-	for _, p := range prefixes {
-		ctx[p.Prefix] = p.Namespace
-	}
-	return &jsonldEncoder{w: w, ctx: ctx, quads: map[string][]*ld.Quad{}, schemes: map[string]bool{}}
-}
-
-func toJSONLDNode(t Term) ld.Node {
-	switch t.Kind {
-	case KindIRI:
-		return ld.NewIRI(t.Value)
-	case KindBlank:
-		return ld.NewBlankNode("_:" + SafeBlankLabel(t.Value))
-	}
-	if t.Lang != "" {
-		return ld.NewLiteral(t.Value, RDFLangString, t.Lang)
-	}
-	return ld.NewLiteral(t.Value, t.Datatype, "")
-}
-
-func (e *jsonldEncoder) Encode(q Quad) error {
-	if e.closed {
-		return errors.New("rdfio: JSON-LD encoder used after Close")
-	}
-	for _, t := range [...]Term{q.S, q.P, q.O, q.G} {
-		iri := t.Value
-		if t.Kind == KindLiteral {
-			iri = t.Datatype
-		} else if t.Kind != KindIRI {
-			continue
-		}
-		if scheme, _, ok := strings.Cut(iri, ":"); ok {
-			e.schemes[scheme] = true
-		}
-		// A compact IRI whose suffix starts with "//" reads back as an
-		// absolute IRI (JSON-LD 1.1 IRI expansion), so a prefix whose
-		// namespace is followed by "//" in some IRI cannot be used.
-		for p, ns := range e.ctx {
-			if rest, ok := strings.CutPrefix(iri, ns.(string)); ok && strings.HasPrefix(rest, "//") {
-				e.schemes[p] = true
-			}
-		}
-	}
-	name := "@default"
-	switch q.G.Kind {
-	case KindIRI:
-		name = q.G.Value
-	case KindBlank:
-		name = "_:" + SafeBlankLabel(q.G.Value)
-	}
-	e.quads[name] = append(e.quads[name], ld.NewQuad(toJSONLDNode(q.S), toJSONLDNode(q.P), toJSONLDNode(q.O), name))
-	return nil
-}
-
-func (e *jsonldEncoder) Close() error {
-	if e.closed {
-		return nil
-	}
-	e.closed = true
-	ds := ld.NewRDFDataset()
-	ds.Graphs = e.quads
-	if ds.Graphs["@default"] == nil {
-		ds.Graphs["@default"] = []*ld.Quad{}
-	}
-	opts := ld.NewJsonLdOptions("")
-	opts.DocumentLoader = noRemoteContexts{}
-	expanded, err := ld.NewJsonLdApi().FromRDF(ds, opts)
-	if err != nil {
-		return fmt.Errorf("rdfio: JSON-LD fromRdf: %s", jsonldMessage(err))
-	}
-	// A prefix named like the scheme of an IRI in the data (a prefix
-	// "perfonto" and the IRI perfonto:x) makes compaction fail with "IRI
-	// confused with prefix"; such prefixes, and those followed by "//",
-	// are left out of the context.
-	for p := range e.ctx {
-		if e.schemes[p] {
-			delete(e.ctx, p)
-		}
-	}
-	doc, err := ld.NewJsonLdProcessor().Compact(expanded, map[string]any{"@context": e.ctx}, opts)
-	if err != nil {
-		return fmt.Errorf("rdfio: JSON-LD compaction: %s", jsonldMessage(err))
-	}
-	enc := json.NewEncoder(e.w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
 }

@@ -8,6 +8,11 @@ import (
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
+// JSONLD is JSON-LD for CONSTRUCT and DESCRIBE results (rdfio's
+// streamed encoder: a @context with the common prefixes and one node
+// object per subject).
+const JSONLD Format = "jsonld"
+
 // GraphWriter streams the triples of a CONSTRUCT or DESCRIBE result.
 // Close flushes (and ends the document); it does not close the writer.
 type GraphWriter interface {
@@ -19,14 +24,14 @@ type GraphWriter interface {
 // rather than solutions.
 func IsGraphFormat(f Format) bool {
 	switch f {
-	case NTriples, Turtle, NQuads, RDFXML:
+	case NTriples, Turtle, NQuads, RDFXML, JSONLD:
 		return true
 	}
 	return false
 }
 
 // NewGraphWriter returns a writer for f (ntriples, turtle, nquads,
-// rdfxml). It writes through the kb/rdfio encoder of the format, the one
+// rdfxml, jsonld). It writes through the kb/rdfio encoder of the format, the one
 // encoder perfkb has for each RDF syntax (kb.Export uses it too), with its
 // common prefixes in Turtle. Triples are written in the order given; the
 // CLI and the server give the engine's order, so they write the same bytes.
@@ -43,13 +48,9 @@ func NewGraphWriter(w io.Writer, f Format) (GraphWriter, error) {
 
 type graphWriter struct{ enc rdfio.Encoder }
 
-func rdfioTerm(t kb.Term) rdfio.Term {
-	return rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
-}
-
 func (g graphWriter) Triple(t kb.Triple) error {
-	// A zero graph: the default graph (N-Quads writes a triple line).
-	return g.enc.Encode(rdfio.Quad{S: rdfioTerm(t.S), P: rdfioTerm(t.P), O: rdfioTerm(t.O)})
+	// No graph: the default graph (N-Quads writes a triple line).
+	return g.enc.Encode(kb.TermQuad{S: t.S, P: t.P, O: t.O}.RDFIO())
 }
 
 func (g graphWriter) Close() error { return g.enc.Close() }

@@ -23,7 +23,7 @@ const (
 )
 
 // DefaultPrefixes are the prefixes every file starts with.
-var DefaultPrefixes = map[string]string{"rdf": RDF, "rdfs": RDFS, "owl": OWL, "xsd": XSD, "perfonto": PERFONTO}
+var DefaultPrefixes = ontology.CommonPrefixMap()
 
 // Resolver returns the text of an included file. name is what the @include
 // directive names inside <...> (a path, or a shipped set such as RDFS);

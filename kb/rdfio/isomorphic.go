@@ -1,0 +1,197 @@
+package rdfio
+
+import (
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+)
+
+// Graph isomorphism, for tests that read an encoder's output back: blank
+// node labels are the writer's, so equal graphs compare up to a renaming
+// of blank nodes.
+
+// Isomorphic reports why two datasets are not isomorphic (RDF 1.1
+// Concepts 3.6; "" when they are): a bijection between their blank nodes must map one set onto
+// the other exactly. Blank nodes are first coloured by iterated hashing of
+// their surroundings; the bijection is then searched among same-coloured
+// nodes, checking every statement as soon as its blank nodes are mapped.
+func Isomorphic(a, b []Quad) string {
+	a, b = dedupeStatements(a), dedupeStatements(b)
+	if len(a) != len(b) {
+		return fmt.Sprintf("%d statements, want %d", len(a), len(b))
+	}
+	inB := make(map[Quad]bool, len(b))
+	for _, q := range b {
+		inB[q] = true
+	}
+	ground := func(q Quad) bool {
+		return q.S.Kind != KindBlank && q.O.Kind != KindBlank && q.G.Kind != KindBlank
+	}
+	var aBlank, bBlank []Quad
+	for _, q := range a {
+		if ground(q) {
+			if !inB[q] {
+				return "unexpected statement " + q.String()
+			}
+		} else {
+			aBlank = append(aBlank, q)
+		}
+	}
+	for _, q := range b {
+		if !ground(q) {
+			bBlank = append(bBlank, q)
+		}
+	}
+	if len(aBlank) != len(bBlank) {
+		return fmt.Sprintf("%d statements with blank nodes, want %d", len(aBlank), len(bBlank))
+	}
+	ca, cb := colourBlanks(aBlank), colourBlanks(bBlank)
+	// Colour classes must have the same sizes.
+	count := func(c map[Term]uint64) map[uint64]int {
+		n := map[uint64]int{}
+		for _, h := range c {
+			n[h]++
+		}
+		return n
+	}
+	na, nb := count(ca), count(cb)
+	if len(na) != len(nb) {
+		return "blank nodes differ in structure"
+	}
+	for h, k := range na {
+		if nb[h] != k {
+			return "blank nodes differ in structure"
+		}
+	}
+	// Order a's blank nodes, rarest colour first, and search.
+	var order []Term
+	for t := range ca {
+		order = append(order, t)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		ci, cj := na[ca[order[i]]], na[ca[order[j]]]
+		if ci != cj {
+			return ci < cj
+		}
+		return order[i].Value < order[j].Value
+	})
+	byColour := map[uint64][]Term{}
+	for t, h := range cb {
+		byColour[h] = append(byColour[h], t)
+	}
+	// statementsOf[x] are a's statements whose last-mapped blank node
+	// (in search order) is x: they are checked when x is mapped.
+	rank := map[Term]int{}
+	for i, t := range order {
+		rank[t] = i
+	}
+	statementsOf := map[Term][]Quad{}
+	for _, q := range aBlank {
+		last, r := Term{}, -1
+		for _, t := range [3]Term{q.S, q.O, q.G} {
+			if t.Kind == KindBlank && rank[t] > r {
+				last, r = t, rank[t]
+			}
+		}
+		statementsOf[last] = append(statementsOf[last], q)
+	}
+	m := map[Term]Term{}
+	used := map[Term]bool{}
+	mapT := func(t Term) Term {
+		if t.Kind == KindBlank {
+			return m[t]
+		}
+		return t
+	}
+	var search func(i int) bool
+	search = func(i int) bool {
+		if i == len(order) {
+			return true
+		}
+		x := order[i]
+		for _, y := range byColour[ca[x]] {
+			if used[y] {
+				continue
+			}
+			m[x], used[y] = y, true
+			ok := true
+			for _, q := range statementsOf[x] {
+				if !inB[Quad{S: mapT(q.S), P: q.P, O: mapT(q.O), G: mapT(q.G)}] {
+					ok = false
+					break
+				}
+			}
+			if ok && search(i+1) {
+				return true
+			}
+			delete(m, x)
+			used[y] = false
+		}
+		return false
+	}
+	if !search(0) {
+		return "no mapping of blank nodes makes the graphs equal"
+	}
+	return ""
+}
+
+func dedupeStatements(qs []Quad) []Quad {
+	seen := map[Quad]bool{}
+	var out []Quad
+	for _, q := range qs {
+		if !seen[q] {
+			seen[q] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// colourBlanks gives each blank node a hash of its neighbourhood, refined
+// until the number of colours stops growing.
+func colourBlanks(qs []Quad) map[Term]uint64 {
+	colour := map[Term]uint64{}
+	for _, q := range qs {
+		for _, t := range [3]Term{q.S, q.O, q.G} {
+			if t.Kind == KindBlank {
+				colour[t] = 1
+			}
+		}
+	}
+	termHash := func(t Term, self Term) string {
+		switch {
+		case t == self:
+			return "SELF"
+		case t.Kind == KindBlank:
+			return fmt.Sprintf("_%d", colour[t])
+		}
+		return t.String()
+	}
+	distinct := 1
+	for round := 0; round < len(colour)+1; round++ {
+		sigs := map[Term][]string{}
+		for _, q := range qs {
+			for pos, t := range [3]Term{q.S, q.O, q.G} {
+				if t.Kind == KindBlank {
+					sigs[t] = append(sigs[t], fmt.Sprintf("%d|%s|%s|%s|%s", pos, termHash(q.S, t), q.P.String(), termHash(q.O, t), termHash(q.G, t)))
+				}
+			}
+		}
+		next := map[Term]uint64{}
+		seen := map[uint64]bool{}
+		for t, s := range sigs {
+			sort.Strings(s)
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%d;%s", colour[t], strings.Join(s, ";"))
+			next[t] = h.Sum64()
+			seen[next[t]] = true
+		}
+		colour = next
+		if len(seen) == distinct {
+			break
+		}
+		distinct = len(seen)
+	}
+	return colour
+}

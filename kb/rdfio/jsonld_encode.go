@@ -1,0 +1,401 @@
+package rdfio
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// JSON-LD output, streamed. The document is
+//
+//	{"@context": {prefixes}, "@graph": [node objects and graph objects]}
+//
+// with one node object per run of statements with the same subject (a
+// subject met again later gets another node object, which JSON-LD merges
+// by @id), the values of one predicate run written together, rdf:type as
+// @type, and named graphs as {"@id": G, "@graph": […]} objects. IRIs in a
+// declared namespace are written as compact IRIs. Nothing is held but the
+// values of the current predicate (at most jsonldValueLimit).
+//
+// A compact IRI "p:x" reads back through the prefix p, so an IRI written in
+// full whose scheme is a declared prefix name (the IRI perfonto:x with the
+// prefix perfonto declared) would be misread; the node object (or graph
+// object) holding such an IRI carries a local context undefining the
+// prefix as a prefix ({"@context": {"perfonto": {"@id": …, "@prefix":
+// false}}), and nothing in it is compacted with that prefix.
+
+// jsonldValueLimit bounds the values of one predicate held before they are
+// written.
+const jsonldValueLimit = 1024
+
+// jsonldEncoder writes streamed JSON-LD.
+type jsonldEncoder struct {
+	w        *bufio.Writer
+	prefixes []Prefix
+	started  bool
+	closed   bool
+
+	inGraph   bool // a named graph object is open
+	graph     Term
+	graphOff  []string // prefixes undefined by the graph object
+	inNode    bool     // a node object is open
+	subject   Term
+	nodeOff   []string        // prefixes undefined by the node object (graph's included)
+	keys      map[string]bool // keys written in the open node object
+	key       string          // the predicate whose values are held
+	values    [][]byte
+	firstItem bool // the next item of the open @graph array is its first
+	buf       []byte
+}
+
+// NewJSONLDEncoder returns an encoder writing JSON-LD whose @context
+// declares opts.Prefixes (CommonPrefixes when nil), so that IRIs in those
+// namespaces are written as compact IRIs. It streams: see the package's
+// JSON-LD notes.
+func NewJSONLDEncoder(w io.Writer, opts EncoderOptions) Encoder {
+	p := opts.Prefixes
+	if p == nil {
+		p = CommonPrefixes
+	}
+	var usable []Prefix
+	for _, x := range p {
+		// A prefix must be a plain name (not a keyword, not "_", no ':')
+		// and its namespace must end in a character JSON-LD 1.1 accepts
+		// for prefixes of compact IRIs (a gen-delim).
+		if x.Prefix == "" || x.Prefix == "_" || strings.ContainsAny(x.Prefix, ":@/") || x.Namespace == "" ||
+			!strings.ContainsRune(":/?#[]@", rune(x.Namespace[len(x.Namespace)-1])) {
+			continue
+		}
+		usable = append(usable, x)
+	}
+	return &jsonldEncoder{w: bufferOf(w), prefixes: usable, keys: map[string]bool{}}
+}
+
+func (e *jsonldEncoder) header() {
+	if e.started {
+		return
+	}
+	e.started = true
+	b := append(e.buf[:0], "{\n  \"@context\": {"...)
+	for i, p := range e.prefixes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = AppendJSONString(b, p.Prefix)
+		b = append(b, ": "...)
+		b = AppendJSONString(b, p.Namespace)
+	}
+	if len(e.prefixes) > 0 {
+		b = append(b, "\n  "...)
+	}
+	b = append(b, "},\n  \"@graph\": ["...)
+	e.firstItem = true
+	e.buf = b
+	_, _ = e.w.Write(b)
+}
+
+// collisions returns the declared prefixes that name the scheme of an IRI
+// among ts written in full.
+func (e *jsonldEncoder) collisions(off []string, ts ...Term) []string {
+	var out []string
+	for _, t := range ts {
+		iri := t.Value
+		switch t.Kind {
+		case KindIRI:
+		case KindLiteral:
+			iri = t.Datatype
+		default:
+			continue
+		}
+		scheme, _, ok := strings.Cut(iri, ":")
+		if !ok || contains(off, scheme) || contains(out, scheme) || !e.declared(scheme) {
+			continue
+		}
+		if _, compact := e.compact(iri, off); !compact {
+			out = append(out, scheme)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *jsonldEncoder) declared(prefix string) bool {
+	for _, p := range e.prefixes {
+		if p.Prefix == prefix {
+			return true
+		}
+	}
+	return false
+}
+
+// compact writes iri as a compact IRI with a prefix not in off.
+func (e *jsonldEncoder) compact(iri string, off []string) (string, bool) {
+	for _, p := range e.prefixes {
+		rest, ok := strings.CutPrefix(iri, p.Namespace)
+		// A suffix starting with "//" reads back as an IRI of its own
+		// (JSON-LD 1.1 IRI expansion), and an empty one as the term.
+		if !ok || rest == "" || strings.HasPrefix(rest, "//") || contains(off, p.Prefix) {
+			continue
+		}
+		return p.Prefix + ":" + rest, true
+	}
+	return iri, false
+}
+
+func (e *jsonldEncoder) appendIRI(b []byte, iri string, off []string) []byte {
+	s, _ := e.compact(iri, off)
+	return AppendJSONString(b, s)
+}
+
+func (e *jsonldEncoder) appendID(b []byte, t Term, off []string) []byte {
+	if t.Kind == KindBlank {
+		return AppendJSONString(b, "_:"+SafeBlankLabel(t.Value))
+	}
+	return e.appendIRI(b, t.Value, off)
+}
+
+// appendLocalContext writes the local context that stops the prefixes of
+// off from being prefixes ("@prefix": false: an IRI such as perfonto:x then
+// reads as itself). Undefining them with null would be simpler, but
+// json-gold fails on a null term definition.
+func (e *jsonldEncoder) appendLocalContext(b []byte, off []string, indent string) []byte {
+	b = append(b, indent...)
+	b = append(b, "\"@context\": {"...)
+	for i, name := range off {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = AppendJSONString(b, name)
+		b = append(b, ": {\"@id\": "...)
+		for _, p := range e.prefixes {
+			if p.Prefix == name {
+				b = AppendJSONString(b, p.Namespace)
+				break
+			}
+		}
+		b = append(b, ", \"@prefix\": false}"...)
+	}
+	return append(b, "},\n"...)
+}
+
+func (e *jsonldEncoder) indent() string {
+	if e.inGraph {
+		return "        "
+	}
+	return "    "
+}
+
+// item starts an item of the open @graph array.
+func (e *jsonldEncoder) item(b []byte) []byte {
+	if !e.firstItem {
+		b = append(b, ',')
+	}
+	e.firstItem = false
+	return append(b, '\n')
+}
+
+func (e *jsonldEncoder) Encode(q Quad) error {
+	if e.closed {
+		return errors.New("rdfio: JSON-LD encoder used after Close")
+	}
+	e.header()
+	b := e.buf[:0]
+	if e.inGraph && q.G != e.graph || !e.inGraph && !q.G.IsZero() {
+		b = e.closeNode(b)
+		if e.inGraph {
+			b = append(b, "\n      ]\n    }"...)
+			e.inGraph, e.graphOff, e.firstItem = false, nil, false
+		}
+		if !q.G.IsZero() {
+			b = e.item(b)
+			b = append(b, "    {\n"...)
+			e.graphOff = e.collisions(nil, q.G)
+			if len(e.graphOff) > 0 {
+				b = e.appendLocalContext(b, e.graphOff, "      ")
+			}
+			b = append(b, "      \"@id\": "...)
+			b = e.appendID(b, q.G, e.graphOff)
+			b = append(b, ",\n      \"@graph\": ["...)
+			e.inGraph, e.graph, e.firstItem = true, q.G, true
+		}
+	}
+	off := e.nodeOff
+	if !e.inNode || q.S != e.subject {
+		off = e.graphOff
+	}
+	extra := e.collisions(off, q.S, q.P, q.O)
+	key := "@type"
+	if q.P.Value != rdfType || q.O.Kind == KindLiteral {
+		key = q.P.Value
+	}
+	if !e.inNode || q.S != e.subject || len(extra) > 0 || (key != e.key && e.keys[key]) || len(e.values) >= jsonldValueLimit {
+		b = e.closeNode(b)
+		e.nodeOff = append(append([]string(nil), e.graphOff...), extra...)
+		ind := e.indent()
+		b = e.item(b)
+		b = append(b, ind...)
+		b = append(b, "{\n"...)
+		if len(extra) > 0 {
+			b = e.appendLocalContext(b, extra, ind+"  ")
+		}
+		b = append(b, ind...)
+		b = append(b, "  \"@id\": "...)
+		b = e.appendID(b, q.S, e.nodeOff)
+		e.inNode, e.subject = true, q.S
+		clear(e.keys)
+	}
+	if key != e.key {
+		b = e.flushValues(b)
+		e.key = key
+		e.keys[key] = true
+	}
+	e.values = append(e.values, e.value(nil, q.O, key == "@type"))
+	e.buf = b
+	_, err := e.w.Write(b)
+	return err
+}
+
+// value renders an object: a string for xsd:string, an IRI string for
+// @type, else a value or node reference object.
+func (e *jsonldEncoder) value(b []byte, o Term, typ bool) []byte {
+	off := e.nodeOff
+	switch {
+	case typ:
+		return e.appendID(b, o, off)
+	case o.Kind == KindIRI || o.Kind == KindBlank:
+		b = append(b, "{\"@id\": "...)
+		b = e.appendID(b, o, off)
+		return append(b, '}')
+	case o.Lang != "":
+		b = append(b, "{\"@value\": "...)
+		b = AppendJSONString(b, o.Value)
+		b = append(b, ", \"@language\": "...)
+		b = AppendJSONString(b, o.Lang)
+		return append(b, '}')
+	case o.Datatype == "" || o.Datatype == XSDString:
+		return AppendJSONString(b, o.Value)
+	}
+	b = append(b, "{\"@value\": "...)
+	b = AppendJSONString(b, o.Value)
+	b = append(b, ", \"@type\": "...)
+	b = e.appendIRI(b, o.Datatype, off)
+	return append(b, '}')
+}
+
+// flushValues writes the held values of e.key.
+func (e *jsonldEncoder) flushValues(b []byte) []byte {
+	if e.key == "" {
+		return b
+	}
+	b = append(b, ",\n"...)
+	b = append(b, e.indent()...)
+	b = append(b, "  "...)
+	if e.key == "@type" {
+		b = append(b, `"@type"`...)
+	} else {
+		b = e.appendIRI(b, e.key, e.nodeOff)
+	}
+	b = append(b, ": "...)
+	if len(e.values) == 1 {
+		b = append(b, e.values[0]...)
+	} else {
+		b = append(b, '[')
+		for i, v := range e.values {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, v...)
+		}
+		b = append(b, ']')
+	}
+	e.key, e.values = "", e.values[:0]
+	return b
+}
+
+// closeNode ends the open node object.
+func (e *jsonldEncoder) closeNode(b []byte) []byte {
+	if !e.inNode {
+		return b
+	}
+	b = e.flushValues(b)
+	b = append(b, '\n')
+	b = append(b, e.indent()...)
+	b = append(b, '}')
+	e.inNode, e.nodeOff = false, nil
+	return b
+}
+
+func (e *jsonldEncoder) Close() error {
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.header()
+	b := e.closeNode(e.buf[:0])
+	if e.inGraph {
+		b = append(b, "\n      ]\n    }"...)
+		e.inGraph, e.firstItem = false, false
+	}
+	if e.firstItem && !e.inGraph {
+		b = append(b, "]\n}\n"...)
+	} else {
+		b = append(b, "\n  ]\n}\n"...)
+	}
+	if _, err := e.w.Write(b); err != nil {
+		return err
+	}
+	return e.w.Flush()
+}
+
+// AppendJSONString appends s as a JSON string. It allocates nothing;
+// '<', '>' and '&' are escaped (as encoding/json does) so that output can
+// be embedded in HTML, U+2028 and U+2029 so that it is valid JavaScript,
+// and invalid UTF-8 becomes U+FFFD.
+func AppendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				b = append(b, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigit[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+const hexDigit = "0123456789abcdef"
