@@ -158,12 +158,12 @@ func evalOptions(opts Options) eval.Options {
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it
-// returns false, then check Err (or call Write); always Close.
+// returns false, then check Err (or call Write); for CONSTRUCT and
+// DESCRIBE, read triples with NextTriple the same way; always Close.
 type Result struct {
 	Form    algebra.QueryForm
 	Vars    []string
 	Boolean bool
-	Triples []kb.Triple
 	inner   *eval.Result
 	// fanned is set when Options.Sites sent the query to sites, local
 	// when the local store took part too (see Federation).
@@ -195,7 +195,7 @@ func Exec(ctx context.Context, ds kb.Dataset, p *Prepared, opts Options) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Form: r.Form, Boolean: r.Boolean, Triples: r.Triples, inner: r,
+	res := &Result{Form: r.Form, Boolean: r.Boolean, inner: r,
 		fanned: opts.Sites != "", sites: sites, local: local}
 	for _, v := range r.Vars {
 		res.Vars = append(res.Vars, string(v))
@@ -215,6 +215,14 @@ func Run(ctx context.Context, ds kb.Dataset, text string, opts Options) (*Result
 // Next returns the next SELECT row: one term per Vars entry, the zero
 // kb.Term when unbound.
 func (r *Result) Next() ([]kb.Term, bool) { return r.inner.Next() }
+
+// NextTriple returns the next triple of a CONSTRUCT or DESCRIBE result
+// (each once), streamed as the engine finds it, or false at the end or on
+// an error (see Err).
+func (r *Result) NextTriple() (kb.Triple, bool) { return r.inner.NextTriple() }
+
+// AllTriples drains a CONSTRUCT or DESCRIBE result into a slice.
+func (r *Result) AllTriples() ([]kb.Triple, error) { return r.inner.AllTriples() }
 
 // Services reports the SERVICE calls made so far (complete once the rows
 // have been read): endpoint, outcome, rows, bytes, time, error.
@@ -244,8 +252,8 @@ func (r *Result) Rows() ([][]kb.Term, error) {
 }
 
 // Write serialises the result: SELECT/ASK as json, xml, csv, tsv or table;
-// CONSTRUCT/DESCRIBE as ntriples, turtle, nquads or rdfxml (other formats
-// give N-Triples).
+// CONSTRUCT/DESCRIBE as ntriples, turtle, nquads, rdfxml or jsonld (other
+// formats give N-Triples), streamed.
 func (r *Result) Write(w io.Writer, f results.Format) error {
 	defer r.Close()
 	switch r.Form {
@@ -253,7 +261,23 @@ func (r *Result) Write(w io.Writer, f results.Format) error {
 		if !results.IsGraphFormat(f) {
 			f = results.NTriples
 		}
-		return results.WriteGraph(w, f, r.Triples)
+		gw, err := results.NewGraphWriter(w, f)
+		if err != nil {
+			return err
+		}
+		for {
+			t, ok := r.NextTriple()
+			if !ok {
+				break
+			}
+			if err := gw.Triple(t); err != nil {
+				return err
+			}
+		}
+		if err := r.Err(); err != nil {
+			return err
+		}
+		return gw.Close()
 	}
 	sw, err := results.NewSolutionWriter(w, f)
 	if err != nil {

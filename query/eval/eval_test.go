@@ -34,6 +34,17 @@ func run(t *testing.T, ds kb.Dataset, text string, opts Options) ([][]kb.Term, e
 	if err != nil {
 		return nil, err
 	}
+	if q.Form == algebra.FormConstruct || q.Form == algebra.FormDescribe {
+		// A graph result: its triples as rows of S, P, O.
+		var rows [][]kb.Term
+		for {
+			tr, ok := res.NextTriple()
+			if !ok {
+				return rows, res.Err()
+			}
+			rows = append(rows, []kb.Term{tr.S, tr.P, tr.O})
+		}
+	}
 	var rows [][]kb.Term
 	for {
 		r, ok := res.Next()

@@ -237,23 +237,23 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 	return ex, nil
 }
 
-// Result is the outcome of a query. For SELECT, Rows streams the solutions
-// (Vars order); for ASK, Boolean is set; for CONSTRUCT and DESCRIBE,
-// Triples holds the graph.
+// Result is the outcome of a query. For SELECT, Next streams the
+// solutions (Vars order); for ASK, Boolean is set; for CONSTRUCT and
+// DESCRIBE, NextTriple streams the graph.
 type Result struct {
 	Form    algebra.QueryForm
 	Vars    []algebra.Var
 	Boolean bool
-	Triples []kb.Triple
 
-	next  func() ([]kb.Term, bool)
-	stop  func()
-	err   error
-	rows  int64
-	max   int64
-	plan  node
-	ex    *executor
-	close func()
+	next       func() ([]kb.Term, bool)
+	nextTriple func() (kb.Triple, bool)
+	stop       func()
+	err        error
+	rows       int64
+	max        int64
+	plan       node
+	ex         *executor
+	close      func()
 }
 
 // Next returns the next SELECT row (one term per Vars entry, the zero Term
@@ -274,6 +274,34 @@ func (r *Result) Next() ([]kb.Term, bool) {
 		return nil, false
 	}
 	return row, true
+}
+
+// NextTriple returns the next triple of a CONSTRUCT or DESCRIBE result, or
+// false at the end or on an error (see Err). Each triple comes once: the
+// result is a set, and the triples already given are kept (and charged to
+// the query memory budget) to drop repeats.
+func (r *Result) NextTriple() (kb.Triple, bool) {
+	if r.nextTriple == nil || r.err != nil {
+		return kb.Triple{}, false
+	}
+	t, ok := r.nextTriple()
+	if !ok || r.err != nil {
+		r.Close()
+		return kb.Triple{}, false
+	}
+	return t, true
+}
+
+// AllTriples drains a CONSTRUCT or DESCRIBE result into a slice.
+func (r *Result) AllTriples() ([]kb.Triple, error) {
+	var out []kb.Triple
+	for {
+		t, ok := r.NextTriple()
+		if !ok {
+			return out, r.Err()
+		}
+		out = append(out, t)
+	}
 }
 
 // Err returns the error that ended the row stream, if any.
@@ -369,24 +397,50 @@ func Query(ctx context.Context, ds kb.Dataset, q *algebra.Query, opts Options) (
 		}
 		res.Boolean = found
 		return res, nil
-	case algebra.FormConstruct:
-		defer res.Close()
-		var triples []kb.Triple
-		err := guard(func() (err error) { triples, err = ex.construct(plan, q.Template); return err })
-		if err != nil {
-			return nil, err
+	case algebra.FormConstruct, algebra.FormDescribe:
+		// The triples stream to the caller as the solutions are
+		// found; nothing but the set of triples given so far is held.
+		produce := func(emit func(kb.Triple) bool) error {
+			if q.Form == algebra.FormConstruct {
+				return ex.construct(plan, q.Template, emit)
+			}
+			return ex.describe(plan, q, emit)
 		}
-		res.Triples = triples
-		return res, ex.limitTriples(res)
-	case algebra.FormDescribe:
-		defer res.Close()
-		var triples []kb.Triple
-		err := guard(func() (err error) { triples, err = ex.describe(plan, q); return err })
-		if err != nil {
-			return nil, err
+		if q.Form == algebra.FormDescribe && len(q.DescribeAt) > 0 {
+			// A DESCRIBE at endpoints merges their answers first, so
+			// that the SERVICE report (Services) is complete when the
+			// result is returned, as a fan-out's response headers
+			// need.
+			var remote []kb.Triple
+			if err := guard(func() (err error) { remote, err = ex.describeRemote(plan, q); return err }); err != nil {
+				res.Close()
+				return nil, err
+			}
+			produce = func(emit func(kb.Triple) bool) error {
+				for _, t := range remote {
+					if !emit(t) {
+						return errStop
+					}
+				}
+				return nil
+			}
 		}
-		res.Triples = triples
-		return res, ex.limitTriples(res)
+		seq := func(yield func(kb.Triple) bool) {
+			var n int64
+			emit := func(t kb.Triple) bool {
+				if n++; ex.opts.MaxRows > 0 && n > ex.opts.MaxRows {
+					res.err = fmt.Errorf("%w (%d)", ErrTooManyRows, ex.opts.MaxRows)
+					return false
+				}
+				return yield(t)
+			}
+			err := guard(func() error { return produce(emit) })
+			if err != nil && !errors.Is(err, errStop) && res.err == nil {
+				res.err = err
+			}
+		}
+		res.nextTriple, res.stop = iter.Pull(iter.Seq[kb.Triple](seq))
+		return res, nil
 	}
 	cancel()
 	return nil, fmt.Errorf("eval: unknown query form %v", q.Form)
@@ -406,18 +460,13 @@ func guard(fn func() error) (err error) {
 	return fn()
 }
 
-func (ex *executor) limitTriples(res *Result) error {
-	if ex.opts.MaxRows > 0 && int64(len(res.Triples)) > ex.opts.MaxRows {
-		return fmt.Errorf("%w (%d)", ErrTooManyRows, ex.opts.MaxRows)
-	}
-	return nil
-}
-
-// construct instantiates the template with every solution (§16.2).
-func (ex *executor) construct(plan node, template []algebra.TriplePattern) ([]kb.Triple, error) {
-	seen := map[kb.Triple]bool{}
-	var out []kb.Triple
+// construct instantiates the template with every solution (§16.2) and
+// gives each resulting triple to emit once; it returns errStop when emit
+// asks to stop.
+func (ex *executor) construct(plan node, template []algebra.TriplePattern, emit func(kb.Triple) bool) error {
+	seen := map[kb.Triple]struct{}{}
 	var memErr error
+	stopped := false
 	err := plan.run(ex, ex.newRow(), func(r row) bool {
 		bnodes := map[string]kb.Term{}
 		for _, tp := range template {
@@ -435,32 +484,46 @@ func (ex *executor) construct(plan node, template []algebra.TriplePattern) ([]kb
 				continue
 			}
 			tr := kb.Triple{S: terms[0], P: terms[1], O: terms[2]}
-			if !seen[tr] {
+			// A triple with a blank node of the template is new
+			// (the node is fresh for this solution): it need not
+			// be remembered.
+			fresh := isTemplateBlank(tp.S) || isTemplateBlank(tp.O)
+			if !fresh {
+				if _, dup := seen[tr]; dup {
+					continue
+				}
 				if memErr = ex.mem.charge(tripleBytes(tr), "CONSTRUCT"); memErr != nil {
 					return false
 				}
-				seen[tr] = true
-				out = append(out, tr)
+				seen[tr] = struct{}{}
 			}
-		}
-		if ex.opts.MaxRows > 0 && int64(len(out)) > ex.opts.MaxRows {
-			return false // limitTriples reports it
+			if !emit(tr) {
+				stopped = true
+				return false
+			}
 		}
 		return ex.check() == nil
 	})
 	if memErr != nil {
-		return nil, memErr
+		return memErr
+	}
+	if stopped {
+		return errStop
 	}
 	if err != nil && !errors.Is(err, errStop) {
-		return nil, err
+		return err
 	}
-	return out, ctxErr(ex.ctx)
+	return ctxErr(ex.ctx)
 }
 
-// tripleBytes is a result triple held twice (the list and its seen set),
-// its lexical forms once.
+// isTemplateBlank reports whether a template node is a blank node (a
+// fresh one per solution), not a variable.
+func isTemplateBlank(n algebra.Node) bool { return !n.IsVar() && n.Term.IsBlank() }
+
+// tripleBytes is a result triple held in the set of triples already
+// given, with its lexical forms.
 func tripleBytes(tr kb.Triple) int64 {
-	return 2*(3*termSize) + mapEntryExtra + termBytes(tr.S) + termBytes(tr.P) + termBytes(tr.O) - 3*termSize
+	return mapEntryExtra + termBytes(tr.S) + termBytes(tr.P) + termBytes(tr.O)
 }
 
 // instantiate turns a template node into a term for solution r; blank
@@ -484,12 +547,10 @@ func (ex *executor) instantiate(n algebra.Node, r row, bnodes map[string]kb.Term
 	return n.Term, nil
 }
 
-// describe returns the concise description of each resource: the triples
-// with it as subject in the default graph, following blank-node objects.
-func (ex *executor) describe(plan node, q *algebra.Query) ([]kb.Triple, error) {
-	if len(q.DescribeAt) > 0 {
-		return ex.describeRemote(plan, q)
-	}
+// describe gives emit the concise description of each resource: the
+// triples with it as subject in the default graph, following blank-node
+// objects (DESCRIBE at endpoints is describeRemote).
+func (ex *executor) describe(plan node, q *algebra.Query, emit func(kb.Triple) bool) error {
 	resources := map[kb.ID]bool{}
 	var order []kb.ID
 	var memErr error
@@ -507,7 +568,7 @@ func (ex *executor) describe(plan node, q *algebra.Query) ([]kb.Triple, error) {
 		if n.IsVar() {
 			varSlots = append(varSlots, ex.vars.slot(n.Var))
 		} else if id, ok, err := ex.dict.lookup(n.Term); err != nil {
-			return nil, err
+			return err
 		} else if ok {
 			add(id)
 		}
@@ -525,19 +586,27 @@ func (ex *executor) describe(plan node, q *algebra.Query) ([]kb.Triple, error) {
 			return memErr == nil
 		})
 		if memErr != nil {
-			return nil, memErr
+			return memErr
 		}
 		if err != nil && !errors.Is(err, errStop) {
-			return nil, err
+			return err
 		}
 	}
-	return ex.describeIDs(order)
+	return ex.describeEach(order, emit)
 }
 
-// describeIDs returns the concise descriptions of the resources: the
-// triples with each as subject in the default graph, following blank-node
-// objects.
+// describeIDs returns the concise descriptions of the resources (see
+// describeEach).
 func (ex *executor) describeIDs(order []kb.ID) ([]kb.Triple, error) {
+	var out []kb.Triple
+	err := ex.describeEach(order, func(t kb.Triple) bool { out = append(out, t); return true })
+	return out, err
+}
+
+// describeEach gives emit the concise descriptions of the resources: the
+// triples with each as subject in the default graph, following blank-node
+// objects; it returns errStop when emit asks to stop.
+func (ex *executor) describeEach(order []kb.ID, emit func(kb.Triple) bool) error {
 	resources := map[kb.ID]bool{}
 	for _, id := range order {
 		resources[id] = true
@@ -552,35 +621,36 @@ func (ex *executor) describeIDs(order []kb.ID) ([]kb.Triple, error) {
 			order = append(order, id)
 		}
 	}
-	var out []kb.Triple
-	seen := map[kb.Triple]bool{}
+	seen := map[kb.Triple]struct{}{}
 	for i := 0; i < len(order); i++ {
 		quads, err := ex.matchDefault(kb.Pattern{S: order[i]})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, qd := range quads {
 			tq, err := kb.ResolveQuad(ex.ctx, ex.ds, qd)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			tr := kb.Triple{S: tq.S, P: tq.P, O: tq.O}
-			if !seen[tr] {
+			if _, dup := seen[tr]; !dup {
 				if err := ex.mem.charge(tripleBytes(tr), "DESCRIBE"); err != nil {
-					return nil, err
+					return err
 				}
-				seen[tr] = true
-				out = append(out, tr)
+				seen[tr] = struct{}{}
+				if !emit(tr) {
+					return errStop
+				}
 			}
 			if tq.O.IsBlank() {
 				add(qd.O)
 			}
 		}
 		if memErr != nil {
-			return nil, memErr
+			return memErr
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // matchDefault returns the quads of the default graph matching p (G is

@@ -345,8 +345,12 @@ func TestServiceConstruct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Triples) != 1 || res.Triples[0].S != kb.IRI("http://x1") {
-		t.Errorf("triples %v, want the remote one", res.Triples)
+	triples, err := res.AllTriples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(triples) != 1 || triples[0].S != kb.IRI("http://x1") {
+		t.Errorf("triples %v, want the remote one", triples)
 	}
 }
 
@@ -392,7 +396,11 @@ func (r *remoteStores) Describe(ctx context.Context, endpoint kb.Term, resources
 	if err != nil {
 		return nil, err
 	}
-	return &Graph{Triples: res.Triples}, nil
+	triples, err := res.AllTriples()
+	if err != nil {
+		return nil, err
+	}
+	return &Graph{Triples: triples}, nil
 }
 
 func TestServiceDescribe(t *testing.T) {
@@ -409,7 +417,9 @@ func TestServiceDescribe(t *testing.T) {
 		kb.TermQuad{S: s2, P: q, O: b}, // another site's _:b1: another node
 		kb.TermQuad{S: b, P: r, O: kb.String("y")})
 	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": siteA, "http://b/sparql": siteB}}
-	describe := func(endpoints []string, partial bool, batch int) (*Result, error) {
+	// describe runs the DESCRIBE and reads its triples (errors arrive
+	// with the stream).
+	describe := func(endpoints []string, partial bool, batch int) (*Result, []kb.Triple, error) {
 		pq, err := syntax.ParseQuery(`DESCRIBE ?s <http://s2> WHERE { VALUES ?s { <http://s1> "lit" } }`, syntax.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -417,15 +427,20 @@ func TestServiceDescribe(t *testing.T) {
 		for _, ep := range endpoints {
 			pq.DescribeAt = append(pq.DescribeAt, &algebra.Service{Endpoint: algebra.TermNode(kb.IRI(ep)), Partial: partial})
 		}
-		return Query(context.Background(), memoryWith(t), pq, Options{Service: svc, ServiceBatch: batch})
+		res, err := Query(context.Background(), memoryWith(t), pq, Options{Service: svc, ServiceBatch: batch})
+		if err != nil {
+			return nil, nil, err
+		}
+		triples, err := res.AllTriples()
+		return res, triples, err
 	}
-	res, err := describe([]string{"http://a/sparql", "http://b/sparql", "http://down/sparql"}, true, 0)
+	res, triples, err := describe([]string{"http://a/sparql", "http://b/sparql", "http://down/sparql"}, true, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ground []string
 	blanks := map[string][]string{}
-	for _, tr := range res.Triples {
+	for _, tr := range triples {
 		switch {
 		case tr.S.IsBlank():
 			blanks[tr.S.Value] = append(blanks[tr.S.Value], "r "+tr.O.Value)
@@ -461,12 +476,12 @@ func TestServiceDescribe(t *testing.T) {
 		t.Errorf("report %v", outcomes)
 	}
 	// Without Partial a failed site fails the query.
-	if _, err := describe([]string{"http://a/sparql", "http://down/sparql"}, false, 0); err == nil || !strings.Contains(err.Error(), "down") {
+	if _, _, err := describe([]string{"http://a/sparql", "http://down/sparql"}, false, 0); err == nil || !strings.Contains(err.Error(), "down") {
 		t.Errorf("non-partial failure: %v, want an error naming the endpoint", err)
 	}
 	// One resource per request: two requests per site.
 	svc.reqs = nil
-	if _, err := describe([]string{"http://a/sparql", "http://b/sparql"}, false, 1); err != nil {
+	if _, _, err := describe([]string{"http://a/sparql", "http://b/sparql"}, false, 1); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := svc.count("http://a/sparql"), svc.count("http://b/sparql"); a != 2 || b != 2 {

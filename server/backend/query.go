@@ -72,11 +72,8 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 		}
 		return &server.QueryResult{Kind: server.ResultBoolean, Boolean: res.Boolean, Federation: report}, nil
 	default:
-		defer res.Close()
-		if err := res.Err(); err != nil {
-			return nil, translateError(ctx, err)
-		}
-		return &server.QueryResult{Kind: server.ResultGraph, Triples: &triples{list: res.Triples}, Federation: report}, nil
+		handedOver = true
+		return &server.QueryResult{Kind: server.ResultGraph, Triples: &triples{ctx: ctx, res: res, long: long}, Federation: report}, nil
 	}
 }
 
@@ -145,13 +142,20 @@ func (s *solutions) Solution() []kb.Term { return s.row }
 func (s *solutions) Err() error          { return translateError(s.ctx, s.res.Err()) }
 func (s *solutions) Close() error        { s.res.Close(); s.long.end(); return nil }
 
-// triples adapts a CONSTRUCT or DESCRIBE result.
+// triples adapts a CONSTRUCT or DESCRIBE result, streamed as the engine
+// finds the triples.
 type triples struct {
-	list []kb.Triple
-	i    int
+	ctx  context.Context
+	res  *query.Result
+	t    kb.Triple
+	long *longQuery // ended with the triples
 }
 
-func (t *triples) Next() bool        { t.i++; return t.i <= len(t.list) }
-func (t *triples) Triple() kb.Triple { return t.list[t.i-1] }
-func (t *triples) Err() error        { return nil }
-func (t *triples) Close() error      { return nil }
+func (t *triples) Next() bool {
+	tr, ok := t.res.NextTriple()
+	t.t = tr
+	return ok
+}
+func (t *triples) Triple() kb.Triple { return t.t }
+func (t *triples) Err() error        { return translateError(t.ctx, t.res.Err()) }
+func (t *triples) Close() error      { t.res.Close(); t.long.end(); return nil }
