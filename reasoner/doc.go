@@ -2,7 +2,8 @@
 // files in Apache Jena's rule syntax over a kb.Dataset and writes what it
 // derives to the inferred graph, recording why.
 //
-//	rule text ──rulelang.Parse──▶ AST ──Compile──▶ Program ──NewEngine(ds)──▶ plans over IDs
+//	rule files ──LoadSources (resolver: files | shipped sets only)──▶ rulelang.Parse + #@advice
+//	           ──▶ AST ──Compile──▶ Program ──NewEngine(ds)──▶ plans over IDs
 //	                                                                     │
 //	      kb.Dataset ──load──▶ working memory (per-predicate tables) ◀──┘
 //	                              │ semi-naive rounds (joins driven by the newest triples)

@@ -82,11 +82,6 @@ type Source struct {
 	Text []byte
 }
 
-// Parse parses rule text (with its @include files) without compiling it.
-func Parse(file string, src []byte, opts ParseOptions) (*rulelang.RuleSet, error) {
-	return rulelang.Parse(file, src, rulelang.Options{Resolve: opts.resolver(), Defines: opts.Defines})
-}
-
 // ParseProgram parses and compiles one rule text; see LoadSources.
 func ParseProgram(file string, src []byte, opts ParseOptions) (*Program, error) {
 	return LoadSources(context.Background(), []Source{{Name: file, Text: src}}, opts)
