@@ -100,11 +100,6 @@ func (s LoadSummary) TriplesPerSecond() float64 {
 	return float64(s.Triples) / s.Duration.Seconds()
 }
 
-// SyntaxError is malformed RDF input, in any syntax: the one positioned
-// error type of the RDF parsers (rdfio.SyntaxError). Line and Column are
-// 1-based; Column counts characters.
-type SyntaxError = rdfio.SyntaxError
-
 // LoadFile loads the RDF file at path (gzip-compressed when it ends in
 // .gz). The format defaults to the one the extension names, SourceName to
 // path and BaseIRI to the file's file:// URL.

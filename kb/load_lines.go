@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // lineChunkSize is the number of bytes of N-Triples or N-Quads that one
@@ -212,7 +213,7 @@ func readChunks(ctx context.Context, r io.Reader, chunkSize int, tokens chan str
 			// No line end in a full buffer: the line is longer.
 			if len(buf) > rdfio.MaxLine {
 				lines := line + bytes.Count(carry, []byte{'\n'})
-				send(lineChunk{err: &SyntaxError{Line: lines, Column: 1, Msg: fmt.Sprintf("line longer than %d bytes", rdfio.MaxLine)}})
+				send(lineChunk{err: textpos.Errorf(textpos.Position{Line: lines, Column: 1}, "line longer than %d bytes", rdfio.MaxLine)})
 				return
 			}
 			buf = append(buf[:n], make([]byte, len(buf))...)
@@ -316,9 +317,9 @@ func internTerms(ctx context.Context, ds Dataset, terms []Term) ([]Quad, error) 
 
 // loadLineError gives a parser's error its source name.
 func loadLineError(err error, src string) error {
-	var se *SyntaxError
+	var se *textpos.Error
 	if errors.As(err, &se) {
-		return &SyntaxError{Source: src, Line: se.Line, Column: se.Column, Msg: se.Msg}
+		return &textpos.Error{Pos: textpos.Position{Source: src, Line: se.Pos.Line, Column: se.Pos.Column}, Msg: se.Msg, Err: se.Err}
 	}
 	return fmt.Errorf("%s: %w", sourceName(src), err)
 }

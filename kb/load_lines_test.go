@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // concurrentMemory is a Memory that claims to be a ConcurrentInterner, so
@@ -144,12 +146,12 @@ func TestLoadLinesFirstErrorWins(t *testing.T) {
 				}
 				before := dump(t, mem)
 				_, err := Load(ctx, ds, strings.NewReader(doc), LoadOptions{Format: FormatNQuads, SourceName: "big.nq", chunkSize: chunk, BatchSize: 7})
-				var se *SyntaxError
+				var se *textpos.Error
 				if !errors.As(err, &se) {
-					t.Fatalf("Load error = %v; want a *SyntaxError", err)
+					t.Fatalf("Load error = %v; want a *textpos.Error", err)
 				}
-				if se.Line != 41 || se.Column != 47 || !strings.Contains(se.Msg, "unterminated string literal") {
-					t.Errorf("error %q at line %d, column %d; want line 41, column 47, unterminated string literal", se, se.Line, se.Column)
+				if se.Pos.Line != 41 || se.Pos.Column != 47 || !strings.Contains(se.Msg, "unterminated string literal") {
+					t.Errorf("error %q at line %d, column %d; want line 41, column 47, unterminated string literal", se, se.Pos.Line, se.Pos.Column)
 				}
 				if after := dump(t, mem); strings.Join(after, "\n") != strings.Join(before, "\n") {
 					t.Errorf("the failed load changed the store: %d quads before, %d after", len(before), len(after))
@@ -169,8 +171,8 @@ func TestLoadLinesLastLineWithoutNewline(t *testing.T) {
 			t.Errorf("chunk size %d: Load = %+v, %v; want 2 triples", chunk, sum, err)
 		}
 		_, err = Load(ctx, ds, strings.NewReader(doc[:len(doc)-2]), LoadOptions{Format: FormatNTriples, chunkSize: chunk})
-		var se *SyntaxError
-		if !errors.As(err, &se) || se.Line != 2 || se.Column != 30 {
+		var se *textpos.Error
+		if !errors.As(err, &se) || se.Pos.Line != 2 || se.Pos.Column != 30 {
 			t.Errorf("chunk size %d: error %v; want a syntax error at 2:30", chunk, err)
 		}
 	}
@@ -194,8 +196,8 @@ func TestLoadLinesIRISharingAPrefix(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := "<http://example.org/abc> <http://example.org/pq> \"x\" .\n" + tc.second + "\n"
 			_, err := Load(context.Background(), NewMemory(), strings.NewReader(doc), LoadOptions{Format: FormatNTriples})
-			var se *SyntaxError
-			if !errors.As(err, &se) || se.Line != tc.line || se.Column != tc.col || !strings.Contains(se.Msg, tc.msg) {
+			var se *textpos.Error
+			if !errors.As(err, &se) || se.Pos.Line != tc.line || se.Pos.Column != tc.col || !strings.Contains(se.Msg, tc.msg) {
 				t.Errorf("error %v; want %d:%d %q", err, tc.line, tc.col, tc.msg)
 			}
 		})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 const (
@@ -256,12 +257,12 @@ func TestLoadSyntaxErrors(t *testing.T) {
 			}
 			before := termQuads(t, ds, true)
 			_, err := kb.Load(ctx, ds, strings.NewReader(tc.input), kb.LoadOptions{Format: tc.format, SourceName: "in.data", BatchSize: 1})
-			var se *kb.SyntaxError
+			var se *textpos.Error
 			if !errors.As(err, &se) {
-				t.Fatalf("Load error = %v (%T); want a *kb.SyntaxError", err, err)
+				t.Fatalf("Load error = %v (%T); want a *textpos.Error", err, err)
 			}
-			if se.Source != "in.data" || se.Line != tc.line || (tc.col != 0 && se.Column != tc.col) || !strings.Contains(se.Msg, tc.msg) {
-				t.Errorf("error = %q (line %d, column %d); want line %d, column %d, message containing %q", se, se.Line, se.Column, tc.line, tc.col, tc.msg)
+			if se.Pos.Source != "in.data" || se.Pos.Line != tc.line || (tc.col != 0 && se.Pos.Column != tc.col) || !strings.Contains(se.Msg, tc.msg) {
+				t.Errorf("error = %q (line %d, column %d); want line %d, column %d, message containing %q", se, se.Pos.Line, se.Pos.Column, tc.line, tc.col, tc.msg)
 			}
 			if !strings.HasPrefix(se.Error(), "in.data:") {
 				t.Errorf("error text %q does not start with the source name", se)
@@ -546,7 +547,7 @@ func TestLoadQuadsAtomic(t *testing.T) {
 
 // TestLoadTurtleHostileInputs holds inputs that crashed the process or
 // corrupted data through knakk/rdf's Turtle parser (issue 16, defects 1, 5
-// and 10): each load fails with a positioned *kb.SyntaxError and stores
+// and 10): each load fails with a positioned *textpos.Error and stores
 // nothing, or stores exactly the statements written.
 func TestLoadTurtleHostileInputs(t *testing.T) {
 	ctx := context.Background()
@@ -562,9 +563,9 @@ func TestLoadTurtleHostileInputs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := kb.NewMemory()
 			_, err := kb.Load(ctx, ds, strings.NewReader(tc.doc), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "in.ttl"})
-			var se *kb.SyntaxError
-			if !errors.As(err, &se) || se.Line != tc.line || se.Column != tc.col {
-				t.Fatalf("Load = %v; want a *kb.SyntaxError at in.ttl:%d:%d", err, tc.line, tc.col)
+			var se *textpos.Error
+			if !errors.As(err, &se) || se.Pos.Line != tc.line || se.Pos.Column != tc.col {
+				t.Fatalf("Load = %v; want a *textpos.Error at in.ttl:%d:%d", err, tc.line, tc.col)
 			}
 			if n, _ := ds.Count(ctx, kb.Pattern{}, true); n != 0 {
 				t.Errorf("the failed load stored %d quads", n)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // w3cFloor lists the W3C RDF 1.1 syntax tests known to fail, each with the
@@ -160,8 +161,8 @@ func runW3CTest(tc w3cTest, format kb.Format) string {
 		if err == nil {
 			return fmt.Sprintf("accepted (%d statements); want a syntax error", len(got))
 		}
-		if _, ok := err.(*kb.SyntaxError); !ok {
-			return fmt.Sprintf("error %v is not a *kb.SyntaxError", err)
+		if _, ok := err.(*textpos.Error); !ok {
+			return fmt.Sprintf("error %v is not a *textpos.Error", err)
 		}
 		return ""
 	case err != nil:

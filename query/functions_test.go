@@ -9,7 +9,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/function"
-	"github.com/perfkb/perfkb/query/syntax"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 const pf = "PREFIX pf: <" + function.Namespace + ">\nPREFIX ex: <http://example.org/fn#>\n"
@@ -60,9 +60,9 @@ func TestFunctionRegistry(t *testing.T) {
 			opts := query.Options{Functions: reg}
 			p, err := query.Prepare(text, opts)
 			if tc.wantErr != "" {
-				var se *syntax.Error
+				var se *textpos.Error
 				if err == nil || err.Error() != tc.wantErr || !errors.As(err, &se) {
-					t.Fatalf("Prepare error = %v, want the *syntax.Error %q", err, tc.wantErr)
+					t.Fatalf("Prepare error = %v, want the *textpos.Error %q", err, tc.wantErr)
 				}
 				return
 			}

@@ -10,8 +10,8 @@
 // (Protocol), SERVICE handling, and the fan-out to registered sites
 // (Sites; the site registry and client are re-exported in sites.go). The
 // CLI and the server import this package and query/results only, never
-// the stages. Errors in the query text are *syntax.Error
-// values (InvalidInput() is true); evaluation limits produce
+// the stages. Errors in the query text are *textpos.Error values at
+// Options.Source:line:column (InvalidInput() is true); evaluation limits produce
 // eval.ErrQueryTimeout, eval.ErrQueryCanceled, eval.ErrTooManyRows or a
 // *LimitError (Options.QueryMemory exceeded).
 package query
@@ -46,6 +46,8 @@ type LimitError = eval.LimitError
 type Options struct {
 	// Base is the base IRI for relative IRIs in the query text.
 	Base string
+	// Source names the query text in syntax errors (a file name).
+	Source string
 	// Timeout bounds evaluation (0: none).
 	Timeout time.Duration
 	// MaxRows caps result rows / triples (0: none).
@@ -132,7 +134,7 @@ func PrepareContext(ctx context.Context, text string, opts Options) (*Prepared, 
 		}
 		return &Prepared{Text: text, Language: RDQL, Query: q}, nil
 	}
-	q, err := syntax.ParseQuery(text, syntax.Options{BaseIRI: opts.Base, Context: ctx, Functions: functions(opts)})
+	q, err := syntax.ParseQuery(text, syntax.Options{BaseIRI: opts.Base, Context: ctx, Functions: functions(opts), Source: opts.Source})
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +148,7 @@ func PrepareUpdate(text string, opts Options) (*algebra.Update, error) {
 
 // PrepareUpdateContext is PrepareUpdate that stops when ctx ends.
 func PrepareUpdateContext(ctx context.Context, text string, opts Options) (*algebra.Update, error) {
-	return syntax.ParseUpdate(text, syntax.Options{BaseIRI: opts.Base, Context: ctx, Functions: functions(opts)})
+	return syntax.ParseUpdate(text, syntax.Options{BaseIRI: opts.Base, Context: ctx, Functions: functions(opts), Source: opts.Source})
 }
 
 func evalOptions(opts Options) eval.Options {

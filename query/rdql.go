@@ -12,5 +12,5 @@ func IsRDQL(text string) bool { return syntax.LooksLikeRDQL(text) }
 // parseRDQL parses a legacy RDQL query into the algebra of its SPARQL
 // equivalent.
 func parseRDQL(text string, opts Options) (*algebra.Query, error) {
-	return syntax.ParseRDQL(text, syntax.Options{BaseIRI: opts.Base})
+	return syntax.ParseRDQL(text, syntax.Options{BaseIRI: opts.Base, Source: opts.Source})
 }

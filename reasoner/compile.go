@@ -5,6 +5,7 @@ import (
 	"github.com/perfkb/perfkb/reasoner/builtins"
 	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Program is a compiled rule set: rules checked (builtins exist, arities,
@@ -42,7 +43,7 @@ type slot struct {
 	v       int
 	name    string
 	args    []slot
-	pos     rulelang.Pos
+	pos     textpos.Position
 	functor string
 }
 
@@ -50,7 +51,7 @@ type compiledCall struct {
 	b       *builtins.Builtin
 	args    []slot
 	outputs map[int]bool
-	pos     rulelang.Pos
+	pos     textpos.Position
 }
 
 type compiledClause struct {
@@ -70,10 +71,10 @@ type compiledRule struct {
 }
 
 // Compile checks and compiles a parsed rule set. Errors are a
-// rulelang.ErrorList with positions.
+// textpos.ErrorList with positions.
 func Compile(rs *rulelang.RuleSet) (*Program, error) {
 	prog := &Program{source: rs}
-	var errs rulelang.ErrorList
+	var errs textpos.ErrorList
 	for i, r := range rs.Rules {
 		cr := compileRule(i, r, &errs)
 		prog.rules = append(prog.rules, cr)
@@ -85,7 +86,7 @@ func Compile(rs *rulelang.RuleSet) (*Program, error) {
 	return prog, nil
 }
 
-func compileRule(index int, r *rulelang.Rule, errs *rulelang.ErrorList) *compiledRule {
+func compileRule(index int, r *rulelang.Rule, errs *textpos.ErrorList) *compiledRule {
 	cr := &compiledRule{index: index, label: r.Label(), rule: r}
 	vars := map[string]int{}
 	varSlot := func(n rulelang.Node) slot {

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 func TestTransitiveClosureOfALongChain(t *testing.T) {
@@ -290,7 +290,7 @@ func TestCompileErrorsHavePositions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, err := ParseProgram("t.rules", []byte(tc.rules), ParseOptions{})
-		var list rulelang.ErrorList
+		var list textpos.ErrorList
 		if !errors.As(err, &list) || len(list) == 0 || list[0].Error() != tc.want {
 			t.Errorf("%s\n got %v\nwant %s", tc.rules, err, tc.want)
 		}

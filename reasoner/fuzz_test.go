@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfkb/perfkb/reasoner/rulelang"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // FuzzParseProgram checks that no rule text makes the parser or the
@@ -48,12 +48,12 @@ func FuzzParseProgram(f *testing.F) {
 		if err == nil {
 			return
 		}
-		var list rulelang.ErrorList
+		var list textpos.ErrorList
 		if !errors.As(err, &list) {
-			t.Fatalf("error of type %T, want a positioned rulelang.ErrorList: %v", err, err)
+			t.Fatalf("error of type %T, want a positioned textpos.ErrorList: %v", err, err)
 		}
 		for _, e := range list {
-			if e.Pos.Line < 1 || e.Pos.Col < 1 {
+			if e.Pos.Line < 1 || e.Pos.Column < 1 {
 				t.Fatalf("error without a position: %v", e)
 			}
 		}

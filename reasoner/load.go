@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Rule files reach the reasoner by one path, LoadSources, whoever asks:
@@ -102,7 +103,7 @@ func LoadProgram(names []string, opts ParseOptions) (*Program, error) {
 // Program.Advice). A file reached twice (named twice, or included by two
 // sources) is parsed once. Errors of all stages and files — unreadable
 // sources, syntax, compilation, malformed #@advice — come back together
-// as a rulelang.ErrorList sorted by position.
+// as a textpos.ErrorList sorted by position.
 func LoadSources(ctx context.Context, sources []Source, opts ParseOptions) (*Program, error) {
 	resolve := opts.resolver()
 	// Record the text of every file read, for the #@advice check.
@@ -127,7 +128,7 @@ func LoadSources(ctx context.Context, sources []Source, opts ParseOptions) (*Pro
 	}
 	included := map[string]bool{}
 	all := &rulelang.RuleSet{}
-	var errs rulelang.ErrorList
+	var errs textpos.ErrorList
 	for _, s := range sources {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -136,7 +137,7 @@ func LoadSources(ctx context.Context, sources []Source, opts ParseOptions) (*Pro
 		if text == nil {
 			var err error
 			if file, text, err = resolve(s.Name, ""); err != nil {
-				errs.Add(rulelang.Pos{File: s.Name, Line: 1, Col: 1}, "%v", err)
+				errs.Add(textpos.Position{Source: s.Name, Line: 1, Column: 1}, "%v", err)
 				continue
 			}
 		}
@@ -149,7 +150,7 @@ func LoadSources(ctx context.Context, sources []Source, opts ParseOptions) (*Pro
 			all.Rules = append(all.Rules, rs.Rules...)
 			all.Files = append(all.Files, rs.Files...)
 		}
-		var el rulelang.ErrorList
+		var el textpos.ErrorList
 		if errors.As(err, &el) {
 			errs = append(errs, el...)
 		} else if err != nil {
@@ -162,14 +163,14 @@ func LoadSources(ctx context.Context, sources []Source, opts ParseOptions) (*Pro
 		var ae *rules.AdviceError
 		switch {
 		case errors.As(err, &ae):
-			errs.Add(rulelang.Pos{File: ae.File, Line: ae.Line, Col: max(ae.Column, 1)}, "#@advice: %s", ae.Msg)
+			errs.Add(textpos.Position{Source: ae.File, Line: ae.Line, Column: max(ae.Column, 1)}, "#@advice: %s", ae.Msg)
 		case err != nil:
-			errs.Add(rulelang.Pos{File: t.file, Line: 1, Col: 1}, "#@advice: %v", err)
+			errs.Add(textpos.Position{Source: t.file, Line: 1, Column: 1}, "#@advice: %v", err)
 		}
 		advice = append(advice, list...)
 	}
 	prog, err := Compile(all)
-	var el rulelang.ErrorList
+	var el textpos.ErrorList
 	if errors.As(err, &el) {
 		errs = append(errs, el...) // report compile errors of the rules that parsed, too
 	} else if err != nil {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // ruleNames lists the labels of a program's rules that are not from a
@@ -19,7 +19,7 @@ import (
 func ruleNames(p *Program) []string {
 	var out []string
 	for _, r := range p.Rules() {
-		if !rules.IsShippedFile(r.Pos.File) {
+		if !rules.IsShippedFile(r.Pos.Source) {
 			out = append(out, r.Name)
 		}
 	}
@@ -118,9 +118,9 @@ func TestLoadSources(t *testing.T) {
 			}
 			prog, err := LoadSources(context.Background(), tc.sources, opts)
 			if len(tc.errs) > 0 {
-				var list rulelang.ErrorList
+				var list textpos.ErrorList
 				if !errors.As(err, &list) {
-					t.Fatalf("err = %v (%T), want a rulelang.ErrorList", err, err)
+					t.Fatalf("err = %v (%T), want a textpos.ErrorList", err, err)
 				}
 				if len(list) != len(tc.errs) {
 					t.Errorf("%d errors, want %d: %v", len(list), len(tc.errs), list.Unwrap())

@@ -9,7 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // ErrorType classifies API errors, as in Prometheus' web API.
@@ -53,14 +53,6 @@ var (
 	// (403).
 	ErrForbidden = errors.New("not allowed by the server's policy")
 )
-
-// PositionError is implemented by syntax errors that know where in the
-// input they are. Services should return errors implementing it (or
-// wrapping one) for bad queries, updates and documents.
-type PositionError interface {
-	error
-	Position() (line, column int)
-}
 
 // InvalidInputError is the marker perfkb's parsers use for errors caused by
 // the input (a syntax or static error): they map to 400.
@@ -111,9 +103,12 @@ type errorResponse struct {
 	Status    string    `json:"status"`
 	ErrorType ErrorType `json:"errorType"`
 	Error     string    `json:"error"`
-	// Line and Column locate a syntax error in the request's text.
-	Line   int `json:"line,omitempty"`
-	Column int `json:"column,omitempty"`
+	// Source, Line and Column locate a syntax error (a *textpos.Error):
+	// Source names the uploaded file or the rule file when there is one, a
+	// query's text has none.
+	Source string `json:"source,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
 	// Limit names the limit a "limit" error exceeded (e.g. query-memory).
 	Limit string `json:"limit,omitempty"`
 }
@@ -126,7 +121,7 @@ func classify(err error) *apiError {
 	}
 	var tooLarge *http.MaxBytesError
 	var invalid InvalidInputError
-	var pos PositionError
+	var pos *textpos.Error
 	var exec executionError
 	var limit LimitError
 	switch {
@@ -199,7 +194,10 @@ func respondError(c *gin.Context, err error) {
 			resp.Error = fmt.Sprintf("timed out after %v (the server's --timeout, or a shorter ?timeout= of the request)", limit)
 		}
 	}
-	resp.Line, resp.Column = errorPosition(err)
+	var perr *textpos.Error
+	if errors.As(err, &perr) {
+		resp.Source, resp.Line, resp.Column = perr.Pos.Source, perr.Pos.Line, perr.Pos.Column
+	}
 	var limit LimitError
 	if errors.As(err, &limit) {
 		resp.Limit = limit.LimitName()
@@ -222,19 +220,6 @@ func respondError(c *gin.Context, err error) {
 	_ = c.Error(err)
 	c.Abort()
 	c.PureJSON(statusOf(ae.typ), resp)
-}
-
-// errorPosition returns the line and column a syntax error reports.
-func errorPosition(err error) (line, column int) {
-	var pos PositionError
-	if errors.As(err, &pos) {
-		return pos.Position()
-	}
-	var syntax *kb.SyntaxError
-	if errors.As(err, &syntax) {
-		return syntax.Line, syntax.Column
-	}
-	return 0, 0
 }
 
 // successResponse is the JSON envelope of API answers that are not SPARQL

@@ -17,6 +17,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 func TestMain(m *testing.M) {
@@ -25,19 +26,6 @@ func TestMain(m *testing.M) {
 }
 
 const testToken = "s3cret"
-
-// fakePositionError is a syntax error with a position, as the query
-// package reports them.
-type fakePositionError struct {
-	line, col int
-	msg       string
-}
-
-func (e *fakePositionError) Error() string {
-	return fmt.Sprintf("query:%d:%d: %s", e.line, e.col, e.msg)
-}
-func (e *fakePositionError) Position() (int, int) { return e.line, e.col }
-func (e *fakePositionError) InvalidInput() bool   { return true }
 
 // fakeQuery answers by keyword in the query text:
 //
@@ -61,7 +49,7 @@ func (f *fakeQuery) Query(ctx context.Context, req QueryRequest) (*QueryResult, 
 	text := req.Query
 	switch {
 	case strings.Contains(text, "BAD"):
-		return nil, &fakePositionError{2, 7, "expected '{', found 'WHERE'"}
+		return nil, textpos.Errorf(textpos.Position{Line: 2, Column: 7}, "expected '{', found 'WHERE'")
 	case strings.Contains(text, "TOOMANY"):
 		return nil, Execution(errors.New("result has more than 10 rows"))
 	case strings.Contains(text, "SLOW"):
@@ -110,7 +98,7 @@ func after(s, marker string) string {
 
 func (f *fakeQuery) Update(ctx context.Context, req UpdateRequest) (UpdateSummary, error) {
 	if strings.Contains(req.Update, "BAD") {
-		return UpdateSummary{}, &fakePositionError{1, 8, "expected DATA"}
+		return UpdateSummary{}, textpos.Errorf(textpos.Position{Line: 1, Column: 8}, "expected DATA")
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -181,7 +169,7 @@ var fakeFindings = []Finding{
 
 func (f *fakeRules) Run(ctx context.Context, req RuleRunRequest) (RuleRunReport, error) {
 	if strings.Contains(req.RuleText, "BAD") {
-		return RuleRunReport{}, &fakePositionError{3, 5, "expected ']'"}
+		return RuleRunReport{}, textpos.Errorf(textpos.Position{Line: 3, Column: 5}, "expected ']'")
 	}
 	if strings.Contains(req.RuleText, "SLEEP") {
 		select {
@@ -195,7 +183,7 @@ func (f *fakeRules) Run(ctx context.Context, req RuleRunRequest) (RuleRunReport,
 	advice, err := rules.ParseAdvice(req.RuleName, []byte(req.RuleText))
 	var ae *rules.AdviceError
 	if errors.As(err, &ae) {
-		return RuleRunReport{}, &fakePositionError{ae.Line, ae.Column, err.Error()}
+		return RuleRunReport{}, &textpos.Error{Pos: textpos.Position{Source: ae.File, Line: ae.Line, Column: ae.Column}, Msg: "#@advice: " + ae.Msg}
 	}
 	f.mu.Lock()
 	f.runs = append(f.runs, req)

@@ -158,7 +158,7 @@ func TestSPARQLErrors(t *testing.T) {
 		wantInError                 string
 	}{
 		{"syntax error GET", srv, "GET", "/sparql?query=BAD", "", "", nil, 400, ErrorBadData, 2, 7, "expected '{'"},
-		{"syntax error POST", srv, "POST", "/sparql", "application/sparql-query", "SELECT BAD", nil, 400, ErrorBadData, 2, 7, "query:2:7"},
+		{"syntax error POST", srv, "POST", "/sparql", "application/sparql-query", "SELECT BAD", nil, 400, ErrorBadData, 2, 7, "2:7: expected '{'"},
 		{"empty query", srv, "GET", "/sparql?query=", "", "", nil, 400, ErrorBadData, 0, 0, "empty"},
 		{"two queries", srv, "GET", "/sparql?query=ASK&query=ASK", "", "", nil, 400, ErrorBadData, 0, 0, "exactly one"},
 		{"update by GET", srv, "GET", "/sparql?update=CLEAR+ALL", "", "", nil, 400, ErrorBadData, 0, 0, "POST"},

@@ -199,7 +199,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if code == exitOther && isCobraUsageError(err) {
 			code = exitUsage
 		}
-		fmt.Fprintf(stderr, "perfkb: %v\n", err)
+		printError(stderr, err)
 		return code
 	}
 	return exitOK

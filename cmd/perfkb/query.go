@@ -145,13 +145,12 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	if err := f.memory.parse(); err != nil {
 		return err
 	}
-	opts := query.Options{Base: base, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain, QueryMemory: f.memory.bytes, NoOptimize: f.noOpt}
-	located := func(err error) error { return fmt.Errorf("%s:%w", source, err) }
+	opts := query.Options{Base: base, Source: source, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain, QueryMemory: f.memory.bytes, NoOptimize: f.noOpt}
 
 	if f.update {
 		u, err := query.PrepareUpdate(text, opts)
 		if err != nil {
-			return located(err)
+			return err
 		}
 		if f.parseOnly {
 			return nil
@@ -185,7 +184,7 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	}
 	prepared, err := query.PrepareContext(pctx, text, opts)
 	if err != nil {
-		return located(err)
+		return err
 	}
 	if err := checkFormatForForm(prepared.Form(), format); err != nil {
 		return usageError(err)

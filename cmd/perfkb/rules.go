@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/reasoner"
-	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 func init() { register(newRulesCmd) }
@@ -38,9 +38,8 @@ errors.`,
 			for _, file := range args {
 				prog, err := reasoner.LoadProgram([]string{file}, reasoner.ParseOptions{Defines: defs})
 				if err != nil {
-					var list rulelang.ErrorList
-					if errors.As(err, &list) {
-						for _, e := range list {
+					if errs := textpos.All(err); len(errs) > 0 {
+						for _, e := range errs {
 							fmt.Fprintln(app.Stderr, e)
 						}
 					} else {
@@ -52,7 +51,9 @@ errors.`,
 				fmt.Fprintf(app.Stdout, "%s: %d rules ok\n", file, prog.Len())
 			}
 			if failed != nil {
-				return fmt.Errorf("rule files have errors: %w", failed)
+				// The errors are printed above; the summary keeps their
+				// exit code without printing them twice.
+				return &exitError{code: exitCode(failed), err: errors.New("rule files have errors")}
 			}
 			return nil
 		},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Opener returns a new, empty dataset for one subtest. The suite closes the
@@ -1120,9 +1121,9 @@ func testLoadSyntaxError(t *testing.T, ds kb.Dataset) {
 	}
 	doc.WriteString("<http://example.org/perf#bad> <http://example.org/perf#p> \"unterminated .\n")
 	_, err = kb.Load(ctx, ds, strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "bad.nq", BatchSize: 100})
-	var se *kb.SyntaxError
-	if !errors.As(err, &se) || se.Line != 251 || se.Column != 59 {
-		t.Fatalf("Load of a bad line 251 = %v; want a *kb.SyntaxError at bad.nq:251:59", err)
+	var se *textpos.Error
+	if !errors.As(err, &se) || se.Pos.Line != 251 || se.Pos.Column != 59 {
+		t.Fatalf("Load of a bad line 251 = %v; want a *textpos.Error at bad.nq:251:59", err)
 	}
 	if after := exportNQuads(t, ds); after != before {
 		t.Errorf("a failed load changed the store:\nbefore\n%s\nafter\n%s", before, after)

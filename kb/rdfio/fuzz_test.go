@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Fuzz targets for the parsers: any input must end in statements or a
-// positioned *SyntaxError, never a panic or a hang. Run them with
+// positioned *textpos.Error, never a panic or a hang. Run them with
 // bench/fuzz.sh (FUZZTIME=60s each by default). The seeds are the
 // testdata files and, when present, the W3C suites beside the module.
 
@@ -37,11 +39,11 @@ func checkDecode(t *testing.T, dec Decoder) []Quad {
 			return out
 		}
 		if err != nil {
-			var se *SyntaxError
+			var se *textpos.Error
 			if !errors.As(err, &se) {
-				t.Fatalf("error %v (%T) is not a *SyntaxError", err, err)
+				t.Fatalf("error %v (%T) is not a *textpos.Error", err, err)
 			}
-			if se.Line <= 0 || se.Column <= 0 {
+			if se.Pos.Line <= 0 || se.Pos.Column <= 0 {
 				t.Fatalf("error %q has no position", se.Error())
 			}
 			if _, err2 := dec.Next(); err2 != err {

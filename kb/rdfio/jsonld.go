@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/piprate/json-gold/ld"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // JSON-LD 1.1 through github.com/piprate/json-gold, the maintained Go
@@ -68,7 +70,7 @@ func (d *JSONLDDecoder) decode() (out []Quad, err error) {
 	// so a panic in it becomes an error about the document.
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, &SyntaxError{Source: d.opts.Source, Msg: fmt.Sprintf("JSON-LD: the processor failed on this document: %v", r)}
+			out, err = nil, syntaxError(d.opts.Source, 0, 0, fmt.Sprintf("JSON-LD: the processor failed on this document: %v", r))
 		}
 	}()
 	data, err := io.ReadAll(d.r)
@@ -84,7 +86,7 @@ func (d *JSONLDDecoder) decode() (out []Quad, err error) {
 	opts.DocumentLoader = noRemoteContexts{}
 	res, err := ld.NewJsonLdProcessor().ToRDF(doc, opts)
 	if err != nil {
-		return nil, &SyntaxError{Source: d.opts.Source, Msg: "JSON-LD: " + jsonldMessage(err)}
+		return nil, &textpos.Error{Pos: textpos.Position{Source: d.opts.Source}, Msg: "JSON-LD: " + jsonldMessage(err), Err: err}
 	}
 	ds, ok := res.(*ld.RDFDataset)
 	if !ok {
@@ -130,13 +132,13 @@ func (d *JSONLDDecoder) jsonError(data []byte, err error) error {
 		offset = typ.Offset
 	}
 	if offset < 0 {
-		return &SyntaxError{Source: d.opts.Source, Msg: "JSON: " + err.Error()}
+		return &textpos.Error{Pos: textpos.Position{Source: d.opts.Source}, Msg: "JSON: " + err.Error(), Err: err}
 	}
 	offset = min(offset, int64(len(data))) // a value at the very end reports one past it
 	before := data[:offset]
 	line := bytes.Count(before, []byte("\n")) + 1
 	col := len([]rune(string(before[bytes.LastIndexByte(before, '\n')+1:])))
-	return &SyntaxError{Source: d.opts.Source, Line: line, Column: max(col, 1), Msg: "JSON: " + err.Error()}
+	return &textpos.Error{Pos: textpos.Position{Source: d.opts.Source, Line: line, Column: max(col, 1)}, Msg: "JSON: " + err.Error(), Err: err}
 }
 
 // wellFormed reports whether a term's IRI (or a literal's datatype IRI)

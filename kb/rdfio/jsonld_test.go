@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 func jsonldDecodeAll(t *testing.T, f *Format, data []byte, source string) []Quad {
@@ -199,12 +201,12 @@ func TestJSONLDErrors(t *testing.T) {
 	} {
 		dec := jsonld.NewDecoder(strings.NewReader(c.doc), Options{Source: "in.jsonld"})
 		_, err := dec.Next()
-		var se *SyntaxError
+		var se *textpos.Error
 		if !errors.As(err, &se) {
-			t.Errorf("%s: error %v, want a *SyntaxError", c.name, err)
+			t.Errorf("%s: error %v, want a *textpos.Error", c.name, err)
 			continue
 		}
-		if se.Source != "in.jsonld" || se.Line != c.line || se.Column != c.col || !strings.Contains(se.Msg, c.msg) {
+		if se.Pos.Source != "in.jsonld" || se.Pos.Line != c.line || se.Pos.Column != c.col || !strings.Contains(se.Msg, c.msg) {
 			t.Errorf("%s: %v; want in.jsonld:%d:%d …%s…", c.name, err, c.line, c.col, c.msg)
 		}
 		if _, again := dec.Next(); again == nil || again.Error() != err.Error() {
@@ -213,7 +215,7 @@ func TestJSONLDErrors(t *testing.T) {
 	}
 }
 
-// FuzzJSONLD: any input ends in statements or a *SyntaxError naming the
+// FuzzJSONLD: any input ends in statements or a *textpos.Error naming the
 // source (positioned when the JSON itself is malformed; json-gold reports
 // JSON-LD processing errors without a position); what was read, written
 // as JSON-LD and read again, is the same dataset.
@@ -245,11 +247,11 @@ func FuzzJSONLD(f *testing.F) {
 				break
 			}
 			if err != nil {
-				var se *SyntaxError
-				if !errors.As(err, &se) || se.Source != "fuzz.jsonld" {
-					t.Fatalf("error %v (%T) is not a *SyntaxError about fuzz.jsonld", err, err)
+				var se *textpos.Error
+				if !errors.As(err, &se) || se.Pos.Source != "fuzz.jsonld" {
+					t.Fatalf("error %v (%T) is not a *textpos.Error about fuzz.jsonld", err, err)
 				}
-				if strings.HasPrefix(se.Msg, "JSON: ") && se.Line <= 0 {
+				if strings.HasPrefix(se.Msg, "JSON: ") && se.Pos.Line <= 0 {
 					t.Fatalf("JSON syntax error %q has no position", se.Error())
 				}
 				return

@@ -12,6 +12,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // LineParser reads N-Triples and N-Quads, one statement per line, and
@@ -69,7 +71,7 @@ func (p *LineParser) errAt(pos int, format string, args ...any) error {
 	if p.line == 1 && bytes.HasPrefix(p.text, utf8BOM) && pos >= len(utf8BOM) {
 		col-- // the byte order mark is not a column
 	}
-	return &SyntaxError{Line: p.line, Column: col, Msg: fmt.Sprintf(format, args...)}
+	return syntaxError("", p.line, col, fmt.Sprintf(format, args...))
 }
 
 // substr returns text[a:b] as a string: a view of the chunk when zeroCopy,
@@ -84,7 +86,7 @@ func (p *LineParser) substr(a, b int) string {
 // ParseChunk parses data, whole lines of which the first is line
 // firstLine, and appends the S, P, O and G of each statement to out (G is
 // the zero Term when the line has none). It stops at the first syntax
-// error (a *SyntaxError without Source), returning the statements before it.
+// error (a *textpos.Error without Source), returning the statements before it.
 func (p *LineParser) ParseChunk(data []byte, firstLine int, out []Term) ([]Term, error) {
 	p.line = firstLine - 1
 	for len(data) > 0 {
@@ -510,7 +512,7 @@ func (d *NTriplesDecoder) readLine() error {
 		chunk, err := d.r.ReadSlice('\n')
 		line = append(line, chunk...)
 		if len(line) > MaxLine {
-			return &SyntaxError{Source: d.src, Line: d.line + 1, Column: 1, Msg: fmt.Sprintf("line longer than %d bytes", MaxLine)}
+			return syntaxError(d.src, d.line+1, 1, fmt.Sprintf("line longer than %d bytes", MaxLine))
 		}
 		if err == bufio.ErrBufferFull {
 			continue
@@ -527,9 +529,9 @@ func (d *NTriplesDecoder) readLine() error {
 	var err error
 	d.buf, err = d.p.ParseChunk(line, d.line, d.buf)
 	if err != nil {
-		var se *SyntaxError
+		var se *textpos.Error
 		if errors.As(err, &se) {
-			se.Source = d.src
+			se.Pos.Source = d.src
 		}
 		return err
 	}

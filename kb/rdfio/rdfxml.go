@@ -115,7 +115,7 @@ func (d *RDFXMLDecoder) pos() (int, int) {
 
 func (d *RDFXMLDecoder) errorf(format string, args ...any) error {
 	line, col := d.pos()
-	return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+	return syntaxError(d.src, line, col, fmt.Sprintf(format, args...))
 }
 
 // xmlError converts an encoding/xml error: anything but a failure of
@@ -135,7 +135,7 @@ func (d *RDFXMLDecoder) xmlError(err error) error {
 		msg = se.Msg
 	}
 	msg = strings.TrimPrefix(strings.TrimPrefix(msg, "XML syntax error: "), "xml: ")
-	return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: "XML syntax error: " + msg}
+	return syntaxError(d.src, line, col, "XML syntax error: "+msg)
 }
 
 // element is a start tag with its names resolved.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 func decodeRDFXML(doc string) ([]string, error) {
@@ -44,11 +46,11 @@ func TestRDFXMLRejects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := decodeRDFXML(tc.doc)
-			var se *SyntaxError
+			var se *textpos.Error
 			if !errors.As(err, &se) {
-				t.Fatalf("error = %v; want a *SyntaxError", err)
+				t.Fatalf("error = %v; want a *textpos.Error", err)
 			}
-			if se.Line != tc.line || !strings.Contains(se.Msg, tc.msg) {
+			if se.Pos.Line != tc.line || !strings.Contains(se.Msg, tc.msg) {
 				t.Errorf("error = %q; want line %d containing %q", se.Error(), tc.line, tc.msg)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Well-known datatype IRIs.
@@ -142,34 +143,9 @@ func EscapeString(b *strings.Builder, s string) {
 	}
 }
 
-// SyntaxError is malformed RDF input, in any syntax. Line and Column are
-// 1-based; Column counts characters and is 0 only when no column is known.
-type SyntaxError struct {
-	Source string
-	Line   int
-	Column int
-	Msg    string
-}
-
-func (e *SyntaxError) Error() string {
-	src := e.Source
-	if src == "" {
-		src = "<input>"
-	}
-	switch {
-	case e.Line > 0 && e.Column > 0:
-		return fmt.Sprintf("%s:%d:%d: %s", src, e.Line, e.Column, e.Msg)
-	case e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", src, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", src, e.Msg)
-}
-
-// InvalidInput marks a syntax error as the user's input being wrong (the CLI
-// exits with status 1, the server answers 400).
-func (e *SyntaxError) InvalidInput() bool { return true }
-
-// Position returns where the error is: source, line and column.
-func (e *SyntaxError) Position() (source string, line, column int) {
-	return e.Source, e.Line, e.Column
+// syntaxError returns malformed RDF input at a position: the
+// *textpos.Error every perfkb parser reports. Line and Column are 1-based;
+// Column counts characters and is 0 only when no column is known.
+func syntaxError(source string, line, col int, msg string) *textpos.Error {
+	return &textpos.Error{Pos: textpos.Position{Source: source, Line: line, Column: col}, Msg: msg}
 }

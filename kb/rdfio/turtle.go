@@ -20,7 +20,7 @@ type Options struct {
 // Decoder yields the statements of an RDF document one at a time.
 type Decoder interface {
 	// Next returns the next statement, io.EOF after the last one, or
-	// the error (a *SyntaxError for malformed input) that stopped the
+	// the error (a *textpos.Error for malformed input) that stopped the
 	// parse; after an error it keeps returning it.
 	Next() (Quad, error)
 }
@@ -87,13 +87,13 @@ func (d *TurtleDecoder) Next() (Quad, error) {
 	return q, nil
 }
 
-// errorf returns a *SyntaxError at the given position; a read error of the
+// errorf returns a *textpos.Error at the given position; a read error of the
 // underlying reader wins, since it is the real cause.
 func (d *TurtleDecoder) errorf(line, col int, format string, args ...any) error {
 	if d.in.rerr != nil {
 		return fmt.Errorf("%s:%d:%d: read: %w", sourceName(d.src), d.in.line, d.in.col, d.in.rerr)
 	}
-	return &SyntaxError{Source: d.src, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+	return syntaxError(d.src, line, col, fmt.Sprintf(format, args...))
 }
 
 // errHere is errorf at the next character.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // decodeAll reads every statement of a Turtle (or TriG) document.
@@ -59,12 +61,12 @@ func TestTurtleRejects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := decodeAll(t, tc.doc, false)
-			var se *SyntaxError
+			var se *textpos.Error
 			if !errors.As(err, &se) {
-				t.Fatalf("error = %v; want a *SyntaxError", err)
+				t.Fatalf("error = %v; want a *textpos.Error", err)
 			}
-			if se.Line != tc.line || se.Column != tc.col || !strings.Contains(se.Msg, tc.msg) {
-				t.Errorf("error = %q at %d:%d; want %d:%d containing %q", se.Error(), se.Line, se.Column, tc.line, tc.col, tc.msg)
+			if se.Pos.Line != tc.line || se.Pos.Column != tc.col || !strings.Contains(se.Msg, tc.msg) {
+				t.Errorf("error = %q at %d:%d; want %d:%d containing %q", se.Error(), se.Pos.Line, se.Pos.Column, tc.line, tc.col, tc.msg)
 			}
 			if !strings.HasPrefix(se.Error(), "in.ttl:") {
 				t.Errorf("error %q does not name the source", se.Error())

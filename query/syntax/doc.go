@@ -28,8 +28,9 @@
 // DELETE forms, variables in DATA blocks and INSERT DATA labels shared between
 // operations; built-ins and casts are checked for arity; nesting is bounded.
 //
-// Errors are *Error values, "line:col: expected X, found Y", whose
-// InvalidInput method marks them as the user's fault.
+// Errors are *textpos.Error values, "source:line:col: expected X, found Y"
+// (the source is Options.Source), whose InvalidInput method marks them as
+// the user's fault.
 //
 // ParseRDQL reads the RDQL of the dissertation's Fig. 6.29 (SELECT … WHERE
 // (s p o) … AND expr USING prefix FOR <iri>) and yields the same algebra as its

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // TestQueryErrors checks syntax and static errors, with their positions.
@@ -53,9 +55,9 @@ func TestQueryErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("error = %q\nwant prefix %q", err, tc.want)
 			}
-			var se *Error
+			var se *textpos.Error
 			if !errors.As(err, &se) || !se.InvalidInput() {
-				t.Errorf("error %T is not a *syntax.Error marked as invalid input", err)
+				t.Errorf("error %T is not a *textpos.Error marked as invalid input", err)
 			}
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // addSeeds adds every file below dir whose name ends in one of exts to the
@@ -54,17 +56,17 @@ func checkPositioned(t *testing.T, err error) {
 	if err == nil {
 		return
 	}
-	var list ErrorList
-	var one *Error
+	var list textpos.ErrorList
+	var one *textpos.Error
 	switch {
 	case errors.As(err, &list):
 	case errors.As(err, &one):
-		list = ErrorList{one}
+		list = textpos.ErrorList{one}
 	default:
 		t.Fatalf("error of type %T, want a positioned syntax error: %v", err, err)
 	}
 	for _, e := range list {
-		if e.Line < 1 || e.Column < 1 {
+		if e.Pos.Line < 1 || e.Pos.Column < 1 {
 			t.Fatalf("error without a position: %v", e)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // tokKind is the kind of a lexical token.
@@ -80,8 +82,8 @@ type lexer struct {
 	rdql bool
 }
 
-func (l *lexer) errorf(line, col int, format string, args ...any) *Error {
-	return &Error{Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+func (l *lexer) errorf(line, col int, format string, args ...any) *textpos.Error {
+	return errorAt(line, col, format, args...)
 }
 
 // tokenize returns every token of src, ending with tokEOF.

@@ -51,7 +51,7 @@ func (r *ttlReader) next() token {
 
 func (r *ttlReader) fail(what string) error {
 	t := r.peek()
-	return &Error{Line: t.line, Column: t.col, Msg: "turtle: expected " + what + ", found " + t.describe()}
+	return errorAt(t.line, t.col, "%s", "turtle: expected "+what+", found "+t.describe())
 }
 
 func (r *ttlReader) parse() error {
@@ -128,7 +128,7 @@ func (r *ttlReader) iri(t token) (string, error) {
 		}
 		return "<" + ns + t.local + ">", nil
 	}
-	return "", &Error{Line: t.line, Column: t.col, Msg: "turtle: expected IRI, found " + t.describe()}
+	return "", errorAt(t.line, t.col, "%s", "turtle: expected IRI, found "+t.describe())
 }
 
 func (r *ttlReader) predicateObjects(s string) error {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden .sse files in testdata/parse")
@@ -85,7 +87,7 @@ func TestParseStopsWithItsContext(t *testing.T) {
 		},
 	} {
 		err := parse()
-		var syntaxErr *Error
+		var syntaxErr *textpos.Error
 		if !errors.Is(err, context.Canceled) || errors.As(err, &syntaxErr) {
 			t.Errorf("parse with a canceled context: %v, want context.Canceled and no syntax error", err)
 		}

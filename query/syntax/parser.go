@@ -10,6 +10,7 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/function"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Options configure parsing.
@@ -27,6 +28,9 @@ type Options struct {
 	// number of arguments, or an undeclared IRI in a namespace it closes is
 	// a positioned error.
 	Functions *function.Registry
+	// Source names the text in error positions (a file name); empty for a
+	// text with no name.
+	Source string
 }
 
 // Namespaces used by the parser.
@@ -48,7 +52,7 @@ const (
 const maxNestDepth = 500
 
 // bailout is the panic value used to abandon parsing at the first error.
-type bailout struct{ err *Error }
+type bailout struct{ err *textpos.Error }
 
 // stopped unwinds the parser when its context ends; unlike bailout it is
 // not the user's input being invalid.
@@ -155,7 +159,7 @@ func (p *parser) nextTok() token {
 
 // failAt stops parsing with an error at t.
 func (p *parser) failAt(t token, format string, args ...any) {
-	panic(bailout{&Error{Line: t.line, Column: t.col, Msg: fmt.Sprintf(format, args...)}})
+	panic(bailout{errorAt(t.line, t.col, format, args...)})
 }
 
 // expected stops parsing with "expected what, found <next token>".
@@ -362,32 +366,32 @@ func (p *parser) varOrIri() algebra.Node {
 
 // ParseQuery parses a SPARQL 1.1 query and translates it to the algebra,
 // running the static checks of SPARQL 1.1 section 18 and the grammar notes.
-// Errors are *Error values carrying line and column.
+// Errors are *textpos.Error values carrying source, line and column.
 func ParseQuery(src string, opts Options) (*algebra.Query, error) {
 	toks, err := tokenizeContext(opts.Context, src, false)
 	if err != nil {
-		return nil, err
+		return nil, located(err, opts)
 	}
 	p := newParser(toks, src, opts)
 	var q *algebra.Query
 	if err := run(func() { q = p.queryUnit() }); err != nil {
-		return nil, err
+		return nil, located(err, opts)
 	}
 	return q, nil
 }
 
 // ParseUpdate parses a SPARQL 1.1 Update request and translates its WHERE
 // patterns to the algebra, running the static checks of SPARQL 1.1 Update.
-// Errors are *Error values carrying line and column.
+// Errors are *textpos.Error values carrying source, line and column.
 func ParseUpdate(src string, opts Options) (*algebra.Update, error) {
 	toks, err := tokenizeContext(opts.Context, src, false)
 	if err != nil {
-		return nil, err
+		return nil, located(err, opts)
 	}
 	p := newParser(toks, src, opts)
 	var u *algebra.Update
 	if err := run(func() { u = p.updateUnit() }); err != nil {
-		return nil, err
+		return nil, located(err, opts)
 	}
 	return u, nil
 }

@@ -153,12 +153,12 @@ func (l *lexer) scanPatternLiteral() (token, bool, error) {
 func ParseRDQL(src string, opts Options) (*algebra.Query, error) {
 	toks, err := tokenizeRDQL(src)
 	if err != nil {
-		return nil, err
+		return nil, located(err, opts)
 	}
 	p := newParser(toks, src, opts)
 	var q *algebra.Query
 	if err := run(func() { q = p.rdqlQuery() }); err != nil {
-		return nil, err
+		return nil, located(err, opts)
 	}
 	return q, nil
 }

@@ -1,26 +1,11 @@
 package rulelang
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/textpos"
 )
-
-// Pos is a position in a rule file.
-type Pos struct {
-	File string
-	Line int // 1-based
-	Col  int // 1-based, in bytes
-}
-
-// String renders file:line:col (line:col without a file).
-func (p Pos) String() string {
-	if p.File == "" {
-		return fmt.Sprintf("%d:%d", p.Line, p.Col)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
 
 // NodeKind says what a Node is.
 type NodeKind uint8
@@ -41,7 +26,7 @@ type Node struct {
 	Var     string  // NodeVar: the name without '?'
 	Term    kb.Term // NodeTerm
 	Functor *Call   // NodeFunctor
-	Pos     Pos
+	Pos     textpos.Position
 }
 
 // String renders the node in rule syntax with full IRIs.
@@ -61,7 +46,7 @@ func (n Node) String() string {
 type Call struct {
 	Name string
 	Args []Node
-	Pos  Pos
+	Pos  textpos.Position
 }
 
 // String renders name(args).
@@ -77,7 +62,7 @@ func (c *Call) String() string {
 type Clause struct {
 	Triple *[3]Node // set for a triple pattern
 	Call   *Call    // set for a builtin call
-	Pos    Pos
+	Pos    textpos.Position
 }
 
 // String renders the clause in rule syntax.
@@ -94,7 +79,7 @@ type Rule struct {
 	Name string // empty for unnamed rules
 	Body []Clause
 	Head []Clause
-	Pos  Pos
+	Pos  textpos.Position
 }
 
 // Label is the rule's name, or "rule@file:line:col" for an unnamed rule.

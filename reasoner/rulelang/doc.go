@@ -31,6 +31,6 @@
 // (xsd:integer) and exponents such as 3E8 (xsd:double), which Jena would
 // leave as plain strings. Comparisons are by value across numeric types.
 //
-// Errors carry file:line:column; Parse returns all of them (an ErrorList)
+// Errors carry file:line:column; Parse returns all of them (a textpos.ErrorList)
 // together with the rules it could parse.
 package rulelang

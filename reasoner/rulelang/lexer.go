@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 type tokenKind uint8
@@ -42,7 +44,7 @@ func (k tokenKind) String() string { return tokenNames[k] }
 type token struct {
 	kind tokenKind
 	text string
-	pos  Pos
+	pos  textpos.Position
 }
 
 func (t token) describe() string {
@@ -69,15 +71,17 @@ type lexer struct {
 	src       string
 	off       int
 	line, col int
-	errs      *ErrorList
+	errs      *textpos.ErrorList
 	prev      tokenKind
 }
 
-func newLexer(file, src string, errs *ErrorList) *lexer {
+func newLexer(file, src string, errs *textpos.ErrorList) *lexer {
 	return &lexer{file: file, src: src, line: 1, col: 1, errs: errs, prev: tEOF}
 }
 
-func (l *lexer) pos() Pos { return Pos{File: l.file, Line: l.line, Col: l.col} }
+func (l *lexer) pos() textpos.Position {
+	return textpos.Position{Source: l.file, Line: l.line, Column: l.col}
+}
 
 func (l *lexer) peekByte(ahead int) byte {
 	if l.off+ahead < len(l.src) {
@@ -240,7 +244,7 @@ func (l *lexer) scan() token {
 	return token{kind: tIllegal, text: string(r), pos: start}
 }
 
-func (l *lexer) number(start Pos) token {
+func (l *lexer) number(start textpos.Position) token {
 	s := l.off
 	if c := l.src[l.off]; c == '-' || c == '+' {
 		l.advance(1)
@@ -265,7 +269,7 @@ func (l *lexer) number(start Pos) token {
 	return token{kind: tNumber, text: l.src[s:l.off], pos: start}
 }
 
-func (l *lexer) str(start Pos, quote byte) token {
+func (l *lexer) str(start textpos.Position, quote byte) token {
 	l.advance(1)
 	var b strings.Builder
 	for {

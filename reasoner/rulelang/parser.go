@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Well-known namespaces, predefined as prefixes (as Jena does for rdf,
@@ -51,16 +52,16 @@ type Options struct {
 const maxIncludeDepth = 32
 
 // Parse parses a rule file and the files it includes. It returns every rule
-// it could parse and, when there were errors, an ErrorList sorted by
+// it could parse and, when there were errors, an textpos.ErrorList sorted by
 // position.
 func Parse(file string, src []byte, opts Options) (*RuleSet, error) {
 	rs := &RuleSet{}
-	var errs ErrorList
+	var errs textpos.ErrorList
 	overrides := map[string]Node{}
 	for name, text := range opts.Defines {
 		n, err := ParseNode("--define "+name, text, opts.Prefixes)
 		if err != nil {
-			errs = append(errs, err.(ErrorList)...)
+			errs = append(errs, err.(textpos.ErrorList)...)
 			continue
 		}
 		overrides[name] = n
@@ -73,7 +74,7 @@ func Parse(file string, src []byte, opts Options) (*RuleSet, error) {
 
 // ParseNode parses a single node (for example a --define value).
 func ParseNode(file, text string, prefixes map[string]string) (Node, error) {
-	var errs ErrorList
+	var errs textpos.ErrorList
 	p := &parser{errs: &errs, opts: Options{Prefixes: prefixes}}
 	fp := p.newFileParser(file, text)
 	n, ok := fp.node()
@@ -83,7 +84,7 @@ func ParseNode(file, text string, prefixes map[string]string) (Node, error) {
 	}
 	if !ok || len(errs) > 0 {
 		if len(errs) == 0 {
-			errs.Add(Pos{File: file, Line: 1, Col: 1}, "invalid value")
+			errs.Add(textpos.Position{Source: file, Line: 1, Column: 1}, "invalid value")
 		}
 		return Node{}, errs
 	}
@@ -93,7 +94,7 @@ func ParseNode(file, text string, prefixes map[string]string) (Node, error) {
 type parser struct {
 	opts      Options
 	set       *RuleSet
-	errs      *ErrorList
+	errs      *textpos.ErrorList
 	overrides map[string]Node
 	// included holds every file already parsed: each is read once however
 	// often it is included, so repeated or diamond-shaped includes cost
@@ -143,11 +144,11 @@ func (p *parser) parseFile(file, src string, stack []string) {
 // errSync aborts the current statement; the parser skips to the next one.
 var errSync = errors.New("sync")
 
-func (fp *fileParser) errorf(pos Pos, format string, args ...any) {
+func (fp *fileParser) errorf(pos textpos.Position, format string, args ...any) {
 	fp.errs.Add(pos, format, args...)
 }
 
-func (fp *fileParser) fail(pos Pos, format string, args ...any) {
+func (fp *fileParser) fail(pos textpos.Position, format string, args ...any) {
 	fp.errorf(pos, format, args...)
 	panic(errSync)
 }
@@ -201,7 +202,7 @@ func (fp *fileParser) sync() {
 	for fp.tok.kind != tEOF {
 		switch fp.tok.kind {
 		case tLBrack:
-			if depth == 0 && fp.tok.pos.Col == 1 {
+			if depth == 0 && fp.tok.pos.Column == 1 {
 				return
 			}
 			depth++

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 func TestParseRules(t *testing.T) {
@@ -85,7 +86,7 @@ func TestParseErrorsHavePositions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("t.rules", []byte(tc.input), Options{})
-			var list ErrorList
+			var list textpos.ErrorList
 			if !errors.As(err, &list) {
 				t.Fatalf("want ErrorList, got %v", err)
 			}
@@ -96,7 +97,7 @@ func TestParseErrorsHavePositions(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
 			}
-			var one *Error
+			var one *textpos.Error
 			if !errors.As(err, &one) || !one.InvalidInput() {
 				t.Errorf("errors.As(*Error) failed or not InvalidInput")
 			}
@@ -128,7 +129,7 @@ func TestIncludeAndDefinesOverride(t *testing.T) {
 	if limit != kb.Literal("7", XSD+"int") {
 		t.Errorf("LIMIT = %v, want the --define override 7", limit)
 	}
-	if got := rs.Rules[0].Pos.File; got != filepath.Join(dir, "base.rules") {
+	if got := rs.Rules[0].Pos.Source; got != filepath.Join(dir, "base.rules") {
 		t.Errorf("included rule position file = %q", got)
 	}
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
-	"github.com/perfkb/perfkb/query/syntax"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -88,30 +87,22 @@ func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (ser
 	return server.UpdateSummary{Operations: sum.Operations, Added: sum.Added, Removed: sum.Removed}, nil
 }
 
-// positionedError gives a query syntax error the Position method the
-// server reads.
-type positionedError struct {
-	err       error
-	line, col int
-}
+// invalidInputError marks an error as the client's input being wrong
+// (400) when the error itself does not say so.
+type invalidInputError struct{ err error }
 
-func (p *positionedError) Error() string             { return p.err.Error() }
-func (p *positionedError) Unwrap() error             { return p.err }
-func (p *positionedError) Position() (line, col int) { return p.line, p.col }
-func (p *positionedError) InvalidInput() bool        { return true }
+func (p *invalidInputError) Error() string      { return p.err.Error() }
+func (p *invalidInputError) Unwrap() error      { return p.err }
+func (p *invalidInputError) InvalidInput() bool { return true }
 
 // translateError maps query package errors to the server's.
 func translateError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	var one *syntax.Error
-	var list syntax.ErrorList
+	// Syntax errors (*textpos.Error) pass through: the server's envelope
+	// reads their position itself.
 	switch {
-	case errors.As(err, &one):
-		return &positionedError{err: err, line: one.Line, col: one.Column}
-	case errors.As(err, &list) && len(list) > 0:
-		return &positionedError{err: err, line: list[0].Line, col: list[0].Column}
 	case errors.Is(err, query.ErrQueryTimeout):
 		return fmt.Errorf("%w: %w", server.ErrTimeout, err)
 	case errors.Is(err, query.ErrQueryCanceled):

@@ -10,9 +10,9 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/reasoner"
-	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Reasoner runs rules over a store and reports their findings.
@@ -40,7 +40,7 @@ func load(ctx context.Context, req server.RuleRunRequest) (*reasoner.Program, er
 	var sources []reasoner.Source
 	for _, set := range sets {
 		if _, _, ok := rules.Lookup(set); !ok {
-			return nil, &positionedError{err: fmt.Errorf("unknown rule set %q (shipped: %s)", set, strings.Join(rules.Names(), ", "))}
+			return nil, &invalidInputError{err: fmt.Errorf("unknown rule set %q (shipped: %s)", set, strings.Join(rules.Names(), ", "))}
 		}
 		sources = append(sources, reasoner.Source{Name: set})
 	}
@@ -96,16 +96,10 @@ func (r *Reasoner) Check(ctx context.Context, name, text string) (server.RuleChe
 		return server.RuleCheckReport{Valid: true, Rules: prog.Len()}, nil
 	}
 	report := server.RuleCheckReport{Valid: false}
-	var list rulelang.ErrorList
-	var one *rulelang.Error
-	switch {
-	case errors.As(err, &list):
-		for _, e := range list {
-			report.Diagnostics = append(report.Diagnostics, server.Diagnostic{File: e.Pos.File, Line: e.Pos.Line, Column: e.Pos.Col, Message: e.Msg})
-		}
-	case errors.As(err, &one):
-		report.Diagnostics = append(report.Diagnostics, server.Diagnostic{File: one.Pos.File, Line: one.Pos.Line, Column: one.Pos.Col, Message: one.Msg})
-	default:
+	for _, e := range textpos.All(err) {
+		report.Diagnostics = append(report.Diagnostics, server.Diagnostic{File: e.Pos.Source, Line: e.Pos.Line, Column: e.Pos.Column, Message: e.Msg})
+	}
+	if len(report.Diagnostics) == 0 {
 		report.Diagnostics = append(report.Diagnostics, server.Diagnostic{File: name, Message: err.Error()})
 	}
 	return report, nil
@@ -113,23 +107,15 @@ func (r *Reasoner) Check(ctx context.Context, name, text string) (server.RuleChe
 
 // translateRuleError maps reasoner errors to the server's.
 func translateRuleError(ctx context.Context, err error) error {
-	var list rulelang.ErrorList
-	var one *rulelang.Error
 	switch {
-	case errors.As(err, &list) && len(list) > 0:
-		return &positionedError{err: err, line: list[0].Pos.Line, col: list[0].Pos.Col}
-	case errors.As(err, &one):
-		return &positionedError{err: err, line: one.Pos.Line, col: one.Pos.Col}
 	case errors.Is(err, reasoner.ErrMaxDerived), errors.Is(err, reasoner.ErrMaxIterations),
 		errors.Is(err, reasoner.ErrTermTooLarge), errors.Is(err, reasoner.ErrMemoryBudget):
 		return server.Execution(err)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("%w: rule run stopped: %w", server.ErrTimeout, err)
 	}
-	var invalid interface{ InvalidInput() bool }
-	if errors.As(err, &invalid) && invalid.InvalidInput() {
-		return &positionedError{err: err}
-	}
+	// Rule-file errors (*textpos.Error) and other invalid input pass
+	// through: the server's envelope reads their position and marker.
 	return err
 }
 

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/perfkb/perfkb/textpos"
+)
+
+// printError writes a command's error to stderr. Errors in the user's
+// input (*textpos.Error, from every parser: queries, rule files, RDF
+// documents) print as a compiler's do, one per line, FILE:LINE:COLUMN:
+// message, so editors can jump to them; any other error prints as
+// "perfkb: message".
+func printError(w io.Writer, err error) {
+	if errs := textpos.All(err); len(errs) > 0 {
+		for _, e := range errs {
+			fmt.Fprintln(w, e)
+		}
+		return
+	}
+	fmt.Fprintf(w, "perfkb: %v\n", err)
+}
