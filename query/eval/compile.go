@@ -97,11 +97,14 @@ const (
 	gSlot
 )
 
-// scope is the compile-time context of an operator.
+// scope is the compile-time context of an operator. seed follows the
+// bindings the plan feeds (it decides SERVICE bind joins and whether an
+// isolated operator needs its hash join); which operators are fed is
+// opt's decision (opt.Plan.Isolated).
 type scope struct {
 	seed       varSet // variables possibly bound by the seed row
 	graph      graphRef
-	substitute bool // EXISTS: substitute bindings everywhere
+	substitute bool // EXISTS: substitute bindings everywhere (opt plans the pattern so)
 }
 
 func (sc scope) with(seed varSet) scope { sc.seed = seed; return sc }
