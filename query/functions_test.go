@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/function"
 	"github.com/perfkb/perfkb/textpos"
@@ -53,7 +54,7 @@ func TestFunctionRegistry(t *testing.T) {
 		{"fuzzy misspelt", `pf:fuzzyTriangel(1, 2, 3, 4)`, "", "4:9: unknown function <" + function.Namespace + "fuzzyTriangel>"},
 	}
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := pf + "SELECT ?x {\n  BIND (" + tc.expr + " AS ?x) }"
@@ -113,7 +114,7 @@ func TestFunctionRegistry(t *testing.T) {
 // not).
 func TestEveryDeclaredFunctionRuns(t *testing.T) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	n := 0
 	for _, d := range query.DefaultFunctions().Defs() {
 		names := append([]string{d.Name}, d.Aliases...)

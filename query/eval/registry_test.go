@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/function"
 )
@@ -106,7 +107,7 @@ func TestCompileResolves(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	lit := func(s string) algebra.Expr { return &algebra.ConstExpr{Term: kb.String(s)} }
 	tests := []struct {
 		name    string
