@@ -55,6 +55,7 @@ func TestFunctionRegistry(t *testing.T) {
 	}
 	ctx := context.Background()
 	ds := native.OpenMemory()
+	defer ds.Close()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			text := pf + "SELECT ?x {\n  BIND (" + tc.expr + " AS ?x) }"
@@ -115,6 +116,7 @@ func TestFunctionRegistry(t *testing.T) {
 func TestEveryDeclaredFunctionRuns(t *testing.T) {
 	ctx := context.Background()
 	ds := native.OpenMemory()
+	defer ds.Close()
 	n := 0
 	for _, d := range query.DefaultFunctions().Defs() {
 		names := append([]string{d.Name}, d.Aliases...)

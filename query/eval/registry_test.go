@@ -108,6 +108,7 @@ func TestCompileResolves(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := native.OpenMemory()
+	defer ds.Close()
 	lit := func(s string) algebra.Expr { return &algebra.ConstExpr{Term: kb.String(s)} }
 	tests := []struct {
 		name    string
