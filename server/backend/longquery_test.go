@@ -81,6 +81,7 @@ func TestLongQueries(t *testing.T) {
 // back, also when it ends while waiting for one.
 func TestLongQueryLanes(t *testing.T) {
 	l := NewLongQueries(time.Millisecond, 1)
+	l.Burst = 0 // rests: TestLongQueryRests
 	ctx := context.Background()
 	a, b := l.begin(), l.begin()
 	time.Sleep(5 * time.Millisecond)
@@ -130,4 +131,34 @@ func TestLongQueryLanes(t *testing.T) {
 	if n := len(l.lane); n != 0 {
 		t.Errorf("%d turns held after a query ended while waiting for one", n)
 	}
+}
+
+// TestLongQueryRests: while short queries keep beginning, a long query
+// that has run Burst or more rests about as long at its checkpoint; when
+// none has begun for a while, it runs on.
+func TestLongQueryRests(t *testing.T) {
+	l := NewLongQueries(time.Millisecond, 1)
+	l.Burst = 20 * time.Millisecond
+	l.MaxPause = 0
+	ctx := context.Background()
+	q := l.begin()
+	time.Sleep(2 * time.Millisecond)
+	q.yield(ctx) // long now; its run starts
+	time.Sleep(30 * time.Millisecond)
+	l.begin().end() // a short query comes and goes
+	start := time.Now()
+	if err := q.yield(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 25*time.Millisecond {
+		t.Errorf("a long query that ran 30ms among short ones rested %v, want about 30ms", d)
+	}
+	// No short query for 50 bursts: no rest.
+	time.Sleep(50*l.Burst + 30*time.Millisecond)
+	start = time.Now()
+	q.yield(ctx)
+	if d := time.Since(start); d > 15*time.Millisecond {
+		t.Errorf("a long query with no short ones around rested %v", d)
+	}
+	q.end()
 }
