@@ -7,10 +7,11 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // The names of the stages the CLI and the server need, re-exported so that
-// they import this package only.
+// they import this package only (imports_test.go checks it).
 
 // Form is the form of a query: SELECT, ASK, CONSTRUCT or DESCRIBE.
 type Form = algebra.QueryForm
@@ -22,6 +23,10 @@ const (
 	FormConstruct = algebra.FormConstruct
 	FormDescribe  = algebra.FormDescribe
 )
+
+// FunctionNamespace is where perfkb's own extension functions are named
+// (see DefaultFunctions).
+const FunctionNamespace = function.Namespace
 
 // DatasetSpec selects the default and named graphs of an evaluation (see
 // Options.Dataset).

@@ -10,7 +10,7 @@
 // (Protocol), SERVICE handling, and the fan-out to registered sites
 // (Sites; the site registry and client are re-exported in sites.go). The
 // CLI and the server import this package and query/results only, never
-// the stages. Errors in the query text are *textpos.Error values at
+// the stages (imports_test.go checks it). Errors in the query text are *textpos.Error values at
 // Options.Source:line:column (InvalidInput() is true); evaluation limits produce
 // eval.ErrQueryTimeout, eval.ErrQueryCanceled, eval.ErrTooManyRows or a
 // *LimitError (Options.QueryMemory exceeded).

@@ -9,7 +9,6 @@ import (
 
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
-	"github.com/perfkb/perfkb/query/function"
 )
 
 func init() { register(newFunctionsCmd) }
@@ -22,10 +21,10 @@ func newFunctionsCmd(app *App) *cobra.Command {
 parser and the evaluator read (query/function): the SPARQL 1.1 built-in
 calls by keyword, the XSD casts and perfkb's extension functions by IRI,
 with the number of arguments each takes. perfkb's own functions are in
-the namespace ` + function.Namespace + ` (written pf: here, and the
+the namespace ` + query.FunctionNamespace + ` (written pf: here, and the
 XSD namespace xsd:):
 
-  PREFIX pf: <` + function.Namespace + `>
+  PREFIX pf: <` + query.FunctionNamespace + `>
   SELECT ?m ?mu { ?m perfonto:hasMetricValue ?v
     BIND (pf:fuzzyShoulderRight(?v, 1E8, 3E8) AS ?mu) FILTER (?mu > 0.5) }
 
@@ -38,8 +37,8 @@ that does not exist, is a syntax error at its position.`,
 			for _, d := range query.DefaultFunctions().Defs() {
 				name := d.Name
 				switch {
-				case strings.HasPrefix(name, function.Namespace):
-					name = "pf:" + strings.TrimPrefix(name, function.Namespace)
+				case strings.HasPrefix(name, query.FunctionNamespace):
+					name = "pf:" + strings.TrimPrefix(name, query.FunctionNamespace)
 				case strings.HasPrefix(name, ontology.XSDNamespace):
 					name = "xsd:" + strings.TrimPrefix(name, ontology.XSDNamespace)
 				case d.IsIRI():
