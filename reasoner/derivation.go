@@ -361,10 +361,21 @@ func (x *explainer) findRecord(s kb.ID, t kb.Triple) (record, bool, error) {
 	if err != nil {
 		return record{}, false, err
 	}
+	// A subject has a record per triple derived about it; only the one
+	// whose second line is "p o" is decoded.
+	var key strings.Builder
+	t.P.AppendNTriples(&key)
+	key.WriteByte(' ')
+	t.O.AppendNTriples(&key)
 	for _, q := range quads {
 		lit, err := x.ds.Resolve(x.ctx, q.O)
 		if err != nil {
 			return record{}, false, err
+		}
+		if _, rest, ok := strings.Cut(lit.Value, "\n"); ok {
+			if line, _, _ := strings.Cut(rest, "\n"); line != key.String() {
+				continue
+			}
 		}
 		rec, err := decodeRecord(lit.Value)
 		if err != nil {
