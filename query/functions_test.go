@@ -47,6 +47,7 @@ func TestFunctionRegistry(t *testing.T) {
 		{"builtin", `STRLEN("abc")`, `"3"^^<http://www.w3.org/2001/XMLSchema#integer>`, ""},
 		{"fuzzy triangle", `pf:fuzzyTriangle(1.25, 1, 1.5, 2)`, `"0.5"^^<http://www.w3.org/2001/XMLSchema#double>`, ""},
 		{"fuzzy very", `pf:fuzzyVery(pf:fuzzyShoulderRight(4.5, 4, 5))`, `"0.25"^^<http://www.w3.org/2001/XMLSchema#double>`, ""},
+		{"fuzzy hedges", `pf:fuzzyExtremely(pf:fuzzySomewhat(0.25))`, `"0.125"^^<http://www.w3.org/2001/XMLSchema#double>`, ""},
 		{"fuzzy and", `pf:fuzzyAnd(0.5, 0.25, 1)`, `"0.25"^^<http://www.w3.org/2001/XMLSchema#double>`, ""},
 		{"fuzzy out of order", `pf:fuzzyTriangle(1.5, 2, 1.5, 1)`, "", ""},
 		{"fuzzy not a number", `pf:fuzzyS("x", 0, 4)`, "", ""},

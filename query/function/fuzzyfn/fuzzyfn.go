@@ -57,6 +57,10 @@ func Register(r *function.Registry) error {
 	degreeFns := []function.Def{
 		{Name: function.Namespace + "fuzzyVery", Min: 1, Max: 1, Doc: "the hedge very, mu squared (F.14)",
 			Call: degreeCall(func(mu []float64) float64 { return fuzzy.Very(mu[0]) })},
+		{Name: function.Namespace + "fuzzySomewhat", Min: 1, Max: 1, Doc: "the hedge somewhat (more or less), the square root of mu",
+			Call: degreeCall(func(mu []float64) float64 { return fuzzy.Somewhat(mu[0]) })},
+		{Name: function.Namespace + "fuzzyExtremely", Min: 1, Max: 1, Doc: "the hedge extremely, mu cubed",
+			Call: degreeCall(func(mu []float64) float64 { return fuzzy.Extremely(mu[0]) })},
 		{Name: function.Namespace + "fuzzyNot", Min: 1, Max: 1, Doc: "the fuzzy complement, 1 - mu (F.12)",
 			Call: degreeCall(func(mu []float64) float64 { return fuzzy.Not(mu[0]) })},
 		{Name: function.Namespace + "fuzzyAnd", Min: 1, Max: function.Variadic, Doc: "fuzzy intersection, the smallest degree (F.10)",
