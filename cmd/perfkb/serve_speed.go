@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"runtime"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -61,6 +62,10 @@ func (f *speedFlags) apply(ctx context.Context, ds kb.Dataset, logger *slog.Logg
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return stop, usageError(fmt.Errorf("--pprof %q: profiles are served on loopback addresses only", f.pprof))
 	}
+	// Contention profiles (/debug/pprof/mutex, /debug/pprof/block) are
+	// empty unless sampled; the cost is small next to profiling at all.
+	runtime.SetMutexProfileFraction(100)
+	runtime.SetBlockProfileRate(int(100 * time.Microsecond))
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
