@@ -45,8 +45,9 @@ type jsonldEncoder struct {
 	nodeOff   []string        // prefixes undefined by the node object (graph's included)
 	keys      map[string]bool // keys written in the open node object
 	key       string          // the predicate whose values are held
-	values    [][]byte
-	firstItem bool // the next item of the open @graph array is its first
+	values    []byte          // the held values, rendered back to back
+	ends      []int           // where each held value ends in values
+	firstItem bool            // the next item of the open @graph array is its first
 	buf       []byte
 }
 
@@ -114,7 +115,7 @@ func (e *jsonldEncoder) collisions(off []string, ts ...Term) []string {
 		if !ok || contains(off, scheme) || contains(out, scheme) || !e.declared(scheme) {
 			continue
 		}
-		if _, compact := e.compact(iri, off); !compact {
+		if _, _, compact := e.compact(iri, off); !compact {
 			out = append(out, scheme)
 		}
 	}
@@ -139,8 +140,9 @@ func (e *jsonldEncoder) declared(prefix string) bool {
 	return false
 }
 
-// compact writes iri as a compact IRI with a prefix not in off.
-func (e *jsonldEncoder) compact(iri string, off []string) (string, bool) {
+// compact finds the prefix (not in off) iri can be written with, and the
+// rest of iri after its namespace.
+func (e *jsonldEncoder) compact(iri string, off []string) (prefix, rest string, ok bool) {
 	for _, p := range e.prefixes {
 		rest, ok := strings.CutPrefix(iri, p.Namespace)
 		// A suffix starting with "//" reads back as an IRI of its own
@@ -148,19 +150,29 @@ func (e *jsonldEncoder) compact(iri string, off []string) (string, bool) {
 		if !ok || rest == "" || strings.HasPrefix(rest, "//") || contains(off, p.Prefix) {
 			continue
 		}
-		return p.Prefix + ":" + rest, true
+		return p.Prefix, rest, true
 	}
-	return iri, false
+	return "", iri, false
 }
 
+// appendIRI writes iri as a JSON string, compacted where it can be.
 func (e *jsonldEncoder) appendIRI(b []byte, iri string, off []string) []byte {
-	s, _ := e.compact(iri, off)
-	return AppendJSONString(b, s)
+	prefix, rest, ok := e.compact(iri, off)
+	if !ok {
+		return AppendJSONString(b, iri)
+	}
+	b = append(b, '"')
+	b = appendJSONContent(b, prefix)
+	b = append(b, ':')
+	b = appendJSONContent(b, rest)
+	return append(b, '"')
 }
 
 func (e *jsonldEncoder) appendID(b []byte, t Term, off []string) []byte {
 	if t.Kind == KindBlank {
-		return AppendJSONString(b, "_:"+SafeBlankLabel(t.Value))
+		b = append(b, `"_:`...)
+		b = appendJSONContent(b, SafeBlankLabel(t.Value))
+		return append(b, '"')
 	}
 	return e.appendIRI(b, t.Value, off)
 }
@@ -239,7 +251,7 @@ func (e *jsonldEncoder) Encode(q Quad) error {
 	if q.P.Value != rdfType || q.O.Kind == KindLiteral {
 		key = q.P.Value
 	}
-	if !e.inNode || q.S != e.subject || len(extra) > 0 || (key != e.key && e.keys[key]) || len(e.values) >= jsonldValueLimit {
+	if !e.inNode || q.S != e.subject || len(extra) > 0 || (key != e.key && e.keys[key]) || len(e.ends) >= jsonldValueLimit {
 		b = e.closeNode(b)
 		e.nodeOff = append(append([]string(nil), e.graphOff...), extra...)
 		ind := e.indent()
@@ -260,7 +272,8 @@ func (e *jsonldEncoder) Encode(q Quad) error {
 		e.key = key
 		e.keys[key] = true
 	}
-	e.values = append(e.values, e.value(nil, q.O, key == "@type"))
+	e.values = e.value(e.values, q.O, key == "@type")
+	e.ends = append(e.ends, len(e.values))
 	e.buf = b
 	_, err := e.w.Write(b)
 	return err
@@ -307,19 +320,21 @@ func (e *jsonldEncoder) flushValues(b []byte) []byte {
 		b = e.appendIRI(b, e.key, e.nodeOff)
 	}
 	b = append(b, ": "...)
-	if len(e.values) == 1 {
-		b = append(b, e.values[0]...)
+	if len(e.ends) == 1 {
+		b = append(b, e.values...)
 	} else {
 		b = append(b, '[')
-		for i, v := range e.values {
+		start := 0
+		for i, end := range e.ends {
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			b = append(b, v...)
+			b = append(b, e.values[start:end]...)
+			start = end
 		}
 		b = append(b, ']')
 	}
-	e.key, e.values = "", e.values[:0]
+	e.key, e.values, e.ends = "", e.values[:0], e.ends[:0]
 	return b
 }
 
@@ -364,6 +379,13 @@ func (e *jsonldEncoder) Close() error {
 // and invalid UTF-8 becomes U+FFFD.
 func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendJSONContent(b, s)
+	return append(b, '"')
+}
+
+// appendJSONContent appends s escaped as in a JSON string, without the
+// quotes.
+func appendJSONContent(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -395,7 +417,7 @@ func AppendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	return append(b, '"')
+	return b
 }
 
 const hexDigit = "0123456789abcdef"
