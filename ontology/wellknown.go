@@ -61,6 +61,67 @@ const (
 	XSDBoolean = XSDNamespace + "boolean"
 	// XSDDateTime is xsd:dateTime.
 	XSDDateTime = XSDNamespace + "dateTime"
+	// XSDFloat is xsd:float.
+	XSDFloat = XSDNamespace + "float"
+	// XSDInt is xsd:int.
+	XSDInt = XSDNamespace + "int"
+	// XSDShort is xsd:short.
+	XSDShort = XSDNamespace + "short"
+	// XSDByte is xsd:byte.
+	XSDByte = XSDNamespace + "byte"
+	// XSDUnsignedLong is xsd:unsignedLong.
+	XSDUnsignedLong = XSDNamespace + "unsignedLong"
+	// XSDUnsignedInt is xsd:unsignedInt.
+	XSDUnsignedInt = XSDNamespace + "unsignedInt"
+	// XSDUnsignedShort is xsd:unsignedShort.
+	XSDUnsignedShort = XSDNamespace + "unsignedShort"
+	// XSDUnsignedByte is xsd:unsignedByte.
+	XSDUnsignedByte = XSDNamespace + "unsignedByte"
+	// XSDPositiveInteger is xsd:positiveInteger.
+	XSDPositiveInteger = XSDNamespace + "positiveInteger"
+	// XSDNonPositiveInteger is xsd:nonPositiveInteger.
+	XSDNonPositiveInteger = XSDNamespace + "nonPositiveInteger"
+	// XSDNegativeInteger is xsd:negativeInteger.
+	XSDNegativeInteger = XSDNamespace + "negativeInteger"
+	// XSDNonNegativeInteger is xsd:nonNegativeInteger.
+	XSDNonNegativeInteger = XSDNamespace + "nonNegativeInteger"
+	// XSDDate is xsd:date.
+	XSDDate = XSDNamespace + "date"
+	// XSDTime is xsd:time.
+	XSDTime = XSDNamespace + "time"
+	// XSDDateTimeStamp is xsd:dateTimeStamp.
+	XSDDateTimeStamp = XSDNamespace + "dateTimeStamp"
+	// XSDDuration is xsd:duration.
+	XSDDuration = XSDNamespace + "duration"
+	// XSDDayTimeDuration is xsd:dayTimeDuration.
+	XSDDayTimeDuration = XSDNamespace + "dayTimeDuration"
+	// XSDGYear is xsd:gYear.
+	XSDGYear = XSDNamespace + "gYear"
+	// XSDAnyURI is xsd:anyURI.
+	XSDAnyURI = XSDNamespace + "anyURI"
+
+	// RDFFirst is rdf:first.
+	RDFFirst = RDFNamespace + "first"
+	// RDFRest is rdf:rest.
+	RDFRest = RDFNamespace + "rest"
+	// RDFNil is rdf:nil.
+	RDFNil = RDFNamespace + "nil"
+	// RDFProperty is rdf:Property.
+	RDFProperty = RDFNamespace + "Property"
+	// RDFStatement is rdf:Statement.
+	RDFStatement = RDFNamespace + "Statement"
+	// RDFSubject is rdf:subject.
+	RDFSubject = RDFNamespace + "subject"
+	// RDFPredicate is rdf:predicate.
+	RDFPredicate = RDFNamespace + "predicate"
+	// RDFObject is rdf:object.
+	RDFObject = RDFNamespace + "object"
+	// RDFValue is rdf:value.
+	RDFValue = RDFNamespace + "value"
+	// RDFXMLLiteral is rdf:XMLLiteral.
+	RDFXMLLiteral = RDFNamespace + "XMLLiteral"
+	// RDFSClass is rdfs:Class.
+	RDFSClass = RDFSNamespace + "Class"
 )
 
 // NamespacePrefix is a prefix name and the namespace IRI it stands for.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/results"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 const rsNS = "http://www.w3.org/2001/sw/DataAccess/tests/result-set#"
@@ -60,7 +62,7 @@ func readResultSetGraph(ctx context.Context, path string) (*results.ResultSet, e
 			out[t.S] = map[string][]kb.Term{}
 		}
 		out[t.S][t.P.Value] = append(out[t.S][t.P.Value], t.O)
-		if t.P.Value == rdfNS+"type" && t.O.Value == rsNS+"ResultSet" {
+		if t.P.Value == ontology.RDFType && t.O.Value == rsNS+"ResultSet" {
 			root = t.S
 		}
 	}

@@ -83,9 +83,9 @@ func (g *graph) one(s kb.Term, p string) kb.Term {
 
 func (g *graph) list(head kb.Term) []kb.Term {
 	var out []kb.Term
-	for head.Value != rdfNS+"nil" && !head.IsZero() {
-		out = append(out, g.one(head, rdfNS+"first"))
-		head = g.one(head, rdfNS+"rest")
+	for head.Value != ontology.RDFNil && !head.IsZero() {
+		out = append(out, g.one(head, ontology.RDFFirst))
+		head = g.one(head, ontology.RDFRest)
 	}
 	return out
 }
@@ -115,7 +115,7 @@ func readTests(manifest string) ([]w3cTest, error) {
 	}
 	var entries []kb.Term
 	for s, props := range g.out {
-		for _, ty := range props[rdfNS+"type"] {
+		for _, ty := range props[ontology.RDFType] {
 			if ty.Value == mfNS+"Manifest" {
 				for _, l := range g.all(s, mfNS+"entries") {
 					entries = append(entries, g.list(l)...)
@@ -130,7 +130,7 @@ func readTests(manifest string) ([]w3cTest, error) {
 			t.name = e.Value
 		}
 		t.id = e.Value[strings.LastIndexAny(e.Value, "#/")+1:]
-		if ty := g.one(e, rdfNS+"type"); ty.IsIRI() {
+		if ty := g.one(e, ontology.RDFType); ty.IsIRI() {
 			t.kind = ty.Value[strings.LastIndexAny(ty.Value, "#/")+1:]
 		}
 		for _, a := range g.all(e, "http://www.w3.org/2001/sw/DataAccess/tests/test-dawg#approval") {
@@ -167,7 +167,7 @@ func readTests(manifest string) ([]w3cTest, error) {
 				}
 			}
 			for _, gd := range g.all(action, utNS+"graphData") {
-				t.graphData[g.one(gd, rdfsNS+"label").Value] = iriPath(g.one(gd, utNS+"graph").Value)
+				t.graphData[g.one(gd, ontology.RDFSLabel).Value] = iriPath(g.one(gd, utNS+"graph").Value)
 			}
 		}
 		res := g.one(e, mfNS+"result")
@@ -179,7 +179,7 @@ func readTests(manifest string) ([]w3cTest, error) {
 				t.resultData = iriPath(d.Value)
 			}
 			for _, gd := range g.all(res, utNS+"graphData") {
-				t.resultGraphData[g.one(gd, rdfsNS+"label").Value] = iriPath(g.one(gd, utNS+"graph").Value)
+				t.resultGraphData[g.one(gd, ontology.RDFSLabel).Value] = iriPath(g.one(gd, utNS+"graph").Value)
 			}
 		}
 		tests = append(tests, t)

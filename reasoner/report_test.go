@@ -33,7 +33,7 @@ func TestSharedShapes(t *testing.T) {
 			Triple: kb.Triple{S: rs, P: kb.IRI(ontology.HasProblem), O: kb.Blank("f1")}, Rule: "rule_detect_bigmessages",
 			Premises: []*Derivation{
 				{Triple: kb.Triple{S: rs, P: kb.IRI("http://e/p"), O: kb.LangLiteral(`a "quoted" value`, "en")}, Asserted: true},
-				{Triple: kb.Triple{S: rs, P: kb.IRI("http://e/q"), O: kb.Literal("5", ontology.XSDNamespace+"int")}, Note: "cycle"},
+				{Triple: kb.Triple{S: rs, P: kb.IRI("http://e/q"), O: kb.Literal("5", ontology.XSDInt)}, Note: "cycle"},
 			},
 		}}}, func(b []byte) (any, error) { var e Explanation; err := json.Unmarshal(b, &e); return e, err }},
 	}

@@ -86,7 +86,7 @@ func TestMonitoringDegrees(t *testing.T) {
 				t.Fatalf("x=%s: membership %v has terms %v degrees %v", r.x, fm, term, deg)
 			}
 			n, ok := builtins.NumberOf(deg[0])
-			if !ok || deg[0].Datatype != builtins.XSD+"double" {
+			if !ok || deg[0].Datatype != ontology.XSDDouble {
 				t.Fatalf("x=%s: degree %v is not an xsd:double", r.x, deg[0])
 			}
 			got[term[0].Value] = n.AsFloat()

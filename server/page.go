@@ -139,11 +139,6 @@ func ontologyTermsJSON() ([]byte, error) {
 }
 
 func buildOntologyTerms() (OntologyTerms, error) {
-	const (
-		rdfNS  = ontology.RDFNamespace
-		rdfsNS = ontology.RDFSNamespace
-		owlNS  = ontology.OWLNamespace
-	)
 	types := map[string]map[string]bool{}
 	labels := map[string]string{}
 	dec := rdfio.NewTurtleDecoder(ontology.TurtleReader(), rdfio.Options{Source: "perfonto.ttl"})
@@ -159,12 +154,12 @@ func buildOntologyTerms() (OntologyTerms, error) {
 			continue
 		}
 		switch q.P.Value {
-		case rdfNS + "type":
+		case ontology.RDFType:
 			if types[q.S.Value] == nil {
 				types[q.S.Value] = map[string]bool{}
 			}
 			types[q.S.Value][q.O.Value] = true
-		case rdfsNS + "label":
+		case ontology.RDFSLabel:
 			labels[q.S.Value] = q.O.Value
 		}
 	}
@@ -172,9 +167,9 @@ func buildOntologyTerms() (OntologyTerms, error) {
 	for iri, ty := range types {
 		term := Term{Name: "perfonto:" + strings.TrimPrefix(iri, ontology.Namespace), Label: labels[iri]}
 		switch {
-		case ty[owlNS+"Class"] || ty[rdfsNS+"Class"]:
+		case ty[ontology.OWLClass] || ty[ontology.RDFSClass]:
 			t.Classes = append(t.Classes, term)
-		case ty[owlNS+"ObjectProperty"] || ty[owlNS+"DatatypeProperty"] || ty[rdfNS+"Property"] || ty[owlNS+"AnnotationProperty"]:
+		case ty[ontology.OWLObjectProperty] || ty[ontology.OWLDatatypeProperty] || ty[ontology.RDFProperty] || ty[ontology.OWLAnnotationProperty]:
 			t.Properties = append(t.Properties, term)
 		default:
 			t.Individuals = append(t.Individuals, term)

@@ -60,14 +60,12 @@ const w3cToken = "w3c-t0ken"
 
 // Vocabulary of the manifests.
 const (
-	mfNS   = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
-	htNS   = "http://www.w3.org/2011/http#"
-	htsNS  = "http://www.w3.org/2011/http-statusCodes#"
-	cntNS  = "http://www.w3.org/2011/content#"
-	utNS   = "http://www.w3.org/2009/sparql/tests/test-update#"
-	rdfNS  = ontology.RDFNamespace
-	rdfsNS = ontology.RDFSNamespace
-	sdNS   = "http://www.w3.org/ns/sparql-service-description#"
+	mfNS  = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#"
+	htNS  = "http://www.w3.org/2011/http#"
+	htsNS = "http://www.w3.org/2011/http-statusCodes#"
+	cntNS = "http://www.w3.org/2011/content#"
+	utNS  = "http://www.w3.org/2009/sparql/tests/test-update#"
+	sdNS  = "http://www.w3.org/ns/sparql-service-description#"
 )
 
 func TestW3CProtocolSuites(t *testing.T) {
@@ -656,13 +654,13 @@ func (m *manifest) str(s rdfio.Term, p string) string {
 
 func (m *manifest) list(head rdfio.Term) []rdfio.Term {
 	var out []rdfio.Term
-	for head.Value != rdfNS+"nil" && len(out) < 10000 {
-		first, ok := m.one(head, rdfNS+"first")
+	for head.Value != ontology.RDFNil && len(out) < 10000 {
+		first, ok := m.one(head, ontology.RDFFirst)
 		if !ok {
 			break
 		}
 		out = append(out, first)
-		head, _ = m.one(head, rdfNS+"rest")
+		head, _ = m.one(head, ontology.RDFRest)
 	}
 	return out
 }
@@ -760,7 +758,7 @@ func unlisted(entries []manifestTest) []manifestTest {
 	for _, m := range files {
 		var more []manifestTest
 		for s := range m.out {
-			typ := m.str(s, rdfNS+"type")
+			typ := m.str(s, ontology.RDFType)
 			if !listed[s] && s.Kind == rdfio.KindIRI && (typ == mfNS+"ProtocolTest" || typ == mfNS+"GraphStoreProtocolTest") {
 				more = append(more, manifestTest{s, m})
 			}
@@ -772,7 +770,7 @@ func unlisted(entries []manifestTest) []manifestTest {
 }
 
 func runHTTPTest(t *testing.T, m *manifest, test rdfio.Term) error {
-	typ := m.str(test, rdfNS+"type")
+	typ := m.str(test, ontology.RDFType)
 	if typ != mfNS+"ProtocolTest" && typ != mfNS+"GraphStoreProtocolTest" {
 		return fmt.Errorf("test type %s is not run by this runner", typ)
 	}
@@ -787,7 +785,7 @@ func runHTTPTest(t *testing.T, m *manifest, test rdfio.Term) error {
 	// ut:graphData: named graphs the test expects in the store.
 	for _, gd := range m.all(test, utNS+"graphData") {
 		file, _ := m.one(gd, utNS+"graph")
-		name := m.str(gd, rdfsNS+"label")
+		name := m.str(gd, ontology.RDFSLabel)
 		u, err := url.Parse(file.Value)
 		if err != nil {
 			return err
@@ -908,7 +906,7 @@ func runHTTPRDFUpdate(t *testing.T, path string, record func(*testing.T, string,
 		test := e.node
 		id := "http-rdf-update/" + localName(test.Value)
 		var text string
-		for _, c := range e.m.all(test, rdfsNS+"comment") {
+		for _, c := range e.m.all(test, ontology.RDFSComment) {
 			if strings.Contains(c.Value, "#### Request") {
 				text = c.Value
 			}
@@ -1134,7 +1132,7 @@ func (s *w3cServer) serviceDescription(accept string) ([]rdfio.Quad, string, err
 
 func hasType(g []rdfio.Quad, s rdfio.Term, class string) bool {
 	for _, q := range g {
-		if q.S == s && q.P.Value == rdfNS+"type" && q.O.Value == class {
+		if q.S == s && q.P.Value == ontology.RDFType && q.O.Value == class {
 			return true
 		}
 	}
@@ -1212,7 +1210,7 @@ func conformsToSD(g []rdfio.Quad) error {
 				}
 			}
 		}
-		if q.P.Value == rdfNS+"type" {
+		if q.P.Value == ontology.RDFType {
 			if name, ok := sdTerm(q.O); ok {
 				if _, isClass := sdClasses[name]; !isClass {
 					errs = append(errs, fmt.Sprintf("%s rdf:type sd:%s, which is not a class", q.S, name))

@@ -15,6 +15,8 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/perfkb/perfkb/kb"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // CayleyBackend is the name the native store is registered under with
@@ -84,10 +86,10 @@ type quadRef kb.Quad
 func (r quadRef) Key() interface{} { return r }
 
 const (
-	xsdInteger  = xsd + "integer"
-	xsdDouble   = xsd + "double"
-	xsdBoolean  = xsd + "boolean"
-	xsdDateTime = xsd + "dateTime"
+	xsdInteger  = ontology.XSDInteger
+	xsdDouble   = ontology.XSDDouble
+	xsdBoolean  = ontology.XSDBoolean
+	xsdDateTime = ontology.XSDDateTime
 )
 
 // TermFromValue converts a Cayley value to a term. Native numbers, booleans

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 const (
@@ -29,7 +31,7 @@ func crashBatch(b int) []kb.TermQuad {
 		out[j] = kb.TermQuad{
 			S: kb.IRI(fmt.Sprintf("%sbatch%d/s%d", ex, b, j)),
 			P: kb.IRI(fmt.Sprintf("%sp%d", ex, j%7)),
-			O: kb.Literal(strconv.Itoa(b*crashBatchSize+j), xsd+"integer"),
+			O: kb.Literal(strconv.Itoa(b*crashBatchSize+j), ontology.XSDInteger),
 			G: kb.IRI(fmt.Sprintf("%sg%d", ex, b%3)),
 		}
 	}

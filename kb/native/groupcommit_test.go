@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // internAll interns the terms of tq and returns their quads.
@@ -53,7 +55,7 @@ func TestGroupCommitConcurrentAppliers(t *testing.T) {
 							tq[j] = kb.TermQuad{
 								S: kb.IRI(fmt.Sprintf("http://ex/w%d/r%d/s%d", w, r, j)),
 								P: kb.IRI(fmt.Sprintf("http://ex/p%d", j%3)),
-								O: kb.Literal(fmt.Sprint(w*1000+r*10+j), xsd+"integer"),
+								O: kb.Literal(fmt.Sprint(w*1000+r*10+j), ontology.XSDInteger),
 								G: kb.IRI(fmt.Sprintf("http://ex/g%d", w%2)),
 							}
 						}

@@ -257,15 +257,13 @@ const (
 	tagOtherTyped = 6 // uvarint len(datatype), datatype, lexical form
 )
 
-const xsd = ontology.XSDNamespace
-
 // knownDatatypes are the datatypes coded in one byte. Codes are stored on
 // disk: append only.
 var knownDatatypes = []string{
-	xsd + "integer", xsd + "decimal", xsd + "double", xsd + "float",
-	xsd + "boolean", xsd + "dateTime", xsd + "date", xsd + "long",
-	xsd + "int", xsd + "duration", xsd + "nonNegativeInteger", xsd + "anyURI",
-	xsd + "time", xsd + "gYear", xsd + "short", xsd + "unsignedLong",
+	ontology.XSDInteger, ontology.XSDDecimal, ontology.XSDDouble, ontology.XSDFloat,
+	ontology.XSDBoolean, ontology.XSDDateTime, ontology.XSDDate, ontology.XSDLong,
+	ontology.XSDInt, ontology.XSDDuration, ontology.XSDNonNegativeInteger, ontology.XSDAnyURI,
+	ontology.XSDTime, ontology.XSDGYear, ontology.XSDShort, ontology.XSDUnsignedLong,
 }
 
 var datatypeCodes = func() map[string]byte {

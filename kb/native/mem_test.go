@@ -9,6 +9,8 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // TestDatasetPebbleMemory runs the Dataset suite on the Pebble store over
@@ -292,8 +294,8 @@ func TestMemStoreTermOf(t *testing.T) {
 	defer m.Close()
 	terms := []kb.Term{
 		kb.IRI("http://example.org/a"), kb.Blank("b0"), kb.String(""), kb.String("plain"),
-		kb.LangLiteral("hallo", "DE-at"), kb.Literal("42", xsd+"integer"),
-		kb.Literal("x", "http://example.org/custom#type"), kb.Literal("", xsd+"double"),
+		kb.LangLiteral("hallo", "DE-at"), kb.Literal("42", ontology.XSDInteger),
+		kb.Literal("x", "http://example.org/custom#type"), kb.Literal("", ontology.XSDDouble),
 	}
 	ids, err := m.Intern(ctx, terms)
 	if err != nil {

@@ -81,8 +81,8 @@ func TestTermEncodingRoundTrip(t *testing.T) {
 		{"string", kb.String("hello\x00world")},
 		{"empty string", kb.String("")},
 		{"lang", kb.LangLiteral("bonjour", "FR-be")},
-		{"integer", kb.Literal("007", xsd+"integer")},
-		{"double", kb.Literal("1.5e3", xsd+"double")},
+		{"integer", kb.Literal("007", ontology.XSDInteger)},
+		{"double", kb.Literal("1.5e3", ontology.XSDDouble)},
 		{"custom type", kb.Literal("x", "http://example.org/type")},
 	}
 	for _, tc := range tests {
@@ -359,9 +359,9 @@ func genTermQuads(start, n int) []kb.TermQuad {
 			{S: m, P: kb.IRI(po + "onProcess"), O: proc, G: g},
 			{S: m, P: kb.IRI(po + "ofEvent"), O: event, G: g},
 			{S: m, P: kb.IRI(po + "metric"), O: kb.IRI(po + metrics[i%len(metrics)]), G: g},
-			{S: m, P: kb.IRI(po + "value"), O: kb.Literal(fmt.Sprintf("%d.%03d", i%9973, i%1000), xsd+"double"), G: g},
+			{S: m, P: kb.IRI(po + "value"), O: kb.Literal(fmt.Sprintf("%d.%03d", i%9973, i%1000), ontology.XSDDouble), G: g},
 			{S: m, P: kb.IRI(po + "label"), O: kb.LangLiteral(fmt.Sprintf("measurement %d", i), "en"), G: g},
-			{S: m, P: kb.IRI(po + "rank"), O: kb.Literal(fmt.Sprint(i%64), xsd+"integer"), G: g},
+			{S: m, P: kb.IRI(po + "rank"), O: kb.Literal(fmt.Sprint(i%64), ontology.XSDInteger), G: g},
 			{S: m, P: kb.IRI(po + "region"), O: kb.String(fmt.Sprintf("region_%d", i%500)), G: kb.DefaultGraph},
 			{S: m, P: kb.IRI(po + "note"), O: kb.String(fmt.Sprintf("sample %d", i)), G: g},
 		}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // TestPredicateDistinct counts distinct subjects and objects per
@@ -43,10 +45,10 @@ func TestPredicateDistinct(t *testing.T) {
 				subj := kb.IRI(fmt.Sprintf("http://ex/s%d", i))
 				for j := range 3 {
 					for _, g := range []string{"http://ex/g1", "http://ex/g2"} {
-						tq = append(tq, kb.TermQuad{S: subj, P: kb.IRI("http://ex/p1"), O: kb.Literal(fmt.Sprint(i*3+j), xsd+"integer"), G: kb.IRI(g)})
+						tq = append(tq, kb.TermQuad{S: subj, P: kb.IRI("http://ex/p1"), O: kb.Literal(fmt.Sprint(i*3+j), ontology.XSDInteger), G: kb.IRI(g)})
 					}
 				}
-				tq = append(tq, kb.TermQuad{S: subj, P: kb.IRI("http://ex/p2"), O: kb.Literal("x", xsd+"string"), G: kb.IRI("http://ex/g1")})
+				tq = append(tq, kb.TermQuad{S: subj, P: kb.IRI("http://ex/p2"), O: kb.Literal("x", ontology.XSDString), G: kb.IRI("http://ex/g1")})
 			}
 			if _, err := kb.LoadQuads(ctx, s, sliceNext(tq), kb.LoadOptions{}); err != nil {
 				t.Fatal(err)

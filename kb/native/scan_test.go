@@ -13,6 +13,8 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // loadQuads interns and adds quads to s with one Apply and returns their
@@ -195,7 +197,7 @@ func TestTermOf(t *testing.T) {
 		kb.Blank("b0"),
 		kb.String("plain"),
 		kb.LangLiteral("hallo", "de"),
-		kb.Literal("42", xsd+"integer"),
+		kb.Literal("42", ontology.XSDInteger),
 		kb.Literal("x", "http://example.org/type"),
 	}
 	dir := filepath.Join(t.TempDir(), "db")
@@ -265,7 +267,7 @@ func TestCountEstimate(t *testing.T) {
 		subj := kb.IRI(fmt.Sprintf("urn:x-test:s%d", i))
 		quads = append(quads,
 			kb.TermQuad{S: subj, P: kb.IRI("urn:x-test:color"), O: kb.IRI(fmt.Sprintf("urn:x-test:color%d", i%4)), G: kb.DefaultGraph},
-			kb.TermQuad{S: subj, P: kb.IRI("urn:x-test:size"), O: kb.Literal(fmt.Sprint(i%100), xsd+"integer"), G: kb.IRI(fmt.Sprintf("urn:x-test:g%d", i%3))})
+			kb.TermQuad{S: subj, P: kb.IRI("urn:x-test:size"), O: kb.Literal(fmt.Sprint(i%100), ontology.XSDInteger), G: kb.IRI(fmt.Sprintf("urn:x-test:g%d", i%3))})
 	}
 	ids := loadQuads(t, s, quads)
 	tests := []struct {

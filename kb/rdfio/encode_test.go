@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 var updateGoldens = flag.Bool("update", false, "rewrite the encoder goldens in testdata/encode")
@@ -140,7 +142,7 @@ func TestRDFXMLEncoderRefuses(t *testing.T) {
 		}
 	}
 	// rdf:_1 and rdf:value are ordinary property elements.
-	for _, p := range []string{RDFNS + "_1", RDFNS + "value"} {
+	for _, p := range []string{RDFNS + "_1", ontology.RDFValue} {
 		if _, err := encodeAll(xml, []Quad{{S: s, P: iri(p), O: s}}); err != nil {
 			t.Errorf("<%s>: %v", p, err)
 		}
@@ -179,7 +181,7 @@ func TestJSONLDPrefixAsScheme(t *testing.T) {
 		{S: iri("perfonto:x"), P: iri("http://ex/p"), O: iri("rdf:y")},
 		{S: iri("perfonto:x"), P: iri("http://ex/p"), O: iri(RDFNS + "y")},
 		{S: iri("http://ex/s"), P: iri("xsd:p"), O: Term{Kind: KindLiteral, Value: "1", Datatype: "xsd:integer"}, G: iri("owl:g")},
-		{S: iri("http://ex/s"), P: iri(rdfType), O: iri(RDFNS + "Property"), G: iri("owl:g")},
+		{S: iri("http://ex/s"), P: iri(rdfType), O: iri(ontology.RDFProperty), G: iri("owl:g")},
 		{S: iri("http://ex/s"), P: iri(RDFNS + "//weird"), O: iri("perfonto:"), G: iri("owl:g")},
 	}
 	out, err := encodeAll(jsonld, in)

@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // RDF/XML syntax names, and the XML namespace.
 const (
 	xmlNS         = "http://www.w3.org/XML/1998/namespace"
-	rdfXMLLiteral = RDFNS + "XMLLiteral"
+	rdfXMLLiteral = ontology.RDFXMLLiteral
 )
 
 // RDFXMLDecoder reads RDF/XML (RDF 1.1 XML Syntax) as a stream: it holds
@@ -578,10 +580,10 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 		d.emit(subj, p, o)
 		if reify != "" {
 			r := Term{Kind: KindIRI, Value: reify}
-			d.emit(r, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: RDFNS + "Statement"})
-			d.emit(r, Term{Kind: KindIRI, Value: RDFNS + "subject"}, subj)
-			d.emit(r, Term{Kind: KindIRI, Value: RDFNS + "predicate"}, p)
-			d.emit(r, Term{Kind: KindIRI, Value: RDFNS + "object"}, o)
+			d.emit(r, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: ontology.RDFStatement})
+			d.emit(r, Term{Kind: KindIRI, Value: ontology.RDFSubject}, subj)
+			d.emit(r, Term{Kind: KindIRI, Value: ontology.RDFPredicate}, p)
+			d.emit(r, Term{Kind: KindIRI, Value: ontology.RDFObject}, o)
 		}
 	}
 	if parseType != "" {

@@ -18,9 +18,9 @@ const (
 	RDFNS         = ontology.RDFNamespace
 	RDFLangString = ontology.RDFLangString
 	rdfType       = ontology.RDFType
-	rdfFirst      = RDFNS + "first"
-	rdfRest       = RDFNS + "rest"
-	rdfNil        = RDFNS + "nil"
+	rdfFirst      = ontology.RDFFirst
+	rdfRest       = ontology.RDFRest
+	rdfNil        = ontology.RDFNil
 )
 
 // TermKind says which sort of RDF term a Term is; the values are those of

@@ -13,11 +13,10 @@ import (
 // indented by two spaces per level; expressions and paths on one line.
 
 const (
-	xsdNS      = ontology.XSDNamespace
-	xsdInteger = xsdNS + "integer"
-	xsdDecimal = xsdNS + "decimal"
-	xsdDouble  = xsdNS + "double"
-	xsdBoolean = xsdNS + "boolean"
+	xsdInteger = ontology.XSDInteger
+	xsdDecimal = ontology.XSDDecimal
+	xsdDouble  = ontology.XSDDouble
+	xsdBoolean = ontology.XSDBoolean
 )
 
 type ssePrinter struct {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // matchOnly hides every optional interface of a store: the evaluator sees
@@ -120,7 +122,7 @@ func TestFastAggregatesMatchGeneral(t *testing.T) {
 	}{
 		{"integers", ints("3", "-7", "12", "0012", "+5")},
 		{"one integer", ints("42")},
-		{"longs", []kb.Term{kb.Literal("10709939613", XSD+"long"), kb.Literal("-3", XSD+"long")}},
+		{"longs", []kb.Term{kb.Literal("10709939613", ontology.XSDLong), kb.Literal("-3", ontology.XSDLong)}},
 		{"doubles", doubles("1.5", "2.25E3", "-0.125", "1e-3")},
 		{"doubles with NaN", doubles("1.0", "NaN", "3.0")},
 		{"equal doubles", doubles("1.0", "1.00", "1E0")},

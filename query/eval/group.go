@@ -10,6 +10,8 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 type groupKey struct {
@@ -360,7 +362,7 @@ func fastNumber(t kb.Term) (i int64, f float64, kind NumKind, ok bool) {
 		return 0, 0, 0, false
 	}
 	switch t.Datatype {
-	case XSDInteger, XSD + "long":
+	case XSDInteger, ontology.XSDLong:
 		v, err := strconv.ParseInt(t.Value, 10, 64)
 		if err != nil {
 			return 0, 0, 0, false

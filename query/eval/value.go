@@ -16,16 +16,16 @@ import (
 // XSD and RDF datatype IRIs used by the function library.
 const (
 	XSD           = ontology.XSDNamespace
-	XSDString     = XSD + "string"
-	XSDBoolean    = XSD + "boolean"
-	XSDInteger    = XSD + "integer"
-	XSDDecimal    = XSD + "decimal"
-	XSDFloat      = XSD + "float"
-	XSDDouble     = XSD + "double"
-	XSDDateTime   = XSD + "dateTime"
-	XSDDate       = XSD + "date"
-	XSDTime       = XSD + "time"
-	XSDDayTimeDur = XSD + "dayTimeDuration"
+	XSDString     = ontology.XSDString
+	XSDBoolean    = ontology.XSDBoolean
+	XSDInteger    = ontology.XSDInteger
+	XSDDecimal    = ontology.XSDDecimal
+	XSDFloat      = ontology.XSDFloat
+	XSDDouble     = ontology.XSDDouble
+	XSDDateTime   = ontology.XSDDateTime
+	XSDDate       = ontology.XSDDate
+	XSDTime       = ontology.XSDTime
+	XSDDayTimeDur = ontology.XSDDayTimeDuration
 	RDFLangString = ontology.RDFLangString
 )
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 func lit(v, dt string) kb.Term { return kb.Literal(v, XSD+dt) }
@@ -154,15 +156,15 @@ func TestBuiltins(t *testing.T) {
 		{"NOW", nil, lit("2026-01-02T03:04:05.000Z", "dateTime")},
 		{"IRI", []kb.Term{kb.String("x")}, kb.IRI("http://base/x")},
 		{"LANGMATCHES", []kb.Term{kb.String("en-GB"), kb.String("en")}, True},
-		{"STRDT", []kb.Term{kb.String("1"), kb.IRI(XSD + "integer")}, lit("1", "integer")},
-		{XSD + "integer", []kb.Term{kb.String(" 010 ")}, lit("10", "integer")},
-		{XSD + "decimal", []kb.Term{lit("1", "boolean")}, lit("1", "decimal")},
-		{XSD + "double", []kb.Term{kb.String("1")}, lit("1", "double")},
-		{XSD + "float", []kb.Term{kb.String("-10.2E3")}, lit("-10200", "float")},
-		{XSD + "decimal", []kb.Term{lit("1.5E0", "double")}, lit("1.5", "decimal")},
-		{XSD + "string", []kb.Term{lit("1.0E7", "double")}, kb.String("1.0E7")},
-		{XSD + "string", []kb.Term{lit("1.0", "decimal")}, kb.String("1")},
-		{XSD + "boolean", []kb.Term{kb.String("0")}, False},
+		{"STRDT", []kb.Term{kb.String("1"), kb.IRI(ontology.XSDInteger)}, lit("1", "integer")},
+		{ontology.XSDInteger, []kb.Term{kb.String(" 010 ")}, lit("10", "integer")},
+		{ontology.XSDDecimal, []kb.Term{lit("1", "boolean")}, lit("1", "decimal")},
+		{ontology.XSDDouble, []kb.Term{kb.String("1")}, lit("1", "double")},
+		{ontology.XSDFloat, []kb.Term{kb.String("-10.2E3")}, lit("-10200", "float")},
+		{ontology.XSDDecimal, []kb.Term{lit("1.5E0", "double")}, lit("1.5", "decimal")},
+		{ontology.XSDString, []kb.Term{lit("1.0E7", "double")}, kb.String("1.0E7")},
+		{ontology.XSDString, []kb.Term{lit("1.0", "decimal")}, kb.String("1")},
+		{ontology.XSDBoolean, []kb.Term{kb.String("0")}, False},
 	}
 	for _, tc := range tests {
 		got, err := CallBuiltin(env, tc.name, tc.args)
@@ -177,8 +179,8 @@ func TestBuiltins(t *testing.T) {
 		{"STRLEN", []kb.Term{kb.IRI("http://x")}},
 		{"CONTAINS", []kb.Term{kb.String("abc"), kb.LangLiteral("b", "en")}},
 		{"REGEX", []kb.Term{kb.String("a"), kb.String("("), kb.String("")}},
-		{XSD + "integer", []kb.Term{kb.String("1.5")}},
-		{XSD + "byte", []kb.Term{lit("300", "integer")}},
+		{ontology.XSDInteger, []kb.Term{kb.String("1.5")}},
+		{ontology.XSDByte, []kb.Term{lit("300", "integer")}},
 		{"TIMEZONE", []kb.Term{lit("2011-01-10T14:45:13", "dateTime")}},
 	} {
 		if _, err := CallBuiltin(env, bad.name, bad.args); !IsExpressionError(err) {

@@ -285,11 +285,11 @@ func ParseTerm(s string) (kb.Term, error) {
 	// Bare Turtle numbers: the token is the lexical form.
 	switch {
 	case turtleInteger(s):
-		return kb.Literal(s, xsd+"integer"), nil
+		return kb.Literal(s, ontology.XSDInteger), nil
 	case turtleDecimal(s):
-		return kb.Literal(s, xsd+"decimal"), nil
+		return kb.Literal(s, ontology.XSDDecimal), nil
 	case turtleDouble(s):
-		return kb.Literal(s, xsd+"double"), nil
+		return kb.Literal(s, ontology.XSDDouble), nil
 	}
 	return kb.Term{}, fmt.Errorf("cannot parse term %q", s)
 }

@@ -37,14 +37,14 @@ type Options struct {
 const (
 	rdfNS      = ontology.RDFNamespace
 	xsdNS      = ontology.XSDNamespace
-	rdfType    = rdfNS + "type"
-	rdfFirst   = rdfNS + "first"
-	rdfRest    = rdfNS + "rest"
-	rdfNil     = rdfNS + "nil"
-	xsdInteger = xsdNS + "integer"
-	xsdDecimal = xsdNS + "decimal"
-	xsdDouble  = xsdNS + "double"
-	xsdBoolean = xsdNS + "boolean"
+	rdfType    = ontology.RDFType
+	rdfFirst   = ontology.RDFFirst
+	rdfRest    = ontology.RDFRest
+	rdfNil     = ontology.RDFNil
+	xsdInteger = ontology.XSDInteger
+	xsdDecimal = ontology.XSDDecimal
+	xsdDouble  = ontology.XSDDouble
+	xsdBoolean = ontology.XSDBoolean
 )
 
 // maxNestDepth bounds the nesting of groups, expressions, paths and

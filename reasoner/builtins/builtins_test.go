@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 type fakeEnv struct {
@@ -100,11 +102,11 @@ func TestBodyBuiltins(t *testing.T) {
 		{"isBNode", []kb.Term{iri}, false, nil},
 		{"notBNode", []kb.Term{iri}, true, nil},
 		{"notBNode", []kb.Term{bnode}, false, nil},
-		{"isDType", []kb.Term{i5, kb.IRI(XSD + "int")}, true, nil},
-		{"isDType", []kb.Term{i5, kb.IRI(XSD + "integer")}, true, nil},
+		{"isDType", []kb.Term{i5, kb.IRI(ontology.XSDInt)}, true, nil},
+		{"isDType", []kb.Term{i5, kb.IRI(ontology.XSDInteger)}, true, nil},
 		{"isDType", []kb.Term{str, kb.IRI("http://www.w3.org/2000/01/rdf-schema#Literal")}, true, nil},
-		{"isDType", []kb.Term{d5, kb.IRI(XSD + "integer")}, false, nil},
-		{"notDType", []kb.Term{d5, kb.IRI(XSD + "integer")}, true, nil},
+		{"isDType", []kb.Term{d5, kb.IRI(ontology.XSDInteger)}, false, nil},
+		{"notDType", []kb.Term{d5, kb.IRI(ontology.XSDInteger)}, true, nil},
 		{"isFunctor", []kb.Term{kb.Literal("f(1)", FunctorDatatype)}, true, nil},
 		{"notFunctor", []kb.Term{str}, true, nil},
 		{"bound", []kb.Term{i5, str}, true, nil},

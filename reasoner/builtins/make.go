@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Skolem returns the blank node makeSkolem binds for the given values: the
@@ -38,6 +40,6 @@ func init() {
 	// now(?x): binds ?x to the current xsd:dateTime.
 	Register(&Builtin{Name: "now", MinArgs: 1, MaxArgs: 1, Outputs: first,
 		Body: func(c *Call) (bool, error) {
-			return c.Bind(0, kb.Literal(c.Env.Now().UTC().Format(time.RFC3339Nano), XSD+"dateTime")), nil
+			return c.Bind(0, kb.Literal(c.Env.Now().UTC().Format(time.RFC3339Nano), ontology.XSDDateTime)), nil
 		}})
 }

@@ -21,7 +21,7 @@ func isDType(l, dt kb.Term) bool {
 	if !ok || !n.IsInt {
 		return false
 	}
-	return dt.Value == XSD+"integer" || dt.Value == XSD+"decimal"
+	return dt.Value == ontology.XSDInteger || dt.Value == ontology.XSDDecimal
 }
 
 func init() {

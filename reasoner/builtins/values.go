@@ -19,7 +19,7 @@ const XSD = ontology.XSDNamespace
 const FunctorDatatype = "urn:x-perfkb:functor"
 
 var integerTypes = map[string]bool{}
-var floatTypes = map[string]bool{XSD + "decimal": true, XSD + "float": true, XSD + "double": true}
+var floatTypes = map[string]bool{ontology.XSDDecimal: true, ontology.XSDFloat: true, ontology.XSDDouble: true}
 
 func init() {
 	for _, t := range []string{"integer", "int", "long", "short", "byte", "nonNegativeInteger",
@@ -72,7 +72,7 @@ func NumberOf(t kb.Term) (Number, bool) {
 			return Number{Float: math.Inf(-1)}, true
 		}
 		bits := 64
-		if t.Datatype == XSD+"float" {
+		if t.Datatype == ontology.XSDFloat {
 			bits = 32 // an xsd:float has a float's precision, as in Jena
 		}
 		v, err := strconv.ParseFloat(lex, bits)
@@ -108,7 +108,7 @@ func compareNumbers(a, b Number) int {
 }
 
 func dateTimeOf(t kb.Term) (time.Time, bool) {
-	if !t.IsLiteral() || (t.Datatype != XSD+"dateTime" && t.Datatype != XSD+"date" && t.Datatype != XSD+"dateTimeStamp") {
+	if !t.IsLiteral() || (t.Datatype != ontology.XSDDateTime && t.Datatype != ontology.XSDDate && t.Datatype != ontology.XSDDateTimeStamp) {
 		return time.Time{}, false
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02Z07:00", "2006-01-02"} {
@@ -153,16 +153,16 @@ func SameValue(a, b kb.Term) bool {
 // results: xsd:int when it fits in 32 bits, else xsd:long.
 func IntLiteral(v int64) kb.Term {
 	if v >= math.MinInt32 && v <= math.MaxInt32 {
-		return kb.Literal(strconv.FormatInt(v, 10), XSD+"int")
+		return kb.Literal(strconv.FormatInt(v, 10), ontology.XSDInt)
 	}
-	return kb.Literal(strconv.FormatInt(v, 10), XSD+"long")
+	return kb.Literal(strconv.FormatInt(v, 10), ontology.XSDLong)
 }
 
 // DoubleLiteral returns an xsd:double literal whose lexical form is the
 // one Java's Double.toString (and so Jena) writes: plain decimal with at
 // least one fraction digit for 1e-3 <= |v| < 1e7, else d.dddE[-]n.
 func DoubleLiteral(v float64) kb.Term {
-	return kb.Literal(JavaDouble(v), XSD+"double")
+	return kb.Literal(JavaDouble(v), ontology.XSDDouble)
 }
 
 // JavaDouble formats v as Java's Double.toString does.

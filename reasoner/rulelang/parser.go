@@ -507,15 +507,15 @@ func (fp *fileParser) expandQName(t token) (string, bool) {
 func NumberLiteral(text string) kb.Term {
 	text = strings.TrimPrefix(text, "+")
 	if strings.ContainsAny(text, "eE") {
-		return kb.Literal(text, XSD+"double")
+		return kb.Literal(text, ontology.XSDDouble)
 	}
 	if strings.Contains(text, ".") {
-		return kb.Literal(text, XSD+"float")
+		return kb.Literal(text, ontology.XSDFloat)
 	}
 	if v, err := strconv.ParseInt(text, 10, 64); err == nil && v >= math.MinInt32 && v <= math.MaxInt32 {
-		return kb.Literal(text, XSD+"int")
+		return kb.Literal(text, ontology.XSDInt)
 	}
-	return kb.Literal(text, XSD+"integer")
+	return kb.Literal(text, ontology.XSDInteger)
 }
 
 // FileResolver returns a Resolver that reads @include paths relative to the

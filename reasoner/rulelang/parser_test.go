@@ -9,6 +9,8 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/textpos"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 func TestParseRules(t *testing.T) {
@@ -126,7 +128,7 @@ func TestIncludeAndDefinesOverride(t *testing.T) {
 		t.Fatalf("got %d rules, want 3", len(rs.Rules))
 	}
 	limit := rs.Rules[0].Body[1].Call.Args[1].Term
-	if limit != kb.Literal("7", XSD+"int") {
+	if limit != kb.Literal("7", ontology.XSDInt) {
 		t.Errorf("LIMIT = %v, want the --define override 7", limit)
 	}
 	if got := rs.Rules[0].Pos.Source; got != filepath.Join(dir, "base.rules") {
