@@ -160,10 +160,10 @@ func LoadSources(ctx context.Context, sources []Source, opts ParseOptions) (*Pro
 	var advice []rules.Advice
 	for _, t := range texts {
 		list, err := rules.ParseAdvice(t.file, t.src)
-		var ae *rules.AdviceError
+		var perr *textpos.Error
 		switch {
-		case errors.As(err, &ae):
-			errs.Add(textpos.Position{Source: ae.File, Line: ae.Line, Column: max(ae.Column, 1)}, "#@advice: %s", ae.Msg)
+		case errors.As(err, &perr):
+			errs = append(errs, perr)
 		case err != nil:
 			errs.Add(textpos.Position{Source: t.file, Line: 1, Column: 1}, "#@advice: %v", err)
 		}

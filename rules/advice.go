@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Advice is what an analyst can try against one problem class, written
@@ -34,24 +35,12 @@ type Advice struct {
 	Line  int    `json:"line"`
 }
 
-// AdviceError is a malformed #@advice comment, with its position. Column
-// counts code points from 1: the class token when it is at fault, else the
-// start of the comment.
-type AdviceError struct {
-	File   string
-	Line   int
-	Column int
-	Msg    string
+// adviceError is a malformed #@advice comment: a *textpos.Error (the
+// parsers' one positioned-error type) whose column is the class token's
+// when that is at fault, else 1, and whose message starts "#@advice: ".
+func adviceError(file string, line, column int, format string, args ...any) error {
+	return textpos.Errorf(textpos.Position{Source: file, Line: line, Column: column}, "#@advice: "+format, args...)
 }
-
-// Error renders FILE:LINE:COLUMN: #@advice: message.
-func (e *AdviceError) Error() string {
-	return fmt.Sprintf("%s:%d:%d: #@advice: %s", e.File, e.Line, max(e.Column, 1), e.Msg)
-}
-
-// InvalidInput marks a malformed #@advice comment as bad user input, as
-// the rule parser's errors are.
-func (e *AdviceError) InvalidInput() bool { return true }
 
 // builtinPrefixes are the prefixes rule files may use undeclared (as in
 // Jena's rule syntax).
@@ -70,7 +59,7 @@ var (
 
 // ParseAdvice reads the #@advice comments of one rule file. file names it
 // in errors. A class given advice twice in one file, an undeclared prefix
-// or advice without text is an error with its line.
+// or advice without text is a *textpos.Error at its line and column.
 func ParseAdvice(file string, src []byte) ([]Advice, error) {
 	prefixes := map[string]string{}
 	for k, v := range builtinPrefixes {
@@ -89,10 +78,10 @@ func ParseAdvice(file string, src []byte) ([]Advice, error) {
 		cur = nil
 		a.Text = strings.TrimSpace(a.Text)
 		if a.Text == "" {
-			return &AdviceError{file, a.Line, 1, fmt.Sprintf("no text for %s: write it after the class or on the lines below, each starting with \"#\" and two spaces", a.Class)}
+			return adviceError(file, a.Line, 1, "no text for %s: write it after the class or on the lines below, each starting with \"#\" and two spaces", a.Class)
 		}
 		if first, dup := seen[a.Class]; dup {
-			return &AdviceError{file, a.Line, 1, fmt.Sprintf("second advice for %s (the first is on line %d)", a.Class, first)}
+			return adviceError(file, a.Line, 1, "second advice for %s (the first is on line %d)", a.Class, first)
 		}
 		seen[a.Class] = a.Line
 		out = append(out, *a)
@@ -120,11 +109,11 @@ func ParseAdvice(file string, src []byte) ([]Advice, error) {
 			continue
 		}
 		if m[2] < 0 {
-			return nil, &AdviceError{file, n, utf8.RuneCountInString(line) + 1, "expected a problem class (perfonto:LateSender or <IRI>) after #@advice"}
+			return nil, adviceError(file, n, utf8.RuneCountInString(line)+1, "expected a problem class (perfonto:LateSender or <IRI>) after #@advice")
 		}
 		class, err := expandClass(line[m[2]:m[3]], prefixes)
 		if err != nil {
-			return nil, &AdviceError{file, n, utf8.RuneCountInString(line[:m[2]]) + 1, err.Error()}
+			return nil, adviceError(file, n, utf8.RuneCountInString(line[:m[2]])+1, "%s", err.Error())
 		}
 		cur = &Advice{Class: class, Text: line[m[4]:m[5]], File: file, Line: n}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 func TestParseAdvice(t *testing.T) {
@@ -58,11 +59,11 @@ func TestParseAdviceErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			list, err := ParseAdvice(tc.file, src)
-			var ae *AdviceError
+			var ae *textpos.Error
 			if !errors.As(err, &ae) {
-				t.Fatalf("want an AdviceError, got %v (advice %+v)", err, list)
+				t.Fatalf("want a *textpos.Error, got %v (advice %+v)", err, list)
 			}
-			if ae.File != tc.file || ae.Line != tc.line || !strings.Contains(ae.Msg, tc.msg) {
+			if ae.Pos.Source != tc.file || ae.Pos.Line != tc.line || ae.Pos.Column < 1 || !strings.HasPrefix(ae.Msg, "#@advice: ") || !strings.Contains(ae.Msg, tc.msg) {
 				t.Errorf("got %q, want %s:%d: …%s…", err, tc.file, tc.line, tc.msg)
 			}
 		})

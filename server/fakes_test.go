@@ -181,9 +181,8 @@ func (f *fakeRules) Run(ctx context.Context, req RuleRunRequest) (RuleRunReport,
 	// The real service reads #@advice in its load path; the fake does the
 	// same for the upload.
 	advice, err := rules.ParseAdvice(req.RuleName, []byte(req.RuleText))
-	var ae *rules.AdviceError
-	if errors.As(err, &ae) {
-		return RuleRunReport{}, &textpos.Error{Pos: textpos.Position{Source: ae.File, Line: ae.Line, Column: ae.Column}, Msg: "#@advice: " + ae.Msg}
+	if err != nil {
+		return RuleRunReport{}, err
 	}
 	f.mu.Lock()
 	f.runs = append(f.runs, req)
@@ -196,9 +195,9 @@ func (f *fakeRules) Check(ctx context.Context, name, text string) (RuleCheckRepo
 	if strings.Contains(text, "BAD") {
 		return RuleCheckReport{Valid: false, Diagnostics: []Diagnostic{{File: name, Line: 3, Column: 5, Message: "expected ']'"}}}, nil
 	}
-	var ae *rules.AdviceError
-	if _, err := rules.ParseAdvice(name, []byte(text)); errors.As(err, &ae) {
-		return RuleCheckReport{Valid: false, Diagnostics: []Diagnostic{{File: name, Line: ae.Line, Column: ae.Column, Message: "#@advice: " + ae.Msg}}}, nil
+	var perr *textpos.Error
+	if _, err := rules.ParseAdvice(name, []byte(text)); errors.As(err, &perr) {
+		return RuleCheckReport{Valid: false, Diagnostics: []Diagnostic{{File: name, Line: perr.Pos.Line, Column: perr.Pos.Column, Message: perr.Msg}}}, nil
 	}
 	return RuleCheckReport{Valid: true, Rules: strings.Count(text, "->")}, nil
 }
