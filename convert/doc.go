@@ -20,8 +20,11 @@
 //   - Metric values use MetricLiteral(MetricDatatype(name), lexical).
 //     Strings are plain xsd:string (String).
 //   - Bad source data is a *Error with a Position (TextPosition,
-//     SQLPosition, StreamPosition) saying what was expected. Convert
-//     returns it; Run then discards the sink, so the store is unchanged.
+//     SQLPosition, StreamPosition) saying what was expected; at a line of
+//     a text file, TextErrorf also puts the *textpos.Error every perfkb
+//     parser reports under it, so the CLI and server read its position.
+//     Convert returns it; Run then discards the sink, so the store is
+//     unchanged.
 //   - Problems worked around are Emitter.Warn warnings with a position.
 //   - Memory is bounded by a batch, not by the source: emit as you read.
 //
@@ -40,7 +43,7 @@
 //			if err := tbl.Emit(ctx, s, kb.IRI(ontology.RDFType), kb.IRI(ontology.CodeRegion)); err != nil {
 //				return em.Report(), err
 //			}
-//			if bad { return em.Report(), convert.Errorf(c.sourceName, convert.TextPosition(file, line, col), "expected …, got %q", v) }
+//			if bad { return em.Report(), convert.TextErrorf(c.sourceName, textpos.Position{Source: file, Line: line, Column: col}, "expected …, got %q", v) }
 //			if odd { em.Warn(pos, "…") }
 //		}
 //		return em.Report(), nil

@@ -3,6 +3,8 @@ package convert
 import (
 	"fmt"
 	"strings"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Error is invalid source data: a syntax error, a missing table or column,
@@ -17,7 +19,8 @@ type Error struct {
 	Position string
 	// Reason says what is wrong and what was expected.
 	Reason string
-	// Err is the underlying error, if any.
+	// Err is the underlying error, if any; for a position in a text file
+	// (TextErrorf) it is the *textpos.Error at that position.
 	Err error
 }
 
@@ -49,6 +52,18 @@ func (e *Error) Error() string {
 	return strings.Join(parts, ": ")
 }
 
+// WithCause sets the underlying error and returns e: below the
+// *textpos.Error of a text position (TextErrorf), so both stay reachable
+// with errors.As and errors.Is.
+func (e *Error) WithCause(cause error) *Error {
+	if tp, ok := e.Err.(*textpos.Error); ok {
+		tp.Err = cause
+		return e
+	}
+	e.Err = cause
+	return e
+}
+
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
@@ -56,12 +71,19 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) InvalidInput() bool { return true }
 
 // TextPosition formats a position in a text file: FILE:LINE:COLUMN
-// (1-based; a zero column is left out).
+// (1-based; a zero column is left out), as textpos.Position does.
 func TextPosition(file string, line, column int) string {
-	if column <= 0 {
-		return fmt.Sprintf("%s:%d", file, line)
-	}
-	return fmt.Sprintf("%s:%d:%d", file, line, column)
+	return textpos.Position{Source: file, Line: line, Column: column}.String()
+}
+
+// TextErrorf returns an *Error at a line (and column, when not 0) of a
+// text file. Its Err is the *textpos.Error every perfkb parser reports, so
+// the CLI and the server find the position with one errors.As, whatever
+// parsed the text; a %w verb in format sets the cause below it.
+func TextErrorf(source string, pos textpos.Position, format string, args ...any) *Error {
+	e := Errorf(source, pos.String(), format, args...)
+	e.Err = &textpos.Error{Pos: pos, Msg: e.Reason, Err: e.Err}
+	return e
 }
 
 // SQLPosition formats a position in a database: "table T key=K column=C";

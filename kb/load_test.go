@@ -245,7 +245,7 @@ func TestLoadSyntaxErrors(t *testing.T) {
 		{"ttl bad literal", kb.FormatTurtle, "@prefix ex: <http://ex/> .\n\n\nex:a ex:b \"unterminated .\n", 4, 26, "line break in a string"},
 		{"ttl bad IRI", kb.FormatTurtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c .\nex:a ex:b <http://bad iri> .\n", 3, 22, "character ' ' is not allowed in an IRI"},
 		{"ttl relative IRI without base", kb.FormatTurtle, "<a> <http://ex/b> <http://ex/c> .\n", 1, 1, "relative IRI <a>"},
-		{"rdfxml mismatched tag", kb.FormatRDFXML, "<?xml version=\"1.0\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns:ex=\"http://ex/\">\n<rdf:Description rdf:about=\"http://ex/a\">\n<ex:b>x</ex:c>\n</rdf:Description>\n</rdf:RDF>\n", 4, 15, "element <ex:b> closed by </ex:c>"},
+		{"rdfxml mismatched tag", kb.FormatRDFXML, "<?xml version=\"1.0\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns:ex=\"http://ex/\">\n<rdf:Description rdf:about=\"http://ex/a\">\n<ex:b>x</ex:c>\n</rdf:Description>\n</rdf:RDF>\n", 4, 8, "element <ex:b> closed by </ex:c>"}, // at the '<' of </ex:c>
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/convert"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Message kinds: the three messages of the protocol of 6.2.3.6 and a bare
@@ -120,6 +121,7 @@ type ReaderOptions struct {
 type Reader struct {
 	d    *xml.Decoder
 	opt  ReaderOptions
+	text bool   // positions are lines and columns of a file (no opt.Position)
 	wrap string // the open wrapping root element, if any
 	done bool
 	// boundary is the byte offset where the current message started or
@@ -142,6 +144,7 @@ func NewReader(r io.Reader, opt ReaderOptions) *Reader {
 	d := xml.NewDecoder(r)
 	d.Strict = true
 	if opt.Position == nil {
+		rd.text = true
 		src := opt.Source
 		opt.Position = func(line, col int, _ int64) string { return convert.TextPosition(src, line, col) }
 	}
@@ -184,6 +187,9 @@ func (r *Reader) errorAt(line, col int, off int64, format string, args ...any) *
 	if r.inMsg && (r.msgSensor != "" || r.msgResrc != "") {
 		reason += fmt.Sprintf(" (SensorID %q, ResourceID %q)", r.msgSensor, r.msgResrc)
 	}
+	if r.text {
+		return convert.TextErrorf(r.opt.Source, textpos.Position{Source: r.opt.Source, Line: line, Column: col}, "%s", reason)
+	}
 	return &convert.Error{Source: r.opt.Source, Position: r.opt.Position(line, col, off), Reason: reason}
 }
 
@@ -208,15 +214,15 @@ func (r *Reader) xmlError(err error) error {
 	switch {
 	case err == io.EOF || err == io.ErrUnexpectedEOF || (errors.As(err, &se) && strings.Contains(se.Msg, "unexpected EOF")):
 		e := r.here("unexpected end of input inside a message (want its closing tag)")
-		e.Err = ErrTruncated
+		e.WithCause(ErrTruncated)
 		return e
 	case se != nil:
 		e := r.here("malformed XML: %s", se.Msg)
-		e.Err = se
+		e.WithCause(se)
 		return e
 	}
 	e := r.here("reading XML: %v", err)
-	e.Err = err
+	e.WithCause(err)
 	return e
 }
 
@@ -334,7 +340,7 @@ func (r *Reader) element(start xml.StartElement, line, col, depth int) (*Node, e
 	for {
 		if r.opt.MaxMessage > 0 && r.d.InputOffset()-r.msgOffset > r.opt.MaxMessage {
 			e := r.here("message exceeds the maximum size of %d bytes", r.opt.MaxMessage)
-			e.Err = ErrTooLarge
+			e.WithCause(ErrTooLarge)
 			return nil, e
 		}
 		l, c := r.d.InputPos()

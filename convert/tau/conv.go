@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/convert/trace"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Options configure a TAU conversion.
@@ -135,7 +136,7 @@ func (c *Converter) layout() ([]*metricDir, []threadKey, error) {
 					}
 				}
 				p := d.rel + k.file()
-				return nil, nil, convert.Errorf(c.dir, convert.TextPosition(p, 1, 0), "file missing: %s has %s but %s does not", has+k.file(), k.file(), strings.TrimSuffix(d.rel, "/"))
+				return nil, nil, convert.TextErrorf(c.dir, textpos.Position{Source: p, Line: 1}, "file missing: %s has %s but %s does not", has+k.file(), k.file(), strings.TrimSuffix(d.rel, "/"))
 			}
 		}
 	}
@@ -293,7 +294,7 @@ func (c *Converter) thread(ctx context.Context, em *convert.Emitter, fnT, evT *c
 		}
 		for _, f := range main.Functions {
 			if m[f.Name] == nil {
-				return convert.Errorf(c.dir, convert.TextPosition(p.File, 1, 0), "function %q of %s is missing from this metric's profile", f.Name, main.File)
+				return convert.TextErrorf(c.dir, textpos.Position{Source: p.File, Line: 1}, "function %q of %s is missing from this metric's profile", f.Name, main.File)
 			}
 		}
 		others[j+1] = m
@@ -356,7 +357,7 @@ func (c *Converter) thread(ctx context.Context, em *convert.Emitter, fnT, evT *c
 		metric := func(name, lexical string, line int, file string) error {
 			lit, warn, err := convert.MetricLiteral(convert.MetricDatatype(name), lexical)
 			if err != nil {
-				return convert.Errorf(c.dir, convert.TextPosition(file, line, 0), "%s value %q: %v", name, lexical, err)
+				return convert.TextErrorf(c.dir, textpos.Position{Source: file, Line: line}, "%s value %q: %v", name, lexical, err)
 			}
 			if warn != "" {
 				em.Warn(convert.TextPosition(file, line, 0), "%s", warn)
@@ -518,7 +519,7 @@ func (c *Converter) userEvent(ctx context.Context, em *convert.Emitter, t *conve
 	} {
 		lit, warn, err := convert.MetricLiteral(convert.MetricDatatype(st.metric), st.lexical)
 		if err != nil {
-			return convert.Errorf(c.dir, convert.TextPosition(p.File, ev.Line, 0), "user event %q %s %q: %v", ev.Name, st.metric, st.lexical, err)
+			return convert.TextErrorf(c.dir, textpos.Position{Source: p.File, Line: ev.Line}, "user event %q %s %q: %v", ev.Name, st.metric, st.lexical, err)
 		}
 		if warn != "" {
 			em.Warn(convert.TextPosition(p.File, ev.Line, 0), "%s", warn)

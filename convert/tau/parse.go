@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/convert"
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // Function is one function (or call path) line.
@@ -40,7 +41,7 @@ type Profile struct {
 
 // posErr returns a positioned *convert.Error.
 func posErr(file string, line int, format string, args ...any) error {
-	return convert.Errorf(file, convert.TextPosition(file, line, 0), format, args...)
+	return convert.TextErrorf(file, textpos.Position{Source: file, Line: line}, format, args...)
 }
 
 // quoted splits `"name" rest` where the name ends at the last quote before

@@ -42,6 +42,9 @@ type RDFXMLDecoder struct {
 	ids                  map[string]bool     // rdf:ID IRIs seen (each may be used once)
 	anon                 int
 	depth                int
+	// tokLine and tokCol are where the token being handled starts, so
+	// that an error about an element points at its '<', not past its '>'.
+	tokLine, tokCol int
 }
 
 // NewRDFXMLDecoder returns a decoder reading RDF/XML from r.
@@ -116,7 +119,7 @@ func (d *RDFXMLDecoder) pos() (int, int) {
 }
 
 func (d *RDFXMLDecoder) errorf(format string, args ...any) error {
-	line, col := d.pos()
+	line, col := max(d.tokLine, 1), max(d.tokCol, 1)
 	return syntaxError(d.src, line, col, fmt.Sprintf(format, args...))
 }
 
@@ -159,6 +162,7 @@ func (e *element) iri() string { return e.space + e.local }
 // directives are dropped.
 func (d *RDFXMLDecoder) token() (xml.Token, *element, error) {
 	for {
+		d.tokLine, d.tokCol = d.dec.InputPos()
 		tok, err := d.dec.RawToken()
 		if err != nil {
 			return nil, nil, d.xmlError(err)
@@ -323,6 +327,7 @@ func (d *RDFXMLDecoder) step() error {
 func (d *RDFXMLDecoder) finish() error {
 	d.done = true
 	for {
+		d.tokLine, d.tokCol = d.dec.InputPos()
 		tok, err := d.dec.RawToken()
 		if err == io.EOF {
 			return io.EOF

@@ -1,0 +1,4 @@
+PREFIX ex: <http://ex/>
+INSERT DATA {
+  ex:s ex:p ?o .
+}
