@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -253,6 +254,12 @@ func (e *jsonldEncoder) Encode(q Quad) error {
 	}
 	if !e.inNode || q.S != e.subject || len(extra) > 0 || (key != e.key && e.keys[key]) || len(e.ends) >= jsonldValueLimit {
 		b = e.closeNode(b)
+		if off2 := e.graphOff; !slices.Equal(off, off2) {
+			// The new node object starts from the graph's context, so
+			// the statement's collisions count from there: one the old
+			// node had already turned off must be turned off again.
+			extra = e.collisions(off2, q.S, q.P, q.O)
+		}
 		e.nodeOff = append(append([]string(nil), e.graphOff...), extra...)
 		ind := e.indent()
 		b = e.item(b)
