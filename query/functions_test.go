@@ -148,3 +148,54 @@ func TestEveryDeclaredFunctionRuns(t *testing.T) {
 		t.Errorf("ran %d calls, want every declared function", n)
 	}
 }
+
+// TestConstantCalls checks that calls of constants, which the evaluator
+// computes once per query, keep their per-row meaning: the same value or
+// the same error on every row, and a fresh value per row for RAND, UUID,
+// STRUUID and BNODE, which are never folded.
+func TestConstantCalls(t *testing.T) {
+	ctx := context.Background()
+	ds := native.OpenMemory()
+	defer ds.Close()
+	const prologue = "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+	tests := []struct {
+		name, expr string
+		same       bool   // every row gets the same value
+		want       string // that value's lexical form; "" for unbound
+	}{
+		{"cast", `xsd:dateTime(CONCAT("2020-01-01", "T00:00:00Z"))`, true, "2020-01-01T00:00:00Z"},
+		{"nested", `STRLEN(UCASE(SUBSTR("abcdef", 2, 3)))`, true, "3"},
+		{"error", `xsd:integer("x")`, true, ""},
+		{"now", `STR(NOW())`, true, "*"},
+		{"struuid", `STRUUID()`, false, ""},
+		{"uuid", `UUID()`, false, ""},
+		{"rand", `RAND()`, false, ""},
+		{"bnode", `BNODE("x")`, false, ""},
+		{"in a constant", `STRLEN(STRUUID())`, true, "36"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			text := prologue + "SELECT ?x { VALUES ?i { 1 2 3 } BIND (" + tc.expr + " AS ?x) }"
+			res, err := query.Run(ctx, ds, text, query.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := res.Rows()
+			if err != nil || len(rows) != 3 {
+				t.Fatalf("%d rows, %v", len(rows), err)
+			}
+			vals := map[string]bool{}
+			for _, r := range rows {
+				vals[r[0].String()] = true
+			}
+			switch {
+			case tc.same && len(vals) != 1:
+				t.Errorf("values %v, want one value on every row", vals)
+			case !tc.same && len(vals) != 3:
+				t.Errorf("values %v, want a fresh value per row", vals)
+			case tc.same && tc.want != "*" && rows[0][0].Value != tc.want:
+				t.Errorf("?x = %v, want %q", rows[0][0], tc.want)
+			}
+		})
+	}
+}

@@ -32,6 +32,7 @@ func BenchmarkCall(b *testing.B) {
 		{"CastDouble", &algebra.FuncExpr{IRI: XSDDouble, Args: []algebra.Expr{n}}},
 		{"REGEX", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{x, lit("^L2_")}}},
 		{"REPLACE", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{x, lit("_"), lit("-")}}},
+		{"FoldedCast", &algebra.FuncExpr{IRI: XSDDateTime, Args: []algebra.Expr{lit("2020-01-01T00:00:00Z")}}},
 		{"CONCAT3", &algebra.BuiltinExpr{Name: algebra.BuiltinConcat, Args: []algebra.Expr{x, lit("-"), x}}},
 	}
 	xs, ns := ex.vars.slot("x"), ex.vars.slot("n")

@@ -254,7 +254,55 @@ func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, err
 	if err != nil {
 		return nil, err
 	}
-	return call(fn, args), nil
+	return ex.fold(def, x.Args, call(fn, args)), nil
+}
+
+// fold returns c, or when def is a deterministic built-in or cast whose
+// arguments are all constant, a closure returning the value c computes
+// once now: a FILTER comparing with xsd:dateTime("…") or STRLEN("…")
+// does not recompute it per row. An expression error is kept and
+// returned on every row, as the call would.
+func (ex *executor) fold(def *function.Def, args []algebra.Expr, c cexpr) cexpr {
+	if def.Call != nil || def.Volatile || def.Special {
+		return c
+	}
+	for _, a := range args {
+		if !ex.constant(a) {
+			return c
+		}
+	}
+	t, err := c(ex, nil)
+	if err != nil && !IsExpressionError(err) {
+		return c
+	}
+	return func(*executor, row) (kb.Term, error) { return t, err }
+}
+
+// constant reports whether e has the same value on every row: a
+// constant, or a deterministic built-in or cast of constants.
+func (ex *executor) constant(e algebra.Expr) bool {
+	var def *function.Def
+	var args []algebra.Expr
+	var ok bool
+	switch x := e.(type) {
+	case *algebra.ConstExpr:
+		return true
+	case *algebra.BuiltinExpr:
+		def, ok = ex.functions().Keyword(string(x.Name))
+		args = x.Args
+	case *algebra.FuncExpr:
+		def, ok = ex.functions().IRI(x.IRI)
+		args = x.Args
+	}
+	if !ok || def.Call != nil || def.Volatile || def.Special {
+		return false
+	}
+	for _, a := range args {
+		if !ex.constant(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // functions returns the registry calls resolve against.
@@ -288,19 +336,19 @@ func (ex *executor) compileFunc(x *algebra.FuncExpr, sc scope) (cexpr, error) {
 		// A cast takes one argument and no per-query state: call it
 		// directly, without an argument slice.
 		a0 := args[0]
-		return func(ex *executor, r row) (kb.Term, error) {
+		return ex.fold(def, x.Args, func(ex *executor, r row) (kb.Term, error) {
 			t, err := a0(ex, r)
 			if err != nil {
 				return t, err
 			}
 			return cast(t)
-		}, nil
+		}), nil
 	}
 	fn, err := implOf(def)
 	if err != nil {
 		return nil, err
 	}
-	return call(fn, args), nil
+	return ex.fold(def, x.Args, call(fn, args)), nil
 }
 
 // call returns the compiled call of fn: the arguments are evaluated in

@@ -74,6 +74,12 @@ type Def struct {
 	// evaluated first (BOUND, IF, COALESCE, §17.4.1): errors in their
 	// arguments do not simply propagate.
 	Special bool
+	// Volatile marks a built-in whose value may differ between calls with
+	// the same arguments (RAND, UUID, STRUUID, BNODE). The evaluator
+	// computes a call of any other built-in or cast whose arguments are
+	// all constant once, when it compiles the query; extension functions
+	// are never folded.
+	Volatile bool
 	// Doc says in a line what the function computes.
 	Doc string
 	// Call implements an extension function. It is nil for the built-in
@@ -204,6 +210,9 @@ func (r *Registry) Register(d Def) error {
 	}
 	if d.Special {
 		return fmt.Errorf("function: <%s>: only built-in calls are special forms", d.Name)
+	}
+	if d.Volatile {
+		return fmt.Errorf("function: <%s>: extension functions are never folded, Volatile is for built-ins", d.Name)
 	}
 	return r.add(d)
 }

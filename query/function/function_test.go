@@ -25,6 +25,7 @@ func TestRegister(t *testing.T) {
 		{"keyword", function.Def{Name: "DOUBLE", Min: 1, Max: 1, Call: double}, "named by an absolute IRI"},
 		{"no implementation", function.Def{Name: ex + "none", Min: 1, Max: 1}, "has no implementation"},
 		{"special", function.Def{Name: ex + "lazy", Min: 1, Max: 1, Special: true, Call: double}, "special forms"},
+		{"volatile", function.Def{Name: ex + "rnd", Min: 0, Max: 0, Volatile: true, Call: double}, "never folded"},
 		{"negative min", function.Def{Name: ex + "neg", Min: -1, Max: 1, Call: double}, "bad arity"},
 		{"max below min", function.Def{Name: ex + "inv", Min: 2, Max: 1, Call: double}, "bad arity"},
 		{"cast again", function.Def{Name: "http://www.w3.org/2001/XMLSchema#integer", Min: 1, Max: 1, Call: double}, "already declared"},
