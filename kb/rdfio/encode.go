@@ -67,7 +67,7 @@ func SafeBlankLabel(label string) string {
 }
 
 // appendSafe writes t in N-Triples syntax with a safe blank node label.
-func appendSafe(b *strings.Builder, t Term) {
+func appendSafe[W TextWriter](b W, t Term) {
 	if t.Kind == KindBlank {
 		b.WriteString("_:")
 		b.WriteString(SafeBlankLabel(t.Value))
@@ -87,11 +87,10 @@ func bufferOf(w io.Writer) *bufio.Writer {
 	return bufio.NewWriterSize(w, 64<<10)
 }
 
-// lineEncoder writes N-Triples or N-Quads.
+// lineEncoder writes N-Triples or N-Quads, straight into its buffer.
 type lineEncoder struct {
 	w     *bufio.Writer
 	quads bool
-	sb    strings.Builder
 }
 
 // NewNTriplesEncoder writes N-Triples (graphs are dropped).
@@ -105,18 +104,17 @@ func NewNQuadsEncoder(w io.Writer, _ EncoderOptions) Encoder {
 }
 
 func (e *lineEncoder) Encode(q Quad) error {
-	e.sb.Reset()
-	appendSafe(&e.sb, q.S)
-	e.sb.WriteByte(' ')
-	appendSafe(&e.sb, q.P)
-	e.sb.WriteByte(' ')
-	appendSafe(&e.sb, q.O)
+	appendSafe(e.w, q.S)
+	e.w.WriteByte(' ')
+	appendSafe(e.w, q.P)
+	e.w.WriteByte(' ')
+	appendSafe(e.w, q.O)
 	if e.quads && !q.G.IsZero() {
-		e.sb.WriteByte(' ')
-		appendSafe(&e.sb, q.G)
+		e.w.WriteByte(' ')
+		appendSafe(e.w, q.G)
 	}
-	e.sb.WriteString(" .\n")
-	_, err := e.w.WriteString(e.sb.String())
+	// A write error sticks in the buffer: every later write returns it.
+	_, err := e.w.WriteString(" .\n")
 	return err
 }
 
@@ -134,7 +132,6 @@ type turtleEncoder struct {
 	open     bool // a statement is open (needs " .")
 	inBlock  bool
 	last     Quad
-	sb       strings.Builder
 }
 
 // NewTurtleEncoder writes Turtle (graphs are dropped).
@@ -159,12 +156,11 @@ func (e *turtleEncoder) header() {
 	}
 	e.started = true
 	for _, p := range e.prefixes {
-		fmt.Fprintf(&e.sb, "@prefix %s: <%s> .\n", p.Prefix, p.Namespace)
+		fmt.Fprintf(e.w, "@prefix %s: <%s> .\n", p.Prefix, p.Namespace)
 	}
 }
 
 func (e *turtleEncoder) Encode(q Quad) error {
-	e.sb.Reset()
 	e.header()
 	if !e.trig {
 		q.G = Term{}
@@ -179,67 +175,64 @@ func (e *turtleEncoder) Encode(q Quad) error {
 	switch {
 	case newSubject:
 		if e.open {
-			e.sb.WriteString(" .\n")
+			e.w.WriteString(" .\n")
 		}
 		if newGraph {
 			if e.inBlock {
-				e.sb.WriteString("}\n")
+				e.w.WriteString("}\n")
 			}
-			e.sb.WriteByte('\n')
+			e.w.WriteByte('\n')
 			if !q.G.IsZero() {
 				e.term(q.G, false)
-				e.sb.WriteByte(' ')
+				e.w.WriteByte(' ')
 			}
-			e.sb.WriteString("{\n")
+			e.w.WriteString("{\n")
 			e.inBlock = true
 		} else {
-			e.sb.WriteByte('\n')
+			e.w.WriteByte('\n')
 		}
-		e.sb.WriteString(indent)
+		e.w.WriteString(indent)
 		e.term(q.S, false)
-		e.sb.WriteByte(' ')
+		e.w.WriteByte(' ')
 	case newPredicate:
-		e.sb.WriteString(" ;\n    " + indent)
+		e.w.WriteString(" ;\n    ")
+		e.w.WriteString(indent)
 	default:
-		e.sb.WriteString(" ,\n        " + indent)
+		e.w.WriteString(" ,\n        ")
+		e.w.WriteString(indent)
 	}
 	if newPredicate {
 		e.term(q.P, true)
-		e.sb.WriteByte(' ')
+		e.w.WriteByte(' ')
 	}
 	e.term(q.O, false)
 	e.open, e.last = true, q
-	_, err := e.w.WriteString(e.sb.String())
+	_, err := e.w.WriteString("") // the buffer's sticky error, if any
 	return err
 }
 
 func (e *turtleEncoder) Close() error {
-	e.sb.Reset()
 	e.header()
 	if e.open {
-		e.sb.WriteString(" .\n")
+		e.w.WriteString(" .\n")
 	}
 	if e.inBlock {
-		e.sb.WriteString("}\n")
+		e.w.WriteString("}\n")
 	}
 	e.open, e.inBlock = false, false
-	if _, err := e.w.WriteString(e.sb.String()); err != nil {
-		return err
-	}
 	return e.w.Flush()
 }
 
 // term writes a term, abbreviated where Turtle allows.
 func (e *turtleEncoder) term(t Term, predicate bool) {
-	b := &e.sb
+	b := e.w
 	switch t.Kind {
 	case KindIRI:
 		if predicate && t.Value == rdfType {
 			b.WriteByte('a')
 			return
 		}
-		if name, ok := e.prefixedName(t.Value); ok {
-			b.WriteString(name)
+		if e.writePrefixedName(t.Value) {
 			return
 		}
 	case KindLiteral:
@@ -247,9 +240,7 @@ func (e *turtleEncoder) term(t Term, predicate bool) {
 			b.WriteByte('"')
 			EscapeString(b, t.Value)
 			b.WriteString(`"^^`)
-			if name, ok := e.prefixedName(t.Datatype); ok {
-				b.WriteString(name)
-			} else {
+			if !e.writePrefixedName(t.Datatype) {
 				AppendTerm(b, Term{Kind: KindIRI, Value: t.Datatype})
 			}
 			return
@@ -258,9 +249,9 @@ func (e *turtleEncoder) term(t Term, predicate bool) {
 	appendSafe(b, t)
 }
 
-// prefixedName abbreviates iri with a declared prefix when the local part
-// is a plain name.
-func (e *turtleEncoder) prefixedName(iri string) (string, bool) {
+// writePrefixedName writes iri abbreviated with a declared prefix when
+// the local part is a plain name, and reports whether it did.
+func (e *turtleEncoder) writePrefixedName(iri string) bool {
 	for _, p := range e.prefixes {
 		local, ok := strings.CutPrefix(iri, p.Namespace)
 		if !ok || local == "" {
@@ -269,12 +260,15 @@ func (e *turtleEncoder) prefixedName(iri string) (string, bool) {
 		for i, r := range local {
 			alpha := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_'
 			if !(alpha || i > 0 && (r >= '0' && r <= '9' || r == '-')) {
-				return "", false
+				return false
 			}
 		}
-		return p.Prefix + ":" + local, true
+		e.w.WriteString(p.Prefix)
+		e.w.WriteByte(':')
+		e.w.WriteString(local)
+		return true
 	}
-	return "", false
+	return false
 }
 
 // splitPredicate splits an IRI into a namespace and the longest XML name

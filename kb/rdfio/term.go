@@ -2,7 +2,9 @@ package rdfio
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/textpos"
@@ -76,7 +78,7 @@ func (q Quad) String() string {
 // AppendTerm writes t in N-Triples syntax: the one N-Triples term encoder.
 // IRIs escape the characters N-Triples forbids with \u, literals use the
 // short escapes, blank node labels are written as they are.
-func AppendTerm(b *strings.Builder, t Term) {
+func AppendTerm[W TextWriter](b W, t Term) {
 	switch t.Kind {
 	case KindIRI:
 		b.WriteByte('<')
@@ -103,8 +105,21 @@ func AppendTerm(b *strings.Builder, t Term) {
 	}
 }
 
+// TextWriter is what the term encoders write to: a *strings.Builder, or
+// an encoder's *bufio.Writer directly (no per-statement buffer).
+type TextWriter interface {
+	io.Writer
+	io.StringWriter
+	io.ByteWriter
+	WriteRune(r rune) (int, error)
+}
+
 // EscapeIRI writes an IRI's characters for use inside <…>.
-func EscapeIRI(b *strings.Builder, s string) {
+func EscapeIRI[W TextWriter](b W, s string) {
+	if plainIRI(s) {
+		b.WriteString(s)
+		return
+	}
 	for _, r := range s {
 		switch {
 		case r <= 0x20 || r == '<' || r == '>' || r == '"' || r == '{' || r == '}' || r == '|' || r == '^' || r == '`' || r == '\\':
@@ -115,8 +130,41 @@ func EscapeIRI(b *strings.Builder, s string) {
 	}
 }
 
+// plainIRI reports whether s has no character EscapeIRI changes (invalid
+// UTF-8 is changed: it becomes U+FFFD).
+func plainIRI(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c <= 0x20 || c == '<' || c == '>' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`' || c == '\\':
+			return false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return ascii || utf8.ValidString(s)
+}
+
+// plainString reports whether s has no character EscapeString changes.
+func plainString(s string) bool {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c == 0x7f || c == '"' || c == '\\':
+			return false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return ascii || utf8.ValidString(s)
+}
+
 // EscapeString writes a string's characters for use inside "…".
-func EscapeString(b *strings.Builder, s string) {
+func EscapeString[W TextWriter](b W, s string) {
+	if plainString(s) {
+		b.WriteString(s)
+		return
+	}
 	for _, r := range s {
 		switch r {
 		case '"':
