@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -143,7 +144,7 @@ func scalabilityRules(ctx context.Context, quads []kb.TermQuad, defines map[stri
 			input = append(input, q)
 		}
 	}
-	mem := kb.NewMemory()
+	mem := native.OpenMemory()
 	ids, err := kb.InternQuads(ctx, mem, input)
 	if err != nil {
 		return nil, nil, err

@@ -10,12 +10,13 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 )
 
-func loadTTL(t *testing.T, file string) *kb.Memory {
+func loadTTL(t *testing.T, file string) *native.MemStore {
 	t.Helper()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	f, err := os.Open(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -34,7 +35,7 @@ var (
 func overheads() (*overheadHierarchy, error) {
 	hierarchyOnce.Do(func() {
 		ctx := context.Background()
-		mem := kb.NewMemory()
+		mem := native.OpenMemory()
 		if _, err := kb.Load(ctx, mem, ontology.TurtleReader(), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "perfonto.ttl", BaseIRI: ontology.OntologyIRI}); err != nil {
 			hierarchyErr = err
 			return

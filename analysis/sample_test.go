@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
 )
 
 // sampleStore loads sample data with the scaling series of two sites.
-func sampleStore(t *testing.T) (*kb.Memory, sample.Summary) {
+func sampleStore(t *testing.T) (*native.MemStore, sample.Summary) {
 	t.Helper()
 	ctx := context.Background()
 	var buf bytes.Buffer
@@ -23,7 +24,7 @@ func sampleStore(t *testing.T) (*kb.Memory, sample.Summary) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	if _, err := kb.Load(ctx, ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); err != nil {
 		t.Fatal(err)
 	}

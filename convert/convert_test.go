@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/convert/converttest"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -230,7 +231,7 @@ func TestPushSink(t *testing.T) {
 }
 
 func TestStoreSinkCancel(t *testing.T) {
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	ctx, cancel := context.WithCancel(context.Background())
 	sink := convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: testBase.Graph()})
 	cancel()
@@ -279,7 +280,7 @@ func TestPipelined(t *testing.T) {
 		t.Errorf("pipelined output differs:\n%s\nvs\n%s", piped.String(), plain.String())
 	}
 	// A failed conversion through the pipeline leaves the store unchanged.
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	sink := convert.Pipelined(convert.NewStoreSink(context.Background(), ds, kb.LoadOptions{Graph: testBase.Graph()}))
 	_, err := convert.Run(context.Background(), tsv("testdata/nan.tsv")(t), sink)
 	if err == nil || strings.Contains(err.Error(), "discarding") {

@@ -11,6 +11,7 @@ import (
 	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology/sample"
 )
@@ -57,7 +58,7 @@ func BenchmarkLoad(b *testing.B) {
 		name string
 		open func(b *testing.B) kb.Dataset
 	}{
-		{"memory", func(*testing.B) kb.Dataset { return kb.NewMemory() }},
+		{"memory", func(*testing.B) kb.Dataset { return kbtest.NewMemory() }},
 		{"native", func(b *testing.B) kb.Dataset {
 			ds, err := native.Open(ctx, filepath.Join(b.TempDir(), "db"), native.Options{})
 			if err != nil {

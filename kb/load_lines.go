@@ -49,8 +49,7 @@ func loadLines(ctx context.Context, ds Dataset, bw BulkWriter, r io.Reader, opts
 	if ci, ok := ds.(ConcurrentInterner); ok && ci.InternsConcurrently() {
 		concurrent = true
 	}
-	_, isMemory := ds.(*Memory)
-	internInWorkers := concurrent || isMemory // *Memory's Intern locks
+	internInWorkers := concurrent
 
 	workers := max(1, runtime.GOMAXPROCS(0))
 	inFlight := 2*workers + 2

@@ -1,4 +1,4 @@
-package kb
+package kb_test
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/textpos"
 )
 
-// concurrentMemory is a Memory that claims to be a ConcurrentInterner, so
-// that Load takes its zero-copy path (Memory keeps the term strings it is
-// given, which is safe here because Load never modifies a chunk).
-type concurrentMemory struct{ *Memory }
+// concurrentMemory is a kbtest.Memory that claims to be a ConcurrentInterner, so
+// that kb.Load takes its zero-copy path (Memory keeps the term strings it is
+// given, which is safe here because kb.Load never modifies a chunk).
+type concurrentMemory struct{ *kbtest.Memory }
 
 func (concurrentMemory) InternsConcurrently() bool { return true }
 
@@ -47,16 +49,16 @@ func linesDoc(n int) string {
 }
 
 // dump renders every quad of ds, blank labels kept, sorted.
-func dump(t *testing.T, ds Dataset) []string {
+func dump(t *testing.T, ds kb.Dataset) []string {
 	t.Helper()
 	ctx := context.Background()
-	quads, err := Collect(ds.Match(ctx, Pattern{}))
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, q := range quads {
-		tq, err := ResolveQuad(ctx, ds, q)
+		tq, err := kb.ResolveQuad(ctx, ds, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,12 +96,12 @@ func TestLoadLinesSameResultForAnyChunkSize(t *testing.T) {
 	for _, chunk := range []int{1, 7, 100, 4096, 0} {
 		for _, concurrent := range []bool{false, true} {
 			t.Run(fmt.Sprintf("chunk=%d/concurrent=%v", chunk, concurrent), func(t *testing.T) {
-				mem := NewMemory()
-				var ds Dataset = mem
+				mem := kbtest.NewMemory()
+				var ds kb.Dataset = mem
 				if concurrent {
 					ds = concurrentMemory{mem}
 				}
-				sum, err := Load(ctx, ds, strings.NewReader(doc), LoadOptions{Format: FormatNQuads, chunkSize: chunk, BatchSize: 50})
+				sum, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.ChunkSize(kb.LoadOptions{Format: kb.FormatNQuads, BatchSize: 50}, chunk))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -136,19 +138,19 @@ func TestLoadLinesFirstErrorWins(t *testing.T) {
 	for _, chunk := range []int{1, 64, 1000, 0} {
 		for _, concurrent := range []bool{false, true} {
 			t.Run(fmt.Sprintf("chunk=%d/concurrent=%v", chunk, concurrent), func(t *testing.T) {
-				mem := NewMemory()
-				var ds Dataset = mem
+				mem := kbtest.NewMemory()
+				var ds kb.Dataset = mem
 				if concurrent {
 					ds = concurrentMemory{mem}
 				}
-				if _, err := Load(ctx, ds, strings.NewReader("<http://x> <http://y> <http://z> .\n"), LoadOptions{Format: FormatNTriples}); err != nil {
+				if _, err := kb.Load(ctx, ds, strings.NewReader("<http://x> <http://y> <http://z> .\n"), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
 					t.Fatal(err)
 				}
 				before := dump(t, mem)
-				_, err := Load(ctx, ds, strings.NewReader(doc), LoadOptions{Format: FormatNQuads, SourceName: "big.nq", chunkSize: chunk, BatchSize: 7})
+				_, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.ChunkSize(kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "big.nq", BatchSize: 7}, chunk))
 				var se *textpos.Error
 				if !errors.As(err, &se) {
-					t.Fatalf("Load error = %v; want a *textpos.Error", err)
+					t.Fatalf("kb.Load error = %v; want a *textpos.Error", err)
 				}
 				if se.Pos.Line != 41 || se.Pos.Column != 47 || !strings.Contains(se.Msg, "unterminated string literal") {
 					t.Errorf("error %q at line %d, column %d; want line 41, column 47, unterminated string literal", se, se.Pos.Line, se.Pos.Column)
@@ -164,13 +166,13 @@ func TestLoadLinesFirstErrorWins(t *testing.T) {
 func TestLoadLinesLastLineWithoutNewline(t *testing.T) {
 	ctx := context.Background()
 	for _, chunk := range []int{1, 3, 0} {
-		ds := NewMemory()
+		ds := kbtest.NewMemory()
 		doc := "<http://e/s> <http://e/p> \"a\" .\n<http://e/s> <http://e/p> \"b\" ."
-		sum, err := Load(ctx, ds, strings.NewReader(doc), LoadOptions{Format: FormatNTriples, chunkSize: chunk})
+		sum, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.ChunkSize(kb.LoadOptions{Format: kb.FormatNTriples}, chunk))
 		if err != nil || sum.Triples != 2 {
-			t.Errorf("chunk size %d: Load = %+v, %v; want 2 triples", chunk, sum, err)
+			t.Errorf("chunk size %d: kb.Load = %+v, %v; want 2 triples", chunk, sum, err)
 		}
-		_, err = Load(ctx, ds, strings.NewReader(doc[:len(doc)-2]), LoadOptions{Format: FormatNTriples, chunkSize: chunk})
+		_, err = kb.Load(ctx, ds, strings.NewReader(doc[:len(doc)-2]), kb.ChunkSize(kb.LoadOptions{Format: kb.FormatNTriples}, chunk))
 		var se *textpos.Error
 		if !errors.As(err, &se) || se.Pos.Line != 2 || se.Pos.Column != 30 {
 			t.Errorf("chunk size %d: error %v; want a syntax error at 2:30", chunk, err)
@@ -195,7 +197,7 @@ func TestLoadLinesIRISharingAPrefix(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := "<http://example.org/abc> <http://example.org/pq> \"x\" .\n" + tc.second + "\n"
-			_, err := Load(context.Background(), NewMemory(), strings.NewReader(doc), LoadOptions{Format: FormatNTriples})
+			_, err := kb.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples})
 			var se *textpos.Error
 			if !errors.As(err, &se) || se.Pos.Line != tc.line || se.Pos.Column != tc.col || !strings.Contains(se.Msg, tc.msg) {
 				t.Errorf("error %v; want %d:%d %q", err, tc.line, tc.col, tc.msg)

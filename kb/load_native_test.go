@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology/sample"
 )
 
 // Loading into the native stores takes Load's concurrent zero-copy path
 // (they are kb.ConcurrentInterners); the result must equal a load into
-// kb.Memory, which takes the copying path.
+// kbtest.Memory, which takes the copying path.
 func TestLoadNativeMatchesMemory(t *testing.T) {
 	ctx := context.Background()
 	var data bytes.Buffer
@@ -30,7 +31,7 @@ func TestLoadNativeMatchesMemory(t *testing.T) {
 		}
 		return termQuads(t, ds, false)
 	}
-	want := load(kb.NewMemory())
+	want := load(kbtest.NewMemory())
 	disk, err := native.Open(ctx, filepath.Join(t.TempDir(), "db"), native.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func TestLoadNativeMatchesMemory(t *testing.T) {
 			t.Errorf("%s is not a kb.ConcurrentInterner", name)
 		}
 		if got := load(ds); strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("%s holds %d quads after the load, kb.Memory %d, or they differ", name, len(got), len(want))
+			t.Errorf("%s holds %d quads after the load, kbtest.Memory %d, or they differ", name, len(got), len(want))
 		}
 	}
 }

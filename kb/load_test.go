@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/textpos"
 )
@@ -165,7 +166,7 @@ func TestLoadFileFormats(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			ds := kb.NewMemory()
+			ds := kbtest.NewMemory()
 			sum, err := kb.LoadFile(ctx, ds, filepath.Join("testdata", tc.file), kb.LoadOptions{Graph: tc.graph})
 			if err != nil {
 				t.Fatalf("LoadFile: %v", err)
@@ -184,7 +185,7 @@ func TestLoadFileFormats(t *testing.T) {
 
 func TestLoadNTriplesLineEndingsAndBOM(t *testing.T) {
 	doc := "\xEF\xBB\xBF<http://e/s> <http://e/p> \"a\" .\r\n<http://e/s> <http://e/p> \"b\" . # note\r\n\r\n"
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	sum, err := kb.Load(context.Background(), ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples})
 	if err != nil || sum.Triples != 2 {
 		t.Fatalf("Load with a BOM and CRLF = %+v, %v; want 2 triples", sum, err)
@@ -196,7 +197,7 @@ func TestLoadNTriplesLineEndingsAndBOM(t *testing.T) {
 
 func TestLoadBlankNodesPerLoad(t *testing.T) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	const doc = "_:x <http://example.org/p> _:y .\n_:y <http://example.org/p> _:x .\n"
 	for i := 0; i < 2; i++ {
 		if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
@@ -250,7 +251,7 @@ func TestLoadSyntaxErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			ds := kb.NewMemory()
+			ds := kbtest.NewMemory()
 			// Something already stored must survive the failed load.
 			if _, err := kb.Load(ctx, ds, strings.NewReader("<http://x> <http://y> <http://z> .\n"), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
 				t.Fatal(err)
@@ -282,7 +283,7 @@ func TestLoadProgressAndCancel(t *testing.T) {
 	for i := 0; i < 95; i++ {
 		doc.WriteString("<http://example.org/s> <http://example.org/p> \"" + strings.Repeat("x", i) + "\" .\n")
 	}
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	var calls []int64
 	sum, err := kb.Load(context.Background(), ds, strings.NewReader(doc.String()), kb.LoadOptions{
 		Format: kb.FormatNTriples, BatchSize: 10, Progress: func(n int64) { calls = append(calls, n) }})
@@ -297,7 +298,7 @@ func TestLoadProgressAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	ds2 := kb.NewMemory()
+	ds2 := kbtest.NewMemory()
 	if _, err := kb.Load(ctx, ds2, strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatNTriples, BatchSize: 10}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Load with a cancelled context: %v; want context.Canceled", err)
 	}
@@ -331,7 +332,7 @@ func TestLoadFormatDetection(t *testing.T) {
 	if _, err := kb.ParseFormat("json"); err == nil {
 		t.Errorf("ParseFormat(json) succeeded")
 	}
-	_, err := kb.Load(context.Background(), kb.NewMemory(), strings.NewReader(""), kb.LoadOptions{SourceName: "data.csv"})
+	_, err := kb.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(""), kb.LoadOptions{SourceName: "data.csv"})
 	if err == nil || !strings.Contains(err.Error(), "data.csv") {
 		t.Errorf("Load without a format: %v; want an error naming the source", err)
 	}
@@ -339,7 +340,7 @@ func TestLoadFormatDetection(t *testing.T) {
 
 func TestExportRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	src := kb.NewMemory()
+	src := kbtest.NewMemory()
 	for _, f := range []string{"sample.nt", "sample.nq", "sample.ttl", "sample.rdf"} {
 		if _, err := kb.LoadFile(ctx, src, filepath.Join("testdata", f), kb.LoadOptions{Graph: kb.IRI("urn:g:" + f)}); err != nil {
 			t.Fatal(err)
@@ -352,7 +353,7 @@ func TestExportRoundTrip(t *testing.T) {
 			if err := kb.Export(ctx, src, &buf, kb.ExportOptions{Format: format}); err != nil {
 				t.Fatalf("Export: %v", err)
 			}
-			dst := kb.NewMemory()
+			dst := kbtest.NewMemory()
 			if _, err := kb.Load(ctx, dst, bytes.NewReader(buf.Bytes()), kb.LoadOptions{Format: format}); err != nil {
 				t.Fatalf("re-loading the export: %v\n%s", err, buf.String())
 			}
@@ -375,7 +376,7 @@ func TestExportRoundTrip(t *testing.T) {
 
 func TestExportGraphsAndExactLiterals(t *testing.T) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	doc := `<http://e/s> <http://e/p> "007"^^<http://www.w3.org/2001/XMLSchema#integer> <http://e/g1> .
 <http://e/s> <http://e/p> "hi"@en-gb <http://e/g2> .
 <http://e/s> <http://e/p> "plain" .
@@ -426,7 +427,7 @@ func TestExportEveryFormatRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	if _, err := kb.LoadFile(ctx, ds, filepath.Join("testdata", "sample.nq"), kb.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -472,11 +473,11 @@ func TestLoadFileGzipAndMissing(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := kb.LoadFile(context.Background(), kb.NewMemory(), path, kb.LoadOptions{})
+	sum, err := kb.LoadFile(context.Background(), kbtest.NewMemory(), path, kb.LoadOptions{})
 	if err != nil || sum.Triples != 10 {
 		t.Errorf("LoadFile(gzip) = %+v, %v; want 10 triples", sum, err)
 	}
-	if _, err := kb.LoadFile(context.Background(), kb.NewMemory(), filepath.Join("testdata", "no-such.nt"), kb.LoadOptions{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := kb.LoadFile(context.Background(), kbtest.NewMemory(), filepath.Join("testdata", "no-such.nt"), kb.LoadOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadFile(missing) = %v; want os.ErrNotExist", err)
 	}
 }
@@ -493,7 +494,7 @@ func TestLoadTurtleErrorEndsParser(t *testing.T) {
 	}
 	before := runtime.NumGoroutine()
 	for i := 0; i < 5; i++ {
-		if _, err := kb.Load(context.Background(), kb.NewMemory(), strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatTurtle}); err == nil {
+		if _, err := kb.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatTurtle}); err == nil {
 			t.Fatal("Load of bad Turtle succeeded")
 		}
 	}
@@ -508,7 +509,7 @@ func TestLoadTurtleErrorEndsParser(t *testing.T) {
 
 func TestLoadQuadsAtomic(t *testing.T) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	g := kb.IRI("http://example.org/g")
 	quads := []kb.TermQuad{
 		{S: kb.IRI("http://example.org/s"), P: kb.IRI("http://example.org/p"), O: kb.Blank("x")},
@@ -561,7 +562,7 @@ func TestLoadTurtleHostileInputs(t *testing.T) {
 		{"unclosed ( in the last statement", "@prefix ex: <http://ex/> .\nex:s ex:p ( ex:o .", 2, 18},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ds := kb.NewMemory()
+			ds := kbtest.NewMemory()
 			_, err := kb.Load(ctx, ds, strings.NewReader(tc.doc), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "in.ttl"})
 			var se *textpos.Error
 			if !errors.As(err, &se) || se.Pos.Line != tc.line || se.Pos.Column != tc.col {
@@ -573,7 +574,7 @@ func TestLoadTurtleHostileInputs(t *testing.T) {
 		})
 	}
 	// [] must not merge with an explicit _:b1 (knakk named it b1).
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	doc := "@prefix ex: <http://ex/> .\n_:b1 ex:p ex:o1 .\n[] ex:p ex:o2 .\n[ ex:q ex:o3 ] ex:p ex:o4 .\n_:b2 ex:p ex:o5 .\n"
 	if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatTurtle}); err != nil {
 		t.Fatal(err)

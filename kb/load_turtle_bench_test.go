@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology/sample"
 )
@@ -32,7 +33,7 @@ func BenchmarkTurtleDecode(b *testing.B) {
 		if _, err := sample.Generate(ctx, &nt, sample.Options{Sites: 3, Triples: benchTriples(b), Seed: 1, Format: sample.NTriples}); err != nil {
 			b.Fatal(err)
 		}
-		ds := kb.NewMemory()
+		ds := kbtest.NewMemory()
 		if _, err := kb.Load(ctx, ds, &nt, kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
 			b.Fatal(err)
 		}

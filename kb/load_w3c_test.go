@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/textpos"
 )
@@ -131,7 +132,7 @@ func readW3CManifest(t *testing.T, dir string) []w3cTest {
 // loadQuads loads a file into a fresh store and reads its quads back.
 func loadQuads(path string, format kb.Format, base string) ([]kb.TermQuad, error) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	if _, err := kb.LoadFile(ctx, ds, path, kb.LoadOptions{Format: format, BaseIRI: base}); err != nil {
 		return nil, err
 	}

@@ -14,17 +14,18 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
 )
 
-// Benchmarks run over `perfkb sample` data loaded into kb.NewMemory. The
+// Benchmarks run over `perfkb sample` data loaded into kbtest.NewMemory. The
 // size is PERFKB_BENCH_TRIPLES (default 100000), e.g.
 //
 //	PERFKB_BENCH_TRIPLES=1000000 go test ./query -run '^$' -bench . -benchtime 10x
 //
-// PERFKB_BENCH_STORE picks the store: memory (kb.NewMemory, the default),
+// PERFKB_BENCH_STORE picks the store: memory (kbtest.NewMemory, the default),
 // native-memory (native.OpenMemory) or pebble-memory (the Pebble-backed
 // native store on an in-memory file system).
 // PERFKB_BENCH_EXPLAIN=1 logs each query's plan with actual row counts.
@@ -51,7 +52,7 @@ func benchDataset(b *testing.B) kb.Dataset {
 		var ds kb.Dataset
 		switch store := os.Getenv("PERFKB_BENCH_STORE"); store {
 		case "", "memory":
-			ds = kb.NewMemory()
+			ds = kbtest.NewMemory()
 		case "native-memory":
 			ds = native.OpenMemory()
 		case "pebble-memory":
@@ -254,7 +255,7 @@ func TestBenchmarkQueriesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	if _, err := kb.Load(ctx, ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/results"
@@ -19,10 +20,10 @@ const ex = "http://example.org/"
 
 // chainStore holds a chain n0 -> n1 -> … -> n(n-1) via :next, a :value
 // per node, and a cycle back to n0 in a second graph.
-func chainStore(t testing.TB, n int) *kb.Memory {
+func chainStore(t testing.TB, n int) *native.MemStore {
 	t.Helper()
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	var quads []kb.TermQuad
 	for i := 0; i < n; i++ {
 		node := kb.IRI(fmt.Sprintf("%sn%d", ex, i))

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query/results"
 
 	"github.com/perfkb/perfkb/ontology"
@@ -19,7 +20,7 @@ const rsNS = "http://www.w3.org/2001/sw/DataAccess/tests/result-set#"
 
 // loadTriples reads an RDF file into a list of triples.
 func loadTriples(ctx context.Context, path string) ([]kb.Triple, error) {
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	defer ds.Close()
 	if _, err := kb.LoadFile(ctx, ds, path, kb.LoadOptions{}); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/algebra"
@@ -113,13 +114,13 @@ func TestW3C(t *testing.T) {
 	if _, err := os.Stat(w3cRoot); err != nil {
 		t.Skipf("W3C SPARQL test suites not found at %s (the shared checkout beside the repository): %v", w3cRoot, err)
 	}
-	// The suites run on both in-memory stores: kb.Memory (the reference) and
+	// The suites run on both in-memory stores: kbtest.Memory (the reference) and
 	// the native store's in-memory index, which perfkb query --data uses.
 	stores := []struct {
 		name     string
 		newStore func() kb.Dataset
 	}{
-		{"memory", func() kb.Dataset { return kb.NewMemory() }},
+		{"memory", func() kb.Dataset { return kbtest.NewMemory() }},
 		{"native-memory", func() kb.Dataset { return native.OpenMemory() }},
 	}
 	// Each store runs the suites twice: as the optimizer plans them, and

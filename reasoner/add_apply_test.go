@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 // applyCounter counts the writes an engine makes.
 type applyCounter struct {
-	*kb.Memory
+	*native.MemStore
 	applies int
 	adds    []int
 }
@@ -19,7 +20,7 @@ type applyCounter struct {
 func (c *applyCounter) Apply(ctx context.Context, d kb.Delta) error {
 	c.applies++
 	c.adds = append(c.adds, len(d.Add))
-	return c.Memory.Apply(ctx, d)
+	return c.MemStore.Apply(ctx, d)
 }
 
 const chainRules = `[ab: (?x rdf:type ex:A) -> (?x rdf:type ex:B)]
@@ -30,7 +31,7 @@ const chainRules = `[ab: (?x rdf:type ex:A) -> (?x rdf:type ex:B)]
 // Apply, so a reader sees the batch with its consequences or not at all.
 func TestAddWritesABatchAndItsRoundsInOneApply(t *testing.T) {
 	ctx := context.Background()
-	ds := &applyCounter{Memory: loadTurtle(t, `ex:seed rdf:type ex:Z .`)}
+	ds := &applyCounter{MemStore: loadTurtle(t, `ex:seed rdf:type ex:Z .`)}
 	prog := mustProgram(t, "@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>.\n"+chainRules)
 	eng, err := NewEngine(ctx, ds, prog, Options{})
 	if err != nil {
@@ -63,7 +64,7 @@ func TestAddWritesABatchAndItsRoundsInOneApply(t *testing.T) {
 	}
 
 	// Beyond BatchSize quads the held writes go out in parts.
-	ds2 := &applyCounter{Memory: loadTurtle(t, `ex:seed rdf:type ex:Z .`)}
+	ds2 := &applyCounter{MemStore: loadTurtle(t, `ex:seed rdf:type ex:Z .`)}
 	eng2, err := NewEngine(ctx, ds2, prog, Options{BatchSize: 4, NoDerivations: true})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/rules"
@@ -61,7 +62,7 @@ func BenchmarkMaterialize(b *testing.B) {
 			var cpu, engineHeap float64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				ds := kb.NewMemory()
+				ds := native.OpenMemory()
 				ctx := context.Background()
 				if _, err := kb.Load(ctx, ds, bytes.NewReader(data.Bytes()), kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
 					b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/rules"
 	"github.com/perfkb/perfkb/textpos"
 )
@@ -344,7 +345,7 @@ func TestExplainTracesDerivationsToAssertedTriples(t *testing.T) {
 
 func TestReadGraphsAndReset(t *testing.T) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	g1, g2 := ex("g1"), ex("g2")
 	quads, err := kb.InternQuads(ctx, ds, []kb.TermQuad{
 		{S: ex("a"), P: ex("p"), O: ex("b"), G: g1},

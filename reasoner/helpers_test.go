@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 const testPrefixes = `@prefix ex: <http://example.org/> .
@@ -19,9 +20,9 @@ const testPrefixes = `@prefix ex: <http://example.org/> .
 
 // loadTurtle makes a memory dataset holding the Turtle data in the default
 // graph.
-func loadTurtle(t testing.TB, data string) *kb.Memory {
+func loadTurtle(t testing.TB, data string) *native.MemStore {
 	t.Helper()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	if _, err := kb.Load(context.Background(), ds, strings.NewReader(testPrefixes+data), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "test.ttl"}); err != nil {
 		t.Fatalf("loading test data: %v", err)
 	}

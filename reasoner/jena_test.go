@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/rules"
@@ -83,7 +84,7 @@ func TestCompareWithJena(t *testing.T) {
 	}
 
 	// perfkb
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	for _, f := range []string{dataFile, ontoFile} {
 		if _, err := kb.LoadFile(ctx, ds, f, kb.LoadOptions{}); err != nil {
 			t.Fatal(err)
@@ -116,7 +117,7 @@ func TestCompareWithJena(t *testing.T) {
 		t.Fatalf("bench/jena/run.sh %s: %v\n%s", strings.Join(args, " "), err, out.String())
 	}
 	t.Logf("%s(bench/jena/run.sh: %v)", out.String(), time.Since(began).Round(time.Millisecond))
-	jds := kb.NewMemory()
+	jds := native.OpenMemory()
 	if _, err := kb.LoadFile(ctx, jds, filepath.Join(dir, "jena.nt"), kb.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,20 +10,21 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/rules"
 )
 
 // loadSample generates sample data into a memory dataset.
-func loadSample(t testing.TB, triples int64) (*kb.Memory, sample.Summary) {
+func loadSample(t testing.TB, triples int64) (*native.MemStore, sample.Summary) {
 	t.Helper()
 	var buf bytes.Buffer
 	sum, err := sample.Generate(context.Background(), &buf, sample.Options{Triples: triples, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	if _, err := kb.Load(context.Background(), ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
 		t.Fatal(err)
 	}
@@ -185,8 +186,8 @@ func TestIncrementalOnSampleDataMatchesFromScratch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := func(lines []string) *kb.Memory {
-		ds := kb.NewMemory()
+	load := func(lines []string) *native.MemStore {
+		ds := native.OpenMemory()
 		if _, err := kb.Load(ctx, ds, strings.NewReader(strings.Join(lines, "\n")), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/reasoner/rulelang"
@@ -101,9 +102,9 @@ func readScript(t *testing.T, path string) []*testCase {
 	return cases
 }
 
-func turtleTriples(t *testing.T, where, data string) (*kb.Memory, []kb.Triple) {
+func turtleTriples(t *testing.T, where, data string) (*native.MemStore, []kb.Triple) {
 	t.Helper()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	if _, err := kb.Load(context.Background(), ds, strings.NewReader(prefixes+data), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: where}); err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
@@ -150,7 +151,7 @@ func runCase(t *testing.T, file string, defaultSet string, tc *testCase) {
 	ctx := context.Background()
 	sources := []string{defaultSet}
 	defines := map[string]string{}
-	var ds *kb.Memory
+	var ds *native.MemStore
 	for _, st := range tc.steps {
 		switch st.verb {
 		case "rules":
@@ -296,7 +297,7 @@ func TestEveryRuleIsTested(t *testing.T) {
 // shipped rules mention is declared (has an rdf:type) in ontology/perfonto.ttl.
 func TestRulesUseDeclaredVocabulary(t *testing.T) {
 	ctx := context.Background()
-	onto := kb.NewMemory()
+	onto := native.OpenMemory()
 	if _, err := kb.Load(ctx, onto, ontology.TurtleReader(), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "perfonto.ttl"}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
 	"github.com/perfkb/perfkb/textpos"
@@ -231,9 +232,9 @@ func (f *fakeRules) Explain(ctx context.Context, iri string) (Explanation, error
 
 // newTestServer returns a server with fake query and rule services and a
 // real in-memory store behind the Graph Store Protocol.
-func newTestServer(t *testing.T, mutate func(*Options)) (*Server, *fakeQuery, *kb.Memory) {
+func newTestServer(t *testing.T, mutate func(*Options)) (*Server, *fakeQuery, *native.MemStore) {
 	t.Helper()
-	mem := kb.NewMemory()
+	mem := native.OpenMemory()
 	store := NewDatasetStore(mem)
 	fq := &fakeQuery{}
 	opts := Options{Query: fq, Graphs: store, Rules: &fakeRules{}, Sites: store, Store: store, Token: testToken, PublicBase: "http://example.com"}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 // loadTurtle loads Turtle text into a graph of ds.
@@ -85,7 +86,7 @@ func TestGraphStoreRoundTrip(t *testing.T) {
 			golden(t, "gsp.nt", sortedBody(rec.Body.String()))
 		}
 		// Every format reads back to the same graph.
-		back := kb.NewMemory()
+		back := native.OpenMemory()
 		if _, err := kb.Load(context.Background(), back, rec.Body, kb.LoadOptions{Format: tc.format, Graph: g}); err != nil {
 			t.Fatalf("GET %s: output does not parse: %v", tc.accept, err)
 		}

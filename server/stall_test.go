@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 // startServer serves s on a loopback port with Serve (the production
@@ -73,7 +73,7 @@ func rawConn(t *testing.T, base, text string) net.Conn {
 // other clients from being served.
 func TestStalledClientsDoNotLockOutOthers(t *testing.T) {
 	q := &fakeQuery{}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	s := New(Options{Query: q, Graphs: NewDatasetStore(ds), Token: testToken, ProtectReads: true,
 		MaxConcurrent: 4, Timeout: 20 * time.Second, StallTimeout: 300 * time.Millisecond, QueueWait: 8 * time.Second})
 	base := startServer(t, s)
@@ -136,7 +136,7 @@ func TestStalledClientsDoNotLockOutOthers(t *testing.T) {
 // within the stall timeout instead of holding its request open until the
 // request timeout.
 func TestStalledBodyIsCut(t *testing.T) {
-	s := New(Options{Query: &fakeQuery{}, Graphs: NewDatasetStore(kb.NewMemory()), Token: testToken,
+	s := New(Options{Query: &fakeQuery{}, Graphs: NewDatasetStore(native.OpenMemory()), Token: testToken,
 		Timeout: 20 * time.Second, StallTimeout: 200 * time.Millisecond})
 	base := startServer(t, s)
 	host := strings.TrimPrefix(base, "http://")

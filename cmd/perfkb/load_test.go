@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/store"
 )
 
@@ -38,7 +39,7 @@ func TestLoadStatsExportDropGraph(t *testing.T) {
 
 	// Every store commands write to also holds PERFONTO in its own graph
 	// (its triples plus one digest triple).
-	ont, err := store.CheckOntology(context.Background(), kb.NewMemory())
+	ont, err := store.CheckOntology(context.Background(), native.OpenMemory())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 // Suite describes a converter to test.
@@ -98,7 +99,7 @@ func Run(t *testing.T, s Suite) {
 		}
 	})
 	t.Run("Store", func(t *testing.T) {
-		ds := kb.NewMemory()
+		ds := native.OpenMemory()
 		seed(t, ds, s.Graph)
 		before := Snapshot(t, ds)
 		sink := convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: s.Graph, SourceName: "converttest"})

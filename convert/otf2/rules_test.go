@@ -13,6 +13,7 @@ import (
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/convert/trace/traceconv"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/reasoner"
 )
 
@@ -36,7 +37,7 @@ func TestShippedRulesOnOTF2(t *testing.T) {
 	if _, err := traceconv.New(a, "otf2", "run", base, traceconv.Options{Events: true}).Convert(context.Background(), sink); err != nil {
 		t.Fatal(err)
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	i := 0
 	if _, err := kb.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
 		if i == len(sink.qs) {

@@ -18,6 +18,7 @@ import (
 	"github.com/perfkb/perfkb/convert/scalea/scaleatest"
 	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/reasoner"
@@ -165,7 +166,7 @@ func fixture(t *testing.T) (string, *sql.DB) {
 
 func convertInto(t *testing.T, opt scalea.Options) (kb.Dataset, convert.Report) {
 	t.Helper()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	ctx := context.Background()
 	sink := convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: opt.Base.Graph()})
 	rep, err := convert.Run(ctx, scalea.New(opt), sink)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfkb/perfkb/convert/sensor"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -115,7 +116,7 @@ func TestListenConcurrentSenders(t *testing.T) {
 	if os.Getenv("PERFKB_SENSOR_FULL") != "" {
 		per, limit = 10000, 20*time.Minute
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	s := startListener(t, ds, sensor.ListenerOptions{Batch: 1000, FlushInterval: 50 * time.Millisecond})
 	var wg sync.WaitGroup
 	errs := make(chan error, senders)
@@ -162,7 +163,7 @@ func TestListenConcurrentSenders(t *testing.T) {
 // TestListenDisconnectMidMessage: the messages before the cut are kept,
 // the partial one is dropped and counted.
 func TestListenDisconnectMidMessage(t *testing.T) {
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 20 * time.Millisecond})
 	full := bwMessage(1, 1, "2.5") + bwMessage(1, 2, "2.5") + bwMessage(1, 3, "2.5")
 	partial := bwMessage(1, 4, "2.5")
@@ -192,7 +193,7 @@ func (g *gatedDataset) Apply(ctx context.Context, d kb.Delta) error {
 // (its first write held) and with a batch and interval that never trigger
 // are all written when the listener is cancelled (SIGTERM).
 func TestListenShutdownFlushes(t *testing.T) {
-	mem := kb.NewMemory()
+	mem := native.OpenMemory()
 	ds := &gatedDataset{Dataset: mem, open: make(chan struct{})}
 	s := startListener(t, ds, sensor.ListenerOptions{Batch: 1 << 20, FlushInterval: time.Hour})
 	c, err := net.Dial("tcp", s.addr)
@@ -229,7 +230,7 @@ func TestListenShutdownFlushes(t *testing.T) {
 // TestListenWritesAtOnceWhenIdle: with an idle store a message is written
 // without waiting for --flush-interval or --batch.
 func TestListenWritesAtOnceWhenIdle(t *testing.T) {
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	s := startListener(t, ds, sensor.ListenerOptions{Batch: 1 << 20, FlushInterval: time.Hour})
 	send(t, s.addr, bwMessage(3, 1, "2.5"))
 	waitFor(t, "1 stored", func() bool { return s.l.Stats().Stored == 1 })
@@ -241,7 +242,7 @@ func TestListenWritesAtOnceWhenIdle(t *testing.T) {
 // TestListenBadConnections: malformed XML and an oversized message close
 // only their connection; an idle connection is cut.
 func TestListenBadConnections(t *testing.T) {
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 20 * time.Millisecond, MaxMessage: 4096, IdleTimeout: 300 * time.Millisecond})
 	good, err := net.Dial("tcp", s.addr)
 	if err != nil {
@@ -273,7 +274,7 @@ func TestListenMonitoring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	var mu sync.Mutex
 	var got []reasoner.Finding
 	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 20 * time.Millisecond, Program: prog,
@@ -304,7 +305,7 @@ func TestListenRulesWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	const window, bursts, per = 50, 20, 30
 	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 5 * time.Millisecond, Program: prog, RulesWindow: window,
 		Reasoner: reasoner.Options{NoDerivations: true}})
@@ -335,14 +336,14 @@ func TestListenRulesWindow(t *testing.T) {
 }
 
 // failingStore refuses every write.
-type failingStore struct{ *kb.Memory }
+type failingStore struct{ *native.MemStore }
 
 func (failingStore) Apply(context.Context, kb.Delta) error { return fmt.Errorf("disk full") }
 
 // TestListenStoreFailure: a failing store ends Serve with the error, even
 // while senders are blocked on a full buffer.
 func TestListenStoreFailure(t *testing.T) {
-	l, err := sensor.NewListener(context.Background(), failingStore{kb.NewMemory()}, sensor.ListenerOptions{Base: base, Batch: 10, FlushInterval: 10 * time.Millisecond})
+	l, err := sensor.NewListener(context.Background(), failingStore{native.OpenMemory()}, sensor.ListenerOptions{Base: base, Batch: 10, FlushInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/convert/converttest"
 	"github.com/perfkb/perfkb/convert/sensor"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -159,7 +160,7 @@ func TestLowBandwidthRule(t *testing.T) {
 		in.WriteString(`<sensordataentry SensorID="path.bandwidth.capacity.TCP" ResourceID="a->b"><![CDATA[<sensordata><eventtime>` +
 			string(rune('1'+i)) + `100000000000</eventtime><bandwidth>` + bw + `</bandwidth></sensordata>]]></sensordataentry>` + "\n")
 	}
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	g := kb.IRI("http://perfkb.example/site/innsbruck")
 	if _, err := convert.Run(ctx, fromString("bw.xml", in.String()), convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: g})); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/perfkb/perfkb/convert/converttest"
 	"github.com/perfkb/perfkb/convert/trace"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -173,7 +174,7 @@ func TestFlatProfile(t *testing.T) {
 
 func fig630(t *testing.T, c *collect) []string {
 	t.Helper()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	i := 0
 	if _, err := kb.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
 		if i == len(c.qs) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -22,9 +23,9 @@ func (s *sliceSink) Add(_ context.Context, q kb.TermQuad) error {
 }
 
 // load stores the collected statements in a fresh memory dataset.
-func (s *sliceSink) load(t *testing.T) *kb.Memory {
+func (s *sliceSink) load(t *testing.T) *native.MemStore {
 	t.Helper()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	i := 0
 	_, err := kb.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
 		if i == len(s.qs) {

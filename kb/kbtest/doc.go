@@ -3,7 +3,7 @@
 // Every implementation runs the same suite from its own test file:
 //
 //	func TestDataset(t *testing.T) {
-//		kbtest.TestDataset(t, func(t *testing.T) kb.Dataset { return kb.NewMemory() })
+//		kbtest.TestDataset(t, func(t *testing.T) kb.Dataset { return native.OpenMemory() })
 //	}
 //
 // The suite checks the dictionary (intern, lookup and resolve round trips

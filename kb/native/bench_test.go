@@ -10,11 +10,12 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
+	"github.com/perfkb/perfkb/kb/kbtest"
 )
 
 // Benchmarks. Bulk loads report triples/s (the whole load: interning the
 // terms in batches, staging and committing); the pattern benchmarks run
-// over a 1M-triple store. Compare the native store with kb.NewMemory:
+// over a 1M-triple store. Compare the native store with kbtest.NewMemory:
 //
 //	go test -run XXX -bench . -benchtime 3x ./kb/native/
 
@@ -80,8 +81,8 @@ func BenchmarkBulkLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("memory/%d", n), func(b *testing.B) {
 			benchmarkBulk(b, quads, func(*testing.B) kb.Dataset { return OpenMemory() })
 		})
-		b.Run(fmt.Sprintf("kb.Memory/%d", n), func(b *testing.B) {
-			benchmarkBulk(b, quads, func(*testing.B) kb.Dataset { return kb.NewMemory() })
+		b.Run(fmt.Sprintf("kbtest.Memory/%d", n), func(b *testing.B) {
+			benchmarkBulk(b, quads, func(*testing.B) kb.Dataset { return kbtest.NewMemory() })
 		})
 	}
 }
@@ -181,7 +182,7 @@ func (f *patternFixture) starJoin(b *testing.B) int {
 
 // BenchmarkPatterns: point lookup (all four positions bound), predicate
 // scan (P bound, n/10 matches) and a three-pattern star join (167 results)
-// over n loaded triples, on the native store, kb.Memory and Cayley's
+// over n loaded triples, on the native store, kbtest.Memory and Cayley's
 // leveldb through kb/cayleyadapter (smaller n: it loads at ~20k triples/s).
 func BenchmarkPatterns(b *testing.B) {
 	stores := []struct {
@@ -191,7 +192,7 @@ func BenchmarkPatterns(b *testing.B) {
 	}{
 		{"disk/1M", 1_000_000, openDiskBench},
 		{"memory/1M", 1_000_000, func(*testing.B) kb.Dataset { return OpenMemory() }},
-		{"kb.Memory/1M", 1_000_000, func(*testing.B) kb.Dataset { return kb.NewMemory() }},
+		{"kbtest.Memory/1M", 1_000_000, func(*testing.B) kb.Dataset { return kbtest.NewMemory() }},
 		{"disk/200k", 200_000, openDiskBench},
 		{"leveldb/200k", 200_000, func(b *testing.B) kb.Dataset {
 			ds, err := cayleyadapter.Open(context.Background(), cayleyadapter.LevelDB, filepath.Join(b.TempDir(), "ldb"), cayleyadapter.OpenOptions{NoSync: true})

@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 )
 
 // Benchmarks of the in-memory store (MemStore) against the Pebble store
-// on an in-memory file system and kb.Memory. Peak RSS is per process, so
+// on an in-memory file system and kbtest.Memory. Peak RSS is per process, so
 // run one store per invocation to read it:
 //
 //	go test -run XXX -bench 'MemBulkLoad/mem/1000000' -benchtime 3x ./kb/native/
@@ -25,7 +26,7 @@ var memStores = []struct {
 }{
 	{"mem", func() kb.Dataset { return OpenMemory() }},
 	{"pebble-mem", func() kb.Dataset { return OpenPebbleMemory() }},
-	{"kb.Memory", func() kb.Dataset { return kb.NewMemory() }},
+	{"kbtest.Memory", func() kb.Dataset { return kbtest.NewMemory() }},
 }
 
 // liveHeap returns the bytes of live heap after a collection.
@@ -45,7 +46,7 @@ func BenchmarkMemBulkLoad(b *testing.B) {
 		var quads []kb.TermQuad
 		for _, st := range memStores {
 			if n > 1_000_000 && st.name != "mem" {
-				continue // minutes per load, and several GiB for kb.Memory
+				continue // minutes per load, and several GiB for kbtest.Memory
 			}
 			b.Run(fmt.Sprintf("%s/%d", st.name, n), func(b *testing.B) {
 				if quads == nil {

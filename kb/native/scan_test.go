@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
 
@@ -309,7 +310,7 @@ func TestCountEstimate(t *testing.T) {
 
 // TestQueriesOverScan runs SPARQL queries over sample data in a
 // Pebble-backed store, where the evaluator takes the store's fast paths
-// (ScanQuads, TermOf, estimated Count), and in kb.Memory, and compares the
+// (ScanQuads, TermOf, estimated Count), and in kbtest.Memory, and compares the
 // rows.
 func TestQueriesOverScan(t *testing.T) {
 	ctx := context.Background()
@@ -320,7 +321,7 @@ func TestQueriesOverScan(t *testing.T) {
 	data := buf.Bytes()
 	s := openDisk(t)
 	defer s.Close()
-	mem := kb.NewMemory()
+	mem := kbtest.NewMemory()
 	for _, ds := range []kb.Dataset{s, mem} {
 		if _, err := kb.Load(ctx, ds, bytes.NewReader(data), kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); err != nil {
 			t.Fatal(err)
@@ -365,7 +366,7 @@ func TestQueriesOverScan(t *testing.T) {
 		t.Run(q.name, func(t *testing.T) {
 			got, want := rowsOf(s, q.text), rowsOf(mem, q.text)
 			if !slices.Equal(got, want) {
-				t.Errorf("Pebble store: %d rows, kb.Memory: %d rows", len(got), len(want))
+				t.Errorf("Pebble store: %d rows, kbtest.Memory: %d rows", len(got), len(want))
 			}
 			if empty := len(want) == 0 || want[0] == "false"; empty != strings.Contains(q.name, "absent") {
 				t.Errorf("%d rows %.40v: the query does not test what it should", len(want), want)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -118,7 +119,7 @@ func storedDigest(ctx context.Context, ds kb.Dataset) (string, error) {
 // ontologyQuads parses the built-in ontology into quads of the ontology
 // graph.
 func ontologyQuads(ctx context.Context) ([]kb.TermQuad, error) {
-	mem := kb.NewMemory()
+	mem := native.OpenMemory()
 	defer mem.Close()
 	graph := kb.IRI(OntologyGraphIRI)
 	if _, err := kb.Load(ctx, mem, strings.NewReader(ontology.Turtle()), kb.LoadOptions{

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 )
 
 func TestEnsureOntology(t *testing.T) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	st, err := CheckOntology(ctx, ds)
 	if err != nil || st.Current() || st.Stored != "" {
 		t.Fatalf("fresh store: %+v, %v; want no stored ontology", st, err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query/algebra"
 
 	"github.com/perfkb/perfkb/ontology"
@@ -33,9 +34,9 @@ func (s scanOnly) ScanQuads(ctx context.Context, p kb.Pattern, fn func(kb.Quad) 
 }
 
 // TestStoreAccessPathsAgree checks that the evaluator gives the same
-// answers whether it reads the store through QuadSource (kb.Memory),
-// QuadScanner or plain Match, over two graphs so the union default graph
-// deduplicates.
+// answers whether it reads the store through QuadSource (kbtest.Memory),
+// QuadScanner or plain Match, and over the native in-memory store, with
+// two graphs so that the union default graph deduplicates.
 func TestStoreAccessPathsAgree(t *testing.T) {
 	ex := func(s string) kb.Term { return kb.IRI("http://example.org/" + s) }
 	var quads []kb.TermQuad
@@ -71,7 +72,8 @@ func TestStoreAccessPathsAgree(t *testing.T) {
 	stores := []struct {
 		name string
 		ds   kb.Dataset
-	}{{"QuadSource", mem}, {"QuadScanner", scanOnly{mem}}, {"Match", matchOnly{mem}}}
+	}{{"QuadSource", mem}, {"QuadScanner", scanOnly{mem}}, {"Match", matchOnly{mem}},
+		{"native (QuadScanner, TermTable, MemoryLookups)", nativeWith(t, quads...)}}
 	for _, q := range queries {
 		var want []string
 		for i, st := range stores {
@@ -235,4 +237,19 @@ func TestOrderByLimitIsPrefix(t *testing.T) {
 			}
 		}
 	}
+}
+
+// nativeWith returns the native in-memory store holding quads.
+func nativeWith(t *testing.T, quads ...kb.TermQuad) kb.Dataset {
+	t.Helper()
+	ds := native.OpenMemory()
+	t.Cleanup(func() { ds.Close() })
+	ids, err := kb.InternQuads(context.Background(), ds, quads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Apply(context.Background(), kb.Delta{Add: ids}); err != nil {
+		t.Fatal(err)
+	}
+	return ds
 }

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/syntax"
 )
 
-func memoryWith(t *testing.T, quads ...kb.TermQuad) *kb.Memory {
+func memoryWith(t *testing.T, quads ...kb.TermQuad) *kbtest.Memory {
 	t.Helper()
-	ds := kb.NewMemory()
+	ds := kbtest.NewMemory()
 	ids, err := kb.InternQuads(context.Background(), ds, quads)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 )
 
 // TestFastAggMatchesValueLists runs SUM, AVG, MIN and MAX (grouped and
@@ -35,9 +35,9 @@ SELECT (SUM(?v) AS ?s) (AVG(?v) AS ?a) (MIN(?v) AS ?lo) (MAX(?v) AS ?hi) (COUNT(
 SELECT ?g (SUM(?v) AS ?s) (AVG(?v) AS ?a) (MIN(?v) AS ?lo) (MAX(?v) AS ?hi) { VALUES ?v { ` + line + ` } BIND(isNumeric(?v) AS ?g) } GROUP BY ?g ORDER BY ?g`,
 		} {
 			fastAggOn = false
-			want, wantErr := run(t, kb.NewMemory(), q, Options{})
+			want, wantErr := run(t, kbtest.NewMemory(), q, Options{})
 			fastAggOn = true
-			got, gotErr := run(t, kb.NewMemory(), q, Options{})
+			got, gotErr := run(t, kbtest.NewMemory(), q, Options{})
 			if (wantErr == nil) != (gotErr == nil) {
 				t.Fatalf("%s: error %v, value lists %v", line, gotErr, wantErr)
 			}

@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/query/syntax"
 )
 
 // chainStore holds a chain n0 -p-> n1 -p-> … -p-> n<len>.
-func chainStore(t *testing.T, n int) *kb.Memory {
+func chainStore(t *testing.T, n int) *kbtest.Memory {
 	var quads []kb.TermQuad
 	for i := 0; i < n; i++ {
 		quads = append(quads, kb.TermQuad{

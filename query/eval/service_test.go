@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -244,7 +245,7 @@ func TestServiceConcurrentAndReport(t *testing.T) {
 	svc := &remoteStores{stores: stores, delay: delay}
 	q := "SELECT * { " + strings.Join(branches, " UNION ") + " }"
 	start := time.Now()
-	rows, err := run(t, kb.NewMemory(), q, Options{Service: svc})
+	rows, err := run(t, kbtest.NewMemory(), q, Options{Service: svc})
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +261,7 @@ func TestServiceConcurrentAndReport(t *testing.T) {
 
 	// The report: one entry per call, the failed one marked silent.
 	qq := mustParse(t, q)
-	res, err := Query(context.Background(), kb.NewMemory(), qq, Options{Service: svc})
+	res, err := Query(context.Background(), kbtest.NewMemory(), qq, Options{Service: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func TestServicePartialBranch(t *testing.T) {
 		}
 		return true
 	})
-	res, err := Query(context.Background(), kb.NewMemory(), q, Options{Service: svc})
+	res, err := Query(context.Background(), kbtest.NewMemory(), q, Options{Service: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,7 +342,7 @@ func TestServiceConstruct(t *testing.T) {
 	a := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x1"), P: p, O: kb.String("v")})
 	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": a}}
 	q := mustParse(t, `CONSTRUCT { ?s ?p ?o } WHERE { SERVICE <http://a/sparql> { ?s ?p ?o } }`)
-	res, err := Query(context.Background(), kb.NewMemory(), q, Options{Service: svc})
+	res, err := Query(context.Background(), kbtest.NewMemory(), q, Options{Service: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestServiceOptionalBindJoin(t *testing.T) {
 	a := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x1"), P: p, O: kb.String("at a")})
 	b := memoryWith(t, kb.TermQuad{S: kb.IRI("http://other"), P: p, O: kb.String("at b")})
 	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": a, "http://b/sparql": b}}
-	rows, err := run(t, kb.NewMemory(), `SELECT ?x ?v {
+	rows, err := run(t, kbtest.NewMemory(), `SELECT ?x ?v {
   VALUES (?x ?ep) { (<http://x1> <http://a/sparql>) (<http://x2> <http://b/sparql>) (<http://x3> <http://a/sparql>) }
   OPTIONAL { SERVICE ?ep { ?x <http://p> ?v } } }`, Options{Service: svc})
 	if err != nil {
@@ -494,7 +495,7 @@ func TestServiceDescribe(t *testing.T) {
 // with the batches sent one at a time and up to 8 at once.
 func BenchmarkServiceBindJoin(b *testing.B) {
 	p, q := kb.IRI("http://p"), kb.IRI("http://q")
-	local, remote := kb.NewMemory(), kb.NewMemory()
+	local, remote := kbtest.NewMemory(), kbtest.NewMemory()
 	var lq, rq []kb.TermQuad
 	for i := range 1201 {
 		s := kb.IRI(fmt.Sprintf("http://s%d", i))
@@ -502,7 +503,7 @@ func BenchmarkServiceBindJoin(b *testing.B) {
 		rq = append(rq, kb.TermQuad{S: s, P: q, O: kb.String("r")})
 	}
 	for _, d := range []struct {
-		ds    *kb.Memory
+		ds    *kbtest.Memory
 		quads []kb.TermQuad
 	}{{local, lq}, {remote, rq}} {
 		ids, err := kb.InternQuads(context.Background(), d.ds, d.quads)

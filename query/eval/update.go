@@ -245,27 +245,74 @@ func load(ctx context.Context, ov *overlay, o *algebra.Load, policy LoadPolicy) 
 	if err != nil {
 		return err
 	}
-	tmp := kb.NewMemory()
-	defer tmp.Close()
-	if _, err := kb.LoadFile(ctx, tmp, path, kb.LoadOptions{Graph: graphTerm(o.Into), BaseIRI: o.Source}); err != nil {
-		return fmt.Errorf("LOAD <%s>: %w", o.Source, err)
-	}
-	quads, err := kb.Collect(tmp.Match(ctx, kb.Pattern{}))
-	if err != nil {
-		return err
-	}
-	terms := make([]kb.TermQuad, 0, len(quads))
-	for _, q := range quads {
-		tq, err := kb.ResolveQuad(ctx, tmp, q)
+	target := &loadTarget{overlay: ov}
+	if o.Into == "" {
+		// LOAD without INTO puts every quad, whatever its graph in the
+		// file, into the default graph.
+		ids, err := ov.Intern(ctx, []kb.Term{kb.DefaultGraph})
 		if err != nil {
 			return err
 		}
-		if o.Into == "" {
-			tq.G = kb.DefaultGraph
-		}
-		terms = append(terms, tq)
+		target.graph = ids[0]
 	}
-	return ov.addTerms(ctx, terms)
+	if _, err := kb.LoadFile(ctx, target, path, kb.LoadOptions{Graph: graphTerm(o.Into), BaseIRI: o.Source}); err != nil {
+		return fmt.Errorf("LOAD <%s>: %w", o.Source, err)
+	}
+	return nil
+}
+
+// loadTarget is the store kb.LoadFile loads into for LOAD: it interns
+// through the base store (interning changes no visible data) and its bulk
+// writer adds the loaded quads to the update's overlay at Commit, so a
+// load that fails adds nothing and no temporary store holds the file.
+type loadTarget struct {
+	*overlay
+	graph kb.ID // when set, every quad goes to this graph
+}
+
+// BeginBulk implements kb.Dataset.
+func (t *loadTarget) BeginBulk(ctx context.Context) (kb.BulkWriter, error) {
+	return &loadBulk{target: t}, nil
+}
+
+// loadBulk stages a LOAD's quads until Commit.
+type loadBulk struct {
+	target *loadTarget
+	quads  []kb.Quad
+	done   bool
+}
+
+var errLoadDone = errors.New("LOAD: bulk load already committed or aborted")
+
+func (b *loadBulk) Add(ctx context.Context, quads []kb.Quad) error {
+	if b.done {
+		return errLoadDone
+	}
+	for _, q := range quads {
+		if b.target.graph != 0 {
+			q.G = b.target.graph
+		}
+		b.quads = append(b.quads, q)
+	}
+	return nil
+}
+
+func (b *loadBulk) Commit(ctx context.Context) error {
+	if b.done {
+		return errLoadDone
+	}
+	b.done = true
+	for _, q := range b.quads {
+		b.target.add(q)
+	}
+	b.quads = nil
+	return nil
+}
+
+func (b *loadBulk) Abort() error {
+	b.done = true
+	b.quads = nil
+	return nil
 }
 
 // targetGraphs lists the graph IDs a CLEAR/DROP target covers.

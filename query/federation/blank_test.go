@@ -6,7 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -35,7 +35,7 @@ func TestClientBlankNodesPerAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := eval.Query(context.Background(), kb.NewMemory(), q, eval.Options{Service: NewClient(nil)})
+		res, err := eval.Query(context.Background(), native.OpenMemory(), q, eval.Options{Service: NewClient(nil)})
 		if err != nil {
 			t.Fatal(err)
 		}

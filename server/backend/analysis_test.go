@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfkb/perfkb/analysis"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -15,7 +16,7 @@ import (
 // on the hand-built scaling group of package analysis.
 func TestAnalysisService(t *testing.T) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	f, err := os.Open("../../analysis/testdata/scaling.ttl")
 	if err != nil {
 		t.Fatal(err)

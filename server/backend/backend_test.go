@@ -18,6 +18,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
@@ -30,7 +31,7 @@ const token = "t0ken"
 // in-memory store, with the real query engine and reasoner.
 func newFixture(t *testing.T) (*server.Server, kb.Dataset, sample.Summary) {
 	t.Helper()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	var buf bytes.Buffer
 	sum, err := sample.Generate(context.Background(), &buf, sample.Options{Sites: 3, Triples: 20000, Seed: 7})
 	if err != nil {

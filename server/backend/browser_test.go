@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/rules"
@@ -726,7 +727,7 @@ func TestQueryPageInChromium(t *testing.T) {
 	// size): the chart's times are SPARQL's, its speedups the time of the
 	// smallest run of the same size over each run's.
 	run("scaling series", func(t *testing.T) {
-		sds := kb.NewMemory()
+		sds := native.OpenMemory()
 		var buf bytes.Buffer
 		if _, err := sample.Generate(context.Background(), &buf, sample.Options{Sites: 1, Triples: 4000, Seed: 3, Scaling: true}); err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )
@@ -16,7 +17,7 @@ import (
 // QueryMemory answers 422 with errorType "limit", the limit's name and
 // its value; a query that fits still answers 200.
 func TestQueryMemoryThroughHTTP(t *testing.T) {
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	var quads []kb.TermQuad
 	for i := range 300 {
 		quads = append(quads, kb.TermQuad{S: kb.IRI(fmt.Sprintf("http://ex/n%d", i)), P: kb.IRI("http://ex/p"),

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -37,7 +37,7 @@ func TestLoadFileOverHTTP(t *testing.T) {
 	}
 
 	update := func(loadDir, text string) (int, string) {
-		ds := kb.NewMemory()
+		ds := native.OpenMemory()
 		srv := server.New(server.Options{Query: &QueryEngine{DS: ds, LoadDir: loadDir}, Token: "t"})
 		req := httptest.NewRequest(http.MethodPost, "/sparql", strings.NewReader(text))
 		req.Header.Set("Content-Type", "application/sparql-update")

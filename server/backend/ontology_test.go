@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/store"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
@@ -19,7 +20,7 @@ import (
 // GET /ontology serves it in Turtle and RDF/XML.
 func TestOntologyInTheStore(t *testing.T) {
 	ctx := context.Background()
-	ds := kb.NewMemory()
+	ds := native.OpenMemory()
 	if _, err := store.EnsureOntology(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
