@@ -176,7 +176,11 @@ func (f *fakeRules) Run(ctx context.Context, req RuleRunRequest) (RuleRunReport,
 		select {
 		case <-time.After(100 * time.Millisecond):
 		case <-ctx.Done():
-			return RuleRunReport{}, fmt.Errorf("rule run stopped: %w", ctx.Err())
+		}
+		// Checked after the wait, not in the select: a loaded machine can
+		// wake this goroutine when both are ready, and select picks either.
+		if err := ctx.Err(); err != nil {
+			return RuleRunReport{}, fmt.Errorf("rule run stopped: %w", err)
 		}
 	}
 	// The real service reads #@advice in its load path; the fake does the
