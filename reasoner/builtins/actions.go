@@ -41,14 +41,14 @@ func removeAction(silent bool) func(c *Call) error {
 func init() {
 	// print(...): writes its arguments on one line (body or head).
 	printLine := func(c *Call) error { c.Env.Print(PrintText(c.Args)); return nil }
-	Register(&Builtin{Name: "print", MinArgs: 0, MaxArgs: -1, Deferred: true,
+	register(&Builtin{Name: "print", MinArgs: 0, MaxArgs: -1, Deferred: true,
 		Body: func(c *Call) (bool, error) { return true, printLine(c) },
 		Head: printLine})
 	// remove(n ...): removes the triples that matched body clauses n ...;
 	// the removal is visible to later rule firings.
-	Register(&Builtin{Name: "remove", MinArgs: 1, MaxArgs: -1, Head: removeAction(false)})
+	register(&Builtin{Name: "remove", MinArgs: 1, MaxArgs: -1, Head: removeAction(false)})
 	// drop(n ...): as remove. (In Jena, drop hides the removal from the
 	// rule engine; perfkb's engine keeps no consequences that depend on it,
 	// so both delete the triple.)
-	Register(&Builtin{Name: "drop", MinArgs: 1, MaxArgs: -1, Head: removeAction(true)})
+	register(&Builtin{Name: "drop", MinArgs: 1, MaxArgs: -1, Head: removeAction(true)})
 }

@@ -6,7 +6,7 @@ import "github.com/perfkb/perfkb/kb"
 // As in Jena, two integers give an integer (xsd:int or xsd:long) and any
 // floating operand gives an xsd:double; non-numbers make the call fail.
 func arithmetic(name string, ints func(a, b int64) (int64, bool), floats func(a, b float64) (float64, bool)) {
-	Register(&Builtin{Name: name, MinArgs: 3, MaxArgs: 3, Outputs: last,
+	register(&Builtin{Name: name, MinArgs: 3, MaxArgs: 3, Outputs: last,
 		Body: func(c *Call) (bool, error) {
 			x, ok1 := NumberOf(c.Args[0])
 			y, ok2 := NumberOf(c.Args[1])
@@ -50,7 +50,7 @@ func init() {
 	// min(?a, ?b, ?c) and max(?a, ?b, ?c) bind ?c to the smaller (larger)
 	// argument itself, keeping its datatype.
 	pick := func(name string, wantFirst func(c int) bool) {
-		Register(&Builtin{Name: name, MinArgs: 3, MaxArgs: 3, Outputs: last,
+		register(&Builtin{Name: name, MinArgs: 3, MaxArgs: 3, Outputs: last,
 			Body: func(c *Call) (bool, error) {
 				cmp, ok := Compare(c.Args[0], c.Args[1])
 				if !ok {
@@ -66,7 +66,7 @@ func init() {
 	pick("max", func(c int) bool { return c >= 0 })
 
 	// addOne(?a, ?b): ?b = ?a + 1.
-	Register(&Builtin{Name: "addOne", MinArgs: 2, MaxArgs: 2, Outputs: last,
+	register(&Builtin{Name: "addOne", MinArgs: 2, MaxArgs: 2, Outputs: last,
 		Body: func(c *Call) (bool, error) {
 			x, ok := NumberOf(c.Args[0])
 			if !ok {

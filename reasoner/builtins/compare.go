@@ -4,7 +4,7 @@ import "github.com/perfkb/perfkb/kb"
 
 func init() {
 	test2 := func(name string, f func(a, b kb.Term) bool) {
-		Register(&Builtin{Name: name, MinArgs: 2, MaxArgs: 2,
+		register(&Builtin{Name: name, MinArgs: 2, MaxArgs: 2,
 			Body: func(c *Call) (bool, error) { return f(c.Args[0], c.Args[1]), nil }})
 	}
 	ordered := func(want func(int) bool) func(a, b kb.Term) bool {

@@ -2,10 +2,11 @@
 // rule calls in its body (tests and bindings such as greaterThan, sum,
 // makeSkolem) or head (actions such as print and remove).
 //
-// A builtin is one Builtin value registered from an init function:
+// A builtin is one Builtin value registered from one of this package's init
+// functions (the table is fixed when the program starts):
 //
 //	func init() {
-//		Register(&Builtin{Name: "isLiteral", MinArgs: 1, MaxArgs: 1,
+//		register(&Builtin{Name: "isLiteral", MinArgs: 1, MaxArgs: 1,
 //			Body: func(c *Call) (bool, error) { return c.Args[0].IsLiteral(), nil }})
 //	}
 //

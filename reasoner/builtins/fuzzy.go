@@ -36,7 +36,7 @@ func init() {
 // fuzzyFunc registers name(?x, params..., ?mu).
 func fuzzyFunc(name string, params int, f func(x float64, p []float64) float64) {
 	n := params + 2
-	Register(&Builtin{Name: name, MinArgs: n, MaxArgs: n, Outputs: last,
+	register(&Builtin{Name: name, MinArgs: n, MaxArgs: n, Outputs: last,
 		Body: func(c *Call) (bool, error) {
 			var buf [4]float64
 			p := buf[:params]

@@ -23,22 +23,22 @@ func Skolem(values []kb.Term) kb.Term {
 
 func init() {
 	// makeTemp(?x): binds ?x to a new blank node.
-	Register(&Builtin{Name: "makeTemp", MinArgs: 1, MaxArgs: 1, Outputs: first,
+	register(&Builtin{Name: "makeTemp", MinArgs: 1, MaxArgs: 1, Outputs: first,
 		Body: func(c *Call) (bool, error) { return c.Bind(0, c.Env.NewBlank()), nil }})
 	// makeSkolem(?x, ?v1 ... ?vn): binds ?x to a blank node that is a
 	// function of the values, so firing twice makes one node.
-	Register(&Builtin{Name: "makeSkolem", MinArgs: 2, MaxArgs: -1, Outputs: first,
+	register(&Builtin{Name: "makeSkolem", MinArgs: 2, MaxArgs: -1, Outputs: first,
 		Body: func(c *Call) (bool, error) { return c.Bind(0, Skolem(c.Args[1:])), nil }})
 	// makeInstance(?x, ?p, [?t,] ?v): binds ?v to a blank node that is the
 	// one value of ?p for ?x (a skolem of x, p and the optional type t).
-	Register(&Builtin{Name: "makeInstance", MinArgs: 3, MaxArgs: 4, Outputs: last,
+	register(&Builtin{Name: "makeInstance", MinArgs: 3, MaxArgs: 4, Outputs: last,
 		Body: func(c *Call) (bool, error) {
 			n := len(c.Args)
 			key := append([]kb.Term{kb.IRI("urn:x-perfkb:makeInstance")}, c.Args[:n-1]...)
 			return c.Bind(n-1, Skolem(key)), nil
 		}})
 	// now(?x): binds ?x to the current xsd:dateTime.
-	Register(&Builtin{Name: "now", MinArgs: 1, MaxArgs: 1, Outputs: first,
+	register(&Builtin{Name: "now", MinArgs: 1, MaxArgs: 1, Outputs: first,
 		Body: func(c *Call) (bool, error) {
 			return c.Bind(0, kb.Literal(c.Env.Now().UTC().Format(time.RFC3339Nano), ontology.XSDDateTime)), nil
 		}})

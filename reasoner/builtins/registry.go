@@ -70,8 +70,12 @@ type Builtin struct {
 
 var registry = map[string]*Builtin{}
 
-// Register adds a builtin; it panics on a duplicate name. Call it from init.
-func Register(b *Builtin) {
+// register adds a builtin; it panics on a duplicate name. Only this
+// package's init functions call it, so the table is fixed once the program
+// starts: the registry is not mutable state (a program cannot add rule
+// builtins; SPARQL extension functions are registered per query in
+// query/function instead).
+func register(b *Builtin) {
 	if _, dup := registry[b.Name]; dup {
 		panic("builtins: duplicate builtin " + b.Name)
 	}

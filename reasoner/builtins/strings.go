@@ -17,20 +17,20 @@ func concat(args []kb.Term) string {
 func init() {
 	// strConcat(?a1 ... ?an, ?t): ?t is the plain literal of the
 	// arguments' lexical forms (IRIs as their IRI text) concatenated.
-	Register(&Builtin{Name: "strConcat", MinArgs: 1, MaxArgs: -1, Outputs: last,
+	register(&Builtin{Name: "strConcat", MinArgs: 1, MaxArgs: -1, Outputs: last,
 		Body: func(c *Call) (bool, error) {
 			n := len(c.Args)
 			return c.Bind(n-1, kb.String(concat(c.Args[:n-1]))), nil
 		}})
 	// uriConcat(?a1 ... ?an, ?t): as strConcat, binding an IRI.
-	Register(&Builtin{Name: "uriConcat", MinArgs: 1, MaxArgs: -1, Outputs: last,
+	register(&Builtin{Name: "uriConcat", MinArgs: 1, MaxArgs: -1, Outputs: last,
 		Body: func(c *Call) (bool, error) {
 			n := len(c.Args)
 			return c.Bind(n-1, kb.IRI(concat(c.Args[:n-1]))), nil
 		}})
 	// regex(?text, pattern [, ?m1 ... ?mn]): the whole lexical form of ?text
 	// matches pattern (Go RE2 syntax); ?mi bind to the capture groups.
-	Register(&Builtin{Name: "regex", MinArgs: 2, MaxArgs: -1,
+	register(&Builtin{Name: "regex", MinArgs: 2, MaxArgs: -1,
 		Outputs: func(n int) []int {
 			out := make([]int, 0, n)
 			for i := 2; i < n; i++ {

@@ -26,7 +26,7 @@ func isDType(l, dt kb.Term) bool {
 
 func init() {
 	test1 := func(name string, f func(t kb.Term) bool) {
-		Register(&Builtin{Name: name, MinArgs: 1, MaxArgs: 1,
+		register(&Builtin{Name: name, MinArgs: 1, MaxArgs: 1,
 			Body: func(c *Call) (bool, error) { return f(c.Args[0]), nil }})
 	}
 	isFunctor := func(t kb.Term) bool { return t.IsLiteral() && t.Datatype == FunctorDatatype }
@@ -37,15 +37,15 @@ func init() {
 	test1("isFunctor", isFunctor)
 	test1("notFunctor", func(t kb.Term) bool { return !isFunctor(t) })
 
-	Register(&Builtin{Name: "isDType", MinArgs: 2, MaxArgs: 2,
+	register(&Builtin{Name: "isDType", MinArgs: 2, MaxArgs: 2,
 		Body: func(c *Call) (bool, error) { return isDType(c.Args[0], c.Args[1]), nil }})
-	Register(&Builtin{Name: "notDType", MinArgs: 2, MaxArgs: 2,
+	register(&Builtin{Name: "notDType", MinArgs: 2, MaxArgs: 2,
 		Body: func(c *Call) (bool, error) { return !isDType(c.Args[0], c.Args[1]), nil }})
 
 	// bound(?x ...) / unbound(?x ...): every argument is (un)bound. In a
 	// forward rule every body variable is bound once the triple patterns
 	// match, so these run last.
-	Register(&Builtin{Name: "bound", MinArgs: 1, MaxArgs: -1, Deferred: true, Outputs: all,
+	register(&Builtin{Name: "bound", MinArgs: 1, MaxArgs: -1, Deferred: true, Outputs: all,
 		Body: func(c *Call) (bool, error) {
 			for i := range c.Args {
 				if !c.Bound(i) {
@@ -54,7 +54,7 @@ func init() {
 			}
 			return true, nil
 		}})
-	Register(&Builtin{Name: "unbound", MinArgs: 1, MaxArgs: -1, Deferred: true, Outputs: all,
+	register(&Builtin{Name: "unbound", MinArgs: 1, MaxArgs: -1, Deferred: true, Outputs: all,
 		Body: func(c *Call) (bool, error) {
 			for i := range c.Args {
 				if c.Bound(i) {
@@ -66,7 +66,7 @@ func init() {
 
 	// noValue(?s, ?p [, ?o]): no triple (s p o) is in the data, asserted or
 	// inferred so far. Non-monotonic: it runs after the triple patterns.
-	Register(&Builtin{Name: "noValue", MinArgs: 2, MaxArgs: 3, Deferred: true,
+	register(&Builtin{Name: "noValue", MinArgs: 2, MaxArgs: 3, Deferred: true,
 		Body: func(c *Call) (bool, error) {
 			var o kb.Term
 			if len(c.Args) == 3 {
