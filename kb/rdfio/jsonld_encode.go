@@ -3,7 +3,9 @@ package rdfio
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -222,6 +224,9 @@ func (e *jsonldEncoder) Encode(q Quad) error {
 	if e.closed {
 		return errors.New("rdfio: JSON-LD encoder used after Close")
 	}
+	if err := jsonldCheck(q); err != nil {
+		return err
+	}
 	e.header()
 	b := e.buf[:0]
 	if e.inGraph && q.G != e.graph || !e.inGraph && !q.G.IsZero() {
@@ -428,3 +433,78 @@ func appendJSONContent(b []byte, s string) []byte {
 }
 
 const hexDigit = "0123456789abcdef"
+
+// jsonldCheck reports a statement whose IRIs a JSON-LD processor would not
+// read back as themselves. JSON-LD takes IRIs to be RFC 3987 IRIs, and the
+// reader (json-gold) treats a string Go's url.Parse rejects — a '%' not
+// followed by two hex digits, a malformed host — as a relative IRI and
+// resolves it against the base (where it fails), while N-Triples and
+// Turtle allow such IRIs. Refusing them beats writing a document that
+// reads back as another graph.
+func jsonldCheck(q Quad) error {
+	for _, t := range [...]Term{q.S, q.P, q.O, q.G} {
+		iri := t.Value
+		switch t.Kind {
+		case KindIRI:
+		case KindLiteral:
+			iri = t.Datatype
+		default:
+			continue
+		}
+		if iri == "" || plainAbsoluteIRI(iri) {
+			continue
+		}
+		if u, err := url.Parse(iri); err != nil || !u.IsAbs() {
+			return fmt.Errorf("JSON-LD cannot write %v: a JSON-LD processor would read <%s> as a relative IRI (not an RFC 3987 absolute IRI)", t, iri)
+		}
+	}
+	return nil
+}
+
+// plainAbsoluteIRI is the fast path of jsonldCheck: a scheme of letters
+// and digits, then only characters url.Parse takes as they are in a path,
+// query or fragment.
+func plainAbsoluteIRI(iri string) bool {
+	colon := strings.IndexByte(iri, ':')
+	if colon < 1 || !isASCIILetter(iri[0]) {
+		return false
+	}
+	for i := 1; i < colon; i++ {
+		if c := iri[i]; !isASCIILetter(c) && (c < '0' || c > '9') && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	rest := iri[colon+1:]
+	if strings.HasPrefix(rest, "//") {
+		// A plain host name with an optional port; anything else (user
+		// info, IP literals, escapes) goes to url.Parse.
+		end := strings.IndexAny(rest[2:], "/?#")
+		if end < 0 {
+			end = len(rest) - 2
+		}
+		host, port, hasPort := strings.Cut(rest[2:2+end], ":")
+		for i := 0; i < len(host); i++ {
+			if c := host[i]; !isASCIILetter(c) && (c < '0' || c > '9') && c != '-' && c != '.' {
+				return false
+			}
+		}
+		for i := 0; i < len(port); i++ {
+			if port[i] < '0' || port[i] > '9' {
+				return false
+			}
+		}
+		if hasPort && port == "" {
+			return false
+		}
+		rest = rest[2+end:]
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if c == '%' || c == '[' || c == ']' || c < 0x21 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }

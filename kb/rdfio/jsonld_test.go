@@ -265,6 +265,9 @@ func FuzzJSONLD(f *testing.F) {
 		enc := jsonld.NewEncoder(&buf, EncoderOptions{})
 		for _, q := range quads {
 			if err := enc.Encode(q); err != nil {
+				if strings.Contains(err.Error(), "JSON-LD cannot write") {
+					return // an IRI JSON-LD cannot carry (jsonldCheck), refused
+				}
 				t.Fatal(err)
 			}
 		}
@@ -296,4 +299,33 @@ func dedupeQuads(g []Quad) map[Quad]bool {
 		m[q] = true
 	}
 	return m
+}
+
+// TestJSONLDCheck: IRIs a JSON-LD processor would read as relative are
+// refused; ordinary ones take the fast path or pass url.Parse.
+func TestJSONLDCheck(t *testing.T) {
+	tests := []struct {
+		iri  string
+		fast bool // plainAbsoluteIRI takes it
+		ok   bool
+	}{
+		{"http://example.org/a#b", true, true},
+		{"http://example.org:8080/a?q=1", true, true},
+		{"urn:x-perfkb:ontology", true, true},
+		{"http://[::1]/a", false, true},
+		{"http://user@example.org/", false, true},
+		{"http://example.org/%41", false, true},
+		{"A000:/00%0", false, false},
+		{"http://example.org/%zz", false, false},
+		{"http://example.org:port/", false, false},
+	}
+	for _, tc := range tests {
+		if got := plainAbsoluteIRI(tc.iri); got != tc.fast {
+			t.Errorf("plainAbsoluteIRI(%q) = %v, want %v", tc.iri, got, tc.fast)
+		}
+		err := jsonldCheck(Quad{S: Term{Kind: KindIRI, Value: tc.iri}, P: Term{Kind: KindIRI, Value: "http://e/p"}, O: Term{Kind: KindLiteral, Value: "x"}})
+		if (err == nil) != tc.ok {
+			t.Errorf("jsonldCheck(<%s>) = %v, want ok %v", tc.iri, err, tc.ok)
+		}
+	}
 }
