@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/xml"
 	"fmt"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -109,7 +110,7 @@ type jsonWriter struct {
 
 func (j *jsonWriter) AddHeadMember(name string, value []byte) {
 	j.extra = append(j.extra, ',')
-	j.extra = AppendJSONString(j.extra, name)
+	j.extra = rdfio.AppendJSONString(j.extra, name)
 	j.extra = append(j.extra, ':')
 	j.extra = append(j.extra, value...)
 }
@@ -121,7 +122,7 @@ func (j *jsonWriter) Begin(vars []string) error {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendJSONString(b, v)
+		b = rdfio.AppendJSONString(b, v)
 	}
 	b = append(b, ']')
 	b = append(b, j.extra...)
@@ -147,7 +148,7 @@ func (j *jsonWriter) Row(row []kb.Term) error {
 			b = append(b, ',')
 		}
 		n++
-		b = AppendJSONString(b, j.vars[i])
+		b = rdfio.AppendJSONString(b, j.vars[i])
 		b = append(b, ':')
 		b = AppendJSONTerm(b, t)
 	}
@@ -177,64 +178,23 @@ func AppendJSONTerm(b []byte, t kb.Term) []byte {
 	switch t.Kind {
 	case kb.KindIRI:
 		b = append(b, `{"type":"uri","value":`...)
-		b = AppendJSONString(b, t.Value)
+		b = rdfio.AppendJSONString(b, t.Value)
 	case kb.KindBlank:
 		b = append(b, `{"type":"bnode","value":`...)
-		b = AppendJSONString(b, t.Value)
+		b = rdfio.AppendJSONString(b, t.Value)
 	default:
 		b = append(b, `{"type":"literal","value":`...)
-		b = AppendJSONString(b, t.Value)
+		b = rdfio.AppendJSONString(b, t.Value)
 		switch {
 		case t.Lang != "":
 			b = append(b, `,"xml:lang":`...)
-			b = AppendJSONString(b, t.Lang)
+			b = rdfio.AppendJSONString(b, t.Lang)
 		case t.Datatype != "" && t.Datatype != kb.XSDString:
 			b = append(b, `,"datatype":`...)
-			b = AppendJSONString(b, t.Datatype)
+			b = rdfio.AppendJSONString(b, t.Datatype)
 		}
 	}
 	return append(b, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// AppendJSONString appends s as a JSON string. Like encoding/json it
-// escapes <, > and & (so a result is safe inside HTML) and U+2028/U+2029,
-// and replaces invalid UTF-8 with U+FFFD; it allocates nothing.
-func AppendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
 }
 
 // ---- XML (SPARQL Query Results XML Format) ----
