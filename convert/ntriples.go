@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/perfkb/perfkb/kb"
 )
@@ -104,69 +104,17 @@ func (s *NTriplesSink) discard(err error) error {
 	return err
 }
 
-// appendTriple appends q as an N-Triples line to b. Terms that need no
-// escaping (nearly all converted IRIs and numbers) are copied as they
-// are; others go through kb's escaping.
+// appendTriple appends q as an N-Triples line to b, through rdfio's term
+// encoder (the one N-Triples encoder).
 func appendTriple(b []byte, q kb.TermQuad) []byte {
-	b = appendTerm(b, q.S)
+	b = rdfio.AppendTermBytes(b, rdfioTerm(q.S))
 	b = append(b, ' ')
-	b = appendTerm(b, q.P)
+	b = rdfio.AppendTermBytes(b, rdfioTerm(q.P))
 	b = append(b, ' ')
-	b = appendTerm(b, q.O)
+	b = rdfio.AppendTermBytes(b, rdfioTerm(q.O))
 	return append(b, " .\n"...)
 }
 
-func appendTerm(b []byte, t kb.Term) []byte {
-	switch {
-	case t.Kind == kb.KindIRI && plainIRI(t.Value):
-		b = append(b, '<')
-		b = append(b, t.Value...)
-		return append(b, '>')
-	case t.Kind == kb.KindLiteral && t.Lang == "" && plainString(t.Value) && plainIRI(t.Datatype):
-		b = append(b, '"')
-		b = append(b, t.Value...)
-		b = append(b, '"')
-		if t.Datatype != "" && t.Datatype != kb.XSDString {
-			b = append(b, "^^<"...)
-			b = append(b, t.Datatype...)
-			b = append(b, '>')
-		}
-		return b
-	default:
-		var sb strings.Builder
-		t.AppendNTriples(&sb)
-		return append(b, sb.String()...)
-	}
+func rdfioTerm(t kb.Term) rdfio.Term {
+	return rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
 }
-
-// plainIRI reports whether an IRI needs no escaping in N-Triples.
-func plainIRI(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !iriSafe[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-// plainString reports whether a literal's lexical form needs no escaping.
-func plainString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !stringSafe[s[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-// iriSafe and stringSafe mark the ASCII bytes written as they are inside
-// <…> and "…" (non-ASCII bytes take the slow path).
-var iriSafe, stringSafe = func() (iri, str [256]bool) {
-	for c := 0x21; c < 0x7f; c++ {
-		iri[c] = !strings.ContainsRune(`<>"{}|^`+"`"+`\`, rune(c))
-	}
-	for c := 0x20; c < 0x7f; c++ {
-		str[c] = c != '"' && c != '\\'
-	}
-	return
-}()

@@ -13,9 +13,8 @@ import (
 	"github.com/perfkb/perfkb/kb"
 )
 
-// The fast path of appendTerm must write exactly what kb's escaping
-// writes.
-func TestAppendTermMatchesKB(t *testing.T) {
+// appendTriple writes the N-Triples line kb writes for the statement.
+func TestAppendTripleMatchesKB(t *testing.T) {
 	terms := []kb.Term{
 		kb.IRI("http://perfkb.example/site/a/rs/17/timing/wtime"),
 		kb.IRI("http://x.example/a b"), kb.IRI("http://x.example/ä"), kb.IRI("http://x.example/{x}"), kb.IRI(`http://x.example/\`),
@@ -24,8 +23,9 @@ func TestAppendTermMatchesKB(t *testing.T) {
 		kb.LangLiteral("hallo", "de"), kb.Blank("b1"), kb.String(""),
 	}
 	for _, tm := range terms {
-		if fast := appendTerm(nil, tm); string(fast) != tm.String() {
-			t.Errorf("appendTerm(%#v) = %s; kb writes %s", tm, fast, tm.String())
+		q := kb.TermQuad{S: kb.IRI("http://x.example/s"), P: kb.IRI("http://x.example/p"), O: tm}
+		if got, want := string(appendTriple(nil, q)), q.String()+"\n"; got != want {
+			t.Errorf("appendTriple(%v) = %q; kb writes %q", tm, got, want)
 		}
 	}
 }
@@ -72,5 +72,19 @@ func TestLineSorterSpills(t *testing.T) {
 		if got := b.String(); got != strings.Join(want, "") {
 			t.Errorf("%s: %d bytes, want %d", name, len(got), len(strings.Join(want, "")))
 		}
+	}
+}
+
+// BenchmarkAppendTriple: the converters' N-Triples line writing, on the
+// terms a SCALEA conversion writes (plain IRIs, numbers, short strings).
+func BenchmarkAppendTriple(b *testing.B) {
+	qs := []kb.TermQuad{
+		{S: kb.IRI("http://perfkb.example/site/a/exp/1/rs/p0t0/17"), P: kb.IRI("http://www.par.univie.ac.at/project/scalea/perfonto#hasMetric"), O: kb.IRI("http://perfkb.example/site/a/exp/1/rs/p0t0/17/m/wtime")},
+		{S: kb.IRI("http://perfkb.example/site/a/exp/1/rs/p0t0/17/m/wtime"), P: kb.IRI("http://www.par.univie.ac.at/project/scalea/perfonto#hasMetricValue"), O: kb.Literal("4.75E2", "http://www.w3.org/2001/XMLSchema#double")},
+		{S: kb.IRI("http://perfkb.example/site/a/exp/1/rs/p0t0/17/m/wtime"), P: kb.IRI("http://www.par.univie.ac.at/project/scalea/perfonto#hasMetricName"), O: kb.String("wtime")},
+	}
+	var line []byte
+	for i := 0; b.Loop(); i++ {
+		line = appendTriple(line[:0], qs[i%len(qs)])
 	}
 }

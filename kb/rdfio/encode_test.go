@@ -267,3 +267,26 @@ func lowerLangs(qs []Quad) []Quad {
 	}
 	return out
 }
+
+// TestAppendTermBytes: the byte-slice fast path writes what AppendTerm
+// writes, for plain terms and for those that need escaping.
+func TestAppendTermBytes(t *testing.T) {
+	terms := []Term{
+		{Kind: KindIRI, Value: "http://perfkb.example/site/a/rs/17/timing/wtime"},
+		{Kind: KindIRI, Value: "http://x.example/a b"}, {Kind: KindIRI, Value: "http://x.example/ä"},
+		{Kind: KindIRI, Value: "http://x.example/{x}"}, {Kind: KindIRI, Value: `http://x.example/\`}, {Kind: KindIRI, Value: "http://x.example/\x7f"},
+		{Kind: KindLiteral, Value: "gsr410"}, {Kind: KindLiteral, Value: `say "hi"`}, {Kind: KindLiteral, Value: "line\nbreak"},
+		{Kind: KindLiteral, Value: "tab\t"}, {Kind: KindLiteral, Value: "ümlaut"}, {Kind: KindLiteral, Value: "\x7f"}, {Kind: KindLiteral, Value: ""},
+		{Kind: KindLiteral, Value: "4.75", Datatype: "http://www.w3.org/2001/XMLSchema#double"},
+		{Kind: KindLiteral, Value: "x", Datatype: XSDString},
+		{Kind: KindLiteral, Value: "x", Datatype: "http://x.example/dt with space"},
+		{Kind: KindLiteral, Value: "hallo", Lang: "de"}, {Kind: KindBlank, Value: "b1"},
+	}
+	for _, tm := range terms {
+		var want strings.Builder
+		AppendTerm(&want, tm)
+		if got := string(AppendTermBytes([]byte("x"), tm)); got != "x"+want.String() {
+			t.Errorf("AppendTermBytes(%#v) = %q, AppendTerm writes %q", tm, got[1:], want.String())
+		}
+	}
+}

@@ -197,3 +197,74 @@ func EscapeString[W TextWriter](b W, s string) {
 func syntaxError(source string, line, col int, msg string) *textpos.Error {
 	return &textpos.Error{Pos: textpos.Position{Source: source, Line: line, Column: col}, Msg: msg}
 }
+
+// Bytes is a TextWriter that appends to a byte slice, for callers that
+// build whole lines in a buffer of their own (the converters' sorted
+// N-Triples output, the sample generator) and still want the one term
+// encoder, AppendTerm.
+type Bytes []byte
+
+// Write appends p.
+func (b *Bytes) Write(p []byte) (int, error) { *b = append(*b, p...); return len(p), nil }
+
+// WriteString appends s.
+func (b *Bytes) WriteString(s string) (int, error) { *b = append(*b, s...); return len(s), nil }
+
+// WriteByte appends c.
+func (b *Bytes) WriteByte(c byte) error { *b = append(*b, c); return nil }
+
+// WriteRune appends r in UTF-8.
+func (b *Bytes) WriteRune(r rune) (int, error) {
+	n := len(*b)
+	*b = utf8.AppendRune(*b, r)
+	return len(*b) - n, nil
+}
+
+// AppendTermBytes appends t in N-Triples syntax to b, as AppendTerm
+// writes it. Terms that need no escaping (nearly all IRIs and numbers a
+// converter writes) are copied with plain appends, which is about three
+// times faster than going through a TextWriter.
+func AppendTermBytes(b []byte, t Term) []byte {
+	switch {
+	case t.Kind == KindIRI && asciiPlain(t.Value, &outIRIPlain):
+		b = append(b, '<')
+		b = append(b, t.Value...)
+		return append(b, '>')
+	case t.Kind == KindLiteral && t.Lang == "" && asciiPlain(t.Value, &outStringPlain) &&
+		(t.Datatype == "" || t.Datatype == XSDString || asciiPlain(t.Datatype, &outIRIPlain)):
+		b = append(b, '"')
+		b = append(b, t.Value...)
+		b = append(b, '"')
+		if t.Datatype != "" && t.Datatype != XSDString {
+			b = append(b, "^^<"...)
+			b = append(b, t.Datatype...)
+			b = append(b, '>')
+		}
+		return b
+	}
+	buf := Bytes(b)
+	AppendTerm(&buf, t)
+	return buf
+}
+
+// asciiPlain reports whether s is ASCII written as it is under table.
+func asciiPlain(s string, table *[256]bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !table[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// outIRIPlain and outStringPlain mark the ASCII bytes EscapeIRI and EscapeString
+// write as they are (non-ASCII bytes take the general path).
+var outIRIPlain, outStringPlain = func() (iri, str [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		iri[c] = !strings.ContainsRune(`<>"{}|^`+"`"+`\`, rune(c))
+	}
+	for c := 0x20; c < 0x7f; c++ {
+		str[c] = c != '"' && c != '\\'
+	}
+	return
+}()

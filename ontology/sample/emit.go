@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -88,8 +89,9 @@ func (e *emitter) term(s []byte, pred, term string) {
 func (e *emitter) str(s []byte, pred, v string) {
 	e.begin(s, pred)
 	e.line = append(e.line, '"')
-	e.line = appendEscaped(e.line, v)
-	e.line = append(e.line, '"')
+	buf := rdfio.Bytes(e.line)
+	rdfio.EscapeString(&buf, v) // the one N-Triples string escaping
+	e.line = append(buf, '"')
 	e.end()
 }
 
@@ -127,24 +129,4 @@ func appendDouble(b []byte, v float64) []byte {
 		r = v
 	}
 	return strconv.AppendFloat(b, r, 'f', -1, 64)
-}
-
-func appendEscaped(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"':
-			b = append(b, '\\', '"')
-		case '\\':
-			b = append(b, '\\', '\\')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, c)
-		}
-	}
-	return b
 }
