@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -259,26 +259,13 @@ func parseCSV(s string) [][]string {
 // <iri>, _:label, "lexical"[@lang|^^<dt>], or a bare number / boolean.
 func ParseTerm(s string) (kb.Term, error) {
 	switch {
-	case strings.HasPrefix(s, "<") && strings.HasSuffix(s, ">"):
-		return kb.IRI(unescape(s[1 : len(s)-1])), nil
-	case strings.HasPrefix(s, "_:"):
-		return kb.Blank(s[2:]), nil
-	case strings.HasPrefix(s, `"`):
-		end := strings.LastIndex(s, `"`)
-		if end <= 0 {
-			return kb.Term{}, fmt.Errorf("unterminated literal %s", s)
+	case strings.HasPrefix(s, "<"), strings.HasPrefix(s, "_:"), strings.HasPrefix(s, `"`):
+		// An N-Triples term: the one term decoder, rdfio's.
+		t, err := rdfio.ParseTerm(s)
+		if err != nil {
+			return kb.Term{}, err
 		}
-		lex := unescape(s[1:end])
-		rest := s[end+1:]
-		switch {
-		case rest == "":
-			return kb.String(lex), nil
-		case strings.HasPrefix(rest, "@"):
-			return kb.LangLiteral(lex, rest[1:]), nil
-		case strings.HasPrefix(rest, "^^<") && strings.HasSuffix(rest, ">"):
-			return kb.Literal(lex, rest[3:len(rest)-1]), nil
-		}
-		return kb.Term{}, fmt.Errorf("bad literal suffix in %s", s)
+		return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}, nil
 	case s == "true" || s == "false":
 		return kb.Literal(s, ontology.XSDBoolean), nil
 	}
@@ -292,48 +279,4 @@ func ParseTerm(s string) (kb.Term, error) {
 		return kb.Literal(s, ontology.XSDDouble), nil
 	}
 	return kb.Term{}, fmt.Errorf("cannot parse term %q", s)
-}
-
-func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 't':
-			b.WriteByte('\t')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'u', 'U':
-			n := 4
-			if s[i] == 'U' {
-				n = 8
-			}
-			if i+n < len(s) {
-				if v, err := strconv.ParseUint(s[i+1:i+1+n], 16, 32); err == nil {
-					b.WriteRune(rune(v))
-					i += n
-					continue
-				}
-			}
-			b.WriteByte('\\')
-			b.WriteByte(s[i])
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String()
 }
