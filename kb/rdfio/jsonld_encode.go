@@ -106,12 +106,8 @@ func (e *jsonldEncoder) header() {
 func (e *jsonldEncoder) collisions(off []string, ts ...Term) []string {
 	var out []string
 	for _, t := range ts {
-		iri := t.Value
-		switch t.Kind {
-		case KindIRI:
-		case KindLiteral:
-			iri = t.Datatype
-		default:
+		iri, ok := termIRI(t)
+		if !ok {
 			continue
 		}
 		scheme, _, ok := strings.Cut(iri, ":")
@@ -443,12 +439,8 @@ const hexDigit = "0123456789abcdef"
 // reads back as another graph.
 func jsonldCheck(q Quad) error {
 	for _, t := range [...]Term{q.S, q.P, q.O, q.G} {
-		iri := t.Value
-		switch t.Kind {
-		case KindIRI:
-		case KindLiteral:
-			iri = t.Datatype
-		default:
+		iri, ok := termIRI(t)
+		if !ok {
 			continue
 		}
 		if iri == "" || plainAbsoluteIRI(iri) {
@@ -508,3 +500,15 @@ func plainAbsoluteIRI(iri string) bool {
 }
 
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// termIRI is the IRI a term writes in JSON-LD: an IRI's own, a literal's
+// datatype; false for blank nodes.
+func termIRI(t Term) (string, bool) {
+	switch t.Kind {
+	case KindIRI:
+		return t.Value, true
+	case KindLiteral:
+		return t.Datatype, true
+	}
+	return "", false
+}
