@@ -88,7 +88,7 @@ type Options struct {
 	// together (a server's); past it a query fails with a *LimitError
 	// whose Busy is true.
 	MemoryPool *eval.MemoryPool
-	// Yield is called every few thousand evaluation steps; a scheduler may
+	// Yield is called every YieldEvery evaluation steps; a scheduler may
 	// block in it (see eval.Options.Yield).
 	Yield func(ctx context.Context) error
 	// NoOptimize runs the algebra as written, without the optimizer's
@@ -118,6 +118,10 @@ type Prepared struct {
 
 // Form returns the query form (SELECT, ASK, CONSTRUCT, DESCRIBE).
 func (p *Prepared) Form() algebra.QueryForm { return p.Query.Form }
+
+// YieldEvery is how many evaluation steps come between two calls of
+// Options.Yield, so that a scheduler can count a query's work.
+const YieldEvery = eval.YieldEvery
 
 // Prepare parses and statically checks a query.
 func Prepare(text string, opts Options) (*Prepared, error) {

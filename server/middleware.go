@@ -33,7 +33,11 @@ func (s *Server) recoverer(c *gin.Context) {
 			s.opts.Logger.Warn("response aborted mid-stream", "method", c.Request.Method, "path", c.Request.URL.Path, "error", msg)
 			panic(r)
 		}
-		s.opts.Logger.Error("handler panic", "path", c.Request.URL.Path, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		stack := debug.Stack()
+		if tp, ok := r.(*threadPanic); ok {
+			r, stack = tp.value, tp.stack // where it happened, not where ownThread passed it on
+		}
+		s.opts.Logger.Error("handler panic", "path", c.Request.URL.Path, "panic", fmt.Sprint(r), "stack", string(stack))
 		if !c.Writer.Written() {
 			respondError(c, fmt.Errorf("internal error: %v", r))
 		} else {

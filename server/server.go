@@ -80,6 +80,11 @@ type Options struct {
 	// PublicBase is the server's absolute base IRI (for minted graph names
 	// and relative IRIs in requests); empty: http://LISTEN-ADDRESS.
 	PublicBase string
+	// ThreadPerQuery runs each SPARQL request on an OS thread of its own,
+	// so that the query service can lower the priority of a query that
+	// turns out to be long (LowerPriority; Linux only, elsewhere it has no
+	// effect).
+	ThreadPerQuery bool
 	// Advice is advice per problem class from rule files the server was
 	// started with (perfkb serve --advice), on top of the shipped rule
 	// sets' (GET /rules/advice, server/advice.go).
@@ -177,9 +182,9 @@ func (s *Server) routes() *gin.Engine {
 	// limit, concurrency limit. A POST to /sparql reads its (bounded) body
 	// before it takes a slot, so clients that stall while sending never
 	// hold one.
-	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.bufferBody, s.limit, compress, s.sparqlPost)
+	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.bufferBody, s.limit, compress, s.ownThread, s.sparqlPost)
 	data := e.Group("/", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.limit, compress)
-	data.GET("/sparql", s.sparqlGet)
+	data.GET("/sparql", s.ownThread, s.sparqlGet)
 	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete} {
 		data.Handle(method, "/data", s.graphStore)
 		data.Handle(method, "/data/*graph", s.graphStore) // direct graph identification

@@ -53,6 +53,7 @@ type config struct {
 	readRate, writeRate         float64
 	hostileRate                 float64
 	serveArgs                   string
+	latencyLog                  string
 	// role "readers" runs only the readers against target and prints
 	// their latencies as JSON: the parent measures reads in a process of
 	// their own (see readersProcess).
@@ -76,6 +77,7 @@ func main() {
 	flag.StringVar(&c.shared, "shared", "../shared", "folder with w3c-rdf and w3c-sparql (hostile inputs)")
 	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
+	flag.StringVar(&c.latencyLog, "latency-log", "", "write each read's phase, start (Unix ns), latency (ns) and query number to this file, to see what slow reads overlapped")
 	flag.StringVar(&c.role, "role", "", "internal: \"readers\" runs only the readers against -target and prints their latencies")
 	flag.StringVar(&c.target, "target", "", "internal: the server's base URL for -role readers")
 	flag.Parse()
@@ -100,7 +102,7 @@ func main() {
 		runReaders(ctx, c.target, c.readers, c.readRate, lat)
 		lat.mu.Lock()
 		defer lat.mu.Unlock()
-		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Errors: lat.errors}); err != nil {
+		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Starts: lat.starts, Queries: lat.queries, Errors: lat.errors}); err != nil {
 			os.Exit(1)
 		}
 		return
@@ -218,6 +220,11 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
+	if c.latencyLog != "" {
+		if err := writeLatencyLog(c.latencyLog, base, loaded); err != nil {
+			return err
+		}
+	}
 	p99b, p99l := base.quantile(0.99), loaded.quantile(0.99)
 	fmt.Printf("acknowledged writes lost: %d before restart, %d after\n", lost, lostAfter)
 	fmt.Printf("read p99: unloaded %v, loaded %v (%.2fx)\n", p99b, p99l, float64(p99l)/float64(p99b))
@@ -227,9 +234,26 @@ func run(c config) error {
 	return nil
 }
 
+// writeLatencyLog writes one line per read: phase, start, latency and
+// query number.
+func writeLatencyLog(path string, base, loaded *latencies) error {
+	var b bytes.Buffer
+	for _, phase := range []struct {
+		name string
+		l    *latencies
+	}{{"unloaded", base}, {"loaded", loaded}} {
+		for i, d := range phase.l.d {
+			fmt.Fprintf(&b, "%s %d %d %d\n", phase.name, phase.l.starts[i], d.Nanoseconds(), phase.l.queries[i])
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
 // readerReport is what a -role readers process prints.
 type readerReport struct {
 	Latencies []time.Duration
+	Starts    []int64 // each read's scheduled start, Unix ns
+	Queries   []int   // each read's index in readQueries
 	Errors    int
 }
 
@@ -251,7 +275,7 @@ func readersProcess(c config, base string, d time.Duration) (*latencies, error) 
 	if err := json.Unmarshal(out, &r); err != nil {
 		return nil, fmt.Errorf("readers process: %w", err)
 	}
-	return &latencies{d: r.Latencies, errors: r.Errors}, nil
+	return &latencies{d: r.Latencies, starts: r.Starts, queries: r.Queries, errors: r.Errors}, nil
 }
 
 // server is a running `perfkb serve`.
@@ -336,18 +360,22 @@ func (s *server) rss() int64 {
 
 // latencies collects read latencies.
 type latencies struct {
-	mu     sync.Mutex
-	d      []time.Duration
-	errors int
+	mu      sync.Mutex
+	d       []time.Duration
+	starts  []int64 // Unix ns, beside d
+	queries []int   // index in readQueries, beside d
+	errors  int
 }
 
 func newLatencies() *latencies { return &latencies{} }
 
-func (l *latencies) add(d time.Duration, ok bool) {
+func (l *latencies) add(start time.Time, query int, d time.Duration, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if ok {
 		l.d = append(l.d, d)
+		l.starts = append(l.starts, start.UnixNano())
+		l.queries = append(l.queries, query)
 	} else {
 		l.errors++
 	}
@@ -432,7 +460,8 @@ func runReaders(ctx context.Context, base string, n int, rate float64, lat *late
 				if !more {
 					return
 				}
-				q := readQueries[k%len(readQueries)]
+				qi := k % len(readQueries)
+				q := readQueries[qi]
 				resp, err := client.PostForm(base+"/sparql", url.Values{"query": {q}})
 				ok := err == nil && resp.StatusCode == http.StatusOK
 				if err == nil {
@@ -440,7 +469,7 @@ func runReaders(ctx context.Context, base string, n int, rate float64, lat *late
 					resp.Body.Close()
 				}
 				if ctx.Err() == nil {
-					lat.add(time.Since(start), ok)
+					lat.add(start, qi, time.Since(start), ok)
 				}
 			}
 		}()

@@ -147,6 +147,9 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		MaxConcurrent: f.maxConcurrent,
 		QueueWait:     f.queueWait,
 		Advice:        f.advice.list,
+		// A long query's thread gets a lower priority: each query
+		// needs a thread of its own for that.
+		ThreadPerQuery: f.long.after > 0 && f.long.nice > 0,
 	}
 	f.exposure.apply(&opts)
 	f.queryMemory.apply(&opts)
@@ -191,7 +194,7 @@ SIGTERM stop the server after the requests in flight finish.`,
 			if err != nil {
 				return err
 			}
-			flags.long.spareProcessor(logger)
+			flags.long.tuneRuntime(logger)
 			ctx := cmd.Context()
 			ds, err := app.OpenStore(ctx)
 			if err != nil {

@@ -78,7 +78,7 @@ type Options struct {
 	// with the other queries sharing the pool (a *LimitError naming
 	// LimitQueryMemoryTotal, Busy).
 	MemoryPool *MemoryPool
-	// Yield, when set, is called every few thousand evaluation steps. A
+	// Yield, when set, is called every YieldEvery evaluation steps. A
 	// server's scheduler may block in it, so that queries which have run
 	// long wait while short ones run; an error stops the query with it.
 	Yield func(ctx context.Context) error
@@ -117,10 +117,14 @@ type executor struct {
 	plan     *opt.Plan  // the optimizer's plan of the pattern being compiled
 }
 
-// check reports cancellation every few thousand calls.
+// YieldEvery is how many evaluation steps (a row visited, joined or
+// tested) come between two calls of Options.Yield.
+const YieldEvery = 1024
+
+// check reports cancellation every YieldEvery calls.
 func (ex *executor) check() error {
 	ex.ticks++
-	if ex.ticks&1023 != 0 {
+	if ex.ticks%YieldEvery != 0 {
 		return nil
 	}
 	if err := ctxErr(ex.ctx); err != nil {

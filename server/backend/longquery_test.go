@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/perfkb/perfkb/query"
 )
 
 // TestLongQueries: a query past the age limit pauses at its checkpoints
@@ -160,6 +162,33 @@ func TestLongQueryRests(t *testing.T) {
 	q.yield(ctx)
 	if d := time.Since(start); d > 15*time.Millisecond {
 		t.Errorf("a long query with no short ones around rested %v", d)
+	}
+	q.end()
+}
+
+// TestLongQuerySteps: a query is long once it has taken Steps evaluation
+// steps, however little time that took; with Steps 0 only its age counts.
+func TestLongQuerySteps(t *testing.T) {
+	ctx := context.Background()
+	l := NewLongQueries(time.Hour, 1)
+	l.Burst, l.Steps = 0, 3*query.YieldEvery
+	q := l.begin()
+	for i := 1; i <= 3; i++ {
+		if err := q.yield(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if long := q.state.Load() == queryLong; long != (i == 3) {
+			t.Fatalf("after %d checkpoints: long %v, want %v", i, long, i == 3)
+		}
+	}
+	q.end()
+	l.Steps = 0
+	q = l.begin()
+	for range 10 {
+		q.yield(ctx)
+	}
+	if q.state.Load() != queryShort {
+		t.Error("a young query became long by its steps with Steps 0")
 	}
 	q.end()
 }

@@ -1,0 +1,113 @@
+package backend
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/ontology/sample"
+	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/server"
+)
+
+// The main goroutine keeps the main thread, as in cmd/perfkb: the runtime
+// cannot end that thread, so server.LowerPriority leaves a request there
+// alone.
+func init() { runtime.LockOSThread() }
+
+// nicedThreads lists this process's threads running at nice.
+func nicedThreads(t *testing.T, nice string) []string {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/self/task/*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range stats {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // the thread ended
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 16 && f[16] == nice { // nice is field 19 of stat(5)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestLongQueryLowersItsThread runs the real engine behind the real
+// server: a cross join, long by its steps, runs on a thread at the
+// scheduler's nice value while it lasts, and that thread is gone once the
+// request is; a short query alongside is not lowered.
+func TestLongQueryLowersItsThread(t *testing.T) {
+	const nice = "9"
+	if len(nicedThreads(t, nice)) > 0 {
+		t.Skip("threads of this process already run at nice " + nice)
+	}
+	ds := native.OpenMemory()
+	var buf bytes.Buffer
+	if _, err := sample.Generate(context.Background(), &buf, sample.Options{Sites: 1, Triples: 5000, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kb.Load(context.Background(), ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+		t.Fatal(err)
+	}
+	long := NewLongQueries(time.Hour, 1) // long by steps only
+	long.Steps, long.Nice = 4*query.YieldEvery, 9
+	store := server.NewDatasetStore(ds)
+	ts := httptest.NewServer(server.New(server.Options{
+		Query: &QueryEngine{DS: ds, Long: long}, Graphs: store, Store: store, ThreadPerQuery: true,
+	}))
+	defer ts.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet,
+			ts.URL+"/sparql?timeout=30&query="+url.QueryEscape("SELECT (COUNT(*) AS ?n) { ?s ?p ?o . ?a ?b ?c }"), nil)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(nicedThreads(t, nice)) == 0 {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatal("no thread ran at nice " + nice + " while the cross join ran")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := len(nicedThreads(t, nice)); n != 1 {
+		t.Errorf("%d threads at nice %s, want the long query's one", n, nice)
+	}
+	resp, err := http.Get(ts.URL + "/sparql?query=" + url.QueryEscape("ASK { ?s ?p ?o }"))
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("a short query beside the long one: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	if n := len(nicedThreads(t, nice)); n != 1 {
+		t.Errorf("%d threads at nice %s after a short query, want 1", n, nice)
+	}
+	cancel()
+	<-done
+	deadline = time.Now().Add(10 * time.Second)
+	for len(nicedThreads(t, nice)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("threads still at nice %s after the long query ended: %v", nice, nicedThreads(t, nice))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,105 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+
+	"github.com/gin-gonic/gin"
+)
+
+// requestThread is the OS thread a request runs on when the server gives
+// it one of its own (ownThread).
+type requestThread struct {
+	mu      sync.Mutex
+	tid     int
+	lowered bool // its priority was lowered: the thread must end with the request
+	ended   bool
+}
+
+type requestThreadKey struct{}
+
+// ownThread runs the rest of the request's handlers on a goroutine locked
+// to an OS thread, so that LowerPriority can lower that thread's priority
+// when the request's work turns out to be long. A thread whose priority
+// was lowered ends with the request (its goroutine exits still locked,
+// and the Go runtime then discards the thread): an unprivileged process
+// cannot raise a priority again, and the thread must not go on to serve
+// other requests at the lower one. A thread left alone goes back to the
+// runtime. The goroutine is locked before the handlers start because the
+// query engine's iterators are coroutines, which must run under the same
+// thread lock as the goroutine that created them. Where threads cannot be
+// told apart (not Linux), the handlers run as usual.
+func (s *Server) ownThread(c *gin.Context) {
+	if !threadPriorities || !s.opts.ThreadPerQuery {
+		c.Next()
+		return
+	}
+	done := make(chan any, 1)
+	go func() {
+		runtime.LockOSThread()
+		t := &requestThread{tid: threadID()}
+		c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestThreadKey{}, t))
+		defer func() {
+			r := recover()
+			if r != nil && r != http.ErrAbortHandler {
+				r = &threadPanic{value: r, stack: debug.Stack()}
+			}
+			if !t.end() {
+				runtime.UnlockOSThread()
+			}
+			done <- r
+		}()
+		c.Next()
+	}()
+	if r := <-done; r != nil {
+		panic(r) // to the recoverer, on the request's own goroutine
+	}
+}
+
+// end marks the request done and reports whether its thread must end
+// with it.
+func (t *requestThread) end() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.ended = true
+	return t.lowered
+}
+
+// threadPanic carries a panic from a request's own thread to the
+// recoverer with the stack where it happened.
+type threadPanic struct {
+	value any
+	stack []byte
+}
+
+// LowerPriority lowers the OS scheduling priority of the thread serving
+// the request of ctx to nice (1 to 19; Linux), so that the kernel runs
+// the threads of other requests first when they compete for a processor,
+// and reports whether it did. Only requests the server runs on a thread of
+// their own (SPARQL queries) can be lowered, once; the thread ends with
+// the request, so the lower priority never outlives it. The process's
+// main thread cannot end and is never lowered: a program should keep it
+// for its main goroutine (runtime.LockOSThread in an init), as
+// cmd/perfkb does, so that requests run elsewhere.
+func LowerPriority(ctx context.Context, nice int) bool {
+	t, _ := ctx.Value(requestThreadKey{}).(*requestThread)
+	// The process's main thread cannot end: the runtime parks it for
+	// good instead, so a request that happens to run on it is left alone.
+	if t == nil || nice <= 0 || t.tid == os.Getpid() {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended || t.lowered {
+		return false
+	}
+	if err := setNice(t.tid, min(nice, 19)); err != nil {
+		return false
+	}
+	t.lowered = true
+	return true
+}

@@ -1,0 +1,13 @@
+//go:build !linux
+
+package server
+
+import "errors"
+
+// threadPriorities: elsewhere a priority belongs to the process, not to
+// one thread.
+const threadPriorities = false
+
+func threadID() int { return 0 }
+
+func setNice(tid, nice int) error { return errors.New("thread priorities are Linux only") }
