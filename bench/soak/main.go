@@ -54,6 +54,7 @@ type config struct {
 	hostileRate                 float64
 	serveArgs                   string
 	latencyLog                  string
+	loadNice                    int
 	// role "readers" runs only the readers against target and prints
 	// their latencies as JSON: the parent measures reads in a process of
 	// their own (see readersProcess).
@@ -78,6 +79,7 @@ func main() {
 	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
 	flag.StringVar(&c.latencyLog, "latency-log", "", "write each read's phase, start (Unix ns), latency (ns) and query number to this file, to see what slow reads overlapped")
+	flag.IntVar(&c.loadNice, "load-nice", 0, "during the loaded phase, run this process (writers, stalled and hostile clients) at this nice value, below the server and the readers, as if those clients were on other machines (0: unchanged)")
 	flag.StringVar(&c.role, "role", "", "internal: \"readers\" runs only the readers against -target and prints their latencies")
 	flag.StringVar(&c.target, "target", "", "internal: the server's base URL for -role readers")
 	flag.Parse()
@@ -146,7 +148,7 @@ func run(c config) error {
 	fmt.Printf("server pid %d on %s; %d hostile inputs\n", srv.cmd.Process.Pid, srv.base, len(hostileInputs))
 
 	// Unloaded baseline: the readers alone.
-	base, err := readersProcess(c, srv.base, c.baseline)
+	base, err := readersProcess(c, srv.base, c.baseline, nil)
 	if err != nil {
 		return err
 	}
@@ -164,7 +166,21 @@ func run(c config) error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.duration)
 	var wg sync.WaitGroup
 	wg.Add(5)
-	go func() { defer wg.Done(); loaded, loadedErr = readersProcess(c, srv.base, c.duration) }()
+	readersUp := make(chan struct{})
+	go func() {
+		defer wg.Done()
+		loaded, loadedErr = readersProcess(c, srv.base, c.duration, func() { close(readersUp) })
+	}()
+	<-readersUp
+	// This process is the other clients' machine from here on: it runs
+	// below the server and the readers, as clients elsewhere would not
+	// take their processors.
+	if c.loadNice > 0 {
+		if err := niceSelf(c.loadNice); err != nil {
+			cancel()
+			return err
+		}
+	}
 	go func() {
 		defer wg.Done()
 		runWriters(ctx, srv.base, c.writers, c.writeRate, &acked, &writeErrs)
@@ -257,9 +273,36 @@ type readerReport struct {
 	Errors    int
 }
 
+// niceSelf lowers the priority of every thread of this process (new
+// threads inherit it).
+func niceSelf(nice int) error {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return fmt.Errorf("-load-nice: %w", err)
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, tid, nice); err != nil {
+			return fmt.Errorf("-load-nice: thread %d: %w", tid, err)
+		}
+	}
+	return nil
+}
+
 // readersProcess runs the readers for d in a child process (this program
-// with -role readers) and returns their latencies.
-func readersProcess(c config, base string, d time.Duration) (*latencies, error) {
+// with -role readers) and returns their latencies; started, when set, is
+// called once the process runs (or failed to start).
+func readersProcess(c config, base string, d time.Duration, started func()) (*latencies, error) {
+	notify := func() {
+		if started != nil {
+			started()
+			started = nil
+		}
+	}
+	defer notify()
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -267,12 +310,18 @@ func readersProcess(c config, base string, d time.Duration) (*latencies, error) 
 	cmd := exec.Command(self, "-role", "readers", "-target", base, "-duration", d.String(),
 		"-readers", strconv.Itoa(c.readers), "-read-rate", strconv.FormatFloat(c.readRate, 'g', -1, 64))
 	cmd.Stderr = os.Stdout
-	out, err := cmd.Output()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err = cmd.Start()
+	notify()
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("readers process: %w", err)
 	}
 	var r readerReport
-	if err := json.Unmarshal(out, &r); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return nil, fmt.Errorf("readers process: %w", err)
 	}
 	return &latencies{d: r.Latencies, starts: r.Starts, queries: r.Queries, errors: r.Errors}, nil
