@@ -69,9 +69,19 @@ func startVirtuoso(t testing.TB, dir string) *virtuosoProc {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	v := &virtuosoProc{dir: dir, exited: make(chan struct{}),
-		sqlAddr:  fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t)),
-		httpAddr: fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))}
+	v := &virtuosoProc{dir: dir}
+	v.launch(t)
+	t.Cleanup(func() { v.stop() })
+	return v
+}
+
+// launch starts virtuoso-t on ports that were free a moment ago.
+func (v *virtuosoProc) launch(t testing.TB) {
+	t.Helper()
+	dir := v.dir
+	v.exited = make(chan struct{})
+	v.sqlAddr = fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
+	v.httpAddr = fmt.Sprintf("127.0.0.1:%d", freeLoopbackPort(t))
 	// A small instance: the site holds a few thousand triples.
 	ini := fmt.Sprintf(`[Database]
 DatabaseFile = %[1]s/virtuoso.db
@@ -114,9 +124,8 @@ MaxQueryExecutionTime = 60
 	if err := v.cmd.Start(); err != nil {
 		t.Fatalf("virtuoso-t: %v", err)
 	}
-	go func() { v.cmd.Wait(); log.Close(); close(v.exited) }()
-	t.Cleanup(v.stop)
-	return v
+	cmd, exited := v.cmd, v.exited
+	go func() { cmd.Wait(); log.Close(); close(exited) }()
 }
 
 func (v *virtuosoProc) stop() {
@@ -140,13 +149,23 @@ func (v *virtuosoProc) logTail() string {
 	return s[max(0, len(s)-2000):]
 }
 
-// ready waits until the SQL and HTTP listeners answer.
+// ready waits until the SQL and HTTP listeners answer. A port taken by
+// another process between freeLoopbackPort and virtuoso-t's listen (the
+// test packages run in parallel) starts it again on new ones, twice at
+// most.
 func (v *virtuosoProc) ready(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
+	relaunches := 0
 	for {
 		select {
 		case <-v.exited:
+			if strings.Contains(v.logTail(), "Failed to start listening") && relaunches < 2 {
+				relaunches++
+				t.Logf("virtuoso-t could not listen (a port was taken meanwhile); starting it again:\n%s", v.logTail())
+				v.launch(t)
+				continue
+			}
 			t.Fatalf("virtuoso-t exited during startup:\n%s", v.logTail())
 		default:
 		}
