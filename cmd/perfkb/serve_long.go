@@ -69,8 +69,9 @@ const defaultGCPercent = 200
 
 // tuneRuntime sets the garbage collector's percent (unless $GOGC is set)
 // and gives the Go runtime one processor more than the cores, unless
-// $GOMAXPROCS says otherwise, and remembers the cores for the lanes. The runtime polls the network only from an idle processor (or
-// else from its 10 ms system monitor), so with every processor busy in
+// $GOMAXPROCS says otherwise, and remembers the cores for the lanes. The
+// runtime polls the network only from an idle processor (or else from
+// its 10 ms system monitor), so with every processor busy in
 // query work a short request's connection would be noticed late at each
 // read and write; the spare processor is idle whenever the cores are
 // saturated and lets the kernel, with its finer time slices, run the

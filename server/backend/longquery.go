@@ -14,10 +14,10 @@ import (
 // than Steps evaluation steps, or run longer than After, becomes long. Its
 // thread's priority is lowered to Nice (server.LowerPriority), so that
 // the kernel runs short requests first even where the query cannot pause
-// (a sort, an answer being encoded); and whenever a short query is running, a long one
-// pauses at its next evaluation checkpoint (every few thousand steps) until
-// no short query runs, but at most MaxPause at a time, so it is slowed,
-// never starved. Long queries also take turns: only as many run at once as
+// (a sort, an answer being encoded); and whenever a short query is
+// running, a long one pauses at its next evaluation checkpoint (every few
+// thousand steps) until no short query runs, but at most MaxPause at a
+// time, so it is slowed, never starved. Long queries also take turns: only as many run at once as
 // there are lanes, fewer than the processors, so that one processor is
 // left to the short requests. A few long or hostile queries — a cross join
 // that runs to its timeout, a W3C test query over the whole store — then
@@ -57,9 +57,9 @@ type LongQueries struct {
 const DefaultSteps = 32 * query.YieldEvery
 
 // DefaultNice is LongQueries.Nice: the lowest priority. A long query
-// alone still has the whole processor; it only gives way. In the soak
-// test (bench/soak, 2 cores, hostile clients only) it took the read p99
-// from 13.2 to 10.6 ms with After at 10 ms (README).
+// alone still has the whole processor; it only gives way. In one soak
+// experiment (bench/soak, 2 cores, hostile clients only, After at 10 ms)
+// it took the read p99 from 13.2 to 10.6 ms.
 const DefaultNice = 19
 
 // DefaultMaxPause is how long a long query waits at one checkpoint.
