@@ -27,6 +27,7 @@ var capabilityTests = []struct {
 	{"QuadScannerReentrantAndSnapshot", testScannerReentrant},
 	{"QuadSourceSnapshot", testQuadSource},
 	{"PredicateStats", testPredicateStats},
+	{"GraphLast", testGraphLast},
 	{"ConcurrentInterner", testConcurrentInterner},
 	{"CommitReporter", testCommitReporter},
 }
@@ -296,6 +297,67 @@ func testQuadSource(t *testing.T, ds kb.Dataset) {
 			if s.slice[i] != s.copy[i] {
 				t.Errorf("MatchQuads(%+v): element %d changed from %v to %v after a write", s.p, i, s.copy[i], s.slice[i])
 				break
+			}
+		}
+	}
+}
+
+// testGraphLast writes the fixture and a few thousand more quads, then
+// copies of some of the fixture's triples in other graphs and a removal
+// in a small second delta (stores that keep recent writes apart from the
+// rest must still interleave the two), and checks that every match with
+// the graph unbound yields each triple's quads together.
+func testGraphLast(t *testing.T, ds kb.Dataset) {
+	gl := capability[kb.GraphLast](t, ds)
+	if !gl.GraphLast() {
+		t.Skipf("the store (%T) implements kb.GraphLast but reports false", ds)
+	}
+	f := newFixture(t, ds)
+	id := f.ids
+	const side = 72
+	names := []kb.Term{iri("g4"), iri("s0"), iri("g5")}
+	for i := range side {
+		names = append(names, iri(fmt.Sprintf("filler%d", i)))
+	}
+	more := mustIntern(t, ds, names...)
+	g4, s0, g5, filler := more[0], more[1], more[2], more[3:]
+	var bulk []kb.Quad
+	for _, s := range filler {
+		for _, o := range filler {
+			bulk = append(bulk, kb.Quad{S: s, P: id["p1"], O: o, G: g5})
+		}
+	}
+	mustApply(t, ds, kb.Delta{Add: bulk})
+	var add []kb.Quad
+	for _, q := range f.quads {
+		if q.G != id["g3"] {
+			add = append(add, kb.Quad{S: q.S, P: q.P, O: q.O, G: g4})
+		}
+	}
+	add = append(add, kb.Quad{S: s0, P: id["p1"], O: id["o1"], G: g4}, kb.Quad{S: id["s1"], P: id["p1"], O: id["o1"], G: id["g3"]})
+	mustApply(t, ds, kb.Delta{Add: add, Remove: []kb.Quad{f.quads[1]}})
+	probes := append(mustMatch(t, ds, kb.Pattern{G: id["g1"]}), add...)
+	grouped := func(what string, got []kb.Quad) {
+		done := map[[3]kb.ID]bool{}
+		for i, q := range got {
+			tr := [3]kb.ID{q.S, q.P, q.O}
+			if i > 0 && [3]kb.ID{got[i-1].S, got[i-1].P, got[i-1].O} == tr {
+				continue
+			}
+			if done[tr] {
+				t.Errorf("%s: triple %v comes again at position %d of %d, after other triples", what, tr, i, len(got))
+				return
+			}
+			done[tr] = true
+		}
+	}
+	sc, scans := ds.(kb.QuadScanner)
+	for mask := 0; mask < 8; mask++ {
+		for _, probe := range probes {
+			p := patternFrom(probe, mask)
+			grouped(fmt.Sprintf("Match(%+v)", p), mustMatch(t, ds, p))
+			if scans {
+				grouped(fmt.Sprintf("ScanQuads(%+v)", p), scanAll(t, sc, p))
 			}
 		}
 	}

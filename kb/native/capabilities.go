@@ -9,11 +9,13 @@ var (
 	_ kb.QuadScanner        = (*Store)(nil)
 	_ kb.MemoryLookups      = (*Store)(nil)
 	_ kb.PredicateStats     = (*Store)(nil)
+	_ kb.GraphLast          = (*Store)(nil)
 	_ kb.ConcurrentInterner = (*Store)(nil)
 
 	_ kb.TermTable          = (*MemStore)(nil)
 	_ kb.QuadScanner        = (*MemStore)(nil)
 	_ kb.MemoryLookups      = (*MemStore)(nil)
 	_ kb.PredicateStats     = (*MemStore)(nil)
+	_ kb.GraphLast          = (*MemStore)(nil)
 	_ kb.ConcurrentInterner = (*MemStore)(nil)
 )

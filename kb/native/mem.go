@@ -326,16 +326,27 @@ type memRange struct {
 	cur              key32
 }
 
-// next advances to the next quad of the range: base quads not removed,
-// then added ones.
+// next advances to the next quad of the range, in the order's key order:
+// base quads not removed merged with the added ones (which the base never
+// holds). Key order matters beyond tidiness: with the graph last in the
+// key, a triple's copies in several graphs come one after another, which
+// is what kb.GraphLast promises.
 func (r *memRange) next() bool {
-	if r.i < len(r.base) && len(r.dels) == 0 {
-		r.cur = r.base[r.i]
-		r.i++
-		return true
+	if len(r.dels) == 0 && len(r.adds) == 0 {
+		if r.i < len(r.base) {
+			r.cur = r.base[r.i]
+			r.i++
+			return true
+		}
+		return false
 	}
 	for r.i < len(r.base) {
 		k := r.base[r.i]
+		if len(r.adds) > 0 && lessKey(r.adds[0], k) {
+			r.cur = r.adds[0]
+			r.adds = r.adds[1:]
+			return true
+		}
 		r.i++
 		for len(r.dels) > 0 && lessKey(r.dels[0], k) {
 			r.dels = r.dels[1:]
@@ -502,10 +513,10 @@ type memIterator struct {
 	memRange
 }
 
-// Next implements kb.QuadIterator, with the common case (no removed quads
-// in the range) inline.
+// Next implements kb.QuadIterator, with the common case (no removed or
+// added quads in the range) inline.
 func (it *memIterator) Next() bool {
-	if i := it.i; i < len(it.base) && len(it.dels) == 0 {
+	if i := it.i; i < len(it.base) && len(it.dels) == 0 && len(it.adds) == 0 {
 		it.cur = it.base[i]
 		it.i = i + 1
 		return true

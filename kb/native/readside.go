@@ -304,3 +304,11 @@ func (s *Store) MemoryLookups() bool { return s.readSide() != nil }
 // MemoryLookups implements kb.MemoryLookups: an in-memory store always
 // answers lookups from sorted arrays.
 func (m *MemStore) MemoryLookups() bool { return true }
+
+// GraphLast implements kb.GraphLast: a pattern with the graph unbound is
+// answered from SPOG, POSG or OSPG (plans), in key order, from Pebble or
+// from the read side alike.
+func (s *Store) GraphLast() bool { return true }
+
+// GraphLast implements kb.GraphLast, as for Store.
+func (m *MemStore) GraphLast() bool { return true }

@@ -68,6 +68,11 @@ func TestStoreAccessPathsAgree(t *testing.T) {
 		`SELECT ?g ?m ?n ?v WHERE { GRAPH ?g { ?m <http://example.org/name> ?n ; <http://example.org/value> ?v } }`,
 		`SELECT ?n ?v WHERE { <http://example.org/m4> <http://example.org/name> ?n ; <http://example.org/value> ?v }`,
 		`SELECT ?rs ?n ?v WHERE { ?rs <http://example.org/hasMetric> ?m ; <http://example.org/child> ?c . ?m <http://example.org/name> ?n ; <http://example.org/value> ?v }`,
+		// Open scans of the union: the native store dedupes them by
+		// neighbours (kb.GraphLast), the others with a set.
+		`SELECT ?s ?p ?o WHERE { ?s ?p ?o }`,
+		`SELECT ?m ?p WHERE { ?m ?p "wtime" }`,
+		`SELECT ?s ?o WHERE { ?s <http://example.org/child> ?o }`,
 	}
 	stores := []struct {
 		name string

@@ -256,11 +256,12 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 	f.onlyOne = f.ids[0] != 0 && f.ids[1] != 0 && f.ids[2] != 0
 	if dedupe && !f.onlyOne {
 		f.seen = &n.dedupe[level]
-		f.seen.reset()
+		f.seen.reset(ex.graphLast && ex.unionAll)
 	}
 	if quads, ok, err := n.probe(ex, level, f.ids, graphs); err != nil {
 		return err
 	} else if ok {
+		f.seen.unordered()
 		for _, q := range quads {
 			if err := f.visit(q); err != nil {
 				return err
@@ -280,6 +281,7 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 			if quads, ok, err := n.subjectQuads(ex, level, f.ids[0], g); err != nil {
 				return err
 			} else if ok {
+				f.seen.unordered()
 				for _, q := range quads {
 					if !pat.Matches(q) {
 						continue
@@ -293,6 +295,7 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 		}
 		if ex.source != nil {
 			if quads, ok := ex.source.MatchQuads(pat); ok {
+				f.seen.unordered()
 				for _, q := range quads {
 					if !pat.Matches(q) {
 						continue
@@ -683,17 +686,24 @@ func filterText(exprs []algebra.Expr) string {
 }
 
 // tripleDedupe drops repeated triples from a match over several graphs
-// (the union default graph is a set of triples). Hashing starts only once
-// a second graph shows up, so matches within one graph cost an append.
+// (the union default graph is a set of triples). From a store that yields
+// a triple's quads together (kb.GraphLast) it compares each triple with
+// the one before; otherwise hashing starts only once a second graph shows
+// up, so matches within one graph cost an append.
 type tripleDedupe struct {
-	graph   kb.ID // graph of the first match
-	started bool
-	multi   bool // matches came from more than one graph
-	seen    [][3]kb.ID
-	set     map[[3]kb.ID]struct{}
+	adjacent bool     // the quads come grouped by triple
+	last     [3]kb.ID // in adjacent mode, the triple before; zero at first
+	graph    kb.ID    // graph of the first match
+	started  bool
+	multi    bool // matches came from more than one graph
+	seen     [][3]kb.ID
+	set      map[[3]kb.ID]struct{}
 }
 
-func (d *tripleDedupe) reset() {
+// reset starts a new match, adjacent when its quads will come grouped by
+// triple.
+func (d *tripleDedupe) reset(adjacent bool) {
+	d.adjacent, d.last = adjacent, [3]kb.ID{}
 	d.started, d.multi = false, false
 	d.seen = d.seen[:0]
 	if d.set != nil {
@@ -705,8 +715,25 @@ func (d *tripleDedupe) reset() {
 	}
 }
 
+// unordered turns adjacent mode off for a match whose quads come from
+// somewhere other than the store's scan (a probe index, a cache); it must
+// be called before the first quad.
+func (d *tripleDedupe) unordered() {
+	if d != nil {
+		d.adjacent = false
+	}
+}
+
 func (d *tripleDedupe) duplicate(q kb.Quad) bool {
 	t := [3]kb.ID{q.S, q.P, q.O}
+	if d.adjacent {
+		// IDs are never 0, so the zero triple matches nothing.
+		if t == d.last {
+			return true
+		}
+		d.last = t
+		return false
+	}
 	switch {
 	case !d.started:
 		d.graph, d.started = q.G, true

@@ -104,17 +104,20 @@ type executor struct {
 	unionAll bool
 	// hidden holds the graphs the union default graph leaves out
 	// (kb.HiddenGraphs present in the store); nil when there are none.
-	hidden   map[kb.ID]bool
-	multi    bool // the store has more than one graph (dedupe unions)
-	named    []kb.ID
-	namedSet map[kb.ID]bool
-	ticks    uint32
-	service  ServiceHandler
-	source   kb.QuadSource  // ds as a kb.QuadSource, or nil
-	scanner  kb.QuadScanner // ds as a kb.QuadScanner, or nil
-	svc      *serviceState
-	mem      *memBudget // nil: no QueryMemory bound
-	plan     *opt.Plan  // the optimizer's plan of the pattern being compiled
+	hidden map[kb.ID]bool
+	multi  bool // the store has more than one graph (dedupe unions)
+	// graphLast: the store yields a triple's quads together when the graph
+	// is unbound (kb.GraphLast), so the union dedupes by neighbours.
+	graphLast bool
+	named     []kb.ID
+	namedSet  map[kb.ID]bool
+	ticks     uint32
+	service   ServiceHandler
+	source    kb.QuadSource  // ds as a kb.QuadSource, or nil
+	scanner   kb.QuadScanner // ds as a kb.QuadScanner, or nil
+	svc       *serviceState
+	mem       *memBudget // nil: no QueryMemory bound
+	plan      *opt.Plan  // the optimizer's plan of the pattern being compiled
 }
 
 // YieldEvery is how many evaluation steps (a row visited, joined or
@@ -173,6 +176,9 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 	}
 	ex.source, _ = ds.(kb.QuadSource)
 	ex.scanner, _ = ds.(kb.QuadScanner)
+	if gl, ok := ds.(kb.GraphLast); ok {
+		ex.graphLast = gl.GraphLast()
+	}
 	spec := opts.Dataset
 	if qds != nil {
 		spec = DatasetSpec{NamedNone: true, DefaultEmpty: true}
