@@ -3,6 +3,7 @@ package query_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -214,5 +215,40 @@ func TestSitesOption(t *testing.T) {
 	// The protocol's dataset replaces FROM, so the fan-out may proceed.
 	if _, err := query.Exec(context.Background(), ds, from, query.Options{Sites: "local", Protocol: &query.ProtocolDataset{Default: []string{ex + "g1"}}}); err != nil {
 		t.Errorf("FROM replaced by the protocol dataset, with Sites: %v", err)
+	}
+}
+
+// TestReuseRows checks that with ReuseRows, Next hands out one slice for
+// every row, and that Rows copies them: its answer is the one without.
+func TestReuseRows(t *testing.T) {
+	ds := graphsStore(t)
+	p, err := query.Prepare(`SELECT ?g ?o WHERE { GRAPH ?g { ?s ?p ?o } }`, query.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := values(t, ds, p, query.Options{})
+	if len(want) < 2 {
+		t.Fatalf("fixture: %d rows; the test needs 2 or more", len(want))
+	}
+	if got := values(t, ds, p, query.Options{ReuseRows: true}); !slices.Equal(got, want) {
+		t.Errorf("Rows with ReuseRows = %v; want %v", got, want)
+	}
+	res, err := query.Exec(context.Background(), ds, p, query.Options{ReuseRows: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	var first *kb.Term
+	n := 0
+	for row, ok := res.Next(); ok; row, ok = res.Next() {
+		n++
+		if first == nil {
+			first = &row[0]
+		} else if &row[0] != first {
+			t.Errorf("row %d is a new slice; ReuseRows should hand out the first one again", n)
+		}
+	}
+	if err := res.Err(); err != nil || n != len(want) {
+		t.Errorf("%d rows, error %v; want %d rows", n, err, len(want))
 	}
 }

@@ -19,6 +19,7 @@ package query
 import (
 	"context"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
@@ -98,6 +99,10 @@ type Options struct {
 	// evaluation alike (nil: DefaultFunctions()). Clone DefaultFunctions
 	// and Register extension functions on the clone to add some.
 	Functions *function.Registry
+	// ReuseRows lets Result.Next return one slice for every row,
+	// overwritten by the next call (see eval.Options.ReuseRows); Rows
+	// copies them.
+	ReuseRows bool
 }
 
 // Language is the query language of a prepared query.
@@ -160,7 +165,7 @@ func evalOptions(opts Options) eval.Options {
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
 		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield,
-		NoOptimize: opts.NoOptimize, Functions: functions(opts)}
+		NoOptimize: opts.NoOptimize, Functions: functions(opts), ReuseRows: opts.ReuseRows}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it
@@ -251,6 +256,9 @@ func (r *Result) Rows() ([][]kb.Term, error) {
 		row, ok := r.Next()
 		if !ok {
 			break
+		}
+		if r.inner.ReusesRows() {
+			row = slices.Clone(row)
 		}
 		out = append(out, row)
 	}

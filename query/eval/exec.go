@@ -90,6 +90,11 @@ type Options struct {
 	// Functions resolves function calls: built-in keywords, casts and
 	// extension functions by IRI. Nil means function.Builtin().
 	Functions *function.Registry
+	// ReuseRows lets Result.Next return the same slice for every row,
+	// overwritten by the next call: for a caller that writes each row out
+	// before it asks for the next (a server encoding its answer), which
+	// then allocates nothing per row.
+	ReuseRows bool
 }
 
 // executor holds the state of one evaluation.
@@ -264,10 +269,16 @@ type Result struct {
 	plan       node
 	ex         *executor
 	close      func()
+	reuse      bool // Options.ReuseRows
 }
 
+// ReusesRows reports whether Next overwrites the slice it returned before
+// (Options.ReuseRows).
+func (r *Result) ReusesRows() bool { return r.reuse }
+
 // Next returns the next SELECT row (one term per Vars entry, the zero Term
-// for unbound) or false at the end or on an error (see Err).
+// for unbound) or false at the end or on an error (see Err). With
+// Options.ReuseRows the slice is overwritten by the next call.
 func (r *Result) Next() ([]kb.Term, bool) {
 	if r.next == nil || r.err != nil {
 		return nil, false
@@ -361,7 +372,7 @@ func Query(ctx context.Context, ds kb.Dataset, q *algebra.Query, opts Options) (
 	}
 	ex.initServices(q)
 	stop := func() { ex.stopServices(); cancel(); ex.mem.close() }
-	res := &Result{Form: q.Form, Vars: q.Vars, max: opts.MaxRows, ex: ex, close: stop}
+	res := &Result{Form: q.Form, Vars: q.Vars, max: opts.MaxRows, ex: ex, close: stop, reuse: opts.ReuseRows}
 	plan, err := ex.compileQuery(q)
 	if err != nil {
 		stop()
@@ -376,9 +387,16 @@ func Query(ctx context.Context, ds kb.Dataset, q *algebra.Query, opts Options) (
 			slots[i] = ex.vars.slot(v)
 		}
 		seq := func(yield func([]kb.Term) bool) {
+			var shared []kb.Term
+			if opts.ReuseRows {
+				shared = make([]kb.Term, len(slots))
+			}
 			err := guard(func() error {
 				return plan.run(ex, ex.newRow(), func(r row) bool {
-					out := make([]kb.Term, len(slots))
+					out := shared
+					if out == nil {
+						out = make([]kb.Term, len(slots))
+					}
 					for i, s := range slots {
 						t, err := ex.dict.term(r[s])
 						if err != nil {

@@ -38,8 +38,20 @@ var ErrType = function.ErrExpression
 
 // typeErr returns an error wrapping ErrType with a reason.
 func typeErr(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrType}, args...)...)
+	return &typeError{format: format, args: args}
 }
+
+// typeError is an ErrType whose message is formatted only when asked for.
+// Most are never read: FILTER takes one as false and BIND leaves the
+// variable unbound, once per row, and formatting them was a tenth of what
+// a busy server allocated.
+type typeError struct {
+	format string
+	args   []any
+}
+
+func (e *typeError) Error() string { return ErrType.Error() + ": " + fmt.Sprintf(e.format, e.args...) }
+func (e *typeError) Unwrap() error { return ErrType }
 
 // IsExpressionError reports whether err is an expression (type) error.
 func IsExpressionError(err error) bool { return errors.Is(err, ErrType) }

@@ -37,7 +37,9 @@ var _ server.QueryService = (*QueryEngine)(nil)
 
 // Query implements server.QueryService.
 func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*server.QueryResult, error) {
-	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool}
+	// Rows are encoded one at a time (server.SolutionIterator), so one slice
+	// serves them all.
+	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool, ReuseRows: true}
 	prepared, err := query.PrepareContext(ctx, req.Query, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
