@@ -180,6 +180,45 @@ func TestLoadLinesLastLineWithoutNewline(t *testing.T) {
 	}
 }
 
+// TestLoadLinesLongLinesInGrowingChunks loads, at the default chunk size
+// (whose first buffers are small and grow), lines longer than the first
+// buffer between short ones, and an error after them at its true line.
+func TestLoadLinesLongLinesInGrowingChunks(t *testing.T) {
+	ctx := context.Background()
+	var b strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&b, "<http://e/s%d> <http://e/p> \"%s\" .\n", i, strings.Repeat("x", (i%4)*15000))
+	}
+	ds := kbtest.NewMemory()
+	sum, err := kb.Load(ctx, ds, strings.NewReader(b.String()), kb.LoadOptions{Format: kb.FormatNTriples})
+	if err != nil || sum.Triples != 40 {
+		t.Fatalf("kb.Load = %+v, %v; want 40 triples", sum, err)
+	}
+	got, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := 0
+	for _, q := range got {
+		o, err := ds.Resolve(ctx, q.O)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Value) == 45000 {
+			long++
+		}
+	}
+	if long != 10 {
+		t.Errorf("%d objects of 45,000 bytes; want 10", long)
+	}
+	b.WriteString("<http://e/s> <http://e/p> .\n")
+	_, err = kb.Load(ctx, kbtest.NewMemory(), strings.NewReader(b.String()), kb.LoadOptions{Format: kb.FormatNTriples})
+	var se *textpos.Error
+	if !errors.As(err, &se) || se.Pos.Line != 41 {
+		t.Errorf("error %v; want a syntax error on line 41", err)
+	}
+}
+
 // The parser skips checking the bytes an IRI shares with the previous IRI
 // in the same role; what differs must still be checked.
 func TestLoadLinesIRISharingAPrefix(t *testing.T) {
