@@ -269,12 +269,11 @@ type Result struct {
 	plan       node
 	ex         *executor
 	close      func()
-	reuse      bool // Options.ReuseRows
 }
 
 // ReusesRows reports whether Next overwrites the slice it returned before
 // (Options.ReuseRows).
-func (r *Result) ReusesRows() bool { return r.reuse }
+func (r *Result) ReusesRows() bool { return r.ex != nil && r.ex.opts.ReuseRows }
 
 // Next returns the next SELECT row (one term per Vars entry, the zero Term
 // for unbound) or false at the end or on an error (see Err). With
@@ -372,7 +371,7 @@ func Query(ctx context.Context, ds kb.Dataset, q *algebra.Query, opts Options) (
 	}
 	ex.initServices(q)
 	stop := func() { ex.stopServices(); cancel(); ex.mem.close() }
-	res := &Result{Form: q.Form, Vars: q.Vars, max: opts.MaxRows, ex: ex, close: stop, reuse: opts.ReuseRows}
+	res := &Result{Form: q.Form, Vars: q.Vars, max: opts.MaxRows, ex: ex, close: stop}
 	plan, err := ex.compileQuery(q)
 	if err != nil {
 		stop()
