@@ -195,6 +195,10 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 		}
 		return ds.Resolve(ctx, qs[0].O)
 	}
+	classes, err := loadProblemClasses(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
 	// The rule of each finding comes from its derivation record.
 	x, err := newExplainer(ctx, ds)
 	if err != nil {
@@ -218,13 +222,32 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 		if err != nil {
 			return nil, err
 		}
-		var names []string
+		var candidates []kb.ID
 		for _, tq := range types {
+			if classes.isProblem(tq.O) {
+				candidates = append(candidates, tq.O)
+				continue
+			}
+			if _, inHierarchy := classes.parents[tq.O]; inHierarchy || tq.O == classes.root {
+				continue
+			}
+			// A store without the ontology: PERFONTO's own classes still
+			// name findings.
 			t, err := ds.Resolve(ctx, tq.O)
 			if err != nil {
 				return nil, err
 			}
 			if t.IsIRI() && strings.HasPrefix(t.Value, ontology.Namespace) && t.Value != PerformanceProblemIRI {
+				candidates = append(candidates, tq.O)
+			}
+		}
+		var names []string
+		for _, c := range classes.mostSpecific(candidates) {
+			t, err := ds.Resolve(ctx, c)
+			if err != nil {
+				return nil, err
+			}
+			if t.IsIRI() {
 				names = append(names, t.Value)
 			}
 		}

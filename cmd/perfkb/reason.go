@@ -116,12 +116,18 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 			if err != nil {
 				return usageError(fmt.Errorf("--rules-memory %q: %w", rulesMemory, err))
 			}
+			// Checked before the run, which can take long.
+			if problemType != "" {
+				if err := reasoner.CheckProblemClass(ctx, ds, problemType); err != nil {
+					return &exitError{code: exitInvalidInput, err: fmt.Errorf("--type: %w", err)}
+				}
+			}
 			progress := app.NewProgress("reasoning: reading the store", "triples")
 			opts := reasoner.Options{
 				MaxIterations: maxIterations, MaxDerived: maxDerived,
 				MaxTermBytes: int(termBytes), MemoryBudget: memBudget,
 				Reset: reset, NoDerivations: noDerivations, Print: app.Stderr,
-				Progress: func(p reasoner.Progress) { reasonProgress(progress, p) },
+				Progress: reasonProgress(progress),
 			}
 			sum, runErr := reasoner.Run(ctx, ds, prog, opts)
 			progress.Done()
@@ -176,21 +182,25 @@ func parseTermArg(s string) (kb.Term, error) {
 }
 
 // reasonProgress names the reasoner's phase on the progress line: reading
-// the store, then each round of rules with the triples derived so far.
-func reasonProgress(p *Progress, rp reasoner.Progress) {
-	switch rp.Phase {
-	case "load":
-		p.Phase("reasoning: reading the store", "triples")
-		// The reasoner reports nothing while it evaluates a round.
-		p.SetIdle("reasoning: applying the rules (first round)")
-		p.Set(rp.Loaded)
-	case "round":
-		p.Phase(fmt.Sprintf("reasoning: round %d of rules over %s triples", rp.Round, humanCount(rp.Loaded)), "triples derived")
-		p.SetIdle(fmt.Sprintf("reasoning: applying the rules after round %d", rp.Round))
-		p.Set(rp.Derived)
-	default:
-		p.Phase("reasoning: writing derived triples", "triples derived")
-		p.Set(rp.Derived)
+// the store, then the round being evaluated with the true counts of what
+// the rounds before it derived. The reasoner reports only between rounds,
+// so a round's line shows its label and the elapsed time, which the ticker
+// keeps moving.
+func reasonProgress(p *Progress) func(reasoner.Progress) {
+	var before int64 // derived before the last finished round
+	return func(rp reasoner.Progress) {
+		switch rp.Phase {
+		case "load":
+			p.Phase("reasoning: reading the store", "triples")
+			p.Set(rp.Loaded)
+			p.Phase(fmt.Sprintf("reasoning: round 1 of rules over %s triples", humanCount(rp.Loaded)), "")
+		case "round":
+			p.Phase(fmt.Sprintf("reasoning: round %d of rules; %s triples derived so far, %s in round %d",
+				rp.Round+1, humanCount(rp.Derived), humanCount(rp.Derived-before), rp.Round), "")
+			before = rp.Derived
+		default:
+			p.Phase(fmt.Sprintf("reasoning: writing %s derived triples", humanCount(rp.Derived)), "")
+		}
 	}
 }
 

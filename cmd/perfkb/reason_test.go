@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
@@ -104,5 +105,68 @@ func TestReasonChecksAdvice(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "--store=native:"+filepath.Join(dir, "db"), "reason", "--rules", rulesFile)
 	if code != exitInvalidInput || !strings.Contains(stderr, rulesFile+":3:1: #@advice: no text for http://e/Slow") {
 		t.Fatalf("reason with advice without text: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestReasonTypeFilter: --type takes a user's own problem class in any
+// namespace, and an unknown class is invalid input that names the known
+// classes rather than "no performance problems found".
+func TestReasonTypeFilter(t *testing.T) {
+	dir := t.TempDir()
+	storeFlag := "--store=native:" + filepath.Join(dir, "db")
+	data := filepath.Join(dir, "d.ttl")
+	rulesFile := filepath.Join(dir, "pair.rules")
+	if err := os.WriteFile(data, []byte(`@prefix audit: <http://audit.example/ns#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#> .
+audit:PairImbalance rdfs:subClassOf perfonto:PerformanceProblem .
+<http://e/rs1> <http://e/ratio> 3 .
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rulesFile, []byte(`@prefix audit: <http://audit.example/ns#>.
+@prefix perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>.
+[pair: (?rs <http://e/ratio> ?r) greaterThan(?r, 2) makeSkolem(?f, ?rs) -> (?rs perfonto:hasProblem ?f) (?f rdf:type audit:PairImbalance)]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "", storeFlag, "load", data); code != 0 {
+		t.Fatalf("load: %d %s", code, stderr)
+	}
+	code, stdout, stderr := runCLI(t, "", storeFlag, "reason", "--rules", rulesFile, "--type", "PairImbalance")
+	if code != 0 || !strings.Contains(stdout, "PairImbalance") || !strings.Contains(stdout, "http://e/rs1") {
+		t.Fatalf("reason --type PairImbalance: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "", storeFlag, "reason", "--rules", rulesFile, "--type", "NoSuchClass")
+	if code != exitInvalidInput || !strings.Contains(stderr, "NoSuchClass") || !strings.Contains(stderr, "PairImbalance") || !strings.Contains(stderr, "BigMessage") {
+		t.Fatalf("reason --type NoSuchClass: exit %d, want %d naming the known classes\nstdout %s\nstderr %s", code, exitInvalidInput, stdout, stderr)
+	}
+}
+
+// TestReasonProgressCounts: the progress lines of a reasoner run give the
+// true counts of what each finished round derived, never "0 derived"
+// while triples are being derived.
+func TestReasonProgressCounts(t *testing.T) {
+	var out lockedBuffer
+	p := newProgress(&out, "reasoning: reading the store", "triples", true, time.Hour)
+	report := reasonProgress(p)
+	report(reasoner.Progress{Phase: "load", Loaded: 1200})
+	report(reasoner.Progress{Phase: "round", Round: 1, Loaded: 1200, Derived: 350})
+	report(reasoner.Progress{Phase: "round", Round: 2, Loaded: 1200, Derived: 400})
+	report(reasoner.Progress{Phase: "done", Round: 2, Loaded: 1200, Derived: 400})
+	p.Done()
+	got := out.String()
+	for _, want := range []string{
+		"reasoning: round 1 of rules over 1,200 triples",
+		"round 2 of rules; 350 triples derived so far, 350 in round 1",
+		"round 3 of rules; 400 triples derived so far, 50 in round 2",
+		"writing 400 derived triples",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress output lacks %q:\n%q", want, got)
+		}
+	}
+	if strings.Contains(got, " 0 triples derived") {
+		t.Errorf("progress output claims nothing derived:\n%q", got)
 	}
 }
