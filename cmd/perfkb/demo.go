@@ -84,10 +84,13 @@ made up and printed. Stop the server with Ctrl-C.`,
 			if err != nil {
 				return err
 			}
-			if err := runDemoRules(ctx, app, ds, changed); err != nil {
+			// The analyses first: the rules read what they write (overhead
+			// and scaling findings), so after both the store is at the
+			// rules' fixpoint.
+			if err := runDemoAnalysis(ctx, app, ds, changed); err != nil {
 				return err
 			}
-			if err := runDemoAnalysis(ctx, app, ds, changed); err != nil {
+			if err := runDemoRules(ctx, app, ds, changed); err != nil {
 				return err
 			}
 			if flags.token == "" {
