@@ -178,8 +178,10 @@ func runDemoRules(ctx context.Context, app *App, ds kb.Dataset, changed bool) er
 			return nil
 		}
 	}
-	rs := &backend.Reasoner{DS: ds, Options: reasoner.Options{Reset: true}}
+	progress := app.NewProgress("rules: reading the store", "triples")
+	rs := &backend.Reasoner{DS: ds, Options: reasoner.Options{Reset: true, Progress: reasonProgress(progress)}}
 	report, err := rs.Run(ctx, server.RuleRunRequest{})
+	progress.Done()
 	if err != nil {
 		return fmt.Errorf("run the shipped rules: %w", err)
 	}
