@@ -112,7 +112,7 @@ func TestPropertyRandomTraces(t *testing.T) {
 			coordUs: rng.Float64() * 5, computeUs: rng.Float64() * 100, masterUs: rng.Float64() * 20,
 			latUs: rng.Float64() * 20, nsPerByte: rng.Float64() * 2, copyNs: rng.Float64(),
 			workBytes: rng.Int64N(100000), resultBytes: rng.Int64N(1000), collUs: rng.Float64() * 10,
-			overheadUs: rng.Float64() * 3, seed: uint64(i)}
+			overheadUs: rng.Float64() * 3, seed: uint64(i), prefetch: 1 + rng.IntN(3)}
 		m := simulate(p)
 		for _, b := range []Bound{Lower, Upper} {
 			// O and C are deliberately wrong half the time (over-estimates
