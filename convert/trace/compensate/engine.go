@@ -37,8 +37,8 @@ type msg struct {
 }
 
 type locState struct {
-	// open holds the sends whose enclosing region is not yet left: the
-	// leave that closes it is their exit.send.
+	// open holds the sends whose enclosing region is not yet left, in
+	// commit order: the leave that closes it is their exit.send.
 	open    []*msg
 	next    func() (trace.Event, error, bool)
 	stop    func()
@@ -275,18 +275,17 @@ func (en *engine) recv(L *locState, sendM, sendA, exitSendM, recvM float64, size
 }
 
 // closeSends records m, the measured time of a leave just committed on L,
-// as exit.send of every open send whose region it closed.
+// as exit.send of every open send whose region it closed. A send still
+// open is no deeper than the current stack, so L.open is ordered by depth
+// and the closed ones are at its end.
 func closeSends(L *locState, m float64) {
-	keep := L.open[:0]
-	for _, s := range L.open {
-		if s.depth > len(L.stack) {
-			s.exitM, s.exitKnown = m, true
-			continue
-		}
-		keep = append(keep, s)
+	i := len(L.open)
+	for i > 0 && L.open[i-1].depth > len(L.stack) {
+		i--
+		L.open[i].exitM, L.open[i].exitKnown = m, true
+		L.open[i] = nil
 	}
-	clear(L.open[len(keep):])
-	L.open = keep
+	L.open = L.open[:i]
 }
 
 // exitSend returns the measured exit.send of a send. Once the sender has
