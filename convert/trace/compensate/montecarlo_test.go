@@ -2,6 +2,7 @@ package compensate
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -154,10 +155,16 @@ func mainByLoc(s *trace.Summary) map[int]float64 {
 // queued per worker, so most worker receives are case (m.2): the lower
 // bound (eqs. 6, 8, 9) must recover the uninstrumented run.
 func TestMonteCarloPrefetchM2(t *testing.T) {
+	for _, o := range []float64{1, 2} {
+		t.Run(fmt.Sprintf("O=%gus", o), func(t *testing.T) { prefetchM2(t, o) })
+	}
+}
+
+func prefetchM2(t *testing.T, o float64) {
 	p := baseParams()
 	p.prefetch = 2
 	truth := simulate(p)
-	p.overheadUs = 1
+	p.overheadUs = o
 	measured := simulate(p)
 	copyCal := []CopyPoint{{Bytes: 1, NsPerByte: p.copyNs}}
 	lower, err := Run(context.Background(), measured, &Model{OverheadUs: p.overheadUs, Copy: copyCal, Bound: Lower})
