@@ -86,3 +86,40 @@ func TestConvertTraceViolationLeavesOutputAbsent(t *testing.T) {
 		t.Errorf("--accept-violations: exit %d, %s", code, errs)
 	}
 }
+
+// TestConvertTraceCompensateM2 runs the commands a user would on the
+// (m.2) trace of convert/trace/compensate/testdata: O = 100 ns, C = 1 ns/B.
+// MPI_Recv lasts 2 µs as measured; by eqs. (6, 8, 9) its lower bound is
+// enter.recv_a + C·16 B + (leave_m − recv_m) − O − enter.recv_a =
+// 0.016 + 1 − 0.1 = 0.916 µs; the upper bound (eqs. 5, 10) keeps the
+// measured recv − send and so the 2 µs (the arithmetic is in
+// convert/trace/compensate/cases_test.go).
+func TestConvertTraceCompensateM2(t *testing.T) {
+	dir := t.TempDir()
+	calib := filepath.Join(dir, "calib.json")
+	if code, _, errs := runCmd(t, "calibrate", "--overhead", "100ns", "--copy-cost", "1ns", "-o", calib); code != exitOK {
+		t.Fatalf("calibrate: exit %d: %s", code, errs)
+	}
+	const q = `PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>
+SELECT ?v WHERE {
+  ?e perfonto:compensatedFrom ?measured .
+  ?rs perfonto:inExperiment ?e ; perfonto:ofCodeRegion ?r ; perfonto:hasMetric ?m .
+  ?r perfonto:regionName "MPI_Recv" .
+  ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v }`
+	for _, c := range []struct{ bound, want string }{{"lower", "0.916"}, {"upper", "2"}} {
+		nt := filepath.Join(dir, c.bound+".nt")
+		code, _, errs := runCmd(t, "convert", "trace", "../../convert/trace/compensate/testdata/m2-lower.trace",
+			"--base", "http://perfkb.example/t/", "--compensate", calib, "--bound", c.bound, "-o", nt)
+		if code != exitOK {
+			t.Fatalf("%s: convert: exit %d: %s", c.bound, code, errs)
+		}
+		code, out, errs := runCmd(t, "query", "--data", nt, "--format", "csv", "-e", q)
+		if code != exitOK {
+			t.Fatalf("%s: query: exit %d: %s", c.bound, code, errs)
+		}
+		rows := strings.Split(strings.TrimSpace(out), "\n")
+		if len(rows) != 2 || strings.TrimSpace(rows[1]) != c.want {
+			t.Errorf("%s: compensated MPI_Recv wtime = %q, want %s µs", c.bound, out, c.want)
+		}
+	}
+}

@@ -247,11 +247,7 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 			}
 			profiles[i] = append(profiles[i], p)
 		}
-		host := profiles[i][0].Metadata["Hostname"]
-		if host == "" {
-			host = "node " + strconv.Itoa(k.n)
-		}
-		locs = append(locs, trace.Location{ID: i, Node: host, Process: k.n, Thread: k.t, Context: k.c})
+		locs = append(locs, trace.Location{ID: i, Node: nodeName(profiles[i], k.n), Process: k.n, Thread: k.t, Context: k.c})
 		defsT.Row()
 	}
 	if _, err := trace.EmitDefs(ctx, sinkAdapter{defsT}, &trace.Defs{Locations: locs}, trace.EmitOptions{Base: c.base.String(), Experiment: exp}); err != nil {
@@ -264,6 +260,24 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 		profiles[i] = nil
 	}
 	return em.Report(), nil
+}
+
+// nodeKeys are the metadata attributes TAU writes (TauMetaData.cpp) that
+// name the node a thread ran on, in the order they are preferred: uname's
+// nodename, the Blue Gene compute card or location, then gethostname.
+var nodeKeys = []string{"Node Name", "BGQ Node Name", "BGP Location", "BGL Location", "Hostname"}
+
+// nodeName returns the node of a thread from the metadata of its profile
+// files (one per metric), or "node N" when none names it.
+func nodeName(ps []*Profile, n int) string {
+	for _, key := range nodeKeys {
+		for _, p := range ps {
+			if v := strings.TrimSpace(p.Metadata[key]); v != "" {
+				return v
+			}
+		}
+	}
+	return "node " + strconv.Itoa(n)
 }
 
 type msgAcc struct{ n, sum float64 }

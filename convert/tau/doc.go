@@ -23,4 +23,10 @@
 // perfonto:userEventName, on the region summary of the event's context
 // path (thread-global events: on the thread root). The ProfileCalls
 // column (almost always 0) and aggregates are not stored.
+//
+// A thread's node (perfonto:inNode) comes from the metadata TAU writes in
+// the header: "Node Name" (uname), else the Blue Gene location ("BGQ Node
+// Name", "BGP Location", "BGL Location"), else "Hostname", else "node N".
+// Context metadata (an attribute with a timer_context) describes one call
+// of a timer and is not taken as the thread's.
 package tau

@@ -32,8 +32,8 @@ type UserEvent struct {
 // Profile is one profile.N.C.T file.
 type Profile struct {
 	File       string
-	Metric     string // from the header's _MULTI_<metric>, "" for none
-	Metadata   map[string]string
+	Metric     string            // from the header's _MULTI_<metric>, "" for none
+	Metadata   map[string]string // the thread's metadata attributes (context metadata left out)
 	Functions  []Function
 	Aggregates int
 	Events     []UserEvent
@@ -74,6 +74,9 @@ type metadataXML struct {
 	Attrs []struct {
 		Name  string `xml:"name"`
 		Value string `xml:"value"`
+		// TimerContext is set on context metadata (TAU_CONTEXT_METADATA),
+		// which describes one call of a timer, not the thread.
+		TimerContext string `xml:"timer_context"`
 	} `xml:"attribute"`
 }
 
@@ -117,7 +120,9 @@ func Parse(r io.Reader, file string) (*Profile, error) {
 			return nil, posErr(file, line, "metadata XML: %v", err)
 		}
 		for _, a := range md.Attrs {
-			p.Metadata[a.Name] = a.Value
+			if a.TimerContext == "" {
+				p.Metadata[a.Name] = a.Value
+			}
 		}
 	}
 	for i := 0; i < n; i++ {

@@ -17,6 +17,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/reasoner"
 )
 
@@ -172,7 +173,8 @@ func TestFlatProfile(t *testing.T) {
 	}
 }
 
-func fig630(t *testing.T, c *collect) []string {
+// memStore loads the converted quads into an in-memory store.
+func memStore(t *testing.T, c *collect) *native.MemStore {
 	t.Helper()
 	ds := native.OpenMemory()
 	i := 0
@@ -185,6 +187,12 @@ func fig630(t *testing.T, c *collect) []string {
 	}, kb.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	return ds
+}
+
+func fig630(t *testing.T, c *collect) []string {
+	t.Helper()
+	ds := memStore(t, c)
 	prog, err := reasoner.LoadProgram([]string{"PERFONTO"}, reasoner.ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -315,5 +323,64 @@ func TestContextKeptInProcessingUnit(t *testing.T) {
 		!slices.Equal(c.objects(pu[0].Value, ontology.ProcessID), []kb.Term{kb.Literal("2", ontology.XSDInteger)}) ||
 		!slices.Equal(c.objects(pu[0].Value, ontology.ThreadID), []kb.Term{kb.Literal("3", ontology.XSDInteger)}) {
 		t.Errorf("context PU %v", pu)
+	}
+}
+
+// TestNodeFromMetadata reads the node of each thread from the metadata TAU
+// writes in the profile header (TauMetaData.cpp): uname's "Node Name"
+// first, then the Blue Gene location, then "Hostname", then "node N".
+func TestNodeFromMetadata(t *testing.T) {
+	dir := filepath.Join("testdata", "nodes")
+	c, rep := convertDir(t, dir)
+	for _, tc := range []struct {
+		n    int
+		want string
+		why  string
+	}{
+		{0, "gsr410", "Node Name only"},
+		{1, "gsr411.example", "Hostname; a Node Name with a timer context describes a call, not the thread"},
+		{2, "gsr412", "Node Name preferred to Hostname"},
+		{3, "R00-M0-N04-J07 <0,0,1,0,0>", "BGQ Node Name (CDATA)"},
+		{4, "node 4", "no metadata"},
+	} {
+		rs := rsOf(dir, tc.n, 0, "int main(int, char **) C")
+		pu := c.objects(rs, ontology.InProcessingUnit)
+		if len(pu) != 1 {
+			t.Errorf("process %d: processing units %v", tc.n, pu)
+			continue
+		}
+		var got []string
+		for _, o := range c.objects(pu[0].Value, ontology.InNode) {
+			got = append(got, o.Value)
+		}
+		if !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("process %d (%s): inNode %q, want %q", tc.n, tc.why, got, tc.want)
+		}
+	}
+	if rep.WarningCount != 0 {
+		t.Errorf("warnings %v", rep.Warnings)
+	}
+	// Fig. 6.29 (RDQL as printed) finds main of process 0 (4.2E8 µs on
+	// gsr410); process 2's 2.5E8 µs on gsr412 is on another node and below
+	// the threshold.
+	res, err := query.Run(context.Background(), memStore(t, c), `SELECT ?regionsummary
+WHERE
+(?regionsummary perfonto:inProcessingUnit ?processingunit)
+(?processingunit perfonto:inNode "gsr410")
+(?regionsummary perfonto:hasMetric ?metric)
+(?metric perfonto:hasMetricName "wtime")
+(?metric perfonto:hasMetricValue ?value)
+AND (?value >=3E8)
+USING perfonto
+FOR <http://www.par.univie.ac.at/project/scalea/perfonto#>`, query.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := res.Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := rsOf(dir, 0, 0, "int main(int, char **) C"); len(rows) != 1 || rows[0][0].Value != want {
+		t.Errorf("Fig. 6.29 rows %v, want [%s]", rows, want)
 	}
 }

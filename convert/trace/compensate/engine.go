@@ -16,7 +16,7 @@ type Report struct {
 	NtoN   int64          // n-to-n collective exits (eq. 12 or 13)
 	// Flags names the extensions beyond the paper that were used:
 	// "nonblocking", "n-to-1-as-n-to-n", "clamped" (a measured gap
-	// shorter than O), "one-to-n-exit-send-at-collective-end".
+	// shorter than O).
 	Flags map[string]int64
 	// Flushes is the total buffer flush time removed, in ticks.
 	Flushes float64
@@ -37,6 +37,9 @@ type msg struct {
 }
 
 type locState struct {
+	// open holds the sends whose enclosing region is not yet left, in
+	// commit order: the leave that closes it is their exit.send.
+	open    []*msg
 	next    func() (trace.Event, error, bool)
 	stop    func()
 	buf     []trace.Event // lookahead queue; buf[head] is the next event to approximate
@@ -197,6 +200,7 @@ func (en *engine) commit(L *locState, e *trace.Event, a float64) {
 		if len(L.stack) > 0 {
 			L.stack = L.stack[:len(L.stack)-1]
 		}
+		closeSends(L, m)
 	}
 	L.started = true
 	L.prevA, L.prevM = a, m
@@ -222,7 +226,14 @@ func (en *engine) approx(loc int, L *locState, e *trace.Event) (float64, bool, e
 		}
 		a := en.independent(L, m)
 		ch := trace.Channel{Comm: e.Comm, Src: loc, Dst: e.Peer, Tag: e.Tag}
-		en.chans[ch] = append(en.chans[ch], &msg{sendM: m, sendA: a, size: e.Bytes, loc: loc, seq: e.Seq, depth: len(L.stack)})
+		s := &msg{sendM: m, sendA: a, size: e.Bytes, loc: loc, seq: e.Seq, depth: len(L.stack)}
+		if s.depth == 0 {
+			// A send outside any region is its own exit.send.
+			s.exitM, s.exitKnown = m, true
+		} else {
+			L.open = append(L.open, s)
+		}
+		en.chans[ch] = append(en.chans[ch], s)
 		return a, true, nil
 	case trace.Recv, trace.Irecv:
 		ch := trace.Channel{Comm: e.Comm, Src: e.Peer, Dst: loc, Tag: e.Tag}
@@ -263,23 +274,41 @@ func (en *engine) recv(L *locState, sendM, sendA, exitSendM, recvM float64, size
 	return a
 }
 
-// exitSend finds the measured exit of the region holding a send by reading
-// ahead in the sender's queue (the bounded reorder window of 003 §4).
+// closeSends records m, the measured time of a leave just committed on L,
+// as exit.send of every open send whose region it closed. A send still
+// open is no deeper than the current stack, so L.open is ordered by depth
+// and the closed ones are at its end.
+func closeSends(L *locState, m float64) {
+	i := len(L.open)
+	for i > 0 && L.open[i-1].depth > len(L.stack) {
+		i--
+		L.open[i].exitM, L.open[i].exitKnown = m, true
+		L.open[i] = nil
+	}
+	L.open = L.open[:i]
+}
+
+// exitSend returns the measured exit.send of a send. Once the sender has
+// committed the leave of the send's region, commit has recorded it;
+// otherwise the sender is still inside that region and the leave is read
+// ahead in its queue (the bounded reorder window of 003 §4), counting
+// depth from the sender's current stack, since events after the send may
+// already be committed. A sender whose trace ends inside the region exits
+// at its last event.
 func (en *engine) exitSend(s *msg) (float64, error) {
 	if s.exitKnown {
 		return s.exitM, nil
 	}
 	L := en.locs[s.loc]
-	// The send itself is committed, so the queue from head on follows it.
-	depth := s.depth
-	last := s.sendM
+	depth := len(L.stack)
+	last := L.prevM
 	for i := 0; ; i++ {
 		e, ok, err := en.peek(L, i)
 		if err != nil {
 			return 0, err
 		}
 		if !ok {
-			break // truncated: the sender's last event
+			return last, nil // truncated inside the send's region
 		}
 		last = float64(e.Time)
 		switch e.Kind {
@@ -289,11 +318,9 @@ func (en *engine) exitSend(s *msg) (float64, error) {
 			depth--
 		}
 		if depth < s.depth {
-			break
+			return last, nil
 		}
 	}
-	s.exitM, s.exitKnown = last, true
-	return last, nil
 }
 
 // collective approximates the end of a collective operation.
@@ -325,15 +352,25 @@ func (en *engine) collective(loc int, L *locState, e *trace.Event) (float64, boo
 	}
 	if e.Op.Pattern() == "1-to-n" {
 		if loc == e.Root {
+			// send := enter.send; exit.send is the leave of the root's
+			// collective region, found as for a point-to-point send.
 			a := en.independent(L, m)
-			c.root = &msg{sendM: f.enterM, sendA: f.enterA, exitM: m, exitKnown: true}
-			en.rep.Flags["one-to-n-exit-send-at-collective-end"]++
+			c.root = &msg{sendM: f.enterM, sendA: f.enterA, loc: loc, seq: e.Seq, depth: len(L.stack)}
+			if c.root.depth == 0 {
+				c.root.exitM, c.root.exitKnown = m, true
+			} else {
+				L.open = append(L.open, c.root)
+			}
 			return finish(a)
 		}
 		if c.root == nil {
 			return 0, false, nil
 		}
-		return finish(en.recv(L, c.root.sendM, c.root.sendA, c.root.exitM, m, e.Recvd))
+		exit, err := en.exitSend(c.root)
+		if err != nil {
+			return 0, false, err
+		}
+		return finish(en.recv(L, c.root.sendM, c.root.sendA, exit, m, e.Recvd))
 	}
 	if e.Op.Pattern() == "n-to-1" {
 		en.rep.Flags["n-to-1-as-n-to-n"]++

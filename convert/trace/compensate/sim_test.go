@@ -30,6 +30,11 @@ type simParams struct {
 	collUs      float64 // collective cost after the last enter
 	overheadUs  float64 // O per recorded event (0: uninstrumented)
 	seed        uint64
+	// prefetch is how many work packets the master keeps queued at each
+	// worker (0 and 1: one at a time). With 2 or more a worker's next
+	// packet is sent while it still works on the current one, so it
+	// enters MPI_Recv after the master left MPI_Send: case (m.2).
+	prefetch int
 }
 
 const (
@@ -173,17 +178,26 @@ func simulate(sp simParams) *trace.Mem {
 		coll(p, rBcast, trace.OpBcast, 64*int64(sp.workers), 0)
 		p.rec(trace.Event{Kind: trace.Enter, Region: rMaster})
 		sent := 0
-		for w := range sp.workers {
-			send(p, w, tagWork, sp.workBytes)
-			sent++
+		queued := make([]int, sp.workers) // packets sent to a worker, result not yet back
+		for range max(sp.prefetch, 1) {
+			for w := range sp.workers {
+				if sent < sp.packets || queued[w] == 0 {
+					send(p, w, tagWork, sp.workBytes)
+					sent++
+					queued[w]++
+				}
+			}
 		}
 		for active := sp.workers; active > 0; {
 			m := recv(p, -1)
+			queued[m.src]--
 			p.work(sp.masterUs)
-			if sent < sp.packets {
+			switch {
+			case sent < sp.packets:
 				send(p, m.src, tagWork, sp.workBytes)
 				sent++
-			} else {
+				queued[m.src]++
+			case queued[m.src] == 0:
 				send(p, m.src, tagStop, 0)
 				active--
 			}

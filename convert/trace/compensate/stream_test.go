@@ -9,11 +9,18 @@ import (
 )
 
 func TestStreamEqualsRun(t *testing.T) {
-	p := baseParams()
-	p.overheadUs = 1
-	m := simulate(p)
+	for _, prefetch := range []int{1, 2} {
+		p := baseParams()
+		p.overheadUs = 1
+		p.prefetch = prefetch // 2: mostly (m.2) receives
+		streamEqualsRun(t, simulate(p), p.copyNs)
+	}
+}
+
+func streamEqualsRun(t *testing.T, m *trace.Mem, copyNs float64) {
+	t.Helper()
 	for _, b := range []Bound{Lower, Upper} {
-		model := &Model{OverheadUs: 1, Copy: []CopyPoint{{Bytes: 1, NsPerByte: p.copyNs}}, Bound: b}
+		model := &Model{OverheadUs: 1, Copy: []CopyPoint{{Bytes: 1, NsPerByte: copyNs}}, Bound: b}
 		r, err := Run(context.Background(), m, model)
 		if err != nil {
 			t.Fatal(err)
