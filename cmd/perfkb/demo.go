@@ -15,7 +15,7 @@ import (
 	"github.com/perfkb/perfkb/analysis"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/ontology/sample"
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/server"
 	"github.com/perfkb/perfkb/server/backend"
