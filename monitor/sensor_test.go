@@ -241,10 +241,13 @@ func TestListenWritesAtOnceWhenIdle(t *testing.T) {
 }
 
 // TestListenBadConnections: malformed XML and an oversized message close
-// only their connection; an idle connection is cut.
+// only their connection; an idle connection is cut. The idle timeout is
+// long enough that the good connection outlives the bad ones on a loaded
+// machine under -race (a timeout of a few hundred milliseconds can cut it
+// before its second message).
 func TestListenBadConnections(t *testing.T) {
 	ds := native.OpenMemory()
-	s := startListener(t, ds, monitor.SensorOptions{FlushInterval: 20 * time.Millisecond, MaxMessage: 4096, IdleTimeout: 300 * time.Millisecond})
+	s := startListener(t, ds, monitor.SensorOptions{FlushInterval: 20 * time.Millisecond, MaxMessage: 4096, IdleTimeout: 2 * time.Second})
 	good, err := net.Dial("tcp", s.addr)
 	if err != nil {
 		t.Fatal(err)
