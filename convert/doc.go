@@ -12,7 +12,7 @@
 //   - IRIs come from Base.IRI with source keys only — never counters over
 //     the input, never the clock — so converting twice gives byte-identical
 //     sorted N-Triples and two --base values never collide.
-//   - Triples have the shapes ontology/sample writes, so the shipped rules
+//   - Triples have the shapes convert/sample writes, so the shipped rules
 //     (rules/*.rules) fire unchanged; code regions carry their specific and
 //     family class (ontology.LookupCodeRegionType) and hasCrType.
 //   - Vocabulary IRIs come from ontology constants; new terms go in

@@ -17,9 +17,9 @@ import (
 	_ "github.com/lib/pq" // "postgres" driver, to create scratch databases
 	"github.com/spf13/cobra"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/store"
-	"github.com/perfkb/perfkb/ontology/sample"
 )
 
 // benchCommands are the subcommands of "perfkb bench"; a file adds its own

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfkb/perfkb/ontology/sample"
+	"github.com/perfkb/perfkb/convert/sample"
 )
 
 func init() { register(newSampleCmd) }

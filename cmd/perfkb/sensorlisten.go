@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/convert/sensor"
+	"github.com/perfkb/perfkb/monitor"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
 )
@@ -179,7 +180,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	if err != nil {
 		return fmt.Errorf("sensor-listen: %w", err)
 	}
-	opt := sensor.ListenerOptions{
+	opt := monitor.SensorOptions{
 		Base: base, Graph: graph, Mapper: sensor.Options{Manager: f.manager},
 		Batch: f.batch, FlushInterval: f.flushInterval, MaxMessage: maxMessage,
 		MaxConns: f.maxConns, IdleTimeout: f.idleTimeout, Program: prog,
@@ -192,7 +193,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	if prog != nil {
 		fmt.Fprintf(app.Stdout, "sensor-listen: reading the store for %d rules…\n", len(prog.Rules()))
 	}
-	l, err := sensor.NewListener(ctx, ds, opt)
+	l, err := monitor.NewSensorListener(ctx, ds, opt)
 	if err != nil {
 		ln.Close()
 		return err
@@ -236,7 +237,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 
 // startSensorStatus draws a status line on a terminal (connections,
 // messages/s, stored, findings) until the returned stop is called.
-func startSensorStatus(app *App, l *sensor.Listener) (stop func()) {
+func startSensorStatus(app *App, l *monitor.SensorListener) (stop func()) {
 	if !app.IsTerminal(app.Stderr) {
 		return func() {}
 	}

@@ -1,7 +1,7 @@
 // Package scalea converts a SCALEA experiment data repository — the
 // PostgreSQL database of Truong's dissertation, §5.5.1–5.5.2 and Appendix
 // E (testdata/schema.sql) — into PERFONTO triples of the shapes
-// ontology/sample writes, so the shipped rules (rules/perfonto.rules) run
+// convert/sample writes, so the shipped rules (rules/perfonto.rules) run
 // unchanged on converted data (§6.5.5's "Performance Data Wrapper", §7.2.3).
 //
 // The whole repository is read in one consistent snapshot: one REPEATABLE

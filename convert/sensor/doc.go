@@ -1,7 +1,8 @@
 // Package sensor converts SCALEA-G sensor data (dissertation 6.2.3) into
 // PERFONTO triples: XML files holding the messages of the three-phase
 // sensor protocol (6.2.3.6), and — through Reader and Mapper — the live
-// TCP streams perfkb sensor-listen receives.
+// TCP streams perfkb sensor-listen receives (package monitor runs the
+// listener).
 //
 // # Input
 //

@@ -36,7 +36,7 @@ type Options struct {
 }
 
 // Mapper turns messages into PERFONTO triples with the shapes of
-// ontology/sample (trace.go sensors(), experiment.go). It remembers which
+// convert/sample (trace.go sensors(), experiment.go). It remembers which
 // sensors, instances, resources and profiling entities it has written so
 // each is described once, and the payloads seen at each instance's latest
 // event time, for the sequence numbers of measurement IRIs. Not safe for
@@ -393,7 +393,7 @@ func (w *writer) bandwidth(si kb.Term) {
 	if w.err != nil {
 		return
 	}
-	// Source and destination are stated on the path (as ontology/sample
+	// Source and destination are stated on the path (as convert/sample
 	// does), not repeated on every measurement.
 	w.t(m, ontology.Bandwidth, lit)
 	w.t(m, ontology.MeasurementUnit, convert.String("MB/s"))

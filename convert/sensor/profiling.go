@@ -24,7 +24,7 @@ import (
 //	</profiling>
 //
 // to an Experiment, the processing unit graph (NodeUnit, ProcessUnit,
-// ThreadUnit with hasParentPU, as ontology/sample builds it), a
+// ThreadUnit with hasParentPU, as convert/sample builds it), a
 // CodeRegion with its specific and family class, a SourceFile, and one
 // RegionSummary per (exp, pu, cr) with one PerformanceMetric per name.
 // A later message for the same region summary adds its metrics to the

@@ -5,7 +5,7 @@
 // location, event index, time and related event), TRCSTAT (region and
 // message statistics) and LIST; and the dynamic region graph of each
 // location (Truong, Def. 3.17) written as PERFONTO region summaries in the
-// shape ontology/sample writes, so the shipped analysis rules run on it.
+// shape convert/sample writes, so the shipped analysis rules run on it.
 //
 // Readers (convert/otf2, tests, the synthetic generator) provide a Source:
 // global definitions plus one event iterator per location, so memory grows

@@ -96,7 +96,7 @@ func (n Names) RS(p, t int, path []int) string {
 }
 
 // EmitDefs writes the experiment, its processing units (node, process and
-// thread level, as ontology/sample writes the DPG) and the code regions.
+// thread level, as convert/sample writes the DPG) and the code regions.
 func EmitDefs(ctx context.Context, sink Sink, d *Defs, opts EmitOptions) (int64, error) {
 	w := &writer{ctx: ctx, sink: sink}
 	err := emitDefs(w, d, opts)

@@ -28,7 +28,7 @@ type evLoc struct {
 }
 
 // EmitEvents writes the event-level shapes the shipped late_sender and
-// wait_at_barrier rules read (as ontology/sample's trace experiment does):
+// wait_at_barrier rules read (as convert/sample's trace experiment does):
 // a RegionInstance per region execution (ofCodeRegion, inProcessingUnit,
 // inExperiment, hasChildRI), EnterEvent/ExitEvent with atEventTime in
 // microseconds since the trace start, SendEvent sendsMessage / RecvEvent

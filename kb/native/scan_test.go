@@ -12,7 +12,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/ontology/sample"
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
 
 	"github.com/perfkb/perfkb/ontology"

@@ -19,7 +19,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/store"
-	"github.com/perfkb/perfkb/ontology/sample"
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )

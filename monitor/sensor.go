@@ -1,4 +1,4 @@
-package sensor
+package monitor
 
 import (
 	"context"
@@ -13,19 +13,20 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/convert"
+	"github.com/perfkb/perfkb/convert/sensor"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/reasoner"
 )
 
-// ListenerOptions configure a Listener. Zero values take the defaults of
+// SensorOptions configure a SensorListener. Zero values take the defaults of
 // perfkb sensor-listen.
-type ListenerOptions struct {
+type SensorOptions struct {
 	// Base mints the IRIs (required); Graph receives the triples (zero:
 	// Base.Graph()).
 	Base  convert.Base
 	Graph kb.Term
 	// Mapper configures the mapping.
-	Mapper Options
+	Mapper sensor.Options
 	// Messages are written as soon as the store is idle; while a batch is
 	// being written the next one grows, up to Batch messages (default
 	// 1000), and a received message waits at most FlushInterval (default
@@ -64,8 +65,8 @@ type ListenerOptions struct {
 	OnFinding func(f reasoner.Finding, latency time.Duration)
 }
 
-// Stats are the counters of a Listener.
-type Stats struct {
+// SensorStats are the counters of a SensorListener.
+type SensorStats struct {
 	Connections int64 // accepted and served
 	Open        int64 // open now
 	Rejected    int64 // closed at once: --max-conns reached
@@ -80,15 +81,15 @@ type Stats struct {
 	RuleMemory  int64 // triples in the rule engine's working memory
 }
 
-// Listener is the live side of the sensor protocol (6.2.3.5 "Data
+// SensorListener is the live side of the sensor protocol (6.2.3.5 "Data
 // Receiving", 6.2.6.1 TCP data delivery): it accepts sensor connections,
 // reads each with a streaming decoder in its own goroutine, buffers the
 // messages per (SensorID, ResourceID), and one writer goroutine converts
 // and applies them in batches with kb.Dataset.Apply (or reasoner
 // Engine.Add when rules are given).
-type Listener struct {
+type SensorListener struct {
 	ds     kb.Dataset
-	opt    ListenerOptions
+	opt    SensorOptions
 	log    *slog.Logger
 	msgs   chan received
 	dead   chan struct{} // closed when the writer has failed: readers stop
@@ -109,14 +110,14 @@ type Listener struct {
 }
 
 type received struct {
-	msg  *Message
+	msg  *sensor.Message
 	at   time.Time
 	conn int64
 }
 
-// NewListener prepares a listener writing into ds. With a Program it
+// NewSensorListener prepares a listener writing into ds. With a Program it
 // builds the reasoner engine, which reads the store once.
-func NewListener(ctx context.Context, ds kb.Dataset, opt ListenerOptions) (*Listener, error) {
+func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*SensorListener, error) {
 	if opt.Base.IsZero() {
 		return nil, errors.New("sensor: a listener needs a base IRI")
 	}
@@ -145,7 +146,7 @@ func NewListener(ctx context.Context, ds kb.Dataset, opt ListenerOptions) (*List
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	l := &Listener{ds: ds, opt: opt, log: log, msgs: make(chan received, 4*opt.Batch), dead: make(chan struct{}), conns: map[net.Conn]struct{}{}}
+	l := &SensorListener{ds: ds, opt: opt, log: log, msgs: make(chan received, 4*opt.Batch), dead: make(chan struct{}), conns: map[net.Conn]struct{}{}}
 	if opt.Program != nil {
 		l.watch = &findingWatch{Dataset: ds}
 		e, err := reasoner.NewEngine(ctx, l.watch, opt.Program, opt.Reasoner)
@@ -158,9 +159,9 @@ func NewListener(ctx context.Context, ds kb.Dataset, opt ListenerOptions) (*List
 }
 
 // Stats returns the counters so far.
-func (l *Listener) Stats() Stats {
+func (l *SensorListener) Stats() SensorStats {
 	s := &l.stats
-	return Stats{Connections: s.conns.Load(), Open: s.open.Load(), Rejected: s.rejected.Load(),
+	return SensorStats{Connections: s.conns.Load(), Open: s.open.Load(), Rejected: s.rejected.Load(),
 		Received: s.received.Load(), Stored: s.stored.Load(), Invalid: s.invalid.Load(),
 		Partial: s.partial.Load(), Malformed: s.malformed.Load(), Idle: s.idle.Load(),
 		Triples: s.triples.Load(), Findings: s.findings.Load(), RuleMemory: s.ruleMemory.Load()}
@@ -171,7 +172,7 @@ func (l *Listener) Stats() Stats {
 // writes every received message and returns. It returns an error only
 // when writing to the store fails (or ln fails for another reason than
 // being closed).
-func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
+func (l *SensorListener) Serve(ctx context.Context, ln net.Listener) error {
 	writerDone := make(chan error, 1)
 	wctx, cancelWriter := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelWriter()
@@ -246,7 +247,7 @@ func (l *Listener) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
-func (l *Listener) closeConns(deadline time.Time) {
+func (l *SensorListener) closeConns(deadline time.Time) {
 	l.drainUntil.Store(deadline.UnixNano())
 	l.draining.Store(true)
 	l.mu.Lock()
@@ -257,12 +258,12 @@ func (l *Listener) closeConns(deadline time.Time) {
 }
 
 // serveConn reads one connection's messages until it ends.
-func (l *Listener) serveConn(c net.Conn, n int64) {
+func (l *SensorListener) serveConn(c net.Conn, n int64) {
 	remote := c.RemoteAddr().String()
 	log := l.log.With("conn", n, "remote", remote)
 	log.Debug("sensor connected")
 	src := fmt.Sprintf("connection #%d (%s)", n, remote)
-	rd := NewReader(&idleReader{c: c, l: l}, ReaderOptions{
+	rd := sensor.NewReader(&idleReader{c: c, l: l}, sensor.ReaderOptions{
 		Source:     src,
 		Position:   func(_, _ int, off int64) string { return convert.StreamPosition(int(n), off) },
 		MaxMessage: l.opt.MaxMessage,
@@ -277,13 +278,13 @@ func (l *Listener) serveConn(c net.Conn, n int64) {
 		if err != nil {
 			off, sid, rid, partial := rd.Partial()
 			switch {
-			case errors.Is(err, ErrTooLarge):
+			case errors.Is(err, sensor.ErrTooLarge):
 				l.stats.malformed.Add(1)
 				log.Warn("message too large: connection closed", "max", l.opt.MaxMessage, "sensor", sid, "resource", rid, "byte", off)
 			case errors.Is(err, os.ErrDeadlineExceeded) && !partial:
 				l.stats.idle.Add(1)
 				log.Info("connection closed: idle or shutting down", "messages", count)
-			case errors.Is(err, ErrTruncated) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) || isConnReset(err):
+			case errors.Is(err, sensor.ErrTruncated) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) || isConnReset(err):
 				if partial {
 					l.stats.partial.Add(1)
 					log.Warn("partial message discarded", "sensor", sid, "resource", rid, "byte", off, "reason", err.Error())
@@ -316,7 +317,7 @@ func isConnReset(err error) bool {
 // now, or the drain deadline once the listener is shutting down.
 type idleReader struct {
 	c net.Conn
-	l *Listener
+	l *SensorListener
 }
 
 func (r *idleReader) Read(p []byte) (int, error) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/perfkb/perfkb/ontology/sample"
+	"github.com/perfkb/perfkb/convert/sample"
 )
 
 // Generate streams N-Quads to any writer and reports the planted cases, so a

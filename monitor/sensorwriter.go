@@ -1,4 +1,4 @@
-package sensor
+package monitor
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sensor"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
@@ -51,8 +52,8 @@ func (b *batch) reset() {
 // goroutines: this one buffers and converts (the Mapper is not
 // concurrent), the other applies converted batches in order, so that the
 // conversion of one batch overlaps the store write of the previous one.
-func (l *Listener) writer(ctx context.Context) error {
-	mapper := NewMapper(l.opt.Base, l.opt.Mapper, func(pos, format string, args ...any) {
+func (l *SensorListener) writer(ctx context.Context) error {
+	mapper := sensor.NewMapper(l.opt.Base, l.opt.Mapper, func(pos, format string, args ...any) {
 		l.log.Warn("sensor data: "+fmt.Sprintf(format, args...), "position", pos)
 	})
 	var hasProblem kb.ID
@@ -154,13 +155,13 @@ type converted struct {
 }
 
 type batchWriter struct {
-	l          *Listener
-	mapper     *Mapper
+	l          *SensorListener
+	mapper     *sensor.Mapper
 	quads      []kb.TermQuad
 	hasProblem kb.ID
 	findings   int64
 	// window has the message count of each Add the engine still holds,
-	// oldest first (ListenerOptions.RulesWindow).
+	// oldest first (SensorOptions.RulesWindow).
 	window []int64
 }
 

@@ -1,4 +1,4 @@
-package sensor_test
+package monitor_test
 
 import (
 	"context"
@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfkb/perfkb/convert/sensor"
+	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/monitor"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -25,17 +26,17 @@ func bwMessage(s, t int, bw string) string {
 }
 
 type liveServer struct {
-	l      *sensor.Listener
+	l      *monitor.SensorListener
 	addr   string
 	cancel context.CancelFunc
 	done   chan error
 	ds     kb.Dataset
 }
 
-func startListener(t *testing.T, ds kb.Dataset, opt sensor.ListenerOptions) *liveServer {
+func startListener(t *testing.T, ds kb.Dataset, opt monitor.SensorOptions) *liveServer {
 	t.Helper()
 	opt.Base = base
-	l, err := sensor.NewListener(context.Background(), ds, opt)
+	l, err := monitor.NewSensorListener(context.Background(), ds, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestListenConcurrentSenders(t *testing.T) {
 		per, limit = 10000, 20*time.Minute
 	}
 	ds := native.OpenMemory()
-	s := startListener(t, ds, sensor.ListenerOptions{Batch: 1000, FlushInterval: 50 * time.Millisecond})
+	s := startListener(t, ds, monitor.SensorOptions{Batch: 1000, FlushInterval: 50 * time.Millisecond})
 	var wg sync.WaitGroup
 	errs := make(chan error, senders)
 	for i := 0; i < senders; i++ {
@@ -164,7 +165,7 @@ func TestListenConcurrentSenders(t *testing.T) {
 // the partial one is dropped and counted.
 func TestListenDisconnectMidMessage(t *testing.T) {
 	ds := native.OpenMemory()
-	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 20 * time.Millisecond})
+	s := startListener(t, ds, monitor.SensorOptions{FlushInterval: 20 * time.Millisecond})
 	full := bwMessage(1, 1, "2.5") + bwMessage(1, 2, "2.5") + bwMessage(1, 3, "2.5")
 	partial := bwMessage(1, 4, "2.5")
 	send(t, s.addr, full+partial[:len(partial)/2])
@@ -195,7 +196,7 @@ func (g *gatedDataset) Apply(ctx context.Context, d kb.Delta) error {
 func TestListenShutdownFlushes(t *testing.T) {
 	mem := native.OpenMemory()
 	ds := &gatedDataset{Dataset: mem, open: make(chan struct{})}
-	s := startListener(t, ds, sensor.ListenerOptions{Batch: 1 << 20, FlushInterval: time.Hour})
+	s := startListener(t, ds, monitor.SensorOptions{Batch: 1 << 20, FlushInterval: time.Hour})
 	c, err := net.Dial("tcp", s.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +232,7 @@ func TestListenShutdownFlushes(t *testing.T) {
 // without waiting for --flush-interval or --batch.
 func TestListenWritesAtOnceWhenIdle(t *testing.T) {
 	ds := native.OpenMemory()
-	s := startListener(t, ds, sensor.ListenerOptions{Batch: 1 << 20, FlushInterval: time.Hour})
+	s := startListener(t, ds, monitor.SensorOptions{Batch: 1 << 20, FlushInterval: time.Hour})
 	send(t, s.addr, bwMessage(3, 1, "2.5"))
 	waitFor(t, "1 stored", func() bool { return s.l.Stats().Stored == 1 })
 	if got := countType(t, ds, ontology.PathBandwidthMeasurement); got != 1 {
@@ -240,10 +241,13 @@ func TestListenWritesAtOnceWhenIdle(t *testing.T) {
 }
 
 // TestListenBadConnections: malformed XML and an oversized message close
-// only their connection; an idle connection is cut.
+// only their connection; an idle connection is cut. The idle timeout is
+// long enough that the good connection outlives the bad ones on a loaded
+// machine under -race (a timeout of a few hundred milliseconds can cut it
+// before its second message).
 func TestListenBadConnections(t *testing.T) {
 	ds := native.OpenMemory()
-	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 20 * time.Millisecond, MaxMessage: 4096, IdleTimeout: 300 * time.Millisecond})
+	s := startListener(t, ds, monitor.SensorOptions{FlushInterval: 20 * time.Millisecond, MaxMessage: 4096, IdleTimeout: 2 * time.Second})
 	good, err := net.Dial("tcp", s.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +281,7 @@ func TestListenMonitoring(t *testing.T) {
 	ds := native.OpenMemory()
 	var mu sync.Mutex
 	var got []reasoner.Finding
-	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 20 * time.Millisecond, Program: prog,
+	s := startListener(t, ds, monitor.SensorOptions{FlushInterval: 20 * time.Millisecond, Program: prog,
 		OnFinding: func(f reasoner.Finding, latency time.Duration) {
 			mu.Lock()
 			got = append(got, f)
@@ -307,7 +311,7 @@ func TestListenRulesWindow(t *testing.T) {
 	}
 	ds := native.OpenMemory()
 	const window, bursts, per = 50, 20, 30
-	s := startListener(t, ds, sensor.ListenerOptions{FlushInterval: 5 * time.Millisecond, Program: prog, RulesWindow: window,
+	s := startListener(t, ds, monitor.SensorOptions{FlushInterval: 5 * time.Millisecond, Program: prog, RulesWindow: window,
 		Reasoner: reasoner.Options{NoDerivations: true}})
 	var most int64
 	lows := 0
@@ -343,7 +347,7 @@ func (failingStore) Apply(context.Context, kb.Delta) error { return fmt.Errorf("
 // TestListenStoreFailure: a failing store ends Serve with the error, even
 // while senders are blocked on a full buffer.
 func TestListenStoreFailure(t *testing.T) {
-	l, err := sensor.NewListener(context.Background(), failingStore{native.OpenMemory()}, sensor.ListenerOptions{Base: base, Batch: 10, FlushInterval: 10 * time.Millisecond})
+	l, err := monitor.NewSensorListener(context.Background(), failingStore{native.OpenMemory()}, monitor.SensorOptions{Base: base, Batch: 10, FlushInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,3 +381,5 @@ func TestListenStoreFailure(t *testing.T) {
 		t.Errorf("stats %+v: nothing can be stored", st)
 	}
 }
+
+var base = convert.MustBase("http://perfkb.example/site/innsbruck/")

@@ -1,4 +1,4 @@
-package sensor_test
+package monitor_test
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfkb/perfkb/convert/sensor"
 	"github.com/perfkb/perfkb/kb/store"
+	"github.com/perfkb/perfkb/monitor"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -22,7 +22,7 @@ import (
 // store: 20 sensors on loopback send b.N messages in total as fast as they
 // can; the metric is messages/s from the first byte to the last write.
 //
-//	go test ./convert/sensor -run '^$' -bench ListenNative -benchtime 200000x
+//	go test ./monitor -run '^$' -bench ListenNative -benchtime 200000x
 func BenchmarkListenNative(b *testing.B) {
 	ctx := context.Background()
 	ds, err := store.Open(ctx, "native:"+filepath.Join(b.TempDir(), "kb"), store.Options{})
@@ -30,7 +30,7 @@ func BenchmarkListenNative(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ds.Close()
-	l, err := sensor.NewListener(ctx, ds, sensor.ListenerOptions{Base: base})
+	l, err := monitor.NewSensorListener(ctx, ds, monitor.SensorOptions{Base: base})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func BenchmarkListenNative(b *testing.B) {
 // The sub-benchmarks run the engine with and without derivation records
 // (perfkb sensor-listen --no-derivations).
 //
-//	go test ./convert/sensor -run '^$' -bench FindingLatency -benchtime 20000x
+//	go test ./monitor -run '^$' -bench FindingLatency -benchtime 20000x
 func BenchmarkFindingLatency(b *testing.B) {
 	b.Run("derivations", func(b *testing.B) { benchFindingLatency(b, false) })
 	b.Run("no-derivations", func(b *testing.B) { benchFindingLatency(b, true) })
@@ -120,7 +120,7 @@ func benchFindingLatency(b *testing.B, noDerivations bool) {
 	if d, err := time.ParseDuration(os.Getenv("PERFKB_BENCH_FLUSH")); err == nil && d > 0 {
 		flush = d
 	}
-	l, err := sensor.NewListener(ctx, ds, sensor.ListenerOptions{Base: base, Program: prog, Reasoner: reasoner.Options{NoDerivations: noDerivations}, FlushInterval: flush,
+	l, err := monitor.NewSensorListener(ctx, ds, monitor.SensorOptions{Base: base, Program: prog, Reasoner: reasoner.Options{NoDerivations: noDerivations}, FlushInterval: flush,
 		OnFinding: func(_ reasoner.Finding, d time.Duration) {
 			mu.Lock()
 			lat = append(lat, d)
