@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -22,7 +23,7 @@ func loadTTL(t *testing.T, file string) *native.MemStore {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := kb.Load(context.Background(), ds, f, kb.LoadOptions{Format: kb.FormatTurtle, SourceName: file, Graph: kb.IRI("http://example.org/site")}); err != nil {
+	if _, err := rdfio.Load(context.Background(), ds, f, rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: file, Graph: kb.IRI("http://example.org/site")}); err != nil {
 		t.Fatal(err)
 	}
 	return ds

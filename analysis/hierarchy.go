@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -36,7 +37,7 @@ func overheads() (*overheadHierarchy, error) {
 	hierarchyOnce.Do(func() {
 		ctx := context.Background()
 		mem := native.OpenMemory()
-		if _, err := kb.Load(ctx, mem, ontology.TurtleReader(), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "perfonto.ttl", BaseIRI: ontology.OntologyIRI}); err != nil {
+		if _, err := rdfio.Load(ctx, mem, ontology.TurtleReader(), rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "perfonto.ttl", BaseIRI: ontology.OntologyIRI}); err != nil {
 			hierarchyErr = err
 			return
 		}

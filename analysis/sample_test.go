@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
@@ -25,7 +25,7 @@ func sampleStore(t *testing.T) (*native.MemStore, sample.Summary) {
 		t.Fatal(err)
 	}
 	ds := native.OpenMemory()
-	if _, err := kb.Load(ctx, ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); err != nil {
+	if _, err := rdfio.Load(ctx, ds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "sample.nq"}); err != nil {
 		t.Fatal(err)
 	}
 	return ds, sum

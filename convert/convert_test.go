@@ -15,6 +15,7 @@ import (
 	"github.com/perfkb/perfkb/convert/converttest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -233,7 +234,7 @@ func TestPushSink(t *testing.T) {
 func TestStoreSinkCancel(t *testing.T) {
 	ds := native.OpenMemory()
 	ctx, cancel := context.WithCancel(context.Background())
-	sink := convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: testBase.Graph()})
+	sink := convert.NewStoreSink(ctx, ds, rdfio.LoadOptions{Graph: testBase.Graph()})
 	cancel()
 	_, err := convert.Run(ctx, tsv("testdata/good.tsv")(t), sink)
 	if !errors.Is(err, context.Canceled) {
@@ -281,7 +282,7 @@ func TestPipelined(t *testing.T) {
 	}
 	// A failed conversion through the pipeline leaves the store unchanged.
 	ds := native.OpenMemory()
-	sink := convert.Pipelined(convert.NewStoreSink(context.Background(), ds, kb.LoadOptions{Graph: testBase.Graph()}))
+	sink := convert.Pipelined(convert.NewStoreSink(context.Background(), ds, rdfio.LoadOptions{Graph: testBase.Graph()}))
 	_, err := convert.Run(context.Background(), tsv("testdata/nan.tsv")(t), sink)
 	if err == nil || strings.Contains(err.Error(), "discarding") {
 		t.Errorf("err = %v; want the input error alone", err)

@@ -88,7 +88,7 @@
 // NTriplesSink (NewNTriplesSink for a stream, CreateNTriplesFile for a
 // file that appears only on success; sorted output spills sorted runs to
 // temporary files beyond 32 MB and merges them),
-// StoreSink (kb.LoadQuads in a goroutine: one bulk load, aborted on
+// StoreSink (rdfio.LoadQuads in a goroutine: one bulk load, aborted on
 // failure), PushSink (one GSP POST URL/data?graph=IRI streamed through an
 // io.Pipe; a failure breaks the body so the server changes nothing), and
 // CountingSink for progress.

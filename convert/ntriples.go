@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfkb/perfkb/kb/rdfio"
 	"io"
 	"os"
 	"path/filepath"
@@ -107,14 +106,14 @@ func (s *NTriplesSink) discard(err error) error {
 // appendTriple appends q as an N-Triples line to b, through rdfio's term
 // encoder (the one N-Triples encoder).
 func appendTriple(b []byte, q kb.TermQuad) []byte {
-	b = rdfio.AppendTermBytes(b, rdfioTerm(q.S))
+	b = kb.AppendTermBytes(b, rdfioTerm(q.S))
 	b = append(b, ' ')
-	b = rdfio.AppendTermBytes(b, rdfioTerm(q.P))
+	b = kb.AppendTermBytes(b, rdfioTerm(q.P))
 	b = append(b, ' ')
-	b = rdfio.AppendTermBytes(b, rdfioTerm(q.O))
+	b = kb.AppendTermBytes(b, rdfioTerm(q.O))
 	return append(b, " .\n"...)
 }
 
-func rdfioTerm(t kb.Term) rdfio.Term {
-	return rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
+func rdfioTerm(t kb.Term) kb.Term {
+	return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
 }

@@ -6,10 +6,11 @@ import (
 	"io"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // StoreSink loads the statements into a store as one bulk load through
-// kb.LoadQuads: nothing is visible until Close(ctx, nil) commits, and a
+// rdfio.LoadQuads: nothing is visible until Close(ctx, nil) commits, and a
 // failed conversion leaves the store unchanged. The load runs in its own
 // goroutine; Add hands it batches over a channel, so memory is bounded by
 // the batch size plus what the store stages.
@@ -17,7 +18,7 @@ type StoreSink struct {
 	ch      chan storeBatch
 	done    chan struct{}
 	batch   []kb.TermQuad
-	summary kb.LoadSummary
+	summary rdfio.LoadSummary
 	err     error // set by the loader before done closes
 	closed  bool
 }
@@ -31,8 +32,8 @@ const storeBatchSize = 4096
 
 // NewStoreSink starts a bulk load into ds. opts.Graph is the target graph
 // of statements without one; opts.Progress and opts.CommitProgress work as
-// for kb.Load.
-func NewStoreSink(ctx context.Context, ds kb.Dataset, opts kb.LoadOptions) *StoreSink {
+// for rdfio.Load.
+func NewStoreSink(ctx context.Context, ds kb.Dataset, opts rdfio.LoadOptions) *StoreSink {
 	s := &StoreSink{ch: make(chan storeBatch, 4), done: make(chan struct{}), batch: make([]kb.TermQuad, 0, storeBatchSize)}
 	var cur []kb.TermQuad
 	next := func() (kb.TermQuad, error) {
@@ -52,7 +53,7 @@ func NewStoreSink(ctx context.Context, ds kb.Dataset, opts kb.LoadOptions) *Stor
 	}
 	go func() {
 		defer close(s.done)
-		s.summary, s.err = kb.LoadQuads(ctx, ds, next, opts)
+		s.summary, s.err = rdfio.LoadQuads(ctx, ds, next, opts)
 	}()
 	return s
 }
@@ -107,4 +108,4 @@ func (s *StoreSink) Close(ctx context.Context, failed error) error {
 }
 
 // Summary is the store load's summary, valid after Close.
-func (s *StoreSink) Summary() kb.LoadSummary { return s.summary }
+func (s *StoreSink) Summary() rdfio.LoadSummary { return s.summary }

@@ -3,7 +3,6 @@ package kb
 import (
 	"strings"
 
-	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -117,16 +116,15 @@ func (t Term) String() string {
 }
 
 // AppendNTriples writes the term in N-Triples syntax, with the one
-// N-Triples term encoder (rdfio.AppendTerm).
-func (t Term) AppendNTriples(b *strings.Builder) {
-	rdfio.AppendTerm(b, rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang})
-}
+// N-Triples term encoder (AppendTerm).
+func (t Term) AppendNTriples(b *strings.Builder) { AppendTerm(b, t) }
 
 // Triple is a triple of terms.
 type Triple struct{ S, P, O Term }
 
-// TermQuad is a quad of terms; G is the graph (DefaultGraph for triples
-// without one).
+// TermQuad is a quad of terms; G is the graph, DefaultGraph or the zero
+// Term for triples of the default graph. It is what the rdfio decoders
+// yield (G zero for the default graph) and its encoders write.
 type TermQuad struct{ S, P, O, G Term }
 
 // String renders the quad as an N-Quads line without the final newline.
@@ -143,15 +141,4 @@ func (q TermQuad) String() string {
 	}
 	b.WriteString(" .")
 	return b.String()
-}
-
-// ParseTerm parses one term in N-Triples syntax (the inverse of String),
-// with rdfio's N-Triples term decoder; language tags are lower-cased as
-// LangLiteral does.
-func ParseTerm(s string) (Term, error) {
-	t, err := rdfio.ParseTerm(s)
-	if err != nil {
-		return Term{}, err
-	}
-	return fromRDFIO(t), nil
 }

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 )
 
@@ -61,7 +62,7 @@ func benchDataset(b *testing.B) kb.Dataset {
 			benchErr = fmt.Errorf("PERFKB_BENCH_STORE=%q: want memory, native-memory or pebble-memory", store)
 			return
 		}
-		if _, benchErr = kb.Load(ctx, ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); benchErr != nil {
+		if _, benchErr = rdfio.Load(ctx, ds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "sample.nq"}); benchErr != nil {
 			return
 		}
 		benchDS = ds
@@ -256,7 +257,7 @@ func TestBenchmarkQueriesAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds := kbtest.NewMemory()
-	if _, err := kb.Load(ctx, ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); err != nil {
+	if _, err := rdfio.Load(ctx, ds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "sample.nq"}); err != nil {
 		t.Fatal(err)
 	}
 	results := map[string]map[string]int{}

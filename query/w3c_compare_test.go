@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query/results"
 
 	"github.com/perfkb/perfkb/ontology"
@@ -22,7 +23,7 @@ const rsNS = "http://www.w3.org/2001/sw/DataAccess/tests/result-set#"
 func loadTriples(ctx context.Context, path string) ([]kb.Triple, error) {
 	ds := native.OpenMemory()
 	defer ds.Close()
-	if _, err := kb.LoadFile(ctx, ds, path, kb.LoadOptions{}); err != nil {
+	if _, err := rdfio.LoadFile(ctx, ds, path, rdfio.LoadOptions{}); err != nil {
 		return nil, err
 	}
 	return graphTriples(ctx, ds, kb.Any)

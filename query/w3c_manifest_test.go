@@ -68,7 +68,7 @@ func readManifest(path string) (*graph, error) {
 	}
 }
 
-func fromRDFIO(t rdfio.Term) kb.Term {
+func fromRDFIO(t kb.Term) kb.Term {
 	return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
 }
 

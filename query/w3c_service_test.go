@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/federation"
@@ -29,7 +30,7 @@ func w3cEndpoints(ctx context.Context, data map[string][]string, newStore func()
 	for ep, files := range data {
 		ds := newStore()
 		for _, f := range files {
-			if _, err := kb.LoadFile(ctx, ds, f, kb.LoadOptions{}); err != nil {
+			if _, err := rdfio.LoadFile(ctx, ds, f, rdfio.LoadOptions{}); err != nil {
 				stop()
 				return nil, nil, err
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/eval"
@@ -261,12 +262,12 @@ func runSyntaxTest(tc w3cTest, positive bool) (outcome, string) {
 func loadDataset(ctx context.Context, newStore func() kb.Dataset, data []string, named map[string]string) (kb.Dataset, error) {
 	ds := newStore()
 	for _, d := range data {
-		if _, err := kb.LoadFile(ctx, ds, d, kb.LoadOptions{}); err != nil {
+		if _, err := rdfio.LoadFile(ctx, ds, d, rdfio.LoadOptions{}); err != nil {
 			return nil, err
 		}
 	}
 	for iri, f := range named {
-		if _, err := kb.LoadFile(ctx, ds, f, kb.LoadOptions{Graph: kb.IRI(iri)}); err != nil {
+		if _, err := rdfio.LoadFile(ctx, ds, f, rdfio.LoadOptions{Graph: kb.IRI(iri)}); err != nil {
 			return nil, err
 		}
 	}
@@ -312,7 +313,7 @@ func runQueryTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset, n
 			if _, ok := tc.graphData[iri]; ok || !strings.HasPrefix(iri, "file:") {
 				continue
 			}
-			if _, err := kb.LoadFile(ctx, ds, iriPath(iri), kb.LoadOptions{Graph: kb.IRI(iri)}); err != nil {
+			if _, err := rdfio.LoadFile(ctx, ds, iriPath(iri), rdfio.LoadOptions{Graph: kb.IRI(iri)}); err != nil {
 				return skipped, "loading FROM graph: " + err.Error()
 			}
 		}

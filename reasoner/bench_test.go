@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/rules"
@@ -64,10 +65,10 @@ func BenchmarkMaterialize(b *testing.B) {
 				b.StopTimer()
 				ds := native.OpenMemory()
 				ctx := context.Background()
-				if _, err := kb.Load(ctx, ds, bytes.NewReader(data.Bytes()), kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+				if _, err := rdfio.Load(ctx, ds, bytes.NewReader(data.Bytes()), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := kb.Load(ctx, ds, ontology.TurtleReader(), kb.LoadOptions{Format: kb.FormatTurtle, Graph: kb.IRI(ontology.OntologyIRI)}); err != nil {
+				if _, err := rdfio.Load(ctx, ds, ontology.TurtleReader(), rdfio.LoadOptions{Format: rdfio.Turtle, Graph: kb.IRI(ontology.OntologyIRI)}); err != nil {
 					b.Fatal(err)
 				}
 				runtime.GC()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 const testPrefixes = `@prefix ex: <http://example.org/> .
@@ -23,7 +24,7 @@ const testPrefixes = `@prefix ex: <http://example.org/> .
 func loadTurtle(t testing.TB, data string) *native.MemStore {
 	t.Helper()
 	ds := native.OpenMemory()
-	if _, err := kb.Load(context.Background(), ds, strings.NewReader(testPrefixes+data), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "test.ttl"}); err != nil {
+	if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(testPrefixes+data), rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "test.ttl"}); err != nil {
 		t.Fatalf("loading test data: %v", err)
 	}
 	return ds

@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/rules"
@@ -86,7 +87,7 @@ func TestCompareWithJena(t *testing.T) {
 	// perfkb
 	ds := native.OpenMemory()
 	for _, f := range []string{dataFile, ontoFile} {
-		if _, err := kb.LoadFile(ctx, ds, f, kb.LoadOptions{}); err != nil {
+		if _, err := rdfio.LoadFile(ctx, ds, f, rdfio.LoadOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -118,7 +119,7 @@ func TestCompareWithJena(t *testing.T) {
 	}
 	t.Logf("%s(bench/jena/run.sh: %v)", out.String(), time.Since(began).Round(time.Millisecond))
 	jds := native.OpenMemory()
-	if _, err := kb.LoadFile(ctx, jds, filepath.Join(dir, "jena.nt"), kb.LoadOptions{}); err != nil {
+	if _, err := rdfio.LoadFile(ctx, jds, filepath.Join(dir, "jena.nt"), rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	theirs := subtract(canonicalTriples(t, jds, kb.Term{}), asserted)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/rules"
@@ -25,7 +26,7 @@ func loadSample(t testing.TB, triples int64) (*native.MemStore, sample.Summary) 
 		t.Fatal(err)
 	}
 	ds := native.OpenMemory()
-	if _, err := kb.Load(context.Background(), ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+	if _, err := rdfio.Load(context.Background(), ds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
 		t.Fatal(err)
 	}
 	return ds, sum
@@ -188,7 +189,7 @@ func TestIncrementalOnSampleDataMatchesFromScratch(t *testing.T) {
 	}
 	load := func(lines []string) *native.MemStore {
 		ds := native.OpenMemory()
-		if _, err := kb.Load(ctx, ds, strings.NewReader(strings.Join(lines, "\n")), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
+		if _, err := rdfio.Load(ctx, ds, strings.NewReader(strings.Join(lines, "\n")), rdfio.LoadOptions{Format: rdfio.NTriples}); err != nil {
 			t.Fatal(err)
 		}
 		return ds

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/reasoner/rulelang"
@@ -105,7 +106,7 @@ func readScript(t *testing.T, path string) []*testCase {
 func turtleTriples(t *testing.T, where, data string) (*native.MemStore, []kb.Triple) {
 	t.Helper()
 	ds := native.OpenMemory()
-	if _, err := kb.Load(context.Background(), ds, strings.NewReader(prefixes+data), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: where}); err != nil {
+	if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(prefixes+data), rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: where}); err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
 	quads, err := kb.Collect(ds.Match(context.Background(), kb.Pattern{}))
@@ -298,7 +299,7 @@ func TestEveryRuleIsTested(t *testing.T) {
 func TestRulesUseDeclaredVocabulary(t *testing.T) {
 	ctx := context.Background()
 	onto := native.OpenMemory()
-	if _, err := kb.Load(ctx, onto, ontology.TurtleReader(), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "perfonto.ttl"}); err != nil {
+	if _, err := rdfio.Load(ctx, onto, ontology.TurtleReader(), rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "perfonto.ttl"}); err != nil {
 		t.Fatal(err)
 	}
 	typeID, _, err := onto.Lookup(ctx, kb.IRI("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"))

@@ -10,11 +10,12 @@ import (
 	"sync"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
 // DatasetStore serves the Graph Store Protocol, the site registry and store
-// statistics straight from a kb.Dataset; uploads are parsed with kb.Load.
+// statistics straight from a kb.Dataset; uploads are parsed with rdfio.Load.
 type DatasetStore struct {
 	ds kb.Dataset
 	// writes keeps replaces and drops (which read a graph, then remove
@@ -184,7 +185,7 @@ func (d *DatasetStore) write(ctx context.Context, graph kb.Term, src RDFSource, 
 	// and replaces of existing content through one atomic Apply.
 	bulk := (!replace || before == 0) && (src.Size <= 0 || src.Size >= bulkUploadBytes)
 	target := &graphRewritingDataset{Dataset: d.ds, graph: gid[0], remove: remove, bulk: bulk}
-	sum, err := kb.Load(ctx, target, body, kb.LoadOptions{Format: format, Graph: graph, SourceName: src.Name, BaseIRI: src.BaseIRI, BatchSize: batchSize(src.Size)})
+	sum, err := rdfio.Load(ctx, target, body, rdfio.LoadOptions{Format: format, Graph: graph, SourceName: src.Name, BaseIRI: src.BaseIRI, BatchSize: batchSize(src.Size)})
 	if body.err != nil {
 		// The body could not be read (too large, connection lost): that,
 		// not what the parser made of the cut input, is the error.
@@ -208,7 +209,7 @@ func (d *DatasetStore) write(ctx context.Context, graph kb.Term, src RDFSource, 
 	return change, nil
 }
 
-// batchSize picks kb.Load's batch for a document of size bytes: small
+// batchSize picks rdfio.Load's batch for a document of size bytes: small
 // uploads (the common case of a site pushing a few triples) should not pay
 // for a 10,000-quad buffer.
 func batchSize(size int64) int {
@@ -224,18 +225,18 @@ func batchSize(size int64) int {
 	return int(size / bytesPerTriple)
 }
 
-func kbFormat(f Format) (kb.Format, error) {
+func kbFormat(f Format) (string, error) {
 	switch f {
 	case FormatNTriples:
-		return kb.FormatNTriples, nil
+		return rdfio.NTriples, nil
 	case FormatTurtle:
-		return kb.FormatTurtle, nil
+		return rdfio.Turtle, nil
 	case FormatNQuads:
-		return kb.FormatNQuads, nil
+		return rdfio.NQuads, nil
 	case FormatRDFXML:
-		return kb.FormatRDFXML, nil
+		return rdfio.RDFXML, nil
 	case FormatJSONLD:
-		return kb.Format("jsonld"), nil // kb/rdfio/jsonld.go's registry name
+		return rdfio.JSONLD, nil // kb/rdfio/jsonld.go's registry name
 	}
 	return "", &apiError{typ: ErrorUnsupported, err: fmt.Errorf("cannot read %v", f)}
 }
@@ -254,7 +255,7 @@ func (e *errorRecordingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// graphRewritingDataset lets kb.Load parse and intern as usual but turns
+// graphRewritingDataset lets rdfio.Load parse and intern as usual but turns
 // its bulk commit into one atomic Apply that puts every quad in one graph
 // and, for a replace, removes the graph's old content in the same delta.
 type graphRewritingDataset struct {

@@ -13,12 +13,13 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // loadTurtle loads Turtle text into a graph of ds.
 func loadTurtle(t *testing.T, ds kb.Dataset, graph, text string) {
 	t.Helper()
-	if _, err := kb.Load(context.Background(), ds, strings.NewReader(text), kb.LoadOptions{Format: kb.FormatTurtle, Graph: kb.IRI(graph)}); err != nil {
+	if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(text), rdfio.LoadOptions{Format: rdfio.Turtle, Graph: kb.IRI(graph)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -69,25 +70,25 @@ func TestGraphStoreRoundTrip(t *testing.T) {
 	stored := graphLines(t, mem, g)
 	for _, tc := range []struct {
 		accept string
-		format kb.Format
+		format string
 	}{
-		{"", kb.FormatTurtle},
-		{"text/turtle", kb.FormatTurtle},
-		{"application/n-triples", kb.FormatNTriples},
-		{"application/n-quads", kb.FormatNQuads},
-		{"application/rdf+xml", kb.FormatRDFXML},
-		{"application/ld+json", kb.Format("jsonld")},
+		{"", rdfio.Turtle},
+		{"text/turtle", rdfio.Turtle},
+		{"application/n-triples", rdfio.NTriples},
+		{"application/n-quads", rdfio.NQuads},
+		{"application/rdf+xml", rdfio.RDFXML},
+		{"application/ld+json", rdfio.JSONLD},
 	} {
 		rec := do(srv, "GET", "/data"+siteGraphQ, "", "", "Accept", tc.accept)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("GET %s: status %d", tc.accept, rec.Code)
 		}
-		if tc.format == kb.FormatNTriples {
+		if tc.format == rdfio.NTriples {
 			golden(t, "gsp.nt", sortedBody(rec.Body.String()))
 		}
 		// Every format reads back to the same graph.
 		back := native.OpenMemory()
-		if _, err := kb.Load(context.Background(), back, rec.Body, kb.LoadOptions{Format: tc.format, Graph: g}); err != nil {
+		if _, err := rdfio.Load(context.Background(), back, rec.Body, rdfio.LoadOptions{Format: tc.format, Graph: g}); err != nil {
 			t.Fatalf("GET %s: output does not parse: %v", tc.accept, err)
 		}
 		if got := graphLines(t, back, g); strings.Join(got, "\n") != strings.Join(stored, "\n") {

@@ -77,7 +77,7 @@ func multipartSource(body io.Reader, contentType, base string) (RDFSource, error
 			if err != nil {
 				return RDFSource{}, err
 			}
-			q.S, q.O, q.G = partBlank(q.S, parts), partBlank(q.O, parts), rdfio.Term{}
+			q.S, q.O, q.G = partBlank(q.S, parts), partBlank(q.O, parts), kb.Term{}
 			if err := enc.Encode(q); err != nil {
 				return RDFSource{}, err
 			}
@@ -113,8 +113,8 @@ func partFormat(part *multipart.Part) (*rdfio.Format, bool) {
 }
 
 // partBlank gives a blank node a label scoped to its part.
-func partBlank(t rdfio.Term, part int) rdfio.Term {
-	if t.Kind == rdfio.KindBlank {
+func partBlank(t kb.Term, part int) kb.Term {
+	if t.Kind == kb.KindBlank {
 		t.Value = fmt.Sprintf("p%d_%s", part, t.Value)
 	}
 	return t

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/rules"
@@ -150,7 +151,7 @@ func buildOntologyTerms() (OntologyTerms, error) {
 		if err != nil {
 			return OntologyTerms{}, err
 		}
-		if q.S.Kind != rdfio.KindIRI || !strings.HasPrefix(q.S.Value, ontology.Namespace) {
+		if q.S.Kind != kb.KindIRI || !strings.HasPrefix(q.S.Value, ontology.Namespace) {
 			continue
 		}
 		switch q.P.Value {

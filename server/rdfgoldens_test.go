@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
@@ -16,7 +17,7 @@ import (
 // the N-Triples one: a golden rewritten with -update must still say the
 // same thing, only in its own syntax.
 func TestGraphGoldensAgree(t *testing.T) {
-	read := func(name string) []rdfio.Quad {
+	read := func(name string) []kb.TermQuad {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			t.Fatal(err)
@@ -26,7 +27,7 @@ func TestGraphGoldensAgree(t *testing.T) {
 			t.Fatalf("%s: no RDF format for its extension", name)
 		}
 		dec := f.NewDecoder(bytes.NewReader(data), rdfio.Options{Source: name})
-		var out []rdfio.Quad
+		var out []kb.TermQuad
 		for {
 			q, err := dec.Next()
 			if errors.Is(err, io.EOF) {

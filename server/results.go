@@ -69,7 +69,11 @@ func (t *tripleWriter) begin() error {
 
 // quad writes one triple; graph is kept by quad formats only.
 func (t *tripleWriter) quad(tr kb.Triple, graph kb.Term) error {
-	return t.enc.Encode(kb.TermQuad{S: tr.S, P: tr.P, O: tr.O, G: graph}.RDFIO())
+	q := kb.TermQuad{S: tr.S, P: tr.P, O: tr.O}
+	if graph != kb.DefaultGraph {
+		q.G = graph // the encoders write a zero G as the default graph
+	}
+	return t.enc.Encode(q)
 }
 
 func (t *tripleWriter) end() error { return t.enc.Close() }

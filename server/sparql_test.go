@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
@@ -415,8 +416,8 @@ func TestServiceDescription(t *testing.T) {
 			}
 			break
 		}
-		for _, t := range []*rdfio.Term{&q.S, &q.O} {
-			if t.Kind == rdfio.KindBlank {
+		for _, t := range []*kb.Term{&q.S, &q.O} {
+			if t.Kind == kb.KindBlank {
 				t.Value = "?"
 			}
 		}

@@ -480,7 +480,7 @@ func checkTabular(mediaType string, body []byte) error {
 }
 
 // parseGraph reads an RDF document in the syntax of mediaType.
-func parseGraph(mediaType string, body []byte, base string) ([]rdfio.Quad, error) {
+func parseGraph(mediaType string, body []byte, base string) ([]kb.TermQuad, error) {
 	f, ok := rdfio.ByMediaType(mediaType)
 	if !ok && mediaType == "text/plain" { // N-Triples' old media type
 		f, ok = rdfio.Lookup("ntriples")
@@ -489,7 +489,7 @@ func parseGraph(mediaType string, body []byte, base string) ([]rdfio.Quad, error
 		return nil, fmt.Errorf("%q is not an RDF syntax this test reads", mediaType)
 	}
 	dec := f.NewDecoder(bytes.NewReader(body), rdfio.Options{Base: base, Source: "body"})
-	var out []rdfio.Quad
+	var out []kb.TermQuad
 	for {
 		q, err := dec.Next()
 		if err == io.EOF {
@@ -502,7 +502,7 @@ func parseGraph(mediaType string, body []byte, base string) ([]rdfio.Quad, error
 	}
 }
 
-func ntriples(g []rdfio.Quad) string {
+func ntriples(g []kb.TermQuad) string {
 	lines := make([]string, len(g))
 	for i, q := range g {
 		lines[i] = q.String()
@@ -514,12 +514,12 @@ func ntriples(g []rdfio.Quad) string {
 // isomorphic reports whether two graphs are equal up to a renaming of
 // blank nodes (RDF 1.1 Concepts 3.6), by backtracking over bijections
 // between their blank nodes pruned by a per-node signature.
-func isomorphic(a, b []rdfio.Quad) bool {
+func isomorphic(a, b []kb.TermQuad) bool {
 	a, b = dedupe(a), dedupe(b)
 	if len(a) != len(b) {
 		return false
 	}
-	inB := map[rdfio.Quad]bool{}
+	inB := map[kb.TermQuad]bool{}
 	for _, q := range b {
 		inB[q] = true
 	}
@@ -534,8 +534,8 @@ func isomorphic(a, b []rdfio.Quad) bool {
 	sort.Strings(an)
 	m := map[string]string{}
 	used := map[string]bool{}
-	mapTerm := func(t rdfio.Term) rdfio.Term {
-		if t.Kind == rdfio.KindBlank {
+	mapTerm := func(t kb.Term) kb.Term {
+		if t.Kind == kb.KindBlank {
 			t.Value = m[t.Value]
 		}
 		return t
@@ -544,7 +544,7 @@ func isomorphic(a, b []rdfio.Quad) bool {
 	try = func(i int) bool {
 		if i == len(an) {
 			for _, q := range a {
-				if !inB[rdfio.Quad{S: mapTerm(q.S), P: mapTerm(q.P), O: mapTerm(q.O), G: mapTerm(q.G)}] {
+				if !inB[kb.TermQuad{S: mapTerm(q.S), P: mapTerm(q.P), O: mapTerm(q.O), G: mapTerm(q.G)}] {
 					return false
 				}
 			}
@@ -566,9 +566,9 @@ func isomorphic(a, b []rdfio.Quad) bool {
 	return try(0)
 }
 
-func dedupe(g []rdfio.Quad) []rdfio.Quad {
-	seen := map[rdfio.Quad]bool{}
-	var out []rdfio.Quad
+func dedupe(g []kb.TermQuad) []kb.TermQuad {
+	seen := map[kb.TermQuad]bool{}
+	var out []kb.TermQuad
 	for _, q := range g {
 		if !seen[q] {
 			seen[q] = true
@@ -580,17 +580,17 @@ func dedupe(g []rdfio.Quad) []rdfio.Quad {
 
 // blankSignatures describes each blank node by the sorted list of its
 // statements with blank nodes masked.
-func blankSignatures(g []rdfio.Quad) map[string]string {
+func blankSignatures(g []kb.TermQuad) map[string]string {
 	parts := map[string][]string{}
-	mask := func(t rdfio.Term) string {
-		if t.Kind == rdfio.KindBlank {
+	mask := func(t kb.Term) string {
+		if t.Kind == kb.KindBlank {
 			return "_"
 		}
 		return t.String()
 	}
 	for _, q := range g {
-		for i, t := range []rdfio.Term{q.S, q.O, q.G} {
-			if t.Kind == rdfio.KindBlank {
+		for i, t := range []kb.Term{q.S, q.O, q.G} {
+			if t.Kind == kb.KindBlank {
 				parts[t.Value] = append(parts[t.Value], fmt.Sprintf("%d %s %s %s %s", i, mask(q.S), mask(q.P), mask(q.O), mask(q.G)))
 			}
 		}
@@ -608,7 +608,7 @@ func blankSignatures(g []rdfio.Quad) map[string]string {
 // manifest is the triples of a Turtle manifest, indexed by subject.
 type manifest struct {
 	base string
-	out  map[rdfio.Term]map[string][]rdfio.Term
+	out  map[kb.Term]map[string][]kb.Term
 }
 
 func readManifest(path string) (*manifest, error) {
@@ -622,7 +622,7 @@ func readManifest(path string) (*manifest, error) {
 	}
 	base := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	dec := rdfio.NewTurtleDecoder(bytes.NewReader(data), rdfio.Options{Base: base, Source: path})
-	m := &manifest{base: base, out: map[rdfio.Term]map[string][]rdfio.Term{}}
+	m := &manifest{base: base, out: map[kb.Term]map[string][]kb.Term{}}
 	for {
 		q, err := dec.Next()
 		if err == io.EOF {
@@ -632,28 +632,28 @@ func readManifest(path string) (*manifest, error) {
 			return nil, err
 		}
 		if m.out[q.S] == nil {
-			m.out[q.S] = map[string][]rdfio.Term{}
+			m.out[q.S] = map[string][]kb.Term{}
 		}
 		m.out[q.S][q.P.Value] = append(m.out[q.S][q.P.Value], q.O)
 	}
 }
 
-func (m *manifest) all(s rdfio.Term, p string) []rdfio.Term { return m.out[s][p] }
+func (m *manifest) all(s kb.Term, p string) []kb.Term { return m.out[s][p] }
 
-func (m *manifest) one(s rdfio.Term, p string) (rdfio.Term, bool) {
+func (m *manifest) one(s kb.Term, p string) (kb.Term, bool) {
 	if o := m.out[s][p]; len(o) > 0 {
 		return o[0], true
 	}
-	return rdfio.Term{}, false
+	return kb.Term{}, false
 }
 
-func (m *manifest) str(s rdfio.Term, p string) string {
+func (m *manifest) str(s kb.Term, p string) string {
 	o, _ := m.one(s, p)
 	return o.Value
 }
 
-func (m *manifest) list(head rdfio.Term) []rdfio.Term {
-	var out []rdfio.Term
+func (m *manifest) list(head kb.Term) []kb.Term {
+	var out []kb.Term
 	for head.Value != ontology.RDFNil && len(out) < 10000 {
 		first, ok := m.one(head, ontology.RDFFirst)
 		if !ok {
@@ -668,7 +668,7 @@ func (m *manifest) list(head rdfio.Term) []rdfio.Term {
 // manifestTest is a test node and the manifest it is described in (blank
 // node labels are scoped to one file, so included manifests stay apart).
 type manifestTest struct {
-	node rdfio.Term
+	node kb.Term
 	m    *manifest
 }
 
@@ -678,7 +678,7 @@ func manifestEntries(path string) ([]manifestTest, error) {
 	if err != nil {
 		return nil, err
 	}
-	self := rdfio.Term{Kind: rdfio.KindIRI, Value: m.base}
+	self := kb.Term{Kind: kb.KindIRI, Value: m.base}
 	var entries []manifestTest
 	if head, ok := m.one(self, mfNS+"entries"); ok {
 		for _, e := range m.list(head) {
@@ -746,7 +746,7 @@ func runHTTPManifest(t *testing.T, suite, path string, record func(*testing.T, s
 // mf:entries (manifest-direct.ttl describes head_non_existing_direct and
 // does not list it); they are run too.
 func unlisted(entries []manifestTest) []manifestTest {
-	listed := map[rdfio.Term]bool{}
+	listed := map[kb.Term]bool{}
 	var files []*manifest
 	for _, e := range entries {
 		listed[e.node] = true
@@ -759,7 +759,7 @@ func unlisted(entries []manifestTest) []manifestTest {
 		var more []manifestTest
 		for s := range m.out {
 			typ := m.str(s, ontology.RDFType)
-			if !listed[s] && s.Kind == rdfio.KindIRI && (typ == mfNS+"ProtocolTest" || typ == mfNS+"GraphStoreProtocolTest") {
+			if !listed[s] && s.Kind == kb.KindIRI && (typ == mfNS+"ProtocolTest" || typ == mfNS+"GraphStoreProtocolTest") {
 				more = append(more, manifestTest{s, m})
 			}
 		}
@@ -769,7 +769,7 @@ func unlisted(entries []manifestTest) []manifestTest {
 	return out
 }
 
-func runHTTPTest(t *testing.T, m *manifest, test rdfio.Term) error {
+func runHTTPTest(t *testing.T, m *manifest, test kb.Term) error {
 	typ := m.str(test, ontology.RDFType)
 	if typ != mfNS+"ProtocolTest" && typ != mfNS+"GraphStoreProtocolTest" {
 		return fmt.Errorf("test type %s is not run by this runner", typ)
@@ -819,7 +819,7 @@ func runHTTPTest(t *testing.T, m *manifest, test rdfio.Term) error {
 }
 
 // exchange reads an ht:Request and its ht:resp.
-func (m *manifest) exchange(r rdfio.Term) (exchange, error) {
+func (m *manifest) exchange(r kb.Term) (exchange, error) {
 	x := exchange{method: m.str(r, htNS+"methodName"), target: mapPath(m.str(r, htNS+"absolutePath"))}
 	if x.method == "" || x.target == "" {
 		return x, errors.New("request without method or path")
@@ -858,7 +858,7 @@ func (m *manifest) exchange(r rdfio.Term) (exchange, error) {
 	return x, nil
 }
 
-func (m *manifest) headers(node rdfio.Term) [][2]string {
+func (m *manifest) headers(node kb.Term) [][2]string {
 	var out [][2]string
 	if head, ok := m.one(node, htNS+"headers"); ok {
 		for _, h := range m.list(head) {
@@ -869,7 +869,7 @@ func (m *manifest) headers(node rdfio.Term) [][2]string {
 }
 
 // content encodes a cnt:ContentAsText in its cnt:characterEncoding.
-func (m *manifest) content(node rdfio.Term) ([]byte, error) {
+func (m *manifest) content(node kb.Term) ([]byte, error) {
 	chars := m.str(node, cntNS+"chars")
 	switch enc := strings.ToUpper(m.str(node, cntNS+"characterEncoding")); enc {
 	case "", "UTF-8":
@@ -1023,7 +1023,7 @@ var sdCases = map[string]func(s *w3cServer) error{
 	// a non-empty RDF graph in an RDF media type; the syntaxes carry the
 	// same graph.
 	"returns-rdf": func(s *w3cServer) error {
-		var first []rdfio.Quad
+		var first []kb.TermQuad
 		for _, accept := range []string{"", "text/turtle", "application/rdf+xml", "application/n-triples"} {
 			g, mediaType, err := s.serviceDescription(accept)
 			if err != nil {
@@ -1050,7 +1050,7 @@ var sdCases = map[string]func(s *w3cServer) error{
 		if err != nil {
 			return err
 		}
-		endpoint := rdfio.Term{Kind: rdfio.KindIRI, Value: s.base + "/sparql"}
+		endpoint := kb.Term{Kind: kb.KindIRI, Value: s.base + "/sparql"}
 		for _, q := range g {
 			if q.P.Value == sdNS+"endpoint" && q.O == endpoint && hasType(g, q.S, sdNS+"Service") {
 				return nil
@@ -1102,7 +1102,7 @@ func runServiceDescription(t *testing.T, path string, record func(*testing.T, st
 }
 
 // serviceDescription GETs the endpoint without a query.
-func (s *w3cServer) serviceDescription(accept string) ([]rdfio.Quad, string, error) {
+func (s *w3cServer) serviceDescription(accept string) ([]kb.TermQuad, string, error) {
 	req, err := http.NewRequest(http.MethodGet, s.base+"/sparql", nil)
 	if err != nil {
 		return nil, "", err
@@ -1130,7 +1130,7 @@ func (s *w3cServer) serviceDescription(accept string) ([]rdfio.Quad, string, err
 	return g, mediaType, err
 }
 
-func hasType(g []rdfio.Quad, s rdfio.Term, class string) bool {
+func hasType(g []kb.TermQuad, s kb.Term, class string) bool {
 	for _, q := range g {
 		if q.S == s && q.P.Value == ontology.RDFType && q.O.Value == class {
 			return true
@@ -1181,9 +1181,9 @@ var (
 // sdInstances and sdProperties: only terms of the vocabulary, rdf:type
 // statements that agree with domains and ranges, IRIs where IRIs are
 // required, and exactly one sd:name per sd:NamedGraph.
-func conformsToSD(g []rdfio.Quad) error {
-	types := map[rdfio.Term]map[string]bool{}
-	addType := func(t rdfio.Term, class string) {
+func conformsToSD(g []kb.TermQuad) error {
+	types := map[kb.Term]map[string]bool{}
+	addType := func(t kb.Term, class string) {
 		if types[t] == nil {
 			types[t] = map[string]bool{}
 		}
@@ -1192,15 +1192,15 @@ func conformsToSD(g []rdfio.Quad) error {
 			types[t][super] = true
 		}
 	}
-	sdTerm := func(t rdfio.Term) (string, bool) {
-		if t.Kind != rdfio.KindIRI {
+	sdTerm := func(t kb.Term) (string, bool) {
+		if t.Kind != kb.KindIRI {
 			return "", false
 		}
 		return strings.CutPrefix(t.Value, sdNS)
 	}
 	var errs []string
 	for _, q := range g {
-		for _, t := range []rdfio.Term{q.S, q.P, q.O} {
+		for _, t := range []kb.Term{q.S, q.P, q.O} {
 			if name, ok := sdTerm(t); ok {
 				_, isClass := sdClasses[name]
 				_, isInstance := sdInstances[name]
@@ -1220,9 +1220,9 @@ func conformsToSD(g []rdfio.Quad) error {
 		}
 	}
 	for name, class := range sdInstances {
-		addType(rdfio.Term{Kind: rdfio.KindIRI, Value: sdNS + name}, class)
+		addType(kb.Term{Kind: kb.KindIRI, Value: sdNS + name}, class)
 	}
-	names := map[rdfio.Term]int{}
+	names := map[kb.Term]int{}
 	for _, q := range g {
 		prop, ok := sdTerm(q.P)
 		if !ok {
@@ -1232,7 +1232,7 @@ func conformsToSD(g []rdfio.Quad) error {
 		if !ok {
 			continue
 		}
-		if q.O.Kind == rdfio.KindLiteral {
+		if q.O.Kind == kb.KindLiteral {
 			errs = append(errs, fmt.Sprintf("sd:%s has the literal %s as value", prop, q.O))
 			continue
 		}
@@ -1242,7 +1242,7 @@ func conformsToSD(g []rdfio.Quad) error {
 		switch dr[1] {
 		case "":
 		case "IRI":
-			if q.O.Kind != rdfio.KindIRI {
+			if q.O.Kind != kb.KindIRI {
 				errs = append(errs, fmt.Sprintf("sd:%s of %s is %s, not an IRI", prop, q.S, q.O))
 			}
 		default:
@@ -1268,7 +1268,7 @@ func conformsToSD(g []rdfio.Quad) error {
 
 // TestW3CRunnerChecks shows that the runner's comparisons can fail.
 func TestW3CRunnerChecks(t *testing.T) {
-	parse := func(doc string) []rdfio.Quad {
+	parse := func(doc string) []kb.TermQuad {
 		g, err := parseGraph("text/turtle", []byte(doc), "http://example.org/")
 		if err != nil {
 			t.Fatal(err)

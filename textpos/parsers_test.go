@@ -12,7 +12,6 @@ import (
 
 	"github.com/perfkb/perfkb/convert/sensor"
 	"github.com/perfkb/perfkb/convert/tau"
-	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
@@ -104,10 +103,10 @@ func TestEveryParserReportsTextpos(t *testing.T) {
 		{"JSON-LD", "bad.jsonld", func(name string, data []byte) error {
 			return drain(rdfio.NewJSONLDDecoder(bytes.NewReader(data), rdfio.Options{Source: name}))
 		}, 3, 24, "invalid character ']'"},
-		// The native bulk path: kb.Load parses N-Triples lines in parallel
+		// The native bulk path: rdfio.Load parses N-Triples lines in parallel
 		// chunks (load_lines.go), not through the streaming decoder.
 		{"bulk N-Triples load", "bad.nt", func(name string, data []byte) error {
-			_, err := kb.Load(context.Background(), kbtest.NewMemory(), bytes.NewReader(data), kb.LoadOptions{Format: kb.FormatNTriples, SourceName: name})
+			_, err := rdfio.Load(context.Background(), kbtest.NewMemory(), bytes.NewReader(data), rdfio.LoadOptions{Format: rdfio.NTriples, SourceName: name})
 			return err
 		}, 2, 29, "unterminated"},
 		// A TAU profile: "x" where the Subrs count belongs, on line 3 (TAU

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/convert/sample"
-	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/kb/store"
 )
 
@@ -170,7 +170,7 @@ afterwards. memory: and memstore: are in-process.`,
 	f.IntVar(&sites, "sites", 3, "number of grid sites in the sample")
 	f.Uint64Var(&seed, "seed", 1, "sample random seed")
 	f.IntVar(&runs, "runs", 3, "loads per backend (the median is reported)")
-	f.IntVar(&batch, "batch", 0, "statements interned and staged per batch (default: kb.Load's)")
+	f.IntVar(&batch, "batch", 0, "statements interned and staged per batch (default: rdfio.Load's)")
 	f.StringVar(&profile, "cpuprofile", "", "write a CPU profile of the loads (not the data generation) to this file")
 	f.StringArrayVar(&specs, "backend", nil, "store spec to measure (repeatable; default memory:, native:, memstore:, leveldb:)")
 	return cmd
@@ -200,7 +200,7 @@ func benchSpecForCheck(spec string) string {
 }
 
 // benchLoadOnce loads the data file into a fresh store of spec.
-func benchLoadOnce(ctx context.Context, app *App, spec, tmp string, run int, data string, batch int) (kb.LoadSummary, error) {
+func benchLoadOnce(ctx context.Context, app *App, spec, tmp string, run int, data string, batch int) (rdfio.LoadSummary, error) {
 	openSpec := spec
 	var cleanup func()
 	backend, path, _ := strings.Cut(spec, ":")
@@ -216,7 +216,7 @@ func benchLoadOnce(ctx context.Context, app *App, spec, tmp string, run int, dat
 	case strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://"):
 		dsn, drop, err := scratchPostgres(ctx, spec, run)
 		if err != nil {
-			return kb.LoadSummary{}, err
+			return rdfio.LoadSummary{}, err
 		}
 		openSpec, cleanup = dsn, drop
 	}
@@ -225,12 +225,12 @@ func benchLoadOnce(ctx context.Context, app *App, spec, tmp string, run int, dat
 	}
 	ds, err := store.Open(ctx, openSpec, store.Options{})
 	if err != nil {
-		return kb.LoadSummary{}, err
+		return rdfio.LoadSummary{}, err
 	}
 	defer ds.Close()
-	opts := kb.LoadOptions{Format: kb.FormatNQuads, BatchSize: batch}
+	opts := rdfio.LoadOptions{Format: rdfio.NQuads, BatchSize: batch}
 	progressDone := loadProgress(app, fmt.Sprintf("%s run %d", spec, run), &opts)
-	sum, err := kb.LoadFile(ctx, ds, data, opts)
+	sum, err := rdfio.LoadFile(ctx, ds, data, opts)
 	progressDone()
 	return sum, err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 func init() { register(newConvertCmd) }
@@ -163,7 +164,7 @@ func runConversion(ctx context.Context, app *App, cf *convertFlags, name string,
 			return err
 		}
 		defer ds.Close()
-		opts := kb.LoadOptions{Graph: graph, SourceName: name}
+		opts := rdfio.LoadOptions{Graph: graph, SourceName: name}
 		done := loadProgress(app, name+" output", &opts)
 		defer done()
 		opts.Progress = nil // the converter's own progress line counts

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/spf13/cobra"
-
-	"github.com/perfkb/perfkb/kb"
 )
 
 func init() { register(newExportCmd) }
@@ -27,7 +26,7 @@ written (perfkb graphs lists them).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			f, err := kb.ParseFormat(format)
+			f, err := rdfio.ParseFormat(format)
 			if err != nil {
 				return usageError(err)
 			}
@@ -36,7 +35,7 @@ written (perfkb graphs lists them).`,
 				return err
 			}
 			defer ds.Close()
-			opts := kb.ExportOptions{Format: f}
+			opts := rdfio.ExportOptions{Format: f}
 			for _, g := range graphs {
 				term, err := parseGraphIRI(g)
 				if err != nil {
@@ -59,7 +58,7 @@ written (perfkb graphs lists them).`,
 				}
 				out = file
 			}
-			err = kb.Export(ctx, ds, out, opts)
+			err = rdfio.Export(ctx, ds, out, opts)
 			if file != nil {
 				if cerr := file.Close(); err == nil {
 					err = cerr

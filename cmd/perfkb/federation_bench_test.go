@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkFederation(b *testing.B) {
 		nq := filepath.Join(dir, s+".nq")
 		e.mustRun(b, "sample", "--triples", triples, "--site", s, "-o", nq)
 		e.mustRun(b, "--store", "native:"+s+".db", "load", nq)
-		if _, err := kb.LoadFile(ctx, union, nq, kb.LoadOptions{}); err != nil {
+		if _, err := rdfio.LoadFile(ctx, union, nq, rdfio.LoadOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		p := e.serve(b, s+".db")

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 func init() { register(newLoadCmd) }
@@ -44,9 +45,9 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			var opts kb.LoadOptions
+			var opts rdfio.LoadOptions
 			if format != "" {
-				f, err := kb.ParseFormat(format)
+				f, err := rdfio.ParseFormat(format)
 				if err != nil {
 					return usageError(err)
 				}
@@ -73,7 +74,7 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 				} else if fi.IsDir() {
 					return usageError(fmt.Errorf("%s is a directory; want an RDF file", name))
 				}
-				if _, ok := kb.FormatFromFileName(name); !ok && opts.Format == "" {
+				if _, ok := rdfio.ByFileName(name); !ok && opts.Format == "" {
 					return usageError(fmt.Errorf("cannot tell the RDF format of %s from its name: give --format (ntriples, nquads, turtle or rdfxml)", name))
 				}
 			}
@@ -92,12 +93,12 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 					fileOpts.Graph = fileGraph(name)
 				}
 				progressDone := loadProgress(app, displayName(name), &fileOpts)
-				var sum kb.LoadSummary
+				var sum rdfio.LoadSummary
 				if name == "-" {
 					fileOpts.SourceName = "<stdin>"
-					sum, err = kb.Load(ctx, ds, app.Stdin, fileOpts)
+					sum, err = rdfio.Load(ctx, ds, app.Stdin, fileOpts)
 				} else {
-					sum, err = kb.LoadFile(ctx, ds, name, fileOpts)
+					sum, err = rdfio.LoadFile(ctx, ds, name, fileOpts)
 				}
 				progressDone()
 				if err != nil {
@@ -140,7 +141,7 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 // loadProgress sets the progress callbacks of opts to draw "reading …"
 // while parsing and "writing …" while a store commits; call the returned
 // function when the load ends.
-func loadProgress(app *App, name string, opts *kb.LoadOptions) (done func()) {
+func loadProgress(app *App, name string, opts *rdfio.LoadOptions) (done func()) {
 	reading := app.NewProgress("reading "+name, "triples")
 	// The native store reports nothing while it sorts and writes its
 	// indexes after the last batch; say so instead of "reading".

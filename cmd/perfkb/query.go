@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/results"
 )
@@ -269,7 +270,7 @@ func openDataset(ctx context.Context, app *App, data []string, named []namedGrap
 		return nil, nil, err
 	}
 	for _, file := range data {
-		if _, err := kb.LoadFile(ctx, ds, file, kb.LoadOptions{}); err != nil {
+		if _, err := rdfio.LoadFile(ctx, ds, file, rdfio.LoadOptions{}); err != nil {
 			return fail(err)
 		}
 	}
@@ -289,7 +290,7 @@ func openDataset(ctx context.Context, app *App, data []string, named []namedGrap
 		}
 	}
 	for _, n := range named {
-		if _, err := kb.LoadFile(ctx, ds, n.file, kb.LoadOptions{Graph: kb.IRI(n.iri)}); err != nil {
+		if _, err := rdfio.LoadFile(ctx, ds, n.file, rdfio.LoadOptions{Graph: kb.IRI(n.iri)}); err != nil {
 			return fail(err)
 		}
 		spec.Named = append(spec.Named, kb.IRI(n.iri))

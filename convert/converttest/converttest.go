@@ -27,6 +27,7 @@ import (
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // Suite describes a converter to test.
@@ -102,7 +103,7 @@ func Run(t *testing.T, s Suite) {
 		ds := native.OpenMemory()
 		seed(t, ds, s.Graph)
 		before := Snapshot(t, ds)
-		sink := convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: s.Graph, SourceName: "converttest"})
+		sink := convert.NewStoreSink(ctx, ds, rdfio.LoadOptions{Graph: s.Graph, SourceName: "converttest"})
 		if _, err := convert.Run(ctx, s.New(t), sink); err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func Run(t *testing.T, s Suite) {
 		for _, bad := range s.Bad {
 			t.Run(bad.Name, func(t *testing.T) {
 				before := Snapshot(t, ds)
-				sink := convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: s.Graph, SourceName: "converttest"})
+				sink := convert.NewStoreSink(ctx, ds, rdfio.LoadOptions{Graph: s.Graph, SourceName: "converttest"})
 				_, err := convert.Run(ctx, bad.New(t), sink)
 				CheckBad(t, bad, err)
 				if after := Snapshot(t, ds); !slices.Equal(before, after) {
@@ -203,13 +204,13 @@ func seed(t testing.TB, ds kb.Dataset, graph kb.Term) {
 		{S: kb.IRI("http://perfkb.example/converttest/s"), P: kb.IRI("http://perfkb.example/converttest/p"), O: kb.String("other graph"), G: kb.IRI("http://perfkb.example/converttest/other")},
 	}
 	i := 0
-	if _, err := kb.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
+	if _, err := rdfio.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
 		if i == len(quads) {
 			return kb.TermQuad{}, io.EOF
 		}
 		i++
 		return quads[i-1], nil
-	}, kb.LoadOptions{}); err != nil {
+	}, rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/convert/trace/traceconv"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/reasoner"
 )
 
@@ -39,13 +40,13 @@ func TestShippedRulesOnOTF2(t *testing.T) {
 	}
 	ds := native.OpenMemory()
 	i := 0
-	if _, err := kb.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
+	if _, err := rdfio.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
 		if i == len(sink.qs) {
 			return kb.TermQuad{}, io.EOF
 		}
 		i++
 		return sink.qs[i-1], nil
-	}, kb.LoadOptions{}); err != nil {
+	}, rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	prog, err := reasoner.LoadProgram([]string{"PERFONTO"}, reasoner.ParseOptions{Defines: map[string]string{

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -89,8 +89,8 @@ func (e *emitter) term(s []byte, pred, term string) {
 func (e *emitter) str(s []byte, pred, v string) {
 	e.begin(s, pred)
 	e.line = append(e.line, '"')
-	buf := rdfio.Bytes(e.line)
-	rdfio.EscapeString(&buf, v) // the one N-Triples string escaping
+	buf := kb.Bytes(e.line)
+	kb.EscapeString(&buf, v) // the one N-Triples string escaping
 	e.line = append(buf, '"')
 	e.end()
 }

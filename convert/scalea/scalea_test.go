@@ -19,6 +19,7 @@ import (
 	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/reasoner"
@@ -168,7 +169,7 @@ func convertInto(t *testing.T, opt scalea.Options) (kb.Dataset, convert.Report) 
 	t.Helper()
 	ds := native.OpenMemory()
 	ctx := context.Background()
-	sink := convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: opt.Base.Graph()})
+	sink := convert.NewStoreSink(ctx, ds, rdfio.LoadOptions{Graph: opt.Base.Graph()})
 	rep, err := convert.Run(ctx, scalea.New(opt), sink)
 	if err != nil {
 		t.Fatal(err)

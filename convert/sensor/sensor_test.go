@@ -15,6 +15,7 @@ import (
 	"github.com/perfkb/perfkb/convert/sensor"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -162,7 +163,7 @@ func TestLowBandwidthRule(t *testing.T) {
 	}
 	ds := native.OpenMemory()
 	g := kb.IRI("http://perfkb.example/site/innsbruck")
-	if _, err := convert.Run(ctx, fromString("bw.xml", in.String()), convert.NewStoreSink(ctx, ds, kb.LoadOptions{Graph: g})); err != nil {
+	if _, err := convert.Run(ctx, fromString("bw.xml", in.String()), convert.NewStoreSink(ctx, ds, rdfio.LoadOptions{Graph: g})); err != nil {
 		t.Fatal(err)
 	}
 	prog, err := reasoner.LoadProgram([]string{"PERFONTO"}, reasoner.ParseOptions{})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -27,13 +28,13 @@ func (s *sliceSink) load(t *testing.T) *native.MemStore {
 	t.Helper()
 	ds := native.OpenMemory()
 	i := 0
-	_, err := kb.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
+	_, err := rdfio.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
 		if i == len(s.qs) {
 			return kb.TermQuad{}, io.EOF
 		}
 		i++
 		return s.qs[i-1], nil
-	}, kb.LoadOptions{})
+	}, rdfio.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

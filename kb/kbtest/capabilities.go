@@ -390,7 +390,7 @@ func testPredicateStats(t *testing.T, ds kb.Dataset) {
 
 // testConcurrentInterner interns overlapping term sets from several
 // goroutines, each from strings that alias its own byte buffer, which it
-// overwrites as soon as Intern returns (what kb.Load does with its read
+// overwrites as soon as Intern returns (what rdfio.Load does with its read
 // buffers). IDs must agree across goroutines, and Resolve must still give
 // the original terms.
 func testConcurrentInterner(t *testing.T, ds kb.Dataset) {

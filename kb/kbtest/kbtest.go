@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/textpos"
 )
@@ -1075,7 +1076,7 @@ _:m1 <http://example.org/perf#value> "65536.0"^^<http://www.w3.org/2001/XMLSchem
 func exportNQuads(t *testing.T, ds kb.Dataset) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := kb.Export(context.Background(), ds, &buf, kb.ExportOptions{Format: kb.FormatNQuads}); err != nil {
+	if err := rdfio.Export(context.Background(), ds, &buf, rdfio.ExportOptions{Format: rdfio.NQuads}); err != nil {
 		t.Fatalf("Export: %v", err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -1085,7 +1086,7 @@ func exportNQuads(t *testing.T, ds kb.Dataset) string {
 
 func testLoadRoundTrip(t *testing.T, ds kb.Dataset) {
 	ctx := context.Background()
-	sum, err := kb.Load(ctx, ds, strings.NewReader(loadDoc), kb.LoadOptions{Format: kb.FormatNQuads, BatchSize: 2})
+	sum, err := rdfio.Load(ctx, ds, strings.NewReader(loadDoc), rdfio.LoadOptions{Format: rdfio.NQuads, BatchSize: 2})
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -1106,7 +1107,7 @@ func testLoadRoundTrip(t *testing.T, ds kb.Dataset) {
 
 func testLoadSyntaxError(t *testing.T, ds kb.Dataset) {
 	ctx := context.Background()
-	if _, err := kb.Load(ctx, ds, strings.NewReader(loadDoc), kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+	if _, err := rdfio.Load(ctx, ds, strings.NewReader(loadDoc), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
 		t.Fatalf("Load: %v", err)
 	}
 	before := exportNQuads(t, ds)
@@ -1120,7 +1121,7 @@ func testLoadSyntaxError(t *testing.T, ds kb.Dataset) {
 		fmt.Fprintf(&doc, "<http://example.org/perf#n%d> <http://example.org/perf#p> \"%d\" <http://example.org/perf#site3> .\n", i, i)
 	}
 	doc.WriteString("<http://example.org/perf#bad> <http://example.org/perf#p> \"unterminated .\n")
-	_, err = kb.Load(ctx, ds, strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "bad.nq", BatchSize: 100})
+	_, err = rdfio.Load(ctx, ds, strings.NewReader(doc.String()), rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "bad.nq", BatchSize: 100})
 	var se *textpos.Error
 	if !errors.As(err, &se) || se.Pos.Line != 251 || se.Pos.Column != 59 {
 		t.Fatalf("Load of a bad line 251 = %v; want a *textpos.Error at bad.nq:251:59", err)
@@ -1147,7 +1148,7 @@ func testLoadBlankNodes(t *testing.T, ds kb.Dataset) {
 	ctx := context.Background()
 	const doc = "_:x <http://example.org/perf#p> _:y .\n_:y <http://example.org/perf#p> _:x .\n"
 	for i := 0; i < 2; i++ {
-		if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
+		if _, err := rdfio.Load(ctx, ds, strings.NewReader(doc), rdfio.LoadOptions{Format: rdfio.NTriples}); err != nil {
 			t.Fatalf("Load: %v", err)
 		}
 	}

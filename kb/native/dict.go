@@ -290,7 +290,7 @@ func (d *dictionary) markPersisted(upTo kb.ID) {
 
 // InternsConcurrently implements kb.ConcurrentInterner: Intern is safe on
 // several goroutines and copies the terms it keeps (into the arena, or
-// cloned into the cache of stored terms), so kb.Load interns on all cores
+// cloned into the cache of stored terms), so rdfio.Load interns on all cores
 // from its read buffers.
 func (s *Store) InternsConcurrently() bool { return true }
 

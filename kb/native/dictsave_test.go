@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // TestFailedLoadLeavesNoTerms (#16 item 9): a load that fails after
@@ -23,7 +24,7 @@ func TestFailedLoadLeavesNoTerms(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { s.Close() }()
-	if _, err := kb.LoadQuads(ctx, s, sliceNext(genTermQuads(0, 2000)), kb.LoadOptions{}); err != nil {
+	if _, err := rdfio.LoadQuads(ctx, s, sliceNext(genTermQuads(0, 2000)), rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	before, err := s.Stats(ctx)
@@ -38,13 +39,13 @@ func TestFailedLoadLeavesNoTerms(t *testing.T) {
 	}{
 		{"bulk load", func() error {
 			next := sliceNext(fresh)
-			_, err := kb.LoadQuads(ctx, s, func() (kb.TermQuad, error) {
+			_, err := rdfio.LoadQuads(ctx, s, func() (kb.TermQuad, error) {
 				q, err := next()
 				if err == io.EOF {
 					return q, bad
 				}
 				return q, err
-			}, kb.LoadOptions{})
+			}, rdfio.LoadOptions{})
 			return err
 		}},
 		{"apply of unknown IDs", func() error {
@@ -83,7 +84,7 @@ func TestFailedLoadLeavesNoTerms(t *testing.T) {
 		t.Fatalf("after reopen: Stats changed: terms %d -> %d, quads %d -> %d", before.Terms, after.Terms, before.Quads, after.Quads)
 	}
 	// The same terms load later, and survive a reopen.
-	if _, err := kb.LoadQuads(ctx, s, sliceNext(fresh), kb.LoadOptions{}); err != nil {
+	if _, err := rdfio.LoadQuads(ctx, s, sliceNext(fresh), rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -50,7 +51,7 @@ func TestPredicateDistinct(t *testing.T) {
 				}
 				tq = append(tq, kb.TermQuad{S: subj, P: kb.IRI("http://ex/p2"), O: kb.Literal("x", ontology.XSDString), G: kb.IRI("http://ex/g1")})
 			}
-			if _, err := kb.LoadQuads(ctx, s, sliceNext(tq), kb.LoadOptions{}); err != nil {
+			if _, err := rdfio.LoadQuads(ctx, s, sliceNext(tq), rdfio.LoadOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			ids, err := s.Intern(ctx, []kb.Term{kb.IRI("http://ex/p1"), kb.IRI("http://ex/p2"), kb.IRI("http://ex/p3")})

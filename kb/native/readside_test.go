@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 func openDiskBudget(t testing.TB, budget int64) *Store {
@@ -154,7 +155,7 @@ func TestSetMemoryBudget(t *testing.T) {
 	s := openDisk(t)
 	defer s.Close()
 	tq := genTermQuads(0, 1000)
-	if _, err := kb.LoadQuads(ctx, s, sliceNext(tq), kb.LoadOptions{}); err != nil {
+	if _, err := rdfio.LoadQuads(ctx, s, sliceNext(tq), rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := collect(t, s, kb.Pattern{})
@@ -203,7 +204,7 @@ func TestSetMemoryBudgetLoadsDictionary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kb.LoadQuads(ctx, s, sliceNext(genTermQuads(0, 500)), kb.LoadOptions{}); err != nil {
+	if _, err := rdfio.LoadQuads(ctx, s, sliceNext(genTermQuads(0, 500)), rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {

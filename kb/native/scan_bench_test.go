@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 )
 
@@ -49,7 +50,7 @@ func BenchmarkPebbleSimpleSelect(b *testing.B) {
 		_, err := sample.Generate(ctx, pw, sample.Options{Sites: 3, Triples: triples, Seed: 11})
 		pw.CloseWithError(err)
 	}()
-	if _, err := kb.Load(ctx, s, pr, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample"}); err != nil {
+	if _, err := rdfio.Load(ctx, s, pr, rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "sample"}); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("loaded %d sample triples in %.1fs", triples, time.Since(start).Seconds())

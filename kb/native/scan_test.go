@@ -10,9 +10,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 
 	"github.com/perfkb/perfkb/ontology"
@@ -323,7 +324,7 @@ func TestQueriesOverScan(t *testing.T) {
 	defer s.Close()
 	mem := kbtest.NewMemory()
 	for _, ds := range []kb.Dataset{s, mem} {
-		if _, err := kb.Load(ctx, ds, bytes.NewReader(data), kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); err != nil {
+		if _, err := rdfio.Load(ctx, ds, bytes.NewReader(data), rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "sample.nq"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,13 +8,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
 
 // Encoder writes statements in an RDF syntax. Close flushes the output
 // (and ends an open block or document); it does not close the writer.
 type Encoder interface {
-	Encode(q Quad) error
+	Encode(q kb.TermQuad) error
 	Close() error
 }
 
@@ -67,13 +68,13 @@ func SafeBlankLabel(label string) string {
 }
 
 // appendSafe writes t in N-Triples syntax with a safe blank node label.
-func appendSafe[W TextWriter](b W, t Term) {
-	if t.Kind == KindBlank {
+func appendSafe[W kb.TextWriter](b W, t kb.Term) {
+	if t.Kind == kb.KindBlank {
 		b.WriteString("_:")
 		b.WriteString(SafeBlankLabel(t.Value))
 		return
 	}
-	AppendTerm(b, t)
+	kb.AppendTerm(b, t)
 }
 
 // bufferOf returns the buffer an encoder writes through: w itself when it
@@ -103,7 +104,7 @@ func NewNQuadsEncoder(w io.Writer, _ EncoderOptions) Encoder {
 	return &lineEncoder{w: bufferOf(w), quads: true}
 }
 
-func (e *lineEncoder) Encode(q Quad) error {
+func (e *lineEncoder) Encode(q kb.TermQuad) error {
 	appendSafe(e.w, q.S)
 	e.w.WriteByte(' ')
 	appendSafe(e.w, q.P)
@@ -131,7 +132,7 @@ type turtleEncoder struct {
 	started  bool
 	open     bool // a statement is open (needs " .")
 	inBlock  bool
-	last     Quad
+	last     kb.TermQuad
 }
 
 // NewTurtleEncoder writes Turtle (graphs are dropped).
@@ -160,10 +161,10 @@ func (e *turtleEncoder) header() {
 	}
 }
 
-func (e *turtleEncoder) Encode(q Quad) error {
+func (e *turtleEncoder) Encode(q kb.TermQuad) error {
 	e.header()
 	if !e.trig {
-		q.G = Term{}
+		q.G = kb.Term{}
 	}
 	newGraph := e.trig && (!e.inBlock || q.G != e.last.G)
 	newSubject := newGraph || !e.open || q.S != e.last.S
@@ -224,24 +225,24 @@ func (e *turtleEncoder) Close() error {
 }
 
 // term writes a term, abbreviated where Turtle allows.
-func (e *turtleEncoder) term(t Term, predicate bool) {
+func (e *turtleEncoder) term(t kb.Term, predicate bool) {
 	b := e.w
 	switch t.Kind {
-	case KindIRI:
-		if predicate && t.Value == rdfType {
+	case kb.KindIRI:
+		if predicate && t.Value == ontology.RDFType {
 			b.WriteByte('a')
 			return
 		}
 		if e.writePrefixedName(t.Value) {
 			return
 		}
-	case KindLiteral:
-		if t.Lang == "" && t.Datatype != XSDString {
+	case kb.KindLiteral:
+		if t.Lang == "" && t.Datatype != ontology.XSDString {
 			b.WriteByte('"')
-			EscapeString(b, t.Value)
+			kb.EscapeString(b, t.Value)
 			b.WriteString(`"^^`)
 			if !e.writePrefixedName(t.Datatype) {
-				AppendTerm(b, Term{Kind: KindIRI, Value: t.Datatype})
+				kb.AppendTerm(b, kb.Term{Kind: kb.KindIRI, Value: t.Datatype})
 			}
 			return
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -13,15 +14,15 @@ import (
 // io.Discard.
 func BenchmarkEncoders(b *testing.B) {
 	const ns = "http://www.par.univie.ac.at/project/scalea/perfonto#"
-	iri := func(s string) Term { return Term{Kind: KindIRI, Value: s} }
-	var in []Quad
+	iri := func(s string) kb.Term { return kb.Term{Kind: kb.KindIRI, Value: s} }
+	var in []kb.TermQuad
 	for i := range 2500 {
 		s := iri(fmt.Sprintf("http://perfkb.example/site/x/rs%d", i))
 		in = append(in,
-			Quad{S: s, P: iri(rdfType), O: iri(ns + "RegionSummary")},
-			Quad{S: s, P: iri(ns + "hasRegion"), O: iri(fmt.Sprintf("http://perfkb.example/site/x/r%d", i%97))},
-			Quad{S: s, P: iri(ns + "hasMetricName"), O: Term{Kind: KindLiteral, Value: "wtime", Datatype: XSDString}},
-			Quad{S: s, P: iri(ns + "hasMetricValue"), O: Term{Kind: KindLiteral, Value: fmt.Sprintf("%d.5E3", i), Datatype: ontology.XSDDouble}})
+			kb.TermQuad{S: s, P: iri(ontology.RDFType), O: iri(ns + "RegionSummary")},
+			kb.TermQuad{S: s, P: iri(ns + "hasRegion"), O: iri(fmt.Sprintf("http://perfkb.example/site/x/r%d", i%97))},
+			kb.TermQuad{S: s, P: iri(ns + "hasMetricName"), O: kb.Term{Kind: kb.KindLiteral, Value: "wtime", Datatype: ontology.XSDString}},
+			kb.TermQuad{S: s, P: iri(ns + "hasMetricValue"), O: kb.Term{Kind: kb.KindLiteral, Value: fmt.Sprintf("%d.5E3", i), Datatype: ontology.XSDDouble}})
 	}
 	for _, f := range Formats() {
 		b.Run(f.Name, func(b *testing.B) {

@@ -10,16 +10,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
 
 var updateGoldens = flag.Bool("update", false, "rewrite the encoder goldens in testdata/encode")
 
 // readAll decodes data in f.
-func readAll(t *testing.T, f *Format, data []byte, source string) []Quad {
+func readAll(t *testing.T, f *Format, data []byte, source string) []kb.TermQuad {
 	t.Helper()
 	dec := f.NewDecoder(bytes.NewReader(data), Options{Base: "http://example.org/base/", Source: source})
-	var out []Quad
+	var out []kb.TermQuad
 	for {
 		q, err := dec.Next()
 		if errors.Is(err, io.EOF) {
@@ -33,7 +34,7 @@ func readAll(t *testing.T, f *Format, data []byte, source string) []Quad {
 }
 
 // encodeAll writes qs in f.
-func encodeAll(f *Format, qs []Quad) ([]byte, error) {
+func encodeAll(f *Format, qs []kb.TermQuad) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := f.NewEncoder(&buf, EncoderOptions{})
 	for _, q := range qs {
@@ -46,10 +47,10 @@ func encodeAll(f *Format, qs []Quad) ([]byte, error) {
 }
 
 // dropGraphs is what a triples-only syntax keeps of qs.
-func dropGraphs(qs []Quad) []Quad {
-	out := make([]Quad, len(qs))
+func dropGraphs(qs []kb.TermQuad) []kb.TermQuad {
+	out := make([]kb.TermQuad, len(qs))
 	for i, q := range qs {
-		q.G = Term{}
+		q.G = kb.Term{}
 		out[i] = q
 	}
 	return out
@@ -129,21 +130,21 @@ func TestPrettyRDFXML(t *testing.T) {
 // TestRDFXMLEncoderRefuses lists statements RDF/XML cannot write.
 func TestRDFXMLEncoderRefuses(t *testing.T) {
 	xml, _ := Lookup("rdfxml")
-	iri := func(s string) Term { return Term{Kind: KindIRI, Value: s} }
+	iri := func(s string) kb.Term { return kb.Term{Kind: kb.KindIRI, Value: s} }
 	s := iri("http://ex/s")
-	for name, q := range map[string]Quad{
+	for name, q := range map[string]kb.TermQuad{
 		"predicate without a local name": {S: s, P: iri("http://ex/p/"), O: s},
-		"rdf:li":                         {S: s, P: iri(RDFNS + "li"), O: s},
-		"rdf:about":                      {S: s, P: iri(RDFNS + "about"), O: s},
-		"control character":              {S: s, P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "a\x01b", Datatype: XSDString}},
+		"rdf:li":                         {S: s, P: iri(ontology.RDFNamespace + "li"), O: s},
+		"rdf:about":                      {S: s, P: iri(ontology.RDFNamespace + "about"), O: s},
+		"control character":              {S: s, P: iri("http://ex/p"), O: kb.Term{Kind: kb.KindLiteral, Value: "a\x01b", Datatype: ontology.XSDString}},
 	} {
-		if _, err := encodeAll(xml, []Quad{q}); err == nil || !strings.Contains(err.Error(), "RDF/XML cannot write") {
+		if _, err := encodeAll(xml, []kb.TermQuad{q}); err == nil || !strings.Contains(err.Error(), "RDF/XML cannot write") {
 			t.Errorf("%s: error %v", name, err)
 		}
 	}
 	// rdf:_1 and rdf:value are ordinary property elements.
-	for _, p := range []string{RDFNS + "_1", ontology.RDFValue} {
-		if _, err := encodeAll(xml, []Quad{{S: s, P: iri(p), O: s}}); err != nil {
+	for _, p := range []string{ontology.RDFNamespace + "_1", ontology.RDFValue} {
+		if _, err := encodeAll(xml, []kb.TermQuad{{S: s, P: iri(p), O: s}}); err != nil {
 			t.Errorf("<%s>: %v", p, err)
 		}
 	}
@@ -154,12 +155,12 @@ func TestRDFXMLEncoderRefuses(t *testing.T) {
 // on its element, and the document reads back.
 func TestRDFXMLLateNamespace(t *testing.T) {
 	xml, _ := Lookup("rdfxml")
-	iri := func(s string) Term { return Term{Kind: KindIRI, Value: s} }
-	var in []Quad
+	iri := func(s string) kb.Term { return kb.Term{Kind: kb.KindIRI, Value: s} }
+	var in []kb.TermQuad
 	for i := range rdfxmlHeadWindow + rdfxmlRunLimit + 10 {
-		in = append(in, Quad{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: strings.Repeat("x", i%7), Datatype: XSDString}})
+		in = append(in, kb.TermQuad{S: iri("http://ex/s"), P: iri("http://ex/p"), O: kb.Term{Kind: kb.KindLiteral, Value: strings.Repeat("x", i%7), Datatype: ontology.XSDString}})
 	}
-	in = append(in, Quad{S: iri("http://ex/s2"), P: iri("http://late.example/ns#q"), O: iri("http://ex/o")})
+	in = append(in, kb.TermQuad{S: iri("http://ex/s2"), P: iri("http://late.example/ns#q"), O: iri("http://ex/o")})
 	out, err := encodeAll(xml, in)
 	if err != nil {
 		t.Fatal(err)
@@ -176,13 +177,13 @@ func TestRDFXMLLateNamespace(t *testing.T) {
 // name: they must not read back through the prefix.
 func TestJSONLDPrefixAsScheme(t *testing.T) {
 	jsonld, _ := Lookup("jsonld")
-	iri := func(s string) Term { return Term{Kind: KindIRI, Value: s} }
-	in := []Quad{
+	iri := func(s string) kb.Term { return kb.Term{Kind: kb.KindIRI, Value: s} }
+	in := []kb.TermQuad{
 		{S: iri("perfonto:x"), P: iri("http://ex/p"), O: iri("rdf:y")},
-		{S: iri("perfonto:x"), P: iri("http://ex/p"), O: iri(RDFNS + "y")},
-		{S: iri("http://ex/s"), P: iri("xsd:p"), O: Term{Kind: KindLiteral, Value: "1", Datatype: "xsd:integer"}, G: iri("owl:g")},
-		{S: iri("http://ex/s"), P: iri(rdfType), O: iri(ontology.RDFProperty), G: iri("owl:g")},
-		{S: iri("http://ex/s"), P: iri(RDFNS + "//weird"), O: iri("perfonto:"), G: iri("owl:g")},
+		{S: iri("perfonto:x"), P: iri("http://ex/p"), O: iri(ontology.RDFNamespace + "y")},
+		{S: iri("http://ex/s"), P: iri("xsd:p"), O: kb.Term{Kind: kb.KindLiteral, Value: "1", Datatype: "xsd:integer"}, G: iri("owl:g")},
+		{S: iri("http://ex/s"), P: iri(ontology.RDFType), O: iri(ontology.RDFProperty), G: iri("owl:g")},
+		{S: iri("http://ex/s"), P: iri(ontology.RDFNamespace + "//weird"), O: iri("perfonto:"), G: iri("owl:g")},
 	}
 	out, err := encodeAll(jsonld, in)
 	if err != nil {
@@ -213,7 +214,7 @@ func TestEncodersW3C(t *testing.T) {
 			t.Fatal(err)
 		}
 		dec := nq.NewDecoder(bytes.NewReader(data), Options{Source: file})
-		var in []Quad
+		var in []kb.TermQuad
 		bad := false
 		for {
 			q, err := dec.Next()
@@ -259,8 +260,8 @@ func TestEncodersW3C(t *testing.T) {
 	t.Logf("%d documents written and read back, %d refused by RDF/XML", written, refused)
 }
 
-func lowerLangs(qs []Quad) []Quad {
-	out := make([]Quad, len(qs))
+func lowerLangs(qs []kb.TermQuad) []kb.TermQuad {
+	out := make([]kb.TermQuad, len(qs))
 	for i, q := range qs {
 		q.O.Lang = strings.ToLower(q.O.Lang)
 		out[i] = q
@@ -271,21 +272,21 @@ func lowerLangs(qs []Quad) []Quad {
 // TestAppendTermBytes: the byte-slice fast path writes what AppendTerm
 // writes, for plain terms and for those that need escaping.
 func TestAppendTermBytes(t *testing.T) {
-	terms := []Term{
-		{Kind: KindIRI, Value: "http://perfkb.example/site/a/rs/17/timing/wtime"},
-		{Kind: KindIRI, Value: "http://x.example/a b"}, {Kind: KindIRI, Value: "http://x.example/ä"},
-		{Kind: KindIRI, Value: "http://x.example/{x}"}, {Kind: KindIRI, Value: `http://x.example/\`}, {Kind: KindIRI, Value: "http://x.example/\x7f"},
-		{Kind: KindLiteral, Value: "gsr410"}, {Kind: KindLiteral, Value: `say "hi"`}, {Kind: KindLiteral, Value: "line\nbreak"},
-		{Kind: KindLiteral, Value: "tab\t"}, {Kind: KindLiteral, Value: "ümlaut"}, {Kind: KindLiteral, Value: "\x7f"}, {Kind: KindLiteral, Value: ""},
-		{Kind: KindLiteral, Value: "4.75", Datatype: "http://www.w3.org/2001/XMLSchema#double"},
-		{Kind: KindLiteral, Value: "x", Datatype: XSDString},
-		{Kind: KindLiteral, Value: "x", Datatype: "http://x.example/dt with space"},
-		{Kind: KindLiteral, Value: "hallo", Lang: "de"}, {Kind: KindBlank, Value: "b1"},
+	terms := []kb.Term{
+		{Kind: kb.KindIRI, Value: "http://perfkb.example/site/a/rs/17/timing/wtime"},
+		{Kind: kb.KindIRI, Value: "http://x.example/a b"}, {Kind: kb.KindIRI, Value: "http://x.example/ä"},
+		{Kind: kb.KindIRI, Value: "http://x.example/{x}"}, {Kind: kb.KindIRI, Value: `http://x.example/\`}, {Kind: kb.KindIRI, Value: "http://x.example/\x7f"},
+		{Kind: kb.KindLiteral, Value: "gsr410"}, {Kind: kb.KindLiteral, Value: `say "hi"`}, {Kind: kb.KindLiteral, Value: "line\nbreak"},
+		{Kind: kb.KindLiteral, Value: "tab\t"}, {Kind: kb.KindLiteral, Value: "ümlaut"}, {Kind: kb.KindLiteral, Value: "\x7f"}, {Kind: kb.KindLiteral, Value: ""},
+		{Kind: kb.KindLiteral, Value: "4.75", Datatype: "http://www.w3.org/2001/XMLSchema#double"},
+		{Kind: kb.KindLiteral, Value: "x", Datatype: ontology.XSDString},
+		{Kind: kb.KindLiteral, Value: "x", Datatype: "http://x.example/dt with space"},
+		{Kind: kb.KindLiteral, Value: "hallo", Lang: "de"}, {Kind: kb.KindBlank, Value: "b1"},
 	}
 	for _, tm := range terms {
 		var want strings.Builder
-		AppendTerm(&want, tm)
-		if got := string(AppendTermBytes([]byte("x"), tm)); got != "x"+want.String() {
+		kb.AppendTerm(&want, tm)
+		if got := string(kb.AppendTermBytes([]byte("x"), tm)); got != "x"+want.String() {
 			t.Errorf("AppendTermBytes(%#v) = %q, AppendTerm writes %q", tm, got[1:], want.String())
 		}
 	}

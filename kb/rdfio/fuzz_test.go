@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/textpos"
 )
 
@@ -31,8 +32,8 @@ func addSeeds(f *testing.F, patterns ...string) {
 }
 
 // checkDecode drains dec and checks its error.
-func checkDecode(t *testing.T, dec Decoder) []Quad {
-	var out []Quad
+func checkDecode(t *testing.T, dec Decoder) []kb.TermQuad {
+	var out []kb.TermQuad
 	for i := 0; ; i++ {
 		q, err := dec.Next()
 		if err == io.EOF {
@@ -51,7 +52,7 @@ func checkDecode(t *testing.T, dec Decoder) []Quad {
 			}
 			return nil
 		}
-		for _, term := range [...]Term{q.S, q.P, q.O} {
+		for _, term := range [...]kb.Term{q.S, q.P, q.O} {
 			if term.IsZero() {
 				t.Fatalf("statement %d has a missing term: %v", i, q)
 			}
@@ -62,8 +63,8 @@ func checkDecode(t *testing.T, dec Decoder) []Quad {
 
 // unlabel undoes the renaming of explicit labels that start with the
 // anonymous prefix, which re-parsing a parser's own output applies once.
-func unlabel(t Term) Term {
-	if t.Kind == KindBlank {
+func unlabel(t kb.Term) kb.Term {
+	if t.Kind == kb.KindBlank {
 		t.Value = strings.TrimPrefix(t.Value, anonPrefix)
 	}
 	return t

@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+
+	"github.com/perfkb/perfkb/kb"
 )
 
 // Graph isomorphism, for tests that read an encoder's output back: blank
@@ -16,19 +18,19 @@ import (
 // the other exactly. Blank nodes are first coloured by iterated hashing of
 // their surroundings; the bijection is then searched among same-coloured
 // nodes, checking every statement as soon as its blank nodes are mapped.
-func Isomorphic(a, b []Quad) string {
+func Isomorphic(a, b []kb.TermQuad) string {
 	a, b = dedupeStatements(a), dedupeStatements(b)
 	if len(a) != len(b) {
 		return fmt.Sprintf("%d statements, want %d", len(a), len(b))
 	}
-	inB := make(map[Quad]bool, len(b))
+	inB := make(map[kb.TermQuad]bool, len(b))
 	for _, q := range b {
 		inB[q] = true
 	}
-	ground := func(q Quad) bool {
-		return q.S.Kind != KindBlank && q.O.Kind != KindBlank && q.G.Kind != KindBlank
+	ground := func(q kb.TermQuad) bool {
+		return q.S.Kind != kb.KindBlank && q.O.Kind != kb.KindBlank && q.G.Kind != kb.KindBlank
 	}
-	var aBlank, bBlank []Quad
+	var aBlank, bBlank []kb.TermQuad
 	for _, q := range a {
 		if ground(q) {
 			if !inB[q] {
@@ -48,7 +50,7 @@ func Isomorphic(a, b []Quad) string {
 	}
 	ca, cb := colourBlanks(aBlank), colourBlanks(bBlank)
 	// Colour classes must have the same sizes.
-	count := func(c map[Term]uint64) map[uint64]int {
+	count := func(c map[kb.Term]uint64) map[uint64]int {
 		n := map[uint64]int{}
 		for _, h := range c {
 			n[h]++
@@ -65,7 +67,7 @@ func Isomorphic(a, b []Quad) string {
 		}
 	}
 	// Order a's blank nodes, rarest colour first, and search.
-	var order []Term
+	var order []kb.Term
 	for t := range ca {
 		order = append(order, t)
 	}
@@ -76,30 +78,30 @@ func Isomorphic(a, b []Quad) string {
 		}
 		return order[i].Value < order[j].Value
 	})
-	byColour := map[uint64][]Term{}
+	byColour := map[uint64][]kb.Term{}
 	for t, h := range cb {
 		byColour[h] = append(byColour[h], t)
 	}
 	// statementsOf[x] are a's statements whose last-mapped blank node
 	// (in search order) is x: they are checked when x is mapped.
-	rank := map[Term]int{}
+	rank := map[kb.Term]int{}
 	for i, t := range order {
 		rank[t] = i
 	}
-	statementsOf := map[Term][]Quad{}
+	statementsOf := map[kb.Term][]kb.TermQuad{}
 	for _, q := range aBlank {
-		last, r := Term{}, -1
-		for _, t := range [3]Term{q.S, q.O, q.G} {
-			if t.Kind == KindBlank && rank[t] > r {
+		last, r := kb.Term{}, -1
+		for _, t := range [3]kb.Term{q.S, q.O, q.G} {
+			if t.Kind == kb.KindBlank && rank[t] > r {
 				last, r = t, rank[t]
 			}
 		}
 		statementsOf[last] = append(statementsOf[last], q)
 	}
-	m := map[Term]Term{}
-	used := map[Term]bool{}
-	mapT := func(t Term) Term {
-		if t.Kind == KindBlank {
+	m := map[kb.Term]kb.Term{}
+	used := map[kb.Term]bool{}
+	mapT := func(t kb.Term) kb.Term {
+		if t.Kind == kb.KindBlank {
 			return m[t]
 		}
 		return t
@@ -117,7 +119,7 @@ func Isomorphic(a, b []Quad) string {
 			m[x], used[y] = y, true
 			ok := true
 			for _, q := range statementsOf[x] {
-				if !inB[Quad{S: mapT(q.S), P: q.P, O: mapT(q.O), G: mapT(q.G)}] {
+				if !inB[kb.TermQuad{S: mapT(q.S), P: q.P, O: mapT(q.O), G: mapT(q.G)}] {
 					ok = false
 					break
 				}
@@ -136,9 +138,9 @@ func Isomorphic(a, b []Quad) string {
 	return ""
 }
 
-func dedupeStatements(qs []Quad) []Quad {
-	seen := map[Quad]bool{}
-	var out []Quad
+func dedupeStatements(qs []kb.TermQuad) []kb.TermQuad {
+	seen := map[kb.TermQuad]bool{}
+	var out []kb.TermQuad
 	for _, q := range qs {
 		if !seen[q] {
 			seen[q] = true
@@ -150,35 +152,35 @@ func dedupeStatements(qs []Quad) []Quad {
 
 // colourBlanks gives each blank node a hash of its neighbourhood, refined
 // until the number of colours stops growing.
-func colourBlanks(qs []Quad) map[Term]uint64 {
-	colour := map[Term]uint64{}
+func colourBlanks(qs []kb.TermQuad) map[kb.Term]uint64 {
+	colour := map[kb.Term]uint64{}
 	for _, q := range qs {
-		for _, t := range [3]Term{q.S, q.O, q.G} {
-			if t.Kind == KindBlank {
+		for _, t := range [3]kb.Term{q.S, q.O, q.G} {
+			if t.Kind == kb.KindBlank {
 				colour[t] = 1
 			}
 		}
 	}
-	termHash := func(t Term, self Term) string {
+	termHash := func(t kb.Term, self kb.Term) string {
 		switch {
 		case t == self:
 			return "SELF"
-		case t.Kind == KindBlank:
+		case t.Kind == kb.KindBlank:
 			return fmt.Sprintf("_%d", colour[t])
 		}
 		return t.String()
 	}
 	distinct := 1
 	for round := 0; round < len(colour)+1; round++ {
-		sigs := map[Term][]string{}
+		sigs := map[kb.Term][]string{}
 		for _, q := range qs {
-			for pos, t := range [3]Term{q.S, q.O, q.G} {
-				if t.Kind == KindBlank {
+			for pos, t := range [3]kb.Term{q.S, q.O, q.G} {
+				if t.Kind == kb.KindBlank {
 					sigs[t] = append(sigs[t], fmt.Sprintf("%d|%s|%s|%s|%s", pos, termHash(q.S, t), q.P.String(), termHash(q.O, t), termHash(q.G, t)))
 				}
 			}
 		}
-		next := map[Term]uint64{}
+		next := map[kb.Term]uint64{}
 		seen := map[uint64]bool{}
 		for t, s := range sigs {
 			sort.Strings(s)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/piprate/json-gold/ld"
 
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/textpos"
 )
 
@@ -26,7 +28,7 @@ import (
 
 func init() {
 	registry = append(registry, &Format{
-		Name: "jsonld", Label: "JSON-LD", Aliases: []string{"json-ld"},
+		Name: JSONLD, Label: "JSON-LD", Aliases: []string{"json-ld"},
 		MediaTypes: []string{"application/ld+json"}, Extensions: []string{".jsonld"}, Quads: true,
 		NewDecoder: func(r io.Reader, o Options) Decoder { return NewJSONLDDecoder(r, o) },
 		NewEncoder: NewJSONLDEncoder,
@@ -38,7 +40,7 @@ func init() {
 type JSONLDDecoder struct {
 	r    io.Reader
 	opts Options
-	out  []Quad
+	out  []kb.TermQuad
 	err  error
 	done bool
 }
@@ -49,23 +51,23 @@ func NewJSONLDDecoder(r io.Reader, opts Options) *JSONLDDecoder {
 }
 
 // Next implements Decoder.
-func (d *JSONLDDecoder) Next() (Quad, error) {
+func (d *JSONLDDecoder) Next() (kb.TermQuad, error) {
 	if !d.done {
 		d.done = true
 		d.out, d.err = d.decode()
 	}
 	if d.err != nil {
-		return Quad{}, d.err
+		return kb.TermQuad{}, d.err
 	}
 	if len(d.out) == 0 {
-		return Quad{}, io.EOF
+		return kb.TermQuad{}, io.EOF
 	}
 	q := d.out[0]
 	d.out = d.out[1:]
 	return q, nil
 }
 
-func (d *JSONLDDecoder) decode() (out []Quad, err error) {
+func (d *JSONLDDecoder) decode() (out []kb.TermQuad, err error) {
 	// The package promises no panic on any input; json-gold is not ours,
 	// so a panic in it becomes an error about the document.
 	defer func() {
@@ -103,12 +105,12 @@ func (d *JSONLDDecoder) decode() (out []Quad, err error) {
 	sort.Strings(names)
 	names = append([]string{"@default"}, names...)
 	for _, name := range names {
-		var g Term
+		var g kb.Term
 		if name != "@default" {
 			g = fromJSONLDNode(graphNode(name))
 		}
 		for _, q := range ds.Graphs[name] {
-			st := Quad{S: fromJSONLDNode(q.Subject), P: fromJSONLDNode(q.Predicate), O: fromJSONLDNode(q.Object), G: g}
+			st := kb.TermQuad{S: fromJSONLDNode(q.Subject), P: fromJSONLDNode(q.Predicate), O: fromJSONLDNode(q.Object), G: g}
 			// JSON-LD 1.1 toRdf leaves out statements with an IRI
 			// that is not well-formed; json-gold drops relative
 			// IRIs but keeps e.g. ones with control characters.
@@ -144,16 +146,16 @@ func (d *JSONLDDecoder) jsonError(data []byte, err error) error {
 // wellFormed reports whether a term's IRI (or a literal's datatype IRI)
 // is absolute and has none of the characters IRIs exclude (RFC 3987:
 // controls, space, <>"{}|^`\).
-func wellFormed(t Term) bool {
+func wellFormed(t kb.Term) bool {
 	iri := t.Value
 	switch t.Kind {
-	case KindLiteral:
+	case kb.KindLiteral:
 		iri = t.Datatype
-	case KindIRI:
+	case kb.KindIRI:
 	default:
 		return true
 	}
-	if !IsAbsoluteIRI(iri) {
+	if !kb.IsAbsoluteIRI(iri) {
 		return false
 	}
 	for _, r := range iri {
@@ -182,33 +184,33 @@ func graphNode(name string) ld.Node {
 	return ld.NewIRI(name)
 }
 
-func fromJSONLDNode(n ld.Node) Term {
+func fromJSONLDNode(n ld.Node) kb.Term {
 	switch v := n.(type) {
 	case ld.IRI:
-		return Term{Kind: KindIRI, Value: v.Value}
+		return kb.Term{Kind: kb.KindIRI, Value: v.Value}
 	case *ld.IRI:
-		return Term{Kind: KindIRI, Value: v.Value}
+		return kb.Term{Kind: kb.KindIRI, Value: v.Value}
 	case ld.BlankNode:
-		return Term{Kind: KindBlank, Value: strings.TrimPrefix(v.Attribute, "_:")}
+		return kb.Term{Kind: kb.KindBlank, Value: strings.TrimPrefix(v.Attribute, "_:")}
 	case *ld.BlankNode:
-		return Term{Kind: KindBlank, Value: strings.TrimPrefix(v.Attribute, "_:")}
+		return kb.Term{Kind: kb.KindBlank, Value: strings.TrimPrefix(v.Attribute, "_:")}
 	case ld.Literal:
 		return jsonldLiteral(v)
 	case *ld.Literal:
 		return jsonldLiteral(*v)
 	}
-	return Term{}
+	return kb.Term{}
 }
 
-func jsonldLiteral(l ld.Literal) Term {
+func jsonldLiteral(l ld.Literal) kb.Term {
 	if l.Language != "" {
-		return Term{Kind: KindLiteral, Value: l.Value, Datatype: RDFLangString, Lang: l.Language}
+		return kb.Term{Kind: kb.KindLiteral, Value: l.Value, Datatype: ontology.RDFLangString, Lang: l.Language}
 	}
 	dt := l.Datatype
 	if dt == "" {
-		dt = XSDString
+		dt = ontology.XSDString
 	}
-	return Term{Kind: KindLiteral, Value: l.Value, Datatype: dt}
+	return kb.Term{Kind: kb.KindLiteral, Value: l.Value, Datatype: dt}
 }
 
 // noRemoteContexts is the document loader: it loads nothing.

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // JSON-LD output, streamed. The document is
@@ -41,10 +44,10 @@ type jsonldEncoder struct {
 	closed   bool
 
 	inGraph   bool // a named graph object is open
-	graph     Term
+	graph     kb.Term
 	graphOff  []string // prefixes undefined by the graph object
 	inNode    bool     // a node object is open
-	subject   Term
+	subject   kb.Term
 	nodeOff   []string        // prefixes undefined by the node object (graph's included)
 	keys      map[string]bool // keys written in the open node object
 	key       string          // the predicate whose values are held
@@ -103,7 +106,7 @@ func (e *jsonldEncoder) header() {
 
 // collisions returns the declared prefixes that name the scheme of an IRI
 // among ts written in full.
-func (e *jsonldEncoder) collisions(off []string, ts ...Term) []string {
+func (e *jsonldEncoder) collisions(off []string, ts ...kb.Term) []string {
 	var out []string
 	for _, t := range ts {
 		iri, ok := termIRI(t)
@@ -167,8 +170,8 @@ func (e *jsonldEncoder) appendIRI(b []byte, iri string, off []string) []byte {
 	return append(b, '"')
 }
 
-func (e *jsonldEncoder) appendID(b []byte, t Term, off []string) []byte {
-	if t.Kind == KindBlank {
+func (e *jsonldEncoder) appendID(b []byte, t kb.Term, off []string) []byte {
+	if t.Kind == kb.KindBlank {
 		b = append(b, `"_:`...)
 		b = appendJSONContent(b, SafeBlankLabel(t.Value))
 		return append(b, '"')
@@ -216,7 +219,7 @@ func (e *jsonldEncoder) item(b []byte) []byte {
 	return append(b, '\n')
 }
 
-func (e *jsonldEncoder) Encode(q Quad) error {
+func (e *jsonldEncoder) Encode(q kb.TermQuad) error {
 	if e.closed {
 		return errors.New("rdfio: JSON-LD encoder used after Close")
 	}
@@ -250,7 +253,7 @@ func (e *jsonldEncoder) Encode(q Quad) error {
 	}
 	extra := e.collisions(off, q.S, q.P, q.O)
 	key := "@type"
-	if q.P.Value != rdfType || q.O.Kind == KindLiteral {
+	if q.P.Value != ontology.RDFType || q.O.Kind == kb.KindLiteral {
 		key = q.P.Value
 	}
 	if !e.inNode || q.S != e.subject || len(extra) > 0 || (key != e.key && e.keys[key]) || len(e.ends) >= jsonldValueLimit {
@@ -289,12 +292,12 @@ func (e *jsonldEncoder) Encode(q Quad) error {
 
 // value renders an object: a string for xsd:string, an IRI string for
 // @type, else a value or node reference object.
-func (e *jsonldEncoder) value(b []byte, o Term, typ bool) []byte {
+func (e *jsonldEncoder) value(b []byte, o kb.Term, typ bool) []byte {
 	off := e.nodeOff
 	switch {
 	case typ:
 		return e.appendID(b, o, off)
-	case o.Kind == KindIRI || o.Kind == KindBlank:
+	case o.Kind == kb.KindIRI || o.Kind == kb.KindBlank:
 		b = append(b, "{\"@id\": "...)
 		b = e.appendID(b, o, off)
 		return append(b, '}')
@@ -304,7 +307,7 @@ func (e *jsonldEncoder) value(b []byte, o Term, typ bool) []byte {
 		b = append(b, ", \"@language\": "...)
 		b = AppendJSONString(b, o.Lang)
 		return append(b, '}')
-	case o.Datatype == "" || o.Datatype == XSDString:
+	case o.Datatype == "" || o.Datatype == ontology.XSDString:
 		return AppendJSONString(b, o.Value)
 	}
 	b = append(b, "{\"@value\": "...)
@@ -437,8 +440,8 @@ const hexDigit = "0123456789abcdef"
 // resolves it against the base (where it fails), while N-Triples and
 // Turtle allow such IRIs. Refusing them beats writing a document that
 // reads back as another graph.
-func jsonldCheck(q Quad) error {
-	for _, t := range [...]Term{q.S, q.P, q.O, q.G} {
+func jsonldCheck(q kb.TermQuad) error {
+	for _, t := range [...]kb.Term{q.S, q.P, q.O, q.G} {
 		iri, ok := termIRI(t)
 		if !ok {
 			continue
@@ -503,11 +506,11 @@ func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // termIRI is the IRI a term writes in JSON-LD: an IRI's own, a literal's
 // datatype; false for blank nodes.
-func termIRI(t Term) (string, bool) {
+func termIRI(t kb.Term) (string, bool) {
 	switch t.Kind {
-	case KindIRI:
+	case kb.KindIRI:
 		return t.Value, true
-	case KindLiteral:
+	case kb.KindLiteral:
 		return t.Datatype, true
 	}
 	return "", false

@@ -12,13 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/textpos"
 )
 
-func jsonldDecodeAll(t *testing.T, f *Format, data []byte, source string) []Quad {
+func jsonldDecodeAll(t *testing.T, f *Format, data []byte, source string) []kb.TermQuad {
 	t.Helper()
 	dec := f.NewDecoder(bytes.NewReader(data), Options{Base: "http://example.org/base/", Source: source})
-	var out []Quad
+	var out []kb.TermQuad
 	for {
 		q, err := dec.Next()
 		if err == io.EOF {
@@ -34,9 +36,9 @@ func jsonldDecodeAll(t *testing.T, f *Format, data []byte, source string) []Quad
 // sameGraph reports whether two datasets are equal up to a renaming of
 // blank nodes, trying every bijection between their blank nodes (the
 // documents here have a handful).
-func sameGraph(a, b []Quad) bool {
-	set := func(g []Quad) map[Quad]bool {
-		m := map[Quad]bool{}
+func sameGraph(a, b []kb.TermQuad) bool {
+	set := func(g []kb.TermQuad) map[kb.TermQuad]bool {
+		m := map[kb.TermQuad]bool{}
 		for _, q := range g {
 			m[q] = true
 		}
@@ -46,11 +48,11 @@ func sameGraph(a, b []Quad) bool {
 	if len(sa) != len(sb) {
 		return false
 	}
-	blanks := func(s map[Quad]bool) []string {
+	blanks := func(s map[kb.TermQuad]bool) []string {
 		seen := map[string]bool{}
 		for q := range s {
-			for _, t := range []Term{q.S, q.O, q.G} {
-				if t.Kind == KindBlank {
+			for _, t := range []kb.Term{q.S, q.O, q.G} {
+				if t.Kind == kb.KindBlank {
 					seen[t.Value] = true
 				}
 			}
@@ -72,8 +74,8 @@ func sameGraph(a, b []Quad) bool {
 	try = func(i int) bool {
 		if i == len(ba) {
 			for q := range sa {
-				for _, t := range []*Term{&q.S, &q.O, &q.G} {
-					if t.Kind == KindBlank {
+				for _, t := range []*kb.Term{&q.S, &q.O, &q.G} {
+					if t.Kind == kb.KindBlank {
 						t.Value = m[t.Value]
 					}
 				}
@@ -98,13 +100,13 @@ func sameGraph(a, b []Quad) bool {
 }
 
 func TestSameGraphCanFail(t *testing.T) {
-	b := func(l string) Term { return Term{Kind: KindBlank, Value: l} }
-	p := Term{Kind: KindIRI, Value: "http://ex/p"}
-	a := []Quad{{S: b("x"), P: p, O: b("y")}}
-	if !sameGraph(a, []Quad{{S: b("1"), P: p, O: b("2")}}) {
+	b := func(l string) kb.Term { return kb.Term{Kind: kb.KindBlank, Value: l} }
+	p := kb.Term{Kind: kb.KindIRI, Value: "http://ex/p"}
+	a := []kb.TermQuad{{S: b("x"), P: p, O: b("y")}}
+	if !sameGraph(a, []kb.TermQuad{{S: b("1"), P: p, O: b("2")}}) {
 		t.Error("a relabelled graph differs")
 	}
-	if sameGraph(a, []Quad{{S: b("1"), P: p, O: b("1")}}) {
+	if sameGraph(a, []kb.TermQuad{{S: b("1"), P: p, O: b("1")}}) {
 		t.Error("x p y equals z p z")
 	}
 }
@@ -149,18 +151,18 @@ func TestJSONLDRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	iri := func(s string) Term { return Term{Kind: KindIRI, Value: s} }
+	iri := func(s string) kb.Term { return kb.Term{Kind: kb.KindIRI, Value: s} }
 	g := iri("http://ex/graph")
-	for name, in := range map[string][]Quad{
+	for name, in := range map[string][]kb.TermQuad{
 		"person.nq": jsonldDecodeAll(t, nq, data, "person.nq"),
 		"mixed": {
-			{S: iri("http://ex/s"), P: iri(rdfType), O: iri("http://ex/C"), G: g},
-			{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "a \"quoted\"\nline & <tag> \\ é", Datatype: XSDString}, G: g},
-			{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "chat", Datatype: RDFLangString, Lang: "fr"}, G: g},
-			{S: iri("http://ex/s"), P: iri("http://www.par.univie.ac.at/project/scalea/perfonto#hasValue"), O: Term{Kind: KindLiteral, Value: "42", Datatype: XSDInteger}},
-			{S: Term{Kind: KindBlank, Value: "b1"}, P: iri("http://ex/q"), O: Term{Kind: KindBlank, Value: "x y"}},
+			{S: iri("http://ex/s"), P: iri(ontology.RDFType), O: iri("http://ex/C"), G: g},
+			{S: iri("http://ex/s"), P: iri("http://ex/p"), O: kb.Term{Kind: kb.KindLiteral, Value: "a \"quoted\"\nline & <tag> \\ é", Datatype: ontology.XSDString}, G: g},
+			{S: iri("http://ex/s"), P: iri("http://ex/p"), O: kb.Term{Kind: kb.KindLiteral, Value: "chat", Datatype: ontology.RDFLangString, Lang: "fr"}, G: g},
+			{S: iri("http://ex/s"), P: iri("http://www.par.univie.ac.at/project/scalea/perfonto#hasValue"), O: kb.Term{Kind: kb.KindLiteral, Value: "42", Datatype: ontology.XSDInteger}},
+			{S: kb.Term{Kind: kb.KindBlank, Value: "b1"}, P: iri("http://ex/q"), O: kb.Term{Kind: kb.KindBlank, Value: "x y"}},
 			{S: iri("http://ex/s2"), P: iri("http://ex/q"), O: iri("http://ex/o?a=1&b=2")},
-			{S: iri("http://ex/s2"), P: iri("http://ex/q"), O: Term{Kind: KindLiteral, Value: "01", Datatype: XSDInteger}},
+			{S: iri("http://ex/s2"), P: iri("http://ex/q"), O: kb.Term{Kind: kb.KindLiteral, Value: "01", Datatype: ontology.XSDInteger}},
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -240,7 +242,7 @@ func FuzzJSONLD(f *testing.F) {
 		}()
 		jsonld, _ := Lookup("jsonld")
 		dec := jsonld.NewDecoder(bytes.NewReader(data), Options{Base: "http://example.org/base/doc.jsonld", Source: "fuzz.jsonld"})
-		var quads []Quad
+		var quads []kb.TermQuad
 		for {
 			q, err := dec.Next()
 			if err == io.EOF {
@@ -276,10 +278,10 @@ func FuzzJSONLD(f *testing.F) {
 		}
 		again := jsonldDecodeAll(t, jsonld, buf.Bytes(), "again.jsonld")
 		// sameGraph tries every bijection: only for a few blank nodes.
-		blanks := map[Term]bool{}
+		blanks := map[kb.Term]bool{}
 		for _, q := range quads {
-			for _, t := range [...]Term{q.S, q.O, q.G} {
-				if t.Kind == KindBlank {
+			for _, t := range [...]kb.Term{q.S, q.O, q.G} {
+				if t.Kind == kb.KindBlank {
 					blanks[t] = true
 				}
 			}
@@ -293,8 +295,8 @@ func FuzzJSONLD(f *testing.F) {
 	})
 }
 
-func dedupeQuads(g []Quad) map[Quad]bool {
-	m := map[Quad]bool{}
+func dedupeQuads(g []kb.TermQuad) map[kb.TermQuad]bool {
+	m := map[kb.TermQuad]bool{}
 	for _, q := range g {
 		m[q] = true
 	}
@@ -323,7 +325,7 @@ func TestJSONLDCheck(t *testing.T) {
 		if got := plainAbsoluteIRI(tc.iri); got != tc.fast {
 			t.Errorf("plainAbsoluteIRI(%q) = %v, want %v", tc.iri, got, tc.fast)
 		}
-		err := jsonldCheck(Quad{S: Term{Kind: KindIRI, Value: tc.iri}, P: Term{Kind: KindIRI, Value: "http://e/p"}, O: Term{Kind: KindLiteral, Value: "x"}})
+		err := jsonldCheck(kb.TermQuad{S: kb.Term{Kind: kb.KindIRI, Value: tc.iri}, P: kb.Term{Kind: kb.KindIRI, Value: "http://e/p"}, O: kb.Term{Kind: kb.KindLiteral, Value: "x"}})
 		if (err == nil) != tc.ok {
 			t.Errorf("jsonldCheck(<%s>) = %v, want ok %v", tc.iri, err, tc.ok)
 		}

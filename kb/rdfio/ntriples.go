@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/textpos"
 )
 
@@ -20,7 +22,7 @@ import (
 // reports every error at the 1-based line and character column where the
 // bad input starts.
 //
-// kb.Load hands it chunks of whole lines (ParseChunk), several at once on
+// Load hands it chunks of whole lines (ParseChunk), several at once on
 // different goroutines (one LineParser each), each chunk knowing the number
 // of its first line; NTriplesDecoder feeds it a stream. With ZeroCopy set,
 // the terms it returns share memory with the chunk (which must then never
@@ -41,7 +43,7 @@ type LineParser struct {
 	// checking them again (and with zeroCopy off, than copying them).
 	last [numRoles]struct {
 		raw  []byte
-		term Term
+		term kb.Term
 	}
 }
 
@@ -87,7 +89,7 @@ func (p *LineParser) substr(a, b int) string {
 // firstLine, and appends the S, P, O and G of each statement to out (G is
 // the zero Term when the line has none). It stops at the first syntax
 // error (a *textpos.Error without Source), returning the statements before it.
-func (p *LineParser) ParseChunk(data []byte, firstLine int, out []Term) ([]Term, error) {
+func (p *LineParser) ParseChunk(data []byte, firstLine int, out []kb.Term) ([]kb.Term, error) {
 	p.line = firstLine - 1
 	for len(data) > 0 {
 		var line []byte
@@ -112,8 +114,8 @@ func (p *LineParser) ParseChunk(data []byte, firstLine int, out []Term) ([]Term,
 			continue
 		}
 		n := len(out)
-		out = append(out, Term{}, Term{}, Term{}, Term{})
-		if err := p.statement((*[4]Term)(out[n:])); err != nil {
+		out = append(out, kb.Term{}, kb.Term{}, kb.Term{}, kb.Term{})
+		if err := p.statement((*[4]kb.Term)(out[n:])); err != nil {
 			return out[:n], err
 		}
 	}
@@ -145,7 +147,7 @@ func (p *LineParser) found() string {
 
 // statement parses the statement on the current line into q (S, P, O, G;
 // G stays zero when the line has none).
-func (p *LineParser) statement(q *[4]Term) (err error) {
+func (p *LineParser) statement(q *[4]kb.Term) (err error) {
 	// subject
 	switch {
 	case p.peekIs('<'):
@@ -212,7 +214,7 @@ func (p *LineParser) statement(q *[4]Term) (err error) {
 func (p *LineParser) peekIs(c byte) bool { return p.pos < len(p.text) && p.text[p.pos] == c }
 
 // iri parses <…>, which must be absolute, in the given role.
-func (p *LineParser) iri(roleIndex int) (Term, error) {
+func (p *LineParser) iri(roleIndex int) (kb.Term, error) {
 	last := &p.last[roleIndex]
 	i := p.pos + 1
 	if len(last.raw) > 0 {
@@ -234,45 +236,45 @@ func (p *LineParser) iri(roleIndex int) (Term, error) {
 	}
 	if i < len(p.text) && p.text[i] == '>' {
 		iri := p.substr(p.pos, i)
-		if !IsAbsoluteIRI(iri) {
-			return Term{}, p.errAt(start, "%s IRI <%s> is relative; N-Triples and N-Quads need absolute IRIs", role, iri)
+		if !kb.IsAbsoluteIRI(iri) {
+			return kb.Term{}, p.errAt(start, "%s IRI <%s> is relative; N-Triples and N-Quads need absolute IRIs", role, iri)
 		}
 		p.pos = i + 1
-		last.raw, last.term = p.text[start:p.pos:p.pos], Term{Kind: KindIRI, Value: iri}
+		last.raw, last.term = p.text[start:p.pos:p.pos], kb.Term{Kind: kb.KindIRI, Value: iri}
 		return last.term, nil
 	}
 	var b strings.Builder
 	for {
 		if p.pos >= len(p.text) {
-			return Term{}, p.errAt(start, "unterminated IRI: missing '>'")
+			return kb.Term{}, p.errAt(start, "unterminated IRI: missing '>'")
 		}
 		c := p.text[p.pos]
 		switch {
 		case c == '>':
 			p.pos++
 			iri := b.String()
-			if !IsAbsoluteIRI(iri) {
-				return Term{}, p.errAt(start, "%s IRI <%s> is relative; N-Triples and N-Quads need absolute IRIs", role, iri)
+			if !kb.IsAbsoluteIRI(iri) {
+				return kb.Term{}, p.errAt(start, "%s IRI <%s> is relative; N-Triples and N-Quads need absolute IRIs", role, iri)
 			}
-			return Term{Kind: KindIRI, Value: iri}, nil
+			return kb.Term{Kind: kb.KindIRI, Value: iri}, nil
 		case c == '\\':
 			escStart := p.pos
 			r, err := p.uchar()
 			if err != nil {
-				return Term{}, err
+				return kb.Term{}, err
 			}
 			// An escape cannot smuggle in a character IRIREF forbids
 			// (the same rule as Turtle's).
 			if r <= 0x20 || strings.ContainsRune("<>\"{}|^`\\", r) {
-				return Term{}, p.errAt(escStart, "escaped character %U is not allowed in an IRI", r)
+				return kb.Term{}, p.errAt(escStart, "escaped character %U is not allowed in an IRI", r)
 			}
 			b.WriteRune(r)
 		case c <= 0x20 || c == '<' || c == '"' || c == '{' || c == '}' || c == '|' || c == '^' || c == '`':
-			return Term{}, p.errAt(p.pos, "character %q is not allowed in an IRI", rune(c))
+			return kb.Term{}, p.errAt(p.pos, "character %q is not allowed in an IRI", rune(c))
 		default:
 			r, w := utf8.DecodeRune(p.text[p.pos:])
 			if r == utf8.RuneError && w == 1 {
-				return Term{}, p.errAt(p.pos, "invalid UTF-8 in IRI")
+				return kb.Term{}, p.errAt(p.pos, "invalid UTF-8 in IRI")
 			}
 			b.WriteRune(r)
 			p.pos += w
@@ -347,16 +349,16 @@ func ntLabelChar(r rune) bool {
 var ntStringEscapes = map[byte]byte{'t': '\t', 'b': '\b', 'n': '\n', 'r': '\r', 'f': '\f', '"': '"', '\'': '\'', '\\': '\\'}
 
 // blank parses _:label.
-func (p *LineParser) blank() (Term, error) {
+func (p *LineParser) blank() (kb.Term, error) {
 	start := p.pos
 	if p.pos+1 >= len(p.text) || p.text[p.pos+1] != ':' {
-		return Term{}, p.errAt(start, "expected a blank node '_:label', found %s", p.found())
+		return kb.Term{}, p.errAt(start, "expected a blank node '_:label', found %s", p.found())
 	}
 	p.pos += 2
 	labelStart := p.pos
 	r, w := utf8.DecodeRune(p.text[p.pos:])
 	if p.pos >= len(p.text) || !ntLabelStart(r) {
-		return Term{}, p.errAt(p.pos, "expected a blank node label after '_:', found %s", p.found())
+		return kb.Term{}, p.errAt(p.pos, "expected a blank node label after '_:', found %s", p.found())
 	}
 	p.pos += w
 	for p.pos < len(p.text) {
@@ -369,11 +371,11 @@ func (p *LineParser) blank() (Term, error) {
 	for p.text[p.pos-1] == '.' { // a label cannot end with '.'
 		p.pos--
 	}
-	return Term{Kind: KindBlank, Value: p.substr(labelStart, p.pos)}, nil
+	return kb.Term{Kind: kb.KindBlank, Value: p.substr(labelStart, p.pos)}, nil
 }
 
 // literal parses "…" with an optional ^^<datatype> or @lang.
-func (p *LineParser) literal() (Term, error) {
+func (p *LineParser) literal() (kb.Term, error) {
 	start := p.pos
 	p.pos++ // '"'
 	// Fast path: a run of ASCII characters without escapes up to the
@@ -392,7 +394,7 @@ func (p *LineParser) literal() (Term, error) {
 	p.pos = i
 	for {
 		if p.pos >= len(p.text) {
-			return Term{}, p.errAt(start, "unterminated string literal: missing closing '\"'")
+			return kb.Term{}, p.errAt(start, "unterminated string literal: missing closing '\"'")
 		}
 		c := p.text[p.pos]
 		if c == '"' {
@@ -401,7 +403,7 @@ func (p *LineParser) literal() (Term, error) {
 		}
 		if c == '\\' {
 			if p.pos+1 >= len(p.text) {
-				return Term{}, p.errAt(p.pos, "incomplete escape sequence")
+				return kb.Term{}, p.errAt(p.pos, "incomplete escape sequence")
 			}
 			if e, ok := ntStringEscapes[p.text[p.pos+1]]; ok {
 				b.WriteByte(e)
@@ -411,19 +413,19 @@ func (p *LineParser) literal() (Term, error) {
 			if p.text[p.pos+1] == 'u' || p.text[p.pos+1] == 'U' {
 				r, err := p.uchar()
 				if err != nil {
-					return Term{}, err
+					return kb.Term{}, err
 				}
 				b.WriteRune(r)
 				continue
 			}
-			return Term{}, p.errAt(p.pos, "invalid escape sequence \\%c in a string literal", p.text[p.pos+1])
+			return kb.Term{}, p.errAt(p.pos, "invalid escape sequence \\%c in a string literal", p.text[p.pos+1])
 		}
 		if c == '\r' || c == '\n' {
-			return Term{}, p.errAt(p.pos, "raw line break in a string literal (write \\n)")
+			return kb.Term{}, p.errAt(p.pos, "raw line break in a string literal (write \\n)")
 		}
 		r, w := utf8.DecodeRune(p.text[p.pos:])
 		if r == utf8.RuneError && w == 1 {
-			return Term{}, p.errAt(p.pos, "invalid UTF-8 in string literal")
+			return kb.Term{}, p.errAt(p.pos, "invalid UTF-8 in string literal")
 		}
 		b.WriteRune(r)
 		p.pos += w
@@ -433,7 +435,7 @@ func (p *LineParser) literal() (Term, error) {
 
 // literalSuffix parses what may follow a literal's closing quote: @lang or
 // ^^<datatype>.
-func (p *LineParser) literalSuffix(lexical string) (Term, error) {
+func (p *LineParser) literalSuffix(lexical string) (kb.Term, error) {
 	switch {
 	case p.peekIs('@'):
 		langStart := p.pos
@@ -449,31 +451,31 @@ func (p *LineParser) literalSuffix(lexical string) (Term, error) {
 		}
 		tag := p.substr(tagStart, p.pos)
 		if tag == "" || strings.HasSuffix(tag, "-") || strings.Contains(tag, "--") {
-			return Term{}, p.errAt(langStart, "invalid language tag %q", "@"+tag)
+			return kb.Term{}, p.errAt(langStart, "invalid language tag %q", "@"+tag)
 		}
-		return Term{Kind: KindLiteral, Value: lexical, Datatype: RDFLangString, Lang: tag}, nil
+		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: ontology.RDFLangString, Lang: tag}, nil
 	case p.peekIs('^'):
 		if p.pos+1 >= len(p.text) || p.text[p.pos+1] != '^' || p.pos+2 >= len(p.text) || p.text[p.pos+2] != '<' {
-			return Term{}, p.errAt(p.pos, "expected ^^<datatype IRI> after the literal, found %s", p.found())
+			return kb.Term{}, p.errAt(p.pos, "expected ^^<datatype IRI> after the literal, found %s", p.found())
 		}
 		p.pos += 2
 		dt, err := p.iri(roleDatatype)
 		if err != nil {
-			return Term{}, err
+			return kb.Term{}, err
 		}
-		return Term{Kind: KindLiteral, Value: lexical, Datatype: dt.Value}, nil
+		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: dt.Value}, nil
 	}
-	return Term{Kind: KindLiteral, Value: lexical, Datatype: XSDString}, nil
+	return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: ontology.XSDString}, nil
 }
 
 // NTriplesDecoder reads N-Triples or N-Quads as a stream of lines, with
-// the parser kb.Load runs in parallel over chunks.
+// the parser Load runs in parallel over chunks.
 type NTriplesDecoder struct {
 	r    *bufio.Reader
 	p    LineParser
 	src  string
 	line int
-	buf  []Term
+	buf  []kb.Term
 	pos  int
 	err  error
 }
@@ -492,15 +494,15 @@ func NewNQuadsDecoder(r io.Reader, opts Options) *NTriplesDecoder {
 }
 
 // Next returns the next statement.
-func (d *NTriplesDecoder) Next() (Quad, error) {
+func (d *NTriplesDecoder) Next() (kb.TermQuad, error) {
 	for d.pos == len(d.buf) {
 		if d.err != nil {
-			return Quad{}, d.err
+			return kb.TermQuad{}, d.err
 		}
 		d.buf, d.pos = d.buf[:0], 0
 		d.err = d.readLine()
 	}
-	q := Quad{S: d.buf[d.pos], P: d.buf[d.pos+1], O: d.buf[d.pos+2], G: d.buf[d.pos+3]}
+	q := kb.TermQuad{S: d.buf[d.pos], P: d.buf[d.pos+1], O: d.buf[d.pos+2], G: d.buf[d.pos+3]}
 	d.pos += 4
 	return q, nil
 }
@@ -542,10 +544,10 @@ func (d *NTriplesDecoder) readLine() error {
 // <IRI>, a _:label or a "literal" with its tag or datatype), the inverse
 // of AppendTerm: the one N-Triples term decoder. Surrounding white space
 // is allowed; anything else after the term is an error.
-func ParseTerm(s string) (Term, error) {
+func ParseTerm(s string) (kb.Term, error) {
 	p := &LineParser{line: 1, text: []byte(s)}
 	p.skipSpace()
-	var t Term
+	var t kb.Term
 	var err error
 	switch {
 	case p.peekIs('<'):
@@ -558,11 +560,11 @@ func ParseTerm(s string) (Term, error) {
 		err = p.errAt(p.pos, "expected an N-Triples term (<IRI>, _:label or \"literal\"), found %s", p.found())
 	}
 	if err != nil {
-		return Term{}, err
+		return kb.Term{}, err
 	}
 	p.skipSpace()
 	if p.pos < len(p.text) {
-		return Term{}, p.errAt(p.pos, "unexpected %s after the term", p.found())
+		return kb.Term{}, p.errAt(p.pos, "unexpected %s after the term", p.found())
 	}
 	return t, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -31,7 +32,7 @@ type RDFXMLDecoder struct {
 	src  string
 	base string
 
-	out    []Quad
+	out    []kb.TermQuad
 	outPos int
 	err    error
 
@@ -96,10 +97,10 @@ func (b *bomSkipper) read(p []byte) (int, error) {
 }
 
 // Next returns the next statement.
-func (d *RDFXMLDecoder) Next() (Quad, error) {
+func (d *RDFXMLDecoder) Next() (kb.TermQuad, error) {
 	for d.outPos == len(d.out) {
 		if d.err != nil {
-			return Quad{}, d.err
+			return kb.TermQuad{}, d.err
 		}
 		d.out, d.outPos = d.out[:0], 0
 		if err := d.step(); err != nil {
@@ -224,7 +225,7 @@ func (d *RDFXMLDecoder) open(t xml.StartElement) (*element, error) {
 		if at.space == xmlNS {
 			switch at.local {
 			case "base":
-				base = ResolveIRI(base, a.Value)
+				base = kb.ResolveIRI(base, a.Value)
 				if i := strings.IndexByte(base, '#'); i >= 0 {
 					base = base[:i]
 				}
@@ -263,11 +264,11 @@ func (d *RDFXMLDecoder) lookup(prefix string) (string, bool) {
 func (d *RDFXMLDecoder) curBase() string { return d.baseStack[len(d.baseStack)-1] }
 func (d *RDFXMLDecoder) curLang() string { return d.langStack[len(d.langStack)-1] }
 
-func (d *RDFXMLDecoder) emit(s, p, o Term) { d.out = append(d.out, Quad{S: s, P: p, O: o}) }
+func (d *RDFXMLDecoder) emit(s, p, o kb.Term) { d.out = append(d.out, kb.TermQuad{S: s, P: p, O: o}) }
 
-func (d *RDFXMLDecoder) newAnon() Term {
+func (d *RDFXMLDecoder) newAnon() kb.Term {
 	d.anon++
-	return Term{Kind: KindBlank, Value: anonPrefix + strconv.Itoa(d.anon)}
+	return kb.Term{Kind: kb.KindBlank, Value: anonPrefix + strconv.Itoa(d.anon)}
 }
 
 // step parses up to the next top-level node element.
@@ -290,14 +291,14 @@ func (d *RDFXMLDecoder) step() error {
 		case xml.StartElement:
 			if !d.started {
 				d.started = true
-				if e.space == RDFNS && e.local == "RDF" {
+				if e.space == ontology.RDFNamespace && e.local == "RDF" {
 					if err := d.checkRDFAttrs(e); err != nil {
 						return err
 					}
 					d.inRDF = true
 					continue
 				}
-				if e.space != RDFNS {
+				if e.space != ontology.RDFNamespace {
 					return d.errorf("the document element <%s> is neither rdf:RDF nor a node element in the RDF namespace: not RDF/XML", t.Name.Local)
 				}
 				if _, err := d.nodeElement(e); err != nil {
@@ -392,51 +393,51 @@ func forbiddenPropertyAttr(local string) bool {
 
 // nodeElement parses a node element whose start tag is e (already read)
 // up to its end tag, and returns its subject.
-func (d *RDFXMLDecoder) nodeElement(e *element) (Term, error) {
+func (d *RDFXMLDecoder) nodeElement(e *element) (kb.Term, error) {
 	d.depth++
 	defer func() { d.depth-- }()
 	if d.depth > maxNesting {
-		return Term{}, d.errorf("elements nested more than %d deep", maxNesting)
+		return kb.Term{}, d.errorf("elements nested more than %d deep", maxNesting)
 	}
-	if e.space == RDFNS && forbiddenNodeName(e.local) {
-		return Term{}, d.errorf("rdf:%s cannot be a node element", e.local)
+	if e.space == ontology.RDFNamespace && forbiddenNodeName(e.local) {
+		return kb.Term{}, d.errorf("rdf:%s cannot be a node element", e.local)
 	}
-	var subj Term
+	var subj kb.Term
 	var props []attr
 	var typeAttr string
 	base := d.curBase()
 	for _, a := range e.attrs {
 		switch {
 		case a.space == xmlNS || isXMLReserved(a):
-		case a.space == RDFNS && a.local == "ID":
+		case a.space == ontology.RDFNamespace && a.local == "ID":
 			iri, err := d.idIRI(a.value)
 			if err != nil {
-				return Term{}, err
+				return kb.Term{}, err
 			}
 			if !subj.IsZero() {
-				return Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
+				return kb.Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
 			}
-			subj = Term{Kind: KindIRI, Value: iri}
-		case a.space == RDFNS && a.local == "about":
+			subj = kb.Term{Kind: kb.KindIRI, Value: iri}
+		case a.space == ontology.RDFNamespace && a.local == "about":
 			if !subj.IsZero() {
-				return Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
+				return kb.Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
 			}
-			subj = Term{Kind: KindIRI, Value: ResolveIRI(base, a.value)}
-		case a.space == RDFNS && a.local == "nodeID":
+			subj = kb.Term{Kind: kb.KindIRI, Value: kb.ResolveIRI(base, a.value)}
+		case a.space == ontology.RDFNamespace && a.local == "nodeID":
 			if !subj.IsZero() {
-				return Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
+				return kb.Term{}, d.errorf("a node element may have only one of rdf:ID, rdf:about and rdf:nodeID")
 			}
 			b, err := d.nodeID(a.value)
 			if err != nil {
-				return Term{}, err
+				return kb.Term{}, err
 			}
 			subj = b
-		case a.space == RDFNS && a.local == "type":
+		case a.space == ontology.RDFNamespace && a.local == "type":
 			typeAttr = a.value
 		case a.space == "":
-			return Term{}, d.errorf("attribute %q has no namespace (RDF/XML needs qualified attributes)", a.local)
-		case a.space == RDFNS && forbiddenPropertyAttr(a.local):
-			return Term{}, d.errorf("rdf:%s is not allowed as an attribute here", a.local)
+			return kb.Term{}, d.errorf("attribute %q has no namespace (RDF/XML needs qualified attributes)", a.local)
+		case a.space == ontology.RDFNamespace && forbiddenPropertyAttr(a.local):
+			return kb.Term{}, d.errorf("rdf:%s is not allowed as an attribute here", a.local)
 		default:
 			props = append(props, a)
 		}
@@ -444,42 +445,42 @@ func (d *RDFXMLDecoder) nodeElement(e *element) (Term, error) {
 	if subj.IsZero() {
 		subj = d.newAnon()
 	}
-	if !(e.space == RDFNS && e.local == "Description") {
-		d.emit(subj, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: e.iri()})
+	if !(e.space == ontology.RDFNamespace && e.local == "Description") {
+		d.emit(subj, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFType}, kb.Term{Kind: kb.KindIRI, Value: e.iri()})
 	}
 	if typeAttr != "" {
-		d.emit(subj, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: ResolveIRI(base, typeAttr)})
+		d.emit(subj, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFType}, kb.Term{Kind: kb.KindIRI, Value: kb.ResolveIRI(base, typeAttr)})
 	}
 	lang := d.curLang()
 	for _, a := range props {
-		d.emit(subj, Term{Kind: KindIRI, Value: a.space + a.local}, d.plainLiteral(a.value, lang))
+		d.emit(subj, kb.Term{Kind: kb.KindIRI, Value: a.space + a.local}, d.plainLiteral(a.value, lang))
 	}
 	li := 0
 	for {
 		tok, child, err := d.token()
 		if err != nil {
-			return Term{}, err
+			return kb.Term{}, err
 		}
 		switch t := tok.(type) {
 		case xml.EndElement:
 			return subj, nil
 		case xml.CharData:
 			if !isXMLSpace(string(t)) {
-				return Term{}, d.errorf("text %q inside a node element (want property elements)", abbreviate(string(t)))
+				return kb.Term{}, d.errorf("text %q inside a node element (want property elements)", abbreviate(string(t)))
 			}
 		case xml.StartElement:
 			if err := d.propertyElement(child, subj, &li); err != nil {
-				return Term{}, err
+				return kb.Term{}, err
 			}
 		}
 	}
 }
 
-func (d *RDFXMLDecoder) plainLiteral(s, lang string) Term {
+func (d *RDFXMLDecoder) plainLiteral(s, lang string) kb.Term {
 	if lang != "" {
-		return Term{Kind: KindLiteral, Value: s, Datatype: RDFLangString, Lang: lang}
+		return kb.Term{Kind: kb.KindLiteral, Value: s, Datatype: ontology.RDFLangString, Lang: lang}
 	}
-	return Term{Kind: KindLiteral, Value: s, Datatype: XSDString}
+	return kb.Term{Kind: kb.KindLiteral, Value: s, Datatype: ontology.XSDString}
 }
 
 // idIRI turns an rdf:ID into its IRI, which must be unique in the document.
@@ -487,7 +488,7 @@ func (d *RDFXMLDecoder) idIRI(id string) (string, error) {
 	if !isNCName(id) {
 		return "", d.errorf("rdf:ID %q is not an XML name (NCName)", id)
 	}
-	iri := ResolveIRI(d.curBase(), "#"+id)
+	iri := kb.ResolveIRI(d.curBase(), "#"+id)
 	if d.ids[iri] {
 		return "", d.errorf("rdf:ID %q is used twice (it names <%s>)", id, iri)
 	}
@@ -497,14 +498,14 @@ func (d *RDFXMLDecoder) idIRI(id string) (string, error) {
 
 // nodeID turns an rdf:nodeID into a blank node, named as Turtle names
 // explicit labels so that generated nodes never meet it.
-func (d *RDFXMLDecoder) nodeID(id string) (Term, error) {
+func (d *RDFXMLDecoder) nodeID(id string) (kb.Term, error) {
 	if !isNCName(id) {
-		return Term{}, d.errorf("rdf:nodeID %q is not an XML name (NCName)", id)
+		return kb.Term{}, d.errorf("rdf:nodeID %q is not an XML name (NCName)", id)
 	}
 	if strings.HasPrefix(id, anonPrefix) {
 		id = anonPrefix + id
 	}
-	return Term{Kind: KindBlank, Value: id}, nil
+	return kb.Term{Kind: kb.KindBlank, Value: id}, nil
 }
 
 // isNCName reports whether s is an XML NCName.
@@ -524,55 +525,55 @@ func isNCName(s string) bool {
 }
 
 // propertyElement parses a property element of subj whose start tag is e.
-func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
+func (d *RDFXMLDecoder) propertyElement(e *element, subj kb.Term, li *int) error {
 	d.depth++
 	defer func() { d.depth-- }()
 	if d.depth > maxNesting {
 		return d.errorf("elements nested more than %d deep", maxNesting)
 	}
 	pred := e.iri()
-	if e.space == RDFNS {
+	if e.space == ontology.RDFNamespace {
 		if forbiddenPropertyName(e.local) {
 			return d.errorf("rdf:%s cannot be a property element", e.local)
 		}
 		if e.local == "li" {
 			*li++
-			pred = RDFNS + "_" + strconv.Itoa(*li)
+			pred = ontology.RDFNamespace + "_" + strconv.Itoa(*li)
 		}
 	}
 	if e.space == "" {
 		return d.errorf("property element <%s> has no namespace", e.local)
 	}
-	p := Term{Kind: KindIRI, Value: pred}
+	p := kb.Term{Kind: kb.KindIRI, Value: pred}
 	var reify, parseType, resource, datatype string
-	var nodeID Term
+	var nodeID kb.Term
 	var hasResource bool
 	var props []attr
 	base, lang := d.curBase(), d.curLang()
 	for _, a := range e.attrs {
 		switch {
 		case a.space == xmlNS || isXMLReserved(a):
-		case a.space == RDFNS && a.local == "ID":
+		case a.space == ontology.RDFNamespace && a.local == "ID":
 			iri, err := d.idIRI(a.value)
 			if err != nil {
 				return err
 			}
 			reify = iri
-		case a.space == RDFNS && a.local == "parseType":
+		case a.space == ontology.RDFNamespace && a.local == "parseType":
 			parseType = a.value
-		case a.space == RDFNS && a.local == "resource":
-			resource, hasResource = ResolveIRI(base, a.value), true
-		case a.space == RDFNS && a.local == "nodeID":
+		case a.space == ontology.RDFNamespace && a.local == "resource":
+			resource, hasResource = kb.ResolveIRI(base, a.value), true
+		case a.space == ontology.RDFNamespace && a.local == "nodeID":
 			b, err := d.nodeID(a.value)
 			if err != nil {
 				return err
 			}
 			nodeID = b
-		case a.space == RDFNS && a.local == "datatype":
-			datatype = ResolveIRI(base, a.value)
+		case a.space == ontology.RDFNamespace && a.local == "datatype":
+			datatype = kb.ResolveIRI(base, a.value)
 		case a.space == "":
 			return d.errorf("attribute %q has no namespace (RDF/XML needs qualified attributes)", a.local)
-		case a.space == RDFNS && forbiddenPropertyAttr(a.local):
+		case a.space == ontology.RDFNamespace && forbiddenPropertyAttr(a.local):
 			return d.errorf("rdf:%s is not allowed as an attribute here", a.local)
 		default:
 			props = append(props, a)
@@ -581,14 +582,14 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 	if hasResource && !nodeID.IsZero() {
 		return d.errorf("a property element may not have both rdf:resource and rdf:nodeID")
 	}
-	emit := func(o Term) {
+	emit := func(o kb.Term) {
 		d.emit(subj, p, o)
 		if reify != "" {
-			r := Term{Kind: KindIRI, Value: reify}
-			d.emit(r, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: ontology.RDFStatement})
-			d.emit(r, Term{Kind: KindIRI, Value: ontology.RDFSubject}, subj)
-			d.emit(r, Term{Kind: KindIRI, Value: ontology.RDFPredicate}, p)
-			d.emit(r, Term{Kind: KindIRI, Value: ontology.RDFObject}, o)
+			r := kb.Term{Kind: kb.KindIRI, Value: reify}
+			d.emit(r, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFType}, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFStatement})
+			d.emit(r, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFSubject}, subj)
+			d.emit(r, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFPredicate}, p)
+			d.emit(r, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFObject}, o)
 		}
 	}
 	if parseType != "" {
@@ -619,7 +620,7 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 				}
 			}
 		case "Collection":
-			var items []Term
+			var items []kb.Term
 			for {
 				tok, child, err := d.token()
 				if err != nil {
@@ -627,8 +628,8 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 				}
 				switch t := tok.(type) {
 				case xml.EndElement:
-					head := Term{Kind: KindIRI, Value: rdfNil}
-					nodes := make([]Term, len(items))
+					head := kb.Term{Kind: kb.KindIRI, Value: ontology.RDFNil}
+					nodes := make([]kb.Term, len(items))
 					for i := range items {
 						nodes[i] = d.newAnon()
 					}
@@ -637,12 +638,12 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 					}
 					emit(head)
 					for i, n := range nodes {
-						d.emit(n, Term{Kind: KindIRI, Value: rdfFirst}, items[i])
-						next := Term{Kind: KindIRI, Value: rdfNil}
+						d.emit(n, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFFirst}, items[i])
+						next := kb.Term{Kind: kb.KindIRI, Value: ontology.RDFNil}
 						if i+1 < len(nodes) {
 							next = nodes[i+1]
 						}
-						d.emit(n, Term{Kind: KindIRI, Value: rdfRest}, next)
+						d.emit(n, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFRest}, next)
 					}
 					return nil
 				case xml.CharData:
@@ -662,7 +663,7 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 			if err != nil {
 				return err
 			}
-			emit(Term{Kind: KindLiteral, Value: lit, Datatype: rdfXMLLiteral})
+			emit(kb.Term{Kind: kb.KindLiteral, Value: lit, Datatype: rdfXMLLiteral})
 			return nil
 		}
 	}
@@ -713,10 +714,10 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 					emit(d.plainLiteral("", lang))
 					return nil
 				}
-				var obj Term
+				var obj kb.Term
 				switch {
 				case hasResource:
-					obj = Term{Kind: KindIRI, Value: resource}
+					obj = kb.Term{Kind: kb.KindIRI, Value: resource}
 				case !nodeID.IsZero():
 					obj = nodeID
 				default:
@@ -724,11 +725,11 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 				}
 				emit(obj)
 				for _, a := range props {
-					if a.space == RDFNS && a.local == "type" {
-						d.emit(obj, Term{Kind: KindIRI, Value: rdfType}, Term{Kind: KindIRI, Value: ResolveIRI(base, a.value)})
+					if a.space == ontology.RDFNamespace && a.local == "type" {
+						d.emit(obj, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFType}, kb.Term{Kind: kb.KindIRI, Value: kb.ResolveIRI(base, a.value)})
 						continue
 					}
-					d.emit(obj, Term{Kind: KindIRI, Value: a.space + a.local}, d.plainLiteral(a.value, lang))
+					d.emit(obj, kb.Term{Kind: kb.KindIRI, Value: a.space + a.local}, d.plainLiteral(a.value, lang))
 				}
 				return nil
 			}
@@ -736,7 +737,7 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj Term, li *int) error {
 				return d.errorf("property element <%s> has text and attributes that describe a resource", e.local)
 			}
 			if datatype != "" {
-				emit(Term{Kind: KindLiteral, Value: s, Datatype: datatype})
+				emit(kb.Term{Kind: kb.KindLiteral, Value: s, Datatype: datatype})
 			} else {
 				emit(d.plainLiteral(s, lang))
 			}

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // RDF/XML output. The document declares its namespaces once, on rdf:RDF,
@@ -32,10 +35,10 @@ type rdfxmlEncoder struct {
 	w        *bufio.Writer
 	prefixes []Prefix          // known prefix names (EncoderOptions)
 	nsPrefix map[string]string // namespace -> prefix declared on rdf:RDF
-	head     []Quad            // statements held before rdf:RDF is written
+	head     []kb.TermQuad     // statements held before rdf:RDF is written
 	started  bool
 	closed   bool
-	run      []Quad // the current subject's statements
+	run      []kb.TermQuad // the current subject's statements
 	sb       strings.Builder
 }
 
@@ -51,11 +54,11 @@ func NewRDFXMLEncoder(w io.Writer, opts EncoderOptions) Encoder {
 	return &rdfxmlEncoder{w: bufferOf(w), prefixes: p}
 }
 
-func (e *rdfxmlEncoder) Encode(q Quad) error {
+func (e *rdfxmlEncoder) Encode(q kb.TermQuad) error {
 	if err := rdfxmlCheck(q); err != nil {
 		return err
 	}
-	q.G = Term{}
+	q.G = kb.Term{}
 	if !e.started {
 		e.head = append(e.head, q)
 		if len(e.head) < rdfxmlHeadWindow {
@@ -67,15 +70,15 @@ func (e *rdfxmlEncoder) Encode(q Quad) error {
 }
 
 // rdfxmlCheck reports a statement RDF/XML cannot write.
-func rdfxmlCheck(q Quad) error {
+func rdfxmlCheck(q kb.TermQuad) error {
 	_, local, ok := splitPredicate(q.P.Value)
 	switch {
-	case q.P.Kind != KindIRI || !ok:
+	case q.P.Kind != kb.KindIRI || !ok:
 		return fmt.Errorf("RDF/XML cannot write the predicate %v: its IRI does not end in an XML name", q.P)
-	case strings.HasPrefix(q.P.Value, RDFNS) && (q.P.Value == RDFNS+local) && (forbiddenPropertyName(local) || local == "li"):
+	case strings.HasPrefix(q.P.Value, ontology.RDFNamespace) && (q.P.Value == ontology.RDFNamespace+local) && (forbiddenPropertyName(local) || local == "li"):
 		return fmt.Errorf("RDF/XML cannot write the predicate %v: rdf:%s is reserved by the syntax", q.P, local)
 	}
-	for _, t := range [...]Term{q.S, q.P, q.O} {
+	for _, t := range [...]kb.Term{q.S, q.P, q.O} {
 		for _, s := range [...]string{t.Value, t.Datatype, t.Lang} {
 			if r, ok := xmlChars(s); !ok {
 				return fmt.Errorf("RDF/XML cannot write %v: XML 1.0 does not allow the character %U", t, r)
@@ -109,7 +112,7 @@ func xmlChars(s string) (rune, bool) {
 // writes them.
 func (e *rdfxmlEncoder) start() error {
 	e.started = true
-	e.nsPrefix = map[string]string{RDFNS: "rdf"}
+	e.nsPrefix = map[string]string{ontology.RDFNamespace: "rdf"}
 	names := map[string]bool{"rdf": true}
 	known := map[string]string{}
 	for _, p := range e.prefixes {
@@ -139,7 +142,7 @@ func (e *rdfxmlEncoder) start() error {
 	for _, q := range e.head {
 		ns, _, _ := splitPredicate(q.P.Value)
 		declare(ns)
-		if q.P.Value == rdfType && q.O.Kind == KindIRI {
+		if q.P.Value == ontology.RDFType && q.O.Kind == kb.KindIRI {
 			if ns, _, ok := splitPredicate(q.O.Value); ok {
 				declare(ns)
 			}
@@ -147,7 +150,7 @@ func (e *rdfxmlEncoder) start() error {
 	}
 	b := &e.sb
 	b.Reset()
-	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rdf:RDF xmlns:rdf=\"" + RDFNS + "\"")
+	b.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rdf:RDF xmlns:rdf=\"" + ontology.RDFNamespace + "\"")
 	for _, ns := range order {
 		b.WriteString("\n    xmlns:")
 		b.WriteString(e.nsPrefix[ns])
@@ -171,7 +174,7 @@ func (e *rdfxmlEncoder) start() error {
 
 // add appends q to the current subject run, writing the run first when
 // q starts another one or the run is full.
-func (e *rdfxmlEncoder) add(q Quad) error {
+func (e *rdfxmlEncoder) add(q kb.TermQuad) error {
 	if len(e.run) > 0 && (q.S != e.run[0].S || len(e.run) >= rdfxmlRunLimit) {
 		if err := e.flushRun(); err != nil {
 			return err
@@ -192,11 +195,11 @@ func (e *rdfxmlEncoder) flushRun() error {
 	// an RDF syntax name becomes the element name.
 	node, typed := "rdf:Description", -1
 	for i, q := range e.run {
-		if q.P.Value != rdfType || q.O.Kind != KindIRI {
+		if q.P.Value != ontology.RDFType || q.O.Kind != kb.KindIRI {
 			continue
 		}
 		ns, local, ok := splitPredicate(q.O.Value)
-		if p, declared := e.nsPrefix[ns]; ok && declared && !(ns == RDFNS && (forbiddenNodeName(local) || local == "Description")) {
+		if p, declared := e.nsPrefix[ns]; ok && declared && !(ns == ontology.RDFNamespace && (forbiddenNodeName(local) || local == "Description")) {
 			node, typed = p+":"+local, i
 			break
 		}
@@ -204,7 +207,7 @@ func (e *rdfxmlEncoder) flushRun() error {
 	s := e.run[0].S
 	b.WriteString("  <")
 	b.WriteString(node)
-	if s.Kind == KindBlank {
+	if s.Kind == kb.KindBlank {
 		b.WriteString(` rdf:nodeID="`)
 		b.WriteString(xmlNodeID(s.Value))
 	} else {
@@ -226,7 +229,7 @@ func (e *rdfxmlEncoder) flushRun() error {
 }
 
 // property writes one property element of q into e.sb.
-func (e *rdfxmlEncoder) property(q Quad) {
+func (e *rdfxmlEncoder) property(q kb.TermQuad) {
 	b := &e.sb
 	ns, local, _ := splitPredicate(q.P.Value)
 	qname := local
@@ -244,12 +247,12 @@ func (e *rdfxmlEncoder) property(q Quad) {
 		b.WriteByte('"')
 	}
 	switch q.O.Kind {
-	case KindIRI:
+	case kb.KindIRI:
 		b.WriteString(` rdf:resource="`)
 		escapeXMLAttr(b, q.O.Value)
 		b.WriteString("\"/>\n")
 		return
-	case KindBlank:
+	case kb.KindBlank:
 		b.WriteString(` rdf:nodeID="`)
 		b.WriteString(xmlNodeID(q.O.Value))
 		b.WriteString("\"/>\n")
@@ -260,7 +263,7 @@ func (e *rdfxmlEncoder) property(q Quad) {
 		b.WriteString(` xml:lang="`)
 		escapeXMLAttr(b, q.O.Lang)
 		b.WriteByte('"')
-	case q.O.Datatype != "" && q.O.Datatype != XSDString:
+	case q.O.Datatype != "" && q.O.Datatype != ontology.XSDString:
 		b.WriteString(` rdf:datatype="`)
 		escapeXMLAttr(b, q.O.Datatype)
 		b.WriteByte('"')

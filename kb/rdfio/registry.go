@@ -9,8 +9,9 @@ import (
 // Format describes one RDF syntax: its names, media types and file
 // extensions, whether it carries named graphs, and its codec.
 type Format struct {
-	// Name is the canonical name (ntriples, nquads, turtle, trig,
-	// rdfxml), the value of kb.Format.
+	// Name is the canonical name (NTriples, NQuads, Turtle, TriG,
+	// RDFXML, JSONLD), what LoadOptions.Format and ExportOptions.Format
+	// name.
 	Name string
 	// Label is the name people write (N-Triples, Turtle …).
 	Label string
@@ -29,18 +30,18 @@ type Format struct {
 }
 
 var registry = []*Format{
-	{Name: "ntriples", Label: "N-Triples", Aliases: []string{"n-triples", "nt"},
+	{Name: NTriples, Label: "N-Triples", Aliases: []string{"n-triples", "nt"},
 		MediaTypes: []string{"application/n-triples"}, Extensions: []string{".nt", ".ntriples"},
 		NewDecoder: func(r io.Reader, o Options) Decoder { return NewNTriplesDecoder(r, o) }, NewEncoder: NewNTriplesEncoder},
-	{Name: "nquads", Label: "N-Quads", Aliases: []string{"n-quads", "nq"},
+	{Name: NQuads, Label: "N-Quads", Aliases: []string{"n-quads", "nq"},
 		MediaTypes: []string{"application/n-quads"}, Extensions: []string{".nq", ".nquads"}, Quads: true,
 		NewDecoder: func(r io.Reader, o Options) Decoder { return NewNQuadsDecoder(r, o) }, NewEncoder: NewNQuadsEncoder},
-	{Name: "turtle", Label: "Turtle", Aliases: []string{"ttl"},
+	{Name: Turtle, Label: "Turtle", Aliases: []string{"ttl"},
 		MediaTypes: []string{"text/turtle", "application/x-turtle"}, Extensions: []string{".ttl", ".turtle"},
 		NewDecoder: func(r io.Reader, o Options) Decoder { return NewTurtleDecoder(r, o) }, NewEncoder: NewTurtleEncoder},
-	{Name: "trig", Label: "TriG", MediaTypes: []string{"application/trig"}, Extensions: []string{".trig"}, Quads: true,
+	{Name: TriG, Label: "TriG", MediaTypes: []string{"application/trig"}, Extensions: []string{".trig"}, Quads: true,
 		NewDecoder: func(r io.Reader, o Options) Decoder { return NewTriGDecoder(r, o) }, NewEncoder: NewTriGEncoder},
-	{Name: "rdfxml", Label: "RDF/XML", Aliases: []string{"rdf/xml", "rdf-xml", "xml", "rdf", "owl"},
+	{Name: RDFXML, Label: "RDF/XML", Aliases: []string{"rdf/xml", "rdf-xml", "xml", "rdf", "owl"},
 		MediaTypes: []string{"application/rdf+xml"}, Extensions: []string{".rdf", ".owl", ".xml", ".rdfxml"},
 		NewDecoder: func(r io.Reader, o Options) Decoder { return NewRDFXMLDecoder(r, o) }, NewEncoder: NewRDFXMLEncoder},
 }

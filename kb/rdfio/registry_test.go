@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 func TestRegistryLookup(t *testing.T) {
@@ -33,14 +36,14 @@ func TestRegistryLookup(t *testing.T) {
 // TestEncodersRoundTrip writes statements in every registered format and
 // reads them back with the same format's decoder.
 func TestEncodersRoundTrip(t *testing.T) {
-	iri := func(s string) Term { return Term{Kind: KindIRI, Value: s} }
+	iri := func(s string) kb.Term { return kb.Term{Kind: kb.KindIRI, Value: s} }
 	g := iri("http://ex/graph")
-	in := []Quad{
-		{S: iri("http://ex/s"), P: iri(rdfType), O: iri("http://ex/C"), G: g},
-		{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "a \"quoted\"\nline & <tag> \\ é", Datatype: XSDString}, G: g},
-		{S: iri("http://ex/s"), P: iri("http://ex/p"), O: Term{Kind: KindLiteral, Value: "chat", Datatype: RDFLangString, Lang: "fr"}, G: g},
-		{S: iri("http://ex/s"), P: iri("http://www.par.univie.ac.at/project/scalea/perfonto#hasValue"), O: Term{Kind: KindLiteral, Value: "42", Datatype: XSDInteger}},
-		{S: Term{Kind: KindBlank, Value: "b1"}, P: iri("http://ex/q"), O: Term{Kind: KindBlank, Value: "x y"}},
+	in := []kb.TermQuad{
+		{S: iri("http://ex/s"), P: iri(ontology.RDFType), O: iri("http://ex/C"), G: g},
+		{S: iri("http://ex/s"), P: iri("http://ex/p"), O: kb.Term{Kind: kb.KindLiteral, Value: "a \"quoted\"\nline & <tag> \\ é", Datatype: ontology.XSDString}, G: g},
+		{S: iri("http://ex/s"), P: iri("http://ex/p"), O: kb.Term{Kind: kb.KindLiteral, Value: "chat", Datatype: ontology.RDFLangString, Lang: "fr"}, G: g},
+		{S: iri("http://ex/s"), P: iri("http://www.par.univie.ac.at/project/scalea/perfonto#hasValue"), O: kb.Term{Kind: kb.KindLiteral, Value: "42", Datatype: ontology.XSDInteger}},
+		{S: kb.Term{Kind: kb.KindBlank, Value: "b1"}, P: iri("http://ex/q"), O: kb.Term{Kind: kb.KindBlank, Value: "x y"}},
 		{S: iri("http://ex/s2"), P: iri("http://ex/q"), O: iri("http://ex/o?a=1&b=2")},
 	}
 	for _, f := range Formats() {
@@ -76,9 +79,9 @@ func TestEncodersRoundTrip(t *testing.T) {
 			var want []string
 			for _, q := range in {
 				if !f.Quads {
-					q.G = Term{}
+					q.G = kb.Term{}
 				}
-				if q.O.Kind == KindBlank {
+				if q.O.Kind == kb.KindBlank {
 					q.O.Value = SafeBlankLabel(q.O.Value)
 				}
 				want = append(want, q.String())

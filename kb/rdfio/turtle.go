@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // Options configure a decoder.
@@ -22,7 +25,7 @@ type Decoder interface {
 	// Next returns the next statement, io.EOF after the last one, or
 	// the error (a *textpos.Error for malformed input) that stopped the
 	// parse; after an error it keeps returning it.
-	Next() (Quad, error)
+	Next() (kb.TermQuad, error)
 }
 
 // maxNesting bounds how deeply blank node property lists and collections
@@ -46,13 +49,13 @@ type TurtleDecoder struct {
 	base     string
 	prefixes map[string]string
 
-	out    []Quad // statements of the current statement not yet returned
+	out    []kb.TermQuad // statements of the current statement not yet returned
 	outPos int
 	err    error
 
-	inBlock bool // inside a TriG { … }
-	graph   Term // the graph of the block (zero: default graph)
-	anon    int  // anonymous blank nodes made so far
+	inBlock bool    // inside a TriG { … }
+	graph   kb.Term // the graph of the block (zero: default graph)
+	anon    int     // anonymous blank nodes made so far
 	depth   int
 
 	tok []byte // scratch for the token being read
@@ -72,10 +75,10 @@ func NewTriGDecoder(r io.Reader, opts Options) *TurtleDecoder {
 }
 
 // Next returns the next statement.
-func (d *TurtleDecoder) Next() (Quad, error) {
+func (d *TurtleDecoder) Next() (kb.TermQuad, error) {
 	for d.outPos == len(d.out) {
 		if d.err != nil {
-			return Quad{}, d.err
+			return kb.TermQuad{}, d.err
 		}
 		d.out, d.outPos = d.out[:0], 0
 		if err := d.statement(); err != nil {
@@ -130,8 +133,8 @@ func (d *TurtleDecoder) found() string {
 	return strconv.QuoteRune(r)
 }
 
-func (d *TurtleDecoder) emit(s, p, o Term) {
-	d.out = append(d.out, Quad{S: s, P: p, O: o, G: d.graph})
+func (d *TurtleDecoder) emit(s, p, o kb.Term) {
+	d.out = append(d.out, kb.TermQuad{S: s, P: p, O: o, G: d.graph})
 }
 
 // skipWS skips white space and comments.
@@ -224,7 +227,7 @@ func (d *TurtleDecoder) statement() error {
 			return d.expected("'}' to close the graph block")
 		case '}':
 			in.skipASCII(1)
-			d.inBlock, d.graph = false, Term{}
+			d.inBlock, d.graph = false, kb.Term{}
 			return nil
 		}
 		if err := d.triples(); err != nil {
@@ -360,7 +363,7 @@ func (d *TurtleDecoder) trigBlock() error {
 	switch {
 	case c == '{':
 		in.skipASCII(1)
-		d.inBlock, d.graph = true, Term{}
+		d.inBlock, d.graph = true, kb.Term{}
 		return nil
 	case (c == 'G' || c == 'g') && d.keyword("GRAPH", true):
 		in.skipASCII(5)
@@ -423,19 +426,19 @@ func (d *TurtleDecoder) trigBlock() error {
 }
 
 // graphLabel parses a graph name: an IRI, a blank node label or [].
-func (d *TurtleDecoder) graphLabel() (Term, error) {
+func (d *TurtleDecoder) graphLabel() (kb.Term, error) {
 	switch d.in.peek() {
 	case '_':
 		return d.blankLabel()
 	case '[':
 		t, plist, err := d.blankNodeOrList()
 		if err == nil && plist {
-			return Term{}, d.expected("a graph name (an IRI or a blank node)")
+			return kb.Term{}, d.expected("a graph name (an IRI or a blank node)")
 		}
 		return t, err
 	}
 	iri, err := d.iri("a graph name or subject (an IRI or a blank node)")
-	return Term{Kind: KindIRI, Value: iri}, err
+	return kb.Term{Kind: kb.KindIRI, Value: iri}, err
 }
 
 // triples parses subject predicateObjectList, or a blank node property
@@ -469,12 +472,12 @@ func (d *TurtleDecoder) triples() error {
 	if err != nil {
 		return err
 	}
-	return d.predicateObjectList(Term{Kind: KindIRI, Value: iri})
+	return d.predicateObjectList(kb.Term{Kind: kb.KindIRI, Value: iri})
 }
 
 // afterSubject parses what follows a subject written with brackets: a
 // property list "[ … ]" may stand alone, "[]" needs predicates.
-func (d *TurtleDecoder) afterSubject(subj Term, plist bool) error {
+func (d *TurtleDecoder) afterSubject(subj kb.Term, plist bool) error {
 	if plist {
 		switch d.in.peek() {
 		case '.', -1:
@@ -489,22 +492,22 @@ func (d *TurtleDecoder) afterSubject(subj Term, plist bool) error {
 }
 
 // predicateObjectList parses verb objectList (';' (verb objectList)?)*.
-func (d *TurtleDecoder) predicateObjectList(subj Term) error {
+func (d *TurtleDecoder) predicateObjectList(subj kb.Term) error {
 	in := d.in
 	for {
 		if err := d.skipWS(); err != nil {
 			return err
 		}
-		var pred Term
+		var pred kb.Term
 		if in.peek() == 'a' && d.keyword("a", false) {
 			in.skipASCII(1)
-			pred = Term{Kind: KindIRI, Value: rdfType}
+			pred = kb.Term{Kind: kb.KindIRI, Value: ontology.RDFType}
 		} else {
 			iri, err := d.iri("a predicate (an IRI or 'a')")
 			if err != nil {
 				return err
 			}
-			pred = Term{Kind: KindIRI, Value: iri}
+			pred = kb.Term{Kind: kb.KindIRI, Value: iri}
 		}
 		for {
 			if err := d.skipWS(); err != nil {
@@ -541,13 +544,13 @@ func (d *TurtleDecoder) predicateObjectList(subj Term) error {
 
 // object parses an object, emitting the triples of nested blank nodes and
 // collections.
-func (d *TurtleDecoder) object() (Term, error) {
+func (d *TurtleDecoder) object() (kb.Term, error) {
 	in := d.in
 	c := in.peek()
 	switch {
 	case c == '<':
 		iri, err := d.iriRef()
-		return Term{Kind: KindIRI, Value: iri}, err
+		return kb.Term{Kind: kb.KindIRI, Value: iri}, err
 	case c == '_':
 		return d.blankLabel()
 	case c == '[':
@@ -561,19 +564,19 @@ func (d *TurtleDecoder) object() (Term, error) {
 		return d.number()
 	case c == 't' && d.keyword("true", false):
 		in.skipASCII(4)
-		return Term{Kind: KindLiteral, Value: "true", Datatype: XSDBoolean}, nil
+		return kb.Term{Kind: kb.KindLiteral, Value: "true", Datatype: ontology.XSDBoolean}, nil
 	case c == 'f' && d.keyword("false", false):
 		in.skipASCII(5)
-		return Term{Kind: KindLiteral, Value: "false", Datatype: XSDBoolean}, nil
+		return kb.Term{Kind: kb.KindLiteral, Value: "false", Datatype: ontology.XSDBoolean}, nil
 	}
 	iri, err := d.iri("an object (an IRI, a blank node, a collection or a literal)")
-	return Term{Kind: KindIRI, Value: iri}, err
+	return kb.Term{Kind: kb.KindIRI, Value: iri}, err
 }
 
 // newAnon returns a fresh blank node for [] and collections.
-func (d *TurtleDecoder) newAnon() Term {
+func (d *TurtleDecoder) newAnon() kb.Term {
 	d.anon++
-	return Term{Kind: KindBlank, Value: anonPrefix + strconv.Itoa(d.anon)}
+	return kb.Term{Kind: kb.KindBlank, Value: anonPrefix + strconv.Itoa(d.anon)}
 }
 
 // nest guards the nesting depth.
@@ -586,12 +589,12 @@ func (d *TurtleDecoder) nest() error {
 }
 
 // blankNodeOrList parses "[]" (plist false) or "[ predicateObjectList ]".
-func (d *TurtleDecoder) blankNodeOrList() (Term, bool, error) {
+func (d *TurtleDecoder) blankNodeOrList() (kb.Term, bool, error) {
 	in := d.in
 	line, col := in.line, in.col
 	in.skipASCII(1) // '['
 	if err := d.skipWS(); err != nil {
-		return Term{}, false, err
+		return kb.Term{}, false, err
 	}
 	node := d.newAnon()
 	if in.peek() == ']' {
@@ -599,38 +602,38 @@ func (d *TurtleDecoder) blankNodeOrList() (Term, bool, error) {
 		return node, false, nil
 	}
 	if err := d.nest(); err != nil {
-		return Term{}, false, err
+		return kb.Term{}, false, err
 	}
 	if err := d.predicateObjectList(node); err != nil {
-		return Term{}, false, err
+		return kb.Term{}, false, err
 	}
 	d.depth--
 	if err := d.skipWS(); err != nil {
-		return Term{}, false, err
+		return kb.Term{}, false, err
 	}
 	if in.peek() != ']' {
 		if in.peek() < 0 {
-			return Term{}, false, d.errorf(line, col, "unclosed '[': expected ']' before the end of input")
+			return kb.Term{}, false, d.errorf(line, col, "unclosed '[': expected ']' before the end of input")
 		}
-		return Term{}, false, d.expected("']' to close the '[' at " + strconv.Itoa(line) + ":" + strconv.Itoa(col))
+		return kb.Term{}, false, d.expected("']' to close the '[' at " + strconv.Itoa(line) + ":" + strconv.Itoa(col))
 	}
 	in.skipASCII(1)
 	return node, true, nil
 }
 
 // collection parses "( object* )".
-func (d *TurtleDecoder) collection() (Term, error) {
+func (d *TurtleDecoder) collection() (kb.Term, error) {
 	in := d.in
 	line, col := in.line, in.col
 	in.skipASCII(1) // '('
 	if err := d.nest(); err != nil {
-		return Term{}, err
+		return kb.Term{}, err
 	}
-	first, rest, nilT := Term{Kind: KindIRI, Value: rdfFirst}, Term{Kind: KindIRI, Value: rdfRest}, Term{Kind: KindIRI, Value: rdfNil}
-	head, prev := nilT, Term{}
+	first, rest, nilT := kb.Term{Kind: kb.KindIRI, Value: ontology.RDFFirst}, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFRest}, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFNil}
+	head, prev := nilT, kb.Term{}
 	for {
 		if err := d.skipWS(); err != nil {
-			return Term{}, err
+			return kb.Term{}, err
 		}
 		switch in.peek() {
 		case ')':
@@ -641,7 +644,7 @@ func (d *TurtleDecoder) collection() (Term, error) {
 			d.depth--
 			return head, nil
 		case -1:
-			return Term{}, d.errorf(line, col, "unclosed '(': expected ')' before the end of input")
+			return kb.Term{}, d.errorf(line, col, "unclosed '(': expected ')' before the end of input")
 		}
 		node := d.newAnon()
 		if prev.IsZero() {
@@ -651,7 +654,7 @@ func (d *TurtleDecoder) collection() (Term, error) {
 		}
 		obj, err := d.object()
 		if err != nil {
-			return Term{}, err
+			return kb.Term{}, err
 		}
 		d.emit(node, first, obj)
 		prev = node
@@ -659,25 +662,25 @@ func (d *TurtleDecoder) collection() (Term, error) {
 }
 
 // blankLabel parses _:label.
-func (d *TurtleDecoder) blankLabel() (Term, error) {
+func (d *TurtleDecoder) blankLabel() (kb.Term, error) {
 	in := d.in
 	if in.peekAt(1) != ':' {
-		return Term{}, d.expected("a blank node label '_:…'")
+		return kb.Term{}, d.expected("a blank node label '_:…'")
 	}
 	in.skipASCII(2)
 	d.tok = d.tok[:0]
 	r, w := d.peekRune(0)
 	if w == 0 || !(isPNCharsU(r) || r >= '0' && r <= '9') {
-		return Term{}, d.expected("a blank node label after '_:'")
+		return kb.Term{}, d.expected("a blank node label after '_:'")
 	}
 	if err := d.nameChars(false); err != nil {
-		return Term{}, err
+		return kb.Term{}, err
 	}
 	label := string(d.tok)
 	if strings.HasPrefix(label, anonPrefix) {
 		label = anonPrefix + label
 	}
-	return Term{Kind: KindBlank, Value: label}, nil
+	return kb.Term{Kind: kb.KindBlank, Value: label}, nil
 }
 
 // nameChars reads (PN_CHARS | '.')* not ending in '.' into d.tok (with
@@ -881,13 +884,13 @@ func (d *TurtleDecoder) iriRef() (string, error) {
 
 // resolve makes iri absolute against the base.
 func (d *TurtleDecoder) resolve(iri string, line, col int) (string, error) {
-	if IsAbsoluteIRI(iri) {
+	if kb.IsAbsoluteIRI(iri) {
 		return iri, nil
 	}
 	if d.base == "" {
 		return "", d.errorf(line, col, "relative IRI <%s> and no base IRI to resolve it against", iri)
 	}
-	return ResolveIRI(d.base, iri), nil
+	return kb.ResolveIRI(d.base, iri), nil
 }
 
 // uchar parses \uXXXX or \UXXXXXXXX (only those when iri) and, in strings,
@@ -935,7 +938,7 @@ func (d *TurtleDecoder) uchar(iri bool) (rune, error) {
 var stringEscapes = map[int]rune{'t': '\t', 'b': '\b', 'n': '\n', 'r': '\r', 'f': '\f', '"': '"', '\'': '\'', '\\': '\\'}
 
 // literal parses a quoted string with its language tag or datatype.
-func (d *TurtleDecoder) literal() (Term, error) {
+func (d *TurtleDecoder) literal() (kb.Term, error) {
 	in := d.in
 	line, col := in.line, in.col
 	q := byte(in.peek())
@@ -958,7 +961,7 @@ func (d *TurtleDecoder) literal() (Term, error) {
 		c := in.peek()
 		switch {
 		case c < 0:
-			return Term{}, d.errorf(line, col, "unterminated string: expected the closing quote before the end of input")
+			return kb.Term{}, d.errorf(line, col, "unterminated string: expected the closing quote before the end of input")
 		case c == int(q):
 			if !long {
 				in.skipASCII(1)
@@ -973,19 +976,19 @@ func (d *TurtleDecoder) literal() (Term, error) {
 		case c == '\\':
 			r, err := d.uchar(false)
 			if err != nil {
-				return Term{}, err
+				return kb.Term{}, err
 			}
 			d.tok = utf8.AppendRune(d.tok, r)
 		case c == '\n' || c == '\r':
 			if !long {
-				return Term{}, d.errHere("line break in a string (use a long string \"\"\"…\"\"\" or \\n)")
+				return kb.Term{}, d.errHere("line break in a string (use a long string \"\"\"…\"\"\" or \\n)")
 			}
 			d.tok = append(d.tok, byte(c))
 			in.advance()
 		case c >= 0x80:
 			r, err := d.rune("a string")
 			if err != nil {
-				return Term{}, err
+				return kb.Term{}, err
 			}
 			d.tok = utf8.AppendRune(d.tok, r)
 		default:
@@ -1000,7 +1003,7 @@ func (d *TurtleDecoder) literal() (Term, error) {
 }
 
 // literalSuffix parses what may follow a string: @lang or ^^datatype.
-func (d *TurtleDecoder) literalSuffix(lexical string) (Term, error) {
+func (d *TurtleDecoder) literalSuffix(lexical string) (kb.Term, error) {
 	in := d.in
 	switch in.peek() {
 	case '@':
@@ -1015,12 +1018,12 @@ func (d *TurtleDecoder) literalSuffix(lexical string) (Term, error) {
 			n++
 		}
 		if n == 0 {
-			return Term{}, d.errorf(line, col, "expected a language tag after '@', found %s", d.found())
+			return kb.Term{}, d.errorf(line, col, "expected a language tag after '@', found %s", d.found())
 		}
 		for in.peek() == '-' {
 			c := in.peekAt(1)
 			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-				return Term{}, d.errHere("expected a language subtag after '-', found %s", d.found())
+				return kb.Term{}, d.errHere("expected a language subtag after '-', found %s", d.found())
 			}
 			d.tok = append(d.tok, '-')
 			in.skipASCII(1)
@@ -1029,23 +1032,23 @@ func (d *TurtleDecoder) literalSuffix(lexical string) (Term, error) {
 				in.skipASCII(1)
 			}
 		}
-		return Term{Kind: KindLiteral, Value: lexical, Datatype: RDFLangString, Lang: string(d.tok[start+1:])}, nil
+		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: ontology.RDFLangString, Lang: string(d.tok[start+1:])}, nil
 	case '^':
 		if in.peekAt(1) != '^' {
-			return Term{}, d.expected("'^^' before the datatype")
+			return kb.Term{}, d.expected("'^^' before the datatype")
 		}
 		in.skipASCII(2)
 		dt, err := d.iri("a datatype IRI after '^^'")
 		if err != nil {
-			return Term{}, err
+			return kb.Term{}, err
 		}
-		return Term{Kind: KindLiteral, Value: lexical, Datatype: dt}, nil
+		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: dt}, nil
 	}
-	return Term{Kind: KindLiteral, Value: lexical, Datatype: XSDString}, nil
+	return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: ontology.XSDString}, nil
 }
 
 // number parses INTEGER, DECIMAL or DOUBLE, keeping the lexical form.
-func (d *TurtleDecoder) number() (Term, error) {
+func (d *TurtleDecoder) number() (kb.Term, error) {
 	in := d.in
 	line, col := in.line, in.col
 	d.tok = d.tok[:0]
@@ -1054,7 +1057,7 @@ func (d *TurtleDecoder) number() (Term, error) {
 		in.skipASCII(1)
 	}
 	intDigits := d.digits()
-	dt := XSDInteger
+	dt := ontology.XSDInteger
 	if in.peek() == '.' {
 		next := in.peekAt(1)
 		switch {
@@ -1062,13 +1065,13 @@ func (d *TurtleDecoder) number() (Term, error) {
 			in.skipASCII(1)
 			d.tok = append(d.tok, '.')
 			d.digits()
-			dt = XSDDecimal
+			dt = ontology.XSDDecimal
 		case (next == 'e' || next == 'E') && intDigits > 0 && d.exponentAt(2):
 			in.skipASCII(1)
 			d.tok = append(d.tok, '.')
 		}
 	}
-	if c := in.peek(); (c == 'e' || c == 'E') && d.exponentAt(1) && (intDigits > 0 || dt == XSDDecimal) {
+	if c := in.peek(); (c == 'e' || c == 'E') && d.exponentAt(1) && (intDigits > 0 || dt == ontology.XSDDecimal) {
 		d.tok = append(d.tok, byte(c))
 		in.skipASCII(1)
 		if c := in.peek(); c == '+' || c == '-' {
@@ -1076,12 +1079,12 @@ func (d *TurtleDecoder) number() (Term, error) {
 			in.skipASCII(1)
 		}
 		d.digits()
-		dt = XSDDouble
+		dt = ontology.XSDDouble
 	}
-	if intDigits == 0 && dt == XSDInteger {
-		return Term{}, d.errorf(line, col, "expected a number, found %s", strconv.Quote(string(d.tok)+d.found()))
+	if intDigits == 0 && dt == ontology.XSDInteger {
+		return kb.Term{}, d.errorf(line, col, "expected a number, found %s", strconv.Quote(string(d.tok)+d.found()))
 	}
-	return Term{Kind: KindLiteral, Value: string(d.tok), Datatype: dt}, nil
+	return kb.Term{Kind: kb.KindLiteral, Value: string(d.tok), Datatype: dt}, nil
 }
 
 // digits reads [0-9]* into d.tok, returning how many.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/kb/store"
 )
 
@@ -39,7 +40,7 @@ func TestCayleyBackendsPersist(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Open(%s): %v", spec, err)
 			}
-			if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+			if _, err := rdfio.Load(ctx, ds, strings.NewReader(doc), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
 				t.Fatalf("Load: %v", err)
 			}
 			if err := ds.Close(); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -122,8 +123,8 @@ func ontologyQuads(ctx context.Context) ([]kb.TermQuad, error) {
 	mem := native.OpenMemory()
 	defer mem.Close()
 	graph := kb.IRI(OntologyGraphIRI)
-	if _, err := kb.Load(ctx, mem, strings.NewReader(ontology.Turtle()), kb.LoadOptions{
-		Format: kb.FormatTurtle, Graph: graph, SourceName: "perfonto.ttl", BaseIRI: ontology.Namespace,
+	if _, err := rdfio.Load(ctx, mem, strings.NewReader(ontology.Turtle()), rdfio.LoadOptions{
+		Format: rdfio.Turtle, Graph: graph, SourceName: "perfonto.ttl", BaseIRI: ontology.Namespace,
 	}); err != nil {
 		return nil, fmt.Errorf("the built-in ontology: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query/algebra"
 )
 
@@ -255,13 +256,13 @@ func load(ctx context.Context, ov *overlay, o *algebra.Load, policy LoadPolicy) 
 		}
 		target.graph = ids[0]
 	}
-	if _, err := kb.LoadFile(ctx, target, path, kb.LoadOptions{Graph: graphTerm(o.Into), BaseIRI: o.Source}); err != nil {
+	if _, err := rdfio.LoadFile(ctx, target, path, rdfio.LoadOptions{Graph: graphTerm(o.Into), BaseIRI: o.Source}); err != nil {
 		return fmt.Errorf("LOAD <%s>: %w", o.Source, err)
 	}
 	return nil
 }
 
-// loadTarget is the store kb.LoadFile loads into for LOAD: it interns
+// loadTarget is the store rdfio.LoadFile loads into for LOAD: it interns
 // through the base store (interning changes no visible data) and its bulk
 // writer adds the loaded quads to the update's overlay at Commit, so a
 // load that fails adds nothing and no temporary store holds the file.

@@ -337,7 +337,7 @@ func decodeGraph(contentType string, r io.Reader, base string) ([]kb.Triple, err
 
 // fromRDFIO converts a parsed term; language tags are lower-cased as
 // kb.LangLiteral does.
-func fromRDFIO(t rdfio.Term) kb.Term {
+func fromRDFIO(t kb.Term) kb.Term {
 	return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: strings.ToLower(t.Lang)}
 }
 

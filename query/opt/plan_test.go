@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/syntax"
@@ -42,7 +43,7 @@ func TestPlans(t *testing.T) {
 					ds.Close()
 				}
 				ds = native.OpenMemory()
-				sum, err := kb.Load(ctx, ds, strings.NewReader(d.Input), kb.LoadOptions{Format: kb.FormatNQuads})
+				sum, err := rdfio.Load(ctx, ds, strings.NewReader(d.Input), rdfio.LoadOptions{Format: rdfio.NQuads})
 				if err != nil {
 					t.Fatalf("%s: %v", d.Pos, err)
 				}

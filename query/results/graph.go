@@ -32,7 +32,7 @@ func IsGraphFormat(f Format) bool {
 
 // NewGraphWriter returns a writer for f (ntriples, turtle, nquads,
 // rdfxml, jsonld). It writes through the kb/rdfio encoder of the format, the one
-// encoder perfkb has for each RDF syntax (kb.Export uses it too), with its
+// encoder perfkb has for each RDF syntax (rdfio.Export uses it too), with its
 // common prefixes in Turtle. Triples are written in the order given; the
 // CLI and the server give the engine's order, so they write the same bytes.
 func NewGraphWriter(w io.Writer, f Format) (GraphWriter, error) {
@@ -50,7 +50,7 @@ type graphWriter struct{ enc rdfio.Encoder }
 
 func (g graphWriter) Triple(t kb.Triple) error {
 	// No graph: the default graph (N-Quads writes a triple line).
-	return g.enc.Encode(kb.TermQuad{S: t.S, P: t.P, O: t.O}.RDFIO())
+	return g.enc.Encode(kb.TermQuad{S: t.S, P: t.P, O: t.O})
 }
 
 func (g graphWriter) Close() error { return g.enc.Close() }

@@ -132,7 +132,7 @@ _:b a perfonto:Region .
 				t.Fatalf("%s: reading back: %v\n%s", f, err, buf.String())
 			}
 			tr := kb.Triple{}
-			for i, x := range []rdfio.Term{q.S, q.P, q.O} {
+			for i, x := range []kb.Term{q.S, q.P, q.O} {
 				*[...]*kb.Term{&tr.S, &tr.P, &tr.O}[i] = kb.Term{Kind: kb.TermKind(x.Kind), Value: x.Value, Datatype: x.Datatype, Lang: x.Lang}
 			}
 			got = append(got, tr)

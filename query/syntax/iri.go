@@ -1,6 +1,6 @@
 package syntax
 
-import "github.com/perfkb/perfkb/kb/rdfio"
+import "github.com/perfkb/perfkb/kb"
 
 // resolveIRI resolves ref against base per RFC 3986 section 5.2, with the
 // RDF syntaxes' resolver. With an empty base, or when ref is already
@@ -8,8 +8,8 @@ import "github.com/perfkb/perfkb/kb/rdfio"
 // an absolute IRI is kept exactly as written, dot segments included (W3C
 // test normalization-02), where Turtle would remove them.
 func resolveIRI(base, ref string) string {
-	if base == "" || rdfio.IsAbsoluteIRI(ref) {
+	if base == "" || kb.IsAbsoluteIRI(ref) {
 		return ref
 	}
-	return rdfio.ResolveIRI(base, ref)
+	return kb.ResolveIRI(base, ref)
 }

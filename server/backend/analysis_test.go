@@ -9,6 +9,7 @@ import (
 	"github.com/perfkb/perfkb/analysis"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -22,7 +23,7 @@ func TestAnalysisService(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := kb.Load(ctx, ds, f, kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "scaling.ttl", Graph: kb.IRI("http://example.org/g")}); err != nil {
+	if _, err := rdfio.Load(ctx, ds, f, rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "scaling.ttl", Graph: kb.IRI("http://example.org/g")}); err != nil {
 		t.Fatal(err)
 	}
 	a := &Analysis{DS: ds}

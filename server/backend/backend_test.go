@@ -19,6 +19,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
@@ -37,7 +38,7 @@ func newFixture(t *testing.T) (*server.Server, kb.Dataset, sample.Summary) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kb.Load(context.Background(), ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample.nq"}); err != nil {
+	if _, err := rdfio.Load(context.Background(), ds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "sample.nq"}); err != nil {
 		t.Fatal(err)
 	}
 	store := server.NewDatasetStore(ds)

@@ -21,9 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/rules"
 	"github.com/perfkb/perfkb/server"
@@ -732,7 +733,7 @@ func TestQueryPageInChromium(t *testing.T) {
 		if _, err := sample.Generate(context.Background(), &buf, sample.Options{Sites: 1, Triples: 4000, Seed: 3, Scaling: true}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := kb.Load(context.Background(), sds, &buf, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "scaling.nq"}); err != nil {
+		if _, err := rdfio.Load(context.Background(), sds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "scaling.nq"}); err != nil {
 			t.Fatal(err)
 		}
 		sts := httptest.NewServer(server.New(server.Options{Query: &QueryEngine{DS: sds}, Token: token}))

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/kb/store"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
@@ -98,7 +99,7 @@ func TestLoad(t *testing.T) {
 		_, err := sample.Generate(ctx, pw, sample.Options{Sites: 3, Triples: triples, Seed: 11})
 		pw.CloseWithError(err)
 	}()
-	if _, err := kb.Load(ctx, ds, pr, kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "sample"}); err != nil {
+	if _, err := rdfio.Load(ctx, ds, pr, rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "sample"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("loaded %d sample triples into %s in %.1fs", triples, spec, time.Since(loadStart).Seconds())

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )
@@ -61,7 +61,7 @@ func TestLongQueryLowersItsThread(t *testing.T) {
 	if _, err := sample.Generate(context.Background(), &buf, sample.Options{Sites: 1, Triples: 5000, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kb.Load(context.Background(), ds, &buf, kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+	if _, err := rdfio.Load(context.Background(), ds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
 		t.Fatal(err)
 	}
 	long := NewLongQueries(time.Hour, 1) // long by steps only

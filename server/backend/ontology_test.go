@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/kb/store"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
@@ -24,8 +25,8 @@ func TestOntologyInTheStore(t *testing.T) {
 	if _, err := store.EnsureOntology(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kb.Load(ctx, ds, strings.NewReader(`<http://e/cr1> <`+ontology.RDFType+`> <`+ontology.MPISendRegion+`> .`+"\n"),
-		kb.LoadOptions{Format: kb.FormatNTriples, Graph: kb.IRI("http://e/site")}); err != nil {
+	if _, err := rdfio.Load(ctx, ds, strings.NewReader(`<http://e/cr1> <`+ontology.RDFType+`> <`+ontology.MPISendRegion+`> .`+"\n"),
+		rdfio.LoadOptions{Format: rdfio.NTriples, Graph: kb.IRI("http://e/site")}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := query.Run(ctx, ds, `PREFIX perfonto: <`+ontology.Namespace+`>

@@ -1,4 +1,4 @@
-package kb_test
+package rdfio_test
 
 import (
 	"bytes"
@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // Loading into the native stores takes Load's concurrent zero-copy path
@@ -26,7 +27,7 @@ func TestLoadNativeMatchesMemory(t *testing.T) {
 	data.WriteString("_:a <http://example.org/p> \"caf\\u00E9\"@FR _:g .\n_:a <http://example.org/p> _:b .\n")
 	load := func(ds kb.Dataset) []string {
 		t.Helper()
-		if _, err := kb.Load(ctx, ds, bytes.NewReader(data.Bytes()), kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+		if _, err := rdfio.Load(ctx, ds, bytes.NewReader(data.Bytes()), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
 			t.Fatal(err)
 		}
 		return termQuads(t, ds, false)

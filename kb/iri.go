@@ -1,4 +1,4 @@
-package rdfio
+package kb
 
 import "strings"
 

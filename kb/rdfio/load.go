@@ -1,4 +1,4 @@
-package kb
+package rdfio
 
 import (
 	"compress/gzip"
@@ -13,56 +13,42 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/kb"
 )
 
-// Format is an RDF serialisation.
-type Format string
-
-// The RDF formats Load reads; Export writes all but RDF/XML.
+// The canonical names of the formats the registry holds, for LoadOptions
+// and ExportOptions (which take any name Lookup accepts).
 const (
-	FormatNTriples Format = "ntriples"
-	FormatNQuads   Format = "nquads"
-	FormatTurtle   Format = "turtle"
-	FormatTriG     Format = "trig"
-	FormatRDFXML   Format = "rdfxml"
+	NTriples = "ntriples"
+	NQuads   = "nquads"
+	Turtle   = "turtle"
+	TriG     = "trig"
+	RDFXML   = "rdfxml"
+	JSONLD   = "jsonld"
 )
 
-// Formats lists the formats Load accepts.
-var Formats = []Format{FormatNTriples, FormatNQuads, FormatTurtle, FormatTriG, FormatRDFXML}
-
-// ParseFormat returns the format a user-given name means; it accepts the
-// canonical names and the usual aliases and media types (nt, n-triples,
-// nq, ttl, trig, xml, rdf, owl, application/n-triples, text/turtle …), as
-// the rdfio registry lists them.
-func ParseFormat(name string) (Format, error) {
-	if f, ok := rdfio.Lookup(name); ok {
-		return Format(f.Name), nil
+// ParseFormat returns the canonical name of the format a user-given name
+// means: any name, alias or media type Lookup accepts (nt, n-triples, nq,
+// ttl, trig, xml, rdf, owl, application/n-triples, text/turtle …).
+func ParseFormat(name string) (string, error) {
+	if f, ok := Lookup(name); ok {
+		return f.Name, nil
 	}
-	return "", fmt.Errorf("unknown RDF format %q (want ntriples, nquads, turtle, trig or rdfxml)", name)
-}
-
-// FormatFromFileName guesses the format from a file name's extension
-// (.nt, .nq, .ttl, .trig, .rdf, .owl, .xml, each optionally followed by
-// .gz), as the rdfio registry lists them.
-func FormatFromFileName(name string) (Format, bool) {
-	if f, ok := rdfio.ByFileName(name); ok {
-		return Format(f.Name), true
-	}
-	return "", false
+	return "", fmt.Errorf("unknown RDF format %q (want one of %s)", name, strings.Join(Names(), ", "))
 }
 
 // LoadOptions tune Load.
 type LoadOptions struct {
-	// Format of the input; when empty it is guessed from SourceName.
-	Format Format
+	// Format of the input, any name Lookup accepts; when empty it is
+	// guessed from SourceName.
+	Format string
 	// BaseIRI resolves relative IRIs in Turtle, TriG and RDF/XML. LoadFile
 	// defaults it to the file's file:// URL.
 	BaseIRI string
 	// Graph receives triples (formats without graphs, and N-Quads lines
 	// without a graph); the zero Term means DefaultGraph. Quads keep their
 	// own graph.
-	Graph Term
+	Graph kb.Term
 	// SourceName names the input in errors (usually the file name).
 	SourceName string
 	// BatchSize is the number of statements interned and staged at once
@@ -87,7 +73,7 @@ type LoadSummary struct {
 	// Graphs is the number of distinct graphs the statements went to.
 	Graphs int
 	// GraphNames are those graphs.
-	GraphNames []Term
+	GraphNames []kb.Term
 	// Duration is the wall time of the load, commit included.
 	Duration time.Duration
 }
@@ -103,7 +89,7 @@ func (s LoadSummary) TriplesPerSecond() float64 {
 // LoadFile loads the RDF file at path (gzip-compressed when it ends in
 // .gz). The format defaults to the one the extension names, SourceName to
 // path and BaseIRI to the file's file:// URL.
-func LoadFile(ctx context.Context, ds Dataset, path string, opts LoadOptions) (LoadSummary, error) {
+func LoadFile(ctx context.Context, ds kb.Dataset, path string, opts LoadOptions) (LoadSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return LoadSummary{}, err
@@ -122,11 +108,11 @@ func LoadFile(ctx context.Context, ds Dataset, path string, opts LoadOptions) (L
 		opts.SourceName = path
 	}
 	if opts.Format == "" {
-		format, ok := FormatFromFileName(path)
+		f, ok := ByFileName(path)
 		if !ok {
 			return LoadSummary{}, fmt.Errorf("%s: cannot tell the RDF format from the file name; name it (ntriples, nquads, turtle or rdfxml)", path)
 		}
-		opts.Format = format
+		opts.Format = f.Name
 	}
 	if opts.BaseIRI == "" {
 		if abs, err := filepath.Abs(path); err == nil {
@@ -143,25 +129,29 @@ func LoadFile(ctx context.Context, ds Dataset, path string, opts LoadOptions) (L
 // renamed per load, so two loads never share a blank node. Literals keep
 // their datatype and language tag (tags are lower-cased, as RDF compares
 // them case-insensitively).
-func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum LoadSummary, err error) {
+func Load(ctx context.Context, ds kb.Dataset, r io.Reader, opts LoadOptions) (sum LoadSummary, err error) {
+	var f *Format
 	if opts.Format == "" {
-		format, ok := FormatFromFileName(opts.SourceName)
-		if !ok {
+		var ok bool
+		if f, ok = ByFileName(opts.SourceName); !ok {
 			return sum, fmt.Errorf("load %s: no RDF format given and none implied by the name", sourceName(opts.SourceName))
 		}
-		opts.Format = format
+	} else {
+		var ok bool
+		if f, ok = Lookup(opts.Format); !ok || f.NewDecoder == nil {
+			return sum, fmt.Errorf("load %s: cannot read format %q (want one of %s)", sourceName(opts.SourceName), opts.Format, strings.Join(Names(), ", "))
+		}
 	}
-	lines := opts.Format == FormatNTriples || opts.Format == FormatNQuads
-	var next func() (TermQuad, error)
+	opts.Format = f.Name
+	lines := f.Name == NTriples || f.Name == NQuads
+	var next func() (kb.TermQuad, error)
 	if !lines {
-		var closeDecoder func()
-		next, closeDecoder, err = newStatementReader(r, opts)
-		if err != nil {
+		if _, err := parseBase(opts.BaseIRI); err != nil {
 			return sum, err
 		}
-		defer closeDecoder()
+		next = decoderReader(f.NewDecoder(r, Options{Base: opts.BaseIRI, Source: opts.SourceName}))
 	}
-	return bulkLoad(ctx, ds, opts, func(bw BulkWriter, opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
+	return bulkLoad(ctx, ds, opts, func(bw kb.BulkWriter, opts LoadOptions, graph kb.Term, scope blankScope, sum *LoadSummary) error {
 		if lines {
 			return loadLines(ctx, ds, bw, r, opts, graph, scope, sum)
 		}
@@ -176,8 +166,8 @@ func Load(ctx context.Context, ds Dataset, r io.Reader, opts LoadOptions) (sum L
 // is zero go to opts.Graph (DefaultGraph when that is zero too); blank nodes
 // are renamed per call as Load does. opts.Format and opts.BaseIRI are not
 // used.
-func LoadQuads(ctx context.Context, ds Dataset, next func() (TermQuad, error), opts LoadOptions) (LoadSummary, error) {
-	return bulkLoad(ctx, ds, opts, func(bw BulkWriter, opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
+func LoadQuads(ctx context.Context, ds kb.Dataset, next func() (kb.TermQuad, error), opts LoadOptions) (LoadSummary, error) {
+	return bulkLoad(ctx, ds, opts, func(bw kb.BulkWriter, opts LoadOptions, graph kb.Term, scope blankScope, sum *LoadSummary) error {
 		return loadStatements(ctx, ds, bw, next, opts, graph, scope, sum)
 	})
 }
@@ -187,14 +177,14 @@ func LoadQuads(ctx context.Context, ds Dataset, next func() (TermQuad, error), o
 // of Load and LoadQuads. fill gets the options with their defaults, the
 // target graph (opts.Graph, else DefaultGraph) and the load's blank-node
 // scope.
-func bulkLoad(ctx context.Context, ds Dataset, opts LoadOptions, fill func(bw BulkWriter, opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error) (sum LoadSummary, err error) {
+func bulkLoad(ctx context.Context, ds kb.Dataset, opts LoadOptions, fill func(bw kb.BulkWriter, opts LoadOptions, graph kb.Term, scope blankScope, sum *LoadSummary) error) (sum LoadSummary, err error) {
 	start := time.Now()
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 10000
 	}
 	graph := opts.Graph
 	if graph.IsZero() {
-		graph = DefaultGraph
+		graph = kb.DefaultGraph
 	}
 	if graph.IsLiteral() {
 		return sum, fmt.Errorf("load %s: graph name %v is a literal; want an IRI", sourceName(opts.SourceName), graph)
@@ -203,7 +193,7 @@ func bulkLoad(ctx context.Context, ds Dataset, opts LoadOptions, fill func(bw Bu
 	if err != nil {
 		return sum, err
 	}
-	if cr, ok := bw.(CommitReporter); ok && opts.CommitProgress != nil {
+	if cr, ok := bw.(kb.CommitReporter); ok && opts.CommitProgress != nil {
 		cr.SetCommitProgress(opts.CommitProgress)
 	}
 	committed := false
@@ -228,14 +218,14 @@ func bulkLoad(ctx context.Context, ds Dataset, opts LoadOptions, fill func(bw Bu
 }
 
 // loadStatements hands the statements next yields to bw in batches.
-func loadStatements(ctx context.Context, ds Dataset, bw BulkWriter, next func() (TermQuad, error), opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
-	graphs := make(map[Term]struct{})
-	batch := make([]TermQuad, 0, opts.BatchSize)
+func loadStatements(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, next func() (kb.TermQuad, error), opts LoadOptions, graph kb.Term, scope blankScope, sum *LoadSummary) error {
+	graphs := make(map[kb.Term]struct{})
+	batch := make([]kb.TermQuad, 0, opts.BatchSize)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		ids, err := InternQuads(ctx, ds, batch)
+		ids, err := kb.InternQuads(ctx, ds, batch)
 		if err != nil {
 			return err
 		}
@@ -279,13 +269,6 @@ func loadStatements(ctx context.Context, ds Dataset, bw BulkWriter, next func() 
 	return nil
 }
 
-func sourceName(s string) string {
-	if s == "" {
-		return "<input>"
-	}
-	return s
-}
-
 // blankScope renames blank nodes so that labels from different loads never
 // meet: every label of one load gets the same random prefix.
 type blankScope struct{ prefix string }
@@ -298,42 +281,32 @@ func newBlankScope() (blankScope, error) {
 	return blankScope{prefix: "b" + hex.EncodeToString(b[:]) + "_"}, nil
 }
 
-func (s blankScope) rename(t Term) Term {
-	if t.Kind == KindBlank {
+func (s blankScope) rename(t kb.Term) kb.Term {
+	if t.Kind == kb.KindBlank {
 		t.Value = s.prefix + t.Value
 	}
 	return t
 }
 
-// newStatementReader returns a function yielding the statements of r (in
-// Turtle or RDF/XML; Load reads N-Triples and N-Quads with loadLines) one
-// by one (G is zero) and a function releasing the decoder.
-func newStatementReader(r io.Reader, opts LoadOptions) (next func() (TermQuad, error), closeFn func(), err error) {
-	src := opts.SourceName
-	if f, ok := rdfio.Lookup(string(opts.Format)); ok {
-		if _, err := parseBase(opts.BaseIRI); err != nil {
-			return nil, nil, err
-		}
-		return rdfioReader(f.NewDecoder(r, rdfio.Options{Base: opts.BaseIRI, Source: src})), func() {}, nil
-	}
-	return nil, nil, fmt.Errorf("load %s: cannot read format %q (want ntriples, nquads, turtle or rdfxml)", sourceName(src), opts.Format)
-}
-
-// rdfioReader adapts an rdfio decoder.
-func rdfioReader(dec rdfio.Decoder) func() (TermQuad, error) {
-	return func() (TermQuad, error) {
+// decoderReader adapts a decoder for loadStatements, lower-casing
+// language tags as kb.LangLiteral does.
+func decoderReader(dec Decoder) func() (kb.TermQuad, error) {
+	return func() (kb.TermQuad, error) {
 		q, err := dec.Next()
 		if err != nil {
-			return TermQuad{}, err
+			return kb.TermQuad{}, err
 		}
-		return TermQuad{S: fromRDFIO(q.S), P: fromRDFIO(q.P), O: fromRDFIO(q.O), G: fromRDFIO(q.G)}, nil
+		q.O = lowerLang(q.O)
+		return q, nil
 	}
 }
 
-// fromRDFIO converts an rdfio term (the zero term stays zero); language
-// tags are lower-cased as LangLiteral does.
-func fromRDFIO(t rdfio.Term) Term {
-	return Term{Kind: TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: strings.ToLower(t.Lang)}
+// lowerLang lower-cases a literal's language tag as kb.LangLiteral does.
+func lowerLang(t kb.Term) kb.Term {
+	if t.Lang != "" {
+		t.Lang = strings.ToLower(t.Lang)
+	}
+	return t
 }
 
 // parseBase parses a base IRI; an empty one gives nil.

@@ -1,4 +1,4 @@
-package kb
+package rdfio
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/textpos"
 )
 
@@ -36,9 +36,9 @@ type lineChunk struct {
 // chunkResult is a parsed (and perhaps interned) chunk.
 type chunkResult struct {
 	seq    int
-	terms  []Term // S, P, O, G of each statement, when the main goroutine interns
-	ids    []Quad // when the worker interned
-	graphs []Term // distinct graphs, copied
+	terms  []kb.Term // S, P, O, G of each statement, when the main goroutine interns
+	ids    []kb.Quad // when the worker interned
+	graphs []kb.Term // distinct graphs, copied
 	err    error
 }
 
@@ -47,12 +47,12 @@ type chunkResult struct {
 // and filling in the graph) and, when the dataset allows, interns them; the
 // calling goroutine hands the ID quads to bw in input order, so the first
 // error in the input is the one reported and a failed load adds nothing.
-func loadLines(ctx context.Context, ds Dataset, bw BulkWriter, r io.Reader, opts LoadOptions, graph Term, scope blankScope, sum *LoadSummary) error {
+func loadLines(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, r io.Reader, opts LoadOptions, graph kb.Term, scope blankScope, sum *LoadSummary) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	concurrent := false
-	if ci, ok := ds.(ConcurrentInterner); ok && ci.InternsConcurrently() {
+	if ci, ok := ds.(kb.ConcurrentInterner); ok && ci.InternsConcurrently() {
 		concurrent = true
 	}
 	internInWorkers := concurrent
@@ -84,8 +84,8 @@ func loadLines(ctx context.Context, ds Dataset, bw BulkWriter, r io.Reader, opts
 		go func() {
 			defer wg.Done()
 			defer workersWG.Done()
-			p := &rdfio.LineParser{Quads: opts.Format == FormatNQuads, ZeroCopy: concurrent}
-			var buf []Term // reused when the worker interns
+			p := &LineParser{Quads: opts.Format == NQuads, ZeroCopy: concurrent}
+			var buf []kb.Term // reused when the worker interns
 			for c := range chunks {
 				if ctx.Err() != nil {
 					return
@@ -108,12 +108,12 @@ func loadLines(ctx context.Context, ds Dataset, bw BulkWriter, r io.Reader, opts
 		close(results)
 	}()
 
-	graphs := make(map[Term]struct{})
+	graphs := make(map[kb.Term]struct{})
 	pending := make(map[int]chunkResult)
 	next := 0
 	batch := int64(opts.BatchSize)
 	var reported int64 // statements handed to Progress
-	add := func(ids []Quad) error {
+	add := func(ids []kb.Quad) error {
 		// Hand quads over in pieces that end where Progress is due, so
 		// that it is called after every BatchSize statements.
 		for len(ids) > 0 {
@@ -218,9 +218,9 @@ func readChunks(ctx context.Context, r io.Reader, chunkSize int, tokens chan str
 				break
 			}
 			// No line end in a full buffer: the line is longer.
-			if len(buf) > rdfio.MaxLine {
+			if len(buf) > MaxLine {
 				lines := line + bytes.Count(carry, []byte{'\n'})
-				send(lineChunk{err: textpos.Errorf(textpos.Position{Line: lines, Column: 1}, "line longer than %d bytes", rdfio.MaxLine)})
+				send(lineChunk{err: textpos.Errorf(textpos.Position{Line: lines, Column: 1}, "line longer than %d bytes", MaxLine)})
 				return
 			}
 			buf = append(buf[:n], make([]byte, len(buf))...)
@@ -253,14 +253,14 @@ func readChunks(ctx context.Context, r io.Reader, chunkSize int, tokens chan str
 
 // parseLineChunk parses one chunk, appending its terms to terms, and, when
 // intern is set, interns them.
-func parseLineChunk(ctx context.Context, ds Dataset, p *rdfio.LineParser, c lineChunk, graph Term, scope blankScope, intern bool, src string, terms []Term) chunkResult {
+func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChunk, graph kb.Term, scope blankScope, intern bool, src string, terms []kb.Term) chunkResult {
 	res := chunkResult{seq: c.seq, terms: terms}
 	if c.err != nil {
 		res.err = loadLineError(c.err, src)
 		return res
 	}
 	if terms == nil {
-		res.terms = make([]Term, 0, len(c.data)/32+16)
+		res.terms = make([]kb.Term, 0, len(c.data)/32+16)
 	}
 	start := len(res.terms)
 	var err error
@@ -269,20 +269,20 @@ func parseLineChunk(ctx context.Context, ds Dataset, p *rdfio.LineParser, c line
 		res.err = loadLineError(err, src)
 		return res
 	}
-	var lastGraph Term
-	seen := make(map[Term]bool)
+	var lastGraph kb.Term
+	seen := make(map[kb.Term]bool)
 	for i := start; i < len(res.terms); i += 4 {
-		q := (*[4]Term)(res.terms[i:])
-		if q[0].Kind == KindBlank {
+		q := (*[4]kb.Term)(res.terms[i:])
+		if q[0].Kind == kb.KindBlank {
 			q[0] = scope.rename(q[0])
 		}
-		if q[2].Kind == KindBlank {
+		if q[2].Kind == kb.KindBlank {
 			q[2] = scope.rename(q[2])
 		}
 		switch {
 		case q[3].IsZero():
 			q[3] = graph
-		case q[3].Kind == KindBlank:
+		case q[3].Kind == kb.KindBlank:
 			q[3] = scope.rename(q[3])
 		}
 		if g := q[3]; g != lastGraph {
@@ -290,7 +290,7 @@ func parseLineChunk(ctx context.Context, ds Dataset, p *rdfio.LineParser, c line
 			if !seen[g] {
 				seen[g] = true
 				// A copy, so that the summary keeps no chunk alive.
-				res.graphs = append(res.graphs, Term{Kind: g.Kind, Value: strings.Clone(g.Value)})
+				res.graphs = append(res.graphs, kb.Term{Kind: g.Kind, Value: strings.Clone(g.Value)})
 			}
 		}
 	}
@@ -305,9 +305,22 @@ func parseLineChunk(ctx context.Context, ds Dataset, p *rdfio.LineParser, c line
 	return res
 }
 
+// parseLines runs p over a chunk, appending to out, and lower-cases the
+// language tags as kb.LangLiteral does.
+func parseLines(p *LineParser, data []byte, firstLine int, out []kb.Term) ([]kb.Term, error) {
+	start := len(out)
+	out, err := p.ParseChunk(data, firstLine, out)
+	for i := start + 2; i < len(out); i += 4 {
+		if out[i].Lang != "" {
+			out[i].Lang = strings.ToLower(out[i].Lang)
+		}
+	}
+	return out, err
+}
+
 // internTerms interns terms, the S, P, O and G of each quad in turn, and
 // returns the ID quads.
-func internTerms(ctx context.Context, ds Dataset, terms []Term) ([]Quad, error) {
+func internTerms(ctx context.Context, ds kb.Dataset, terms []kb.Term) ([]kb.Quad, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -319,7 +332,7 @@ func internTerms(ctx context.Context, ds Dataset, terms []Term) ([]Quad, error) 
 		return nil, fmt.Errorf("load: Intern returned %d IDs for %d terms", len(ids), len(terms))
 	}
 	// A Quad is four IDs in a row: view the IDs as quads.
-	return unsafe.Slice((*Quad)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)/4), nil
+	return unsafe.Slice((*kb.Quad)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)/4), nil
 }
 
 // loadLineError gives a parser's error its source name.
@@ -333,4 +346,4 @@ func loadLineError(err error, src string) error {
 
 // internTerms views IDs as quads: this fails to compile unless a Quad is
 // exactly four IDs.
-var _ = [1]struct{}{}[unsafe.Sizeof(Quad{})-4*unsafe.Sizeof(ID(0))]
+var _ = [1]struct{}{}[unsafe.Sizeof(kb.Quad{})-4*unsafe.Sizeof(kb.ID(0))]

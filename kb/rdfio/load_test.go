@@ -1,4 +1,4 @@
-package kb_test
+package rdfio_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/textpos"
 )
@@ -167,7 +168,7 @@ func TestLoadFileFormats(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
 			ds := kbtest.NewMemory()
-			sum, err := kb.LoadFile(ctx, ds, filepath.Join("testdata", tc.file), kb.LoadOptions{Graph: tc.graph})
+			sum, err := rdfio.LoadFile(ctx, ds, filepath.Join("testdata", tc.file), rdfio.LoadOptions{Graph: tc.graph})
 			if err != nil {
 				t.Fatalf("LoadFile: %v", err)
 			}
@@ -186,7 +187,7 @@ func TestLoadFileFormats(t *testing.T) {
 func TestLoadNTriplesLineEndingsAndBOM(t *testing.T) {
 	doc := "\xEF\xBB\xBF<http://e/s> <http://e/p> \"a\" .\r\n<http://e/s> <http://e/p> \"b\" . # note\r\n\r\n"
 	ds := kbtest.NewMemory()
-	sum, err := kb.Load(context.Background(), ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples})
+	sum, err := rdfio.Load(context.Background(), ds, strings.NewReader(doc), rdfio.LoadOptions{Format: rdfio.NTriples})
 	if err != nil || sum.Triples != 2 {
 		t.Fatalf("Load with a BOM and CRLF = %+v, %v; want 2 triples", sum, err)
 	}
@@ -200,7 +201,7 @@ func TestLoadBlankNodesPerLoad(t *testing.T) {
 	ds := kbtest.NewMemory()
 	const doc = "_:x <http://example.org/p> _:y .\n_:y <http://example.org/p> _:x .\n"
 	for i := 0; i < 2; i++ {
-		if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
+		if _, err := rdfio.Load(ctx, ds, strings.NewReader(doc), rdfio.LoadOptions{Format: rdfio.NTriples}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -224,40 +225,40 @@ func TestLoadBlankNodesPerLoad(t *testing.T) {
 func TestLoadSyntaxErrors(t *testing.T) {
 	tests := []struct {
 		name      string
-		format    kb.Format
+		format    string
 		input     string
 		line, col int
 		msg       string
 	}{
-		{"nt missing dot", kb.FormatNTriples, "<http://a> <http://b> <http://c>\n", 1, 33, "expected '.' after the object, found end of line"},
-		{"nt error on line 3", kb.FormatNTriples, "<http://a> <http://b> <http://c> .\n# comment\n<http://a> <http://b> \"abc .\n", 3, 23, "unterminated string literal"},
-		{"nt relative IRI", kb.FormatNTriples, "<http://a> <http://b> <c> .\n", 1, 23, "object IRI <c> is relative"},
-		{"nt column counts characters", kb.FormatNTriples, "<http://a> <http://ü> \"ü\" x .\n", 1, 27, `expected '.' after the object, found "x"`},
-		{"nt escaped space in IRI", kb.FormatNTriples, "<http://a/\\u0020b> <http://b> <http://c> .\n", 1, 11, "escaped character U+0020 is not allowed in an IRI"},
-		{"nt lone surrogate", kb.FormatNTriples, "<http://a> <http://b> \"\\uD800\" .\n", 1, 24, "invalid escape sequence"},
-		{"nt literal subject", kb.FormatNTriples, "\n\n  \"s\" <http://b> <http://c> .\n", 3, 3, "expected a subject"},
-		{"nt bad escape", kb.FormatNTriples, "<http://a> <http://b> \"a\\qb\" .\n", 1, 25, `invalid escape sequence \q`},
-		{"nt bad language tag", kb.FormatNTriples, "<http://a> <http://b> \"a\"@ .\n", 1, 26, "invalid language tag"},
-		{"nt graph not allowed", kb.FormatNTriples, "<http://a> <http://b> <http://c> <http://g> .\n", 1, 34, "expected '.'"},
-		{"nt trailing garbage", kb.FormatNTriples, "<http://a> <http://b> <http://c> . x\n", 1, 36, "expected end of line"},
-		{"nq literal graph", kb.FormatNQuads, "<http://a> <http://b> <http://c> <http://g> .\n<http://a> <http://b> <http://c> \"g\" .\n", 2, 34, "expected a graph name or '.'"},
-		{"ttl missing terminator", kb.FormatTurtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c\nex:d ex:e ex:f .\n", 3, 1, "expected '.' after the triples, found 'e'"},
-		{"ttl unknown prefix", kb.FormatTurtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c .\n\nex:a ex:b nope:c .\n", 4, 11, `undeclared prefix "nope:"`},
-		{"ttl bad literal", kb.FormatTurtle, "@prefix ex: <http://ex/> .\n\n\nex:a ex:b \"unterminated .\n", 4, 26, "line break in a string"},
-		{"ttl bad IRI", kb.FormatTurtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c .\nex:a ex:b <http://bad iri> .\n", 3, 22, "character ' ' is not allowed in an IRI"},
-		{"ttl relative IRI without base", kb.FormatTurtle, "<a> <http://ex/b> <http://ex/c> .\n", 1, 1, "relative IRI <a>"},
-		{"rdfxml mismatched tag", kb.FormatRDFXML, "<?xml version=\"1.0\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns:ex=\"http://ex/\">\n<rdf:Description rdf:about=\"http://ex/a\">\n<ex:b>x</ex:c>\n</rdf:Description>\n</rdf:RDF>\n", 4, 8, "element <ex:b> closed by </ex:c>"}, // at the '<' of </ex:c>
+		{"nt missing dot", rdfio.NTriples, "<http://a> <http://b> <http://c>\n", 1, 33, "expected '.' after the object, found end of line"},
+		{"nt error on line 3", rdfio.NTriples, "<http://a> <http://b> <http://c> .\n# comment\n<http://a> <http://b> \"abc .\n", 3, 23, "unterminated string literal"},
+		{"nt relative IRI", rdfio.NTriples, "<http://a> <http://b> <c> .\n", 1, 23, "object IRI <c> is relative"},
+		{"nt column counts characters", rdfio.NTriples, "<http://a> <http://ü> \"ü\" x .\n", 1, 27, `expected '.' after the object, found "x"`},
+		{"nt escaped space in IRI", rdfio.NTriples, "<http://a/\\u0020b> <http://b> <http://c> .\n", 1, 11, "escaped character U+0020 is not allowed in an IRI"},
+		{"nt lone surrogate", rdfio.NTriples, "<http://a> <http://b> \"\\uD800\" .\n", 1, 24, "invalid escape sequence"},
+		{"nt literal subject", rdfio.NTriples, "\n\n  \"s\" <http://b> <http://c> .\n", 3, 3, "expected a subject"},
+		{"nt bad escape", rdfio.NTriples, "<http://a> <http://b> \"a\\qb\" .\n", 1, 25, `invalid escape sequence \q`},
+		{"nt bad language tag", rdfio.NTriples, "<http://a> <http://b> \"a\"@ .\n", 1, 26, "invalid language tag"},
+		{"nt graph not allowed", rdfio.NTriples, "<http://a> <http://b> <http://c> <http://g> .\n", 1, 34, "expected '.'"},
+		{"nt trailing garbage", rdfio.NTriples, "<http://a> <http://b> <http://c> . x\n", 1, 36, "expected end of line"},
+		{"nq literal graph", rdfio.NQuads, "<http://a> <http://b> <http://c> <http://g> .\n<http://a> <http://b> <http://c> \"g\" .\n", 2, 34, "expected a graph name or '.'"},
+		{"ttl missing terminator", rdfio.Turtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c\nex:d ex:e ex:f .\n", 3, 1, "expected '.' after the triples, found 'e'"},
+		{"ttl unknown prefix", rdfio.Turtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c .\n\nex:a ex:b nope:c .\n", 4, 11, `undeclared prefix "nope:"`},
+		{"ttl bad literal", rdfio.Turtle, "@prefix ex: <http://ex/> .\n\n\nex:a ex:b \"unterminated .\n", 4, 26, "line break in a string"},
+		{"ttl bad IRI", rdfio.Turtle, "@prefix ex: <http://ex/> .\nex:a ex:b ex:c .\nex:a ex:b <http://bad iri> .\n", 3, 22, "character ' ' is not allowed in an IRI"},
+		{"ttl relative IRI without base", rdfio.Turtle, "<a> <http://ex/b> <http://ex/c> .\n", 1, 1, "relative IRI <a>"},
+		{"rdfxml mismatched tag", rdfio.RDFXML, "<?xml version=\"1.0\"?>\n<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns:ex=\"http://ex/\">\n<rdf:Description rdf:about=\"http://ex/a\">\n<ex:b>x</ex:c>\n</rdf:Description>\n</rdf:RDF>\n", 4, 8, "element <ex:b> closed by </ex:c>"}, // at the '<' of </ex:c>
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			ds := kbtest.NewMemory()
 			// Something already stored must survive the failed load.
-			if _, err := kb.Load(ctx, ds, strings.NewReader("<http://x> <http://y> <http://z> .\n"), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
+			if _, err := rdfio.Load(ctx, ds, strings.NewReader("<http://x> <http://y> <http://z> .\n"), rdfio.LoadOptions{Format: rdfio.NTriples}); err != nil {
 				t.Fatal(err)
 			}
 			before := termQuads(t, ds, true)
-			_, err := kb.Load(ctx, ds, strings.NewReader(tc.input), kb.LoadOptions{Format: tc.format, SourceName: "in.data", BatchSize: 1})
+			_, err := rdfio.Load(ctx, ds, strings.NewReader(tc.input), rdfio.LoadOptions{Format: tc.format, SourceName: "in.data", BatchSize: 1})
 			var se *textpos.Error
 			if !errors.As(err, &se) {
 				t.Fatalf("Load error = %v (%T); want a *textpos.Error", err, err)
@@ -285,8 +286,8 @@ func TestLoadProgressAndCancel(t *testing.T) {
 	}
 	ds := kbtest.NewMemory()
 	var calls []int64
-	sum, err := kb.Load(context.Background(), ds, strings.NewReader(doc.String()), kb.LoadOptions{
-		Format: kb.FormatNTriples, BatchSize: 10, Progress: func(n int64) { calls = append(calls, n) }})
+	sum, err := rdfio.Load(context.Background(), ds, strings.NewReader(doc.String()), rdfio.LoadOptions{
+		Format: rdfio.NTriples, BatchSize: 10, Progress: func(n int64) { calls = append(calls, n) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestLoadProgressAndCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ds2 := kbtest.NewMemory()
-	if _, err := kb.Load(ctx, ds2, strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatNTriples, BatchSize: 10}); !errors.Is(err, context.Canceled) {
+	if _, err := rdfio.Load(ctx, ds2, strings.NewReader(doc.String()), rdfio.LoadOptions{Format: rdfio.NTriples, BatchSize: 10}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Load with a cancelled context: %v; want context.Canceled", err)
 	}
 	if n, _ := ds2.Count(context.Background(), kb.Pattern{}, true); n != 0 {
@@ -310,29 +311,34 @@ func TestLoadProgressAndCancel(t *testing.T) {
 func TestLoadFormatDetection(t *testing.T) {
 	tests := []struct {
 		name string
-		want kb.Format
+		want string
 		ok   bool
 	}{
-		{"a.nt", kb.FormatNTriples, true}, {"b.NQ", kb.FormatNQuads, true}, {"c.ttl.gz", kb.FormatTurtle, true},
-		{"perfonto.owl", kb.FormatRDFXML, true}, {"x.rdf", kb.FormatRDFXML, true}, {"x.json", "", false}, {"-", "", false},
+		{"a.nt", rdfio.NTriples, true}, {"b.NQ", rdfio.NQuads, true}, {"c.ttl.gz", rdfio.Turtle, true},
+		{"perfonto.owl", rdfio.RDFXML, true}, {"x.rdf", rdfio.RDFXML, true}, {"x.json", "", false}, {"-", "", false},
 	}
 	for _, tc := range tests {
-		if got, ok := kb.FormatFromFileName(tc.name); got != tc.want || ok != tc.ok {
-			t.Errorf("FormatFromFileName(%q) = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
+		f, ok := rdfio.ByFileName(tc.name)
+		got := ""
+		if ok {
+			got = f.Name
+		}
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ByFileName(%q) = %q, %v; want %q, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 	for _, name := range []string{"nt", "N-Triples", "nquads", "ttl", "text/turtle", "rdf/xml"} {
-		if _, err := kb.ParseFormat(name); err != nil {
+		if _, err := rdfio.ParseFormat(name); err != nil {
 			t.Errorf("ParseFormat(%q): %v", name, err)
 		}
 	}
-	if f, err := kb.ParseFormat("json-ld"); err != nil || f != "jsonld" {
+	if f, err := rdfio.ParseFormat("json-ld"); err != nil || f != "jsonld" {
 		t.Errorf("ParseFormat(json-ld) = %q, %v; want jsonld (kb/rdfio/jsonld.go)", f, err)
 	}
-	if _, err := kb.ParseFormat("json"); err == nil {
+	if _, err := rdfio.ParseFormat("json"); err == nil {
 		t.Errorf("ParseFormat(json) succeeded")
 	}
-	_, err := kb.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(""), kb.LoadOptions{SourceName: "data.csv"})
+	_, err := rdfio.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(""), rdfio.LoadOptions{SourceName: "data.csv"})
 	if err == nil || !strings.Contains(err.Error(), "data.csv") {
 		t.Errorf("Load without a format: %v; want an error naming the source", err)
 	}
@@ -342,23 +348,23 @@ func TestExportRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	src := kbtest.NewMemory()
 	for _, f := range []string{"sample.nt", "sample.nq", "sample.ttl", "sample.rdf"} {
-		if _, err := kb.LoadFile(ctx, src, filepath.Join("testdata", f), kb.LoadOptions{Graph: kb.IRI("urn:g:" + f)}); err != nil {
+		if _, err := rdfio.LoadFile(ctx, src, filepath.Join("testdata", f), rdfio.LoadOptions{Graph: kb.IRI("urn:g:" + f)}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want := termQuads(t, src, false)
-	for _, format := range []kb.Format{kb.FormatNQuads, kb.FormatNTriples, kb.FormatTurtle} {
+	for _, format := range []string{rdfio.NQuads, rdfio.NTriples, rdfio.Turtle} {
 		t.Run(string(format), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := kb.Export(ctx, src, &buf, kb.ExportOptions{Format: format}); err != nil {
+			if err := rdfio.Export(ctx, src, &buf, rdfio.ExportOptions{Format: format}); err != nil {
 				t.Fatalf("Export: %v", err)
 			}
 			dst := kbtest.NewMemory()
-			if _, err := kb.Load(ctx, dst, bytes.NewReader(buf.Bytes()), kb.LoadOptions{Format: format}); err != nil {
+			if _, err := rdfio.Load(ctx, dst, bytes.NewReader(buf.Bytes()), rdfio.LoadOptions{Format: format}); err != nil {
 				t.Fatalf("re-loading the export: %v\n%s", err, buf.String())
 			}
 			got := termQuads(t, dst, false)
-			if format == kb.FormatNQuads {
+			if format == rdfio.NQuads {
 				if strings.Join(got, "\n") != strings.Join(want, "\n") {
 					t.Errorf("N-Quads round trip differs:\ngot  %s\nwant %s", strings.Join(got, "\n     "), strings.Join(want, "\n     "))
 				}
@@ -381,21 +387,21 @@ func TestExportGraphsAndExactLiterals(t *testing.T) {
 <http://e/s> <http://e/p> "hi"@en-gb <http://e/g2> .
 <http://e/s> <http://e/p> "plain" .
 `
-	if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNQuads}); err != nil {
+	if _, err := rdfio.Load(ctx, ds, strings.NewReader(doc), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
 		t.Fatal(err)
 	}
 	g1, _, _ := ds.Lookup(ctx, kb.IRI("http://e/g1"))
 	tests := []struct {
-		opts kb.ExportOptions
+		opts rdfio.ExportOptions
 		want string
 	}{
-		{kb.ExportOptions{Format: kb.FormatNTriples, Graphs: []kb.ID{g1}}, "<http://e/s> <http://e/p> \"007\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n"},
-		{kb.ExportOptions{Format: kb.FormatNQuads, Graphs: []kb.ID{g1}}, "<http://e/s> <http://e/p> \"007\"^^<http://www.w3.org/2001/XMLSchema#integer> <http://e/g1> .\n"},
-		{kb.ExportOptions{Format: kb.FormatTurtle, Graphs: []kb.ID{g1}}, "\n<http://e/s> <http://e/p> \"007\"^^xsd:integer .\n"},
+		{rdfio.ExportOptions{Format: rdfio.NTriples, Graphs: []kb.ID{g1}}, "<http://e/s> <http://e/p> \"007\"^^<http://www.w3.org/2001/XMLSchema#integer> .\n"},
+		{rdfio.ExportOptions{Format: rdfio.NQuads, Graphs: []kb.ID{g1}}, "<http://e/s> <http://e/p> \"007\"^^<http://www.w3.org/2001/XMLSchema#integer> <http://e/g1> .\n"},
+		{rdfio.ExportOptions{Format: rdfio.Turtle, Graphs: []kb.ID{g1}}, "\n<http://e/s> <http://e/p> \"007\"^^xsd:integer .\n"},
 	}
 	for _, tc := range tests {
 		var buf bytes.Buffer
-		if err := kb.Export(ctx, ds, &buf, tc.opts); err != nil {
+		if err := rdfio.Export(ctx, ds, &buf, tc.opts); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasSuffix(buf.String(), tc.want) {
@@ -403,7 +409,7 @@ func TestExportGraphsAndExactLiterals(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := kb.Export(ctx, ds, &buf, kb.ExportOptions{Format: kb.FormatNQuads}); err != nil {
+	if err := rdfio.Export(ctx, ds, &buf, rdfio.ExportOptions{Format: rdfio.NQuads}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -413,7 +419,7 @@ func TestExportGraphsAndExactLiterals(t *testing.T) {
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("N-Quads export:\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
-	if err := kb.Export(ctx, ds, io.Discard, kb.ExportOptions{Format: "json"}); err == nil {
+	if err := rdfio.Export(ctx, ds, io.Discard, rdfio.ExportOptions{Format: "json"}); err == nil {
 		t.Errorf("Export as json succeeded; want an error (no such RDF format)")
 	}
 }
@@ -423,18 +429,18 @@ func TestExportGraphsAndExactLiterals(t *testing.T) {
 // merge of all graphs for the triple formats).
 func TestExportEveryFormatRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	orig, err := loadQuads(filepath.Join("testdata", "sample.nq"), kb.FormatNQuads, "")
+	orig, err := loadQuads(filepath.Join("testdata", "sample.nq"), rdfio.NQuads, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ds := kbtest.NewMemory()
-	if _, err := kb.LoadFile(ctx, ds, filepath.Join("testdata", "sample.nq"), kb.LoadOptions{}); err != nil {
+	if _, err := rdfio.LoadFile(ctx, ds, filepath.Join("testdata", "sample.nq"), rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []kb.Format{kb.FormatNTriples, kb.FormatNQuads, kb.FormatTurtle, kb.FormatTriG, kb.FormatRDFXML, "jsonld"} {
+	for _, f := range []string{rdfio.NTriples, rdfio.NQuads, rdfio.Turtle, rdfio.TriG, rdfio.RDFXML, "jsonld"} {
 		t.Run(string(f), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := kb.Export(ctx, ds, &buf, kb.ExportOptions{Format: f}); err != nil {
+			if err := rdfio.Export(ctx, ds, &buf, rdfio.ExportOptions{Format: f}); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(t.TempDir(), "out")
@@ -446,7 +452,7 @@ func TestExportEveryFormatRoundTrip(t *testing.T) {
 				t.Fatalf("reading the export back: %v\n%s", err, buf.String())
 			}
 			want := orig
-			if f != kb.FormatNQuads && f != kb.FormatTriG && f != "jsonld" {
+			if f != rdfio.NQuads && f != rdfio.TriG && f != "jsonld" {
 				want = nil
 				for _, q := range orig {
 					q.G = kb.DefaultGraph
@@ -473,11 +479,11 @@ func TestLoadFileGzipAndMissing(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := kb.LoadFile(context.Background(), kbtest.NewMemory(), path, kb.LoadOptions{})
+	sum, err := rdfio.LoadFile(context.Background(), kbtest.NewMemory(), path, rdfio.LoadOptions{})
 	if err != nil || sum.Triples != 10 {
 		t.Errorf("LoadFile(gzip) = %+v, %v; want 10 triples", sum, err)
 	}
-	if _, err := kb.LoadFile(context.Background(), kbtest.NewMemory(), filepath.Join("testdata", "no-such.nt"), kb.LoadOptions{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := rdfio.LoadFile(context.Background(), kbtest.NewMemory(), filepath.Join("testdata", "no-such.nt"), rdfio.LoadOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadFile(missing) = %v; want os.ErrNotExist", err)
 	}
 }
@@ -494,7 +500,7 @@ func TestLoadTurtleErrorEndsParser(t *testing.T) {
 	}
 	before := runtime.NumGoroutine()
 	for i := 0; i < 5; i++ {
-		if _, err := kb.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(doc.String()), kb.LoadOptions{Format: kb.FormatTurtle}); err == nil {
+		if _, err := rdfio.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(doc.String()), rdfio.LoadOptions{Format: rdfio.Turtle}); err == nil {
 			t.Fatal("Load of bad Turtle succeeded")
 		}
 	}
@@ -528,13 +534,13 @@ func TestLoadQuadsAtomic(t *testing.T) {
 			return quads[i-1], nil
 		}
 	}
-	if _, err := kb.LoadQuads(ctx, ds, feed(1), kb.LoadOptions{Graph: g, BatchSize: 1}); err == nil || err.Error() != "converter failed" {
+	if _, err := rdfio.LoadQuads(ctx, ds, feed(1), rdfio.LoadOptions{Graph: g, BatchSize: 1}); err == nil || err.Error() != "converter failed" {
 		t.Fatalf("LoadQuads with a failing source: err = %v, want the source's error", err)
 	}
 	if n, err := ds.Count(ctx, kb.Pattern{}, true); err != nil || n != 0 {
 		t.Fatalf("after a failed LoadQuads the store holds %d quads (err %v), want 0", n, err)
 	}
-	sum, err := kb.LoadQuads(ctx, ds, feed(-1), kb.LoadOptions{Graph: g})
+	sum, err := rdfio.LoadQuads(ctx, ds, feed(-1), rdfio.LoadOptions{Graph: g})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -563,7 +569,7 @@ func TestLoadTurtleHostileInputs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := kbtest.NewMemory()
-			_, err := kb.Load(ctx, ds, strings.NewReader(tc.doc), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "in.ttl"})
+			_, err := rdfio.Load(ctx, ds, strings.NewReader(tc.doc), rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "in.ttl"})
 			var se *textpos.Error
 			if !errors.As(err, &se) || se.Pos.Line != tc.line || se.Pos.Column != tc.col {
 				t.Fatalf("Load = %v; want a *textpos.Error at in.ttl:%d:%d", err, tc.line, tc.col)
@@ -576,7 +582,7 @@ func TestLoadTurtleHostileInputs(t *testing.T) {
 	// [] must not merge with an explicit _:b1 (knakk named it b1).
 	ds := kbtest.NewMemory()
 	doc := "@prefix ex: <http://ex/> .\n_:b1 ex:p ex:o1 .\n[] ex:p ex:o2 .\n[ ex:q ex:o3 ] ex:p ex:o4 .\n_:b2 ex:p ex:o5 .\n"
-	if _, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatTurtle}); err != nil {
+	if _, err := rdfio.Load(ctx, ds, strings.NewReader(doc), rdfio.LoadOptions{Format: rdfio.Turtle}); err != nil {
 		t.Fatal(err)
 	}
 	p, _, _ := ds.Lookup(ctx, kb.IRI("http://ex/p"))
@@ -593,12 +599,12 @@ func TestLoadTurtleHostileInputs(t *testing.T) {
 
 func TestParseTermRoundTrip(t *testing.T) {
 	for _, term := range []kb.Term{kb.IRI("http://ex/é"), kb.Blank("x"), kb.LangLiteral("chat", "FR"), kb.Literal("1", "http://www.w3.org/2001/XMLSchema#integer"), kb.String("a\"\n\\")} {
-		got, err := kb.ParseTerm(term.String())
+		got, err := rdfio.ParseTerm(term.String())
 		if err != nil || got != term {
 			t.Errorf("ParseTerm(%q) = %v, %v; want %v", term.String(), got, err, term)
 		}
 	}
-	if _, err := kb.ParseTerm("<relative>"); err == nil {
+	if _, err := rdfio.ParseTerm("<relative>"); err == nil {
 		t.Error("ParseTerm(<relative>) succeeded; want an error")
 	}
 }

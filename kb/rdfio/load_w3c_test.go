@@ -1,4 +1,4 @@
-package kb_test
+package rdfio_test
 
 import (
 	"context"
@@ -31,13 +31,13 @@ var w3cFloor = map[string]string{
 // w3cSuites maps each suite folder to the format its tests are written in.
 var w3cSuites = []struct {
 	dir    string
-	format kb.Format
+	format string
 }{
-	{"rdf-n-triples", kb.FormatNTriples},
-	{"rdf-n-quads", kb.FormatNQuads},
-	{"rdf-turtle", kb.FormatTurtle},
-	{"rdf-trig", kb.FormatTriG},
-	{"rdf-xml", kb.FormatRDFXML},
+	{"rdf-n-triples", rdfio.NTriples},
+	{"rdf-n-quads", rdfio.NQuads},
+	{"rdf-turtle", rdfio.Turtle},
+	{"rdf-trig", rdfio.TriG},
+	{"rdf-xml", rdfio.RDFXML},
 }
 
 // w3cDir finds ../shared/w3c-rdf beside the module root.
@@ -130,10 +130,10 @@ func readW3CManifest(t *testing.T, dir string) []w3cTest {
 }
 
 // loadQuads loads a file into a fresh store and reads its quads back.
-func loadQuads(path string, format kb.Format, base string) ([]kb.TermQuad, error) {
+func loadQuads(path string, format string, base string) ([]kb.TermQuad, error) {
 	ctx := context.Background()
 	ds := kbtest.NewMemory()
-	if _, err := kb.LoadFile(ctx, ds, path, kb.LoadOptions{Format: format, BaseIRI: base}); err != nil {
+	if _, err := rdfio.LoadFile(ctx, ds, path, rdfio.LoadOptions{Format: format, BaseIRI: base}); err != nil {
 		return nil, err
 	}
 	it := ds.Match(ctx, kb.Pattern{})
@@ -155,7 +155,7 @@ func loadQuads(path string, format kb.Format, base string) ([]kb.TermQuad, error
 }
 
 // runW3CTest runs one test, returning why it failed ("" when it passed).
-func runW3CTest(tc w3cTest, format kb.Format) string {
+func runW3CTest(tc w3cTest, format string) string {
 	got, err := loadQuads(tc.action, format, tc.base)
 	switch {
 	case strings.Contains(tc.kind, "Negative"):
@@ -169,9 +169,9 @@ func runW3CTest(tc w3cTest, format kb.Format) string {
 	case err != nil:
 		return fmt.Sprintf("rejected: %v", err)
 	case strings.HasSuffix(tc.kind, "Eval"):
-		resultFormat := kb.FormatNTriples
-		if format == kb.FormatNQuads || format == kb.FormatTriG {
-			resultFormat = kb.FormatNQuads
+		resultFormat := rdfio.NTriples
+		if format == rdfio.NQuads || format == rdfio.TriG {
+			resultFormat = rdfio.NQuads
 		}
 		want, err := loadQuads(tc.result, resultFormat, "")
 		if err != nil {

@@ -1,4 +1,4 @@
-package kb
+package rdfio
 
 // ChunkSize returns o with the line loader's chunk size set to n bytes, so
 // that the external tests can cut an input into many tiny chunks.

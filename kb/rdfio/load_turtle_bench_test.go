@@ -1,4 +1,4 @@
-package kb_test
+package rdfio_test
 
 import (
 	"bytes"
@@ -7,14 +7,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/convert/sample"
 )
 
 // BenchmarkTurtleDecode measures the Turtle parser alone (rdfio, no store)
-// on generated PERFONTO sample data exported as Turtle by kb.Export, or on
+// on generated PERFONTO sample data exported as Turtle by rdfio.Export, or on
 // the file $PERFKB_BENCH_TURTLE (e.g. perfkb sample output converted with
 // perfkb export --format turtle); the triples/s metric is the throughput.
 //
@@ -34,11 +33,11 @@ func BenchmarkTurtleDecode(b *testing.B) {
 			b.Fatal(err)
 		}
 		ds := kbtest.NewMemory()
-		if _, err := kb.Load(ctx, ds, &nt, kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
+		if _, err := rdfio.Load(ctx, ds, &nt, rdfio.LoadOptions{Format: rdfio.NTriples}); err != nil {
 			b.Fatal(err)
 		}
 		var ttl bytes.Buffer
-		if err := kb.Export(ctx, ds, &ttl, kb.ExportOptions{Format: kb.FormatTurtle}); err != nil {
+		if err := rdfio.Export(ctx, ds, &ttl, rdfio.ExportOptions{Format: rdfio.Turtle}); err != nil {
 			b.Fatal(err)
 		}
 		doc = ttl.Bytes()

@@ -1,4 +1,4 @@
-package kb_test
+package rdfio_test
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/textpos"
 )
 
 // concurrentMemory is a kbtest.Memory that claims to be a ConcurrentInterner, so
-// that kb.Load takes its zero-copy path (Memory keeps the term strings it is
-// given, which is safe here because kb.Load never modifies a chunk).
+// that rdfio.Load takes its zero-copy path (Memory keeps the term strings it is
+// given, which is safe here because rdfio.Load never modifies a chunk).
 type concurrentMemory struct{ *kbtest.Memory }
 
 func (concurrentMemory) InternsConcurrently() bool { return true }
@@ -101,7 +102,7 @@ func TestLoadLinesSameResultForAnyChunkSize(t *testing.T) {
 				if concurrent {
 					ds = concurrentMemory{mem}
 				}
-				sum, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.ChunkSize(kb.LoadOptions{Format: kb.FormatNQuads, BatchSize: 50}, chunk))
+				sum, err := rdfio.Load(ctx, ds, strings.NewReader(doc), rdfio.ChunkSize(rdfio.LoadOptions{Format: rdfio.NQuads, BatchSize: 50}, chunk))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -143,14 +144,14 @@ func TestLoadLinesFirstErrorWins(t *testing.T) {
 				if concurrent {
 					ds = concurrentMemory{mem}
 				}
-				if _, err := kb.Load(ctx, ds, strings.NewReader("<http://x> <http://y> <http://z> .\n"), kb.LoadOptions{Format: kb.FormatNTriples}); err != nil {
+				if _, err := rdfio.Load(ctx, ds, strings.NewReader("<http://x> <http://y> <http://z> .\n"), rdfio.LoadOptions{Format: rdfio.NTriples}); err != nil {
 					t.Fatal(err)
 				}
 				before := dump(t, mem)
-				_, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.ChunkSize(kb.LoadOptions{Format: kb.FormatNQuads, SourceName: "big.nq", BatchSize: 7}, chunk))
+				_, err := rdfio.Load(ctx, ds, strings.NewReader(doc), rdfio.ChunkSize(rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "big.nq", BatchSize: 7}, chunk))
 				var se *textpos.Error
 				if !errors.As(err, &se) {
-					t.Fatalf("kb.Load error = %v; want a *textpos.Error", err)
+					t.Fatalf("rdfio.Load error = %v; want a *textpos.Error", err)
 				}
 				if se.Pos.Line != 41 || se.Pos.Column != 47 || !strings.Contains(se.Msg, "unterminated string literal") {
 					t.Errorf("error %q at line %d, column %d; want line 41, column 47, unterminated string literal", se, se.Pos.Line, se.Pos.Column)
@@ -168,11 +169,11 @@ func TestLoadLinesLastLineWithoutNewline(t *testing.T) {
 	for _, chunk := range []int{1, 3, 0} {
 		ds := kbtest.NewMemory()
 		doc := "<http://e/s> <http://e/p> \"a\" .\n<http://e/s> <http://e/p> \"b\" ."
-		sum, err := kb.Load(ctx, ds, strings.NewReader(doc), kb.ChunkSize(kb.LoadOptions{Format: kb.FormatNTriples}, chunk))
+		sum, err := rdfio.Load(ctx, ds, strings.NewReader(doc), rdfio.ChunkSize(rdfio.LoadOptions{Format: rdfio.NTriples}, chunk))
 		if err != nil || sum.Triples != 2 {
-			t.Errorf("chunk size %d: kb.Load = %+v, %v; want 2 triples", chunk, sum, err)
+			t.Errorf("chunk size %d: rdfio.Load = %+v, %v; want 2 triples", chunk, sum, err)
 		}
-		_, err = kb.Load(ctx, ds, strings.NewReader(doc[:len(doc)-2]), kb.ChunkSize(kb.LoadOptions{Format: kb.FormatNTriples}, chunk))
+		_, err = rdfio.Load(ctx, ds, strings.NewReader(doc[:len(doc)-2]), rdfio.ChunkSize(rdfio.LoadOptions{Format: rdfio.NTriples}, chunk))
 		var se *textpos.Error
 		if !errors.As(err, &se) || se.Pos.Line != 2 || se.Pos.Column != 30 {
 			t.Errorf("chunk size %d: error %v; want a syntax error at 2:30", chunk, err)
@@ -190,9 +191,9 @@ func TestLoadLinesLongLinesInGrowingChunks(t *testing.T) {
 		fmt.Fprintf(&b, "<http://e/s%d> <http://e/p> \"%s\" .\n", i, strings.Repeat("x", (i%4)*15000))
 	}
 	ds := kbtest.NewMemory()
-	sum, err := kb.Load(ctx, ds, strings.NewReader(b.String()), kb.LoadOptions{Format: kb.FormatNTriples})
+	sum, err := rdfio.Load(ctx, ds, strings.NewReader(b.String()), rdfio.LoadOptions{Format: rdfio.NTriples})
 	if err != nil || sum.Triples != 40 {
-		t.Fatalf("kb.Load = %+v, %v; want 40 triples", sum, err)
+		t.Fatalf("rdfio.Load = %+v, %v; want 40 triples", sum, err)
 	}
 	got, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
 	if err != nil {
@@ -212,7 +213,7 @@ func TestLoadLinesLongLinesInGrowingChunks(t *testing.T) {
 		t.Errorf("%d objects of 45,000 bytes; want 10", long)
 	}
 	b.WriteString("<http://e/s> <http://e/p> .\n")
-	_, err = kb.Load(ctx, kbtest.NewMemory(), strings.NewReader(b.String()), kb.LoadOptions{Format: kb.FormatNTriples})
+	_, err = rdfio.Load(ctx, kbtest.NewMemory(), strings.NewReader(b.String()), rdfio.LoadOptions{Format: rdfio.NTriples})
 	var se *textpos.Error
 	if !errors.As(err, &se) || se.Pos.Line != 41 {
 		t.Errorf("error %v; want a syntax error on line 41", err)
@@ -236,7 +237,7 @@ func TestLoadLinesIRISharingAPrefix(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := "<http://example.org/abc> <http://example.org/pq> \"x\" .\n" + tc.second + "\n"
-			_, err := kb.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(doc), kb.LoadOptions{Format: kb.FormatNTriples})
+			_, err := rdfio.Load(context.Background(), kbtest.NewMemory(), strings.NewReader(doc), rdfio.LoadOptions{Format: rdfio.NTriples})
 			var se *textpos.Error
 			if !errors.As(err, &se) || se.Pos.Line != tc.line || se.Pos.Column != tc.col || !strings.Contains(se.Msg, tc.msg) {
 				t.Errorf("error %v; want %d:%d %q", err, tc.line, tc.col, tc.msg)

@@ -1,4 +1,4 @@
-package kb_test
+package rdfio_test
 
 import (
 	"bytes"
@@ -8,12 +8,13 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // benchTriples is the size of the load benchmark's sample data: 100k, or
@@ -29,7 +30,7 @@ func benchTriples(b *testing.B) int64 {
 	return 100000
 }
 
-// BenchmarkLoad measures kb.Load of generated PERFONTO sample N-Quads into
+// BenchmarkLoad measures rdfio.Load of generated PERFONTO sample N-Quads into
 // a fresh store of each backend (native on disk, native in memory, kb's
 // Memory and Cayley's); the triples/s metric is the throughput. PostgreSQL
 // runs when pgtest finds a server (see internal/pgtest). perfkb bench
@@ -83,7 +84,7 @@ func BenchmarkLoad(b *testing.B) {
 				b.StopTimer()
 				ds := open(b)
 				b.StartTimer()
-				ls, err := kb.Load(ctx, ds, bytes.NewReader(data.Bytes()), kb.LoadOptions{Format: kb.FormatNQuads})
+				ls, err := rdfio.Load(ctx, ds, bytes.NewReader(data.Bytes()), rdfio.LoadOptions{Format: rdfio.NQuads})
 				b.StopTimer()
 				if err != nil {
 					b.Fatal(err)

@@ -1,4 +1,4 @@
-package kb
+package rdfio
 
 import (
 	"context"
@@ -6,16 +6,17 @@ import (
 	"io"
 	"sort"
 
-	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/kb"
 )
 
 // ExportOptions tune Export.
 type ExportOptions struct {
-	// Format is any format rdfio can write: FormatNTriples (the
-	// default), FormatNQuads, FormatTurtle, FormatTriG or FormatRDFXML.
-	Format Format
+	// Format is the name of any format with an encoder (any name Lookup
+	// accepts): NTriples (the default), NQuads, Turtle, TriG, RDFXML or
+	// JSONLD.
+	Format string
 	// Graphs restricts the export to these graphs; empty means all.
-	Graphs []ID
+	Graphs []kb.ID
 }
 
 // Export writes the quads of ds in an RDF format with the format's rdfio
@@ -24,17 +25,17 @@ type ExportOptions struct {
 // the chosen graphs, each triple once. Turtle, TriG and RDF/XML output is
 // grouped by graph and subject and sorted; N-Triples and N-Quads stream in
 // store order. Literals keep their datatype and language tag exactly.
-func Export(ctx context.Context, ds Dataset, w io.Writer, opts ExportOptions) error {
+func Export(ctx context.Context, ds kb.Dataset, w io.Writer, opts ExportOptions) error {
 	format := opts.Format
 	if format == "" {
-		format = FormatNTriples
+		format = NTriples
 	}
-	f, ok := rdfio.Lookup(string(format))
+	f, ok := Lookup(format)
 	if !ok || f.NewEncoder == nil {
-		return fmt.Errorf("export: cannot write format %q (want one of %v)", format, rdfio.Names())
+		return fmt.Errorf("export: cannot write format %q (want one of %v)", format, Names())
 	}
-	enc := f.NewEncoder(w, rdfio.EncoderOptions{})
-	ex := &exporter{ds: ds, cache: make(map[ID]Term)}
+	enc := f.NewEncoder(w, EncoderOptions{})
+	ex := &exporter{ds: ds, cache: make(map[kb.ID]kb.Term)}
 	var err error
 	switch f.Name {
 	case "ntriples", "nquads":
@@ -49,19 +50,19 @@ func Export(ctx context.Context, ds Dataset, w io.Writer, opts ExportOptions) er
 }
 
 type exporter struct {
-	ds    Dataset
-	cache map[ID]Term
+	ds    kb.Dataset
+	cache map[kb.ID]kb.Term
 }
 
 const exportCacheSize = 1 << 20
 
-func (ex *exporter) term(ctx context.Context, id ID) (Term, error) {
+func (ex *exporter) term(ctx context.Context, id kb.ID) (kb.Term, error) {
 	if t, ok := ex.cache[id]; ok {
 		return t, nil
 	}
 	t, err := ex.ds.Resolve(ctx, id)
 	if err != nil {
-		return Term{}, fmt.Errorf("export: resolve term %d: %w", id, err)
+		return kb.Term{}, fmt.Errorf("export: resolve term %d: %w", id, err)
 	}
 	if len(ex.cache) >= exportCacheSize {
 		clear(ex.cache)
@@ -71,15 +72,15 @@ func (ex *exporter) term(ctx context.Context, id ID) (Term, error) {
 }
 
 // each calls fn for every quad of the chosen graphs.
-func (ex *exporter) each(ctx context.Context, graphs []ID, fn func(Quad) error) error {
-	patterns := []Pattern{{}}
+func (ex *exporter) each(ctx context.Context, graphs []kb.ID, fn func(kb.Quad) error) error {
+	patterns := []kb.Pattern{{}}
 	if len(graphs) > 0 {
 		patterns = patterns[:0]
-		seen := make(map[ID]bool)
+		seen := make(map[kb.ID]bool)
 		for _, g := range graphs {
-			if !seen[g] && g != Any {
+			if !seen[g] && g != kb.Any {
 				seen[g] = true
-				patterns = append(patterns, Pattern{G: g})
+				patterns = append(patterns, kb.Pattern{G: g})
 			}
 		}
 	}
@@ -108,15 +109,15 @@ func (ex *exporter) each(ctx context.Context, graphs []ID, fn func(Quad) error) 
 }
 
 // lines writes N-Triples or N-Quads in store order.
-func (ex *exporter) lines(ctx context.Context, enc rdfio.Encoder, graphs []ID, quads bool) error {
+func (ex *exporter) lines(ctx context.Context, enc Encoder, graphs []kb.ID, quads bool) error {
 	// Merging several graphs into triples must not repeat a triple.
-	var seen map[[3]ID]struct{}
+	var seen map[[3]kb.ID]struct{}
 	if !quads && len(graphs) != 1 {
-		seen = make(map[[3]ID]struct{})
+		seen = make(map[[3]kb.ID]struct{})
 	}
-	return ex.each(ctx, graphs, func(q Quad) error {
+	return ex.each(ctx, graphs, func(q kb.Quad) error {
 		if seen != nil {
-			k := [3]ID{q.S, q.P, q.O}
+			k := [3]kb.ID{q.S, q.P, q.O}
 			if _, dup := seen[k]; dup {
 				return nil
 			}
@@ -135,9 +136,9 @@ func (ex *exporter) lines(ctx context.Context, enc rdfio.Encoder, graphs []ID, q
 
 // quad resolves a quad for an encoder; G 0 and DefaultGraph become no
 // graph.
-func (ex *exporter) quad(ctx context.Context, q Quad) (rdfio.Quad, error) {
-	var out rdfio.Quad
-	for i, id := range [...]ID{q.S, q.P, q.O, q.G} {
+func (ex *exporter) quad(ctx context.Context, q kb.Quad) (kb.TermQuad, error) {
+	var out kb.TermQuad
+	for i, id := range [...]kb.ID{q.S, q.P, q.O, q.G} {
 		if id == 0 {
 			continue
 		}
@@ -145,36 +146,21 @@ func (ex *exporter) quad(ctx context.Context, q Quad) (rdfio.Quad, error) {
 		if err != nil {
 			return out, err
 		}
-		if i == 3 && t == DefaultGraph {
+		if i == 3 && t == kb.DefaultGraph {
 			continue
 		}
-		*[...]*rdfio.Term{&out.S, &out.P, &out.O, &out.G}[i] = toRDFIO(t)
+		*[...]*kb.Term{&out.S, &out.P, &out.O, &out.G}[i] = t
 	}
 	return out, nil
-}
-
-// toRDFIO converts a term for rdfio.
-func toRDFIO(t Term) rdfio.Term {
-	return rdfio.Term{Kind: rdfio.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
-}
-
-// RDFIO converts q for a kb/rdfio encoder: a zero G or DefaultGraph
-// becomes no graph (the default graph).
-func (q TermQuad) RDFIO() rdfio.Quad {
-	out := rdfio.Quad{S: toRDFIO(q.S), P: toRDFIO(q.P), O: toRDFIO(q.O)}
-	if !q.G.IsZero() && q.G != DefaultGraph {
-		out.G = toRDFIO(q.G)
-	}
-	return out
 }
 
 // sorted writes the distinct statements (triples when !quads) of the
 // chosen graphs ordered by graph, subject, predicate and object, so that
 // the Turtle, TriG and RDF/XML encoders group them. It holds them in
 // memory.
-func (ex *exporter) sorted(ctx context.Context, enc rdfio.Encoder, graphs []ID, quads bool) error {
-	set := make(map[Quad]struct{})
-	if err := ex.each(ctx, graphs, func(q Quad) error {
+func (ex *exporter) sorted(ctx context.Context, enc Encoder, graphs []kb.ID, quads bool) error {
+	set := make(map[kb.Quad]struct{})
+	if err := ex.each(ctx, graphs, func(q kb.Quad) error {
 		if !quads {
 			q.G = 0
 		}
@@ -183,7 +169,7 @@ func (ex *exporter) sorted(ctx context.Context, enc rdfio.Encoder, graphs []ID, 
 	}); err != nil {
 		return err
 	}
-	all := make([]Quad, 0, len(set))
+	all := make([]kb.Quad, 0, len(set))
 	for q := range set {
 		all = append(all, q)
 	}
