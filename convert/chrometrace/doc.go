@@ -25,6 +25,10 @@
 //	string)                             decimals; Defs.Start = the earliest slice
 //	X cat perfkb.flush                  BufferFlush (Time .. Stop)
 //	i cat perfkb.measurement            MeasurementOnOff
+//	s / f cat mpi.message, args peer    Send / Recv with Peer (the [pid, tid] location),
+//	[pid, tid], tag, bytes, comm        Tag, Bytes, Comm (what Write exports)
+//	i cat mpi.collective, args op,      CollectiveEnd; otherData.perfkb_comms gives the
+//	root, comm, bytes_sent/_received    communicators (members as [pid, tid])
 //	other phases (i, C, b/e, s/f, P,    ignored; one warning per phase with its count
 //	O/N/D, …) and M sort indexes
 //
@@ -34,9 +38,11 @@
 // dur, wrong field types) are *convert.Error at FILE:LINE:COLUMN naming
 // the byte offset and the event index (traceEvents[i]).
 //
-// Mapping on export (Write): see Write. Read maps the export back to the
-// same region statistics; messages (flows) and collectives (instants) are
-// for the eye only and are not read back.
+// Mapping on export (Write): see Write. Read maps an export back to the
+// same region statistics, message counts and bytes, and Late Sender and
+// Wait at N×N times (the tests check it on text, synthetic, compensated
+// and OTF2 traces). Non-blocking sends and receives come back as blocking
+// ones, and Defs.Start as the earliest slice.
 //
 // Memory: the JSON is read whole (its events need not be sorted), so a
 // trace costs about its size plus its events.

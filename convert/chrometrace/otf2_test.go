@@ -41,6 +41,12 @@ func TestExportOTF2(t *testing.T) {
 		if len(want) == 0 {
 			t.Fatal("the OTF2 trace has no region statistics")
 		}
-		sameRegionStats(t, want, locStats(t, reimport(t, data)))
+		back := reimport(t, data)
+		sameRegionStats(t, want, locStats(t, back))
+		if model == nil {
+			sameFullStats(t, fullStats(t, src), fullStats(t, back))
+		} else {
+			sameFullStats(t, fullStats(t, compensated(t, src, model)), fullStats(t, back))
+		}
 	}
 }

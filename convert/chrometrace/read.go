@@ -26,6 +26,8 @@ const Resolution = 1_000_000_000
 const (
 	CatFlush       = "perfkb.flush"       // X: a buffer flush (Time .. Stop)
 	CatMeasurement = "perfkb.measurement" // i: measurement switched on or off
+	CatMessage     = "mpi.message"        // s, f: a point-to-point message
+	CatCollective  = "mpi.collective"     // i: the end of a collective operation
 )
 
 // rawEvent is one element of traceEvents, with the fields perfkb reads
@@ -77,17 +79,27 @@ type beEvent struct {
 	offset    int64
 }
 
-type instant struct {
-	ts    trace.Time
-	on    bool
-	index int
+// point is an event inside slices: a message end, a collective end, a
+// measurement switch (the categories perfkb's export writes).
+type point struct {
+	ev     trace.Event // Kind, Time and the kind's fields; Peer and Root are set in build
+	peer   *threadKey
+	root   *threadKey
+	index  int
+	offset int64
 }
 
 type thread struct {
 	intervals []interval
 	be        []beEvent
-	onoff     []instant
+	points    []point
 	name      string
+}
+
+// rawComm is a communicator of otherData.perfkb_comms.
+type rawComm struct {
+	ID      int        `json:"id"`
+	Members [][2]int64 `json:"members"`
 }
 
 // reader holds the state of one Read.
@@ -96,6 +108,8 @@ type reader struct {
 	name     string
 	threads  map[threadKey]*thread
 	procName map[id]string
+	comms    []rawComm
+	commsOff int64
 	ignored  map[string]int // phase → events ignored
 	firstIgn map[string]int // phase → first ignored event index
 	warnings []convert.Warning
@@ -234,11 +248,23 @@ func (r *reader) parse() error {
 			}
 			continue
 		}
-		// displayTimeUnit, otherData, metadata, stackFrames, samples,
-		// systemTraceEvents: nothing in them maps to the model.
+		// displayTimeUnit, metadata, stackFrames, samples,
+		// systemTraceEvents: nothing in them maps to the model; otherData
+		// may hold the communicators of a perfkb export.
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
 			return r.syntaxErr(err, dec, -1)
+		}
+		if key == "otherData" {
+			var od struct {
+				Comms json.RawMessage `json:"perfkb_comms"`
+			}
+			if json.Unmarshal(skip, &od) == nil && len(od.Comms) > 0 {
+				if err := json.Unmarshal(od.Comms, &r.comms); err != nil {
+					return r.errAt(off, -1, "otherData.perfkb_comms: %v", err)
+				}
+				r.commsOff = off
+			}
 		}
 	}
 	if _, err := dec.Token(); err != nil {
@@ -472,14 +498,16 @@ func (r *reader) event(ev *rawEvent, index int, off int64) error {
 		} else {
 			r.thread(key).name = n
 		}
-	case "i", "I":
-		if cat == CatMeasurement {
-			t0, err := ts()
+	case "i", "I", "s", "f":
+		if pt, ok, err := r.point(ev, ph, cat, name, index, off); ok || err != nil {
 			if err != nil {
 				return err
 			}
+			if pt.ev.Time, err = ts(); err != nil {
+				return err
+			}
 			t := r.thread(key)
-			t.onoff = append(t.onoff, instant{ts: t0, on: name == "measurement on", index: index})
+			t.points = append(t.points, pt)
 			return nil
 		}
 		fallthrough
@@ -490,6 +518,66 @@ func (r *reader) event(ev *rawEvent, index int, off int64) error {
 		r.ignored[ph]++
 	}
 	return nil
+}
+
+var opByName = func() map[string]trace.CollOp {
+	m := map[string]trace.CollOp{}
+	for o := trace.OpBarrier; o <= trace.OpOther; o++ {
+		m[o.String()] = o
+	}
+	return m
+}()
+
+// point reads the message flows, collective ends and measurement switches
+// of perfkb's export; ok is false for other events.
+func (r *reader) point(ev *rawEvent, ph, cat, name string, index int, off int64) (point, bool, error) {
+	pt := point{index: index, offset: off}
+	key := func(v *[2]int64) *threadKey {
+		if v == nil {
+			return nil
+		}
+		return &threadKey{id{n: v[0]}, id{n: v[1]}}
+	}
+	switch {
+	case cat == CatMeasurement && (ph == "i" || ph == "I"):
+		pt.ev = trace.Event{Kind: trace.MeasurementOnOff, On: name == "measurement on"}
+	case cat == CatMessage && (ph == "s" || ph == "f"):
+		var a struct {
+			Peer  *[2]int64 `json:"peer"`
+			Tag   int       `json:"tag"`
+			Bytes int64     `json:"bytes"`
+			Comm  int       `json:"comm"`
+		}
+		if err := json.Unmarshal(ev.Args, &a); err != nil || a.Peer == nil {
+			return pt, true, r.errAt(off, index, "a %s message flow needs args {peer: [pid, tid], tag, bytes, comm}", CatMessage)
+		}
+		kind := trace.Send
+		if ph == "f" {
+			kind = trace.Recv
+		}
+		pt.ev = trace.Event{Kind: kind, Tag: a.Tag, Bytes: a.Bytes, Comm: a.Comm}
+		pt.peer = key(a.Peer)
+	case cat == CatCollective && (ph == "i" || ph == "I"):
+		var a struct {
+			Op    string    `json:"op"`
+			Root  *[2]int64 `json:"root"`
+			Comm  int       `json:"comm"`
+			Sent  int64     `json:"bytes_sent"`
+			Recvd int64     `json:"bytes_received"`
+		}
+		if err := json.Unmarshal(ev.Args, &a); err != nil {
+			return pt, true, r.errAt(off, index, "a %s instant needs args {op, root, comm, bytes_sent, bytes_received}", CatCollective)
+		}
+		op, ok := opByName[a.Op]
+		if !ok {
+			return pt, true, r.errAt(off, index, "unknown collective operation %q", a.Op)
+		}
+		pt.ev = trace.Event{Kind: trace.CollectiveEnd, Op: op, Comm: a.Comm, Bytes: a.Sent, Recvd: a.Recvd, Root: -1}
+		pt.root = key(a.Root)
+	default:
+		return pt, false, nil
+	}
+	return pt, true, nil
 }
 
 // build matches B/E pairs, orders each thread's slices into a properly
@@ -507,7 +595,7 @@ func (r *reader) build() (*trace.Mem, error) {
 	}
 	keys := make([]threadKey, 0, len(r.threads))
 	for k, t := range r.threads {
-		if len(t.intervals)+len(t.be)+len(t.onoff) > 0 {
+		if len(t.intervals)+len(t.be)+len(t.points) > 0 {
 			keys = append(keys, k)
 		}
 	}
@@ -537,7 +625,14 @@ func (r *reader) build() (*trace.Mem, error) {
 		}
 	}
 	procOf := map[id]int{}
+	locOf := map[threadKey]int{}
+	for i, k := range keys {
+		locOf[k] = i
+	}
 	m := &trace.Mem{D: trace.Defs{Resolution: Resolution}}
+	if err := r.buildComms(m, locOf); err != nil {
+		return nil, err
+	}
 	regionID := map[string]int{}
 	first := true
 	threadNo := 0
@@ -578,18 +673,37 @@ func (r *reader) build() (*trace.Mem, error) {
 		})
 		var evs []trace.Event
 		var stack []interval
-		onoff := t.onoff
-		slices.SortStableFunc(onoff, func(a, b instant) int { return cmpTime(a.ts, b.ts) })
-		emitOnOff := func(upTo trace.Time) {
-			for len(onoff) > 0 && onoff[0].ts <= upTo {
-				evs = append(evs, trace.Event{Kind: trace.MeasurementOnOff, Time: onoff[0].ts, On: onoff[0].on})
-				onoff = onoff[1:]
+		points := t.points
+		slices.SortStableFunc(points, func(a, b point) int { return cmpTime(a.ev.Time, b.ev.Time) })
+		for j := range points {
+			pt := &points[j]
+			if pt.peer != nil {
+				l, ok := locOf[*pt.peer]
+				if !ok {
+					return nil, r.errAt(pt.offset, pt.index, "the message's peer [%s, %s] has no events", tidString(pt.peer.pid), tidString(pt.peer.tid))
+				}
+				pt.ev.Peer = l
+			}
+			if pt.root != nil {
+				l, ok := locOf[*pt.root]
+				if !ok {
+					return nil, r.errAt(pt.offset, pt.index, "the collective's root [%s, %s] has no events", tidString(pt.root.pid), tidString(pt.root.tid))
+				}
+				pt.ev.Root = l
+			}
+		}
+		// A point at a slice's start belongs to the slice; one at its end
+		// too.
+		emitPoints := func(upTo trace.Time, inclusive bool) {
+			for len(points) > 0 && (points[0].ev.Time < upTo || inclusive && points[0].ev.Time == upTo) {
+				evs = append(evs, points[0].ev)
+				points = points[1:]
 			}
 		}
 		leave := func() {
 			top := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			emitOnOff(top.end)
+			emitPoints(top.end, true)
 			evs = append(evs, trace.Event{Kind: trace.Leave, Time: top.end, Region: regionID[top.name]})
 		}
 		for _, iv := range ivs {
@@ -605,7 +719,7 @@ func (r *reader) build() (*trace.Mem, error) {
 			if first || iv.start < m.D.Start {
 				m.D.Start, first = iv.start, false
 			}
-			emitOnOff(iv.start)
+			emitPoints(iv.start, false)
 			if iv.flush {
 				evs = append(evs, trace.Event{Kind: trace.BufferFlush, Time: iv.start, Stop: iv.end})
 				continue
@@ -622,13 +736,32 @@ func (r *reader) build() (*trace.Mem, error) {
 		for len(stack) > 0 {
 			leave()
 		}
-		emitOnOff(trace.Time(1<<63 - 1))
+		emitPoints(trace.Time(1<<63-1), true)
 		for j := range evs {
 			evs[j].Loc = i
 		}
 		m.Stream = append(m.Stream, evs)
 	}
 	return m, nil
+}
+
+// buildComms gives the trace the communicators of a perfkb export.
+func (r *reader) buildComms(m *trace.Mem, locOf map[threadKey]int) error {
+	for i, c := range r.comms {
+		if c.ID != i {
+			return r.errAt(r.commsOff, -1, "otherData.perfkb_comms[%d] has id %d; want ids 0, 1, … in order", i, c.ID)
+		}
+		comm := trace.Comm{ID: i}
+		for _, mem := range c.Members {
+			l, ok := locOf[threadKey{id{n: mem[0]}, id{n: mem[1]}}]
+			if !ok {
+				return r.errAt(r.commsOff, -1, "otherData.perfkb_comms[%d]: member [%d, %d] has no events", i, mem[0], mem[1])
+			}
+			comm.Members = append(comm.Members, l)
+		}
+		m.D.Comms = append(m.D.Comms, comm)
+	}
+	return nil
 }
 
 func cmpTime(a, b trace.Time) int {

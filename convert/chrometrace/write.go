@@ -41,14 +41,18 @@ type openFrame struct {
 //   - each region execution as a complete event (X) with ts and dur in
 //     microseconds since the trace start (nanosecond precision), cat the
 //     region's paradigm;
-//   - each point-to-point message as a flow (s at the send, f with
-//     bp "e" at the receive, matched first-in first-out per channel) with
-//     peer, tag and bytes in args;
-//   - collective ends and measurement switches as thread-scoped instant
-//     events (i), buffer flushes as X events of category perfkb.flush.
+//   - each point-to-point message as a flow of category mpi.message (s at
+//     the send, f with bp "e" at the receive, matched first-in first-out
+//     per channel) with peer ([pid, tid]), tag, bytes and comm in args;
+//   - collective ends as thread-scoped instants (i) of category
+//     mpi.collective with op, root, comm and bytes in args, the
+//     communicators in otherData.perfkb_comms;
+//   - measurement switches as instants of category perfkb.measurement,
+//     buffer flushes as X events of category perfkb.flush.
 //
-// Read turns the flush and measurement events back into the model's, so
-// an exported trace re-imports with the same region summaries.
+// Read turns these back into the model's events, so an exported trace
+// re-imports with the same region summaries, message statistics and
+// waiting times.
 func Write(ctx context.Context, w io.Writer, d *trace.Defs, events iter.Seq2[trace.Event, error]) (WriteStats, error) {
 	var st WriteStats
 	bw := bufio.NewWriterSize(w, 256<<10)
@@ -106,7 +110,25 @@ func Write(ctx context.Context, w io.Writer, d *trace.Defs, events iter.Seq2[tra
 		buf = buf[:0]
 		return err
 	}
-	buf = append(buf, `{"displayTimeUnit":"ns","otherData":{"generator":"perfkb trace export"},"traceEvents":[`+"\n"...)
+	// Communicators go into otherData (members as [pid, tid]), so Read
+	// can give collective ends their groups back.
+	buf = append(buf, `{"displayTimeUnit":"ns","otherData":{"generator":"perfkb trace export","perfkb_comms":[`...)
+	for i, c := range d.Comms {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"id":`...)
+		buf = strconv.AppendInt(buf, int64(c.ID), 10)
+		buf = append(buf, `,"members":[`...)
+		for j, m := range c.Members {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendPidTid(buf, d, tid, m)
+		}
+		buf = append(buf, "]}"...)
+	}
+	buf = append(buf, `]},"traceEvents":[`+"\n"...)
 	seenProc := map[int]bool{}
 	for _, loc := range order {
 		l := d.Locations[loc]
@@ -199,23 +221,21 @@ func Write(ctx context.Context, w io.Writer, d *trace.Defs, events iter.Seq2[tra
 		case trace.Send, trace.Isend, trace.Recv, trace.Irecv:
 			send := e.Kind == trace.Send || e.Kind == trace.Isend
 			ch := channel{e.Comm, e.Loc, e.Peer, e.Tag}
-			ph, peerKey := "s", "to"
+			ph := "s"
 			if !send {
 				ch = channel{e.Comm, e.Peer, e.Loc, e.Tag}
-				ph, peerKey = "f", "from"
+				ph = "f"
 			}
 			begin(ph, e.Loc)
 			str("name", "message")
-			str("cat", "mpi.message")
+			str("cat", CatMessage)
 			num("id", flow(ch, send))
 			us("ts", ns(e.Time))
 			if !send {
 				str("bp", "e")
 			}
-			buf = append(buf, `,"args":{"`...)
-			buf = append(buf, peerKey...)
-			buf = append(buf, `_location":`...)
-			buf = strconv.AppendInt(buf, int64(e.Peer), 10)
+			buf = append(buf, `,"args":{"peer":`...)
+			buf = appendPidTid(buf, d, tid, e.Peer)
 			buf = append(buf, `,"tag":`...)
 			buf = strconv.AppendInt(buf, int64(e.Tag), 10)
 			buf = append(buf, `,"bytes":`...)
@@ -227,11 +247,13 @@ func Write(ctx context.Context, w io.Writer, d *trace.Defs, events iter.Seq2[tra
 		case trace.CollectiveEnd:
 			begin("i", e.Loc)
 			str("name", e.Op.String()+" end")
-			str("cat", "mpi.collective")
+			str("cat", CatCollective)
 			str("s", "t")
 			us("ts", ns(e.Time))
-			buf = append(buf, `,"args":{"root_location":`...)
-			buf = strconv.AppendInt(buf, int64(e.Root), 10)
+			buf = append(buf, `,"args":{"op":"`...)
+			buf = append(buf, e.Op.String()...)
+			buf = append(buf, `","root":`...)
+			buf = appendPidTid(buf, d, tid, e.Root)
 			buf = append(buf, `,"comm":`...)
 			buf = strconv.AppendInt(buf, int64(e.Comm), 10)
 			buf = append(buf, `,"bytes_sent":`...)
@@ -283,6 +305,18 @@ func Write(ctx context.Context, w io.Writer, d *trace.Defs, events iter.Seq2[tra
 		return st, err
 	}
 	return st, bw.Flush()
+}
+
+// appendPidTid writes a location as [pid, tid], or null for none.
+func appendPidTid(b []byte, d *trace.Defs, tid []int, loc int) []byte {
+	if loc < 0 || loc >= len(d.Locations) {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	b = strconv.AppendInt(b, int64(d.Locations[loc].Process), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(tid[loc]), 10)
+	return append(b, ']')
 }
 
 // toNanos converts ticks at res ticks per second to nanoseconds.

@@ -245,14 +245,44 @@ func reimport(t *testing.T, data []byte) *trace.Mem {
 		t.Fatalf("re-import: %v", err)
 	}
 	for _, w := range warnings {
-		// Flows and collective instants are not read back; nothing else
-		// may be worked around.
-		if !bytes.Contains([]byte(w.Message), []byte(`phase "s"`)) && !bytes.Contains([]byte(w.Message), []byte(`phase "f"`)) &&
-			!bytes.Contains([]byte(w.Message), []byte(`phase "i"`)) {
-			t.Errorf("re-import warns: %s", w)
-		}
+		t.Errorf("re-import warns: %s", w)
 	}
 	return m
+}
+
+// fullStats is TRCSTAT per location (process, thread) and region name,
+// with the message and waiting-time columns.
+func fullStats(t *testing.T, src trace.Source) map[[2]int]map[string]trace.RegionStat {
+	t.Helper()
+	s, err := trace.Summarize(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[[2]int]map[string]trace.RegionStat{}
+	for _, r := range s.RegionStats(true) {
+		l := src.Defs().Locations[r.Loc]
+		k := [2]int{l.Process, l.Thread}
+		if out[k] == nil {
+			out[k] = map[string]trace.RegionStat{}
+		}
+		out[k][r.Name] = r
+	}
+	return out
+}
+
+// sameFullStats compares the message counts, bytes and waiting times of
+// two traces' regions (times to the nanosecond the export keeps).
+func sameFullStats(t *testing.T, want, got map[[2]int]map[string]trace.RegionStat) {
+	t.Helper()
+	for loc, regions := range want {
+		for name, w := range regions {
+			g := got[loc][name]
+			if g.Msgs != w.Msgs || g.Bytes != w.Bytes || math.Abs(g.LSWait-w.LSWait) > 2e-3*float64(w.Count) || math.Abs(g.NxNWait-w.NxNWait) > 2e-3*float64(w.Count) {
+				t.Errorf("location %v %s: re-imported msgs %d bytes %d ls_wait %v wnxn_wait %v, want %d %d %v %v",
+					loc, name, g.Msgs, g.Bytes, g.LSWait, g.NxNWait, w.Msgs, w.Bytes, w.LSWait, w.NxNWait)
+			}
+		}
+	}
 }
 
 // sameRegionStats compares per-location region statistics of two traces
@@ -309,7 +339,12 @@ func TestExportRoundTrip(t *testing.T) {
 			if tc.model != nil {
 				want = compensated(t, src, tc.model)
 			}
-			sameRegionStats(t, locStats(t, want), locStats(t, reimport(t, data)))
+			back := reimport(t, data)
+			sameRegionStats(t, locStats(t, want), locStats(t, back))
+			sameFullStats(t, fullStats(t, want), fullStats(t, back))
+			if vs, err := trace.Check(context.Background(), back); err != nil || trace.AnyFatal(vs) {
+				t.Errorf("the re-imported trace fails CHECKTRACE: %v %v", vs, err)
+			}
 		})
 	}
 }
