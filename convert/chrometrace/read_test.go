@@ -80,6 +80,15 @@ func TestReadByHand(t *testing.T) {
 			warnings: []string{`1 events of phase "i" ignored (first: traceEvents[9])`},
 		},
 		{
+			// A child that outlives its parent is cut at the parent's end.
+			file: "overlap.json",
+			want: map[[2]int]map[string]stat{{1, 0}: {
+				"outer": {1, 10, 5, 10, 10},
+				"child": {1, 5, 5, 5, 5},
+			}},
+			warnings: []string{`"child" (5 .. 15 µs) overlaps the end of the enclosing "outer" (traceEvents[0], ends 10 µs); cut at that end`},
+		},
+		{
 			// The bare array form, cut after an event as a killed tracer leaves it.
 			file: "array.json",
 			want: map[[2]int]map[string]stat{{1, 0}: {
