@@ -175,9 +175,9 @@ func flatCum(qs []kb.TermQuad, incl, excl string) (flat, cum map[string]float64)
 // the unit given (ns, B or a plain count).
 func pprofTop(t *testing.T, path, sampleIndex, unit string) (flat, cum map[string]float64) {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		t.Skipf("go tool pprof is not available: %v", err)
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("go tool pprof is not available (no go command on PATH): %v", err)
 	}
 	args := []string{"tool", "pprof", "-top", "-nodecount=0", "-nodefraction=0", "-edgefraction=0", "-sample_index=" + sampleIndex}
 	if unit != "" {
