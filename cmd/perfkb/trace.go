@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/convert"
+	"github.com/perfkb/perfkb/convert/chrometrace"
 	"github.com/perfkb/perfkb/convert/otf2"
 	"github.com/perfkb/perfkb/convert/trace"
 	"github.com/perfkb/perfkb/convert/trace/compensate"
@@ -27,7 +28,8 @@ func init() {
 }
 
 // openTrace opens an OTF2 archive (a .otf2 anchor file or a directory
-// holding one; needs the otf2 build tag) or a text trace.
+// holding one; needs the otf2 build tag), a Chrome Trace Event JSON file
+// (recognised by its first bytes) or a text trace.
 func openTrace(path string) (trace.Source, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -48,6 +50,15 @@ func openTrace(path string) (trace.Source, error) {
 		return nil, err
 	}
 	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	if chrometrace.LooksLikeJSON(head[:n]) {
+		m, _, err := chrometrace.ReadFile(path)
+		return m, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
 	m, err := trace.ReadText(f, path)
 	if err != nil {
 		return nil, convert.Errorf(path, "", "%w", err)
@@ -67,10 +78,12 @@ func newTraceCmd(app *App) *cobra.Command {
          summaries wrong;
   stat   prints region and message statistics (TRCSTAT);
   list   prints one readable line per event (LIST).
-TRACE is an OTF2 archive (anchor .otf2 file; perfkb built with -tags otf2)
-or a text trace (see convert/trace/text.go).`,
+  export writes the trace (or its compensated version) for another tool:
+         --format chrome gives Chrome Trace Event JSON for Perfetto's UI.
+TRACE is an OTF2 archive (anchor .otf2 file; perfkb built with -tags otf2),
+a Chrome Trace Event JSON file or a text trace (see convert/trace/text.go).`,
 	}
-	cmd.AddCommand(newTraceMergeCmd(app), newTraceCheckCmd(app), newTraceStatCmd(app), newTraceListCmd(app))
+	cmd.AddCommand(newTraceMergeCmd(app), newTraceCheckCmd(app), newTraceStatCmd(app), newTraceListCmd(app), newTraceExportCmd(app))
 	return cmd
 }
 
@@ -319,30 +332,39 @@ func addTraceConvFlags(cmd *cobra.Command) *traceConvFlags {
 	return tf
 }
 
-// run converts the trace at path with the shared convert flags.
-func (tf *traceConvFlags) run(ctx context.Context, app *App, cf *convertFlags, kind, path string) error {
+// options checks the flags and returns the conversion options.
+func (tf *traceConvFlags) options() (traceconv.Options, error) {
 	opts := traceconv.Options{Experiment: tf.experiment, Events: tf.events, AcceptViolations: tf.accept}
 	if tf.calib != "" {
 		cal, err := compensate.ReadCalibration(tf.calib)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return usageError(err)
+				return opts, usageError(err)
 			}
-			return &exitError{code: exitInvalidInput, err: err}
+			return opts, &exitError{code: exitInvalidInput, err: err}
 		}
 		opts.Calibration = cal
 		if opts.Bound, err = compensate.ParseBound(tf.bound); err != nil {
-			return usageError(err)
+			return opts, usageError(err)
 		}
 		switch tf.collective {
 		case "latest":
 		case "per-process":
 			opts.Collective = compensate.CollPerProcess
 		default:
-			return usageError(fmt.Errorf("--collective %q: want latest or per-process", tf.collective))
+			return opts, usageError(fmt.Errorf("--collective %q: want latest or per-process", tf.collective))
 		}
 	} else if cmdChanged := tf.bound != "lower"; cmdChanged {
-		return usageError(errors.New("--bound needs --compensate CALIB"))
+		return opts, usageError(errors.New("--bound needs --compensate CALIB"))
+	}
+	return opts, nil
+}
+
+// run converts the trace at path with the shared convert flags.
+func (tf *traceConvFlags) run(ctx context.Context, app *App, cf *convertFlags, kind, path string) error {
+	opts, err := tf.options()
+	if err != nil {
+		return err
 	}
 	if _, err := cf.parseBase(); err != nil {
 		return err
