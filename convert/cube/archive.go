@@ -118,7 +118,7 @@ func (a *archive) scan() error {
 		}
 		content := off + block
 		if size < 0 || content+size > a.size {
-			return archErr(off+124, "truncated archive: member %q of %d bytes at byte %d runs past the end (%d bytes)", name(hdr[:]), size, content, a.size)
+			return archErr(off, "truncated archive: member %q of %d bytes at byte %d runs past the end (%d bytes)", name(hdr[:]), size, content, a.size)
 		}
 		switch typ := hdr[156]; typ {
 		case 'L': // GNU long name: the content is the next member's name
