@@ -318,7 +318,7 @@ func (c *Converter) load(ar *archive, m *Metric, dt dtype, enum []int, a *Anchor
 	if err != nil {
 		return nil, err
 	}
-	raw, err := decodeData(dm.name, db, dm.offset, ix.order)
+	raw, err := decodeData(dm.name, db, dm.offset, ix.order, int64(len(ix.entries))*int64(dt.size)*int64(len(a.Locations)))
 	if err != nil {
 		return nil, err
 	}

@@ -393,7 +393,8 @@ func findings(t *testing.T, ds kb.Dataset, typ string) []string {
 // shipped rule sets unchanged on it: Late Sender findings appear on
 // exactly the call paths whose mpi_latesender time passes the rule's
 // thresholds (above 1000 µs and above 30 % of the call path's time),
-// Wait at N x N on the barrier and collective paths that wait.
+// Wait at N x N on the barrier and collective paths that wait, Wait at
+// Barrier on the barrier path.
 func TestScalascaWaitStates(t *testing.T) {
 	w := scalasca()
 	path := w.write(t, t.TempDir(), "scorep_test_trace/scout.cubex")
@@ -465,5 +466,8 @@ func TestScalascaWaitStates(t *testing.T) {
 	sort.Strings(wantNxN)
 	if got := findings(t, ds, "WaitAtNxN"); !slices.Equal(got, wantNxN) {
 		t.Errorf("WaitAtNxN on\n %v\nwant\n %v", got, wantNxN)
+	}
+	if got, want := findings(t, ds, "WaitAtBarrier"), []string{rsOf(path, 1, 0, 5)}; !slices.Equal(got, want) {
+		t.Errorf("WaitAtBarrier on %v, want %v (the barrier that waits)", got, want)
 	}
 }

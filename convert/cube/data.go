@@ -120,8 +120,10 @@ func parseIndex(name string, b []byte, arch int64) (*index, error) {
 // decodeData reads a data file ("CUBEX.DATA" and raw values, or
 // "ZCUBEX.DATA", an int64 count, count × (int64 uncompressed offset,
 // int64 compressed offset, int64 compressed size) and the zlib segments)
-// and returns the raw value bytes.
-func decodeData(name string, b []byte, arch int64, order binary.ByteOrder) ([]byte, error) {
+// and returns the raw value bytes. Decompression stops past want bytes
+// (the size the index and anchor announce), so a bad stream cannot
+// inflate without bound.
+func decodeData(name string, b []byte, arch int64, order binary.ByteOrder, want int64) ([]byte, error) {
 	perr := func(off int64, format string, args ...any) error {
 		return &posError{member: name, offset: off, arch: arch + off, msg: fmt.Sprintf(format, args...)}
 	}
@@ -158,10 +160,14 @@ func decodeData(name string, b []byte, arch int64, order binary.ByteOrder) ([]by
 		}
 		zr, err := zlib.NewReader(bytes.NewReader(b[p : p+sz]))
 		if err == nil {
-			_, err = io.Copy(&out, zr)
+			_, err = io.Copy(&out, io.LimitReader(zr, want+1-int64(out.Len())))
 		}
 		if err != nil {
 			return nil, &posError{member: name, offset: p, arch: arch + p, record: fmt.Sprintf("segment %d", i), msg: "zlib: " + err.Error()}
+		}
+		if int64(out.Len()) > want {
+			return nil, &posError{member: name, offset: p, arch: arch + p, record: fmt.Sprintf("segment %d", i),
+				msg: fmt.Sprintf("decompresses past the %d bytes of values the index announces", want)}
 		}
 		p += sz
 	}
