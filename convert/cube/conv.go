@@ -322,25 +322,13 @@ func (c *Converter) load(ar *archive, m *Metric, dt dtype, enum []int, a *Anchor
 	if err != nil {
 		return nil, err
 	}
-	rawOff := int64(len(db) - len(raw))
+	at := spot{member: dm.name, base: int64(len(dataMagic)), arch: dm.offset + int64(len(dataMagic))}
 	if bytes.HasPrefix(db, []byte(zdataMagic)) {
-		rawOff = 0 // offsets count in the decompressed values
+		at = spot{member: dm.name + " (decompressed values)", arch: -1}
 	}
-	v, err := readValues(m, dt, ix, raw, dm.name, dm.offset, rawOff, enum, len(a.CNodes), len(a.Locations))
-	if err != nil {
-		var pe *posError
-		if errors.As(err, &pe) && pe.arch < 0 && !bytes.HasPrefix(db, []byte(zdataMagic)) {
-			if pe.member == dm.name {
-				pe.arch = dm.offset + pe.offset
-			} else if pe.member == im.name {
-				pe.arch = im.offset + pe.offset
-			}
-		} else if errors.As(err, &pe) && pe.member == dm.name {
-			pe.record = strings.TrimSpace(pe.record + " (in the decompressed values)")
-		}
-		return nil, err
-	}
-	return v, nil
+	const ixHeader = int64(len(indexMagic) + 4 + 2 + 1 + 4)
+	ixAt := spot{member: im.name, base: ixHeader, arch: im.offset + ixHeader}
+	return readValues(m, dt, ix, raw, at, ixAt, enum, len(a.CNodes), len(a.Locations))
 }
 
 type state struct {

@@ -174,15 +174,31 @@ func decodeData(name string, b []byte, arch int64, order binary.ByteOrder, want 
 	return out.Bytes(), nil
 }
 
+// spot locates bytes of a member for error messages: offset base in the
+// member, at archive offset arch (-1: not in the archive as such, e.g.
+// decompressed values).
+type spot struct {
+	member     string
+	base, arch int64
+}
+
+func (s spot) err(off int64, record, format string, args ...any) *posError {
+	e := &posError{member: s.member, offset: s.base + off, arch: -1, record: record, msg: fmt.Sprintf(format, args...)}
+	if s.arch >= 0 {
+		e.arch = s.arch + off
+	}
+	return e
+}
+
 // readValues decodes a metric's values into a dense (cnode × location)
-// array. treeToCNode maps the index's tree indices to cnode positions.
-func readValues(m *Metric, dt dtype, ix *index, raw []byte, dataName string, dataArch int64, rawOff int64,
-	treeToCNode []int, ncnodes, nlocs int) (*values, error) {
+// array. treeToCNode maps the index's tree indices to cnode positions; at
+// and ixAt locate the values and the index entries.
+func readValues(m *Metric, dt dtype, ix *index, raw []byte, at, ixAt spot, treeToCNode []int, ncnodes, nlocs int) (*values, error) {
 	row := dt.size * nlocs
 	want := len(ix.entries) * row
 	if len(raw) != want {
-		return nil, &posError{member: dataName, offset: rawOff + int64(min(len(raw), want)), arch: -1,
-			msg: fmt.Sprintf("expected %d cnodes × %d locations × %d-byte %s values = %d bytes of values, found %d", len(ix.entries), nlocs, dt.size, m.DType, want, len(raw))}
+		return nil, at.err(int64(min(len(raw), want)), "", "expected %d cnodes × %d locations × %d-byte %s values = %d bytes of values, found %d",
+			len(ix.entries), nlocs, dt.size, m.DType, want, len(raw))
 	}
 	v := &values{locs: nlocs, has: make([]bool, ncnodes)}
 	if dt.kind == kindInt {
@@ -193,13 +209,11 @@ func readValues(m *Metric, dt dtype, ix *index, raw []byte, dataName string, dat
 	order := ix.order
 	for e, t := range ix.entries {
 		if t < 0 || int(t) >= len(treeToCNode) {
-			return nil, &posError{member: fmt.Sprintf("%d.index", m.ID), offset: int64(len(indexMagic) + 11 + 4*e), arch: -1, record: fmt.Sprintf("entry %d", e),
-				msg: fmt.Sprintf("call-tree index %d out of range: the call tree has %d cnodes", t, len(treeToCNode))}
+			return nil, ixAt.err(int64(4*e), fmt.Sprintf("entry %d", e), "call-tree index %d out of range: the call tree has %d cnodes", t, len(treeToCNode))
 		}
 		c := treeToCNode[t]
 		if v.has[c] {
-			return nil, &posError{member: fmt.Sprintf("%d.index", m.ID), offset: int64(len(indexMagic) + 11 + 4*e), arch: -1, record: fmt.Sprintf("entry %d", e),
-				msg: fmt.Sprintf("call-tree index %d listed twice", t)}
+			return nil, ixAt.err(int64(4*e), fmt.Sprintf("entry %d", e), "call-tree index %d listed twice", t)
 		}
 		v.has[c] = true
 		for l := 0; l < nlocs; l++ {
@@ -231,8 +245,7 @@ func readValues(m *Metric, dt dtype, ix *index, raw []byte, dataName string, dat
 					u = 0
 				}
 				if u > math.MaxInt64 {
-					return nil, &posError{member: dataName, offset: rawOff + int64(e*row+l*dt.size), arch: -1, record: fmt.Sprintf("row %d location %d", e, l),
-						msg: fmt.Sprintf("UINT64 value %d does not fit a signed 64-bit integer", u)}
+					return nil, at.err(int64(e*row+l*dt.size), fmt.Sprintf("row %d location %d", e, l), "UINT64 value %d does not fit a signed 64-bit integer", u)
 				}
 				n = int64(u)
 			}

@@ -47,8 +47,14 @@
 //
 // Every metric's values are its own stored values (as pycubexr returns
 // them), not remainders along the metric tree. A zero value is absent, as
-// in CUBE. Other Scalasca wait states (mpi_latereceiver,
+// in CUBE. An exclusive value is kept as computed even when it is
+// negative (a counter whose children's inclusive values exceed the
+// parent's; pycubexr clamps unsigned ones to 0). Other Scalasca wait states (mpi_latereceiver,
 // mpi_latesender_wo, omp_ibarrier_wait …) keep their CUBE names and units.
+//
+// Memory: the archive's table of contents, one metric's values at a time
+// (cnodes × locations) and one bit per (cnode, location); the anchor comes
+// last in the archive, so the file is read by offset, not streamed.
 //
 // Errors name the file and the position: "anchor.xml:LINE:COL" for the
 // metadata, "<member> byte B (archive byte A)" or "<member> entry E …"
