@@ -53,7 +53,7 @@
 // mpi_latesender_wo, omp_ibarrier_wait …) keep their CUBE names and units.
 //
 // Memory: the archive's table of contents, one metric's values at a time
-// (cnodes × locations) and one bit per (cnode, location); the anchor comes
+// (cnodes × locations) and one flag per (cnode, location); the anchor comes
 // last in the archive, so the file is read by offset, not streamed.
 //
 // Errors name the file and the position: "anchor.xml:LINE:COL" for the
