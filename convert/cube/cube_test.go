@@ -107,7 +107,7 @@ func dump(t *testing.T, path string) (header []string, rows [][]string) {
 	return recs[0], recs[1:]
 }
 
-func close(got, want float64) bool {
+func near(got, want float64) bool {
 	return math.Abs(got-want) <= 1e-3+5e-6*math.Abs(want)
 }
 
@@ -163,7 +163,7 @@ func TestAgainstCubeDump(t *testing.T) {
 						if want == 0 {
 							// Zero is absent; an exclusive time computed
 							// for a visited call path may be ~0.
-							if ok && (name != "excl_wtime" || !close(got, 0)) {
+							if ok && (name != "excl_wtime" || !near(got, 0)) {
 								t.Errorf("cnode %d location %d: %s = %g, the dump has 0 (absent)", cn, loc, name, got)
 							}
 							continue
@@ -172,7 +172,7 @@ func TestAgainstCubeDump(t *testing.T) {
 							t.Errorf("cnode %d location %d: no %s, the dump has %g", cn, loc, name, want)
 							continue
 						}
-						if !close(got, want*scale) {
+						if !near(got, want*scale) {
 							t.Errorf("cnode %d location %d: %s = %.9g, the dump has %g (×%g)", cn, loc, name, got, want, scale)
 						}
 						checked++

@@ -3,6 +3,7 @@ package cube
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,13 +22,20 @@ func (discard) Close(context.Context, error) error     { return nil }
 // file, and never panics.
 func FuzzConvert(f *testing.F) {
 	dir := f.TempDir()
-	seed, err := os.ReadFile(scalasca().write(f, dir, "seed/scout.cubex"))
-	if err != nil {
-		f.Fatal(err)
+	// Small seeds: the fuzzer minimizes every new input it finds, which
+	// takes long on the real files (50-200 KB).
+	tiny := &wCube{
+		regions: []wRegion{{0, "main", "user"}},
+		root:    &wCNode{id: 0, callee: 0},
+		locs:    []wLocation{{"node n", 0, 0}},
+		metrics: []*wMetric{{id: 0, uniq: "time", typ: "INCLUSIVE", dtype: "DOUBLE", zlib: true, excl: map[[2]int]float64{{0, 0}: 1}}},
 	}
-	f.Add(seed)
-	if b, err := os.ReadFile(filepath.Join("testdata", "cube-values_example.cubex")); err == nil {
-		f.Add(b)
+	for _, w := range []*wCube{tiny, scalasca()} {
+		seed, err := os.ReadFile(w.write(f, dir, fmt.Sprintf("seed%d/scout.cubex", len(w.regions))))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "f.cubex")

@@ -189,7 +189,7 @@ func TestAgainstPycubexr(t *testing.T) {
 			if !ok && v == 0 {
 				continue
 			}
-			if !close(got, v*m.scale) {
+			if !near(got, v*m.scale) {
 				t.Errorf("%s: %s = %g, pycubexr %g", k, m.name, got, v*m.scale)
 			}
 			checked++
