@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-60s}
 FUZZPARALLEL=${FUZZPARALLEL:-1}
-targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads ./kb/rdfio:FuzzJSONLD ./query/syntax:FuzzParseQuery ./query/syntax:FuzzParseUpdate ./reasoner:FuzzParseProgram ./query/results:FuzzReaders ./convert/sensor:FuzzMessages ./convert/tau:FuzzParse ./convert/trace:FuzzReadText ./convert/chrometrace:FuzzRead ./convert/pprof:FuzzRead"
+targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads ./kb/rdfio:FuzzJSONLD ./query/syntax:FuzzParseQuery ./query/syntax:FuzzParseUpdate ./reasoner:FuzzParseProgram ./query/results:FuzzReaders ./convert/sensor:FuzzMessages ./convert/tau:FuzzParse ./convert/trace:FuzzReadText ./convert/chrometrace:FuzzRead ./convert/pprof:FuzzRead ./convert/cube:FuzzConvert"
 status=0
 for t in $targets; do
 	pkg=${t%%:*}
