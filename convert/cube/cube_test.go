@@ -19,6 +19,7 @@ import (
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -363,13 +364,13 @@ func loadStore(t *testing.T, c *collect) kb.Dataset {
 	t.Helper()
 	ds := native.OpenMemory()
 	i := 0
-	if _, err := kb.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
+	if _, err := rdfio.LoadQuads(context.Background(), ds, func() (kb.TermQuad, error) {
 		if i == len(c.qs) {
 			return kb.TermQuad{}, io.EOF
 		}
 		i++
 		return c.qs[i-1], nil
-	}, kb.LoadOptions{}); err != nil {
+	}, rdfio.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return ds
