@@ -103,12 +103,11 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	if !opts.NoModels {
 		progress("models", len(d.Experiments))
 		readIssues = len(d.Issues)
-		mr, issues, err := fitModels(ctx, d, opts.Models)
+		mr, err := fitModels(ctx, d, opts.Models)
 		if err != nil {
 			return nil, err
 		}
 		res.Models = mr
-		res.Issues = append(res.Issues, issues...)
 		res.Issues = append(res.Issues, d.Issues[readIssues:]...)
 	}
 	w := &writer{}

@@ -77,6 +77,9 @@ type Prediction struct {
 type ModelResult struct {
 	Series []*Series
 	Models []*RegionModel
+	// Skipped lists the series with too few points to model (a series
+	// with one experiment is every experiment that was run only once).
+	Skipped []Issue
 }
 
 var sizeNumber = regexp.MustCompile(`[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`)
@@ -205,13 +208,13 @@ func seriesLabel(s *Series) string {
 }
 
 // fitModels fits a model per series, call path and metric.
-func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, []Issue, error) {
+func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, error) {
 	minPoints := opts.MinPoints
 	if minPoints <= 0 {
 		minPoints = 5
 	}
-	series, issues := buildSeries(d, minPoints)
-	res := &ModelResult{Series: series}
+	series, skipped := buildSeries(d, minPoints)
+	res := &ModelResult{Series: series, Skipped: skipped}
 	want := func(string) bool { return true }
 	if opts.Metrics != nil {
 		set := map[string]bool{}
@@ -223,7 +226,7 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, [
 	for _, s := range series {
 		md := &Modeler{Median: opts.Median, Negative: !opts.Positive && s.ProblemSize != ""}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		// Values per call path and metric, per coordinate.
 		type cell struct {
@@ -236,7 +239,7 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, [
 		var keys [][2]string
 		for _, e := range s.Experiments {
 			if err := d.resolve(ctx, e); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			x := s.coord[e]
 			xk := fmt.Sprint(x)
@@ -308,7 +311,7 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, [
 		}
 		predict(s, res.Models[first:], programs, opts.Predict)
 	}
-	return res, issues, nil
+	return res, nil
 }
 
 // predict extrapolates the wtime models of a series over p to the values

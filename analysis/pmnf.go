@@ -336,8 +336,6 @@ func (md *Modeler) fitSingle(xs, ys []float64) *Model {
 		}
 	}
 	shape := make([]float64, n)
-	a := make([]float64, 2*n)
-	b := make([]float64, n)
 	for _, e := range md.exponents() {
 		if e.Log != 0 && !logOK {
 			continue
@@ -347,38 +345,30 @@ func (md *Modeler) fitSingle(xs, ys []float64) *Model {
 		}
 		rss, sm := 0.0, 0.0
 		for k := 0; k < n; k++ {
-			// Training set: every point but k, in order.
-			r := 0
+			// Train on every point but k.
+			c0, c1 := line(shape, ys, k)
 			minY := math.Inf(1)
-			for i := 0; i < n; i++ {
-				if i == k {
-					continue
+			for i, y := range ys {
+				if i != k {
+					minY = min(minY, y)
 				}
-				a[r*2], a[r*2+1] = 1, shape[i]
-				b[r] = ys[i]
-				minY = min(minY, ys[i])
-				r++
 			}
-			c := lstsq(a[:r*2], b[:r], r, 2)
 			if minY == 0 {
-				if math.Abs(c[0]) < cleanEpsilon {
-					c[0] = 0
+				if math.Abs(c0) < cleanEpsilon {
+					c0 = 0
 				}
-			} else if math.Abs(c[0]/minY) < cleanEpsilon {
-				c[0] = 0
+			} else if math.Abs(c0/minY) < cleanEpsilon {
+				c0 = 0
 			}
-			pred := c[0] + c[1]*shape[k]
+			pred := c0 + c1*shape[k]
 			d := pred - ys[k]
 			rss += d * d
 			if s := math.Abs(ys[k]) + math.Abs(pred); s != 0 {
 				sm += math.Abs(d) / s * 2 / float64(n) * 100
 			}
 		}
-		for i := 0; i < n; i++ {
-			a[i*2], a[i*2+1] = 1, shape[i]
-			b[i] = ys[i]
-		}
-		c := lstsq(a[:n*2], b[:n], n, 2)
+		c0, c1 := line(shape, ys, -1)
+		c := [2]float64{c0, c1}
 		if math.IsNaN(rss) || math.IsInf(rss, 0) {
 			continue
 		}
@@ -392,6 +382,34 @@ func (md *Modeler) fitSingle(xs, ys []float64) *Model {
 		}
 	}
 	return best
+}
+
+// line fits y = c0 + c1·f by least squares over every point but skip
+// (-1: all), centred for accuracy; with f constant over them c1 is 0.
+func line(f, y []float64, skip int) (c0, c1 float64) {
+	var mf, my float64
+	n := 0
+	for i := range f {
+		if i != skip {
+			mf += f[i]
+			my += y[i]
+			n++
+		}
+	}
+	mf /= float64(n)
+	my /= float64(n)
+	var sxx, sxy float64
+	for i := range f {
+		if i != skip {
+			df := f[i] - mf
+			sxx += df * df
+			sxy += df * (y[i] - my)
+		}
+	}
+	if sxx > 0 {
+		c1 = sxy / sxx
+	}
+	return my - c1*mf, c1
 }
 
 // contributes is Extra-P's term contribution test: a zero coefficient, or
