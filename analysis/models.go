@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfkb/perfkb/analysis/pmnf"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -59,7 +60,7 @@ type RegionModel struct {
 	CrType string // its perfonto:hasCrType
 	Name   string // readable call path
 	Metric string
-	Model  *Model
+	Model  *pmnf.Model
 	IRI    string
 	// Program marks the program region (CR_P).
 	Program bool
@@ -224,7 +225,7 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, e
 		want = func(m string) bool { return set[m] }
 	}
 	for _, s := range series {
-		md := &Modeler{Median: opts.Median, Negative: !opts.Positive && s.ProblemSize != ""}
+		md := &pmnf.Modeler{Median: opts.Median, Negative: !opts.Positive && s.ProblemSize != ""}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -232,7 +233,7 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, e
 		type cell struct {
 			region *Region
 			exp    *Experiment
-			points map[string]*Point
+			points map[string]*pmnf.Point
 			order  []string
 		}
 		cells := map[[2]string]*cell{}
@@ -262,13 +263,13 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, e
 					k := [2]string{reg.Path, m}
 					c := cells[k]
 					if c == nil {
-						c = &cell{region: reg, exp: e, points: map[string]*Point{}}
+						c = &cell{region: reg, exp: e, points: map[string]*pmnf.Point{}}
 						cells[k] = c
 						keys = append(keys, k)
 					}
 					p := c.points[xk]
 					if p == nil {
-						p = &Point{X: x}
+						p = &pmnf.Point{X: x}
 						c.points[xk] = p
 						c.order = append(c.order, xk)
 					}
@@ -290,7 +291,7 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, e
 		var first = len(res.Models)
 		for _, k := range keys {
 			c := cells[k]
-			pts := make([]Point, 0, len(c.order))
+			pts := make([]pmnf.Point, 0, len(c.order))
 			for _, xk := range c.order {
 				pts = append(pts, *c.points[xk])
 			}
@@ -403,6 +404,7 @@ func (w *writer) model(rm *RegionModel) {
 	w.add(mi, kb.IRI(ontology.CallPath), kb.String(rm.Name))
 	w.add(mi, kb.IRI(ontology.ModelledMetric), kb.String(rm.Metric))
 	w.add(mi, kb.IRI(ontology.ModelFunction), kb.String(m.String()))
+	w.add(mi, kb.IRI(ontology.ModelFormula), kb.String(m.Formula()))
 	w.add(mi, kb.IRI(ontology.ModelPoints), integer(m.Points))
 	for _, v := range []struct {
 		p string
@@ -473,7 +475,7 @@ func modelRuleInput(mr *ModelResult) []kb.TermQuad {
 
 // growthShare is the share of the model's value at the series' largest
 // coordinate that its fastest-growing term in parameter pi contributes.
-func growthShare(s *Series, m *Model, pi int) float64 {
+func growthShare(s *Series, m *pmnf.Model, pi int) float64 {
 	g, ok := m.Growth(pi)
 	if !ok {
 		return 0
@@ -489,7 +491,7 @@ func growthShare(s *Series, m *Model, pi int) float64 {
 	for _, t := range m.Terms {
 		for _, f := range t.Factors {
 			if f.Param == pi && f.Exp == g && t.Coefficient > 0 {
-				part += t.Coefficient * t.shape(x)
+				part += t.Coefficient * t.Shape(x)
 				break
 			}
 		}

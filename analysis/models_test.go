@@ -2,11 +2,19 @@ package analysis
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/analysis/pmnf"
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/ontology/sample"
+	"github.com/perfkb/perfkb/query"
 )
 
 // TestSampleModels checks the models of the sample scaling series against
@@ -54,7 +62,7 @@ func TestSampleModels(t *testing.T) {
 		switch {
 		case strings.HasSuffix(rm.Name, "update boundary [CR_L]"), strings.HasSuffix(rm.Name, "write results [CR_W]"):
 			checked++
-			if len(m.Terms) != 1 || m.Terms[0].Factors[0].Exp != (Exponent{-1, 1, 0}) || m.Terms[0].Coefficient <= 0 {
+			if len(m.Terms) != 1 || m.Terms[0].Factors[0].Exp != (pmnf.Exponent{Num: -1, Den: 1}) || m.Terms[0].Coefficient <= 0 {
 				t.Errorf("%s: model %s, want c0 + c1·p^(-1)", rm.Name, m)
 			}
 			if v1 := m.Eval([]float64{1}); m.Constant/v1 > 0.001 || m.Constant/v1 < -0.001 {
@@ -88,5 +96,113 @@ func TestSampleModels(t *testing.T) {
 	}
 	if checked != series*3 {
 		t.Errorf("checked %d models, want %d", checked, series*3)
+	}
+}
+
+// modelStore is a version with runs at p = 1..32 (one thread per process)
+// whose exchange takes 50 + 2·p² and whose work takes 960/p µs on every
+// process; main is their sum.
+func modelStore(t *testing.T) *native.MemStore {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`@prefix ex: <http://example.org/> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix perfonto: <` + ontology.Namespace + `> .
+ex:cr_main perfonto:hasCrType "CR_P" ; perfonto:regionName "main" .
+ex:cr_work perfonto:hasCrType "CR_L" ; perfonto:regionName "work" ; perfonto:hasParentCodeRegion ex:cr_main .
+ex:cr_comm perfonto:hasCrType "CR_MPIP2P" ; perfonto:regionName "exchange" ; perfonto:hasParentCodeRegion ex:cr_main .
+`)
+	for _, p := range []int{1, 2, 4, 8, 16, 32} {
+		e := "ex:e" + strconv.Itoa(p)
+		fmt.Fprintf(&b, "%s a perfonto:Experiment ; perfonto:ofVersion ex:v1 ; perfonto:problemSize \"N=100\" .\n", e)
+		pf := float64(p)
+		work, comm := 960/pf, 50+2*pf*pf
+		for q := 0; q < p; q++ {
+			pu := fmt.Sprintf("%s_p%d", e, q)
+			fmt.Fprintf(&b, "%st0 a perfonto:ThreadUnit ; perfonto:inExperiment %s ; perfonto:processID %d ; perfonto:threadID 0 ; perfonto:hasParentPU %s .\n", pu, e, q, pu)
+			fmt.Fprintf(&b, "%s a perfonto:ProcessUnit ; perfonto:inExperiment %s ; perfonto:processID %d .\n", pu, e, q)
+			for _, r := range []struct {
+				name string
+				v    float64
+			}{{"main", work + comm}, {"work", work}, {"comm", comm}} {
+				rs := pu + "_" + r.name
+				fmt.Fprintf(&b, "%s a perfonto:RegionSummary ; perfonto:ofCodeRegion ex:cr_%s ; perfonto:inProcessingUnit %st0 ; perfonto:inExperiment %s ; perfonto:hasMetric %s_w .\n", rs, r.name, pu, e, rs)
+				fmt.Fprintf(&b, "%s_w perfonto:hasMetricName \"wtime\" ; perfonto:hasMetricValue \"%g\"^^xsd:double .\n", rs, r.v)
+				if r.name != "main" {
+					fmt.Fprintf(&b, "%s_main perfonto:hasChildRS %s .\n", pu, rs)
+				}
+			}
+		}
+	}
+	ds := native.OpenMemory()
+	if _, err := kb.Load(context.Background(), ds, strings.NewReader(b.String()), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "models.ttl", Graph: kb.IRI("http://example.org/site")}); err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+func selectColumn(t *testing.T, ds kb.Dataset, q string) []string {
+	t.Helper()
+	r, err := query.Run(context.Background(), ds, q, query.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []string
+	for {
+		row, ok := r.Next()
+		if !ok {
+			break
+		}
+		var cells []string
+		for _, c := range row {
+			cells = append(cells, c.Value)
+		}
+		out = append(out, strings.Join(cells, " "))
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestModelsInStore: the models are triples SPARQL can ask ("call paths
+// whose wtime grows faster than p·log p") and pf:predict evaluates; the
+// MODELS rules flag the exchange.
+func TestModelsInStore(t *testing.T) {
+	ctx := context.Background()
+	ds := modelStore(t)
+	res, err := Run(ctx, ds, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "PREFIX perfonto: <" + ontology.Namespace + ">\nPREFIX pf: <urn:x-perfkb:function#>\n"
+	// Exchange: 50 + 2·p², exactly. Work: 960/p. Main is their sum, of two
+	// terms, beyond the single-term search: its growth is what it picks.
+	got := selectColumn(t, ds, prefix+`SELECT ?path WHERE {
+  ?m a perfonto:PerformanceModel ; perfonto:modelledMetric "wtime" ; perfonto:callPath ?path ;
+     perfonto:growthExponent ?i ; perfonto:growthLogExponent ?j .
+  FILTER (?i > 1 || (?i = 1 && ?j > 1)) FILTER (?path != "main [CR_P]") }`)
+	if want := []string{"main [CR_P] > exchange [CR_MPIP2P]"}; !slices.Equal(got, want) {
+		t.Errorf("grows faster than p log p: %q, want %q", got, want)
+	}
+	// pf:predict at p = 64: 50 + 2·64² = 8242 for the exchange, 960/64 = 15
+	// for the work.
+	got = selectColumn(t, ds, prefix+`SELECT ?path ?t WHERE {
+  ?m perfonto:modelledMetric "wtime" ; perfonto:callPath ?path ; perfonto:modelFormula ?model .
+  FILTER (?path != "main [CR_P]")
+  BIND (ROUND(pf:predict(?model, 64) * 1000) / 1000 AS ?t) }`)
+	if want := []string{"main [CR_P] > exchange [CR_MPIP2P] 8242", "main [CR_P] > work [CR_L] 15"}; !slices.Equal(got, want) {
+		t.Errorf("pf:predict at 64: %q, want %q", got, want)
+	}
+	var poor []string
+	for _, f := range res.Findings {
+		if f.Type == ontology.PoorScalingModel {
+			poor = append(poor, f.Description)
+		}
+	}
+	if len(poor) < 1 || !strings.Contains(strings.Join(poor, "\n"), "exchange [CR_MPIP2P] grows as 50 + 2 · p^(2)") {
+		t.Errorf("PoorScalingModel findings %q, want one on the exchange", poor)
 	}
 }

@@ -746,6 +746,8 @@ const (
 	CallPath = Namespace + "callPath"
 	// ModelFunction is the datatype property perfonto:modelFunction. The model as text, e.g. "0.2 + 0.003 · p·log2(p)".
 	ModelFunction = Namespace + "modelFunction"
+	// ModelFormula is the datatype property perfonto:modelFormula. The model in full precision as a formula that the SPARQL function pf:predict (<urn:x-perfkb:function#predict>) evaluates, e.g. "f(p) = 12.5 + 0.003*p^(1)*log2(p)^(1)".
+	ModelFormula = Namespace + "modelFormula"
 	// ConstantCoefficient is the datatype property perfonto:constantCoefficient. The constant c0 of a performance model.
 	ConstantCoefficient = Namespace + "constantCoefficient"
 	// HasModelTerm is the object property perfonto:hasModelTerm. A term of the performance model.

@@ -20,6 +20,7 @@ func init() {
 		{Name: "modelledMetric", Kind: datatypeProp, Domain: "PerformanceModel", Range: "xsd:string", Comment: "The metric (perfonto:hasMetricName mnemonic) the performance model describes, e.g. wtime."},
 		{Name: "callPath", Kind: datatypeProp, Range: "xsd:string", Comment: "The call path of a performance model: region names from the root, joined by \" / \"."},
 		{Name: "modelFunction", Kind: datatypeProp, Domain: "PerformanceModel", Range: "xsd:string", Comment: "The model as text, e.g. \"0.2 + 0.003 · p·log2(p)\"."},
+		{Name: "modelFormula", Kind: datatypeProp, Domain: "PerformanceModel", Range: "xsd:string", Comment: "The model in full precision as a formula that the SPARQL function pf:predict (<urn:x-perfkb:function#predict>) evaluates, e.g. \"f(p) = 12.5 + 0.003*p^(1)*log2(p)^(1)\"."},
 		{Name: "constantCoefficient", Kind: datatypeProp, Domain: "PerformanceModel", Range: "xsd:double", Comment: "The constant c0 of a performance model."},
 		{Name: "hasModelTerm", Kind: objectProp, Domain: "PerformanceModel", Range: "ModelTerm", Comment: "A term of the performance model."},
 		{Name: "termCoefficient", Kind: datatypeProp, Domain: "ModelTerm", Range: "xsd:double", Comment: "The coefficient ck of a model term."},

@@ -1,4 +1,4 @@
-package analysis
+package pmnf
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package analysis
+package pmnf
 
 import (
 	"errors"
@@ -132,7 +132,8 @@ type Term struct {
 	Factors     []Factor
 }
 
-func (t Term) shape(x []float64) float64 {
+// Shape is the term's value at x without its coefficient.
+func (t Term) Shape(x []float64) float64 {
 	v := 1.0
 	for _, f := range t.Factors {
 		v *= f.Exp.eval(x[f.Param])
@@ -158,7 +159,7 @@ type Model struct {
 func (m *Model) Eval(x []float64) float64 {
 	v := m.Constant
 	for _, t := range m.Terms {
-		v += t.Coefficient * t.shape(x)
+		v += t.Coefficient * t.Shape(x)
 	}
 	return v
 }
@@ -567,7 +568,7 @@ func (md *Modeler) fitMulti(xs [][]float64, ys []float64) *Model {
 		for _, t := range m.Terms {
 			sh := make([]float64, n)
 			for i := range xs {
-				sh[i] = t.shape(xs[i])
+				sh[i] = t.Shape(xs[i])
 			}
 			if !contributes(t.Coefficient, sh, ys) {
 				ok = false
@@ -589,7 +590,7 @@ func fitTerms(xs [][]float64, ys []float64, shapes [][]Factor) *Model {
 	for i := range xs {
 		a[i*k] = 1
 		for j, f := range shapes {
-			a[i*k+j+1] = Term{Factors: f}.shape(xs[i])
+			a[i*k+j+1] = Term{Factors: f}.Shape(xs[i])
 		}
 	}
 	c := lstsq(a, slices.Clone(ys), n, k)
