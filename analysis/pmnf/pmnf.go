@@ -73,8 +73,8 @@ func (e Exponent) eval(x float64) float64 {
 	return v
 }
 
-// format writes x^(i)·log2(x)^(j) for the parameter name.
-func (e Exponent) format(param string) string {
+// Format writes x^(i)·log2(x)^(j) for the parameter name.
+func (e Exponent) Format(param string) string {
 	var parts []string
 	if e.Num != 0 {
 		if p := e.PolyString(); p == "1" {
@@ -169,14 +169,15 @@ func (m *Model) IsConstant() bool { return len(m.Terms) == 0 }
 
 // Growth is the exponent of the fastest-growing term with a positive
 // coefficient in parameter param; ok is false when no such term grows
-// with it (a constant model, or only decreasing terms).
+// with it (a constant model, or only falling terms such as p^-1).
 func (m *Model) Growth(param int) (e Exponent, ok bool) {
 	for _, t := range m.Terms {
 		if t.Coefficient <= 0 {
 			continue
 		}
 		for _, f := range t.Factors {
-			if f.Param == param && (!ok || e.Less(f.Exp)) {
+			grows := f.Exp.Poly() > 0 || (f.Exp.Num == 0 && f.Exp.Log > 0)
+			if f.Param == param && grows && (!ok || e.Less(f.Exp)) {
 				e, ok = f.Exp, true
 			}
 		}
@@ -199,7 +200,7 @@ func (m *Model) String() string {
 		b.WriteString(strconv.FormatFloat(c, 'g', 4, 64))
 		for _, f := range t.Factors {
 			b.WriteString(" · ")
-			b.WriteString(f.Exp.format(m.Params[f.Param]))
+			b.WriteString(f.Exp.Format(m.Params[f.Param]))
 		}
 	}
 	return b.String()

@@ -95,7 +95,7 @@ func TestFitExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(m.Terms) != 1 || m.Terms[0].Factors[0].Exp != tc.e || !closeTo(m.Constant, tc.c0, 1e-9) || !closeTo(m.Terms[0].Coefficient, tc.c1, 1e-9) {
-				t.Errorf("model %s, want %g + %g·%s", m, tc.c0, tc.c1, tc.e.format("p"))
+				t.Errorf("model %s, want %g + %g·%s", m, tc.c0, tc.c1, tc.e.Format("p"))
 			}
 			if v := m.Eval([]float64{1024}); !closeTo(v, tc.c0+tc.c1*tc.e.eval(1024), 1e-9) {
 				t.Errorf("Eval(1024) = %g", v)
