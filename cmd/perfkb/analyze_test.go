@@ -25,8 +25,8 @@ func TestAnalyzeCommand(t *testing.T) {
 	exp := "http://perfkb.example/site/innsbruck/exp/scaling-v1-1000-p8"
 	code, out, stderr = runCLI(t, "", storeFlag, "analyze", "scaling", "--experiment", exp, "--format", "json")
 	var tables []struct {
-		Name    string     `json:"name"`
-		Columns []string   `json:"columns"`
+		Name    string   `json:"name"`
+		Columns []string `json:"columns"`
 		Rows    [][]any  `json:"rows"`
 	}
 	if code != exitOK || json.Unmarshal([]byte(out), &tables) != nil || len(tables) != 1 || len(tables[0].Rows) < 5 {
