@@ -46,7 +46,7 @@ func (r *Result) modelTables(keep func(string) bool) []Table {
 		notes.Rows = append(notes.Rows, []any{i.Experiment, i.Subject, i.Reason})
 	}
 	// The MODELS findings, and the advice of their classes.
-	found := Table{Name: "model findings", Columns: []string{"problem", "model", "severity", "description"}}
+	found := Table{Name: "model findings", Columns: []string{"problem", "series", "problem_size", "call_path", "severity", "description", "model"}, Hide: []string{"model"}}
 	classes := map[string]bool{}
 	models := map[string]*RegionModel{}
 	for _, rm := range r.Models.Models {
@@ -58,7 +58,7 @@ func (r *Result) modelTables(keep func(string) bool) []Table {
 			continue
 		}
 		classes[f.Type] = true
-		found.Rows = append(found.Rows, []any{localName(f.Type), f.Subject.Value, f.SeverityClass, f.Description})
+		found.Rows = append(found.Rows, []any{localName(f.Type), rm.Series.Version, rm.Series.ProblemSize, rm.Name, f.SeverityClass, f.Description, f.Subject.Value})
 	}
 	advice := Table{Name: "advice", Columns: []string{"problem", "advice"}}
 	if all, err := rules.ShippedAdvice(); err == nil {

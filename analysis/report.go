@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -282,7 +283,13 @@ func cellText(c any, humane bool) string {
 	switch v := c.(type) {
 	case string:
 		if humane {
-			return shortIRIs(v)
+			return longDecimals.ReplaceAllStringFunc(shortIRIs(v), func(d string) string {
+				f, err := strconv.ParseFloat(d, 64)
+				if err != nil {
+					return d
+				}
+				return sig4(f)
+			})
 		}
 		return v
 	case Number:
@@ -297,6 +304,10 @@ func cellText(c any, humane bool) string {
 	}
 	return fmt.Sprint(c)
 }
+
+// longDecimals are numbers in text (rule findings' descriptions) with more
+// digits than people read.
+var longDecimals = regexp.MustCompile(`\b[0-9]+\.[0-9]{5,}(?:[eE][+-]?[0-9]+)?\b`)
 
 // shortIRIs replaces every absolute IRI in a space-separated cell by its
 // local name (the part after the last '/' or '#').
