@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -204,5 +205,50 @@ func TestModelsInStore(t *testing.T) {
 	}
 	if len(poor) < 1 || !strings.Contains(strings.Join(poor, "\n"), "exchange [CR_MPIP2P] grows as 50 + 2 · p^(2)") {
 		t.Errorf("PoorScalingModel findings %q, want one on the exchange", poor)
+	}
+}
+
+// TestTwoParameterSeries: a version run at 5 process counts × 5 problem
+// sizes is one series over p and n; a region taking 5 + 0.5·p·n gets the
+// multiplicative model, one taking 3 + 2·p + 0.25·n² the additive one.
+func TestTwoParameterSeries(t *testing.T) {
+	d := &Data{byIRI: map[string]*Experiment{}}
+	for _, p := range []int{1, 2, 4, 8, 16} {
+		for _, n := range []int{10, 20, 40, 80, 160} {
+			pf, nf := float64(p), float64(n)
+			e := &Experiment{IRI: fmt.Sprintf("http://example.org/e%d-%d", p, n), Version: "http://example.org/v", ProblemSize: fmt.Sprintf("N=%d", n),
+				Units: p, Processes: p, Threads: 1, Program: "main", Regions: map[string]*Region{
+					"main": {Path: "main", CR: "http://example.org/main", Name: "main", Summary: []*Summary{{Metrics: map[string]float64{"wtime": 5 + 0.5*pf*nf}}}},
+					"add":  {Path: "add", CR: "http://example.org/add", Name: "add", Summary: []*Summary{{Metrics: map[string]float64{"wtime": 3 + 2*pf + 0.25*nf*nf}}}},
+				}}
+			d.Experiments = append(d.Experiments, e)
+		}
+	}
+	res, err := fitModels(context.Background(), d, ModelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Series) != 1 || !slices.Equal(res.Series[0].Params, []string{"p", "n"}) || res.Series[0].Points != 25 {
+		t.Fatalf("series %+v", res.Series)
+	}
+	want := map[string]string{
+		"main": "f(p,n) = 5 + 0.5*p^(1)*n^(1)",
+		"add":  "f(p,n) = 3 + 2*p^(1) + 0.25*n^(2)",
+	}
+	for _, rm := range res.Models {
+		m, err := pmnf.ParseFormula(want[rm.Path])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := rm.Model
+		if len(got.Terms) != len(m.Terms) {
+			t.Errorf("%s: model %s, want %s", rm.Path, got, want[rm.Path])
+			continue
+		}
+		for _, x := range [][]float64{{3, 7}, {100, 1000}} {
+			if g, w := got.Eval(x), m.Eval(x); math.Abs(g-w) > 1e-6*w {
+				t.Errorf("%s: model %s at %v = %g, want %g (%s)", rm.Path, got, x, g, w, want[rm.Path])
+			}
+		}
 	}
 }
