@@ -19,6 +19,7 @@ type analyzeFlags struct {
 	softFile    string
 	defines     []string
 	noWrite     bool
+	noModels    bool
 }
 
 func (f *analyzeFlags) bind(cmd *cobra.Command) {
@@ -28,6 +29,7 @@ func (f *analyzeFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.softFile, "soft", "", "soft analysis configuration file (classes, scores, similarity, bottlenecks; default: the shipped analysis/soft.conf)")
 	fl.StringArrayVar(&f.defines, "define", nil, "override a constant of the SCALABILITY rules, NAME=VALUE (repeatable)")
 	fl.BoolVar(&f.noWrite, "no-write", false, "compute and print, but leave the analysis graph unchanged")
+	fl.BoolVar(&f.noModels, "no-models", false, "skip the performance models (perfkb model)")
 }
 
 // run analyses the store and prints the tables of kind.
@@ -37,7 +39,7 @@ func (f *analyzeFlags) run(cmd *cobra.Command, app *App, kind string, diffs [][2
 	default:
 		return usageError(fmt.Errorf("--format %q: want table, json or csv", f.format))
 	}
-	opts := analysis.Options{Diffs: diffs, DryRun: f.noWrite, Defines: map[string]string{}}
+	opts := analysis.Options{Diffs: diffs, DryRun: f.noWrite, Defines: map[string]string{}, NoModels: f.noModels && kind != analysis.KindModels}
 	for _, d := range f.defines {
 		k, v, ok := strings.Cut(d, "=")
 		if !ok || k == "" {
