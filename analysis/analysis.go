@@ -21,8 +21,13 @@ type Options struct {
 	// Diffs lists (base, trial) experiment IRI pairs to compare; their
 	// differences are written to the analysis graph too.
 	Diffs [][2]string
-	// NoRules skips the shipped SCALABILITY rules.
+	// NoRules skips the shipped SCALABILITY and MODELS rules.
 	NoRules bool
+	// NoModels skips the performance models (Extra-P-style PMNF fits per
+	// series, call path and metric).
+	NoModels bool
+	// Models configures the performance models.
+	Models ModelOptions
 	// Defines overrides named constants of the SCALABILITY rules.
 	Defines map[string]string
 	// DryRun computes everything but leaves the store unchanged.
@@ -39,6 +44,7 @@ type Result struct {
 	Experiments []*ExperimentResult
 	Diffs       []*Diff
 	Soft        *SoftResult
+	Models      *ModelResult
 	Findings    []reasoner.Finding
 	Issues      []Issue
 	// Quads is the number of quads written to the analysis graph.
@@ -94,16 +100,27 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	// Compare resolves the remaining metric values of its experiments and
 	// reports non-numeric ones.
 	res.Issues = append(res.Issues, d.Issues[readIssues:]...)
+	if !opts.NoModels {
+		progress("models", len(d.Experiments))
+		readIssues = len(d.Issues)
+		mr, err := fitModels(ctx, d, opts.Models)
+		if err != nil {
+			return nil, err
+		}
+		res.Models = mr
+		res.Issues = append(res.Issues, d.Issues[readIssues:]...)
+	}
 	w := &writer{}
 	w.results(res, h)
 	w.soft(res.Soft)
 	for _, df := range res.Diffs {
 		w.diff(df)
 	}
+	w.models(res.Models)
 	quads := w.quads
 	if !opts.NoRules {
 		progress("rules", len(d.Experiments))
-		derived, findings, err := scalabilityRules(ctx, quads, opts.Defines)
+		derived, findings, err := scalabilityRules(ctx, quads, modelRuleInput(res.Models), opts.Defines)
 		if err != nil {
 			return nil, err
 		}
@@ -123,10 +140,12 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// scalabilityRules runs the SCALABILITY rules over the part of the results
-// they read (the efficiency metrics and the nodes they hang off, baselines
-// and their sizes) and returns the derived quads and the findings.
-func scalabilityRules(ctx context.Context, quads []kb.TermQuad, defines map[string]string) ([]kb.TermQuad, []reasoner.Finding, error) {
+// scalabilityRules runs the SCALABILITY and MODELS rules over the part of
+// the results they read (the efficiency metrics and the nodes they hang
+// off, baselines and their sizes; the performance models, their
+// predictions and extra, the code region types of the models) and returns
+// the derived quads and the findings.
+func scalabilityRules(ctx context.Context, quads, extra []kb.TermQuad, defines map[string]string) ([]kb.TermQuad, []reasoner.Finding, error) {
 	effName := kb.String("efficiency")
 	eff := map[kb.Term]bool{}
 	for _, q := range quads {
@@ -135,14 +154,24 @@ func scalabilityRules(ctx context.Context, quads []kb.TermQuad, defines map[stri
 		}
 	}
 	keep := map[string]bool{ontology.HasBaseline: true, ontology.NumberOfProcessingUnits: true, ontology.InScalingGroup: true}
+	model := map[kb.Term]bool{}
+	for _, q := range quads {
+		if q.P == tType && (q.O.Value == ontology.PerformanceModel || q.O.Value == ontology.ModelPrediction) {
+			model[q.S] = true
+		}
+	}
 	var input []kb.TermQuad
 	for _, q := range quads {
 		switch {
 		case eff[q.S], q.P == tHasMetric && eff[q.O], keep[q.P.Value],
-			q.P == tType && q.O.Value == ontology.RegionAggregate:
+			q.P == tType && q.O.Value == ontology.RegionAggregate, model[q.S]:
 			q.G = kb.DefaultGraph
 			input = append(input, q)
 		}
+	}
+	for _, q := range extra {
+		q.G = kb.DefaultGraph
+		input = append(input, q)
 	}
 	mem := native.OpenMemory()
 	ids, err := kb.InternQuads(ctx, mem, input)
@@ -152,7 +181,7 @@ func scalabilityRules(ctx context.Context, quads []kb.TermQuad, defines map[stri
 	if err := mem.Apply(ctx, kb.Delta{Add: ids}); err != nil {
 		return nil, nil, err
 	}
-	prog, err := reasoner.LoadProgram([]string{"SCALABILITY"}, reasoner.ParseOptions{Defines: defines})
+	prog, err := reasoner.LoadProgram([]string{"SCALABILITY", "MODELS"}, reasoner.ParseOptions{Defines: defines})
 	if err != nil {
 		return nil, nil, fmt.Errorf("analysis: scalability rules: %w", err)
 	}

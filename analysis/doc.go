@@ -16,7 +16,13 @@
 //	        │     OWA scores and ranks, PU similarity groups, similarity to the
 //	        │     baseline, fuzzy bottleneck search with a negligible range
 //	        ├─ differences between two experiments (Compare)
-//	        └─ SCALABILITY rules (rules/scalability.rules): PoorScalability findings
+//	        ├─ performance models (analysis/pmnf, Extra-P 4.2's modeler) per
+//	        │     experiment series (version and machine; parameters p and/or
+//	        │     a numeric problem size n; repeated runs are repetitions),
+//	        │     call path and metric, with predictions of wtime at larger p
+//	        └─ SCALABILITY and MODELS rules (rules/scalability.rules,
+//	                rules/models.rules): PoorScalability, PoorScalingModel and
+//	                ExtrapolatedHotspot findings
 //	                ▼
 //	      graph urn:x-perfkb:analysis, replaced in one atomic Apply per Run
 //
@@ -33,6 +39,19 @@
 //	?rs perfonto:hasMetric ?m . ?m perfonto:hasMetricName ?n .
 //	?def perfonto:metricMnemonic ?n ; perfonto:measuresOverhead ?c .
 //	?c rdfs:subClassOf* perfonto:CommunicationOverhead .
+//
+// A performance model is a perfonto:PerformanceModel (perfonto:inSeries,
+// perfonto:ofCodeRegion, perfonto:callPath, perfonto:modelledMetric) with
+// its constant, its perfonto:ModelTerm nodes (coefficient and one
+// perfonto:TermFactor per parameter: perfonto:polynomialExponent,
+// perfonto:logarithmExponent), quality measures (perfonto:modelSMAPE,
+// perfonto:modelRSS, perfonto:modelAdjustedR2), the growth in p
+// (perfonto:growthExponent, perfonto:growthLogExponent,
+// perfonto:growthShare), perfonto:fittedFrom its experiments, a
+// perfonto:modelFormula that SPARQL's pf:predict evaluates, and for wtime
+// perfonto:ModelPrediction nodes. Series with fewer than 5 distinct values
+// of a parameter (Extra-P's minimum) are not modelled and listed in
+// ModelResult.Skipped.
 //
 // Bad input — an experiment without a program region, a baseline with zero
 // time, the only experiment of its version, non-numeric metric values — is

@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/perfkb/perfkb/reasoner"
 )
 
 // The report kinds of Result.Tables.
@@ -20,14 +25,66 @@ const (
 	KindClasses  = "classes"
 )
 
-// Table is one section of a report.
+// Table is one section of a report. A cell is a string (empty when there
+// is no value), an int or a Number.
 type Table struct {
-	Name    string     `json:"name"`
-	Columns []string   `json:"columns"`
-	Rows    [][]string `json:"rows"`
+	Name    string   `json:"name"`
+	Columns []string `json:"columns"`
+	Rows    [][]any  `json:"rows"`
+	// Hide names columns the text table leaves out (machine-readable
+	// ones, such as a model's full-precision formula).
+	Hide []string `json:"-"`
 }
 
-func num(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
+// Number is a numeric cell: JSON and CSV write it in full precision, the
+// text table with 4 significant digits, a time (Unit "us", microseconds as
+// the metrics catalog has them) scaled to s, ms or µs.
+type Number struct {
+	Value float64
+	Unit  string
+}
+
+// MarshalJSON writes the number as a JSON number in full precision.
+func (n Number) MarshalJSON() ([]byte, error) {
+	if !finite(n.Value) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, n.Value, 'g', -1, 64), nil
+}
+
+// String is the full-precision text of the number (CSV).
+func (n Number) String() string { return strconv.FormatFloat(n.Value, 'g', -1, 64) }
+
+// Humane is the number for people: 4 significant digits, times scaled.
+func (n Number) Humane() string {
+	if n.Unit == "us" {
+		return HumaneMicros(n.Value)
+	}
+	return sig4(n.Value)
+}
+
+// HumaneMicros writes a time in microseconds in s, ms or µs with 4
+// significant digits.
+func HumaneMicros(us float64) string {
+	a := math.Abs(us)
+	switch {
+	case a >= 1e6:
+		return sig4(us/1e6) + " s"
+	case a >= 1e3:
+		return sig4(us/1e3) + " ms"
+	case a == 0:
+		return "0 s"
+	}
+	return sig4(us) + " µs"
+}
+
+// sig4 writes v with 4 significant digits.
+func sig4(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+func num(v float64) Number { return Number{Value: v} }
+
+// micros is a time cell.
+func micros(v float64) Number { return Number{Value: v, Unit: "us"} }
 
 func pick(experiments []string) func(string) bool {
 	if len(experiments) == 0 {
@@ -56,7 +113,7 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 			if e.Group.Baseline != nil {
 				base = e.Group.Baseline.Exp.IRI
 			}
-			row := []string{e.Exp.IRI, "(program)", e.Exp.Version, e.Exp.ProblemSize, strconv.Itoa(e.Exp.Processes), strconv.Itoa(e.Exp.Threads), strconv.Itoa(e.Exp.Units), base, num(e.Time), "", ""}
+			row := []any{e.Exp.IRI, "(program)", e.Exp.Version, e.Exp.ProblemSize, e.Exp.Processes, e.Exp.Threads, e.Exp.Units, base, micros(e.Time), "", ""}
 			if e.Scaled {
 				row[9], row[10] = num(e.Speedup), num(e.Efficiency)
 			}
@@ -68,7 +125,7 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 				if !rr.HasTime || rr.Region.Path == e.Exp.Program {
 					continue
 				}
-				row := []string{e.Exp.IRI, readablePath(e.Exp, rr.Region), "", "", "", "", "", "", num(rr.Time), "", ""}
+				row := []any{e.Exp.IRI, readablePath(e.Exp, rr.Region), "", "", "", "", "", "", micros(rr.Time), "", ""}
 				if rr.Scaled {
 					row[9], row[10] = num(rr.Speedup), num(rr.Efficiency)
 				}
@@ -78,15 +135,15 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 		return []Table{t}, nil
 	case KindOverhead:
 		t := Table{Name: "overhead", Columns: []string{"experiment", "region", "level", "oall_min", "oall_max", "oall_mean", "oall_ident_mean", "oall_unid_mean", "olopa_mean", "identified_metrics"}}
-		row := func(exp, region, level string, st map[string]Stat, ident []string) []string {
-			mean := func(k string) string {
+		row := func(exp, region, level string, st map[string]Stat, ident []string) []any {
+			mean := func(k string) any {
 				if s, ok := st[k]; ok && s.N > 0 {
-					return num(s.Mean)
+					return micros(s.Mean)
 				}
 				return ""
 			}
 			o := st["oall"]
-			return []string{exp, region, level, num(o.Min), num(o.Max), mean("oall"), mean("oall_ident"), mean("oall_unid"), mean("olopa"), strings.Join(ident, " ")}
+			return []any{exp, region, level, micros(o.Min), micros(o.Max), mean("oall"), mean("oall_ident"), mean("oall_unid"), mean("olopa"), strings.Join(ident, " ")}
 		}
 		for _, e := range r.Experiments {
 			if !keep(e.Exp.IRI) {
@@ -117,7 +174,7 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 		for _, df := range r.Diffs {
 			t := Table{Name: "diff " + df.Base + " -> " + df.Trial, Columns: []string{"region", "metric", "base", "trial", "difference", "ratio", "only_in"}}
 			for _, row := range df.Rows {
-				cells := []string{row.Region, row.Metric, "", "", "", "", row.OnlyIn}
+				cells := []any{row.Region, row.Metric, "", "", "", "", row.OnlyIn}
 				if row.HasBase {
 					cells[2] = num(row.BaseVal)
 				}
@@ -143,7 +200,7 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 		groups := Table{Name: "processing unit similarity groups", Columns: []string{"experiment", "region", "group", "linking_similarity", "members"}}
 		for _, m := range s.Memberships {
 			if keep(m.Experiment) && !m.bottleneck {
-				classes.Rows = append(classes.Rows, []string{m.Experiment, orProgram(m.Region), m.Expr, num(m.Value), m.Term, num(m.Degree)})
+				classes.Rows = append(classes.Rows, []any{m.Experiment, orProgram(m.Region), m.Expr, num(m.Value), m.Term, num(m.Degree)})
 			}
 		}
 		for _, b := range s.Bottlenecks {
@@ -152,14 +209,14 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 			}
 			terms := make([]string, 0, len(b.Degrees))
 			for term, d := range b.Degrees {
-				terms = append(terms, term+"="+num(d))
+				terms = append(terms, term+"="+num(d).String())
 			}
 			sort.Strings(terms)
-			bottle.Rows = append(bottle.Rows, []string{b.Experiment, b.Region, num(b.Value), strings.Join(terms, " "), strconv.FormatBool(b.Negligible)})
+			bottle.Rows = append(bottle.Rows, []any{b.Experiment, b.Region, num(b.Value), strings.Join(terms, " "), strconv.FormatBool(b.Negligible)})
 		}
 		for _, sc := range s.Scores {
 			if keep(sc.Experiment) && (detail || sc.Rank <= 5) {
-				rank.Rows = append(rank.Rows, []string{sc.Experiment, orProgram(sc.Region), num(sc.OWA), strconv.Itoa(sc.Rank)})
+				rank.Rows = append(rank.Rows, []any{sc.Experiment, orProgram(sc.Region), num(sc.OWA), sc.Rank})
 			}
 		}
 		for _, g := range s.PUGroups {
@@ -167,7 +224,7 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 				continue
 			}
 			for i, members := range g.Groups {
-				groups.Rows = append(groups.Rows, []string{g.Experiment, g.Region, strconv.Itoa(i + 1), num(g.Linking[i]), strings.Join(members, " ")})
+				groups.Rows = append(groups.Rows, []any{g.Experiment, g.Region, i + 1, num(g.Linking[i]), strings.Join(members, " ")})
 			}
 		}
 		return []Table{classes, bottle, rank, groups}, nil
@@ -179,32 +236,101 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 				scaled++
 			}
 		}
-		t.Rows = [][]string{
-			{"experiments", strconv.Itoa(len(r.Experiments))},
-			{"scaling groups", strconv.Itoa(len(r.Groups))},
-			{"experiments with speedup and efficiency", strconv.Itoa(scaled)},
-			{"class memberships", strconv.Itoa(len(r.Soft.Memberships))},
-			{"fuzzy bottlenecks", strconv.Itoa(len(r.Soft.Bottlenecks))},
-			{"regions with dissimilar processing units", strconv.Itoa(len(r.Soft.PUGroups))},
-			{"PoorScalability findings", strconv.Itoa(len(r.Findings))},
-			{"quads in " + GraphIRI, strconv.Itoa(r.Quads)},
-			{"issues (experiments skipped or partly analysed)", strconv.Itoa(len(r.Issues))},
+		models := 0
+		if r.Models != nil {
+			models = len(r.Models.Models)
 		}
-		f := Table{Name: "PoorScalability findings", Columns: []string{"subject", "severity", "description"}}
-		for _, fd := range r.Findings {
-			f.Rows = append(f.Rows, []string{fd.Subject.Value, fd.SeverityClass, fd.Description})
+		t.Rows = [][]any{
+			{"experiments", len(r.Experiments)},
+			{"scaling groups", len(r.Groups)},
+			{"experiments with speedup and efficiency", scaled},
+			{"class memberships", len(r.Soft.Memberships)},
+			{"fuzzy bottlenecks", len(r.Soft.Bottlenecks)},
+			{"regions with dissimilar processing units", len(r.Soft.PUGroups)},
+			{"performance models", models},
+			{"findings", len(r.Findings)},
+			{"quads in " + GraphIRI, r.Quads},
+			{"issues (experiments skipped or partly analysed)", len(r.Issues)},
 		}
-		sort.Slice(f.Rows, func(i, j int) bool { return f.Rows[i][0] < f.Rows[j][0] })
+		f := Table{Name: "findings", Columns: []string{"problem", "subject", "severity", "description"}}
+		findings := append([]reasoner.Finding{}, r.Findings...)
+		sort.SliceStable(findings, func(i, j int) bool {
+			if findings[i].Type != findings[j].Type {
+				return findings[i].Type < findings[j].Type
+			}
+			return findings[i].Subject.Value < findings[j].Subject.Value
+		})
+		for _, fd := range findings {
+			f.Rows = append(f.Rows, []any{localName(fd.Type), fd.Subject.Value, fd.SeverityClass, fd.Description})
+		}
 		iss := Table{Name: "issues", Columns: []string{"experiment", "subject", "reason"}}
 		for _, i := range r.Issues {
 			if keep(i.Experiment) {
-				iss.Rows = append(iss.Rows, []string{i.Experiment, i.Subject, i.Reason})
+				iss.Rows = append(iss.Rows, []any{i.Experiment, i.Subject, i.Reason})
 			}
 		}
 		sc, _ := r.Tables(KindScaling, experiments)
-		return []Table{t, sc[0], f, iss}, nil
+		return []Table{t, sc[0], r.implausible(keep), f, iss}, nil
+	case KindModels:
+		return r.modelTables(keep), nil
 	}
-	return nil, fmt.Errorf("unknown analysis %q (want scaling, overhead, diff or classes)", kind)
+	return nil, fmt.Errorf("unknown analysis %q (want scaling, overhead, diff, classes or models)", kind)
+}
+
+// cellText writes a cell: for people (humane) numbers with 4 significant
+// digits, times scaled, IRIs by their local name; else in full.
+func cellText(c any, humane bool) string {
+	switch v := c.(type) {
+	case string:
+		if humane {
+			return longDecimals.ReplaceAllStringFunc(shortIRIs(v), func(d string) string {
+				f, err := strconv.ParseFloat(d, 64)
+				if err != nil {
+					return d
+				}
+				return sig4(f)
+			})
+		}
+		return v
+	case Number:
+		if humane {
+			return v.Humane()
+		}
+		return v.String()
+	case int:
+		return strconv.Itoa(v)
+	case float64:
+		return cellText(Number{Value: v}, humane)
+	}
+	return fmt.Sprint(c)
+}
+
+// longDecimals are numbers in text (rule findings' descriptions) with more
+// digits than people read.
+var longDecimals = regexp.MustCompile(`\b[0-9]+\.[0-9]{5,}(?:[eE][+-]?[0-9]+)?\b`)
+
+// shortIRIs replaces every absolute IRI in a space-separated cell by its
+// local name (the part after the last '/' or '#').
+func shortIRIs(s string) string {
+	if !strings.Contains(s, "://") && !strings.HasPrefix(s, "urn:") {
+		return s
+	}
+	parts := strings.Split(s, " ")
+	for i, p := range parts {
+		if strings.Contains(p, "://") || strings.HasPrefix(p, "urn:") {
+			parts[i] = localName(p)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// localName is the part of an IRI after its last '/' or '#' (the IRI when
+// that is empty).
+func localName(iri string) string {
+	if i := strings.LastIndexAny(iri, "/#"); i >= 0 && i+1 < len(iri) {
+		return iri[i+1:]
+	}
+	return iri
 }
 
 func orProgram(s string) string {
@@ -232,7 +358,18 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 			if err := cw.Write(t.Columns); err != nil {
 				return err
 			}
-			if err := cw.WriteAll(t.Rows); err != nil {
+			rec := make([]string, len(t.Columns))
+			for _, row := range t.Rows {
+				rec = rec[:0]
+				for _, c := range row {
+					rec = append(rec, cellText(c, false))
+				}
+				if err := cw.Write(rec); err != nil {
+					return err
+				}
+			}
+			cw.Flush()
+			if err := cw.Error(); err != nil {
 				return err
 			}
 		}
@@ -247,9 +384,24 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 				continue
 			}
 			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, strings.Join(t.Columns, "\t"))
+			var cols []string
+			show := make([]bool, len(t.Columns))
+			for i, c := range t.Columns {
+				if show[i] = !slices.Contains(t.Hide, c); show[i] {
+					// A time column's cells carry their unit.
+					cols = append(cols, strings.TrimSuffix(c, "_us"))
+				}
+			}
+			fmt.Fprintln(tw, strings.Join(cols, "\t"))
+			cells := make([]string, 0, len(t.Columns))
 			for _, row := range t.Rows {
-				fmt.Fprintln(tw, strings.Join(row, "\t"))
+				cells = cells[:0]
+				for i, c := range row {
+					if i >= len(show) || show[i] {
+						cells = append(cells, cellText(c, true))
+					}
+				}
+				fmt.Fprintln(tw, strings.Join(cells, "\t"))
 			}
 			if err := tw.Flush(); err != nil {
 				return err

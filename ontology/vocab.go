@@ -230,6 +230,20 @@ const (
 	PoorScalability = Namespace + "PoorScalability"
 	// BenchmarkValue is the class perfonto:BenchmarkValue. One element of an array-valued benchmark column of the SCALEA repository (Appendix E: NetworkMPP2PPerf.mpiBcast REAL[5], NetworkMPColPerf.mpiSync/mpiAsync/mpiSsend REAL[6]), kept with its 1-based index because the seed does not say what the elements stand for.
 	BenchmarkValue = Namespace + "BenchmarkValue"
+	// ExperimentSeries is the class perfonto:ExperimentSeries. Experiments of one version and machine that differ in one or two model parameters (the number of processing units p, the problem size n); repeated experiments at the same parameter values are repetitions of one measurement point. Performance models are fitted over a series.
+	ExperimentSeries = Namespace + "ExperimentSeries"
+	// PerformanceModel is the class perfonto:PerformanceModel. A scaling model of one metric of one call path over an experiment series, in the Performance Model Normal Form of Extra-P: f(x) = c0 + sum of ck * prod x_l^(i_kl) * log2(x_l)^(j_kl), with its constant (perfonto:constantCoefficient), its terms (perfonto:hasModelTerm) and quality measures.
+	PerformanceModel = Namespace + "PerformanceModel"
+	// ModelTerm is the class perfonto:ModelTerm. One term ck * prod x_l^(i_kl) * log2(x_l)^(j_kl) of a performance model: its coefficient and one factor per parameter it depends on.
+	ModelTerm = Namespace + "ModelTerm"
+	// TermFactor is the class perfonto:TermFactor. One parameter's factor x^i * log2(x)^j of a model term.
+	TermFactor = Namespace + "TermFactor"
+	// ModelPrediction is the class perfonto:ModelPrediction. A performance model's value extrapolated to a parameter value beyond the measured ones, with the share of the program's predicted value of the same metric.
+	ModelPrediction = Namespace + "ModelPrediction"
+	// PoorScalingModel is the class perfonto:PoorScalingModel. A call path whose performance model grows with the number of processing units faster than a threshold exponent: its cost will dominate at scale.
+	PoorScalingModel = Namespace + "PoorScalingModel"
+	// ExtrapolatedHotspot is the class perfonto:ExtrapolatedHotspot. A call path whose share of the program's time, predicted by the performance models at a larger number of processing units than measured, exceeds a threshold.
+	ExtrapolatedHotspot = Namespace + "ExtrapolatedHotspot"
 	// LinguisticVariable is the class perfonto:LinguisticVariable. A fuzzy (linguistic) variable over a measured quantity, divided into states given by fuzzy sets, e.g. the bandwidth of a network path in five states (6.2.3.7, Fig. 6.7).
 	LinguisticVariable = Namespace + "LinguisticVariable"
 	// LinguisticTerm is the class perfonto:LinguisticTerm. A term (state) of a linguistic variable, such as VERYLOW; a fuzzy set described by a membership function (Appendix F.2).
@@ -720,6 +734,56 @@ const (
 	LastRefreshed = Namespace + "lastRefreshed"
 	// SiteStatus is the datatype property perfonto:siteStatus. The outcome of the last refresh or check of the site: "ok" or the reason it failed.
 	SiteStatus = Namespace + "siteStatus"
+	// InSeries is the object property perfonto:inSeries. The experiment series an experiment belongs to, or a performance model was fitted over.
+	InSeries = Namespace + "inSeries"
+	// ModelParameter is the datatype property perfonto:modelParameter. A model parameter of a series ("p": processing units, "n": problem size), or the parameter of a term factor.
+	ModelParameter = Namespace + "modelParameter"
+	// HasPerformanceModel is the object property perfonto:hasPerformanceModel. A performance model of the code region (or of the call path ending in it).
+	HasPerformanceModel = Namespace + "hasPerformanceModel"
+	// ModelledMetric is the datatype property perfonto:modelledMetric. The metric (perfonto:hasMetricName mnemonic) the performance model describes, e.g. wtime.
+	ModelledMetric = Namespace + "modelledMetric"
+	// CallPath is the datatype property perfonto:callPath. The call path of a performance model: region names from the root, joined by " / ".
+	CallPath = Namespace + "callPath"
+	// ModelFunction is the datatype property perfonto:modelFunction. The model as text, e.g. "0.2 + 0.003 · p·log2(p)".
+	ModelFunction = Namespace + "modelFunction"
+	// ModelFormula is the datatype property perfonto:modelFormula. The model in full precision as a formula that the SPARQL function pf:predict (<urn:x-perfkb:function#predict>) evaluates, e.g. "f(p) = 12.5 + 0.003*p^(1)*log2(p)^(1)".
+	ModelFormula = Namespace + "modelFormula"
+	// ConstantCoefficient is the datatype property perfonto:constantCoefficient. The constant c0 of a performance model.
+	ConstantCoefficient = Namespace + "constantCoefficient"
+	// HasModelTerm is the object property perfonto:hasModelTerm. A term of the performance model.
+	HasModelTerm = Namespace + "hasModelTerm"
+	// TermCoefficient is the datatype property perfonto:termCoefficient. The coefficient ck of a model term.
+	TermCoefficient = Namespace + "termCoefficient"
+	// HasTermFactor is the object property perfonto:hasTermFactor. A parameter factor of the model term.
+	HasTermFactor = Namespace + "hasTermFactor"
+	// PolynomialExponent is the datatype property perfonto:polynomialExponent. The exponent i of x^i in a term factor, or of the fastest-growing term in p of a model (perfonto:growthExponent's polynomial part).
+	PolynomialExponent = Namespace + "polynomialExponent"
+	// LogarithmExponent is the datatype property perfonto:logarithmExponent. The exponent j of log2(x)^j in a term factor, or of the fastest-growing term in p of a model.
+	LogarithmExponent = Namespace + "logarithmExponent"
+	// GrowthExponent is the datatype property perfonto:growthExponent. The polynomial exponent i of the fastest-growing term (positive coefficient) of the model in the number of processing units p; 0 for a model constant in p. With perfonto:growthLogExponent, "grows faster than p log p" is growthExponent > 1, or = 1 with growthLogExponent > 1.
+	GrowthExponent = Namespace + "growthExponent"
+	// GrowthLogExponent is the datatype property perfonto:growthLogExponent. The log2 exponent j of the fastest-growing term of the model in p.
+	GrowthLogExponent = Namespace + "growthLogExponent"
+	// GrowthShare is the datatype property perfonto:growthShare. The share of the model's value at the largest measured p that its fastest-growing term contributes: near 0 when the growth is a fit of noise on a constant.
+	GrowthShare = Namespace + "growthShare"
+	// ModelSMAPE is the datatype property perfonto:modelSMAPE. The symmetric mean absolute percentage error of the model (0-200, percent; leave-one-out cross-validated for single-parameter models, as Extra-P computes it).
+	ModelSMAPE = Namespace + "modelSMAPE"
+	// ModelRSS is the datatype property perfonto:modelRSS. The residual sum of squares of the model (cross-validated like perfonto:modelSMAPE).
+	ModelRSS = Namespace + "modelRSS"
+	// ModelAdjustedR2 is the datatype property perfonto:modelAdjustedR2. The adjusted coefficient of determination of the model (1 for a constant model).
+	ModelAdjustedR2 = Namespace + "modelAdjustedR2"
+	// ModelPoints is the datatype property perfonto:modelPoints. The number of measurement points (distinct parameter values) the model was fitted to.
+	ModelPoints = Namespace + "modelPoints"
+	// FittedFrom is the object property perfonto:fittedFrom. An experiment whose measurements the model was fitted to.
+	FittedFrom = Namespace + "fittedFrom"
+	// HasPrediction is the object property perfonto:hasPrediction. An extrapolation of the model.
+	HasPrediction = Namespace + "hasPrediction"
+	// AtParameterValue is the datatype property perfonto:atParameterValue. The value of p the prediction is for.
+	AtParameterValue = Namespace + "atParameterValue"
+	// PredictedValue is the datatype property perfonto:predictedValue. The model's value at perfonto:atParameterValue.
+	PredictedValue = Namespace + "predictedValue"
+	// PredictedShare is the datatype property perfonto:predictedShare. The predicted value divided by the program's predicted value of the same metric at the same parameter value.
+	PredictedShare = Namespace + "predictedShare"
 	// HasFuzzyMembership is the object property perfonto:hasFuzzyMembership. A fuzzy membership of the subject's measured value in a linguistic term.
 	HasFuzzyMembership = Namespace + "hasFuzzyMembership"
 	// MembershipTerm is the object property perfonto:membershipTerm. The linguistic term whose fuzzy set the membership degree is about.

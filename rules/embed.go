@@ -18,6 +18,7 @@ var shipped = map[string]string{
 	"MONITORING":  "monitoring.rules",
 	"SCALABILITY": "scalability.rules", // findings over perfkb analyze results
 	"WAITSTATES":  "waitstates.rules",  // Late Sender / Wait at NxN over trace wait-state metrics
+	"MODELS":      "models.rules",      // findings over perfkb analyze performance models
 }
 
 // Default lists the rule sets perfkb reason runs when no --rules is given,

@@ -249,7 +249,7 @@ func runCase(t *testing.T, file string, defaultSet string, tc *testCase) {
 }
 
 func TestShippedRules(t *testing.T) {
-	sets := map[string]string{"rdfs.test": "RDFS", "owl-rl.test": "OWL", "perfonto.test": "PERFONTO", "monitoring.test": "MONITORING"}
+	sets := map[string]string{"rdfs.test": "RDFS", "owl-rl.test": "OWL", "perfonto.test": "PERFONTO", "monitoring.test": "MONITORING", "models.test": "MODELS"}
 	for file, set := range sets {
 		t.Run(strings.TrimSuffix(file, ".test"), func(t *testing.T) {
 			path := filepath.Join("testdata", file)
@@ -267,7 +267,7 @@ func TestShippedRules(t *testing.T) {
 // TestEveryRuleIsTested checks that each shipped rule appears in a fires
 // and a not-fires line of its testdata file.
 func TestEveryRuleIsTested(t *testing.T) {
-	sets := map[string]string{"rdfs.test": "RDFS", "owl-rl.test": "OWL", "perfonto.test": "PERFONTO", "monitoring.test": "MONITORING"}
+	sets := map[string]string{"rdfs.test": "RDFS", "owl-rl.test": "OWL", "perfonto.test": "PERFONTO", "monitoring.test": "MONITORING", "models.test": "MODELS"}
 	for file, set := range sets {
 		prog, err := reasoner.LoadProgram([]string{set}, reasoner.ParseOptions{})
 		if err != nil {

@@ -25,6 +25,13 @@ func (f *fakeAnalysis) Diff(_ context.Context, base, trial string) (any, error) 
 	return map[string]string{"base": base, "trial": trial}, nil
 }
 
+func (f *fakeAnalysis) Models(_ context.Context, version string) (any, error) {
+	if version == "http://example.org/missing" {
+		return nil, fmt.Errorf("no experiments of version <%s>: %w", version, ErrNotFound)
+	}
+	return map[string]string{"models of": version}, nil
+}
+
 func TestAnalysisRoutes(t *testing.T) {
 	fa := &fakeAnalysis{}
 	srv, _, _ := newTestServer(t, func(o *Options) { o.Analysis = fa })
@@ -39,6 +46,8 @@ func TestAnalysisRoutes(t *testing.T) {
 		{"scaling of an unknown version", "GET", "/analysis/scaling?version=http://example.org/missing", false, http.StatusNotFound},
 		{"diff", "GET", "/analysis/diff?base=http://example.org/a&trial=http://example.org/b", false, http.StatusOK},
 		{"diff without trial", "GET", "/analysis/diff?base=http://example.org/a", false, http.StatusBadRequest},
+		{"models", "GET", "/analysis/models?version=http://example.org/v1", false, http.StatusOK},
+		{"models of an unknown version", "GET", "/analysis/models?version=http://example.org/missing", false, http.StatusNotFound},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,6 +19,7 @@ type analyzeFlags struct {
 	softFile    string
 	defines     []string
 	noWrite     bool
+	noModels    bool
 }
 
 func (f *analyzeFlags) bind(cmd *cobra.Command) {
@@ -28,6 +29,7 @@ func (f *analyzeFlags) bind(cmd *cobra.Command) {
 	fl.StringVar(&f.softFile, "soft", "", "soft analysis configuration file (classes, scores, similarity, bottlenecks; default: the shipped analysis/soft.conf)")
 	fl.StringArrayVar(&f.defines, "define", nil, "override a constant of the SCALABILITY rules, NAME=VALUE (repeatable)")
 	fl.BoolVar(&f.noWrite, "no-write", false, "compute and print, but leave the analysis graph unchanged")
+	fl.BoolVar(&f.noModels, "no-models", false, "skip the performance models (perfkb model)")
 }
 
 // run analyses the store and prints the tables of kind.
@@ -37,7 +39,7 @@ func (f *analyzeFlags) run(cmd *cobra.Command, app *App, kind string, diffs [][2
 	default:
 		return usageError(fmt.Errorf("--format %q: want table, json or csv", f.format))
 	}
-	opts := analysis.Options{Diffs: diffs, DryRun: f.noWrite, Defines: map[string]string{}}
+	opts := analysis.Options{Diffs: diffs, DryRun: f.noWrite, Defines: map[string]string{}, NoModels: f.noModels && kind != analysis.KindModels}
 	for _, d := range f.defines {
 		k, v, ok := strings.Cut(d, "=")
 		if !ok || k == "" {
@@ -88,8 +90,12 @@ func (f *analyzeFlags) run(cmd *cobra.Command, app *App, kind string, diffs [][2
 	if f.noWrite {
 		where = "not written (--no-write)"
 	}
-	fmt.Fprintf(app.Stderr, "analyze: %d experiments, %d scaling groups, %d PoorScalability findings, %d issues; %d quads %s in %.2fs\n",
-		len(res.Experiments), len(res.Groups), len(res.Findings), len(res.Issues), res.Quads, where, res.Duration.Seconds())
+	models := 0
+	if res.Models != nil {
+		models = len(res.Models.Models)
+	}
+	fmt.Fprintf(app.Stderr, "analyze: %d experiments, %d scaling groups, %d performance models, %d findings, %d issues; %d quads %s in %.2fs\n",
+		len(res.Experiments), len(res.Groups), models, len(res.Findings), len(res.Issues), res.Quads, where, res.Duration.Seconds())
 	return nil
 }
 
@@ -111,8 +117,12 @@ dissertation's chapter 5:
   - soft analysis (5.6, Appendix F): performance classes with membership
     degrees, OWA scores and ranks, processing unit similarity groups,
     similarity to the baseline, fuzzy bottleneck search;
-  - the shipped SCALABILITY rules, which flag regions and programs that stop
-    scaling (perfonto:PoorScalability).
+  - performance models (Extra-P's Performance Model Normal Form) of every
+    metric of every call path over each experiment series (perfkb model);
+  - the shipped SCALABILITY and MODELS rules, which flag regions and
+    programs that stop scaling (perfonto:PoorScalability), call paths whose
+    model grows faster than p (PoorScalingModel) and call paths predicted
+    to dominate at a larger p (ExtrapolatedHotspot).
 
 Results replace the graph urn:x-perfkb:analysis in one atomic write, so
 SPARQL reads them (perfkb query). Experiments with bad input (no program
@@ -134,6 +144,7 @@ and the issues.`,
 		{analysis.KindScaling, "Scaling groups, baselines, program and region speedup and efficiency"},
 		{analysis.KindOverhead, "Overheads (oall, oall_ident, oall_unid, loss of parallelism) per region, process and experiment"},
 		{analysis.KindClasses, "Soft analysis: performance classes, OWA ranking, PU similarity groups, fuzzy bottlenecks"},
+		{analysis.KindModels, "Extra-P-style scaling models per series, call path and metric (same as perfkb model)"},
 	} {
 		kind := sub.name
 		cmd.AddCommand(&cobra.Command{

@@ -45,6 +45,24 @@ func TestAnalysisService(t *testing.T) {
 	if _, err := a.Scaling(ctx, "http://example.org/none"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("unknown version: %v, want ErrNotFound", err)
 	}
+	// Three runs are too few to model (Extra-P asks for 5 points): the
+	// model tables say so.
+	out, err = a.Models(ctx, "http://example.org/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notModelled *analysis.Table
+	for _, tb := range out.([]analysis.Table) {
+		if tb.Name == "series not modelled" {
+			notModelled = &tb
+		}
+	}
+	if notModelled == nil || len(notModelled.Rows) != 1 {
+		t.Errorf("model tables %+v: want one series not modelled", out)
+	}
+	if _, err := a.Models(ctx, "http://example.org/none"); !errors.Is(err, server.ErrNotFound) {
+		t.Errorf("models of an unknown version: %v, want ErrNotFound", err)
+	}
 	d, err := a.Diff(ctx, "http://example.org/e4", "http://example.org/e8")
 	if err != nil {
 		t.Fatal(err)

@@ -677,7 +677,7 @@ func TestQueryPageInChromium(t *testing.T) {
 			Data []struct {
 				Name    string
 				Columns []string
-				Rows    [][]string
+				Rows    [][]any
 			}
 		}
 		err = json.NewDecoder(resp.Body).Decode(&sc)
@@ -689,7 +689,7 @@ func TestQueryPageInChromium(t *testing.T) {
 		cols := sc.Data[0].Columns
 		for _, r := range sc.Data[0].Rows {
 			if r[slices.Index(cols, "region")] == "(program)" && r[slices.Index(cols, "time_us")] != "" {
-				procs[r[slices.Index(cols, "problem_size")]+"|"+r[slices.Index(cols, "processes")]] = true
+				procs[fmt.Sprint(r[slices.Index(cols, "problem_size")], "|", r[slices.Index(cols, "processes")])] = true
 			}
 		}
 		if points != len(procs) {
