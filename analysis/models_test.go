@@ -11,10 +11,11 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/analysis/pmnf"
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/ontology/sample"
 	"github.com/perfkb/perfkb/query"
 )
 
@@ -136,7 +137,7 @@ ex:cr_comm perfonto:hasCrType "CR_MPIP2P" ; perfonto:regionName "exchange" ; per
 		}
 	}
 	ds := native.OpenMemory()
-	if _, err := kb.Load(context.Background(), ds, strings.NewReader(b.String()), kb.LoadOptions{Format: kb.FormatTurtle, SourceName: "models.ttl", Graph: kb.IRI("http://example.org/site")}); err != nil {
+	if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(b.String()), rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "models.ttl", Graph: kb.IRI("http://example.org/site")}); err != nil {
 		t.Fatal(err)
 	}
 	return ds
