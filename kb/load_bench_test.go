@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/convert/sample"
 )
 
 // benchTriples is the size of the load benchmark's sample data: 100k, or

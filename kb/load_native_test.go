@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/convert/sample"
 )
 
 // Loading into the native stores takes Load's concurrent zero-copy path

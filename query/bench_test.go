@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
 )
 

@@ -10,10 +10,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/rules"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
 )
 

@@ -17,10 +17,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )

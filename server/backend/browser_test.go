@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/rules"
 	"github.com/perfkb/perfkb/server"
