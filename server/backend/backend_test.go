@@ -42,7 +42,7 @@ func newFixture(t *testing.T) (*server.Server, kb.Dataset, sample.Summary) {
 	}
 	store := server.NewDatasetStore(ds)
 	srv := server.New(server.Options{
-		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
+		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Analysis: &Analysis{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
 	})
 	return srv, ds, sum
 }
