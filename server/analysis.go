@@ -47,15 +47,6 @@ type AnalysisReport struct {
 	Seconds     float64  `json:"seconds"`
 }
 
-func init() {
-	routeSetups = append(routeSetups, func(s *Server, data *gin.RouterGroup) {
-		data.POST("/analysis/run", s.analysisRun)
-		data.GET("/analysis/scaling", s.analysisScaling)
-		data.GET("/analysis/diff", s.analysisDiff)
-		data.GET("/analysis/tree", s.analysisTree)
-	})
-}
-
 func (s *Server) analysisService(c *gin.Context) bool {
 	if s.opts.Analysis == nil {
 		respondError(c, fmt.Errorf("analysis: %w (the analysis package is not wired into this server)", ErrNotAvailable))
