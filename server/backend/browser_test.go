@@ -466,7 +466,13 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.screenshot("call-tree")
 	})
 
+	// Without the analysis service the comparison view sums per region
+	// name with SPARQL: a server without it, then back to the fixture's.
 	run("comparison", func(t *testing.T) {
+		nts := httptest.NewServer(server.New(server.Options{Query: &QueryEngine{DS: ds}, Token: token}))
+		defer nts.Close()
+		open(nts.URL + "/")
+		defer open(ts.URL + "/")
 		sum := func(e string) map[string]float64 {
 			out := map[string]float64{}
 			for _, r := range sparqlRows(t, ds, pfx+`SELECT ?name (SUM(?v) AS ?s) WHERE { ?rs perfonto:inExperiment <`+e+`> ; perfonto:inProcessingUnit ?pu ; perfonto:ofCodeRegion ?cr ; perfonto:hasMetric ?m .
