@@ -57,4 +57,54 @@
 // time, the only experiment of its version, non-numeric metric values — is
 // reported per experiment in Result.Issues and skipped; no value that is not
 // finite is ever written.
+//
+// # The call tree
+//
+// BuildCallTree computes an experiment's dynamic call tree (one node per
+// call path, inclusive and exclusive times and every metric combined over
+// the processing units with mean, min or max). It is the one tree perfkb
+// has: perfkb tree prints it, GET /analysis/tree serves it as JSON, and the
+// query page's call-tree view draws that answer.
+//
+// # How to add an analysis
+//
+// 1. A file analysis/<name>.go with a function over the store that
+// computes without writing and returns a struct with JSON tags (it is
+// served as it is):
+//
+//	// Hotspots lists the call paths of exp whose exclusive time is above
+//	// share of the program's.
+//	func Hotspots(ctx context.Context, ds kb.Dataset, exp string, opts HotspotOptions) (*HotspotReport, error)
+//
+// Read with Read/ReadMetrics (experiments, units, region summaries by call
+// path) or, for one experiment, with BuildCallTree or a SPARQL query
+// through package query; IRIs come from package ontology. Options that a
+// request can get wrong are checked by a Validate method returning an
+// error with InvalidInput() true (the server answers 400), and a name
+// that matches nothing says so (the server answers 404), as TreeError
+// does. Bad data (a missing program region, a non-numeric value) is an
+// Issue, not an error.
+//
+// 2. Results that belong in the analysis graph are added to Run: compute
+// them from the Data Run reads, add their quads to what Run writes, so
+// they are replaced with everything else in one atomic Apply; a table of
+// them is a new Kind in report.go and an entry in the subcommand list of
+// cmd/perfkb/analyze.go (perfkb analyze KIND prints it).
+//
+// 3. Tests in analysis/: hand-built data in testdata/*.ttl with the
+// expected values worked out in the test's comment, and a check against an
+// independent SPARQL query over convert/sample data (as sample_test.go
+// does for Compare).
+//
+// 4. The HTTP route: a method on server.AnalysisService
+// (server/analysis.go: the interface, the handler, its parameters), the
+// route in Server.routes(), the adapter in server/backend/analysis.go
+// that calls this package and wraps not-found errors with
+// server.ErrNotFound, and a case in server/analysis_test.go's route
+// table.
+//
+// 5. The CLI: a subcommand of perfkb analyze (cmd/perfkb/analyze.go) or a
+// command of its own (cmd/perfkb/tree.go) that only parses flags, calls
+// the function and prints; a test that the CLI and the route give the
+// same result (cmd/perfkb/tree_http_test.go).
 package analysis

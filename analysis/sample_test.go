@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
 )
 

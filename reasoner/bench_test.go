@@ -10,11 +10,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/rules"
 )
 

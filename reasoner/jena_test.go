@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/rules"
 )
 

@@ -18,12 +18,6 @@ import (
 // uploaded to POST /rules/run. So a user who writes rules for their own
 // problem classes writes the advice next to them.
 
-func init() {
-	routeSetups = append(routeSetups, func(s *Server, data *gin.RouterGroup) {
-		data.GET("/rules/advice", s.ruleAdvice)
-	})
-}
-
 // AdviceList is the answer of GET /rules/advice, sorted by class.
 type AdviceList struct {
 	Advice []rules.Advice `json:"advice"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -20,6 +21,19 @@ type AnalysisService interface {
 	// Diff compares two experiments, computed without writing; an unknown
 	// experiment is an error wrapping ErrNotFound.
 	Diff(ctx context.Context, base, trial string) (any, error)
+	// Tree returns the call tree of an experiment (its IRI or a unique end
+	// of it), computed without writing; a name that matches nothing is an
+	// error wrapping ErrNotFound, a bad parameter an InvalidInputError.
+	Tree(ctx context.Context, experiment string, p TreeParams) (any, error)
+}
+
+// TreeParams are the parameters of GET /analysis/tree, those of perfkb
+// tree: one processing unit (IRI or unique end; "" merges all), how values
+// of several units combine (mean, min, max), one more metric to show, and
+// how many levels (0: all).
+type TreeParams struct {
+	PU, Agg, Metric string
+	Depth           int
 }
 
 // AnalysisReport says what an analysis run did.
@@ -31,14 +45,6 @@ type AnalysisReport struct {
 	Graph       string   `json:"graph"`
 	Issues      []string `json:"issues"`
 	Seconds     float64  `json:"seconds"`
-}
-
-func init() {
-	routeSetups = append(routeSetups, func(s *Server, data *gin.RouterGroup) {
-		data.POST("/analysis/run", s.analysisRun)
-		data.GET("/analysis/scaling", s.analysisScaling)
-		data.GET("/analysis/diff", s.analysisDiff)
-	})
 }
 
 func (s *Server) analysisService(c *gin.Context) bool {
@@ -91,6 +97,33 @@ func (s *Server) analysisDiff(c *gin.Context) {
 		return
 	}
 	out, err := s.opts.Analysis.Diff(c.Request.Context(), base, trial)
+	if err != nil {
+		respondError(c, err)
+		return
+	}
+	respondData(c, http.StatusOK, out)
+}
+
+// analysisTree answers GET /analysis/tree?experiment=IRI&pu=&agg=&metric=&depth=.
+func (s *Server) analysisTree(c *gin.Context) {
+	if !s.authorize(c, false) || !s.analysisService(c) {
+		return
+	}
+	exp := c.Query("experiment")
+	if exp == "" {
+		respondError(c, newAPIError(ErrorBadData, "name the experiment: /analysis/tree?experiment=IRI (or a unique end of it, e.g. vienna/exp/3)"))
+		return
+	}
+	p := TreeParams{PU: c.Query("pu"), Agg: c.Query("agg"), Metric: c.Query("metric")}
+	if d := c.Query("depth"); d != "" {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			respondError(c, newAPIError(ErrorBadData, "depth %q: want 0 (all levels) or a positive number", d))
+			return
+		}
+		p.Depth = n
+	}
+	out, err := s.opts.Analysis.Tree(c.Request.Context(), exp, p)
 	if err != nil {
 		respondError(c, err)
 		return

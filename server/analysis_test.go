@@ -32,6 +32,13 @@ func (f *fakeAnalysis) Models(_ context.Context, version string) (any, error) {
 	return map[string]string{"models of": version}, nil
 }
 
+func (f *fakeAnalysis) Tree(_ context.Context, exp string, p TreeParams) (any, error) {
+	if exp == "missing" {
+		return nil, fmt.Errorf("no experiment %q: %w", exp, ErrNotFound)
+	}
+	return map[string]any{"experiment": exp, "pu": p.PU, "agg": p.Agg, "metric": p.Metric, "depth": p.Depth}, nil
+}
+
 func TestAnalysisRoutes(t *testing.T) {
 	fa := &fakeAnalysis{}
 	srv, _, _ := newTestServer(t, func(o *Options) { o.Analysis = fa })
@@ -48,6 +55,10 @@ func TestAnalysisRoutes(t *testing.T) {
 		{"diff without trial", "GET", "/analysis/diff?base=http://example.org/a", false, http.StatusBadRequest},
 		{"models", "GET", "/analysis/models?version=http://example.org/v1", false, http.StatusOK},
 		{"models of an unknown version", "GET", "/analysis/models?version=http://example.org/missing", false, http.StatusNotFound},
+		{"tree", "GET", "/analysis/tree?experiment=x/exp/1&pu=p1&agg=max&metric=L2_TCM&depth=2", false, http.StatusOK},
+		{"tree without experiment", "GET", "/analysis/tree?pu=p1", false, http.StatusBadRequest},
+		{"tree with a bad depth", "GET", "/analysis/tree?experiment=x/exp/1&depth=two", false, http.StatusBadRequest},
+		{"tree of an unknown experiment", "GET", "/analysis/tree?experiment=missing", false, http.StatusNotFound},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +80,12 @@ func TestAnalysisRoutes(t *testing.T) {
 	dataOf(t, rec, &got)
 	if got["base"] != "http://example.org/a" || got["trial"] != "http://example.org/b" {
 		t.Errorf("diff answered %v", got)
+	}
+	rec = do(srv, "GET", "/analysis/tree?experiment=x/exp/1&pu=p1&agg=max&metric=L2_TCM&depth=2", "", "")
+	var tree map[string]any
+	dataOf(t, rec, &tree)
+	if tree["experiment"] != "x/exp/1" || tree["pu"] != "p1" || tree["agg"] != "max" || tree["metric"] != "L2_TCM" || tree["depth"] != 2.0 {
+		t.Errorf("tree answered %v: the parameters did not reach the service", tree)
 	}
 	plain, _, _ := newTestServer(t, nil)
 	if rec := do(plain, "GET", "/analysis/scaling", "", ""); rec.Code != http.StatusNotImplemented {

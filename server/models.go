@@ -18,12 +18,6 @@ type ModelService interface {
 	Models(ctx context.Context, version string) (any, error)
 }
 
-func init() {
-	routeSetups = append(routeSetups, func(s *Server, data *gin.RouterGroup) {
-		data.GET("/analysis/models", s.analysisModels)
-	})
-}
-
 // analysisModels answers GET /analysis/models?version=IRI.
 func (s *Server) analysisModels(c *gin.Context) {
 	if !s.authorize(c, false) || !s.analysisService(c) {

@@ -8,13 +8,6 @@ import (
 	"github.com/perfkb/perfkb/kb"
 )
 
-func init() {
-	routeSetups = append(routeSetups, func(s *Server, data *gin.RouterGroup) {
-		data.GET("/ontology", s.ontology)
-		data.HEAD("/ontology", s.ontology)
-	})
-}
-
 // ontology serves PERFONTO as the store holds it (graph
 // urn:x-perfkb:ontology) in any RDF format the client accepts, like a
 // Graph Store GET of that graph.

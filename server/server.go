@@ -194,17 +194,19 @@ func (s *Server) routes() *gin.Engine {
 	data.GET("/findings", s.findings)
 	data.GET("/explain", s.explain)
 	data.GET("/sites", s.sites)
-	for _, setup := range routeSetups {
-		setup(s, data)
-	}
+	data.POST("/sites", s.addSite)
+	data.DELETE("/sites/:name", s.removeSite)
+	data.POST("/sites/refresh", s.refreshSites)
+	data.GET("/rules/advice", s.ruleAdvice)
+	data.POST("/analysis/run", s.analysisRun)
+	data.GET("/analysis/scaling", s.analysisScaling)
+	data.GET("/analysis/diff", s.analysisDiff)
+	data.GET("/analysis/tree", s.analysisTree)
+	data.GET("/analysis/models", s.analysisModels)
+	data.GET("/ontology", s.ontology)
+	data.HEAD("/ontology", s.ontology)
 	return e
 }
-
-// routeSetups add the routes of optional services (analysis, the site
-// registry), each from its own file's init, so that a service's handlers,
-// request types and routes live together. They run after the core routes,
-// on the limited data group.
-var routeSetups []func(s *Server, data *gin.RouterGroup)
 
 // Serve serves HTTP on l until ctx ends, then shuts down gracefully: it
 // stops accepting, lets in-flight requests finish (up to ShutdownGrace)

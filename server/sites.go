@@ -51,14 +51,6 @@ type SiteRefresh struct {
 	Error       string `json:"error,omitempty"`
 }
 
-func init() {
-	routeSetups = append(routeSetups, func(s *Server, data *gin.RouterGroup) {
-		data.POST("/sites", s.addSite)
-		data.DELETE("/sites/:name", s.removeSite)
-		data.POST("/sites/refresh", s.refreshSites)
-	})
-}
-
 // registry returns the writable registry, answering 501 when there is none.
 func (s *Server) registry(c *gin.Context) (SiteRegistry, bool) {
 	reg, ok := s.opts.Sites.(SiteRegistry)

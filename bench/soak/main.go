@@ -75,7 +75,7 @@ func main() {
 	flag.Float64Var(&c.writeRate, "write-rate", 10, "writes per second per writer (0: back to back)")
 	flag.Float64Var(&c.hostileRate, "hostile-rate", 5, "hostile requests per second per hostile client (0: back to back)")
 	flag.StringVar(&c.serveArgs, "serve-args", "", "more `perfkb serve` flags, separated by spaces")
-	flag.StringVar(&c.shared, "shared", "../shared", "folder with w3c-rdf and w3c-sparql (hostile inputs)")
+	flag.StringVar(&c.shared, "shared", "testdata/w3c", "folder with w3c-rdf and w3c-sparql (hostile inputs)")
 	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
 	flag.StringVar(&c.latencyLog, "latency-log", "", "write each read's phase, start (Unix ns), latency (ns) and query number to this file, to see what slow reads overlapped")

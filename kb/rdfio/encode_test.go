@@ -199,12 +199,12 @@ func TestJSONLDPrefixAsScheme(t *testing.T) {
 // (graph isomorphism) or, for RDF/XML, a refusal naming what it cannot
 // write.
 func TestEncodersW3C(t *testing.T) {
-	root := "../../../shared/w3c-rdf"
+	root := "../../testdata/w3c/w3c-rdf"
 	files, _ := filepath.Glob(filepath.Join(root, "*", "*.n[tq]"))
 	more, _ := filepath.Glob(filepath.Join(root, "rdf-xml", "*", "*.nt"))
 	files = append(files, more...)
 	if len(files) == 0 {
-		t.Skip("the W3C RDF suites are not at " + root)
+		t.Fatal("the W3C RDF suites are not at " + root + " (they are part of the repository)")
 	}
 	nq, _ := Lookup("nquads")
 	written, refused := 0, 0

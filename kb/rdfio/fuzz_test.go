@@ -71,7 +71,7 @@ func unlabel(t kb.Term) kb.Term {
 }
 
 func FuzzTurtle(f *testing.F) {
-	addSeeds(f, "../testdata/*.ttl", "../../../shared/w3c-rdf/rdf-turtle/*.ttl")
+	addSeeds(f, "../testdata/*.ttl", "../../testdata/w3c/w3c-rdf/rdf-turtle/*.ttl")
 	f.Add([]byte(".5\n"))
 	f.Add([]byte(`<a> <b> """"x"`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -97,7 +97,7 @@ func FuzzTurtle(f *testing.F) {
 }
 
 func FuzzTriG(f *testing.F) {
-	addSeeds(f, "../testdata/*.trig", "../../../shared/w3c-rdf/rdf-trig/*.trig")
+	addSeeds(f, "../testdata/*.trig", "../../testdata/w3c/w3c-rdf/rdf-trig/*.trig")
 	f.Add([]byte("<g> { <s> <p> <o> }"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkDecode(t, NewTriGDecoder(bytes.NewReader(data), Options{Base: "http://example.org/base/doc.trig", Source: "fuzz.trig"}))
@@ -105,7 +105,7 @@ func FuzzTriG(f *testing.F) {
 }
 
 func FuzzRDFXML(f *testing.F) {
-	addSeeds(f, "../testdata/*.rdf", "../../../shared/w3c-rdf/rdf-xml/*/*.rdf")
+	addSeeds(f, "../testdata/*.rdf", "../../testdata/w3c/w3c-rdf/rdf-xml/*/*.rdf")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkDecode(t, NewRDFXMLDecoder(bytes.NewReader(data), Options{Base: "http://example.org/base/doc.rdf", Source: "fuzz.rdf"}))
 	})
@@ -136,11 +136,11 @@ func fuzzLines(t *testing.T, data []byte, quads bool) {
 }
 
 func FuzzNTriples(f *testing.F) {
-	addSeeds(f, "../testdata/*.nt", "../../../shared/w3c-rdf/rdf-n-triples/*.nt")
+	addSeeds(f, "../testdata/*.nt", "../../testdata/w3c/w3c-rdf/rdf-n-triples/*.nt")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzLines(t, data, false) })
 }
 
 func FuzzNQuads(f *testing.F) {
-	addSeeds(f, "../testdata/*.nq", "../../../shared/w3c-rdf/rdf-n-quads/*.nq")
+	addSeeds(f, "../testdata/*.nq", "../../testdata/w3c/w3c-rdf/rdf-n-quads/*.nq")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzLines(t, data, true) })
 }

@@ -7,9 +7,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/rdfio"
-	"github.com/perfkb/perfkb/convert/sample"
 )
 
 // BenchmarkTurtleDecode measures the Turtle parser alone (rdfio, no store)

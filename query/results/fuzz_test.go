@@ -11,7 +11,7 @@ import (
 // FuzzReaders checks that no answer from a remote endpoint makes a results
 // reader panic: federation feeds them whatever a site sends.
 func FuzzReaders(f *testing.F) {
-	_ = filepath.WalkDir("../../../shared/w3c-sparql", func(path string, d os.DirEntry, err error) error {
+	_ = filepath.WalkDir("../../testdata/w3c/w3c-sparql", func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}

@@ -32,7 +32,7 @@ func addSeeds(f *testing.F, dir string, exts ...string) {
 // away: every input either parses or fails with a positioned error.
 func FuzzParseQuery(f *testing.F) {
 	addSeeds(f, "testdata", ".rq")
-	addSeeds(f, "../../../shared/w3c-sparql", ".rq")
+	addSeeds(f, "../../testdata/w3c/w3c-sparql", ".rq")
 	f.Fuzz(func(t *testing.T, src string) {
 		_, err := ParseQuery(src, Options{})
 		checkPositioned(t, err)
@@ -43,7 +43,7 @@ func FuzzParseQuery(f *testing.F) {
 
 // FuzzParseUpdate is FuzzParseQuery for SPARQL Update.
 func FuzzParseUpdate(f *testing.F) {
-	addSeeds(f, "../../../shared/w3c-sparql", ".ru")
+	addSeeds(f, "../../testdata/w3c/w3c-sparql", ".ru")
 	f.Add("INSERT DATA { <a> <b> <c> }")
 	f.Fuzz(func(t *testing.T, src string) {
 		_, err := ParseUpdate(src, Options{})

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/perfkb/perfkb/analysis"
@@ -66,4 +67,14 @@ func (a *Analysis) Diff(ctx context.Context, base, trial string) (any, error) {
 		}
 	}
 	return analysis.Compare(ctx, d, base, trial)
+}
+
+// Tree returns an experiment's call tree (analysis.BuildCallTree).
+func (a *Analysis) Tree(ctx context.Context, experiment string, p server.TreeParams) (any, error) {
+	t, err := analysis.BuildCallTree(ctx, a.DS, experiment, analysis.TreeOptions{PU: p.PU, Agg: p.Agg, Metric: p.Metric, Depth: p.Depth})
+	var terr *analysis.TreeError
+	if errors.As(err, &terr) && terr.NotFound {
+		return nil, fmt.Errorf("%w (%w)", err, server.ErrNotFound)
+	}
+	return t, err
 }

@@ -17,11 +17,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )
@@ -43,7 +43,7 @@ func newFixture(t *testing.T) (*server.Server, kb.Dataset, sample.Summary) {
 	}
 	store := server.NewDatasetStore(ds)
 	srv := server.New(server.Options{
-		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
+		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Analysis: &Analysis{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
 	})
 	return srv, ds, sum
 }

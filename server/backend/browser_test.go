@@ -446,14 +446,14 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.click(`button[data-tab="tree"]`)
 		wd.waitFor("experiments", `document.querySelectorAll("#tree-exp option").length > 0`)
 		wd.script(`const s = document.getElementById("tree-exp"); s.value = "`+exp+`"; s.dispatchEvent(new Event("change")); return true`, nil)
-		wd.waitFor("the PU list", `window.perfkb.treeRowsFor === "`+exp+`" && Array.from(document.querySelectorAll("#tree-pu option")).some(o => o.value === "`+pu+`")`)
+		wd.waitFor("the PU list", `window.perfkb.treeFor === "`+exp+`" && Array.from(document.querySelectorAll("#tree-pu option")).some(o => o.value === "`+pu+`")`)
 		wd.script(`const s = document.getElementById("tree-pu"); s.value = "`+pu+`"; s.dispatchEvent(new Event("change")); return true`, nil)
-		wd.waitFor("the tree of the PU", `document.querySelector('#tree tbody tr[data-depth="0"]') && /call-tree nodes/.test(document.getElementById("tree-status").textContent)`)
+		wd.waitFor("the tree of the PU", `window.perfkb.tree && window.perfkb.tree.pu === "`+pu+`" && document.querySelector('#tree tbody tr[data-depth="0"]') && /call-tree nodes/.test(document.getElementById("tree-status").textContent)`)
 		var got struct {
 			Nodes int
 			Root  float64
 		}
-		wd.script(`return {Nodes: window.perfkb.tree.nodes.size, Root: Number(document.querySelector('#tree tbody tr[data-depth="0"]').dataset.incl)}`, &got)
+		wd.script(`return {Nodes: window.perfkb.tree.nodes, Root: Number(document.querySelector('#tree tbody tr[data-depth="0"]').dataset.incl)}`, &got)
 		wantRoot, _ := strconv.ParseFloat(root[0][0], 64)
 		if strconv.Itoa(got.Nodes) != count || got.Root != wantRoot {
 			t.Errorf("call tree of %s on %s: %d nodes, root wtime %v; SPARQL: %s nodes, root %v", exp, pu, got.Nodes, got.Root, count, wantRoot)
@@ -467,7 +467,13 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.screenshot("call-tree")
 	})
 
+	// Without the analysis service the comparison view sums per region
+	// name with SPARQL: a server without it, then back to the fixture's.
 	run("comparison", func(t *testing.T) {
+		nts := httptest.NewServer(server.New(server.Options{Query: &QueryEngine{DS: ds}, Token: token}))
+		defer nts.Close()
+		open(nts.URL + "/")
+		defer open(ts.URL + "/")
 		sum := func(e string) map[string]float64 {
 			out := map[string]float64{}
 			for _, r := range sparqlRows(t, ds, pfx+`SELECT ?name (SUM(?v) AS ?s) WHERE { ?rs perfonto:inExperiment <`+e+`> ; perfonto:inProcessingUnit ?pu ; perfonto:ofCodeRegion ?cr ; perfonto:hasMetric ?m .
@@ -599,7 +605,7 @@ func TestQueryPageInChromium(t *testing.T) {
 		var link string
 		wd.script(`return document.querySelector("#sites tbody a").title`, &link)
 		wd.click("#sites tbody a")
-		wd.waitFor("the linked call tree", `document.getElementById("tree-exp").value === "`+link+`" && window.perfkb.treeRowsFor === "`+link+`" && /call-tree nodes/.test(document.getElementById("tree-status").textContent)`)
+		wd.waitFor("the linked call tree", `document.getElementById("tree-exp").value === "`+link+`" && window.perfkb.treeFor === "`+link+`" && /call-tree nodes/.test(document.getElementById("tree-status").textContent)`)
 	})
 
 	// With the analysis service wired (as perfkb serve does), the same

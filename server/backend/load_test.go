@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/kb/store"
-	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )

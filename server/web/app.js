@@ -534,60 +534,21 @@ SELECT ?exp ?version ?processes ?site WHERE {
   return WB.experiments;
 }
 
-// treeQuery is the SPARQL the call-tree view sends (also used by the test).
-function treeQuery(exp) {
-  return `PREFIX perfonto: <${PERFONTO}>
-SELECT ?rs ?parent ?region ?name ?pu ?metric ?value WHERE {
-  ?rs perfonto:inExperiment <${exp}> ; perfonto:ofCodeRegion ?region ; perfonto:inProcessingUnit ?pu .
-  OPTIONAL { ?region perfonto:regionName ?name }
-  OPTIONAL { ?parent perfonto:hasChildRS ?rs }
-  OPTIONAL { ?rs perfonto:hasMetric ?m . ?m perfonto:hasMetricName ?metric ; perfonto:hasMetricValue ?value }
-}`;
+// treeURL is the request for one experiment's call tree, computed by the
+// server (package analysis, the same tree perfkb tree prints).
+function treeURL(exp, pu, agg) {
+  const q = new URLSearchParams({ experiment: exp, agg: agg || "mean" });
+  if (pu) q.set("pu", pu);
+  return "/analysis/tree?" + q.toString();
 }
-WB.treeQuery = treeQuery;
+WB.treeURL = treeURL;
 
-// buildTree turns the rows into per-PU trees and merges them by call path
-// (region names from the root), aggregating each metric over the PUs.
-function buildTree(rows, pu, agg) {
-  const nodes = new Map();
-  for (const r of rows) {
-    if (pu && r.pu.value !== pu) continue;
-    const id = r.rs.value;
-    let n = nodes.get(id);
-    if (!n) {
-      n = { id, pu: r.pu.value, region: r.region.value, name: r.name ? r.name.value : shortIRI(r.region.value), parent: r.parent ? r.parent.value : null, metrics: {}, children: [] };
-      nodes.set(id, n);
-    }
-    if (r.metric && r.value) n.metrics[r.metric.value] = Number(r.value.value);
-  }
-  const roots = [];
-  for (const n of nodes.values()) {
-    const p = n.parent && nodes.get(n.parent);
-    if (p) p.children.push(n); else roots.push(n);
-  }
-  // Merge by call path across PUs.
-  const merged = new Map();
-  const visit = (n, path, parentKey) => {
-    const key = path + "/" + n.region;
-    let m = merged.get(key);
-    if (!m) { m = { key, parentKey, name: n.name, region: n.region, samples: [], children: [] }; merged.set(key, m); if (parentKey) merged.get(parentKey).children.push(m); }
-    const childIncl = n.children.reduce((s, c) => s + (c.metrics.wtime || 0), 0);
-    m.samples.push(Object.assign({}, n.metrics, { excl: (n.metrics.wtime || 0) - childIncl, rs: n.id }));
-    n.children.forEach((c) => visit(c, key, key));
-  };
-  roots.forEach((r) => visit(r, "", null));
-  const aggregate = (vals) => {
-    if (vals.length === 0) return NaN;
-    if (agg === "min") return Math.min(...vals);
-    if (agg === "max") return Math.max(...vals);
-    return vals.reduce((a, b) => a + b, 0) / vals.length;
-  };
-  for (const m of merged.values()) {
-    m.value = (k) => aggregate(m.samples.map((s) => s[k]).filter((v) => v != null && !isNaN(v)));
-  }
-  return { roots: Array.from(merged.values()).filter((m) => !m.parentKey), nodes: merged, rsCount: nodes.size };
+// fetchTree asks GET /analysis/tree for the tree.
+async function fetchTree(exp, pu, agg) {
+  const resp = await fetch(treeURL(exp, pu, agg), { headers: authHeaders() });
+  if (!resp.ok) throw new Error(await apiError(resp));
+  return (await resp.json()).data;
 }
-WB.buildTree = buildTree;
 
 // treeGen numbers the call-tree loads: opening the tab loads the first
 // experiment, picking another one right away starts a second load, and
@@ -602,30 +563,27 @@ async function showTree() {
   if (!exp) { setStatus("tree-status", "no experiments in the store"); return; }
   setStatus("tree-status", "loading…");
   try {
-    if (WB.treeRowsFor !== exp) {
-      // Rows and findings of one experiment are set together, after both
-      // answers, so that the view never pairs one experiment's rows with
-      // another's (or no) findings.
-      const rows = await sparql(treeQuery(exp));
-      if (gen !== treeGen) return;
+    const newExp = WB.treeFor !== exp;
+    // A PU of another experiment means nothing here: ask for all.
+    const tree = await fetchTree(exp, newExp ? "" : $("tree-pu").value, $("tree-agg").value);
+    if (gen !== treeGen) return;
+    if (newExp) {
+      // The tree and the findings of one experiment are set together,
+      // after both answers, so that the view never pairs one experiment's
+      // tree with another's (or no) findings.
       const findings = await findingsBySubject(exp);
       if (gen !== treeGen) return;
-      WB.treeRows = rows;
       WB.treeFindings = findings;
-      WB.treeRowsFor = exp;
-      const pus = Array.from(new Set(WB.treeRows.map((r) => r.pu.value))).sort();
-      const puSel = $("tree-pu"), keep = puSel.value;
-      puSel.replaceChildren(el("option", { value: "" }, "all, aggregated"), ...pus.map((p) => el("option", { value: p }, shortIRI(p))));
-      if (pus.includes(keep)) puSel.value = keep;
-      const metrics = Array.from(new Set(WB.treeRows.filter((r) => r.metric).map((r) => r.metric.value))).sort();
+      WB.treeFor = exp;
+      const puSel = $("tree-pu");
+      puSel.replaceChildren(el("option", { value: "" }, "all, aggregated"), ...tree.pus.map((p) => el("option", { value: p }, shortIRI(p))));
       const mSel = $("tree-metric"), keepM = mSel.value || "wtime";
-      mSel.replaceChildren(...metrics.map((m) => el("option", { value: m }, m)));
-      mSel.value = metrics.includes(keepM) ? keepM : metrics[0] || "";
+      mSel.replaceChildren(...tree.metricNames.map((m) => el("option", { value: m }, m)));
+      mSel.value = tree.metricNames.includes(keepM) ? keepM : tree.metricNames[0] || "";
     }
-    const tree = buildTree(WB.treeRows, $("tree-pu").value, $("tree-agg").value);
     WB.tree = tree;
     renderTree(tree);
-    setStatus("tree-status", `${tree.nodes.size} call-tree nodes from ${tree.rsCount} region summaries`);
+    setStatus("tree-status", `${tree.nodes} call-tree nodes from ${tree.regionSummaries} region summaries`);
   } catch (err) {
     setStatus("tree-status", String(err.message || err), true);
   }
@@ -639,25 +597,32 @@ SELECT ?rs ?class WHERE { ?rs perfonto:inExperiment <${exp}> ; perfonto:hasProbl
   return m;
 }
 
+// treeValue is a node's value of metric ("exclusive": the exclusive time),
+// NaN when the node has none.
+function treeValue(n, metric) {
+  const v = metric === "exclusive" ? n.exclusive : n.metrics[metric];
+  return v == null ? NaN : v;
+}
+
 function renderTree(tree) {
   const metric = $("tree-metric").value, sortBy = $("tree-sort").value;
   $("tree-metric-head").textContent = metric;
   const unit = metricUnit("wtime"), munit = metricUnit(metric);
-  const key = { incl: (n) => -n.value("wtime"), excl: (n) => -n.value("excl"), calls: (n) => -n.value("ncalls"), name: (n) => n.name };
+  const key = { incl: (n) => -treeValue(n, "wtime"), excl: (n) => -treeValue(n, "exclusive"), calls: (n) => -treeValue(n, "ncalls"), name: (n) => n.name };
   const cmp = (a, b) => { const ka = key[sortBy](a), kb = key[sortBy](b); return ka < kb ? -1 : ka > kb ? 1 : 0; };
   const body = [];
   const collapsed = WB.collapsed || (WB.collapsed = new Set());
   const walk = (n, depth) => {
-    const open = !collapsed.has(n.key);
+    const open = !collapsed.has(n.path);
     const findings = new Set();
-    n.samples.forEach((s) => ((WB.treeFindings && WB.treeFindings.get(s.rs)) || []).forEach((c) => findings.add(c)));
-    const toggle = n.children.length ? el("button", { type: "button", class: "toggle", onclick: () => { open ? collapsed.add(n.key) : collapsed.delete(n.key); renderTree(tree); } }, open ? "▾" : "▸") : el("span", { class: "toggle-space" });
-    body.push(el("tr", { "data-key": n.key, "data-depth": String(depth), "data-incl": String(n.value("wtime")) },
+    n.regionSummaries.forEach((rs) => ((WB.treeFindings && WB.treeFindings.get(rs)) || []).forEach((c) => findings.add(c)));
+    const toggle = n.children.length ? el("button", { type: "button", class: "toggle", onclick: () => { open ? collapsed.add(n.path) : collapsed.delete(n.path); renderTree(tree); } }, open ? "▾" : "▸") : el("span", { class: "toggle-space" });
+    body.push(el("tr", { "data-key": n.path, "data-depth": String(depth), "data-incl": String(treeValue(n, "wtime")) },
       el("td", { style: `padding-left:${0.4 + depth * 1.2}em`, title: n.region }, toggle, " ", n.name),
-      el("td", { class: "num" }, fmt(n.value("wtime"), unit)),
-      el("td", { class: "num" }, fmt(n.value("excl"), unit)),
-      el("td", { class: "num" }, fmt(n.value("ncalls"))),
-      el("td", { class: "num" }, fmt(n.value(metric), munit)),
+      el("td", { class: "num" }, fmt(treeValue(n, "wtime"), unit)),
+      el("td", { class: "num" }, fmt(treeValue(n, "exclusive"), unit)),
+      el("td", { class: "num" }, fmt(treeValue(n, "ncalls"))),
+      el("td", { class: "num" }, fmt(treeValue(n, metric), munit)),
       el("td", { class: findings.size ? "finding" : "" }, Array.from(findings).join(", "))));
     if (open) n.children.slice().sort(cmp).forEach((c) => walk(c, depth + 1));
   };
@@ -1058,7 +1023,8 @@ async function init() {
   $("series-column").addEventListener("change", drawQueryChart);
   $("chart-log").addEventListener("change", drawQueryChart);
   ["tree-exp"].forEach((id) => $(id).addEventListener("change", showTree));
-  ["tree-pu", "tree-agg", "tree-metric", "tree-sort"].forEach((id) => $(id).addEventListener("change", () => { if (WB.treeRows) { WB.tree = buildTree(WB.treeRows, $("tree-pu").value, $("tree-agg").value); renderTree(WB.tree); } }));
+  ["tree-pu", "tree-agg"].forEach((id) => $(id).addEventListener("change", showTree));
+  ["tree-metric", "tree-sort"].forEach((id) => $(id).addEventListener("change", () => { if (WB.tree) renderTree(WB.tree); }));
   $("cmp-run").addEventListener("click", runCompare);
   ["scal-version", "scal-kind", "scal-log"].forEach((id) => $(id).addEventListener("change", showScaling));
   ["f-class", "f-sev", "f-exp", "f-site", "f-sort"].forEach((id) => $(id).addEventListener("change", () => { F.page = 0; renderFindings(); }));
