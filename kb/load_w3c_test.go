@@ -19,14 +19,7 @@ import (
 
 // w3cFloor lists the W3C RDF 1.1 syntax tests known to fail, each with the
 // reason. A listed test that passes fails the run, so the list only shrinks.
-var w3cFloor = map[string]string{
-	// RDF/XML allows any node element as the document element, so plain
-	// XML such as <Book xmlns="…"><title>…</title></Book> is RDF/XML;
-	// perfkb requires rdf:RDF or a node element in the RDF namespace so
-	// that arbitrary XML uploads are refused instead of turned into
-	// triples (issue 16, defect 12). The two requirements conflict.
-	"rdf-element-not-mandatory-test001": "document element outside the RDF namespace is refused on purpose (issue 16, defect 12)",
-}
+var w3cFloor = map[string]string{}
 
 // w3cSuites maps each suite folder to the format its tests are written in.
 var w3cSuites = []struct {

@@ -297,9 +297,8 @@ func (d *RDFXMLDecoder) step() error {
 					d.inRDF = true
 					continue
 				}
-				if e.space != RDFNS {
-					return d.errorf("the document element <%s> is neither rdf:RDF nor a node element in the RDF namespace: not RDF/XML", t.Name.Local)
-				}
+				// rdf:RDF is optional: any node element may be the
+				// document element (a typed node in any namespace).
 				if _, err := d.nodeElement(e); err != nil {
 					return err
 				}
@@ -400,6 +399,9 @@ func (d *RDFXMLDecoder) nodeElement(e *element) (Term, error) {
 	}
 	if e.space == RDFNS && forbiddenNodeName(e.local) {
 		return Term{}, d.errorf("rdf:%s cannot be a node element", e.local)
+	}
+	if e.space == "" {
+		return Term{}, d.errorf("node element <%s> has no namespace (RDF/XML needs qualified element names)", e.local)
 	}
 	var subj Term
 	var props []attr
