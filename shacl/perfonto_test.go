@@ -2,8 +2,8 @@ package shacl
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
