@@ -91,16 +91,23 @@ func (v *view) collect(p kb.Pattern, pick func(kb.Quad) kb.ID) []kb.ID {
 	v.each(p, func(q kb.Quad) bool {
 		id := pick(q)
 		if dedupe {
-			if seen == nil {
-				seen = map[kb.ID]bool{}
-				for _, o := range out {
-					seen[o] = true
+			// a short list is scanned; a long one gets a set
+			if seen == nil && len(out) < 16 {
+				if contains(out, id) {
+					return true
 				}
+			} else {
+				if seen == nil {
+					seen = make(map[kb.ID]bool, 2*len(out))
+					for _, o := range out {
+						seen[o] = true
+					}
+				}
+				if seen[id] {
+					return true
+				}
+				seen[id] = true
 			}
-			if seen[id] {
-				return true
-			}
-			seen[id] = true
 		}
 		out = append(out, id)
 		return true

@@ -56,8 +56,9 @@ func (r *Report) Violations() int {
 }
 
 // Quads writes the report as RDF (an sh:ValidationReport node with one
-// sh:ValidationResult per result, blank nodes labelled with prefix) into
-// graph (zero: the default graph).
+// sh:ValidationResult per result, fresh blank nodes) into graph (zero:
+// the default graph), the statements of each subject together, so that
+// Turtle encoders can group them.
 func (r *Report) Quads(graph kb.Term) []kb.TermQuad {
 	var out []kb.TermQuad
 	n := 0
@@ -91,23 +92,25 @@ func (r *Report) Quads(graph kb.Term) []kb.TermQuad {
 			emit(node, kb.IRI(shResultMessage), m)
 		}
 	}
-	return out
-}
-
-// WriteTurtle writes the report as Turtle.
-func (r *Report) WriteTurtle(w io.Writer) error {
-	quads := r.Quads(kb.Term{})
-	// group statements by subject so the encoder can nest them
 	order := map[kb.Term]int{}
-	for i, q := range quads {
+	for i, q := range out {
 		if _, ok := order[q.S]; !ok {
 			order[q.S] = i
 		}
 	}
-	sort.SliceStable(quads, func(i, j int) bool { return order[quads[i].S] < order[quads[j].S] })
-	prefixes := append([]rdfio.Prefix{{Prefix: "sh", Namespace: ontology.SHNamespace}}, rdfio.CommonPrefixes...)
-	enc := rdfio.NewTurtleEncoder(w, rdfio.EncoderOptions{Prefixes: prefixes})
-	for _, q := range quads {
+	sort.SliceStable(out, func(i, j int) bool { return order[out[i].S] < order[out[j].S] })
+	return out
+}
+
+// Prefixes are the namespace prefixes a report is best written with.
+func Prefixes() []rdfio.Prefix {
+	return append([]rdfio.Prefix{{Prefix: "sh", Namespace: ontology.SHNamespace}}, rdfio.CommonPrefixes...)
+}
+
+// WriteTurtle writes the report as Turtle.
+func (r *Report) WriteTurtle(w io.Writer) error {
+	enc := rdfio.NewTurtleEncoder(w, rdfio.EncoderOptions{Prefixes: Prefixes()})
+	for _, q := range r.Quads(kb.Term{}) {
 		if err := enc.Encode(q.RDFIO()); err != nil {
 			return err
 		}

@@ -19,4 +19,4 @@ func (p *parser) sparql(shapeID, node kb.ID) (*component, error) {
 	return nil, p.errorf(shapeID, "sh:sparql constraints are not supported")
 }
 
-func (x *validator) checkSPARQL(s *shape, c *component, focus kb.ID, out *[]Result) {}
+func (x *validator) checkSPARQL(s *shape, c *component, focus kb.ID, out *sink) {}

@@ -49,7 +49,7 @@ func Validate(ctx context.Context, ds kb.Dataset, shapes *Shapes, opts Options) 
 					return nil, err
 				}
 			}
-			x.validateShape(s, focus, 0, &rep.Results)
+			x.validateShape(s, focus, 0, &sink{results: &rep.Results})
 			if x.err != nil {
 				return nil, x.err
 			}
@@ -119,8 +119,18 @@ func (x *validator) isInstance(n, class kb.ID) bool {
 	return found
 }
 
-// validateShape appends the results of validating focus against s.
-func (x *validator) validateShape(s *shape, focus kb.ID, depth int, out *[]Result) {
+// sink receives validation results; a probe (results nil) only notes
+// that there was one, so conformance checks of nested shapes build no
+// results and stop at the first.
+type sink struct {
+	results *[]Result
+	failed  bool
+}
+
+func (o *sink) probe() bool { return o.results == nil }
+
+// validateShape sends the results of validating focus against s to out.
+func (x *validator) validateShape(s *shape, focus kb.ID, depth int, out *sink) {
 	if s.deactivated || x.err != nil {
 		return
 	}
@@ -136,19 +146,22 @@ func (x *validator) validateShape(s *shape, focus kb.ID, depth int, out *[]Resul
 	}
 	for _, c := range s.comps {
 		x.check(s, c, focus, values, depth, out)
+		if out.failed && out.probe() {
+			return
+		}
 	}
 }
 
 // conforms reports whether focus conforms to s.
 func (x *validator) conforms(s *shape, focus kb.ID, depth int) bool {
-	var tmp []Result
-	x.validateShape(s, focus, depth+1, &tmp)
-	return len(tmp) == 0
+	var probe sink
+	x.validateShape(s, focus, depth+1, &probe)
+	return !probe.failed
 }
 
-func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, depth int, out *[]Result) {
+func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, depth int, out *sink) {
 	d := x.d
-	report := func(value kb.ID, detail string) {
+	report := func(value kb.ID, detail func() string) {
 		x.add(s, c, focus, value, nil, detail, out)
 	}
 	switch c.kind {
@@ -156,7 +169,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 		class := d.id(c.term)
 		for _, v := range values {
 			if !x.isInstance(v, class) {
-				report(v, "is not an instance of "+c.term.String())
+				report(v, func() string { return "is not an instance of " + c.term.String() })
 			}
 		}
 	case cDatatype:
@@ -164,22 +177,22 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 			t := d.term(v)
 			ok := t.IsLiteral() && t.Datatype == c.term.Value && (t.Lang == "") == (t.Datatype != rdfLangString) && x.wellFormed(t)
 			if !ok {
-				report(v, "does not have datatype "+c.term.String())
+				report(v, func() string { return "does not have datatype " + c.term.String() })
 			}
 		}
 	case cNodeKind:
 		for _, v := range values {
 			if !nodeKindOK(d.term(v).Kind, c.term.Value) {
-				report(v, "is not of node kind "+c.term.String())
+				report(v, func() string { return "is not of node kind " + c.term.String() })
 			}
 		}
 	case cMinCount:
 		if len(values) < c.n {
-			report(0, fmt.Sprintf("has %d values, fewer than %d", len(values), c.n))
+			report(0, func() string { return fmt.Sprintf("has %d values, fewer than %d", len(values), c.n) })
 		}
 	case cMaxCount:
 		if len(values) > c.n {
-			report(0, fmt.Sprintf("has %d values, more than %d", len(values), c.n))
+			report(0, func() string { return fmt.Sprintf("has %d values, more than %d", len(values), c.n) })
 		}
 	case cMinExclusive, cMinInclusive, cMaxExclusive, cMaxInclusive:
 		for _, v := range values {
@@ -198,7 +211,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 				}
 			}
 			if !ok {
-				report(v, "is out of range ("+localName(c.iri)+" "+c.term.String()+")")
+				report(v, func() string { return "is out of range (" + localName(c.iri) + " " + c.term.String() + ")" })
 			}
 		}
 	case cMinLength, cMaxLength:
@@ -207,7 +220,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 			n := utf8.RuneCountInString(t.Value)
 			ok := !t.IsBlank() && (c.kind == cMinLength && n >= c.n || c.kind == cMaxLength && n <= c.n)
 			if !ok {
-				report(v, fmt.Sprintf("has length %d (%s %d)", n, localName(c.iri), c.n))
+				report(v, func() string { return fmt.Sprintf("has length %d (%s %d)", n, localName(c.iri), c.n) })
 			}
 		}
 	case cPattern:
@@ -223,7 +236,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 				ok = m.Value == "true"
 			}
 			if !ok {
-				report(v, fmt.Sprintf("does not match %q", c.pattern))
+				report(v, func() string { return fmt.Sprintf("does not match %q", c.pattern) })
 			}
 		}
 	case cLanguageIn:
@@ -237,7 +250,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 				}
 			}
 			if !ok {
-				report(v, "is not in one of the allowed languages")
+				report(v, func() string { return "is not in one of the allowed languages" })
 			}
 		}
 	case cUniqueLang:
@@ -251,7 +264,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 			}
 		}
 		for _, l := range order {
-			report(0, fmt.Sprintf("has more than one value in language %q", l))
+			report(0, func() string { return fmt.Sprintf("has more than one value in language %q", l) })
 		}
 	case cEquals, cDisjoint, cLessThan, cLessThanOrEquals:
 		others := d.objects(focus, d.id(c.term))
@@ -259,18 +272,18 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 		case cEquals:
 			for _, v := range values {
 				if !contains(others, v) {
-					report(v, "is not a value of "+c.term.String())
+					report(v, func() string { return "is not a value of " + c.term.String() })
 				}
 			}
 			for _, o := range others {
 				if !contains(values, o) {
-					report(o, "is a value of "+c.term.String()+" but not of the path")
+					report(o, func() string { return "is a value of " + c.term.String() + " but not of the path" })
 				}
 			}
 		case cDisjoint:
 			for _, v := range values {
 				if contains(others, v) {
-					report(v, "is also a value of "+c.term.String())
+					report(v, func() string { return "is also a value of " + c.term.String() })
 				}
 			}
 		default:
@@ -278,7 +291,9 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 				for _, o := range others {
 					cmp, err := eval.Compare(d.term(v), d.term(o))
 					if err != nil || cmp > 0 || cmp == 0 && c.kind == cLessThan {
-						report(v, "is not "+map[compKind]string{cLessThan: "less than ", cLessThanOrEquals: "less than or equal to "}[c.kind]+d.term(o).String())
+						report(v, func() string {
+							return "is not " + map[compKind]string{cLessThan: "less than ", cLessThanOrEquals: "less than or equal to "}[c.kind] + d.term(o).String()
+						})
 					}
 				}
 			}
@@ -286,7 +301,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 	case cNot:
 		for _, v := range values {
 			if x.conforms(c.shapes[0], v, depth) {
-				report(v, "conforms to "+c.shapes[0].term.String()+", which sh:not forbids")
+				report(v, func() string { return "conforms to " + c.shapes[0].term.String() + ", which sh:not forbids" })
 			}
 		}
 	case cAnd, cOr, cXone:
@@ -299,13 +314,15 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 			}
 			ok := c.kind == cAnd && n == len(c.shapes) || c.kind == cOr && n > 0 || c.kind == cXone && n == 1
 			if !ok {
-				report(v, fmt.Sprintf("conforms to %d of the %d shapes of %s", n, len(c.shapes), localName(c.iri)))
+				report(v, func() string {
+					return fmt.Sprintf("conforms to %d of the %d shapes of %s", n, len(c.shapes), localName(c.iri))
+				})
 			}
 		}
 	case cNode:
 		for _, v := range values {
 			if !x.conforms(c.shapes[0], v, depth) {
-				report(v, "does not conform to "+c.shapes[0].term.String())
+				report(v, func() string { return "does not conform to " + c.shapes[0].term.String() })
 			}
 		}
 	case cProperty:
@@ -330,21 +347,23 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 			}
 		}
 		if c.kind == cQualifiedMin && n < c.n || c.kind == cQualifiedMax && n > c.n {
-			report(0, fmt.Sprintf("has %d values conforming to %s (%s %d)", n, c.shapes[0].term, localName(c.iri), c.n))
+			report(0, func() string {
+				return fmt.Sprintf("has %d values conforming to %s (%s %d)", n, c.shapes[0].term, localName(c.iri), c.n)
+			})
 		}
 	case cClosed:
 		for _, v := range values {
 			d.each(kb.Pattern{S: v}, func(q kb.Quad) bool {
 				p := d.term(q.P)
 				if !c.allowed[p] {
-					x.add(s, c, v, q.O, &Path{Kind: PathPredicate, Pred: p}, "has "+p.String()+", which the closed shape does not allow", out)
+					x.add(s, c, v, q.O, &Path{Kind: PathPredicate, Pred: p}, func() string { return "has " + p.String() + ", which the closed shape does not allow" }, out)
 				}
 				return true
 			})
 		}
 	case cHasValue:
 		if !contains(values, d.id(c.term)) {
-			report(0, "does not have the value "+c.term.String())
+			report(0, func() string { return "does not have the value " + c.term.String() })
 		}
 	case cIn:
 		for _, v := range values {
@@ -357,7 +376,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 				}
 			}
 			if !ok {
-				report(v, "is not one of the allowed values")
+				report(v, func() string { return "is not one of the allowed values" })
 			}
 		}
 	case cSPARQL:
@@ -366,7 +385,11 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 }
 
 // add appends one result; path overrides the shape's path (sh:closed).
-func (x *validator) add(s *shape, c *component, focus, value kb.ID, path *Path, detail string, out *[]Result) {
+func (x *validator) add(s *shape, c *component, focus, value kb.ID, path *Path, detail func() string, out *sink) {
+	out.failed = true
+	if out.probe() {
+		return
+	}
 	r := Result{
 		Focus:       x.d.term(focus),
 		Path:        s.path,
@@ -389,9 +412,9 @@ func (x *validator) add(s *shape, c *component, focus, value kb.ID, path *Path, 
 				subject += " at " + r.Path.String()
 			}
 		}
-		r.Messages = []kb.Term{kb.String(subject + " " + detail)}
+		r.Messages = []kb.Term{kb.String(subject + " " + detail())}
 	}
-	*out = append(*out, r)
+	*out.results = append(*out.results, r)
 }
 
 func contains(ids []kb.ID, id kb.ID) bool {
