@@ -2,6 +2,7 @@ package shacl
 
 import (
 	"context"
+	"sync"
 
 	"github.com/perfkb/perfkb/kb"
 )
@@ -14,19 +15,30 @@ const virtualBase kb.ID = 1 << 62
 
 // view reads the quads of some graphs of a Dataset by term ID. Store
 // errors are kept in err (the first one) so that the readers can stay
-// simple; callers check err when they finish.
+// simple; callers check err when they finish. A view is used by one
+// goroutine; views made by fork share the virtual IDs.
 type view struct {
 	ctx    context.Context
 	ds     kb.Dataset
 	graphs []kb.ID // nil: every graph
 	terms  map[kb.ID]kb.Term
 	ids    map[kb.Term]kb.ID
-	next   kb.ID
+	virt   *virtuals
 	err    error
 }
 
+// virtuals are the IDs given to terms the dataset does not hold, shared by
+// the views of one validation.
+type virtuals struct {
+	mu    sync.Mutex
+	ids   map[kb.Term]kb.ID
+	terms map[kb.ID]kb.Term
+	next  kb.ID
+}
+
 func newView(ctx context.Context, ds kb.Dataset, graphs []kb.Term) (*view, error) {
-	v := &view{ctx: ctx, ds: ds, terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, next: virtualBase}
+	v := &view{ctx: ctx, ds: ds, terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{},
+		virt: &virtuals{ids: map[kb.Term]kb.ID{}, terms: map[kb.ID]kb.Term{}, next: virtualBase}}
 	if len(graphs) == 0 {
 		return v, nil
 	}
@@ -41,6 +53,11 @@ func newView(ctx context.Context, ds kb.Dataset, graphs []kb.Term) (*view, error
 		}
 	}
 	return v, nil
+}
+
+// fork returns a view of the same graphs for another goroutine.
+func (v *view) fork() *view {
+	return &view{ctx: v.ctx, ds: v.ds, graphs: v.graphs, terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, virt: v.virt}
 }
 
 func (v *view) fail(err error) {
@@ -140,6 +157,12 @@ func (v *view) term(id kb.ID) kb.Term {
 	if t, ok := v.terms[id]; ok {
 		return t
 	}
+	if id >= virtualBase {
+		v.virt.mu.Lock()
+		t := v.virt.terms[id]
+		v.virt.mu.Unlock()
+		return t
+	}
 	t, err := v.ds.Resolve(v.ctx, id)
 	if err != nil {
 		v.fail(err)
@@ -155,14 +178,23 @@ func (v *view) id(t kb.Term) kb.ID {
 	if id, ok := v.ids[t]; ok {
 		return id
 	}
-	id, ok, err := v.ds.Lookup(v.ctx, t)
+	id, found, err := v.ds.Lookup(v.ctx, t)
 	v.fail(err)
-	if !ok {
-		v.next++
-		id = v.next
+	if found {
+		v.terms[id] = t
+	} else {
+		v.virt.mu.Lock()
+		vid, ok := v.virt.ids[t]
+		if !ok {
+			v.virt.next++
+			vid = v.virt.next
+			v.virt.ids[t] = vid
+			v.virt.terms[vid] = t
+		}
+		v.virt.mu.Unlock()
+		id = vid
 	}
 	v.ids[t] = id
-	v.terms[id] = t
 	return id
 }
 

@@ -1,12 +1,16 @@
 package shacl
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/big"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/kb"
@@ -35,34 +39,81 @@ func Validate(ctx context.Context, ds kb.Dataset, shapes *Shapes, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	x := &validator{d: d, env: eval.NewFuncEnv(timeNow(), ""), classes: map[kb.ID]map[kb.ID]bool{}}
-	x.rdfType = d.iri(rdfType)
-	rep := &Report{}
-	n := 0
+	x := newValidator(d)
+	// The focus nodes of every targeted shape, then their validation in
+	// chunks shared by one worker per processor; results keep the order a
+	// single worker would give.
+	type job struct {
+		s     *shape
+		focus kb.ID
+	}
+	var jobs []job
 	for _, s := range shapes.targeted {
 		if s.deactivated {
 			continue
 		}
 		for _, focus := range x.focusNodes(s) {
-			if n++; n%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return nil, err
-				}
-			}
-			x.validateShape(s, focus, 0, &sink{results: &rep.Results})
-			if x.err != nil {
-				return nil, x.err
-			}
+			jobs = append(jobs, job{s, focus})
 		}
 	}
 	if d.err != nil {
 		return nil, d.err
 	}
+	const chunk = 512
+	chunks := make([][]Result, (len(jobs)+chunk-1)/chunk)
+	workers := min(runtime.GOMAXPROCS(0), len(chunks))
+	var next atomic.Int64
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wx := x
+		if w > 0 {
+			wx = newValidator(d.fork())
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= len(chunks) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[w] = err
+					return
+				}
+				var out []Result
+				for _, j := range jobs[c*chunk : min(len(jobs), (c+1)*chunk)] {
+					wx.validateShape(j.s, j.focus, 0, &sink{results: &out})
+				}
+				chunks[c] = out
+				if err := cmp.Or(wx.err, wx.d.err); err != nil {
+					errs[w] = err
+					next.Store(int64(len(chunks))) // stop the others
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	rep := &Report{}
+	for _, c := range chunks {
+		rep.Results = append(rep.Results, c...)
+	}
 	rep.Conforms = len(rep.Results) == 0
 	return rep, nil
+}
+
+func newValidator(d *view) *validator {
+	x := &validator{d: d, env: eval.NewFuncEnv(timeNow(), ""), classes: map[kb.ID]map[kb.ID]bool{}}
+	x.rdfType = d.iri(rdfType)
+	return x
 }
 
 type validator struct {
