@@ -66,3 +66,44 @@ ex:m a perfonto:PerformanceMetric ; perfonto:hasMetricName "wtime" ; perfonto:ha
 		t.Errorf("validate --graph of the good file: exit %d, want 0", code)
 	}
 }
+
+// TestConvertValidate: convert --validate writes conforming output, and
+// discards output that breaks the shapes (here a stricter shapes file
+// that wants a unit on every bandwidth measurement's resource) with the
+// report and exit 1, leaving the store unchanged; --validate=warn writes
+// it anyway.
+func TestConvertValidate(t *testing.T) {
+	dir := t.TempDir()
+	storeFlag := "--store=" + filepath.Join(dir, "db")
+	const base = "http://perfkb.example/site/innsbruck/"
+	fig63 := filepath.Join("..", "..", "convert", "sensor", "testdata", "fig63.xml")
+	strict := filepath.Join(dir, "strict.ttl")
+	if err := os.WriteFile(strict, []byte(`@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#> .
+<urn:x:S> a sh:NodeShape ; sh:targetClass perfonto:PathBandwidthMeasurement ;
+  sh:property [ sh:path <urn:x:never> ; sh:minCount 1 ] .
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	count := func() string {
+		_, out, _ := runCLI(t, "", storeFlag, "query", "--format", "tsv", "-e", "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?m a <http://www.par.univie.ac.at/project/scalea/perfonto#PathBandwidthMeasurement> } }")
+		return strings.TrimSpace(out)
+	}
+	if code, _, stderr := runCLI(t, "", "convert", "sensor", storeFlag, "--base", base, "--validate", fig63); code != 0 {
+		t.Fatalf("convert --validate of conforming output: exit %d: %s", code, stderr)
+	}
+	before := count()
+	code, _, stderr := runCLI(t, "", "convert", "sensor", storeFlag, "--base", base+"x/", "--validate", "--shapes", strict, fig63)
+	if code != 1 || !strings.Contains(stderr, "conversion refused") || strings.Count(stderr, "a sh:ValidationResult") != 3 {
+		t.Errorf("convert --validate with the strict shapes: exit %d, stderr:\n%s", code, stderr)
+	}
+	if after := count(); after != before {
+		t.Errorf("a refused conversion changed the store: %q before, %q after", before, after)
+	}
+	if code, _, stderr = runCLI(t, "", "convert", "sensor", storeFlag, "--base", base+"x/", "--validate=warn", "--shapes", strict, fig63); code != 0 || !strings.Contains(stderr, "writing it anyway") {
+		t.Errorf("convert --validate=warn: exit %d, stderr:\n%s", code, stderr)
+	}
+	if after := count(); after == before {
+		t.Errorf("the warned conversion stored nothing (%q)", after)
+	}
+}
