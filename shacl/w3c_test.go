@@ -31,7 +31,8 @@ const (
 // the messages the expected report names), or, where the expected result
 // is sht:Failure, when the shapes are refused. The SPARQL section is
 // counted separately: perfkb implements SHACL Core, and shapes with
-// sh:sparql are refused, so those tests are reported, not failed.
+// sh:sparql are refused, so those tests are logged, not failed, and stay
+// out of the EARL report.
 func TestW3CSHACL(t *testing.T) {
 	rep := earl.New()
 	for _, section := range []string{"core", "sparql"} {
@@ -55,7 +56,11 @@ func TestW3CSHACL(t *testing.T) {
 						t.Logf("not passed (SHACL-SPARQL): %s: %s", tc.iri, tc.why)
 					}
 					perDir[dir] = c
-					rep.Add(tc.iri, tc.why == "")
+					if section == "core" {
+						// SHACL-SPARQL is not implemented, so its tests
+						// are left out of the conformance report
+						rep.Add(tc.iri, tc.why == "")
+					}
 				}
 			}
 			total := [2]int{}
@@ -66,6 +71,9 @@ func TestW3CSHACL(t *testing.T) {
 				total[1] += c[1]
 			}
 			t.Logf("%s: %d/%d passed", section, total[0], total[1])
+			if section == "sparql" {
+				t.Logf("sparql: the tests passed are ones that expect shapes to be refused (sht:Failure); perfkb refuses every sh:sparql")
+			}
 		})
 	}
 	if path, err := rep.WriteIfAsked("shacl.ttl"); err != nil {
