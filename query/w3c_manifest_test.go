@@ -93,6 +93,7 @@ func (g *graph) list(head kb.Term) []kb.Term {
 // w3cTest is one manifest entry.
 type w3cTest struct {
 	id        string // local name of the manifest entry (agg-min-02)
+	iri       string // the entry's IRI as read (a file: IRI)
 	name      string
 	kind      string // local name of the rdf:type
 	query     string // file path (query or update request)
@@ -130,6 +131,7 @@ func readTests(manifest string) ([]w3cTest, error) {
 			t.name = e.Value
 		}
 		t.id = e.Value[strings.LastIndexAny(e.Value, "#/")+1:]
+		t.iri = e.Value
 		if ty := g.one(e, ontology.RDFType); ty.IsIRI() {
 			t.kind = ty.Value[strings.LastIndexAny(ty.Value, "#/")+1:]
 		}

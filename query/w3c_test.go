@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/internal/earl"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
@@ -134,18 +135,46 @@ func TestW3C(t *testing.T) {
 			if noOpt {
 				name += "/no-optimize"
 			}
-			t.Run(name, func(t *testing.T) { testW3C(t, store.newStore, noOpt) })
+			// the product path (the native store, optimized) is reported
+			var rep *earl.Report
+			if store.name == "native-memory" && !noOpt {
+				rep = earl.New()
+			}
+			t.Run(name, func(t *testing.T) { testW3C(t, store.newStore, noOpt, rep) })
 		}
 	}
 }
 
-func testW3C(t *testing.T, newStore func() kb.Dataset, noOpt bool) {
-	runSuites(t, w3cSuites(), func(tc w3cTest) (outcome, string) { return runW3C(tc, newStore, noOpt) })
+func testW3C(t *testing.T, newStore func() kb.Dataset, noOpt bool, rep *earl.Report) {
+	runSuites(t, w3cSuites(), rep, func(tc w3cTest) (outcome, string) { return runW3C(tc, newStore, noOpt) })
+	if rep == nil {
+		return
+	}
+	if path, err := rep.WriteIfAsked("sparql11.ttl"); err != nil {
+		t.Error(err)
+	} else if path != "" {
+		t.Logf("EARL report: %s", path)
+	}
+}
+
+// earlTestIRI is the IRI W3C implementation reports give a test of the
+// suites in w3cRoot, from the file: IRI its manifest entry was read with.
+func earlTestIRI(local string) string {
+	for dir, base := range map[string]string{
+		"/w3c-sparql/sparql10/": "http://www.w3.org/2001/sw/DataAccess/tests/data-r2/",
+		"/w3c-sparql/sparql11/": "http://www.w3.org/2009/sparql/docs/tests/data-sparql11/",
+	} {
+		if _, rel, ok := strings.Cut(local, dir); ok {
+			return base + strings.Replace(rel, "manifest.ttl#", "manifest#", 1)
+		}
+	}
+	return local
 }
 
 // runSuites runs every test of the suites with run and checks the counts
-// against testdata/w3c-floor.txt.
-func runSuites(t *testing.T, suites []struct{ name, manifest string }, run func(w3cTest) (outcome, string)) {
+// against testdata/w3c-floor.txt; rep, when not nil, records the outcomes
+// for an EARL report.
+func runSuites(t *testing.T, suites []struct{ name, manifest string }, rep *earl.Report, run func(w3cTest) (outcome, string)) {
 	floor := readFloor(t)
 	var report []string
 	total := [3]int{}
@@ -161,6 +190,9 @@ func runSuites(t *testing.T, suites []struct{ name, manifest string }, run func(
 		seen := map[string]bool{}
 		for _, tc := range tests {
 			res, why := run(tc)
+			if rep != nil && res != skipped {
+				rep.Add(earlTestIRI(tc.iri), res == passed)
+			}
 			counts[res]++
 			seen[tc.id] = true
 			reason, isKnown := known[tc.id]

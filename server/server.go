@@ -203,6 +203,7 @@ func (s *Server) routes() *gin.Engine {
 	data.GET("/analysis/diff", s.analysisDiff)
 	data.GET("/analysis/tree", s.analysisTree)
 	data.GET("/analysis/models", s.analysisModels)
+	data.GET("/validate", s.validate)
 	data.GET("/ontology", s.ontology)
 	data.HEAD("/ontology", s.ontology)
 	return e

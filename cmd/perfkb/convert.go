@@ -13,6 +13,7 @@ import (
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/shacl"
 )
 
 func init() { register(newConvertCmd) }
@@ -44,6 +45,10 @@ Every converter takes the same output flags:
                  request (token from $PERFKB_TOKEN), instead of the store;
   otherwise they are loaded into --store, into --graph (default: the base
   without its trailing / or #), as one atomic bulk load.
+  --validate     check the output against SHACL shapes (--shapes FILE, or the
+                 shipped PERFONTO shapes) before writing it: the report goes
+                 to standard error and output that does not conform is
+                 discarded (exit 1); --validate=warn writes it anyway.
 A failed conversion leaves the store (or the remote graph, or --out FILE)
 unchanged. Exit status: 0 ok, 1 invalid input, 2 usage, 3 other errors.`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -77,6 +82,7 @@ func convertKinds(cmd *cobra.Command) string {
 type convertFlags struct {
 	base, out, graph, push, report string
 	sorted                         bool
+	validate, shapes               string
 }
 
 // addConvertFlags adds --base, --out, --sorted, --graph, --push and
@@ -90,6 +96,9 @@ func addConvertFlags(cmd *cobra.Command) *convertFlags {
 	f.StringVar(&cf.graph, "graph", "", "target graph in the store or on the --push server (default: --base without its trailing / or #)")
 	f.StringVar(&cf.push, "push", "", "send the triples to the perfkb server at URL (one GSP POST; token from $PERFKB_TOKEN)")
 	f.StringVar(&cf.report, "report", "", "print the conversion report as json (default: a summary line)")
+	f.StringVar(&cf.validate, "validate", "", "validate the output against SHACL shapes before writing it: reject (discard non-conforming output, exit 1) or warn")
+	f.Lookup("validate").NoOptDefVal = "reject"
+	f.StringVar(&cf.shapes, "shapes", "", "SHACL shapes file for --validate (default: the shipped PERFONTO shapes)")
 	return cf
 }
 
@@ -130,6 +139,17 @@ func runConversion(ctx context.Context, app *App, cf *convertFlags, name string,
 	}
 	if cf.sorted && cf.out == "" {
 		return usageError(errors.New("--sorted applies to --out only"))
+	}
+	switch cf.validate {
+	case "", "reject", "warn":
+	default:
+		return usageError(fmt.Errorf("--validate=%s: want reject (the default) or warn", cf.validate))
+	}
+	var shapes *shacl.Shapes
+	if cf.validate != "" {
+		if shapes, err = loadShapes(ctx, cf.shapes); err != nil {
+			return err
+		}
 	}
 	graph := base.Graph()
 	if cf.graph != "" {
@@ -175,6 +195,9 @@ func runConversion(ctx context.Context, app *App, cf *convertFlags, name string,
 	if store == nil {
 		// Format and write the output while the converter reads.
 		sink = convert.Pipelined(sink)
+	}
+	if shapes != nil {
+		sink = &validatingSink{Sink: sink, shapes: shapes, warn: cf.validate == "warn", report: app.Stderr, graph: graph}
 	}
 	progress := app.NewProgress("converting "+name, "triples")
 	counting := &convert.CountingSink{Sink: sink, OnAdd: func(n int64) {

@@ -18,7 +18,7 @@ import (
 func init() { register(newLoadCmd) }
 
 func newLoadCmd(app *App) *cobra.Command {
-	var graph, format, base string
+	var graph, format, base, validate, shapesFile string
 	cmd := &cobra.Command{
 		Use:   "load [flags] FILE...",
 		Short: "Load RDF files (N-Triples, N-Quads, Turtle, TriG, RDF/XML) into the store",
@@ -33,10 +33,17 @@ default graph). Blank nodes are never shared between files.
 
 Each file is loaded atomically: a file with a syntax error is reported as
 FILE:LINE:COLUMN and none of it is stored (files before it stay loaded).
-A progress line is drawn on a terminal; a summary is printed at the end.`,
+A progress line is drawn on a terminal; a summary is printed at the end.
+
+--validate checks the files first against SHACL shapes (--shapes FILE, or
+the shipped PERFONTO shapes; see 'perfkb validate'), each file as it would
+be stored, beside PERFONTO's class hierarchy: when they do not conform, the
+validation report is printed, nothing is loaded and the exit status is 1.
+--validate=warn prints the report on standard error and loads anyway.`,
 		Example: `  perfkb load sample.nq
   perfkb load --graph http://perfkb.example/site/vienna vienna.nt
-  perfkb sample --format ntriples | perfkb load --format ntriples -`,
+  perfkb sample --format ntriples | perfkb load --format ntriples -
+  perfkb load --validate converted.nt`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError(errors.New("load needs at least one FILE (or - for standard input)"))
@@ -45,6 +52,19 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			// "--validate warn" as two words: pflag gives the optional
+			// value only after '=', so take a first argument that is a mode
+			// and not a file.
+			if validate == "reject" && len(args) > 1 && args[0] == "warn" {
+				if _, err := os.Stat("warn"); err != nil {
+					validate, args = "warn", args[1:]
+				}
+			}
+			switch validate {
+			case "", "reject", "warn":
+			default:
+				return usageError(fmt.Errorf("--validate=%s: want reject (the default) or warn", validate))
+			}
 			var opts rdfio.LoadOptions
 			if format != "" {
 				f, err := rdfio.ParseFormat(format)
@@ -76,6 +96,25 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 				}
 				if _, ok := rdfio.ByFileName(name); !ok && opts.Format == "" {
 					return usageError(fmt.Errorf("cannot tell the RDF format of %s from its name: give --format (ntriples, nquads, turtle or rdfxml)", name))
+				}
+			}
+			if validate != "" {
+				rep, err := validateLoad(ctx, app, shapesFile, args, opts)
+				if err != nil {
+					return err
+				}
+				if !rep.Conforms {
+					out := app.Stdout
+					if validate == "warn" {
+						out = app.Stderr
+					}
+					if err := rep.WriteTurtle(out); err != nil {
+						return err
+					}
+					if validate == "reject" {
+						return nonConforming(rep, "load refused, the store is unchanged: the data does not conform to the shapes")
+					}
+					fmt.Fprintf(app.Stderr, "perfkb: warning: the data does not conform to the shapes (%d results); loading anyway\n", len(rep.Results))
 				}
 			}
 			ds, err := app.OpenStore(ctx)
@@ -135,6 +174,9 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 	f.StringVar(&graph, "graph", "", "load every triple into this named graph (an absolute IRI)")
 	f.StringVar(&format, "format", "", "input format: ntriples, nquads, turtle or rdfxml (default: from the file extension)")
 	f.StringVar(&base, "base", "", "base IRI for relative IRIs in Turtle and RDF/XML (default: the file's file:// IRI)")
+	f.StringVar(&validate, "validate", "", "validate the files against SHACL shapes first: reject (refuse a non-conforming load) or warn")
+	f.Lookup("validate").NoOptDefVal = "reject"
+	f.StringVar(&shapesFile, "shapes", "", "SHACL shapes file for --validate (default: the shipped PERFONTO shapes)")
 	return cmd
 }
 

@@ -3,7 +3,7 @@
 // N-Triples, the report's counts add up and equal what the sink received,
 // a store load holds exactly the converted triples, and every bad input
 // fails with an invalid-input error, leaves the store unchanged and writes
-// no output file.
+// no output file; the output conforms to the shipped PERFONTO shapes.
 //
 //	func TestConformance(t *testing.T) {
 //		converttest.Run(t, converttest.Suite{
@@ -28,6 +28,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/shacl"
 )
 
 // Suite describes a converter to test.
@@ -39,6 +40,9 @@ type Suite struct {
 	Graph kb.Term
 	// Bad lists invalid sources.
 	Bad []BadCase
+	// NotPerfonto, when set, says why the converter's output is not
+	// PERFONTO data and skips the check against the shipped shapes.
+	NotPerfonto string
 }
 
 // BadCase is an invalid source.
@@ -124,6 +128,33 @@ func Run(t *testing.T, s Suite) {
 					t.Errorf("a failed conversion changed the store: %d quads before, %d after", len(before), len(after))
 				}
 			})
+		}
+	})
+	t.Run("ConformsToShapes", func(t *testing.T) {
+		if s.NotPerfonto != "" {
+			t.Skipf("not PERFONTO data: %s", s.NotPerfonto)
+		}
+		ds := native.OpenMemory()
+		defer ds.Close()
+		sink := convert.NewStoreSink(ctx, ds, rdfio.LoadOptions{Graph: s.Graph, SourceName: "converttest"})
+		if _, err := convert.Run(ctx, s.New(t), sink); err != nil {
+			t.Fatal(err)
+		}
+		if err := shacl.AddOntology(ctx, ds); err != nil {
+			t.Fatal(err)
+		}
+		shapes, err := shacl.Default(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := shacl.Validate(ctx, ds, shapes, shacl.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Conforms {
+			var out bytes.Buffer
+			_ = rep.WriteTurtle(&out)
+			t.Errorf("the output does not conform to ontology/perfonto-shapes.ttl (%d results):\n%.4000s", len(rep.Results), out.String())
 		}
 	})
 	t.Run("BadLeavesNoFile", func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/internal/earl"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/rdfio"
@@ -19,14 +20,7 @@ import (
 
 // w3cFloor lists the W3C RDF 1.1 syntax tests known to fail, each with the
 // reason. A listed test that passes fails the run, so the list only shrinks.
-var w3cFloor = map[string]string{
-	// RDF/XML allows any node element as the document element, so plain
-	// XML such as <Book xmlns="…"><title>…</title></Book> is RDF/XML;
-	// perfkb requires rdf:RDF or a node element in the RDF namespace so
-	// that arbitrary XML uploads are refused instead of turned into
-	// triples (issue 16, defect 12). The two requirements conflict.
-	"rdf-element-not-mandatory-test001": "document element outside the RDF namespace is refused on purpose (issue 16, defect 12)",
-}
+var w3cFloor = map[string]string{}
 
 // w3cSuites maps each suite folder to the format its tests are written in.
 var w3cSuites = []struct {
@@ -67,6 +61,7 @@ func w3cDir(t *testing.T) string {
 // w3cTest is one manifest entry.
 type w3cTest struct {
 	name, kind     string
+	iri            string // the test's IRI in EARL reports
 	action, result string // local paths
 	base           string // the IRI the action is parsed against
 }
@@ -112,14 +107,21 @@ func readW3CManifest(t *testing.T, dir string) []w3cTest {
 		}
 		return rel
 	}
+	earlBase := testBase
+	if earlBase == "" {
+		// N-Triples and N-Quads declare no test base; their tests live
+		// there too
+		earlBase = "https://w3c.github.io/rdf-tests/rdf/rdf11/" + filepath.Base(dir) + "/"
+	}
 	var tests []w3cTest
-	for _, p := range props {
+	for subj, p := range props {
 		kind, ok := strings.CutPrefix(p["http://www.w3.org/1999/02/22-rdf-syntax-ns#type"], rdftNS)
 		if !ok || p[mfNS+"action"] == "" {
 			continue
 		}
 		rel := local(p[mfNS+"action"])
-		tc := w3cTest{name: p[mfNS+"name"], kind: kind, action: filepath.Join(dir, rel), base: testBase + rel}
+		tc := w3cTest{name: p[mfNS+"name"], kind: kind, action: filepath.Join(dir, rel), base: testBase + rel,
+			iri: earlBase + strings.Replace(local(subj), "manifest.ttl#", "manifest#", 1)}
 		if r := p[mfNS+"result"]; r != "" {
 			tc.result = filepath.Join(dir, local(r))
 		}
@@ -186,6 +188,14 @@ func runW3CTest(tc w3cTest, format string) string {
 
 func TestW3CRDFSuites(t *testing.T) {
 	root := w3cDir(t)
+	rep := earl.New()
+	defer func() {
+		if path, err := rep.WriteIfAsked("rdf11.ttl"); err != nil {
+			t.Error(err)
+		} else if path != "" {
+			t.Logf("EARL report: %s", path)
+		}
+	}()
 	for _, suite := range w3cSuites {
 		t.Run(suite.dir, func(t *testing.T) {
 			tests := readW3CManifest(t, filepath.Join(root, suite.dir))
@@ -195,6 +205,7 @@ func TestW3CRDFSuites(t *testing.T) {
 			passed, floored := 0, 0
 			for _, tc := range tests {
 				why := runW3CTest(tc, suite.format)
+				rep.Add(tc.iri, why == "")
 				reason, inFloor := w3cFloor[tc.name]
 				switch {
 				case why == "" && inFloor:

@@ -298,9 +298,8 @@ func (d *RDFXMLDecoder) step() error {
 					d.inRDF = true
 					continue
 				}
-				if e.space != ontology.RDFNamespace {
-					return d.errorf("the document element <%s> is neither rdf:RDF nor a node element in the RDF namespace: not RDF/XML", t.Name.Local)
-				}
+				// rdf:RDF is optional: any node element may be the
+				// document element (a typed node in any namespace).
 				if _, err := d.nodeElement(e); err != nil {
 					return err
 				}
@@ -401,6 +400,9 @@ func (d *RDFXMLDecoder) nodeElement(e *element) (kb.Term, error) {
 	}
 	if e.space == ontology.RDFNamespace && forbiddenNodeName(e.local) {
 		return kb.Term{}, d.errorf("rdf:%s cannot be a node element", e.local)
+	}
+	if e.space == "" {
+		return kb.Term{}, d.errorf("node element <%s> has no namespace (RDF/XML needs qualified element names)", e.local)
 	}
 	var subj kb.Term
 	var props []attr

@@ -36,7 +36,8 @@ func TestRDFXMLRejects(t *testing.T) {
 	}{
 		{"billion laughs", "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;&lol;\">]>\n" + rdfOpen + "\n<rdf:Description rdf:about=\"http://ex/s\"><ex:p>&lol2;</ex:p></rdf:Description></rdf:RDF>", 4, "invalid character entity &lol2;"},
 		{"external entity", "<?xml version=\"1.0\"?>\n<!DOCTYPE r [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]>\n" + rdfOpen + "\n<rdf:Description rdf:about=\"http://ex/s\"><ex:p>&xxe;</ex:p></rdf:Description></rdf:RDF>", 4, "invalid character entity &xxe;"},
-		{"plain XML", "<?xml version=\"1.0\"?>\n<config><server port=\"80\"/></config>", 2, "neither rdf:RDF nor a node element in the RDF namespace"},
+		{"plain XML", "<?xml version=\"1.0\"?>\n<config><server port=\"80\"/></config>", 2, "node element <config> has no namespace"},
+		{"unqualified node element", rdfOpen + "\n<thing rdf:about=\"http://ex/s\"/></rdf:RDF>", 2, "node element <thing> has no namespace"},
 		{"mismatched tags", rdfOpen + "\n<rdf:Description rdf:about=\"http://ex/s\"><ex:p>x</ex:q></rdf:Description></rdf:RDF>", 2, "element <ex:p> closed by </ex:q>"},
 		{"undeclared prefix", rdfOpen + "\n<rdf:Description rdf:about=\"http://ex/s\"><nope:p>x</nope:p></rdf:Description></rdf:RDF>", 2, `undeclared namespace prefix "nope"`},
 		{"duplicate rdf:ID", rdfOpen + "\n<rdf:Description rdf:ID=\"a\"/>\n<rdf:Description rdf:ID=\"a\"/></rdf:RDF>", 3, `rdf:ID "a" is used twice`},
@@ -54,6 +55,25 @@ func TestRDFXMLRejects(t *testing.T) {
 				t.Errorf("error = %q; want line %d containing %q", se.Error(), tc.line, tc.msg)
 			}
 		})
+	}
+}
+
+// TestRDFXMLTypedDocumentElement: rdf:RDF is optional, so a typed node
+// element in any namespace may be the document element (RDF 1.1 XML
+// Syntax 2.16; W3C test rdf-element-not-mandatory/test001).
+func TestRDFXMLTypedDocumentElement(t *testing.T) {
+	doc := `<?xml version="1.0"?>
+<Book xmlns="http://example.org/terms#" xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" rdf:about="http://ex/b"><title>Dogs in Hats</title></Book>`
+	got, err := decodeRDFXML(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`<http://ex/b> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/terms#Book> .`,
+		`<http://ex/b> <http://example.org/terms#title> "Dogs in Hats" .`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
