@@ -55,8 +55,9 @@ type Client struct {
 	MaxBytes int64
 	// MaxRows caps the rows of one answer (0: none).
 	MaxRows int64
-	// Allow, when set, vets each endpoint before any request (the server's
-	// SSRF guard); an error refuses the call.
+	// Allow, when set, vets each endpoint before any request, and each
+	// redirect to another origin (the server's SSRF guard); an error
+	// refuses the call.
 	Allow func(endpoint string) error
 	// Registered, when set, returns the current registry; it is consulted
 	// on each call for site names and tokens (a server's registry changes
@@ -70,25 +71,56 @@ type Client struct {
 
 // NewClient returns a client with the default limits that knows sites by
 // their endpoints (for names in reports and for their tokens). It uses its
-// own http.Client (at most 3 redirects), never http.DefaultClient.
+// own http.Client (at most 3 redirects, each vetted by checkRedirect),
+// never http.DefaultClient.
 func NewClient(sites []Site) *Client {
 	c := &Client{Timeout: DefaultSiteTimeout, Retries: DefaultRetries, MaxBytes: DefaultMaxBytes, sites: map[string]Site{}}
-	c.http = &http.Client{
-		Transport: http.DefaultTransport,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > maxRedirects {
-				return fmt.Errorf("more than %d redirects", maxRedirects)
-			}
-			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return fmt.Errorf("redirect to a %s: URL", req.URL.Scheme)
-			}
-			return nil
-		},
-	}
+	c.http = &http.Client{Transport: http.DefaultTransport, CheckRedirect: c.checkRedirect}
 	for _, s := range sites {
 		c.sites[s.Endpoint] = s
 	}
 	return c
+}
+
+// checkRedirect vets every hop of a redirect, not only the first URL: a
+// registered site must not be able to point the server at a host the
+// allow-list refuses (SSRF through 303/307), and the site's token goes to
+// the site's own origin only. net/http keeps Authorization on a redirect
+// to another port of the same host name, so it is dropped here whenever
+// scheme, host or port change.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return fmt.Errorf("more than %d redirects", maxRedirects)
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirect to a %s: URL", req.URL.Scheme)
+	}
+	if sameOrigin(req.URL, via[0].URL) {
+		return nil
+	}
+	req.Header.Del("Authorization")
+	if c.Allow != nil {
+		if err := c.Allow(req.URL.String()); err != nil {
+			// %v, not %w: the refusal is the site's fault, not the query's.
+			return fmt.Errorf("redirect from %s refused: %v", via[0].URL.Redacted(), err)
+		}
+	}
+	return nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (RFC 6454), the default port made explicit.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 // SiteError is the failure of one call to a site.
