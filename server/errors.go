@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/perfkb/perfkb/query/federation"
 	"github.com/perfkb/perfkb/textpos"
 )
 
@@ -32,6 +33,7 @@ const (
 	ErrorUnavailable  ErrorType = "unavailable"     // 503
 	ErrorTimeout      ErrorType = "timeout"         // 503
 	ErrorStalled      ErrorType = "client_stalled"  // 408
+	ErrorLoop         ErrorType = "loop"            // 508
 )
 
 // statusClientClosedRequest is nginx's code for a request the client gave
@@ -133,6 +135,8 @@ func classify(err error) *apiError {
 		return &apiError{typ: ErrorNotAvailable, err: err}
 	case errors.Is(err, ErrNotFound):
 		return &apiError{typ: ErrorNotFound, err: err}
+	case errors.Is(err, federation.ErrTooManyHops):
+		return &apiError{typ: ErrorLoop, err: err}
 	case errors.Is(err, ErrForbidden):
 		return &apiError{typ: ErrorForbidden, err: err}
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
@@ -179,6 +183,8 @@ func statusOf(t ErrorType) int {
 		return http.StatusServiceUnavailable
 	case ErrorStalled:
 		return http.StatusRequestTimeout
+	case ErrorLoop:
+		return http.StatusLoopDetected
 	}
 	return http.StatusInternalServerError
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/perfkb/perfkb/query/federation"
 )
 
 // recoverer turns a handler panic into a 500 in the error envelope and a
@@ -241,4 +243,21 @@ func (s *Server) authorize(c *gin.Context, write bool) bool {
 		return false
 	}
 	return true
+}
+
+// hops hands the Perfkb-Hops count of a request that another perfkb (or
+// this one) sent to the SERVICE client of the queries it runs, which
+// refuses to call further past federation.MaxHops: SERVICE <self> nested
+// in SERVICE <self>, or two sites registered at each other, end there
+// instead of taking every request slot.
+func (s *Server) hops(c *gin.Context) {
+	n, err := federation.ParseHops(c.GetHeader(federation.HopsHeader))
+	if err != nil {
+		respondError(c, newAPIError(ErrorBadData, "%v", err))
+		return
+	}
+	if n > 0 {
+		c.Request = c.Request.WithContext(federation.WithHops(c.Request.Context(), n))
+	}
+	c.Next()
 }

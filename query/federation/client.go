@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -258,6 +259,7 @@ type request struct {
 	query  string
 	token  string
 	accept string
+	hops   int
 }
 
 var _ sparql.Provider = request{}
@@ -273,6 +275,7 @@ func (r request) GenRequest(endpoint string) (*http.Request, error) {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", r.accept)
 	req.Header.Set("User-Agent", "perfkb-federation")
+	req.Header.Set(HopsHeader, strconv.Itoa(r.hops))
 	if r.token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.token)
 	}
@@ -385,6 +388,10 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 	if err := CheckEndpoint(endpoint); err != nil {
 		return fail(0, err)
 	}
+	hops := Hops(ctx) + 1
+	if hops > MaxHops {
+		return fail(0, ErrTooManyHops)
+	}
 	if c.Allow != nil {
 		if err := c.Allow(endpoint); err != nil {
 			return fail(0, err)
@@ -410,7 +417,7 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 				return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, ctx.Err()))
 			}
 		}
-		st, retry, err := c.do(ctx, endpoint, site, request{ctx: ctx, query: query, token: token, accept: accept}, read)
+		st, retry, err := c.do(ctx, endpoint, site, request{ctx: ctx, query: query, token: token, accept: accept, hops: hops}, read)
 		if err == nil {
 			return st, nil
 		}
@@ -439,6 +446,12 @@ func (c *Client) do(ctx context.Context, endpoint, site string, p sparql.Provide
 	}
 	defer resp.Body.Close()
 	st.Status = resp.StatusCode
+	if resp.StatusCode == http.StatusLoopDetected {
+		// The site refused to forward further: the loop ends here, with
+		// the same error at every level instead of each site's answer
+		// nested in the next one's.
+		return st, false, fmt.Errorf("HTTP %s: %w", resp.Status, ErrTooManyHops)
+	}
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		retry := resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The hardening tests run a real perfkb serve on loopback that has
+// registered itself as a site, the set-up of the abuses they guard against.
+
+const hardenToken = "harden-write-token"
+
+// hardenEnv builds perfkb and starts a server whose store has the server
+// registered as site "self".
+func hardenEnv(t *testing.T, extra ...string) (*fedEnv, *siteProc) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds perfkb and starts a server; skipped with -short")
+	}
+	dir := t.TempDir()
+	e := &fedEnv{bin: buildPerfkb(t, dir), dir: dir, sites: map[string]*siteProc{}}
+	e.env = append(os.Environ(), "PERFKB_TOKEN="+hardenToken)
+	p := e.serve(t, "self.db", extra...)
+	code, body := hardenDo(t, http.MethodPost, p.url+"/sites", "application/json", `{"name":"self","endpoint":"`+p.url+`/sparql"}`, true)
+	if code != http.StatusCreated {
+		t.Fatalf("POST /sites: %d %s", code, body)
+	}
+	return e, p
+}
+
+// hardenDo sends one request and returns the status and body.
+func hardenDo(t *testing.T, method, url, contentType, body string, auth bool) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if auth {
+		req.Header.Set("Authorization", "Bearer "+hardenToken)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// nestedService is SERVICE <endpoint> nested depth times around one
+// pattern.
+func nestedService(endpoint string, depth int) string {
+	inner := "{ BIND(1 AS ?x) }"
+	for range depth {
+		inner = "{ SERVICE <" + endpoint + "> " + inner + " }"
+	}
+	return "SELECT * WHERE " + inner
+}
+
+func TestServeHardening(t *testing.T) {
+	_, p := hardenEnv(t, "--timeout", "20s", "--queue-wait", "100ms")
+
+	t.Run("SERVICE hops", func(t *testing.T) {
+		// 70 nested SERVICE <self>: each level is a request to the same
+		// server. The hop count ends the chain at federation.MaxHops.
+		start := time.Now()
+		code, body := hardenDo(t, http.MethodPost, p.url+"/sparql", "application/sparql-query", nestedService(p.url+"/sparql", 70), false)
+		if code != http.StatusLoopDetected || !strings.Contains(body, "Perfkb-Hops") {
+			t.Errorf("nested SERVICE <self>: %d %s, want 508 naming Perfkb-Hops", code, body)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("nested SERVICE <self> took %v", d)
+		}
+		// A shallow SERVICE <self> still works.
+		code, body = hardenDo(t, http.MethodPost, p.url+"/sparql", "application/sparql-query", nestedService(p.url+"/sparql", 2), false)
+		var doc struct {
+			Results struct {
+				Bindings []map[string]struct{ Value string } `json:"bindings"`
+			} `json:"results"`
+		}
+		if code != http.StatusOK || json.Unmarshal([]byte(body), &doc) != nil || len(doc.Results.Bindings) != 1 || doc.Results.Bindings[0]["x"].Value != "1" {
+			t.Errorf("SERVICE <self> two deep: %d %s, want one row x=1", code, body)
+		}
+	})
+}
