@@ -90,4 +90,27 @@ func TestServeHardening(t *testing.T) {
 			t.Errorf("SERVICE <self> two deep: %d %s, want one row x=1", code, body)
 		}
 	})
+	t.Run("tokenEnv", func(t *testing.T) { hardenTokenEnv(t, p) })
+}
+
+// hardenTokenEnv: POST /sites may only name PERFKB_SITE_ variables, not
+// another secret of the server's environment (its own write token here).
+func hardenTokenEnv(t *testing.T, p *siteProc) {
+	for _, tc := range []struct {
+		env  string
+		code int
+	}{
+		{"PERFKB_TOKEN", http.StatusBadRequest},
+		{"HOME", http.StatusBadRequest},
+		{"PERFKB_SITE_OTHER", http.StatusCreated},
+	} {
+		body := `{"name":"t` + strings.ToLower(strings.ReplaceAll(tc.env, "_", "")) + `","endpoint":"` + p.url + `/sparql","tokenEnv":"` + tc.env + `"}`
+		code, resp := hardenDo(t, http.MethodPost, p.url+"/sites", "application/json", body, true)
+		if code != tc.code {
+			t.Errorf("POST /sites with tokenEnv %s: %d %s, want %d", tc.env, code, resp, tc.code)
+		}
+		if code == http.StatusBadRequest && !strings.Contains(resp, "PERFKB_SITE_") {
+			t.Errorf("POST /sites with tokenEnv %s: %s, want the rule in the message", tc.env, resp)
+		}
+	}
 }

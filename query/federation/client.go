@@ -39,7 +39,8 @@ type Site struct {
 	Name     string `json:"name"`
 	Endpoint string `json:"endpoint"`
 	// TokenEnv names the environment variable holding the bearer token
-	// sent to the site; the token itself is never stored or printed.
+	// sent to the site; the token itself is never stored or printed. Only
+	// names starting with TokenEnvPrefix are read (CheckTokenEnv).
 	TokenEnv string `json:"tokenEnv,omitempty"`
 }
 
@@ -405,6 +406,11 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 	defer cancel()
 	var token string
 	if known.TokenEnv != "" {
+		// Checked again at each call: a registry written before the
+		// prefix rule may name any variable.
+		if err := CheckTokenEnv(known.TokenEnv); err != nil {
+			return fail(0, err)
+		}
 		token = os.Getenv(known.TokenEnv)
 	}
 	var lastErr error

@@ -39,7 +39,7 @@ func (h *hitLog) snapshot() (int, []string) {
 // included, which net/http alone treats as the same host); a redirect
 // within the site's own origin keeps working, with its token.
 func TestRedirectHops(t *testing.T) {
-	t.Setenv("FED_REDIRECT_TOKEN", "s3cret")
+	t.Setenv("PERFKB_SITE_FED_REDIRECT", "s3cret")
 	var inner hitLog
 	other := httptest.NewServer(http.HandlerFunc(inner.handler))
 	defer other.Close()
@@ -79,7 +79,7 @@ func TestRedirectHops(t *testing.T) {
 			inner = hitLog{}
 			own = hitLog{}
 			endpoint := site.URL + tc.path
-			c := NewClient([]Site{{Name: "site", Endpoint: endpoint, TokenEnv: "FED_REDIRECT_TOKEN"}})
+			c := NewClient([]Site{{Name: "site", Endpoint: endpoint, TokenEnv: "PERFKB_SITE_FED_REDIRECT"}})
 			c.Retries = 0
 			if !tc.allowAny {
 				c.Allow = func(ep string) error {
