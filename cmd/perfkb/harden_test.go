@@ -91,6 +91,7 @@ func TestServeHardening(t *testing.T) {
 		}
 	})
 	t.Run("tokenEnv", func(t *testing.T) { hardenTokenEnv(t, p) })
+	t.Run("regex rule", func(t *testing.T) { hardenRegexRule(t, p) })
 }
 
 // hardenTokenEnv: POST /sites may only name PERFKB_SITE_ variables, not
@@ -112,5 +113,35 @@ func hardenTokenEnv(t *testing.T, p *siteProc) {
 		if code == http.StatusBadRequest && !strings.Contains(resp, "PERFKB_SITE_") {
 			t.Errorf("POST /sites with tokenEnv %s: %s, want the rule in the message", tc.env, resp)
 		}
+	}
+}
+
+// hardenRegexRule: a rule whose regex pattern does not compile fails the
+// check with its position, and a run of it is refused as bad input, not
+// answered 500.
+func hardenRegexRule(t *testing.T, p *siteProc) {
+	const rule = "[r: (?a <http://ex/p> ?b) regex(?b, 'a(') -> (?a <http://ex/q> ?b)]\n"
+	code, body := hardenDo(t, http.MethodPost, p.url+"/rules/check?name=bad.rules", "text/plain", rule, false)
+	var rep struct {
+		Data struct {
+			Valid       bool
+			Diagnostics []struct {
+				File         string
+				Line, Column int
+				Message      string
+			}
+		}
+	}
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &rep) != nil {
+		t.Fatalf("POST /rules/check: %d %s", code, body)
+	}
+	// 'a(' starts at column 37 of line 1.
+	d := rep.Data.Diagnostics
+	if rep.Data.Valid || len(d) != 1 || d[0].Line != 1 || d[0].Column != 37 || !strings.Contains(d[0].Message, "missing closing )") {
+		t.Errorf("POST /rules/check of an invalid regex: %s, want invalid at 1:37", body)
+	}
+	code, body = hardenDo(t, http.MethodPost, p.url+"/rules/run", "text/plain", rule, true)
+	if code != http.StatusBadRequest || !strings.Contains(body, "missing closing )") {
+		t.Errorf("POST /rules/run of an invalid regex: %d %s, want 400", code, body)
 	}
 }
