@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func nestedService(endpoint string, depth int) string {
 }
 
 func TestServeHardening(t *testing.T) {
-	_, p := hardenEnv(t, "--timeout", "20s", "--queue-wait", "100ms")
+	_, p := hardenEnv(t, "--timeout", "20s", "--queue-wait", "100ms", "--site-timeout", "1s")
 
 	t.Run("SERVICE hops", func(t *testing.T) {
 		// 70 nested SERVICE <self>: each level is a request to the same
@@ -92,6 +93,7 @@ func TestServeHardening(t *testing.T) {
 	})
 	t.Run("tokenEnv", func(t *testing.T) { hardenTokenEnv(t, p) })
 	t.Run("regex rule", func(t *testing.T) { hardenRegexRule(t, p) })
+	t.Run("SERVICE failures", func(t *testing.T) { hardenServiceFailures(t, p) })
 }
 
 // hardenTokenEnv: POST /sites may only name PERFKB_SITE_ variables, not
@@ -143,5 +145,49 @@ func hardenRegexRule(t *testing.T, p *siteProc) {
 	code, body = hardenDo(t, http.MethodPost, p.url+"/rules/run", "text/plain", rule, true)
 	if code != http.StatusBadRequest || !strings.Contains(body, "missing closing )") {
 		t.Errorf("POST /rules/run of an invalid regex: %d %s, want 400", code, body)
+	}
+}
+
+// hardenServiceFailures: a SERVICE call that fails at the site's end is
+// answered 502 (504 when the site's own time limit ran out, reported as
+// that limit) with the site named, not 500 "internal".
+func hardenServiceFailures(t *testing.T, p *siteProc) {
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "boom", http.StatusInternalServerError)
+	}))
+	defer failing.Close()
+	malformed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/sparql-results+json")
+		io.WriteString(w, `{"head":{"vars":["x"]},"results":{"bindings":[{"x" }`)
+	}))
+	defer malformed.Close()
+	release := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer hanging.Close()
+	defer close(release)
+	for name, url := range map[string]string{"failing": failing.URL, "malformed": malformed.URL, "hanging": hanging.URL} {
+		code, body := hardenDo(t, http.MethodPost, p.url+"/sites", "application/json", `{"name":"`+name+`","endpoint":"`+url+`/sparql"}`, true)
+		if code != http.StatusCreated {
+			t.Fatalf("POST /sites %s: %d %s", name, code, body)
+		}
+	}
+	for _, tc := range []struct {
+		site, url, has string
+		code           int
+	}{
+		{"failing", failing.URL, "HTTP 500", http.StatusBadGateway},
+		{"malformed", malformed.URL, "bad results from malformed", http.StatusBadGateway},
+		{"hanging", hanging.URL, "timed out after 1s (the site's time limit", http.StatusGatewayTimeout},
+	} {
+		q := "SELECT * WHERE { SERVICE <" + tc.url + "/sparql> { ?s ?p ?o } }"
+		code, body := hardenDo(t, http.MethodPost, p.url+"/sparql", "application/sparql-query", q, false)
+		if code != tc.code || !strings.Contains(body, `"site":"`+tc.site+`"`) || !strings.Contains(body, tc.has) {
+			t.Errorf("SERVICE at %s: %d %s, want %d naming the site and %q", tc.site, code, body, tc.code, tc.has)
+		}
 	}
 }

@@ -125,15 +125,26 @@ func sameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
-// SiteError is the failure of one call to a site.
+// SiteError is the failure of one call to a site: the site answered with
+// an error or nonsense, could not be reached, or outran its own time
+// limit. A call ended by the caller's context is not a SiteError.
 type SiteError struct {
 	Site   string // the site's name, or its endpoint
 	Status int    // HTTP status, when the site answered
-	Err    error
+	// Timeout, when set, is the site's time limit (Client.Timeout) that
+	// ended the call.
+	Timeout time.Duration
+	Err     error
 }
 
 func (e *SiteError) Error() string { return fmt.Sprintf("site %s: %v", e.Site, e.Err) }
 func (e *SiteError) Unwrap() error { return e.Err }
+
+// SiteName is the site's name, or its endpoint.
+func (e *SiteError) SiteName() string { return e.Site }
+
+// SiteTimedOut reports whether the site's own time limit ended the call.
+func (e *SiteError) SiteTimedOut() bool { return e.Timeout > 0 }
 
 // HTTPStatus returns the status code the site answered with (0: none).
 func (e *SiteError) HTTPStatus() int { return e.Status }
@@ -402,8 +413,19 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 	if timeout <= 0 {
 		timeout = DefaultSiteTimeout
 	}
+	var lastErr error
+	status := 0
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	ended := func() (CallStats, error) {
+		if err := parent.Err(); err != nil {
+			// The query's own deadline or cancellation, not the site's.
+			return CallStats{Status: status}, fmt.Errorf("site %s: %w", site, err)
+		}
+		return CallStats{Status: status}, &SiteError{Site: site, Status: status, Timeout: timeout,
+			Err: fmt.Errorf("timed out after %v (the site's time limit; %w)", timeout, context.DeadlineExceeded)}
+	}
 	var token string
 	if known.TokenEnv != "" {
 		// Checked again at each call: a registry written before the
@@ -413,14 +435,12 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 		}
 		token = os.Getenv(known.TokenEnv)
 	}
-	var lastErr error
-	status := 0
 	for attempt := 0; attempt <= c.Retries; attempt++ {
 		if attempt > 0 {
 			select {
 			case <-time.After(time.Duration(attempt*attempt) * 100 * time.Millisecond):
 			case <-ctx.Done():
-				return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, ctx.Err()))
+				return ended()
 			}
 		}
 		st, retry, err := c.do(ctx, endpoint, site, request{ctx: ctx, query: query, token: token, accept: accept, hops: hops}, read)
@@ -429,7 +449,7 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 		}
 		status, lastErr = st.Status, err
 		if ctx.Err() != nil {
-			return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, context.DeadlineExceeded))
+			return ended()
 		}
 		if !retry {
 			break
