@@ -144,25 +144,7 @@ func (d *JSONLDDecoder) jsonError(data []byte, err error) error {
 // wellFormed reports whether a term's IRI (or a literal's datatype IRI)
 // is absolute and has none of the characters IRIs exclude (RFC 3987:
 // controls, space, <>"{}|^`\).
-func wellFormed(t Term) bool {
-	iri := t.Value
-	switch t.Kind {
-	case KindLiteral:
-		iri = t.Datatype
-	case KindIRI:
-	default:
-		return true
-	}
-	if !IsAbsoluteIRI(iri) {
-		return false
-	}
-	for _, r := range iri {
-		if r <= 0x20 || r == 0x7F || strings.ContainsRune("<>\"{}|^`\\", r) {
-			return false
-		}
-	}
-	return true
-}
+func wellFormed(t Term) bool { return CheckTermIRIs(t.Kind, t.Value, t.Datatype) == nil }
 
 func jsonldMessage(err error) string {
 	var e *ld.JsonLdError

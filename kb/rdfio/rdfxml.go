@@ -34,6 +34,8 @@ type RDFXMLDecoder struct {
 	out    []Quad
 	outPos int
 	err    error
+	// badIRI is the first statement's IRI that CheckIRI refused.
+	badIRI error
 
 	started, inRDF, done bool
 	ns                   []map[string]string // namespace scopes, innermost last
@@ -104,6 +106,9 @@ func (d *RDFXMLDecoder) Next() (Quad, error) {
 		d.out, d.outPos = d.out[:0], 0
 		if err := d.step(); err != nil {
 			d.err = err
+		}
+		if d.badIRI != nil {
+			d.out, d.err = d.out[:0], d.badIRI
 		}
 	}
 	q := d.out[d.outPos]
@@ -263,7 +268,17 @@ func (d *RDFXMLDecoder) lookup(prefix string) (string, bool) {
 func (d *RDFXMLDecoder) curBase() string { return d.baseStack[len(d.baseStack)-1] }
 func (d *RDFXMLDecoder) curLang() string { return d.langStack[len(d.langStack)-1] }
 
-func (d *RDFXMLDecoder) emit(s, p, o Term) { d.out = append(d.out, Quad{S: s, P: p, O: o}) }
+func (d *RDFXMLDecoder) emit(s, p, o Term) {
+	if d.badIRI == nil {
+		for _, t := range [...]Term{s, p, o} {
+			if err := CheckTermIRIs(t.Kind, t.Value, t.Datatype); err != nil {
+				d.badIRI = d.errorf("%v", err)
+				break
+			}
+		}
+	}
+	d.out = append(d.out, Quad{S: s, P: p, O: o})
+}
 
 func (d *RDFXMLDecoder) newAnon() Term {
 	d.anon++

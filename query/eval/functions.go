@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/function"
 )
@@ -210,7 +211,11 @@ func fnIRI(env *FuncEnv, a []kb.Term) (kb.Term, error) {
 	case a[0].Kind == kb.KindIRI:
 		return a[0], nil
 	case isStringLit(a[0]):
-		return kb.IRI(ResolveIRI(env.Base, a[0].Value)), nil
+		iri := ResolveIRI(env.Base, a[0].Value)
+		if err := rdfio.CheckIRI(iri); err != nil {
+			return kb.Term{}, typeErr("IRI(%s): %v", a[0], err)
+		}
+		return kb.IRI(iri), nil
 	}
 	return kb.Term{}, typeErr("IRI of %s", a[0])
 }
