@@ -70,6 +70,10 @@ var (
 	// such as a SERVICE call to an endpoint that is not a registered site
 	// (403).
 	ErrForbidden = errors.New("not allowed by the server's policy")
+	// ErrTooLarge marks a request whose content is larger than the
+	// server takes (413), such as query text that parsing alone would
+	// take past --query-memory.
+	ErrTooLarge = errors.New("too large")
 )
 
 // InvalidInputError is the marker perfkb's parsers use for errors caused by
@@ -150,6 +154,8 @@ func classify(err error) *apiError {
 		return &apiError{typ: ErrorStalled, err: err}
 	case errors.As(err, &tooLarge):
 		return &apiError{typ: ErrorTooLarge, err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
+	case errors.Is(err, ErrTooLarge):
+		return &apiError{typ: ErrorTooLarge, err: err}
 	case errors.Is(err, ErrNotAvailable):
 		return &apiError{typ: ErrorNotAvailable, err: err}
 	case errors.Is(err, ErrNotFound):
