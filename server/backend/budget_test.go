@@ -10,6 +10,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -137,5 +138,31 @@ func TestQueryTextWithinBudget(t *testing.T) {
 				t.Errorf("envelope %s, want too_large naming --query-memory", rec.Body)
 			}
 		})
+	}
+}
+
+// TestRuleTextWithinBudget: a rule file whose parse alone would pass the
+// run's memory budget is refused with 413 by /rules/check and
+// /rules/run; a small one is checked. With 1 MiB the bound is 16 KiB.
+func TestRuleTextWithinBudget(t *testing.T) {
+	ds := native.OpenMemory()
+	store := server.NewDatasetStore(ds)
+	srv := server.New(server.Options{
+		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds, Options: reasoner.Options{MemoryBudget: 1 << 20}}, Graphs: store, Sites: store, Store: store, Token: token,
+	})
+	rule := "[r%d: (?a <http://e/p> ?b) -> (?a <http://e/q> ?b)]\n" // 50 bytes or more
+	var big strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&big, rule, i)
+	}
+	for _, path := range []string{"/rules/check", "/rules/run"} {
+		rec := post(t, srv, path, "text/plain", big.String(), "Authorization", "Bearer "+token)
+		if rec.Code != 413 || !strings.Contains(rec.Body.String(), "--rules-memory") {
+			t.Errorf("%s of %d bytes: %d %.300s, want 413 naming --rules-memory", path, big.Len(), rec.Code, rec.Body.String())
+		}
+	}
+	rec := post(t, srv, "/rules/check", "text/plain", fmt.Sprintf(rule, 1), "Authorization", "Bearer "+token)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"valid":true`) {
+		t.Errorf("/rules/check of one rule: %d %s", rec.Code, rec.Body.String())
 	}
 }
