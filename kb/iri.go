@@ -1,6 +1,9 @@
 package kb
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // iriParts are the five components of RFC 3986 section 3; has* say whether
 // the optional ones are present (an empty query differs from none).
@@ -52,6 +55,35 @@ func schemeEnd(s string) int {
 
 // IsAbsoluteIRI reports whether iri has a scheme.
 func IsAbsoluteIRI(iri string) bool { return schemeEnd(iri) > 0 }
+
+// CheckIRI reports whether iri may be stored: absolute, and free of the
+// characters that no syntax perfkb exports can write so that its own
+// readers take it back (space, controls, DEL and <>"{}|^`\). Every write
+// path calls it (SPARQL IRI() and updates, RDF/XML, JSON-LD), so that
+// export then load reproduces any store.
+func CheckIRI(iri string) error {
+	if !IsAbsoluteIRI(iri) {
+		return fmt.Errorf("IRI %q is not absolute", iri)
+	}
+	for _, r := range iri {
+		if r <= 0x20 || r == 0x7F || strings.ContainsRune("<>\"{}|^`\\", r) {
+			return fmt.Errorf("IRI %q: character %U is not allowed in an IRI", iri, r)
+		}
+	}
+	return nil
+}
+
+// CheckTermIRIs applies CheckIRI to a term's IRI: an IRI's value, a
+// typed literal's datatype.
+func CheckTermIRIs(kind TermKind, value, datatype string) error {
+	switch {
+	case kind == KindIRI:
+		return CheckIRI(value)
+	case kind == KindLiteral && datatype != "":
+		return CheckIRI(datatype)
+	}
+	return nil
+}
 
 func (p iriParts) String() string {
 	var b strings.Builder

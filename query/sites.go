@@ -104,3 +104,23 @@ func (r *Result) Federation() (report FederationReport, local, ok bool) {
 	}
 	return federation.MakeReport(r.Services(), r.sites), r.local, true
 }
+
+// SiteError is a remote site's failure (an error status, a malformed
+// answer, its own time limit), with the site named.
+type SiteError = federation.SiteError
+
+// HopsHeader carries how many perfkb servers a SERVICE call has passed
+// through, so recursion through self or mutual registrations ends.
+const HopsHeader = federation.HopsHeader
+
+// MaxHops is how many servers a query may pass through.
+const MaxHops = federation.MaxHops
+
+// ErrTooManyHops is the error of a call past MaxHops.
+var ErrTooManyHops = federation.ErrTooManyHops
+
+// WithHops records in ctx that the query has passed through n servers.
+func WithHops(ctx context.Context, n int) context.Context { return federation.WithHops(ctx, n) }
+
+// ParseHops reads a HopsHeader value ("" is 0).
+func ParseHops(v string) (int, error) { return federation.ParseHops(v) }

@@ -144,6 +144,11 @@ func compileRule(index int, r *rulelang.Rule, errs *textpos.ErrorList) *compiled
 			if s.kind == slotFunctor {
 				errs.Add(a.Pos, "a functor cannot be a builtin argument")
 			}
+			if s.kind == slotConst && b.CheckConst != nil {
+				if err := b.CheckConst(len(cc.args), s.term); err != nil {
+					errs.Add(a.Pos, "%v", err)
+				}
+			}
 			cc.args = append(cc.args, s)
 		}
 		return cc

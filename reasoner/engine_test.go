@@ -288,6 +288,9 @@ func TestCompileErrorsHavePositions(t *testing.T) {
 		{"[r: (?a <p> ?b) lessThan(?b, ?c) -> (?a <q> ?b)]", "t.rules:1:30: variable ?c in lessThan is never bound by the rule body"},
 		{"[r: (?a <p> ?b) -> sum(?b, 1, ?c)]", "t.rules:1:20: builtin sum cannot be used in a rule head"},
 		{"[r: (?a <p> ?b) remove(0) -> (?a <q> ?b)]", "t.rules:1:17: builtin remove can only be used in a rule head"},
+		// The patterns start at columns 27 and 47 of their lines.
+		{`[r: (?a <p> ?b) regex(?b, "a(") -> (?a <q> ?b)]`, "t.rules:1:27: regex: error parsing regexp: missing closing ): `a(`"},
+		{"@prefix ex: <http://ex/>.\n[r: (?a <p> ?b) regex(?b, 'x', ?m), regex(?m, '[z-a]') -> (?a <q> ?b)]", "t.rules:2:47: regex: error parsing regexp: invalid character class range: `z-a`"},
 	}
 	for _, tc := range tests {
 		_, err := ParseProgram("t.rules", []byte(tc.rules), ParseOptions{})

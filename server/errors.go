@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"syscall"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/textpos"
 )
 
@@ -32,7 +34,23 @@ const (
 	ErrorUnavailable  ErrorType = "unavailable"     // 503
 	ErrorTimeout      ErrorType = "timeout"         // 503
 	ErrorStalled      ErrorType = "client_stalled"  // 408
+	ErrorLoop         ErrorType = "loop"            // 508
+	ErrorSite         ErrorType = "site_error"      // 502
+	ErrorSiteTimeout  ErrorType = "site_timeout"    // 504
+	ErrorStorage      ErrorType = "storage_full"    // 507
 )
+
+// SiteFailure is implemented by errors of a call to a remote site (a
+// SERVICE pattern, a fan-out, a refresh) that are the site's doing: it
+// answered an error or something unreadable, redirected badly, could not
+// be reached, or outran its own time limit. They map to 502, or 504 when
+// SiteTimedOut, with the site named in the envelope: the request was
+// fine and the server did its part.
+type SiteFailure interface {
+	error
+	SiteName() string
+	SiteTimedOut() bool
+}
 
 // statusClientClosedRequest is nginx's code for a request the client gave
 // up on; Prometheus uses it for canceled queries.
@@ -52,6 +70,10 @@ var (
 	// such as a SERVICE call to an endpoint that is not a registered site
 	// (403).
 	ErrForbidden = errors.New("not allowed by the server's policy")
+	// ErrTooLarge marks a request whose content is larger than the
+	// server takes (413), such as query text that parsing alone would
+	// take past --query-memory.
+	ErrTooLarge = errors.New("too large")
 )
 
 // InvalidInputError is the marker perfkb's parsers use for errors caused by
@@ -111,6 +133,8 @@ type errorResponse struct {
 	Column int    `json:"column,omitempty"`
 	// Limit names the limit a "limit" error exceeded (e.g. query-memory).
 	Limit string `json:"limit,omitempty"`
+	// Site names the remote site of a site_error or site_timeout.
+	Site string `json:"site,omitempty"`
 }
 
 // classify maps any error to an apiError.
@@ -124,17 +148,29 @@ func classify(err error) *apiError {
 	var pos *textpos.Error
 	var exec executionError
 	var limit LimitError
+	var site SiteFailure
 	switch {
 	case errors.Is(err, errClientStalled):
 		return &apiError{typ: ErrorStalled, err: err}
 	case errors.As(err, &tooLarge):
 		return &apiError{typ: ErrorTooLarge, err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
+	case errors.Is(err, ErrTooLarge):
+		return &apiError{typ: ErrorTooLarge, err: err}
 	case errors.Is(err, ErrNotAvailable):
 		return &apiError{typ: ErrorNotAvailable, err: err}
 	case errors.Is(err, ErrNotFound):
 		return &apiError{typ: ErrorNotFound, err: err}
+	case errors.Is(err, query.ErrTooManyHops):
+		return &apiError{typ: ErrorLoop, err: err}
 	case errors.Is(err, ErrForbidden):
 		return &apiError{typ: ErrorForbidden, err: err}
+	case errors.Is(err, syscall.ENOSPC):
+		return &apiError{typ: ErrorStorage, err: err}
+	case errors.As(err, &site) && !errors.As(err, &exec) && !errors.As(err, &limit) && !errors.Is(err, context.Canceled):
+		if site.SiteTimedOut() {
+			return &apiError{typ: ErrorSiteTimeout, err: err}
+		}
+		return &apiError{typ: ErrorSite, err: err}
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return &apiError{typ: ErrorTimeout, err: err, retryAfter: 1}
 	case errors.Is(err, context.Canceled):
@@ -179,6 +215,14 @@ func statusOf(t ErrorType) int {
 		return http.StatusServiceUnavailable
 	case ErrorStalled:
 		return http.StatusRequestTimeout
+	case ErrorLoop:
+		return http.StatusLoopDetected
+	case ErrorSite:
+		return http.StatusBadGateway
+	case ErrorSiteTimeout:
+		return http.StatusGatewayTimeout
+	case ErrorStorage:
+		return http.StatusInsufficientStorage
 	}
 	return http.StatusInternalServerError
 }
@@ -201,6 +245,10 @@ func respondError(c *gin.Context, err error) {
 	var limit LimitError
 	if errors.As(err, &limit) {
 		resp.Limit = limit.LimitName()
+	}
+	var site SiteFailure
+	if (ae.typ == ErrorSite || ae.typ == ErrorSiteTimeout) && errors.As(err, &site) {
+		resp.Site = site.SiteName()
 	}
 	if ae.retryAfter > 0 {
 		c.Header("Retry-After", strconv.Itoa(ae.retryAfter))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/perfkb/perfkb/query"
 )
 
 // recoverer turns a handler panic into a 500 in the error envelope and a
@@ -217,16 +218,8 @@ func (s *Server) authorize(c *gin.Context, write bool) bool {
 		respondError(c, newAPIError(ErrorForbidden, "writes are disabled: start the server with --token or PERFKB_TOKEN"))
 		return false
 	}
-	header := c.GetHeader("Authorization")
-	scheme, token, ok := strings.Cut(header, " ")
-	if ok && strings.EqualFold(scheme, "Basic") {
-		// HTTP Basic with the token as the password (any user name), so
-		// clients that only speak Basic (Jena's rupdate, s-put) can write.
-		if _, password, basicOK := c.Request.BasicAuth(); basicOK {
-			scheme, token = "Bearer", password
-		}
-	}
-	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
+	token, ok := requestToken(c)
+	if !ok {
 		s.metrics.rejected.WithLabelValues("unauthorized").Inc()
 		what := "reads"
 		if write {
@@ -235,10 +228,50 @@ func (s *Server) authorize(c *gin.Context, write bool) bool {
 		respondError(c, newAPIError(ErrorUnauthorized, "%s need the token (Authorization: Bearer <token>, or HTTP Basic with the token as password)", what))
 		return false
 	}
-	if subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.opts.Token)) != 1 {
+	if !s.validToken(token) {
 		s.metrics.rejected.WithLabelValues("forbidden").Inc()
 		respondError(c, newAPIError(ErrorForbidden, "the bearer token is not valid"))
 		return false
 	}
 	return true
+}
+
+// requestToken is the token a request carries: a Bearer token, or HTTP
+// Basic with the token as the password (any user name), so clients that
+// only speak Basic (Jena's rupdate, s-put) can write.
+func requestToken(c *gin.Context) (string, bool) {
+	header := c.GetHeader("Authorization")
+	scheme, token, ok := strings.Cut(header, " ")
+	if ok && strings.EqualFold(scheme, "Basic") {
+		if _, password, basicOK := c.Request.BasicAuth(); basicOK {
+			return strings.TrimSpace(password), true
+		}
+	}
+	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
+}
+
+// validToken reports whether token is the server's (never for a server
+// without one).
+func (s *Server) validToken(token string) bool {
+	return s.opts.Token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(s.opts.Token)) == 1
+}
+
+// hops hands the Perfkb-Hops count of a request that another perfkb (or
+// this one) sent to the SERVICE client of the queries it runs, which
+// refuses to call further past query.MaxHops: SERVICE <self> nested
+// in SERVICE <self>, or two sites registered at each other, end there
+// instead of taking every request slot.
+func (s *Server) hops(c *gin.Context) {
+	n, err := query.ParseHops(c.GetHeader(query.HopsHeader))
+	if err != nil {
+		respondError(c, newAPIError(ErrorBadData, "%v", err))
+		return
+	}
+	if n > 0 {
+		c.Request = c.Request.WithContext(query.WithHops(c.Request.Context(), n))
+	}
+	c.Next()
 }

@@ -228,7 +228,13 @@ func (s *Server) healthz(c *gin.Context) {
 			c.JSON(http.StatusServiceUnavailable, errorResponse{Status: "error", ErrorType: ErrorUnavailable, Error: "store: " + err.Error()})
 			return
 		}
-		body["quads"] = n
+		// The size of a store whose reads need the token is not told to
+		// a client without it.
+		if !s.opts.ProtectReads {
+			body["quads"] = n
+		} else if token, ok := requestToken(c); ok && s.validToken(token) {
+			body["quads"] = n
+		}
 	}
 	c.JSON(http.StatusOK, body)
 }

@@ -160,7 +160,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.Se
 func (s *Server) routes() *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
-	e.Use(s.recoverer, requestID, s.requestLog, s.metrics.observe, s.checkHost, corsMiddleware(s.opts.CORSOrigins))
+	e.Use(s.recoverer, requestID, s.requestLog, s.metrics.observe, s.checkHost, s.hops, corsMiddleware(s.opts.CORSOrigins))
 	compress := gzip.Gzip(gzip.BestSpeed)
 	e.NoRoute(func(c *gin.Context) {
 		respondError(c, newAPIError(ErrorNotFound, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))

@@ -244,8 +244,14 @@ func TestProtectedReads(t *testing.T) {
 	if rec := do(srv, "GET", "/sparql?query=ASK", "", "", bearer...); rec.Code != http.StatusOK {
 		t.Errorf("read with token: status %d: %s", rec.Code, rec.Body)
 	}
-	if rec := do(srv, "GET", "/healthz", "", ""); rec.Code != http.StatusOK {
-		t.Errorf("healthz must stay open: status %d", rec.Code)
+	if rec := do(srv, "GET", "/healthz", "", ""); rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "quads") {
+		t.Errorf("healthz must stay open and not tell the store's size without the token: status %d %s", rec.Code, rec.Body)
+	}
+	if rec := do(srv, "GET", "/healthz", "", "", "Authorization", "Bearer wrong"); strings.Contains(rec.Body.String(), "quads") {
+		t.Errorf("healthz with a wrong token tells the store's size: %s", rec.Body)
+	}
+	if rec := do(srv, "GET", "/healthz", "", "", bearer...); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"quads":`) {
+		t.Errorf("healthz with the token: status %d %s, want the quad count", rec.Code, rec.Body)
 	}
 }
 

@@ -34,7 +34,7 @@ import (
 const fedPrefix = "PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
 
 // linzToken protects the linz site (--protect-reads); the coordinator sends
-// it from $FED_LINZ_TOKEN. It must never show up in output, logs or stores.
+// it from $PERFKB_SITE_LINZ. It must never show up in output, logs or stores.
 const linzToken = "linz-secret-7f3a9"
 
 type fedEnv struct {
@@ -145,7 +145,7 @@ func TestFederationIntegration(t *testing.T) {
 	}
 	dir := t.TempDir()
 	e := &fedEnv{bin: buildPerfkb(t, dir), dir: dir, sites: map[string]*siteProc{}}
-	e.env = append(os.Environ(), "FED_LINZ_TOKEN="+linzToken, "PERFKB_TOKEN=")
+	e.env = append(os.Environ(), "PERFKB_SITE_LINZ="+linzToken, "PERFKB_TOKEN=")
 
 	// Three sites and the union store.
 	names := []string{"innsbruck", "vienna", "linz"}
@@ -167,7 +167,7 @@ func TestFederationIntegration(t *testing.T) {
 	}
 	e.mustRun(t, "--store", "native:coord.db", "sites", "add", "innsbruck", e.sites["innsbruck"].url+"/sparql")
 	e.mustRun(t, "--store", "native:coord.db", "sites", "add", "vienna", e.sites["vienna"].url+"/sparql")
-	e.mustRun(t, "--store", "native:coord.db", "sites", "add", "linz", e.sites["linz"].url+"/sparql", "--token-env", "FED_LINZ_TOKEN")
+	e.mustRun(t, "--store", "native:coord.db", "sites", "add", "linz", e.sites["linz"].url+"/sparql", "--token-env", "PERFKB_SITE_LINZ")
 	_, refreshErr, code := e.run(t, "--store", "native:coord.db", "sites", "refresh")
 	if code != 0 || strings.Count(refreshErr, " experiments ") != 3 {
 		t.Fatalf("sites refresh: exit %d\n%s", code, refreshErr)
@@ -390,7 +390,7 @@ func registryRoundTrip(t *testing.T, e *fedEnv) {
 			t.Errorf("sites list lacks %s:\n%s", s, out)
 		}
 	}
-	if !regexp.MustCompile(`"experiments": [1-9]`).MatchString(out) || !strings.Contains(out, `"tokenEnv": "FED_LINZ_TOKEN"`) {
+	if !regexp.MustCompile(`"experiments": [1-9]`).MatchString(out) || !strings.Contains(out, `"tokenEnv": "PERFKB_SITE_LINZ"`) {
 		t.Errorf("sites list: want experiment counts and the token variable name:\n%s", out)
 	}
 	// Refreshing again replaces the records: the counts stay the same.

@@ -41,7 +41,7 @@ send a SERVICE there. 'perfkb query --sites all' runs a query at every site.
 With --server URL the operations go to a running 'perfkb serve' (which holds
 its store); writes then need its token in $PERFKB_TOKEN.`,
 		Example: `  perfkb sites add vienna http://vienna.example:8080/sparql
-  perfkb sites add linz https://linz.example/sparql --token-env LINZ_TOKEN
+  perfkb sites add linz https://linz.example/sparql --token-env PERFKB_SITE_LINZ
   perfkb sites refresh
   perfkb sites list
   perfkb query --sites all -e 'SELECT (COUNT(*) AS ?n) { ?e a perfonto:Experiment }'
@@ -75,7 +75,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 			})
 		},
 	}
-	add.Flags().StringVar(&tokenEnv, "token-env", "", "environment variable holding the bearer token for the site (only its name is stored)")
+	add.Flags().StringVar(&tokenEnv, "token-env", "", "environment variable holding the bearer token for the site, named PERFKB_SITE_… (only its name is stored)")
 
 	var format string
 	list := &cobra.Command{

@@ -441,36 +441,42 @@ func (w *writer) generic(si kb.Term) {
 		return
 	}
 	i := 0
-	var walk func(n *Node, path string)
-	walk = func(n *Node, path string) {
+	// path is the slash-separated path of n, extended and cut back in
+	// place so that building every path costs time linear in the message.
+	var path []byte
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		top := len(path) == 0
 		for _, a := range n.Attr {
-			if path == "" && (a.Name.Local == "SensorID" || a.Name.Local == "ResourceID") {
+			if top && (a.Name.Local == "SensorID" || a.Name.Local == "ResourceID") {
 				continue
 			}
 			i++
-			w.field(m, i, path+"@"+a.Name.Local, a.Value)
+			w.field(m, i, string(path)+"@"+a.Name.Local, a.Value)
 		}
 		text := strings.TrimSpace(n.Text)
 		if len(n.Children) == 0 && (text != "" || len(n.Attr) == 0) {
-			name := path
-			if name == "" {
+			name := string(path)
+			if top {
 				name = n.Name
 			}
 			i++
 			w.field(m, i, name, text)
 		}
 		for _, c := range n.Children {
-			if path == "" && (c.Name == "SensorID" || c.Name == "ResourceID") {
+			if top && (c.Name == "SensorID" || c.Name == "ResourceID") {
 				continue
 			}
-			p := c.Name
-			if path != "" {
-				p = path + "/" + c.Name
+			mark := len(path)
+			if !top {
+				path = append(path, '/')
 			}
-			walk(c, p)
+			path = append(path, c.Name...)
+			walk(c)
+			path = path[:mark]
 		}
 	}
-	walk(w.msg.Payload, "")
+	walk(w.msg.Payload)
 }
 
 func (w *writer) field(m kb.Term, i int, name, value string) {

@@ -104,6 +104,12 @@ func (n *Node) Value(name string) (string, bool) {
 	return "", false
 }
 
+// MaxDepth bounds the element nesting of a message and of its payload.
+// Sensor data is a few levels deep; without a bound one message nested
+// 100,000 deep costs memory quadratic in its depth downstream (each level's
+// field path repeats its parent's).
+const MaxDepth = 256
+
 // ReaderOptions configure a Reader.
 type ReaderOptions struct {
 	// Source names the input in errors (a file name, a connection).
@@ -350,6 +356,9 @@ func (r *Reader) element(start xml.StartElement, line, col, depth int) (*Node, e
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if depth >= MaxDepth {
+				return nil, r.errorAt(l, c, r.d.InputOffset(), "<%s> is nested more than %d elements deep", t.Name.Local, MaxDepth)
+			}
 			child, err := r.element(t, l, c, depth+1)
 			if err != nil {
 				return nil, err
@@ -428,6 +437,9 @@ func parsePayload(text string) (*Node, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if len(stack) >= MaxDepth {
+				return nil, fmt.Errorf("payload line %d column %d: <%s> is nested more than %d elements deep", line, col, t.Name.Local, MaxDepth)
+			}
 			n := &Node{Name: t.Name.Local, Attr: t.Copy().Attr, Line: line, Column: col}
 			if len(stack) == 0 {
 				if root != nil {

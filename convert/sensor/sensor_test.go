@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,6 +145,12 @@ func TestConformance(t *testing.T) {
 			bad("unknown element in wrapper", "<stream>"+good+"<other/></stream>", "unexpected element <other> in <stream>"),
 			bad("profiling without exp", `<sensordataentry SensorID="app.profiling" ResourceID="r"><![CDATA[<profiling><pu node="n"/><cr id="c"/></profiling>]]></sensordataentry>`,
 				"bad.xml:1:1", "no <exp>"),
+			bad("elements nested too deep", fmt.Sprintf(`<sensordata SensorID="s.x" ResourceID="r">%s</sensordata>`, nested(sensor.MaxDepth)),
+				// the first <a> is at column 43 and each is 3 bytes: the
+				// 256th, at depth 257, starts at column 43+255*3.
+				fmt.Sprintf("bad.xml:1:%d:", 43+(sensor.MaxDepth-1)*3), "<a> is nested more than 256 elements deep"),
+			bad("payload nested too deep", entry(`SensorID="s.x" ResourceID="r"`, "<sensordata>"+nested(sensor.MaxDepth)+"</sensordata>"),
+				"bad.xml:1:1", "payload line 1 column", "<a> is nested more than 256 elements deep"),
 			bad("profiling metric not a number", `<sensordataentry SensorID="app.profiling" ResourceID="r"><![CDATA[<profiling><exp>e</exp><pu node="n"/><cr id="c"/><metrics>wtime=slow</metrics></profiling>]]></sensordataentry>`,
 				"bad.xml:1:1", "metric wtime", `"slow" is not a number`),
 		},
@@ -212,5 +219,27 @@ func TestWarnings(t *testing.T) {
 	}
 	if !strings.Contains(string(nt), `<http://www.par.univie.ac.at/project/scalea/perfonto#hasCrType> "CR_NOPE"`) {
 		t.Error("an unknown code region type must keep hasCrType")
+	}
+}
+
+// nested is n <a> elements, each inside the one before, around "x".
+func nested(n int) string {
+	return strings.Repeat("<a>", n) + "x" + strings.Repeat("</a>", n)
+}
+
+// TestDeepestNesting: a message as deep as MaxDepth converts, and its
+// generic field names the whole path.
+func TestDeepestNesting(t *testing.T) {
+	for _, tc := range []struct{ name, text string }{
+		{"inline", `<sensordata SensorID="s.x" ResourceID="r">` + nested(sensor.MaxDepth-1) + `</sensordata>`},
+		{"payload", `<sensordataentry SensorID="s.x" ResourceID="r"><![CDATA[<sensordata>` + nested(sensor.MaxDepth-1) + `</sensordata>]]></sensordataentry>`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nt, _ := converttest.Sorted(t, fromString("deep.xml", tc.text))
+			path := strings.TrimSuffix(strings.Repeat("a/", sensor.MaxDepth-1), "/")
+			if !bytes.Contains(nt, []byte(`"`+path+`"`)) {
+				t.Errorf("no field named with the %d-element path", sensor.MaxDepth-1)
+			}
+		})
 	}
 }

@@ -146,25 +146,7 @@ func (d *JSONLDDecoder) jsonError(data []byte, err error) error {
 // wellFormed reports whether a term's IRI (or a literal's datatype IRI)
 // is absolute and has none of the characters IRIs exclude (RFC 3987:
 // controls, space, <>"{}|^`\).
-func wellFormed(t kb.Term) bool {
-	iri := t.Value
-	switch t.Kind {
-	case kb.KindLiteral:
-		iri = t.Datatype
-	case kb.KindIRI:
-	default:
-		return true
-	}
-	if !kb.IsAbsoluteIRI(iri) {
-		return false
-	}
-	for _, r := range iri {
-		if r <= 0x20 || r == 0x7F || strings.ContainsRune("<>\"{}|^`\\", r) {
-			return false
-		}
-	}
-	return true
-}
+func wellFormed(t kb.Term) bool { return kb.CheckTermIRIs(t.Kind, t.Value, t.Datatype) == nil }
 
 func jsonldMessage(err error) string {
 	var e *ld.JsonLdError

@@ -35,6 +35,8 @@ type RDFXMLDecoder struct {
 	out    []kb.TermQuad
 	outPos int
 	err    error
+	// badIRI is the first statement's IRI that CheckIRI refused.
+	badIRI error
 
 	started, inRDF, done bool
 	ns                   []map[string]string // namespace scopes, innermost last
@@ -105,6 +107,9 @@ func (d *RDFXMLDecoder) Next() (kb.TermQuad, error) {
 		d.out, d.outPos = d.out[:0], 0
 		if err := d.step(); err != nil {
 			d.err = err
+		}
+		if d.badIRI != nil {
+			d.out, d.err = d.out[:0], d.badIRI
 		}
 	}
 	q := d.out[d.outPos]
@@ -264,7 +269,17 @@ func (d *RDFXMLDecoder) lookup(prefix string) (string, bool) {
 func (d *RDFXMLDecoder) curBase() string { return d.baseStack[len(d.baseStack)-1] }
 func (d *RDFXMLDecoder) curLang() string { return d.langStack[len(d.langStack)-1] }
 
-func (d *RDFXMLDecoder) emit(s, p, o kb.Term) { d.out = append(d.out, kb.TermQuad{S: s, P: p, O: o}) }
+func (d *RDFXMLDecoder) emit(s, p, o kb.Term) {
+	if d.badIRI == nil {
+		for _, t := range [...]kb.Term{s, p, o} {
+			if err := kb.CheckTermIRIs(t.Kind, t.Value, t.Datatype); err != nil {
+				d.badIRI = d.errorf("%v", err)
+				break
+			}
+		}
+	}
+	d.out = append(d.out, kb.TermQuad{S: s, P: p, O: o})
+}
 
 func (d *RDFXMLDecoder) newAnon() kb.Term {
 	d.anon++

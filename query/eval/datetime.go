@@ -63,6 +63,10 @@ func parseDateTime(s string) (dateTimeValue, bool) {
 		if tz != "Z" {
 			hh, _ := strconv.Atoi(tz[1:3])
 			mm, _ := strconv.Atoi(tz[4:6])
+			// XSD: a timezone lies within ±14:00.
+			if mm > 59 || hh*60+mm > 14*60 {
+				return dateTimeValue{}, false
+			}
 			v.offset = hh*60 + mm
 			if tz[0] == '-' {
 				v.offset = -v.offset

@@ -210,7 +210,11 @@ func fnIRI(env *FuncEnv, a []kb.Term) (kb.Term, error) {
 	case a[0].Kind == kb.KindIRI:
 		return a[0], nil
 	case isStringLit(a[0]):
-		return kb.IRI(ResolveIRI(env.Base, a[0].Value)), nil
+		iri := ResolveIRI(env.Base, a[0].Value)
+		if err := kb.CheckIRI(iri); err != nil {
+			return kb.Term{}, typeErr("IRI(%s): %v", a[0], err)
+		}
+		return kb.IRI(iri), nil
 	}
 	return kb.Term{}, typeErr("IRI of %s", a[0])
 }
@@ -484,7 +488,8 @@ func (e *FuncEnv) compileRegex(pattern, flags string) (*regexp.Regexp, error) {
 }
 
 // xpathRegexp compiles an XPath regular expression with XPath flags
-// (§17.4.3.14) as a Go one.
+// (§17.4.3.14; q as in XPath 3.1 and the W3C suite's
+// regex-no-metacharacters tests) as a Go one; any other flag is an error.
 func xpathRegexp(pattern, flags string) (*regexp.Regexp, error) {
 	goFlags := ""
 	for _, f := range flags {

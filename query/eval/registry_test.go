@@ -127,6 +127,7 @@ func TestCompileResolves(t *testing.T) {
 		{"regex variable flags", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{lit("Abc"), lit("^a"), &algebra.BuiltinExpr{Name: algebra.BuiltinLCase, Args: []algebra.Expr{lit("I")}}}}, "true", false},
 		{"replace constant", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{lit("a-b-c"), lit("-(.)"), lit(`\\$1`)}}, `a\b\c`, false},
 		{"replace quoted", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{lit("a.b"), lit("."), lit("$"), lit("q")}}, "a$b", false},
+		{"regex unknown flag", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{lit("a"), lit("a"), lit("u")}}, "", false},
 		{"replace variable replacement", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{lit("abc"), lit("b"), &algebra.BuiltinExpr{Name: algebra.BuiltinUCase, Args: []algebra.Expr{lit("x$0")}}}}, "aXbc", false},
 		{"replace empty match", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{lit("abc"), lit("x*"), lit("y")}}, "", false},
 	}

@@ -438,6 +438,13 @@ func (o *overlay) remove(q kb.Quad) {
 }
 
 func (o *overlay) addTerms(ctx context.Context, quads []kb.TermQuad) error {
+	for _, q := range quads {
+		for _, t := range [...]kb.Term{q.S, q.P, q.O, q.G} {
+			if err := checkIRIs(t); err != nil {
+				return fmt.Errorf("update: %w", err)
+			}
+		}
+	}
 	ids, err := kb.InternQuads(ctx, o.Dataset, quads)
 	if err != nil {
 		return err
@@ -540,4 +547,16 @@ func (o *overlay) Graphs(ctx context.Context) ([]kb.ID, error) {
 // Apply is not supported on the overlay; Update applies the net delta.
 func (o *overlay) Apply(context.Context, kb.Delta) error {
 	return errors.New("eval: overlay is read-only")
+}
+
+// checkIRIs applies kb.CheckIRI, the one rule for stored IRIs, to t's
+// IRI or datatype.
+func checkIRIs(t kb.Term) error {
+	switch {
+	case t.Kind == kb.KindIRI && t != kb.DefaultGraph:
+		return kb.CheckIRI(t.Value)
+	case t.Kind == kb.KindLiteral && t.Datatype != "":
+		return kb.CheckIRI(t.Datatype)
+	}
+	return nil
 }

@@ -153,6 +153,8 @@ func TestBuiltins(t *testing.T) {
 		{"SECONDS", []kb.Term{lit("2011-01-10T14:45:13.815-05:00", "dateTime")}, lit("13.815", "decimal")},
 		{"TIMEZONE", []kb.Term{lit("2011-01-10T14:45:13.815-05:00", "dateTime")}, lit("-PT5H", "dayTimeDuration")},
 		{"TZ", []kb.Term{lit("2011-01-10T14:45:13Z", "dateTime")}, kb.String("Z")},
+		{"TZ", []kb.Term{lit("2011-01-10T14:45:13-14:00", "dateTime")}, kb.String("-14:00")},
+		{"TZ", []kb.Term{lit("2011-01-10T14:45:13+13:59", "dateTime")}, kb.String("+13:59")},
 		{"NOW", nil, lit("2026-01-02T03:04:05.000Z", "dateTime")},
 		{"IRI", []kb.Term{kb.String("x")}, kb.IRI("http://base/x")},
 		{"LANGMATCHES", []kb.Term{kb.String("en-GB"), kb.String("en")}, True},
@@ -182,6 +184,12 @@ func TestBuiltins(t *testing.T) {
 		{ontology.XSDInteger, []kb.Term{kb.String("1.5")}},
 		{ontology.XSDByte, []kb.Term{lit("300", "integer")}},
 		{"TIMEZONE", []kb.Term{lit("2011-01-10T14:45:13", "dateTime")}},
+		{"REGEX", []kb.Term{kb.String("a"), kb.String("a"), kb.String("g")}},
+		// XSD timezones lie within ±14:00, minutes below 60.
+		{"TZ", []kb.Term{lit("2011-01-10T14:45:13+99:99", "dateTime")}},
+		{"TZ", []kb.Term{lit("2011-01-10T14:45:13-14:01", "dateTime")}},
+		{"TZ", []kb.Term{lit("2011-01-10T14:45:13+01:60", "dateTime")}},
+		{"TIMEZONE", []kb.Term{lit("2011-01-10T14:45:13+15:00", "dateTime")}},
 	} {
 		if _, err := CallBuiltin(env, bad.name, bad.args); !IsExpressionError(err) {
 			t.Errorf("%s%v: err = %v, want an expression error", bad.name, bad.args, err)

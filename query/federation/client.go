@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -38,7 +39,8 @@ type Site struct {
 	Name     string `json:"name"`
 	Endpoint string `json:"endpoint"`
 	// TokenEnv names the environment variable holding the bearer token
-	// sent to the site; the token itself is never stored or printed.
+	// sent to the site; the token itself is never stored or printed. Only
+	// names starting with TokenEnvPrefix are read (CheckTokenEnv).
 	TokenEnv string `json:"tokenEnv,omitempty"`
 }
 
@@ -55,8 +57,9 @@ type Client struct {
 	MaxBytes int64
 	// MaxRows caps the rows of one answer (0: none).
 	MaxRows int64
-	// Allow, when set, vets each endpoint before any request (the server's
-	// SSRF guard); an error refuses the call.
+	// Allow, when set, vets each endpoint before any request, and each
+	// redirect to another origin (the server's SSRF guard); an error
+	// refuses the call.
 	Allow func(endpoint string) error
 	// Registered, when set, returns the current registry; it is consulted
 	// on each call for site names and tokens (a server's registry changes
@@ -70,36 +73,78 @@ type Client struct {
 
 // NewClient returns a client with the default limits that knows sites by
 // their endpoints (for names in reports and for their tokens). It uses its
-// own http.Client (at most 3 redirects), never http.DefaultClient.
+// own http.Client (at most 3 redirects, each vetted by checkRedirect),
+// never http.DefaultClient.
 func NewClient(sites []Site) *Client {
 	c := &Client{Timeout: DefaultSiteTimeout, Retries: DefaultRetries, MaxBytes: DefaultMaxBytes, sites: map[string]Site{}}
-	c.http = &http.Client{
-		Transport: http.DefaultTransport,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > maxRedirects {
-				return fmt.Errorf("more than %d redirects", maxRedirects)
-			}
-			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return fmt.Errorf("redirect to a %s: URL", req.URL.Scheme)
-			}
-			return nil
-		},
-	}
+	c.http = &http.Client{Transport: http.DefaultTransport, CheckRedirect: c.checkRedirect}
 	for _, s := range sites {
 		c.sites[s.Endpoint] = s
 	}
 	return c
 }
 
-// SiteError is the failure of one call to a site.
+// checkRedirect vets every hop of a redirect, not only the first URL: a
+// registered site must not be able to point the server at a host the
+// allow-list refuses (SSRF through 303/307), and the site's token goes to
+// the site's own origin only. net/http keeps Authorization on a redirect
+// to another port of the same host name, so it is dropped here whenever
+// scheme, host or port change.
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return fmt.Errorf("more than %d redirects", maxRedirects)
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirect to a %s: URL", req.URL.Scheme)
+	}
+	if sameOrigin(req.URL, via[0].URL) {
+		return nil
+	}
+	req.Header.Del("Authorization")
+	if c.Allow != nil {
+		if err := c.Allow(req.URL.String()); err != nil {
+			// %v, not %w: the refusal is the site's fault, not the query's.
+			return fmt.Errorf("redirect from %s refused: %v", via[0].URL.Redacted(), err)
+		}
+	}
+	return nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (RFC 6454), the default port made explicit.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// SiteError is the failure of one call to a site: the site answered with
+// an error or nonsense, could not be reached, or outran its own time
+// limit. A call ended by the caller's context is not a SiteError.
 type SiteError struct {
 	Site   string // the site's name, or its endpoint
 	Status int    // HTTP status, when the site answered
-	Err    error
+	// Timeout, when set, is the site's time limit (Client.Timeout) that
+	// ended the call.
+	Timeout time.Duration
+	Err     error
 }
 
 func (e *SiteError) Error() string { return fmt.Sprintf("site %s: %v", e.Site, e.Err) }
 func (e *SiteError) Unwrap() error { return e.Err }
+
+// SiteName is the site's name, or its endpoint.
+func (e *SiteError) SiteName() string { return e.Site }
+
+// SiteTimedOut reports whether the site's own time limit ended the call.
+func (e *SiteError) SiteTimedOut() bool { return e.Timeout > 0 }
 
 // HTTPStatus returns the status code the site answered with (0: none).
 func (e *SiteError) HTTPStatus() int { return e.Status }
@@ -226,6 +271,7 @@ type request struct {
 	query  string
 	token  string
 	accept string
+	hops   int
 }
 
 var _ sparql.Provider = request{}
@@ -241,6 +287,7 @@ func (r request) GenRequest(endpoint string) (*http.Request, error) {
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", r.accept)
 	req.Header.Set("User-Agent", "perfkb-federation")
+	req.Header.Set(HopsHeader, strconv.Itoa(r.hops))
 	if r.token != "" {
 		req.Header.Set("Authorization", "Bearer "+r.token)
 	}
@@ -353,6 +400,10 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 	if err := CheckEndpoint(endpoint); err != nil {
 		return fail(0, err)
 	}
+	hops := Hops(ctx) + 1
+	if hops > MaxHops {
+		return fail(0, ErrTooManyHops)
+	}
 	if c.Allow != nil {
 		if err := c.Allow(endpoint); err != nil {
 			return fail(0, err)
@@ -362,29 +413,43 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 	if timeout <= 0 {
 		timeout = DefaultSiteTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var token string
-	if known.TokenEnv != "" {
-		token = os.Getenv(known.TokenEnv)
-	}
 	var lastErr error
 	status := 0
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ended := func() (CallStats, error) {
+		if err := parent.Err(); err != nil {
+			// The query's own deadline or cancellation, not the site's.
+			return CallStats{Status: status}, fmt.Errorf("site %s: %w", site, err)
+		}
+		return CallStats{Status: status}, &SiteError{Site: site, Status: status, Timeout: timeout,
+			Err: fmt.Errorf("timed out after %v (the site's time limit; %w)", timeout, context.DeadlineExceeded)}
+	}
+	var token string
+	if known.TokenEnv != "" {
+		// Checked again at each call: a registry written before the
+		// prefix rule may name any variable.
+		if err := CheckTokenEnv(known.TokenEnv); err != nil {
+			return fail(0, err)
+		}
+		token = os.Getenv(known.TokenEnv)
+	}
 	for attempt := 0; attempt <= c.Retries; attempt++ {
 		if attempt > 0 {
 			select {
 			case <-time.After(time.Duration(attempt*attempt) * 100 * time.Millisecond):
 			case <-ctx.Done():
-				return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, ctx.Err()))
+				return ended()
 			}
 		}
-		st, retry, err := c.do(ctx, endpoint, site, request{ctx: ctx, query: query, token: token, accept: accept}, read)
+		st, retry, err := c.do(ctx, endpoint, site, request{ctx: ctx, query: query, token: token, accept: accept, hops: hops}, read)
 		if err == nil {
 			return st, nil
 		}
 		status, lastErr = st.Status, err
 		if ctx.Err() != nil {
-			return fail(status, fmt.Errorf("timed out after %v (%w)", timeout, context.DeadlineExceeded))
+			return ended()
 		}
 		if !retry {
 			break
@@ -407,6 +472,12 @@ func (c *Client) do(ctx context.Context, endpoint, site string, p sparql.Provide
 	}
 	defer resp.Body.Close()
 	st.Status = resp.StatusCode
+	if resp.StatusCode == http.StatusLoopDetected {
+		// The site refused to forward further: the loop ends here, with
+		// the same error at every level instead of each site's answer
+		// nested in the next one's.
+		return st, false, fmt.Errorf("HTTP %s: %w", resp.Status, ErrTooManyHops)
+	}
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		retry := resp.StatusCode == http.StatusBadGateway || resp.StatusCode == http.StatusServiceUnavailable || resp.StatusCode == http.StatusGatewayTimeout

@@ -64,7 +64,7 @@ func TestClientSelect(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	defer close(hung)
-	t.Setenv("FED_TEST_TOKEN", "s3cret")
+	t.Setenv("PERFKB_SITE_FED_TEST", "s3cret")
 
 	tests := []struct {
 		path     string
@@ -84,7 +84,7 @@ func TestClientSelect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.path, func(t *testing.T) {
-			c := NewClient([]Site{{Name: "bad-site", Endpoint: srv.URL + "/bad"}, {Name: "tok", Endpoint: srv.URL + "/token", TokenEnv: "FED_TEST_TOKEN"}})
+			c := NewClient([]Site{{Name: "bad-site", Endpoint: srv.URL + "/bad"}, {Name: "tok", Endpoint: srv.URL + "/token", TokenEnv: "PERFKB_SITE_FED_TEST"}})
 			c.Timeout = 2 * time.Second
 			if tc.path == "/hang" {
 				c.Timeout = 300 * time.Millisecond

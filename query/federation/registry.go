@@ -145,8 +145,10 @@ func (r *Registry) Add(ctx context.Context, s Site) error {
 	if err := CheckEndpoint(s.Endpoint); err != nil {
 		return err
 	}
-	if s.TokenEnv != "" && !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(s.TokenEnv) {
-		return fmt.Errorf("--token-env %q: want the name of an environment variable", s.TokenEnv)
+	if s.TokenEnv != "" {
+		if err := CheckTokenEnv(s.TokenEnv); err != nil {
+			return err
+		}
 	}
 	if _, err := r.Get(ctx, s.Name); err == nil {
 		return fmt.Errorf("%w: %q", ErrSiteExists, s.Name)
@@ -377,4 +379,22 @@ func CheckSites(ctx context.Context, c *Client, all []Site, names []string) ([]C
 		<-done
 	}
 	return out, nil
+}
+
+// TokenEnvPrefix starts the name of every environment variable a site's
+// token may be read from. A registration names the variable, and
+// registrations arrive over HTTP (POST /sites): without the prefix one
+// could name any secret of the server's environment and have it sent as a
+// bearer token to an endpoint of its choosing.
+const TokenEnvPrefix = "PERFKB_SITE_"
+
+var tokenEnvRE = regexp.MustCompile(`^` + TokenEnvPrefix + `[A-Za-z0-9_]+$`)
+
+// CheckTokenEnv reports whether name may hold a site's token: an
+// environment variable name that starts with TokenEnvPrefix.
+func CheckTokenEnv(name string) error {
+	if !tokenEnvRE.MatchString(name) {
+		return fmt.Errorf("--token-env %q: want the name of an environment variable starting with %s (e.g. %sLINZ)", name, TokenEnvPrefix, TokenEnvPrefix)
+	}
+	return nil
 }

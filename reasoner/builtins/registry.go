@@ -66,6 +66,11 @@ type Builtin struct {
 	Body func(c *Call) (bool, error)
 	// Head runs as an action in a rule head; nil if not allowed there.
 	Head func(c *Call) error
+	// CheckConst, when set, vets argument i when the rule gives it as a
+	// constant, so that a rule file that could only fail at run time
+	// (an invalid regex pattern) fails its check instead, with the
+	// argument's position.
+	CheckConst func(i int, t kb.Term) error
 }
 
 var registry = map[string]*Builtin{}

@@ -1,6 +1,8 @@
 package builtins
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -38,11 +40,20 @@ func init() {
 			}
 			return out
 		},
+		CheckConst: func(i int, t kb.Term) error {
+			if i != 1 {
+				return nil
+			}
+			if _, err := regexp.Compile(Lexical(t)); err != nil {
+				return fmt.Errorf("regex: %w", err)
+			}
+			return nil
+		},
 		Body: func(c *Call) (bool, error) {
 			if !c.Args[0].IsLiteral() && !c.Args[0].IsIRI() {
 				return false, nil
 			}
-			re, err := c.Env.Regexp("^(?:" + Lexical(c.Args[1]) + ")$")
+			re, err := c.Env.Regexp(anchored(Lexical(c.Args[1])))
 			if err != nil {
 				return false, err
 			}
@@ -62,3 +73,6 @@ func init() {
 			return true, nil
 		}})
 }
+
+// anchored makes a regex builtin's pattern match the whole lexical form.
+func anchored(pattern string) string { return "^(?:" + pattern + ")$" }

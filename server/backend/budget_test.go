@@ -10,6 +10,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -93,5 +94,75 @@ func TestQueryMemoryThroughHTTP(t *testing.T) {
 	}
 	if pool.InUse() != 0 {
 		t.Errorf("the pool holds %d bytes after the request", pool.InUse())
+	}
+}
+
+// TestQueryTextWithinBudget: query and update text whose parse alone
+// would pass QueryMemory (ParseCost bytes a byte) is refused with 413
+// before it is parsed; text within the bound still runs. With 1 MiB the
+// bound is 16 KiB of text.
+func TestQueryTextWithinBudget(t *testing.T) {
+	ds := native.OpenMemory()
+	store := server.NewDatasetStore(ds)
+	srv := server.New(server.Options{
+		Query: &QueryEngine{DS: ds, QueryMemory: 1 << 20}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
+	})
+	in := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `"s%06d"`, i)
+		}
+		return b.String()
+	}
+	// Each list item is 9 bytes plus ", ": 2,000 items are 21,998 bytes.
+	big := "SELECT * { VALUES ?o { 1 } FILTER(?o IN (" + in(2000) + ")) }"
+	small := "SELECT * { VALUES ?o { 1 } FILTER(?o IN (" + in(100) + ")) }"
+	tests := []struct {
+		name, ctype, text string
+		code              int
+	}{
+		{"query past the bound", "application/sparql-query", big, 413},
+		{"update past the bound", "application/sparql-update", "INSERT DATA { <http://e/s> <http://e/p> " + strings.Repeat(`"x", `, 4000) + `"x" }`, 413},
+		{"query within the bound", "application/sparql-query", small, 200},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := post(t, srv, "/sparql", tc.ctype, tc.text, "Authorization", "Bearer "+token)
+			if rec.Code != tc.code {
+				t.Fatalf("%d bytes: status %d, want %d: %.300s", len(tc.text), rec.Code, tc.code, rec.Body.String())
+			}
+			if tc.code == 413 && (!strings.Contains(rec.Body.String(), `"errorType":"too_large"`) || !strings.Contains(rec.Body.String(), "--query-memory")) {
+				t.Errorf("envelope %s, want too_large naming --query-memory", rec.Body)
+			}
+		})
+	}
+}
+
+// TestRuleTextWithinBudget: a rule file whose parse alone would pass the
+// run's memory budget is refused with 413 by /rules/check and
+// /rules/run; a small one is checked. With 1 MiB the bound is 16 KiB.
+func TestRuleTextWithinBudget(t *testing.T) {
+	ds := native.OpenMemory()
+	store := server.NewDatasetStore(ds)
+	srv := server.New(server.Options{
+		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds, Options: reasoner.Options{MemoryBudget: 1 << 20}}, Graphs: store, Sites: store, Store: store, Token: token,
+	})
+	rule := "[r%d: (?a <http://e/p> ?b) -> (?a <http://e/q> ?b)]\n" // 50 bytes or more
+	var big strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&big, rule, i)
+	}
+	for _, path := range []string{"/rules/check", "/rules/run"} {
+		rec := post(t, srv, path, "text/plain", big.String(), "Authorization", "Bearer "+token)
+		if rec.Code != 413 || !strings.Contains(rec.Body.String(), "--rules-memory") {
+			t.Errorf("%s of %d bytes: %d %.300s, want 413 naming --rules-memory", path, big.Len(), rec.Code, rec.Body.String())
+		}
+	}
+	rec := post(t, srv, "/rules/check", "text/plain", fmt.Sprintf(rule, 1), "Authorization", "Bearer "+token)
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"valid":true`) {
+		t.Errorf("/rules/check of one rule: %d %s", rec.Code, rec.Body.String())
 	}
 }

@@ -67,8 +67,25 @@ func uploadedAdvice(prog *reasoner.Program) []rules.Advice {
 	return out
 }
 
+// checkRuleText refuses a rule file that parsing alone would take past
+// the run's memory budget (--rules-memory): parsing costs up to ParseCost
+// bytes a byte of text and is not charged to the run.
+func (r *Reasoner) checkRuleText(text string) error {
+	budget := r.Options.MemoryBudget
+	if budget == 0 {
+		budget = reasoner.DefaultMemoryBudget
+	}
+	if budget > 0 && int64(len(text)) > budget/ParseCost {
+		return fmt.Errorf("%w: the rule file is %d bytes, more than the %d bytes that parse within --rules-memory %d", server.ErrTooLarge, len(text), budget/ParseCost, budget)
+	}
+	return nil
+}
+
 // Run implements server.RuleService.
 func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.RuleRunReport, error) {
+	if err := r.checkRuleText(req.RuleText); err != nil {
+		return server.RuleRunReport{}, err
+	}
 	prog, err := load(ctx, req)
 	if err != nil {
 		return server.RuleRunReport{}, translateRuleError(ctx, err)
@@ -91,6 +108,9 @@ func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.R
 
 // Check implements server.RuleService.
 func (r *Reasoner) Check(ctx context.Context, name, text string) (server.RuleCheckReport, error) {
+	if err := r.checkRuleText(text); err != nil {
+		return server.RuleCheckReport{}, err
+	}
 	prog, err := load(ctx, server.RuleRunRequest{RuleName: name, RuleText: text})
 	if err == nil {
 		return server.RuleCheckReport{Valid: true, Rules: prog.Len()}, nil
