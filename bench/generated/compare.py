@@ -151,28 +151,26 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
-FAMILIES = ["date-function", "distinct", "exists-join", "filter", "group-by", "join", "minus-join",
-            "multicolumn-join", "numeric-function", "optional-join", "property-path", "range-filter",
-            "result-size", "statistics", "str-functions", "union"]
+def family_of(path, text):
+    """The template's family from the first line gen.py writes."""
+    m = re.match(r"# Sparqloscope template (\S+) \(([^)]*)\)", text)
+    if m:
+        return m.group(2) or "ungrouped", m.group(1)
+    return "workload", os.path.basename(path)[:-3]
 
 
-def split_family(stem):
-    for f in sorted(FAMILIES, key=len, reverse=True):
-        if stem.startswith(f + "-"):
-            return f, stem[len(f) + 1:]
-    return "", stem
-
-
-def run_query(path, engines, runs):
+def run_query(path, engines, runs, slow):
     text = open(path).read()
     res = {e.name: {"status": "ok", "times_ms": []} for e in engines}
     answers = {}
     for e in engines:
         try:
-            _, doc = e.query(text)
+            t, doc = e.query(text)
             n, h, rows = digest(doc)
-            res[e.name].update(rows=n, digest=h)
+            res[e.name].update(rows=n, digest=h, warmup_ms=round(t * 1000, 2))
             answers[e.name] = rows
+            if slow and t > slow:
+                runs = 1
         except Failure as f:
             res[e.name].update(status=f.kind, error=str(f)[:300])
     order = list(engines)
@@ -198,6 +196,7 @@ def main():
     ap.add_argument("-n", type=int, default=3, help="timed runs per engine (after one warm-up)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per request")
     ap.add_argument("--short", type=int, help="only the first N queries")
+    ap.add_argument("--slow", type=float, help="one timed run only where a warm-up took longer (s)")
     ap.add_argument("--md")
     ap.add_argument("--json")
     ap.add_argument("--title", default="")
@@ -214,9 +213,8 @@ def main():
     load0 = open("/proc/loadavg").read().split()[:3]
     results = []
     for q in queries:
-        fam, name = split_family(os.path.basename(q)[4:-3]) if re.match(r"\d{3}-", os.path.basename(q)) \
-            else ("workload", os.path.basename(q)[:-3])
-        text, res, answers = run_query(q, engines, a.n)
+        fam, name = family_of(q, open(q).read())
+        text, res, answers = run_query(q, engines, a.n, a.slow)
         ra, rb = res[A], res[B]
         ratio = None
         if "median_ms" in ra and "median_ms" in rb and rb["median_ms"] > 0:
@@ -249,7 +247,7 @@ def main():
     for r in results:
         fams.setdefault(r["family"], []).append(r)
     summary = {
-        "title": a.title, "engines": [A, B], "runs": a.n, "timeout_s": a.timeout,
+        "title": a.title, "engines": [A, B], "runs": a.n, "slow_s": a.slow, "timeout_s": a.timeout,
         "started": started.isoformat(timespec="seconds"), "finished": finished.isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "host": platform.node(), "kernel": platform.release(),
                     "loadavg_start": load0, "loadavg_end": load1},
@@ -293,7 +291,9 @@ def markdown(s, results, A, B):
     L.append(f"### {s['title']}\n")
     L.append(f"{s['started']} – {s['finished']}, {m['cpus']} CPUs ({m['host']}), load average "
              f"{' '.join(m['loadavg_start'])} → {' '.join(m['loadavg_end'])}; median of {s['runs']} timed runs "
-             f"after 1 warm-up, engines alternating; timeout {s['timeout_s']} s.\n")
+             f"after 1 warm-up, engines alternating"
+             + (f" (1 timed run where a warm-up took over {s['slow_s']} s)" if s.get("slow_s") else "")
+             + f"; timeout {s['timeout_s']} s.\n")
     L.append(f"- queries: {s['queries']}, both engines answered: {s['both_ok']}")
     L.append(f"- geometric mean of {A}/{B} over those: **{s['geomean_ratio']:.2f}** "
              f"({A} {s['geomean_ms'][A]:.1f} ms, {B} {s['geomean_ms'][B]:.1f} ms)")

@@ -234,8 +234,9 @@ def values_block(t):
     return "{ VALUES (" + " ".join("?" + v for v in vars_) + ") {\n" + "\n".join(rows) + "\n} }"
 
 
-def family(group):
-    return group.replace("_", "-")
+def file_name(pos, group, name):
+    """NNN-family-template.rq (family empty where the YAML gives none)."""
+    return f"{pos:03d}-{group.replace('_', '-')}-{name}.rq"
 
 
 def main():
@@ -305,7 +306,7 @@ def main():
         if old.endswith(".rq"):
             os.remove(os.path.join(a.out, old))
     for q in generated:
-        fn = f"{order[q['name']]:03d}-{family(groups[q['name']])}-{q['name']}.rq"
+        fn = file_name(order[q["name"]], groups[q["name"]], q["name"])
         with open(os.path.join(a.out, fn), "w") as f:
             f.write(f"# Sparqloscope template {q['name']} ({groups[q['name']]}): {q['description']}\n")
             f.write(q["query"].rstrip() + "\n")

@@ -6,15 +6,16 @@
 #   GENERATE=1 bench/generated/run.sh NAME FILE.nt # (re)generate them first (gen.py, on perfkb)
 #   RUNS=1 SHORT=10 bench/generated/run.sh ...     # quick: 1 timed run, 10 queries
 #
-# Writes $OUT/NAME.md and $OUT/NAME.json (per query, per family, geometric
-# mean, failures, answer disagreements) and $OUT/NAME-wrk.txt (wrk at
+# The five workload queries of bench/serve/queries run after the generated
+# ones (family "workload"). Writes $OUT/NAME.md and $OUT/NAME.json (per
+# query, per family, geometric mean, failures, answer disagreements) and $OUT/NAME-wrk.txt (wrk at
 # $CLIENTS connections on bench/serve/queries). Nothing else is written to
 # the repository unless GENERATE=1.
 # Environment: DATA (work dir, /tmp/perfkb-generated-bench), OUT (result
 # dir, $DATA/results), RUNS (3), TIMEOUT (s per query, 60), SHORT (first N
 # queries only), PERFKB (binary; default go build), PERFKB_FLAGS,
 # VIRTUOSO_BUFFERS (340000), CLIENTS ("16 64"), DURATION (wrk s, 10),
-# SKIP_WRK=1, GEN_ENDPOINT=virtuoso (run gen.py's placeholder queries there),
+# SLOW (s: one timed run where a warm-up took longer), SKIP_WRK=1, GEN_ENDPOINT=virtuoso (run gen.py's placeholder queries there),
 # GEN_ONLY=1 (stop after generating), REUSE=1 (keep the stores an earlier
 # run of NAME loaded).
 set -eu
@@ -98,9 +99,9 @@ if [ -n "${GENERATE:-}" ]; then
 fi
 
 log "generated queries: $RUNS timed runs each, timeout ${TIMEOUT}s"
-python3 "$here/compare.py" -n "$RUNS" --timeout "$TIMEOUT" ${SHORT:+--short "$SHORT"} \
+python3 "$here/compare.py" -n "$RUNS" --timeout "$TIMEOUT" ${SHORT:+--short "$SHORT"} ${SLOW:+--slow "$SLOW"} \
 	--title "$NAME ($(wc -l <"$NT") triples)" --md "$OUT/$NAME.md" --json "$OUT/$NAME.json" \
-	"perfkb=$PK_URL|$GRAPH" "virtuoso=$V_URL|$GRAPH" -- "$here/queries/$NAME"/*.rq
+	"perfkb=$PK_URL|$GRAPH" "virtuoso=$V_URL|$GRAPH" -- "$here/queries/$NAME"/*.rq "$repo"/bench/serve/queries/*.rq
 log "done"
 
 if [ -z "${SKIP_WRK:-}" ]; then
