@@ -101,6 +101,11 @@ class Endpoint:
         if resp.status != 200:
             text = data[:400].decode("utf-8", "replace").replace("\n", " ")
             kind = "timeout" if resp.status in (503, 504) and re.search(r"(?i)time", text) else "error"
+            m = re.search(rb"Virtuoso S1TAT Error[^\n]{0,120}", data) if self.virtuoso else None
+            if m:
+                # Virtuoso's "anytime" mode: a partial answer, then this
+                # error at its end, with HTTP 500.
+                kind, text = "timeout", m.group(0).decode("utf-8", "replace")
             raise Failure(kind, f"HTTP {resp.status}: {text}")
         state = resp.getheader("X-SQL-State")
         if self.virtuoso and state:

@@ -8,14 +8,16 @@
 #
 # The five workload queries of bench/serve/queries run after the generated
 # ones (family "workload"). Writes $OUT/NAME.md and $OUT/NAME.json (per
-# query, per family, geometric mean, failures, answer disagreements) and $OUT/NAME-wrk.txt (wrk at
-# $CLIENTS connections on bench/serve/queries). Nothing else is written to
+# query, per family, geometric mean, failures, answer disagreements),
+# $OUT/NAME-diffs/ (both answers of each disagreement) and $OUT/NAME-wrk.txt
+# (wrk at $CLIENTS connections on bench/serve/queries). Nothing else is written to
 # the repository unless GENERATE=1.
 # Environment: DATA (work dir, /tmp/perfkb-generated-bench), OUT (result
 # dir, $DATA/results), RUNS (3), TIMEOUT (s per query, 60), SHORT (first N
 # queries only), PERFKB (binary; default go build), PERFKB_FLAGS,
 # VIRTUOSO_BUFFERS (340000), CLIENTS ("16 64"), DURATION (wrk s, 10),
-# SLOW (s: one timed run where a warm-up took longer), SKIP_WRK=1, GEN_ENDPOINT=virtuoso (run gen.py's placeholder queries there),
+# SLOW (s: one timed run where a warm-up took longer), QUERIES (files to run
+# instead), SKIP_WRK=1, GEN_ENDPOINT=virtuoso (run gen.py's placeholders there),
 # GEN_ONLY=1 (stop after generating), REUSE=1 (keep the stores an earlier
 # run of NAME loaded).
 set -eu
@@ -99,9 +101,14 @@ if [ -n "${GENERATE:-}" ]; then
 fi
 
 log "generated queries: $RUNS timed runs each, timeout ${TIMEOUT}s"
-python3 "$here/compare.py" -n "$RUNS" --timeout "$TIMEOUT" ${SHORT:+--short "$SHORT"} ${SLOW:+--slow "$SLOW"} \
+if [ -n "${QUERIES:-}" ]; then
+	set -- $QUERIES
+else
+	set -- "$here/queries/$NAME"/*.rq "$repo"/bench/serve/queries/*.rq
+fi
+python3 "$here/compare.py" --diffs "$OUT/$NAME-diffs" -n "$RUNS" --timeout "$TIMEOUT" ${SHORT:+--short "$SHORT"} ${SLOW:+--slow "$SLOW"} \
 	--title "$NAME ($(wc -l <"$NT") triples)" --md "$OUT/$NAME.md" --json "$OUT/$NAME.json" \
-	"perfkb=$PK_URL|$GRAPH" "virtuoso=$V_URL|$GRAPH" -- "$here/queries/$NAME"/*.rq "$repo"/bench/serve/queries/*.rq
+	"perfkb=$PK_URL|$GRAPH" "virtuoso=$V_URL|$GRAPH" -- "$@"
 log "done"
 
 if [ -z "${SKIP_WRK:-}" ]; then
