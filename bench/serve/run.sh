@@ -30,6 +30,7 @@ GRAPH=http://perfkb.example/bench
 PK_PORT=${PK_PORT:-18080}
 V_HTTP=${V_HTTP:-18890}
 V_SQL=${V_SQL:-11112}
+. "$here/virtuoso.sh"
 mkdir -p "$DATA"
 DATA=$(cd "$DATA" && pwd)
 
@@ -80,55 +81,12 @@ if [ -z "${SKIP_VIRTUOSO:-}" ]; then
 		mkdir -p "$vdir"
 		cp "$nt" "$vdir/sample.nt"
 	fi
-	cat >"$vdir/virtuoso.ini" <<INI
-[Database]
-DatabaseFile = $vdir/virtuoso.db
-ErrorLogFile = $vdir/virtuoso.log
-LockFile = $vdir/virtuoso.lck
-TransactionFile = $vdir/virtuoso.trx
-xa_persistent_file = $vdir/virtuoso.pxa
-FileExtend = 200
-Striping = 0
-TempStorage = TempDatabase
-[TempDatabase]
-DatabaseFile = $vdir/virtuoso-temp.db
-TransactionFile = $vdir/virtuoso-temp.trx
-[Parameters]
-ServerPort = 127.0.0.1:$V_SQL
-DisableUnixSocket = 1
-MaxClientConnections = 64
-CheckpointInterval = 60
-DirsAllowed = ., $vdir, /usr/share/virtuoso-opensource-7/vad
-NumberOfBuffers = $VIRTUOSO_BUFFERS
-MaxDirtyBuffers = $((VIRTUOSO_BUFFERS * 3 / 4))
-MaxQueryMem = 2G
-ThreadsPerQuery = 2
-AsyncQueueMaxThreads = 10
-VADInstallDir = /usr/share/virtuoso-opensource-7/vad/
-[HTTPServer]
-ServerPort = 127.0.0.1:$V_HTTP
-ServerRoot = /var/lib/virtuoso-opensource-7/vsp
-MaxClientConnections = 64
-ServerThreads = 64
-MaxKeepAlives = 64
-KeepAliveTimeout = 10
-EnabledGzipContent = 0
-[SPARQL]
-ResultSetMaxRows = 10000000
-MaxQueryExecutionTime = 600
-MaxQueryCostEstimationTime = 600
-[Plugins]
-LoadPath = /usr/lib/x86_64-linux-gnu/virtuoso-opensource-7/hosting
-INI
-	cd "$vdir"
-	virtuoso-t -c "$vdir/virtuoso.ini" +foreground >"$vdir/stdout.log" 2>&1 &
-	vpid=$!
+	virtuoso_ini "$vdir"
+	virtuoso_start "$vdir"
 	pids="$pids $vpid"
-	cd "$repo"
-	until isql-vt "127.0.0.1:$V_SQL" dba dba exec="select 1;" >/dev/null 2>&1; do sleep 0.5; done
 	if [ -z "$REUSE" ]; then
 		t0=$(date +%s.%N)
-		isql-vt "127.0.0.1:$V_SQL" dba dba exec="ld_dir('$vdir', 'sample.nt', '$GRAPH'); rdf_loader_run(); checkpoint;" >"$vdir/load.log"
+		virtuoso_load "$vdir" sample.nt "$GRAPH"
 		t1=$(date +%s.%N)
 		echo "# virtuoso load (ld_dir + rdf_loader_run + checkpoint): $(echo "$t1 - $t0" | bc) s"
 		date -u +"%Y-%m-%dT%H:%MZ" >"$loaded"
