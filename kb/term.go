@@ -52,8 +52,17 @@ func (k TermKind) String() string {
 //
 // For literals, Datatype is always set: a simple literal has xsd:string and a
 // language-tagged literal has rdf:langString (RDF 1.1). Use the constructors,
-// which normalise this; Lang is kept lower-case as RDF compares tags
-// case-insensitively.
+// which normalise this.
+//
+// Language tags are lower case, everywhere. RDF 1.1 Concepts (§3.3) puts
+// language tags' value space in lower case and lets their lexical form be
+// converted to it, BCP 47 makes tags case-insensitive, and SPARQL's
+// langMatches compares them so; converting once, where a term is made,
+// lets Go's == and the store's dictionary be RDF term equality ("chat"@FR
+// and "chat"@fr are one term). So LangLiteral lower-cases, and so does every
+// decoder built on it: each RDF syntax in kb/rdfio, rdfio.ParseTerm, and the
+// SPARQL results readers for JSON, XML and TSV. What perfkb writes (RDF,
+// SPARQL results, LANG()) is therefore the lower-case tag.
 type Term struct {
 	Kind     TermKind
 	Value    string // the IRI, the blank node label, or the literal's lexical form

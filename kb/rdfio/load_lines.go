@@ -280,7 +280,7 @@ func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChu
 	}
 	start := len(res.terms)
 	var err error
-	res.terms, err = parseLines(p, c.data, c.firstLine, res.terms)
+	res.terms, err = p.ParseChunk(c.data, c.firstLine, res.terms)
 	if err != nil {
 		res.err = loadLineError(err, src)
 		return res
@@ -319,19 +319,6 @@ func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChu
 	}
 	res.ids, res.err = internTerms(ctx, ds, res.terms, quads)
 	return res
-}
-
-// parseLines runs p over a chunk, appending to out, and lower-cases the
-// language tags as kb.LangLiteral does.
-func parseLines(p *LineParser, data []byte, firstLine int, out []kb.Term) ([]kb.Term, error) {
-	start := len(out)
-	out, err := p.ParseChunk(data, firstLine, out)
-	for i := start + 2; i < len(out); i += 4 {
-		if out[i].Lang != "" {
-			out[i].Lang = strings.ToLower(out[i].Lang)
-		}
-	}
-	return out, err
 }
 
 // internTerms interns terms, the S, P, O and G of each quad in turn, and

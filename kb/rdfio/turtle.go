@@ -1032,7 +1032,7 @@ func (d *TurtleDecoder) literalSuffix(lexical string) (kb.Term, error) {
 				in.skipASCII(1)
 			}
 		}
-		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: ontology.RDFLangString, Lang: string(d.tok[start+1:])}, nil
+		return kb.LangLiteral(lexical, string(d.tok[start+1:])), nil
 	case '^':
 		if in.peekAt(1) != '^' {
 			return kb.Term{}, d.expected("'^^' before the datatype")
