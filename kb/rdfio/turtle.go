@@ -882,15 +882,12 @@ func (d *TurtleDecoder) iriRef() (string, error) {
 	}
 }
 
-// resolve makes iri absolute against the base.
+// resolve makes iri absolute against the base (kb.ResolveRelative).
 func (d *TurtleDecoder) resolve(iri string, line, col int) (string, error) {
-	if kb.IsAbsoluteIRI(iri) {
-		return iri, nil
-	}
-	if d.base == "" {
+	if d.base == "" && !kb.IsAbsoluteIRI(iri) {
 		return "", d.errorf(line, col, "relative IRI <%s> and no base IRI to resolve it against", iri)
 	}
-	return kb.ResolveIRI(d.base, iri), nil
+	return kb.ResolveRelative(d.base, iri), nil
 }
 
 // uchar parses \uXXXX or \UXXXXXXXX (only those when iri) and, in strings,

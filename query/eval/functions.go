@@ -12,7 +12,6 @@ import (
 	"math"
 	"math/big"
 	mrand "math/rand/v2"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -210,26 +209,9 @@ func fnIRI(env *FuncEnv, a []kb.Term) (kb.Term, error) {
 	case a[0].Kind == kb.KindIRI:
 		return a[0], nil
 	case isStringLit(a[0]):
-		return kb.IRI(ResolveIRI(env.Base, a[0].Value)), nil
+		return kb.IRI(kb.ResolveRelative(env.Base, a[0].Value)), nil
 	}
 	return kb.Term{}, typeErr("IRI of %s", a[0])
-}
-
-// ResolveIRI resolves ref against base (RFC 3986); with no base or an
-// unparsable one it returns ref unchanged.
-func ResolveIRI(base, ref string) string {
-	if base == "" {
-		return ref
-	}
-	b, err := url.Parse(base)
-	if err != nil {
-		return ref
-	}
-	r, err := url.Parse(ref)
-	if err != nil {
-		return ref
-	}
-	return b.ResolveReference(r).String()
 }
 
 func fnBNode(env *FuncEnv, a []kb.Term) (kb.Term, error) {
