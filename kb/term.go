@@ -6,10 +6,9 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 )
 
-// Well-known IRIs used by term normalisation.
+// The IRIs of perfkb's own graphs and rule-internal namespace.
 const (
-	XSDString       = ontology.XSDString
-	RDFLangString   = ontology.RDFLangString
+	// DefaultGraphIRI names the graph of triples loaded without one.
 	DefaultGraphIRI = "urn:x-arq:DefaultGraph"
 	// InferredGraphIRI names the graph the reasoner writes derived triples to.
 	InferredGraphIRI = "urn:x-perfkb:inferred"
@@ -80,17 +79,17 @@ func Blank(label string) Term { return Term{Kind: KindBlank, Value: label} }
 // empty datatype means xsd:string.
 func Literal(lexical, datatype string) Term {
 	if datatype == "" {
-		datatype = XSDString
+		datatype = ontology.XSDString
 	}
 	return Term{Kind: KindLiteral, Value: lexical, Datatype: datatype}
 }
 
 // String returns a plain xsd:string literal.
-func String(s string) Term { return Term{Kind: KindLiteral, Value: s, Datatype: XSDString} }
+func String(s string) Term { return Term{Kind: KindLiteral, Value: s, Datatype: ontology.XSDString} }
 
 // LangLiteral returns a language-tagged string.
 func LangLiteral(s, lang string) Term {
-	return Term{Kind: KindLiteral, Value: s, Datatype: RDFLangString, Lang: strings.ToLower(lang)}
+	return Term{Kind: KindLiteral, Value: s, Datatype: ontology.RDFLangString, Lang: strings.ToLower(lang)}
 }
 
 // DefaultGraph is the graph of triples loaded without one.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -204,7 +205,7 @@ func TestHugeInListHonoursDeadline(t *testing.T) {
 	nums := make([]algebra.Expr, n)
 	for i := range n {
 		iris[i] = &algebra.ConstExpr{Term: kb.IRI(fmt.Sprintf("http://ex/v%d", i))}
-		nums[i] = &algebra.ConstExpr{Term: kb.Literal(fmt.Sprint(i), XSDInteger)}
+		nums[i] = &algebra.ConstExpr{Term: kb.Literal(fmt.Sprint(i), ontology.XSDInteger)}
 	}
 	// Two IRIs of the store among the values: n5 and n1999 are objects.
 	iris[700000] = &algebra.ConstExpr{Term: kb.IRI("http://ex/n5")}

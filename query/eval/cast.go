@@ -6,18 +6,19 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // castImpls implements the XSD constructor functions (§17.5) that
 // function.Builtin declares by IRI.
 var castImpls = func() map[string]func(kb.Term) (kb.Term, error) {
 	m := map[string]func(kb.Term) (kb.Term, error){
-		XSDString:   castString,
-		XSDBoolean:  castBoolean,
-		XSDDecimal:  castDecimal,
-		XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, NumFloat) },
-		XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, NumDouble) },
-		XSDDateTime: castDateTime,
+		ontology.XSDString:   castString,
+		ontology.XSDBoolean:  castBoolean,
+		ontology.XSDDecimal:  castDecimal,
+		ontology.XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, NumFloat) },
+		ontology.XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, NumDouble) },
+		ontology.XSDDateTime: castDateTime,
 	}
 	for dt := range integerTypes {
 		m[dt] = func(t kb.Term) (kb.Term, error) { return castInteger(t, dt) }
@@ -29,7 +30,7 @@ func castString(t kb.Term) (kb.Term, error) {
 	switch {
 	case t.Kind == kb.KindIRI:
 		return kb.String(t.Value), nil
-	case t.Kind == kb.KindLiteral && t.Datatype != RDFLangString:
+	case t.Kind == kb.KindLiteral && t.Datatype != ontology.RDFLangString:
 		if n, ok := ParseNumeric(t); ok {
 			if n.Kind == NumInteger {
 				return kb.String(n.R.Num().String()), nil
@@ -170,7 +171,7 @@ func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
 }
 
 func castDateTime(t kb.Term) (kb.Term, error) {
-	if t.Kind != kb.KindLiteral || !(isStringLit(t) || t.Datatype == XSDDateTime) {
+	if t.Kind != kb.KindLiteral || !(isStringLit(t) || t.Datatype == ontology.XSDDateTime) {
 		return kb.Term{}, typeErr("cannot cast %s to xsd:dateTime", t)
 	}
 	s := strings.TrimSpace(t.Value)
@@ -180,5 +181,5 @@ func castDateTime(t kb.Term) (kb.Term, error) {
 	if _, ok := parseDateTime(s); !ok {
 		return kb.Term{}, typeErr("cannot cast %q to xsd:dateTime", t.Value)
 	}
-	return kb.Literal(s, XSDDateTime), nil
+	return kb.Literal(s, ontology.XSDDateTime), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // dateTimeValue is a decoded xsd:dateTime, xsd:date or xsd:time.
@@ -110,7 +111,7 @@ func (v dateTimeValue) local() time.Time {
 }
 
 func dateTimeArg(t kb.Term) (dateTimeValue, error) {
-	if t.Kind != kb.KindLiteral || (t.Datatype != XSDDateTime && t.Datatype != XSDDate && t.Datatype != XSDTime) {
+	if t.Kind != kb.KindLiteral || (t.Datatype != ontology.XSDDateTime && t.Datatype != ontology.XSDDate && t.Datatype != ontology.XSDTime) {
 		return dateTimeValue{}, typeErr("not a dateTime: %s", t)
 	}
 	v, ok := parseDateTime(t.Value)
@@ -181,7 +182,7 @@ func fnTimezone(args []kb.Term) (kb.Term, error) {
 	if !v.hasTZ {
 		return kb.Term{}, typeErr("no timezone")
 	}
-	return kb.Literal(formatDayTimeDuration(v.offset), XSDDayTimeDur), nil
+	return kb.Literal(formatDayTimeDuration(v.offset), ontology.XSDDayTimeDuration), nil
 }
 
 func formatDayTimeDuration(minutes int) string {
@@ -213,5 +214,5 @@ func fnTZ(args []kb.Term) (kb.Term, error) {
 
 // formatNow renders a time as a canonical xsd:dateTime.
 func formatNow(t time.Time) kb.Term {
-	return kb.Literal(t.UTC().Format("2006-01-02T15:04:05.000Z"), XSDDateTime)
+	return kb.Literal(t.UTC().Format("2006-01-02T15:04:05.000Z"), ontology.XSDDateTime)
 }

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/function"
 )
@@ -294,7 +295,7 @@ func fnRound(a []kb.Term) (kb.Term, error) {
 
 // stringArg accepts simple literals, xsd:string and language-tagged strings.
 func stringArg(t kb.Term) (kb.Term, error) {
-	if t.Kind == kb.KindLiteral && (t.Datatype == XSDString || t.Datatype == RDFLangString) {
+	if t.Kind == kb.KindLiteral && (t.Datatype == ontology.XSDString || t.Datatype == ontology.RDFLangString) {
 		return t, nil
 	}
 	return kb.Term{}, typeErr("not a string literal: %s", t)
@@ -305,12 +306,12 @@ func argCompatible(a, b kb.Term) bool {
 	if isStringLit(b) {
 		return true
 	}
-	return a.Datatype == RDFLangString && b.Datatype == RDFLangString && a.Lang == b.Lang
+	return a.Datatype == ontology.RDFLangString && b.Datatype == ontology.RDFLangString && a.Lang == b.Lang
 }
 
 // sameKind returns a string literal of value s with a's language tag.
 func sameKind(a kb.Term, s string) kb.Term {
-	if a.Datatype == RDFLangString {
+	if a.Datatype == ontology.RDFLangString {
 		return kb.LangLiteral(s, a.Lang)
 	}
 	return kb.String(s)
@@ -335,7 +336,7 @@ func fnConcat(a []kb.Term) (kb.Term, error) {
 		if i == 0 {
 			lang = s.Lang
 		}
-		if s.Lang != lang || s.Datatype != RDFLangString {
+		if s.Lang != lang || s.Datatype != ontology.RDFLangString {
 			sameLang = false
 		}
 		b.WriteString(s.Value)

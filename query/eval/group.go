@@ -362,13 +362,13 @@ func fastNumber(t kb.Term) (i int64, f float64, kind NumKind, ok bool) {
 		return 0, 0, 0, false
 	}
 	switch t.Datatype {
-	case XSDInteger, ontology.XSDLong:
+	case ontology.XSDInteger, ontology.XSDLong:
 		v, err := strconv.ParseInt(t.Value, 10, 64)
 		if err != nil {
 			return 0, 0, 0, false
 		}
 		return v, 0, NumInteger, true
-	case XSDDouble:
+	case ontology.XSDDouble:
 		v, ok := parseFloatLexical(strings.TrimSpace(t.Value))
 		if !ok {
 			return 0, 0, 0, false

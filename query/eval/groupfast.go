@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 )
 
@@ -104,8 +105,8 @@ func (f *fastAgg) spill(fn algebra.AggregateFunc) []kb.Term {
 	sum, zero := Integer(f.isum), Integer(0)
 	if f.kind == NumDouble {
 		// The shortest form that parses back to exactly fsum.
-		sum = kb.Term{Kind: kb.KindLiteral, Datatype: XSDDouble, Value: strconv.FormatFloat(f.fsum, 'E', -1, 64)}
-		zero = kb.Term{Kind: kb.KindLiteral, Datatype: XSDDouble, Value: "-0E0"}
+		sum = kb.Term{Kind: kb.KindLiteral, Datatype: ontology.XSDDouble, Value: strconv.FormatFloat(f.fsum, 'E', -1, 64)}
+		zero = kb.Term{Kind: kb.KindLiteral, Datatype: ontology.XSDDouble, Value: "-0E0"}
 	}
 	out := make([]kb.Term, f.n)
 	out[0] = sum

@@ -10,7 +10,7 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 )
 
-func lit(v, dt string) kb.Term { return kb.Literal(v, XSD+dt) }
+func lit(v, dt string) kb.Term { return kb.Literal(v, ontology.XSDNamespace+dt) }
 
 func TestArithmeticPromotionAndCanonicalForms(t *testing.T) {
 	tests := []struct {
