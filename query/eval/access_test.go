@@ -140,17 +140,17 @@ func TestFastAggregatesMatchGeneral(t *testing.T) {
 		case algebra.AggSum, algebra.AggAvg:
 			for _, v := range vals {
 				n, _ := ParseNumeric(v)
-				sum, _ = ArithNumeric('+', sum, n)
+				sum, _ = arithNumeric('+', sum, n)
 			}
 			if fn == algebra.AggSum {
-				return NumericTerm(sum)
+				return numericTerm(sum)
 			}
-			avg, _ := ArithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
-			return NumericTerm(avg)
+			avg, _ := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
+			return numericTerm(avg)
 		}
 		best := vals[0]
 		for _, v := range vals[1:] {
-			c := OrderCompare(v, best)
+			c := orderCompare(v, best)
 			if (fn == algebra.AggMin && c < 0) || (fn == algebra.AggMax && c > 0) {
 				best = v
 			}

@@ -36,11 +36,11 @@ func castString(t kb.Term) (kb.Term, error) {
 				return kb.String(n.R.Num().String()), nil
 			}
 			// The string form of a number is the form computed numbers
-			// get (NumericTerm), whatever lexical form the input had.
-			return kb.String(NumericTerm(n).Value), nil
+			// get (numericTerm), whatever lexical form the input had.
+			return kb.String(numericTerm(n).Value), nil
 		}
 		if b, ok := boolValue(t); ok {
-			return kb.String(Bool(b).Value), nil
+			return kb.String(boolTerm(b).Value), nil
 		}
 		return kb.String(t.Value), nil
 	}
@@ -52,7 +52,7 @@ func castBoolean(t kb.Term) (kb.Term, error) {
 		return kb.Term{}, typeErr("cannot cast %s to xsd:boolean", t)
 	}
 	if b, ok := boolValue(t); ok {
-		return Bool(b), nil
+		return boolTerm(b), nil
 	}
 	if isStringLit(t) {
 		switch strings.TrimSpace(t.Value) {
@@ -64,7 +64,7 @@ func castBoolean(t kb.Term) (kb.Term, error) {
 		return kb.Term{}, typeErr("cannot cast %q to xsd:boolean", t.Value)
 	}
 	if n, ok := ParseNumeric(t); ok {
-		return Bool(!n.IsZero() && !n.IsNaN()), nil
+		return boolTerm(!n.IsZero() && !n.IsNaN()), nil
 	}
 	return kb.Term{}, typeErr("cannot cast %s to xsd:boolean", t)
 }
@@ -126,7 +126,7 @@ func castDecimal(t kb.Term) (kb.Term, error) {
 			return kb.Term{}, typeErr("cannot cast %q to xsd:decimal", t.Value)
 		}
 		r, _ := new(big.Rat).SetString(s)
-		return NumericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+		return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
 	}
 	n, ok := numberFrom(t)
 	if !ok {
@@ -136,13 +136,13 @@ func castDecimal(t kb.Term) (kb.Term, error) {
 		if math.IsNaN(n.F) || math.IsInf(n.F, 0) {
 			return kb.Term{}, typeErr("cannot cast %s to xsd:decimal", t)
 		}
-		r, _ := new(big.Rat).SetString(NumericTerm(Numeric{Kind: NumDouble, F: n.F}).Value)
+		r, _ := new(big.Rat).SetString(numericTerm(Numeric{Kind: NumDouble, F: n.F}).Value)
 		if r == nil {
 			r = new(big.Rat).SetFloat64(n.F)
 		}
-		return NumericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+		return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
 	}
-	return NumericTerm(Numeric{Kind: NumDecimal, R: n.R}), nil
+	return numericTerm(Numeric{Kind: NumDecimal, R: n.R}), nil
 }
 
 func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
@@ -157,7 +157,7 @@ func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
 		if k == NumFloat {
 			f = float64(float32(f))
 		}
-		return NumericTerm(Numeric{Kind: k, F: f}), nil
+		return numericTerm(Numeric{Kind: k, F: f}), nil
 	}
 	n, ok := numberFrom(t)
 	if !ok {
@@ -167,7 +167,7 @@ func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
 	if k == NumFloat {
 		f = float64(float32(f))
 	}
-	return NumericTerm(Numeric{Kind: k, F: f}), nil
+	return numericTerm(Numeric{Kind: k, F: f}), nil
 }
 
 func castDateTime(t kb.Term) (kb.Term, error) {

@@ -126,7 +126,7 @@ func fnYear(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Year())), nil
+	return integerTerm(int64(v.local().Year())), nil
 }
 
 func fnMonth(args []kb.Term) (kb.Term, error) {
@@ -134,7 +134,7 @@ func fnMonth(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Month())), nil
+	return integerTerm(int64(v.local().Month())), nil
 }
 
 func fnDay(args []kb.Term) (kb.Term, error) {
@@ -142,7 +142,7 @@ func fnDay(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Day())), nil
+	return integerTerm(int64(v.local().Day())), nil
 }
 
 func fnHours(args []kb.Term) (kb.Term, error) {
@@ -150,7 +150,7 @@ func fnHours(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Hour())), nil
+	return integerTerm(int64(v.local().Hour())), nil
 }
 
 func fnMinutes(args []kb.Term) (kb.Term, error) {
@@ -158,7 +158,7 @@ func fnMinutes(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Minute())), nil
+	return integerTerm(int64(v.local().Minute())), nil
 }
 
 func fnSeconds(args []kb.Term) (kb.Term, error) {
@@ -171,7 +171,7 @@ func fnSeconds(args []kb.Term) (kb.Term, error) {
 		f, _ := new(big.Rat).SetString("0." + v.frac)
 		r.Add(r, f)
 	}
-	return NumericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+	return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
 }
 
 func fnTimezone(args []kb.Term) (kb.Term, error) {

@@ -118,24 +118,24 @@ var builtinImpls = map[algebra.Builtin]impl{
 	algebra.BuiltinSHA512:       pure(func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha512.New()) }),
 	algebra.BuiltinStrLang:      pure(fnStrLang),
 	algebra.BuiltinStrDT:        pure(fnStrDT),
-	algebra.BuiltinSameTerm:     pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0] == a[1]), nil }),
-	algebra.BuiltinIsIRI:        pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindIRI), nil }),
-	algebra.BuiltinIsBlank:      pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindBlank), nil }),
-	algebra.BuiltinIsLiteral:    pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindLiteral), nil }),
+	algebra.BuiltinSameTerm:     pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0] == a[1]), nil }),
+	algebra.BuiltinIsIRI:        pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0].Kind == kb.KindIRI), nil }),
+	algebra.BuiltinIsBlank:      pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0].Kind == kb.KindBlank), nil }),
+	algebra.BuiltinIsLiteral:    pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0].Kind == kb.KindLiteral), nil }),
 	algebra.BuiltinIsNumeric: pure(func(a []kb.Term) (kb.Term, error) {
 		_, ok := ParseNumeric(a[0])
-		return Bool(ok), nil
+		return boolTerm(ok), nil
 	}),
 	algebra.BuiltinRegex:   fnRegex,
 	algebra.BuiltinSubstr:  pure(fnSubstr),
 	algebra.BuiltinReplace: fnReplace,
 }
 
-// CallBuiltin calls the built-in named by its keyword (any case, aliases
+// callBuiltin calls the built-in named by its keyword (any case, aliases
 // included) or the cast named by its IRI on evaluated arguments, checking
 // the arity function.Builtin declares. It is for tests and tools; queries
 // resolve their calls once, when compiled.
-func CallBuiltin(env *FuncEnv, name string, args []kb.Term) (kb.Term, error) {
+func callBuiltin(env *FuncEnv, name string, args []kb.Term) (kb.Term, error) {
 	funcs := function.Builtin()
 	def, ok := funcs.Keyword(name)
 	if !ok {
@@ -193,9 +193,9 @@ func fnLangMatches(a []kb.Term) (kb.Term, error) {
 	}
 	tag, rng := strings.ToLower(a[0].Value), strings.ToLower(a[1].Value)
 	if rng == "*" {
-		return Bool(tag != ""), nil
+		return boolTerm(tag != ""), nil
 	}
-	return Bool(tag == rng || strings.HasPrefix(tag, rng+"-")), nil
+	return boolTerm(tag == rng || strings.HasPrefix(tag, rng+"-")), nil
 }
 
 func fnDatatype(a []kb.Term) (kb.Term, error) {
@@ -251,7 +251,7 @@ func numericUnary(t kb.Term, ff func(float64) float64, rf func(*big.Rat) *big.Ra
 	} else {
 		n.R = rf(n.R)
 	}
-	out := NumericTerm(n)
+	out := numericTerm(n)
 	// Keep derived integer types (e.g. xsd:int) as written.
 	if n.Kind == NumInteger {
 		out.Datatype = t.Datatype
@@ -352,7 +352,7 @@ func fnStrlen(a []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(utf8.RuneCountInString(s.Value))), nil
+	return integerTerm(int64(utf8.RuneCountInString(s.Value))), nil
 }
 
 func fnEncodeForURI(a []kb.Term) (kb.Term, error) {
@@ -391,7 +391,7 @@ func strTest(a []kb.Term, f func(string, string) bool) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Bool(f(x.Value, y.Value)), nil
+	return boolTerm(f(x.Value, y.Value)), nil
 }
 
 func fnStrBefore(a []kb.Term) (kb.Term, error) {
@@ -541,7 +541,7 @@ func (ex *executor) compileRegex(name algebra.Builtin, args []algebra.Expr, carg
 			if reErr != nil {
 				return kb.Term{}, reErr
 			}
-			return Bool(re.MatchString(s.Value)), nil
+			return boolTerm(re.MatchString(s.Value)), nil
 		}, true, nil
 	}
 	if reErr == nil && re.MatchString("") {
@@ -596,7 +596,7 @@ func fnRegex(env *FuncEnv, a []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Bool(re.MatchString(text.Value)), nil
+	return boolTerm(re.MatchString(text.Value)), nil
 }
 
 var xpathReplacement = regexp.MustCompile(`\\\\|\\\$|\$(\d)`)

@@ -37,8 +37,8 @@ type typeError struct {
 func (e *typeError) Error() string { return ErrType.Error() + ": " + fmt.Sprintf(e.format, e.args...) }
 func (e *typeError) Unwrap() error { return ErrType }
 
-// IsExpressionError reports whether err is an expression (type) error.
-func IsExpressionError(err error) bool { return errors.Is(err, ErrType) }
+// isExpressionError reports whether err is an expression (type) error.
+func isExpressionError(err error) bool { return errors.Is(err, ErrType) }
 
 // Boolean literals.
 var (
@@ -46,8 +46,8 @@ var (
 	False = kb.Literal("false", ontology.XSDBoolean)
 )
 
-// Bool returns the xsd:boolean literal for b.
-func Bool(b bool) kb.Term {
+// boolTerm returns the xsd:boolean literal for b.
+func boolTerm(b bool) kb.Term {
 	if b {
 		return True
 	}
@@ -82,12 +82,12 @@ var integerTypes = func() map[string][2]*big.Int {
 	return m
 }()
 
-// IsIntegerType reports whether dt is xsd:integer or a type derived from it.
-func IsIntegerType(dt string) bool { _, ok := integerTypes[dt]; return ok }
+// isIntegerType reports whether dt is xsd:integer or a type derived from it.
+func isIntegerType(dt string) bool { _, ok := integerTypes[dt]; return ok }
 
-// IsNumericType reports whether dt is a numeric XSD datatype.
-func IsNumericType(dt string) bool {
-	return dt == ontology.XSDDecimal || dt == ontology.XSDFloat || dt == ontology.XSDDouble || IsIntegerType(dt)
+// isNumericType reports whether dt is a numeric XSD datatype.
+func isNumericType(dt string) bool {
+	return dt == ontology.XSDDecimal || dt == ontology.XSDFloat || dt == ontology.XSDDouble || isIntegerType(dt)
 }
 
 // NumKind orders the numeric types for promotion: integer < decimal < float < double.
@@ -244,7 +244,7 @@ func ParseNumeric(t kb.Term) (Numeric, bool) {
 			return Numeric{}, false
 		}
 		return Numeric{Kind: NumDecimal, R: r}, true
-	case IsIntegerType(dt):
+	case isIntegerType(dt):
 		if !integerLexical(s) {
 			return Numeric{}, false
 		}
@@ -304,7 +304,7 @@ func smallDecimal(s string) (*big.Rat, bool) {
 	return new(big.Rat).SetFrac64(m, pow10[len(frac)]), true
 }
 
-// NumericTerm returns the literal for a computed number n. Its lexical form
+// numericTerm returns the literal for a computed number n. Its lexical form
 // is the XPath F&O 3.1 §19.1.2 cast-to-xs:string form of the value, which
 // the W3C SPARQL suites expect of computed numbers (6+3.0 → "9"^^xsd:decimal,
 // "6"^^xsd:double): an integral xsd:decimal has no decimal point, and a
@@ -312,7 +312,7 @@ func smallDecimal(s string) (*big.Rat, bool) {
 // the fewest digits that read back to the same value; other magnitudes use
 // the XSD canonical scientific form ("1.0E6"). One mapping for every
 // computed number, so a value always prints the same way.
-func NumericTerm(n Numeric) kb.Term {
+func numericTerm(n Numeric) kb.Term {
 	switch n.Kind {
 	case NumInteger:
 		return kb.Literal(n.R.Num().String(), ontology.XSDInteger)
@@ -325,10 +325,10 @@ func NumericTerm(n Numeric) kb.Term {
 	}
 }
 
-// Integer returns the xsd:integer literal for i.
-func Integer(i int64) kb.Term { return kb.Literal(strconv.FormatInt(i, 10), ontology.XSDInteger) }
+// integerTerm returns the xsd:integer literal for i.
+func integerTerm(i int64) kb.Term { return kb.Literal(strconv.FormatInt(i, 10), ontology.XSDInteger) }
 
-// Double returns the xsd:double literal for f, written as NumericTerm does.
+// Double returns the xsd:double literal for f, written as numericTerm does.
 func Double(f float64) kb.Term { return kb.Literal(floatString(f, 64), ontology.XSDDouble) }
 
 // canonicalDecimal is the XPath string form of a decimal: the integer
@@ -399,9 +399,9 @@ func canonicalDouble(f float64, bits int) string {
 	return mant + "E" + strconv.Itoa(e)
 }
 
-// Arith applies a binary arithmetic operator (+ - * /) with numeric type
+// arith applies a binary arithmetic operator (+ - * /) with numeric type
 // promotion (XPath op:numeric-*).
-func Arith(op byte, a, b kb.Term) (kb.Term, error) {
+func arith(op byte, a, b kb.Term) (kb.Term, error) {
 	if op == '/' {
 		// Integer division without big.Rat, the metric-ratio case.
 		if i, _, k, ok := fastNumber(a); ok && k == NumInteger {
@@ -422,11 +422,11 @@ func Arith(op byte, a, b kb.Term) (kb.Term, error) {
 			return kb.Literal(s, ontology.XSDDecimal), nil
 		}
 	}
-	n, err := ArithNumeric(op, x, y)
+	n, err := arithNumeric(op, x, y)
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return NumericTerm(n), nil
+	return numericTerm(n), nil
 }
 
 // divideInt64 is the canonical xsd:decimal of a/b computed by long
@@ -488,8 +488,8 @@ func divideInt64(a, b int64) (string, bool) {
 	return intStr + "." + fracStr, true
 }
 
-// ArithNumeric applies + - * / to decoded values with type promotion.
-func ArithNumeric(op byte, x, y Numeric) (Numeric, error) {
+// arithNumeric applies + - * / to decoded values with type promotion.
+func arithNumeric(op byte, x, y Numeric) (Numeric, error) {
 	k := max(x.Kind, y.Kind)
 	if op == '/' && k == NumInteger {
 		k = NumDecimal
@@ -529,8 +529,8 @@ func ArithNumeric(op byte, x, y Numeric) (Numeric, error) {
 	return Numeric{Kind: k, R: r}, nil
 }
 
-// Negate returns -a.
-func Negate(a kb.Term) (kb.Term, error) {
+// negate returns -a.
+func negate(a kb.Term) (kb.Term, error) {
 	x, ok := ParseNumeric(a)
 	if !ok {
 		return kb.Term{}, typeErr("unary minus on non-numeric %s", a)
@@ -540,19 +540,19 @@ func Negate(a kb.Term) (kb.Term, error) {
 	} else {
 		x.R = new(big.Rat).Neg(x.R)
 	}
-	return NumericTerm(x), nil
+	return numericTerm(x), nil
 }
 
-// UnaryPlus returns +a (a type check).
-func UnaryPlus(a kb.Term) (kb.Term, error) {
+// unaryPlus returns +a (a type check).
+func unaryPlus(a kb.Term) (kb.Term, error) {
 	if _, ok := ParseNumeric(a); !ok {
 		return kb.Term{}, typeErr("unary plus on non-numeric %s", a)
 	}
 	return a, nil
 }
 
-// EBV computes the effective boolean value of a term (§17.2.2).
-func EBV(t kb.Term) (bool, error) {
+// effectiveBool computes the effective boolean value of a term (§17.2.2).
+func effectiveBool(t kb.Term) (bool, error) {
 	if t.Kind != kb.KindLiteral {
 		return false, typeErr("no effective boolean value for %s", t)
 	}
@@ -565,7 +565,7 @@ func EBV(t kb.Term) (bool, error) {
 		return false, nil
 	case t.Datatype == ontology.XSDString || t.Datatype == ontology.RDFLangString:
 		return t.Value != "", nil
-	case IsNumericType(t.Datatype):
+	case isNumericType(t.Datatype):
 		n, ok := ParseNumeric(t)
 		if !ok {
 			return false, nil
@@ -595,7 +595,7 @@ func isStringLit(t kb.Term) bool { return t.Kind == kb.KindLiteral && t.Datatype
 // isKnownType reports whether the operators understand values of datatype dt.
 func isKnownType(dt string) bool {
 	return dt == ontology.XSDString || dt == ontology.RDFLangString || dt == ontology.XSDBoolean || dt == ontology.XSDDateTime ||
-		dt == ontology.XSDDate || dt == ontology.XSDTime || IsNumericType(dt)
+		dt == ontology.XSDDate || dt == ontology.XSDTime || isNumericType(dt)
 }
 
 // Compare compares two terms with the SPARQL operator semantics. It returns
@@ -780,7 +780,7 @@ func Equal(a, b kb.Term) (bool, error) {
 // lexical form.
 func validLexical(t kb.Term) bool {
 	switch {
-	case IsNumericType(t.Datatype):
+	case isNumericType(t.Datatype):
 		_, ok := ParseNumeric(t)
 		return ok
 	case t.Datatype == ontology.XSDBoolean:
@@ -796,11 +796,11 @@ func validLexical(t kb.Term) bool {
 // kindRank orders term kinds for ORDER BY: unbound, blank, IRI, literal.
 var kindRank = [...]int{0: 0, kb.KindBlank: 1, kb.KindIRI: 2, kb.KindLiteral: 3}
 
-// OrderCompare orders two terms for ORDER BY (§15.1): unbound (zero Term)
+// orderCompare orders two terms for ORDER BY (§15.1): unbound (zero Term)
 // < blank nodes < IRIs < literals; literals by value where the < operator
 // applies, otherwise by lexical form, datatype and language. It is a total
 // order usable for sorting.
-func OrderCompare(a, b kb.Term) int {
+func orderCompare(a, b kb.Term) int {
 	if a.Kind != b.Kind {
 		return kindRank[a.Kind] - kindRank[b.Kind]
 	}
@@ -821,7 +821,7 @@ func OrderCompare(a, b kb.Term) int {
 		}
 		return 1
 	}
-	an, bn := IsNumericType(a.Datatype), IsNumericType(b.Datatype)
+	an, bn := isNumericType(a.Datatype), isNumericType(b.Datatype)
 	if an != bn {
 		if an {
 			return -1
