@@ -9,8 +9,8 @@ import (
 
 func TestTypedLiterals(t *testing.T) {
 	for _, tc := range []struct {
-		got           Term
-		lexical, type_ string
+		got               Term
+		lexical, datatype string
 	}{
 		{Double(4.75), "4.75", ontology.XSDDouble},
 		{Double(-0.001), "-0.001", ontology.XSDDouble},
@@ -22,7 +22,7 @@ func TestTypedLiterals(t *testing.T) {
 		{Integer(-42), "-42", ontology.XSDInteger},
 		{Long(9007199254740993), "9007199254740993", ontology.XSDLong},
 	} {
-		want := Term{Kind: KindLiteral, Value: tc.lexical, Datatype: tc.type_}
+		want := Term{Kind: KindLiteral, Value: tc.lexical, Datatype: tc.datatype}
 		if tc.got != want {
 			t.Errorf("got %v; want %v", tc.got, want)
 		}
