@@ -291,11 +291,9 @@ func (w *writer) add(s, p, o kb.Term) {
 	w.quads = append(w.quads, kb.TermQuad{S: s, P: p, O: o, G: Graph})
 }
 
-func dbl(v float64) kb.Term {
-	return kb.Literal(strconv.FormatFloat(v, 'g', -1, 64), ontology.XSDDouble)
-}
+func dbl(v float64) kb.Term { return kb.Double(v) }
 
-func integer(v int) kb.Term { return kb.Literal(strconv.Itoa(v), ontology.XSDInteger) }
+func integer(v int) kb.Term { return kb.Integer(int64(v)) }
 
 // metric writes a PerformanceMetric node; a value that is not finite is
 // never written (it would be a division by zero or worse).

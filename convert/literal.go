@@ -120,25 +120,21 @@ func MetricLiteral(dt, lexical string) (lit kb.Term, warning string, err error) 
 
 func shortXSD(dt string) string { return "xsd:" + strings.TrimPrefix(dt, ontology.XSDNamespace) }
 
-// Double returns an xsd:double literal in the shortest form that reads
-// back as f (4.75, not 4.75E0).
-func Double(f float64) kb.Term {
-	switch {
-	case math.IsInf(f, 1):
-		return kb.Literal("INF", ontology.XSDDouble)
-	case math.IsInf(f, -1):
-		return kb.Literal("-INF", ontology.XSDDouble)
-	case math.IsNaN(f):
-		return kb.Literal("NaN", ontology.XSDDouble)
-	}
-	return kb.Literal(strconv.FormatFloat(f, 'g', -1, 64), ontology.XSDDouble)
-}
+// Double is kb.Double.
+//
+// Deprecated: use kb.Double; this forward stays only until the converters
+// being changed alongside it call kb.Double.
+func Double(f float64) kb.Term { return kb.Double(f) }
 
-// Integer returns an xsd:integer literal.
-func Integer(n int64) kb.Term { return kb.Literal(strconv.FormatInt(n, 10), ontology.XSDInteger) }
+// Integer is kb.Integer.
+//
+// Deprecated: use kb.Integer.
+func Integer(n int64) kb.Term { return kb.Integer(n) }
 
-// Long returns an xsd:long literal.
-func Long(n int64) kb.Term { return kb.Literal(strconv.FormatInt(n, 10), ontology.XSDLong) }
+// Long is kb.Long.
+//
+// Deprecated: use kb.Long.
+func Long(n int64) kb.Term { return kb.Long(n) }
 
 // String returns a plain xsd:string literal (so that a query's "gsr410"
 // matches it).

@@ -103,17 +103,13 @@ func (s *NTriplesSink) discard(err error) error {
 	return err
 }
 
-// appendTriple appends q as an N-Triples line to b, through rdfio's term
-// encoder (the one N-Triples encoder).
+// appendTriple appends q as an N-Triples line to b, through the one
+// N-Triples term encoder.
 func appendTriple(b []byte, q kb.TermQuad) []byte {
-	b = kb.AppendTermBytes(b, rdfioTerm(q.S))
+	b = kb.AppendTermBytes(b, q.S)
 	b = append(b, ' ')
-	b = kb.AppendTermBytes(b, rdfioTerm(q.P))
+	b = kb.AppendTermBytes(b, q.P)
 	b = append(b, ' ')
-	b = kb.AppendTermBytes(b, rdfioTerm(q.O))
+	b = kb.AppendTermBytes(b, q.O)
 	return append(b, " .\n"...)
-}
-
-func rdfioTerm(t kb.Term) kb.Term {
-	return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}
 }

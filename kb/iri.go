@@ -146,6 +146,21 @@ func ResolveIRI(base, ref string) string {
 	return t.String()
 }
 
+// ResolveRelative resolves ref against base when ref is relative and base
+// is set, with ResolveIRI; an absolute ref, or any ref when base is empty,
+// is kept exactly as written. It is the resolution of SPARQL (the query
+// text and the IRI function alike) and of Turtle and TriG, which compare
+// IRIs as strings, so an absolute IRI keeps its dot segments (W3C SPARQL
+// test normalization-02). Like ResolveIRI it works on characters and never
+// escapes anything: <x> against the base <http://ex.org/café/> is
+// http://ex.org/café/x, not …/caf%C3%A9/x.
+func ResolveRelative(base, ref string) string {
+	if base == "" || IsAbsoluteIRI(ref) {
+		return ref
+	}
+	return ResolveIRI(base, ref)
+}
+
 // mergePaths is RFC 3986 section 5.2.3.
 func mergePaths(base iriParts, ref string) string {
 	if base.hasAuthority && base.path == "" {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // AppendTerm writes t in N-Triples syntax: the one N-Triples term encoder.
@@ -27,7 +29,7 @@ func AppendTerm[W TextWriter](b W, t Term) {
 		case t.Lang != "":
 			b.WriteByte('@')
 			b.WriteString(t.Lang)
-		case t.Datatype != "" && t.Datatype != XSDString:
+		case t.Datatype != "" && t.Datatype != ontology.XSDString:
 			b.WriteString("^^<")
 			EscapeIRI(b, t.Datatype)
 			b.WriteByte('>')
@@ -156,11 +158,11 @@ func AppendTermBytes(b []byte, t Term) []byte {
 		b = append(b, t.Value...)
 		return append(b, '>')
 	case t.Kind == KindLiteral && t.Lang == "" && asciiPlain(t.Value, &outStringPlain) &&
-		(t.Datatype == "" || t.Datatype == XSDString || asciiPlain(t.Datatype, &outIRIPlain)):
+		(t.Datatype == "" || t.Datatype == ontology.XSDString || asciiPlain(t.Datatype, &outIRIPlain)):
 		b = append(b, '"')
 		b = append(b, t.Value...)
 		b = append(b, '"')
-		if t.Datatype != "" && t.Datatype != XSDString {
+		if t.Datatype != "" && t.Datatype != ontology.XSDString {
 			b = append(b, "^^<"...)
 			b = append(b, t.Datatype...)
 			b = append(b, '>')

@@ -6,10 +6,9 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 )
 
-// Well-known IRIs used by term normalisation.
+// The IRIs of perfkb's own graphs and rule-internal namespace.
 const (
-	XSDString       = ontology.XSDString
-	RDFLangString   = ontology.RDFLangString
+	// DefaultGraphIRI names the graph of triples loaded without one.
 	DefaultGraphIRI = "urn:x-arq:DefaultGraph"
 	// InferredGraphIRI names the graph the reasoner writes derived triples to.
 	InferredGraphIRI = "urn:x-perfkb:inferred"
@@ -52,8 +51,17 @@ func (k TermKind) String() string {
 //
 // For literals, Datatype is always set: a simple literal has xsd:string and a
 // language-tagged literal has rdf:langString (RDF 1.1). Use the constructors,
-// which normalise this; Lang is kept lower-case as RDF compares tags
-// case-insensitively.
+// which normalise this.
+//
+// Language tags are lower case, everywhere. RDF 1.1 Concepts (§3.3) puts
+// language tags' value space in lower case and lets their lexical form be
+// converted to it, BCP 47 makes tags case-insensitive, and SPARQL's
+// langMatches compares them so; converting once, where a term is made,
+// lets Go's == and the store's dictionary be RDF term equality ("chat"@FR
+// and "chat"@fr are one term). So LangLiteral lower-cases, and so does every
+// decoder built on it: each RDF syntax in kb/rdfio, rdfio.ParseTerm, and the
+// SPARQL results readers for JSON, XML and TSV. What perfkb writes (RDF,
+// SPARQL results, LANG()) is therefore the lower-case tag.
 type Term struct {
 	Kind     TermKind
 	Value    string // the IRI, the blank node label, or the literal's lexical form
@@ -71,17 +79,17 @@ func Blank(label string) Term { return Term{Kind: KindBlank, Value: label} }
 // empty datatype means xsd:string.
 func Literal(lexical, datatype string) Term {
 	if datatype == "" {
-		datatype = XSDString
+		datatype = ontology.XSDString
 	}
 	return Term{Kind: KindLiteral, Value: lexical, Datatype: datatype}
 }
 
 // String returns a plain xsd:string literal.
-func String(s string) Term { return Term{Kind: KindLiteral, Value: s, Datatype: XSDString} }
+func String(s string) Term { return Term{Kind: KindLiteral, Value: s, Datatype: ontology.XSDString} }
 
 // LangLiteral returns a language-tagged string.
 func LangLiteral(s, lang string) Term {
-	return Term{Kind: KindLiteral, Value: s, Datatype: RDFLangString, Lang: strings.ToLower(lang)}
+	return Term{Kind: KindLiteral, Value: s, Datatype: ontology.RDFLangString, Lang: strings.ToLower(lang)}
 }
 
 // DefaultGraph is the graph of triples loaded without one.

@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // Derivation records are how explanations survive the process that
@@ -73,121 +72,17 @@ func decodeRecord(lex string) (record, error) {
 	return r, nil
 }
 
-// parseNTTerms reads n space-separated N-Triples terms.
+// parseNTTerms reads n space-separated N-Triples terms with the one
+// N-Triples term decoder.
 func parseNTTerms(s string, n int) ([]kb.Term, error) {
-	var out []kb.Term
-	for len(out) < n {
-		s = strings.TrimLeft(s, " ")
-		t, rest, err := parseNTTerm(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-		s = rest
+	terms, err := rdfio.ParseTerms(s)
+	if err != nil {
+		return nil, err
 	}
-	if strings.TrimSpace(s) != "" {
-		return nil, fmt.Errorf("trailing text %q", s)
+	if len(terms) != n {
+		return nil, fmt.Errorf("%d terms in %q; want %d", len(terms), s, n)
 	}
-	return out, nil
-}
-
-func parseNTTerm(s string) (kb.Term, string, error) {
-	switch {
-	case strings.HasPrefix(s, "<"):
-		end := strings.IndexByte(s, '>')
-		if end < 0 {
-			return kb.Term{}, "", errors.New("unterminated IRI")
-		}
-		iri, err := unescapeNT(s[1:end])
-		return kb.IRI(iri), s[end+1:], err
-	case strings.HasPrefix(s, "_:"):
-		end := strings.IndexByte(s, ' ')
-		if end < 0 {
-			end = len(s)
-		}
-		return kb.Blank(s[2:end]), s[end:], nil
-	case strings.HasPrefix(s, `"`):
-		i := 1
-		for i < len(s) && s[i] != '"' {
-			if s[i] == '\\' {
-				i++
-			}
-			i++
-		}
-		if i >= len(s) {
-			return kb.Term{}, "", errors.New("unterminated literal")
-		}
-		lex, err := unescapeNT(s[1:i])
-		if err != nil {
-			return kb.Term{}, "", err
-		}
-		rest := s[i+1:]
-		switch {
-		case strings.HasPrefix(rest, "^^<"):
-			end := strings.IndexByte(rest, '>')
-			if end < 0 {
-				return kb.Term{}, "", errors.New("unterminated datatype")
-			}
-			dt, err := unescapeNT(rest[3:end])
-			return kb.Literal(lex, dt), rest[end+1:], err
-		case strings.HasPrefix(rest, "@"):
-			end := strings.IndexByte(rest, ' ')
-			if end < 0 {
-				end = len(rest)
-			}
-			return kb.LangLiteral(lex, rest[1:end]), rest[end:], nil
-		}
-		return kb.String(lex), rest, nil
-	}
-	return kb.Term{}, "", fmt.Errorf("bad term at %q", s)
-}
-
-func unescapeNT(s string) (string, error) {
-	if !strings.Contains(s, `\`) {
-		return s, nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		switch s[i] {
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case '"', '\\', '\'':
-			b.WriteByte(s[i])
-		case 'u', 'U':
-			w := 4
-			if s[i] == 'U' {
-				w = 8
-			}
-			if i+1+w > len(s) {
-				return "", errors.New("short escape")
-			}
-			v, err := strconv.ParseUint(s[i+1:i+1+w], 16, 32)
-			if err != nil {
-				return "", err
-			}
-			var buf [4]byte
-			n := utf8.EncodeRune(buf[:], rune(v))
-			b.Write(buf[:n])
-			i += w
-		default:
-			return "", fmt.Errorf("bad escape \\%c", s[i])
-		}
-	}
-	return b.String(), nil
+	return terms, nil
 }
 
 // Derivation explains one triple: asserted, or derived by Rule from

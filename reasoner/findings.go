@@ -11,19 +11,6 @@ import (
 	"github.com/perfkb/perfkb/reasoner/builtins"
 )
 
-// The findings vocabulary (declared in ontology/perfonto.ttl).
-const (
-	PerformanceProblemIRI = ontology.PerformanceProblem
-	HasProblemIRI         = ontology.HasProblem
-	SeverityIRI           = ontology.Severity
-	SeverityClassIRI      = ontology.SeverityClass
-	TriggeredByMetricIRI  = ontology.TriggeredByMetric
-	ProblemDescriptionIRI = ontology.ProblemDescription
-	HasMetricNameIRI      = ontology.HasMetricName
-	HasMetricValueIRI     = ontology.HasMetricValue
-	rdfType               = ontology.RDFType
-)
-
 // Finding is one performance problem a rule asserted:
 // Subject perfonto:hasProblem Problem, with the problem's class, severity
 // and triggering metric, and where it was found.
@@ -161,8 +148,8 @@ type FindingFilter struct {
 // most severe first.
 func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Finding, error) {
 	ids := map[string]kb.ID{}
-	for _, iri := range []string{HasProblemIRI, SeverityIRI, SeverityClassIRI, TriggeredByMetricIRI,
-		ProblemDescriptionIRI, HasMetricNameIRI, HasMetricValueIRI, rdfType, DerivationsGraphIRI,
+	for _, iri := range []string{ontology.HasProblem, ontology.Severity, ontology.SeverityClass, ontology.TriggeredByMetric,
+		ontology.ProblemDescription, ontology.HasMetricName, ontology.HasMetricValue, ontology.RDFType, DerivationsGraphIRI,
 		ontology.InExperiment, ontology.OfCodeRegion} {
 		id, _, err := ds.Lookup(ctx, kb.IRI(iri))
 		if err != nil {
@@ -170,10 +157,10 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 		}
 		ids[iri] = id
 	}
-	if ids[HasProblemIRI] == kb.Any {
+	if ids[ontology.HasProblem] == kb.Any {
 		return nil, nil
 	}
-	pat := kb.Pattern{P: ids[HasProblemIRI]}
+	pat := kb.Pattern{P: ids[ontology.HasProblem]}
 	if !filter.Subject.IsZero() {
 		id, ok, err := ds.Lookup(ctx, filter.Subject)
 		if err != nil || !ok {
@@ -218,7 +205,7 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 		if f.Problem, err = ds.Resolve(ctx, q.O); err != nil {
 			return nil, err
 		}
-		types, err := kb.Collect(ds.Match(ctx, kb.Pattern{S: q.O, P: ids[rdfType]}))
+		types, err := kb.Collect(ds.Match(ctx, kb.Pattern{S: q.O, P: ids[ontology.RDFType]}))
 		if err != nil {
 			return nil, err
 		}
@@ -237,7 +224,7 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 			if err != nil {
 				return nil, err
 			}
-			if t.IsIRI() && strings.HasPrefix(t.Value, ontology.Namespace) && t.Value != PerformanceProblemIRI {
+			if t.IsIRI() && strings.HasPrefix(t.Value, ontology.Namespace) && t.Value != ontology.PerformanceProblem {
 				candidates = append(candidates, tq.O)
 			}
 		}
@@ -258,12 +245,12 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 		case f.Problem.IsIRI():
 			f.Type = f.Problem.Value
 		default:
-			f.Type = PerformanceProblemIRI
+			f.Type = ontology.PerformanceProblem
 		}
 		if filter.Type != "" && filter.Type != f.Type && filter.Type != localName(f.Type) {
 			continue
 		}
-		if sev, err := first(q.O, ids[SeverityIRI]); err != nil {
+		if sev, err := first(q.O, ids[ontology.Severity]); err != nil {
 			return nil, err
 		} else if n, ok := builtins.NumberOf(sev); ok {
 			f.Severity, f.HasSeverity = n.AsFloat(), true
@@ -281,23 +268,23 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 			return nil, err
 		}
 		if x != nil {
-			if rec, found, err := x.findRecord(q.S, kb.Triple{S: f.Subject, P: kb.IRI(HasProblemIRI), O: f.Problem}); err != nil {
+			if rec, found, err := x.findRecord(q.S, kb.Triple{S: f.Subject, P: kb.IRI(ontology.HasProblem), O: f.Problem}); err != nil {
 				return nil, err
 			} else if found {
 				f.Rule = rec.rule
 			}
 		}
-		if c, err := first(q.O, ids[SeverityClassIRI]); err != nil {
+		if c, err := first(q.O, ids[ontology.SeverityClass]); err != nil {
 			return nil, err
 		} else {
 			f.SeverityClass = c.Value
 		}
-		if d, err := first(q.O, ids[ProblemDescriptionIRI]); err != nil {
+		if d, err := first(q.O, ids[ontology.ProblemDescription]); err != nil {
 			return nil, err
 		} else {
 			f.Description = d.Value
 		}
-		if f.Metric, err = first(q.O, ids[TriggeredByMetricIRI]); err != nil {
+		if f.Metric, err = first(q.O, ids[ontology.TriggeredByMetric]); err != nil {
 			return nil, err
 		}
 		if !f.Metric.IsZero() {
@@ -305,12 +292,12 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 			if err != nil {
 				return nil, err
 			}
-			name, err := first(mid, ids[HasMetricNameIRI])
+			name, err := first(mid, ids[ontology.HasMetricName])
 			if err != nil {
 				return nil, err
 			}
 			f.MetricName = name.Value
-			if f.MetricValue, err = first(mid, ids[HasMetricValueIRI]); err != nil {
+			if f.MetricValue, err = first(mid, ids[ontology.HasMetricValue]); err != nil {
 				return nil, err
 			}
 		}

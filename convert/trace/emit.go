@@ -42,13 +42,11 @@ func (w *writer) add(s kb.Term, p string, o kb.Term) error {
 	return w.sink.Add(w.ctx, kb.TermQuad{S: s, P: kb.IRI(p), O: o})
 }
 
-func dbl(f float64) kb.Term {
-	return kb.Literal(strconv.FormatFloat(f, 'g', -1, 64), ontology.XSDDouble)
-}
+func dbl(f float64) kb.Term { return kb.Double(f) }
 
-func lng(n int64) kb.Term { return kb.Literal(strconv.FormatInt(n, 10), ontology.XSDLong) }
+func lng(n int64) kb.Term { return kb.Long(n) }
 
-func integer(n int64) kb.Term { return kb.Literal(strconv.FormatInt(n, 10), ontology.XSDInteger) }
+func integer(n int64) kb.Term { return kb.Integer(n) }
 
 // Segment escapes a source key as one IRI path segment, as
 // convert.EscapeSegment does (distinct keys give distinct segments).

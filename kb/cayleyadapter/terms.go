@@ -6,6 +6,7 @@ import (
 	"github.com/cayleygraph/quad"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // ToValue returns the Cayley value of a term.
@@ -19,7 +20,7 @@ func ToValue(t kb.Term) (quad.Value, error) {
 		switch {
 		case t.Lang != "":
 			return quad.LangString{Value: quad.String(t.Value), Lang: t.Lang}, nil
-		case t.Datatype == "" || t.Datatype == kb.XSDString:
+		case t.Datatype == "" || t.Datatype == ontology.XSDString:
 			return quad.String(t.Value), nil
 		default:
 			return quad.TypedString{Value: quad.String(t.Value), Type: quad.IRI(t.Datatype)}, nil

@@ -143,9 +143,9 @@ func ValueFromTerm(t kb.Term) quad.Value {
 		return quad.BNode(t.Value)
 	case kb.KindLiteral:
 		switch t.Datatype {
-		case kb.XSDString, "":
+		case ontology.XSDString, "":
 			return quad.String(t.Value)
-		case kb.RDFLangString:
+		case ontology.RDFLangString:
 			return quad.LangString{Value: quad.String(t.Value), Lang: t.Lang}
 		case xsdInteger:
 			if n, err := strconv.ParseInt(t.Value, 10, 64); err == nil && strconv.FormatInt(n, 10) == t.Value {

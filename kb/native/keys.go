@@ -285,9 +285,9 @@ func appendTerm(dst []byte, t kb.Term) ([]byte, error) {
 		dst = append(dst, tagBlank)
 	case kb.KindLiteral:
 		switch dt := t.Datatype; {
-		case dt == kb.XSDString || dt == "":
+		case dt == ontology.XSDString || dt == "":
 			dst = append(dst, tagString)
-		case t.Lang != "" || dt == kb.RDFLangString:
+		case t.Lang != "" || dt == ontology.RDFLangString:
 			dst = append(dst, tagLang)
 			dst = binary.AppendUvarint(dst, uint64(len(t.Lang)))
 			dst = append(dst, t.Lang...)
@@ -318,7 +318,7 @@ func decodeTerm(b []byte) (kb.Term, error) {
 	case tagBlank:
 		return kb.Term{Kind: kb.KindBlank, Value: string(rest)}, nil
 	case tagString:
-		return kb.Term{Kind: kb.KindLiteral, Value: string(rest), Datatype: kb.XSDString}, nil
+		return kb.Term{Kind: kb.KindLiteral, Value: string(rest), Datatype: ontology.XSDString}, nil
 	case tagLang, tagOtherTyped:
 		n, w := binary.Uvarint(rest)
 		if w <= 0 || uint64(len(rest)-w) < n {
@@ -327,7 +327,7 @@ func decodeTerm(b []byte) (kb.Term, error) {
 		field := string(rest[w : w+int(n)])
 		value := string(rest[w+int(n):])
 		if tag == tagLang {
-			return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: kb.RDFLangString, Lang: field}, nil
+			return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: ontology.RDFLangString, Lang: field}, nil
 		}
 		return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: field}, nil
 	case tagKnownType:

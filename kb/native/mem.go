@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // MemStore is the in-memory native store: the native dictionary (terms
@@ -204,7 +205,7 @@ func decodeTermShared(enc []byte) (kb.Term, bool) {
 	case tagBlank:
 		return kb.Term{Kind: kb.KindBlank, Value: str(rest)}, true
 	case tagString:
-		return kb.Term{Kind: kb.KindLiteral, Value: str(rest), Datatype: kb.XSDString}, true
+		return kb.Term{Kind: kb.KindLiteral, Value: str(rest), Datatype: ontology.XSDString}, true
 	case tagKnownType:
 		if len(rest) == 0 || int(rest[0]) >= len(knownDatatypes) {
 			return kb.Term{}, false
@@ -217,7 +218,7 @@ func decodeTermShared(enc []byte) (kb.Term, bool) {
 		}
 		field, value := str(rest[w:w+int(n)]), str(rest[w+int(n):])
 		if tag == tagLang {
-			return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: kb.RDFLangString, Lang: field}, true
+			return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: ontology.RDFLangString, Lang: field}, true
 		}
 		return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: field}, true
 	}

@@ -186,7 +186,7 @@ func fromJSONLDNode(n ld.Node) kb.Term {
 
 func jsonldLiteral(l ld.Literal) kb.Term {
 	if l.Language != "" {
-		return kb.Term{Kind: kb.KindLiteral, Value: l.Value, Datatype: ontology.RDFLangString, Lang: l.Language}
+		return kb.LangLiteral(l.Value, l.Language)
 	}
 	dt := l.Datatype
 	if dt == "" {

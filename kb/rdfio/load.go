@@ -127,8 +127,7 @@ func LoadFile(ctx context.Context, ds kb.Dataset, path string, opts LoadOptions)
 // end, so either all of the input is stored or, on any error (a syntax
 // error, a cancelled context, a store failure), none of it. Blank nodes are
 // renamed per load, so two loads never share a blank node. Literals keep
-// their datatype and language tag (tags are lower-cased, as RDF compares
-// them case-insensitively).
+// their datatype and language tag (lower case, as kb.Term says).
 func Load(ctx context.Context, ds kb.Dataset, r io.Reader, opts LoadOptions) (sum LoadSummary, err error) {
 	var f *Format
 	if opts.Format == "" {
@@ -149,7 +148,7 @@ func Load(ctx context.Context, ds kb.Dataset, r io.Reader, opts LoadOptions) (su
 		if _, err := parseBase(opts.BaseIRI); err != nil {
 			return sum, err
 		}
-		next = decoderReader(f.NewDecoder(r, Options{Base: opts.BaseIRI, Source: opts.SourceName}))
+		next = f.NewDecoder(r, Options{Base: opts.BaseIRI, Source: opts.SourceName}).Next
 	}
 	return bulkLoad(ctx, ds, opts, func(bw kb.BulkWriter, opts LoadOptions, graph kb.Term, scope blankScope, sum *LoadSummary) error {
 		if lines {
@@ -284,27 +283,6 @@ func newBlankScope() (blankScope, error) {
 func (s blankScope) rename(t kb.Term) kb.Term {
 	if t.Kind == kb.KindBlank {
 		t.Value = s.prefix + t.Value
-	}
-	return t
-}
-
-// decoderReader adapts a decoder for loadStatements, lower-casing
-// language tags as kb.LangLiteral does.
-func decoderReader(dec Decoder) func() (kb.TermQuad, error) {
-	return func() (kb.TermQuad, error) {
-		q, err := dec.Next()
-		if err != nil {
-			return kb.TermQuad{}, err
-		}
-		q.O = lowerLang(q.O)
-		return q, nil
-	}
-}
-
-// lowerLang lower-cases a literal's language tag as kb.LangLiteral does.
-func lowerLang(t kb.Term) kb.Term {
-	if t.Lang != "" {
-		t.Lang = strings.ToLower(t.Lang)
 	}
 	return t
 }

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/textpos"
@@ -62,6 +62,9 @@ func loadLines(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, r io.Reader
 	tokens := make(chan struct{}, inFlight)
 	chunks := make(chan lineChunk, inFlight)
 	results := make(chan chunkResult, inFlight)
+	// free returns ID-quad buffers from the calling goroutine, once bw has
+	// taken their quads, to the workers that intern.
+	free := make(chan []kb.Quad, inFlight)
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -90,7 +93,12 @@ func loadLines(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, r io.Reader
 				if ctx.Err() != nil {
 					return
 				}
-				res := parseLineChunk(ctx, ds, p, c, graph, scope, internInWorkers, opts.SourceName, buf[:0])
+				var quads []kb.Quad
+				select {
+				case quads = <-free:
+				default:
+				}
+				res := parseLineChunk(ctx, ds, p, c, graph, scope, internInWorkers, opts.SourceName, buf[:0], quads)
 				if internInWorkers {
 					buf = res.terms
 					res.terms = nil
@@ -109,6 +117,7 @@ func loadLines(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, r io.Reader
 	}()
 
 	graphs := make(map[kb.Term]struct{})
+	var mainQuads []kb.Quad // reused when this goroutine interns
 	pending := make(map[int]chunkResult)
 	next := 0
 	batch := int64(opts.BatchSize)
@@ -148,12 +157,19 @@ func loadLines(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, r io.Reader
 			ids := res.ids
 			if !internInWorkers {
 				var err error
-				if ids, err = internTerms(ctx, ds, res.terms); err != nil {
+				if ids, err = internTerms(ctx, ds, res.terms, mainQuads); err != nil {
 					return err
 				}
+				mainQuads = ids
 			}
 			if err := add(ids); err != nil {
 				return err
+			}
+			if internInWorkers {
+				select {
+				case free <- ids[:0]:
+				default:
+				}
 			}
 			for _, g := range res.graphs {
 				graphs[g] = struct{}{}
@@ -252,8 +268,8 @@ func readChunks(ctx context.Context, r io.Reader, chunkSize int, tokens chan str
 }
 
 // parseLineChunk parses one chunk, appending its terms to terms, and, when
-// intern is set, interns them.
-func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChunk, graph kb.Term, scope blankScope, intern bool, src string, terms []kb.Term) chunkResult {
+// intern is set, interns them into quads (a buffer to reuse, or nil).
+func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChunk, graph kb.Term, scope blankScope, intern bool, src string, terms []kb.Term, quads []kb.Quad) chunkResult {
 	res := chunkResult{seq: c.seq, terms: terms}
 	if c.err != nil {
 		res.err = loadLineError(c.err, src)
@@ -264,7 +280,7 @@ func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChu
 	}
 	start := len(res.terms)
 	var err error
-	res.terms, err = parseLines(p, c.data, c.firstLine, res.terms)
+	res.terms, err = p.ParseChunk(c.data, c.firstLine, res.terms)
 	if err != nil {
 		res.err = loadLineError(err, src)
 		return res
@@ -301,26 +317,13 @@ func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChu
 		res.err = err
 		return res
 	}
-	res.ids, res.err = internTerms(ctx, ds, res.terms)
+	res.ids, res.err = internTerms(ctx, ds, res.terms, quads)
 	return res
 }
 
-// parseLines runs p over a chunk, appending to out, and lower-cases the
-// language tags as kb.LangLiteral does.
-func parseLines(p *LineParser, data []byte, firstLine int, out []kb.Term) ([]kb.Term, error) {
-	start := len(out)
-	out, err := p.ParseChunk(data, firstLine, out)
-	for i := start + 2; i < len(out); i += 4 {
-		if out[i].Lang != "" {
-			out[i].Lang = strings.ToLower(out[i].Lang)
-		}
-	}
-	return out, err
-}
-
 // internTerms interns terms, the S, P, O and G of each quad in turn, and
-// returns the ID quads.
-func internTerms(ctx context.Context, ds kb.Dataset, terms []kb.Term) ([]kb.Quad, error) {
+// returns the ID quads, in quads' memory when it is large enough.
+func internTerms(ctx context.Context, ds kb.Dataset, terms []kb.Term, quads []kb.Quad) ([]kb.Quad, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -331,8 +334,12 @@ func internTerms(ctx context.Context, ds kb.Dataset, terms []kb.Term) ([]kb.Quad
 	if len(ids) != len(terms) {
 		return nil, fmt.Errorf("load: Intern returned %d IDs for %d terms", len(ids), len(terms))
 	}
-	// A Quad is four IDs in a row: view the IDs as quads.
-	return unsafe.Slice((*kb.Quad)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids)/4), nil
+	quads = slices.Grow(quads[:0], len(ids)/4)[:len(ids)/4]
+	for i := range quads {
+		q := (*[4]kb.ID)(ids[4*i:])
+		quads[i] = kb.Quad{S: q[0], P: q[1], O: q[2], G: q[3]}
+	}
+	return quads, nil
 }
 
 // loadLineError gives a parser's error its source name.
@@ -343,7 +350,3 @@ func loadLineError(err error, src string) error {
 	}
 	return fmt.Errorf("%s: %w", sourceName(src), err)
 }
-
-// internTerms views IDs as quads: this fails to compile unless a Quad is
-// exactly four IDs.
-var _ = [1]struct{}{}[unsafe.Sizeof(kb.Quad{})-4*unsafe.Sizeof(kb.ID(0))]

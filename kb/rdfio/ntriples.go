@@ -26,12 +26,16 @@ import (
 // different goroutines (one LineParser each), each chunk knowing the number
 // of its first line; NTriplesDecoder feeds it a stream. With ZeroCopy set,
 // the terms it returns share memory with the chunk (which must then never
-// be modified) instead of each being copied. Language tags keep the case
-// they are written in.
+// be modified) instead of each being copied. Language tags are lower-cased
+// (kb.LangLiteral).
 type LineParser struct {
 	Quads    bool // N-Quads: a graph term may follow the object
 	ZeroCopy bool // term strings alias the input chunk
-	line     int
+	// anyIRI accepts every IRI AppendTerm can write (relative ones, and
+	// escapes of characters IRIREF forbids), so that ParseTerm inverts
+	// AppendTerm for any term a store may hold.
+	anyIRI bool
+	line   int
 	// per line state
 	text []byte
 	str  string // text as a string sharing its memory, when zeroCopy
@@ -236,7 +240,7 @@ func (p *LineParser) iri(roleIndex int) (kb.Term, error) {
 	}
 	if i < len(p.text) && p.text[i] == '>' {
 		iri := p.substr(p.pos, i)
-		if !kb.IsAbsoluteIRI(iri) {
+		if !p.anyIRI && !kb.IsAbsoluteIRI(iri) {
 			return kb.Term{}, p.errAt(start, "%s IRI <%s> is relative; N-Triples and N-Quads need absolute IRIs", role, iri)
 		}
 		p.pos = i + 1
@@ -253,7 +257,7 @@ func (p *LineParser) iri(roleIndex int) (kb.Term, error) {
 		case c == '>':
 			p.pos++
 			iri := b.String()
-			if !kb.IsAbsoluteIRI(iri) {
+			if !p.anyIRI && !kb.IsAbsoluteIRI(iri) {
 				return kb.Term{}, p.errAt(start, "%s IRI <%s> is relative; N-Triples and N-Quads need absolute IRIs", role, iri)
 			}
 			return kb.Term{Kind: kb.KindIRI, Value: iri}, nil
@@ -265,7 +269,7 @@ func (p *LineParser) iri(roleIndex int) (kb.Term, error) {
 			}
 			// An escape cannot smuggle in a character IRIREF forbids
 			// (the same rule as Turtle's).
-			if r <= 0x20 || strings.ContainsRune("<>\"{}|^`\\", r) {
+			if !p.anyIRI && (r <= 0x20 || strings.ContainsRune("<>\"{}|^`\\", r)) {
 				return kb.Term{}, p.errAt(escStart, "escaped character %U is not allowed in an IRI", r)
 			}
 			b.WriteRune(r)
@@ -453,7 +457,7 @@ func (p *LineParser) literalSuffix(lexical string) (kb.Term, error) {
 		if tag == "" || strings.HasSuffix(tag, "-") || strings.Contains(tag, "--") {
 			return kb.Term{}, p.errAt(langStart, "invalid language tag %q", "@"+tag)
 		}
-		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: ontology.RDFLangString, Lang: tag}, nil
+		return kb.LangLiteral(lexical, tag), nil
 	case p.peekIs('^'):
 		if p.pos+1 >= len(p.text) || p.text[p.pos+1] != '^' || p.pos+2 >= len(p.text) || p.text[p.pos+2] != '<' {
 			return kb.Term{}, p.errAt(p.pos, "expected ^^<datatype IRI> after the literal, found %s", p.found())
@@ -540,25 +544,17 @@ func (d *NTriplesDecoder) readLine() error {
 	return nil
 }
 
-// ParseTerm parses one term written in N-Triples syntax (an absolute
-// <IRI>, a _:label or a "literal" with its tag or datatype), the inverse
-// of AppendTerm: the one N-Triples term decoder. Surrounding white space
-// is allowed; anything else after the term is an error.
+// ParseTerm parses one term written in N-Triples syntax (an <IRI>, a
+// _:label or a "literal" with its tag or datatype), the inverse of
+// kb.AppendTerm: the one N-Triples term decoder. Unlike an N-Triples
+// document it accepts every IRI AppendTerm writes (relative ones, and
+// escaped characters IRIs forbid), since a store may hold them. Language
+// tags are lower-cased (kb.LangLiteral). Surrounding white space is
+// allowed; anything else after the term is an error.
 func ParseTerm(s string) (kb.Term, error) {
-	p := &LineParser{line: 1, text: []byte(s)}
+	p := &LineParser{line: 1, text: []byte(s), anyIRI: true}
 	p.skipSpace()
-	var t kb.Term
-	var err error
-	switch {
-	case p.peekIs('<'):
-		t, err = p.iri(roleObject)
-	case p.peekIs('_'):
-		t, err = p.blank()
-	case p.peekIs('"'):
-		t, err = p.literal()
-	default:
-		err = p.errAt(p.pos, "expected an N-Triples term (<IRI>, _:label or \"literal\"), found %s", p.found())
-	}
+	t, err := p.term()
 	if err != nil {
 		return kb.Term{}, err
 	}
@@ -567,4 +563,36 @@ func ParseTerm(s string) (kb.Term, error) {
 		return kb.Term{}, p.errAt(p.pos, "unexpected %s after the term", p.found())
 	}
 	return t, nil
+}
+
+// ParseTerms parses a run of N-Triples terms separated by spaces or tabs,
+// as ParseTerm parses one, such as the terms of one statement without its
+// final '.'.
+func ParseTerms(s string) ([]kb.Term, error) {
+	p := &LineParser{line: 1, text: []byte(s), anyIRI: true}
+	var out []kb.Term
+	for p.skipSpace(); p.pos < len(p.text); p.skipSpace() {
+		t, err := p.term()
+		if err != nil {
+			return nil, err
+		}
+		if p.pos < len(p.text) && p.text[p.pos] != ' ' && p.text[p.pos] != '\t' {
+			return nil, p.errAt(p.pos, "expected white space after the term, found %s", p.found())
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// term parses one term of any kind.
+func (p *LineParser) term() (kb.Term, error) {
+	switch {
+	case p.peekIs('<'):
+		return p.iri(roleObject)
+	case p.peekIs('_'):
+		return p.blank()
+	case p.peekIs('"'):
+		return p.literal()
+	}
+	return kb.Term{}, p.errAt(p.pos, "expected an N-Triples term (<IRI>, _:label or \"literal\"), found %s", p.found())
 }

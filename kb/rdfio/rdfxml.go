@@ -495,7 +495,7 @@ func (d *RDFXMLDecoder) nodeElement(e *element) (kb.Term, error) {
 
 func (d *RDFXMLDecoder) plainLiteral(s, lang string) kb.Term {
 	if lang != "" {
-		return kb.Term{Kind: kb.KindLiteral, Value: s, Datatype: ontology.RDFLangString, Lang: lang}
+		return kb.LangLiteral(s, lang)
 	}
 	return kb.Term{Kind: kb.KindLiteral, Value: s, Datatype: ontology.XSDString}
 }

@@ -3,6 +3,7 @@ package rdfio
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,9 +106,98 @@ func TestParseTerm(t *testing.T) {
 			t.Errorf("ParseTerm(%q) = %v; its String %q reads back as %v, %v", s, term, term.String(), again, err)
 		}
 	}
-	for _, s := range []string{``, `<rel>`, `"x" junk`, `a`, `"\uD800"`} {
+	for _, s := range []string{``, `"x" junk`, `a`, `"\uD800"`, `<http://ex/a`, `"x"@`} {
 		if term, err := ParseTerm(s); err == nil {
 			t.Errorf("ParseTerm(%q) = %v; want an error", s, term)
+		}
+	}
+}
+
+// TestParseTermsWritten checks the one N-Triples term decoder against terms
+// written out by hand: it inverts kb.AppendTerm for every term a store may
+// hold (relative IRIs and IRIs with escaped forbidden characters included),
+// lower-cases language tags, and reads runs of terms.
+func TestParseTermsWritten(t *testing.T) {
+	iri := func(v string) kb.Term { return kb.Term{Kind: kb.KindIRI, Value: v} }
+	lang := func(v, tag string) kb.Term {
+		return kb.Term{Kind: kb.KindLiteral, Value: v, Datatype: ontology.RDFLangString, Lang: tag}
+	}
+	for _, tc := range []struct {
+		in      string
+		want    []kb.Term
+		wantErr string
+	}{
+		{in: `<http://ex/a>`, want: []kb.Term{iri("http://ex/a")}},
+		{in: `<relative>`, want: []kb.Term{iri("relative")}},
+		{in: `<http://e/x\u0020y>`, want: []kb.Term{iri("http://e/x y")}},
+		{in: `<http://e/\u003C>`, want: []kb.Term{iri("http://e/<")}},
+		{in: `"chat"@FR-be`, want: []kb.Term{lang("chat", "fr-be")}},
+		{in: "\t<http://ex/p> \"chat\"@en-US ", want: []kb.Term{iri("http://ex/p"), lang("chat", "en-us")}},
+		{in: `_:b1 <http://ex/p> "3.5"^^<http://www.w3.org/2001/XMLSchema#double>`, want: []kb.Term{
+			{Kind: kb.KindBlank, Value: "b1"}, iri("http://ex/p"),
+			{Kind: kb.KindLiteral, Value: "3.5", Datatype: ontology.XSDDouble}}},
+		{in: `"tab\there" "q\"uote"`, want: []kb.Term{
+			{Kind: kb.KindLiteral, Value: "tab\there", Datatype: ontology.XSDString},
+			{Kind: kb.KindLiteral, Value: `q"uote`, Datatype: ontology.XSDString}}},
+		{in: ``, want: nil},
+		{in: `<http://ex/a><http://ex/b>`, wantErr: "1:14: expected white space after the term"},
+		{in: `<http://ex/a> junk`, wantErr: "1:15: expected an N-Triples term"},
+	} {
+		got, err := ParseTerms(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("ParseTerms(%q) = %v, %v; want error %q", tc.in, got, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("ParseTerms(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+		if len(tc.want) == 1 {
+			if one, err := ParseTerm(tc.in); err != nil || one != tc.want[0] {
+				t.Errorf("ParseTerm(%q) = %v, %v; want %v", tc.in, one, err, tc.want[0])
+			}
+			if back, err := ParseTerm(tc.want[0].String()); err != nil || back != tc.want[0] {
+				t.Errorf("ParseTerm(%q) (written by AppendTerm) = %v, %v; want %v", tc.want[0].String(), back, err, tc.want[0])
+			}
+		}
+	}
+}
+
+// TestSameTermInEverySyntax decodes one statement written in each syntax
+// and expects the same object term from all of them (language tags in
+// lower case, kb.Term's policy).
+func TestSameTermInEverySyntax(t *testing.T) {
+	const rdfNS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+	for _, tc := range []struct {
+		name string
+		want kb.Term
+		docs map[string]string // format name → document
+	}{
+		{"language tag", kb.Term{Kind: kb.KindLiteral, Value: "chat", Datatype: ontology.RDFLangString, Lang: "en-us"}, map[string]string{
+			NTriples: `<http://e/s> <http://e/p> "chat"@en-US .`,
+			NQuads:   `<http://e/s> <http://e/p> "chat"@EN-us <http://e/g> .`,
+			Turtle:   `<http://e/s> <http://e/p> "chat"@en-US .`,
+			TriG:     `<http://e/g> { <http://e/s> <http://e/p> "chat"@En-Us . }`,
+			RDFXML:   `<rdf:RDF xmlns:rdf="` + rdfNS + `" xmlns:e="http://e/"><rdf:Description rdf:about="http://e/s"><e:p xml:lang="en-US">chat</e:p></rdf:Description></rdf:RDF>`,
+			JSONLD:   `{"@id": "http://e/s", "http://e/p": {"@value": "chat", "@language": "en-US"}}`,
+		}},
+	} {
+		for format, doc := range tc.docs {
+			t.Run(tc.name+"/"+format, func(t *testing.T) {
+				f, ok := Lookup(format)
+				if !ok {
+					t.Fatalf("no format %q", format)
+				}
+				dec := f.NewDecoder(strings.NewReader(doc), Options{Base: "http://ex.org/café/doc", Source: "doc"})
+				q, err := dec.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if q.O != tc.want {
+					t.Errorf("object %#v; want %#v", q.O, tc.want)
+				}
+			})
 		}
 	}
 }

@@ -882,15 +882,12 @@ func (d *TurtleDecoder) iriRef() (string, error) {
 	}
 }
 
-// resolve makes iri absolute against the base.
+// resolve makes iri absolute against the base (kb.ResolveRelative).
 func (d *TurtleDecoder) resolve(iri string, line, col int) (string, error) {
-	if kb.IsAbsoluteIRI(iri) {
-		return iri, nil
-	}
-	if d.base == "" {
+	if d.base == "" && !kb.IsAbsoluteIRI(iri) {
 		return "", d.errorf(line, col, "relative IRI <%s> and no base IRI to resolve it against", iri)
 	}
-	return kb.ResolveIRI(d.base, iri), nil
+	return kb.ResolveRelative(d.base, iri), nil
 }
 
 // uchar parses \uXXXX or \UXXXXXXXX (only those when iri) and, in strings,
@@ -1032,7 +1029,7 @@ func (d *TurtleDecoder) literalSuffix(lexical string) (kb.Term, error) {
 				in.skipASCII(1)
 			}
 		}
-		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: ontology.RDFLangString, Lang: string(d.tok[start+1:])}, nil
+		return kb.LangLiteral(lexical, string(d.tok[start+1:])), nil
 	case '^':
 		if in.peekAt(1) != '^' {
 			return kb.Term{}, d.expected("'^^' before the datatype")

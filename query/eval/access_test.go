@@ -50,7 +50,7 @@ func TestStoreAccessPathsAgree(t *testing.T) {
 			quads = append(quads,
 				kb.TermQuad{S: rs, P: ex("hasMetric"), O: m, G: g},
 				kb.TermQuad{S: m, P: ex("name"), O: kb.String([]string{"wtime", "L2"}[i%2]), G: g},
-				kb.TermQuad{S: m, P: ex("value"), O: kb.Literal(fmt.Sprint(i*7%13), XSDInteger), G: g},
+				kb.TermQuad{S: m, P: ex("value"), O: kb.Literal(fmt.Sprint(i*7%13), ontology.XSDInteger), G: g},
 			)
 			if i > 0 {
 				quads = append(quads, kb.TermQuad{S: ex(fmt.Sprintf("rs%d", (i-1)/2)), P: ex("child"), O: rs, G: g})
@@ -112,14 +112,14 @@ func TestFastAggregatesMatchGeneral(t *testing.T) {
 	ints := func(vs ...string) []kb.Term {
 		out := make([]kb.Term, len(vs))
 		for i, v := range vs {
-			out[i] = kb.Literal(v, XSDInteger)
+			out[i] = kb.Literal(v, ontology.XSDInteger)
 		}
 		return out
 	}
 	doubles := func(vs ...string) []kb.Term {
 		out := make([]kb.Term, len(vs))
 		for i, v := range vs {
-			out[i] = kb.Literal(v, XSDDouble)
+			out[i] = kb.Literal(v, ontology.XSDDouble)
 		}
 		return out
 	}
@@ -140,17 +140,17 @@ func TestFastAggregatesMatchGeneral(t *testing.T) {
 		case algebra.AggSum, algebra.AggAvg:
 			for _, v := range vals {
 				n, _ := ParseNumeric(v)
-				sum, _ = ArithNumeric('+', sum, n)
+				sum, _ = arithNumeric('+', sum, n)
 			}
 			if fn == algebra.AggSum {
-				return NumericTerm(sum)
+				return numericTerm(sum)
 			}
-			avg, _ := ArithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
-			return NumericTerm(avg)
+			avg, _ := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
+			return numericTerm(avg)
 		}
 		best := vals[0]
 		for _, v := range vals[1:] {
-			c := OrderCompare(v, best)
+			c := orderCompare(v, best)
 			if (fn == algebra.AggMin && c < 0) || (fn == algebra.AggMax && c > 0) {
 				best = v
 			}
@@ -185,8 +185,8 @@ func TestFastAggregatesMatchGeneral(t *testing.T) {
 // TestFastCompareDecimal checks the lexical decimal comparison against the
 // big.Rat comparison.
 func TestFastCompareDecimal(t *testing.T) {
-	dec := func(s string) kb.Term { return kb.Literal(s, XSDDecimal) }
-	in := func(s string) kb.Term { return kb.Literal(s, XSDInteger) }
+	dec := func(s string) kb.Term { return kb.Literal(s, ontology.XSDDecimal) }
+	in := func(s string) kb.Term { return kb.Literal(s, ontology.XSDInteger) }
 	terms := []kb.Term{
 		dec("0.7"), dec("0.70"), dec(".7"), dec("0.699999999999999999"), dec("-0.7"), dec("-.70"),
 		dec("0"), dec("-0.0"), dec("+0."), dec("12.5"), dec("012.50"), dec("-12.5"), dec("1.25"),
@@ -218,7 +218,7 @@ func TestOrderByLimitIsPrefix(t *testing.T) {
 	ex := func(s string) kb.Term { return kb.IRI("http://example.org/" + s) }
 	var quads []kb.TermQuad
 	for i := 0; i < 60; i++ {
-		quads = append(quads, kb.TermQuad{S: ex(fmt.Sprintf("s%02d", i)), P: ex("v"), O: kb.Literal(fmt.Sprint(i%7), XSDInteger), G: ex("g")})
+		quads = append(quads, kb.TermQuad{S: ex(fmt.Sprintf("s%02d", i)), P: ex("v"), O: kb.Literal(fmt.Sprint(i%7), ontology.XSDInteger), G: ex("g")})
 	}
 	ds := memoryWith(t, quads...)
 	order := `SELECT ?s ?v WHERE { ?s <http://example.org/v> ?v } ORDER BY DESC(?v)`

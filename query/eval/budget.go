@@ -35,7 +35,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	msg := fmt.Sprintf("%s limit of %s exceeded", e.Limit, FormatBytes(e.Value))
+	msg := fmt.Sprintf("%s limit of %s exceeded", e.Limit, formatBytes(e.Value))
 	switch {
 	case e.Busy():
 		msg += " (by " + e.Op + ", with the other queries running now: retry later)"
@@ -56,9 +56,9 @@ func (e *LimitError) LimitName() string { return e.Limit }
 // Is makes errors.Is(err, ErrLimit) true for every LimitError.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 
-// FormatBytes prints a byte count in binary units, as the size flags
+// formatBytes prints a byte count in binary units, as the size flags
 // accept them: 512 MiB, 1.5 GiB, 300 KiB, 17 B.
-func FormatBytes(n int64) string {
+func formatBytes(n int64) string {
 	units := []struct {
 		name string
 		size int64

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -67,7 +68,7 @@ func TestMemoryBudgetPerOperator(t *testing.T) {
 			if le.Limit != LimitQueryMemory || le.Value != tc.budget || !strings.Contains(le.Op, tc.op) {
 				t.Errorf("got Limit=%q Value=%d Op=%q, want %q, %d, an Op with %q", le.Limit, le.Value, le.Op, LimitQueryMemory, tc.budget, tc.op)
 			}
-			want := "query-memory limit of " + FormatBytes(tc.budget) + " exceeded"
+			want := "query-memory limit of " + formatBytes(tc.budget) + " exceeded"
 			if !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("message %q, want it to start with %q", err, want)
 			}
@@ -204,7 +205,7 @@ func TestHugeInListHonoursDeadline(t *testing.T) {
 	nums := make([]algebra.Expr, n)
 	for i := range n {
 		iris[i] = &algebra.ConstExpr{Term: kb.IRI(fmt.Sprintf("http://ex/v%d", i))}
-		nums[i] = &algebra.ConstExpr{Term: kb.Literal(fmt.Sprint(i), XSDInteger)}
+		nums[i] = &algebra.ConstExpr{Term: kb.Literal(fmt.Sprint(i), ontology.XSDInteger)}
 	}
 	// Two IRIs of the store among the values: n5 and n1999 are objects.
 	iris[700000] = &algebra.ConstExpr{Term: kb.IRI("http://ex/n5")}
@@ -282,8 +283,8 @@ func TestFormatBytes(t *testing.T) {
 		n    int64
 		want string
 	}{{17, "17 B"}, {1 << 10, "1 KiB"}, {64 << 20, "64 MiB"}, {512 << 20, "512 MiB"}, {3 << 29, "1.5 GiB"}, {1 << 40, "1 TiB"}} {
-		if got := FormatBytes(tc.n); got != tc.want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", tc.n, got, tc.want)
+		if got := formatBytes(tc.n); got != tc.want {
+			t.Errorf("formatBytes(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}
 }

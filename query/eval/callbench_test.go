@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 )
 
@@ -29,10 +30,10 @@ func BenchmarkCall(b *testing.B) {
 		{"STRLEN", &algebra.BuiltinExpr{Name: algebra.BuiltinStrLen, Args: []algebra.Expr{x}}},
 		{"CONTAINS", &algebra.BuiltinExpr{Name: algebra.BuiltinContains, Args: []algebra.Expr{x, lit("TCM")}}},
 		{"ABS", &algebra.BuiltinExpr{Name: algebra.BuiltinAbs, Args: []algebra.Expr{n}}},
-		{"CastDouble", &algebra.FuncExpr{IRI: XSDDouble, Args: []algebra.Expr{n}}},
+		{"CastDouble", &algebra.FuncExpr{IRI: ontology.XSDDouble, Args: []algebra.Expr{n}}},
 		{"REGEX", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{x, lit("^L2_")}}},
 		{"REPLACE", &algebra.BuiltinExpr{Name: algebra.BuiltinReplace, Args: []algebra.Expr{x, lit("_"), lit("-")}}},
-		{"FoldedCast", &algebra.FuncExpr{IRI: XSDDateTime, Args: []algebra.Expr{lit("2020-01-01T00:00:00Z")}}},
+		{"FoldedCast", &algebra.FuncExpr{IRI: ontology.XSDDateTime, Args: []algebra.Expr{lit("2020-01-01T00:00:00Z")}}},
 		{"CONCAT3", &algebra.BuiltinExpr{Name: algebra.BuiltinConcat, Args: []algebra.Expr{x, lit("-"), x}}},
 	}
 	xs, ns := ex.vars.slot("x"), ex.vars.slot("n")
@@ -40,7 +41,7 @@ func BenchmarkCall(b *testing.B) {
 	if r[xs], err = ex.dict.id(kb.String("L2_TCM")); err != nil {
 		b.Fatal(err)
 	}
-	if r[ns], err = ex.dict.id(kb.Literal("-42", XSDInteger)); err != nil {
+	if r[ns], err = ex.dict.id(kb.Literal("-42", ontology.XSDInteger)); err != nil {
 		b.Fatal(err)
 	}
 	for _, tc := range cases {

@@ -6,18 +6,19 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // castImpls implements the XSD constructor functions (§17.5) that
 // function.Builtin declares by IRI.
 var castImpls = func() map[string]func(kb.Term) (kb.Term, error) {
 	m := map[string]func(kb.Term) (kb.Term, error){
-		XSDString:   castString,
-		XSDBoolean:  castBoolean,
-		XSDDecimal:  castDecimal,
-		XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, NumFloat) },
-		XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, NumDouble) },
-		XSDDateTime: castDateTime,
+		ontology.XSDString:   castString,
+		ontology.XSDBoolean:  castBoolean,
+		ontology.XSDDecimal:  castDecimal,
+		ontology.XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, NumFloat) },
+		ontology.XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, NumDouble) },
+		ontology.XSDDateTime: castDateTime,
 	}
 	for dt := range integerTypes {
 		m[dt] = func(t kb.Term) (kb.Term, error) { return castInteger(t, dt) }
@@ -29,17 +30,17 @@ func castString(t kb.Term) (kb.Term, error) {
 	switch {
 	case t.Kind == kb.KindIRI:
 		return kb.String(t.Value), nil
-	case t.Kind == kb.KindLiteral && t.Datatype != RDFLangString:
+	case t.Kind == kb.KindLiteral && t.Datatype != ontology.RDFLangString:
 		if n, ok := ParseNumeric(t); ok {
 			if n.Kind == NumInteger {
 				return kb.String(n.R.Num().String()), nil
 			}
 			// The string form of a number is the form computed numbers
-			// get (NumericTerm), whatever lexical form the input had.
-			return kb.String(NumericTerm(n).Value), nil
+			// get (numericTerm), whatever lexical form the input had.
+			return kb.String(numericTerm(n).Value), nil
 		}
 		if b, ok := boolValue(t); ok {
-			return kb.String(Bool(b).Value), nil
+			return kb.String(boolTerm(b).Value), nil
 		}
 		return kb.String(t.Value), nil
 	}
@@ -51,7 +52,7 @@ func castBoolean(t kb.Term) (kb.Term, error) {
 		return kb.Term{}, typeErr("cannot cast %s to xsd:boolean", t)
 	}
 	if b, ok := boolValue(t); ok {
-		return Bool(b), nil
+		return boolTerm(b), nil
 	}
 	if isStringLit(t) {
 		switch strings.TrimSpace(t.Value) {
@@ -63,7 +64,7 @@ func castBoolean(t kb.Term) (kb.Term, error) {
 		return kb.Term{}, typeErr("cannot cast %q to xsd:boolean", t.Value)
 	}
 	if n, ok := ParseNumeric(t); ok {
-		return Bool(!n.IsZero() && !n.IsNaN()), nil
+		return boolTerm(!n.IsZero() && !n.IsNaN()), nil
 	}
 	return kb.Term{}, typeErr("cannot cast %s to xsd:boolean", t)
 }
@@ -125,7 +126,7 @@ func castDecimal(t kb.Term) (kb.Term, error) {
 			return kb.Term{}, typeErr("cannot cast %q to xsd:decimal", t.Value)
 		}
 		r, _ := new(big.Rat).SetString(s)
-		return NumericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+		return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
 	}
 	n, ok := numberFrom(t)
 	if !ok {
@@ -135,13 +136,13 @@ func castDecimal(t kb.Term) (kb.Term, error) {
 		if math.IsNaN(n.F) || math.IsInf(n.F, 0) {
 			return kb.Term{}, typeErr("cannot cast %s to xsd:decimal", t)
 		}
-		r, _ := new(big.Rat).SetString(NumericTerm(Numeric{Kind: NumDouble, F: n.F}).Value)
+		r, _ := new(big.Rat).SetString(numericTerm(Numeric{Kind: NumDouble, F: n.F}).Value)
 		if r == nil {
 			r = new(big.Rat).SetFloat64(n.F)
 		}
-		return NumericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+		return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
 	}
-	return NumericTerm(Numeric{Kind: NumDecimal, R: n.R}), nil
+	return numericTerm(Numeric{Kind: NumDecimal, R: n.R}), nil
 }
 
 func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
@@ -156,7 +157,7 @@ func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
 		if k == NumFloat {
 			f = float64(float32(f))
 		}
-		return NumericTerm(Numeric{Kind: k, F: f}), nil
+		return numericTerm(Numeric{Kind: k, F: f}), nil
 	}
 	n, ok := numberFrom(t)
 	if !ok {
@@ -166,11 +167,11 @@ func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
 	if k == NumFloat {
 		f = float64(float32(f))
 	}
-	return NumericTerm(Numeric{Kind: k, F: f}), nil
+	return numericTerm(Numeric{Kind: k, F: f}), nil
 }
 
 func castDateTime(t kb.Term) (kb.Term, error) {
-	if t.Kind != kb.KindLiteral || !(isStringLit(t) || t.Datatype == XSDDateTime) {
+	if t.Kind != kb.KindLiteral || !(isStringLit(t) || t.Datatype == ontology.XSDDateTime) {
 		return kb.Term{}, typeErr("cannot cast %s to xsd:dateTime", t)
 	}
 	s := strings.TrimSpace(t.Value)
@@ -180,5 +181,5 @@ func castDateTime(t kb.Term) (kb.Term, error) {
 	if _, ok := parseDateTime(s); !ok {
 		return kb.Term{}, typeErr("cannot cast %q to xsd:dateTime", t.Value)
 	}
-	return kb.Literal(s, XSDDateTime), nil
+	return kb.Literal(s, ontology.XSDDateTime), nil
 }

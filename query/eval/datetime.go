@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // dateTimeValue is a decoded xsd:dateTime, xsd:date or xsd:time.
@@ -114,7 +115,7 @@ func (v dateTimeValue) local() time.Time {
 }
 
 func dateTimeArg(t kb.Term) (dateTimeValue, error) {
-	if t.Kind != kb.KindLiteral || (t.Datatype != XSDDateTime && t.Datatype != XSDDate && t.Datatype != XSDTime) {
+	if t.Kind != kb.KindLiteral || (t.Datatype != ontology.XSDDateTime && t.Datatype != ontology.XSDDate && t.Datatype != ontology.XSDTime) {
 		return dateTimeValue{}, typeErr("not a dateTime: %s", t)
 	}
 	v, ok := parseDateTime(t.Value)
@@ -129,7 +130,7 @@ func fnYear(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Year())), nil
+	return integerTerm(int64(v.local().Year())), nil
 }
 
 func fnMonth(args []kb.Term) (kb.Term, error) {
@@ -137,7 +138,7 @@ func fnMonth(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Month())), nil
+	return integerTerm(int64(v.local().Month())), nil
 }
 
 func fnDay(args []kb.Term) (kb.Term, error) {
@@ -145,7 +146,7 @@ func fnDay(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Day())), nil
+	return integerTerm(int64(v.local().Day())), nil
 }
 
 func fnHours(args []kb.Term) (kb.Term, error) {
@@ -153,7 +154,7 @@ func fnHours(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Hour())), nil
+	return integerTerm(int64(v.local().Hour())), nil
 }
 
 func fnMinutes(args []kb.Term) (kb.Term, error) {
@@ -161,7 +162,7 @@ func fnMinutes(args []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(v.local().Minute())), nil
+	return integerTerm(int64(v.local().Minute())), nil
 }
 
 func fnSeconds(args []kb.Term) (kb.Term, error) {
@@ -174,7 +175,7 @@ func fnSeconds(args []kb.Term) (kb.Term, error) {
 		f, _ := new(big.Rat).SetString("0." + v.frac)
 		r.Add(r, f)
 	}
-	return NumericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+	return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
 }
 
 func fnTimezone(args []kb.Term) (kb.Term, error) {
@@ -185,7 +186,7 @@ func fnTimezone(args []kb.Term) (kb.Term, error) {
 	if !v.hasTZ {
 		return kb.Term{}, typeErr("no timezone")
 	}
-	return kb.Literal(formatDayTimeDuration(v.offset), XSDDayTimeDur), nil
+	return kb.Literal(formatDayTimeDuration(v.offset), ontology.XSDDayTimeDuration), nil
 }
 
 func formatDayTimeDuration(minutes int) string {
@@ -217,5 +218,5 @@ func fnTZ(args []kb.Term) (kb.Term, error) {
 
 // formatNow renders a time as a canonical xsd:dateTime.
 func formatNow(t time.Time) kb.Term {
-	return kb.Literal(t.UTC().Format("2006-01-02T15:04:05.000Z"), XSDDateTime)
+	return kb.Literal(t.UTC().Format("2006-01-02T15:04:05.000Z"), ontology.XSDDateTime)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -95,7 +96,7 @@ func TestJoinStrategiesAgree(t *testing.T) {
 	q := kb.IRI("http://q")
 	var quads []kb.TermQuad
 	for i, s := range []string{"a", "b", "c"} {
-		quads = append(quads, kb.TermQuad{S: kb.IRI("http://" + s), P: p, O: kb.Literal(string(rune('1'+i)), XSDInteger)})
+		quads = append(quads, kb.TermQuad{S: kb.IRI("http://" + s), P: p, O: kb.Literal(string(rune('1'+i)), ontology.XSDInteger)})
 	}
 	quads = append(quads, kb.TermQuad{S: kb.IRI("http://a"), P: q, O: kb.IRI("http://b")})
 	ds := memoryWith(t, quads...)

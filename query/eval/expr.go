@@ -60,11 +60,11 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 				if err != nil {
 					return t, err
 				}
-				b, err := EBV(t)
+				b, err := effectiveBool(t)
 				if err != nil {
 					return kb.Term{}, err
 				}
-				return Bool(!b), nil
+				return boolTerm(!b), nil
 			}, nil
 		case algebra.OpMinus:
 			return func(ex *executor, r row) (kb.Term, error) {
@@ -72,7 +72,7 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 				if err != nil {
 					return t, err
 				}
-				return Negate(t)
+				return negate(t)
 			}, nil
 		default:
 			return func(ex *executor, r row) (kb.Term, error) {
@@ -80,7 +80,7 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 				if err != nil {
 					return t, err
 				}
-				return UnaryPlus(t)
+				return unaryPlus(t)
 			}, nil
 		}
 	case *algebra.BinaryExpr:
@@ -99,7 +99,7 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 			if err != nil && !errors.Is(err, errStop) {
 				return kb.Term{}, err
 			}
-			return Bool(found != not), nil
+			return boolTerm(found != not), nil
 		}, nil
 	case *algebra.BuiltinExpr:
 		return ex.compileBuiltin(x, sc)
@@ -125,25 +125,25 @@ func (ex *executor) compileBinary(x *algebra.BinaryExpr, sc scope) (cexpr, error
 		if err != nil {
 			return false, err
 		}
-		return EBV(t)
+		return effectiveBool(t)
 	}
 	switch x.Op {
 	case algebra.OpOr, algebra.OpAnd:
 		isOr := x.Op == algebra.OpOr
 		return func(ex *executor, r row) (kb.Term, error) {
 			a, errA := ebv(left, ex, r)
-			if errA != nil && !IsExpressionError(errA) {
+			if errA != nil && !isExpressionError(errA) {
 				return kb.Term{}, errA
 			}
 			if errA == nil && a == isOr {
-				return Bool(isOr), nil
+				return boolTerm(isOr), nil
 			}
 			b, errB := ebv(right, ex, r)
-			if errB != nil && !IsExpressionError(errB) {
+			if errB != nil && !isExpressionError(errB) {
 				return kb.Term{}, errB
 			}
 			if errB == nil && b == isOr {
-				return Bool(isOr), nil
+				return boolTerm(isOr), nil
 			}
 			if errA != nil {
 				return kb.Term{}, errA
@@ -151,7 +151,7 @@ func (ex *executor) compileBinary(x *algebra.BinaryExpr, sc scope) (cexpr, error
 			if errB != nil {
 				return kb.Term{}, errB
 			}
-			return Bool(!isOr), nil
+			return boolTerm(!isOr), nil
 		}, nil
 	}
 	op := x.Op
@@ -166,19 +166,19 @@ func (ex *executor) compileBinary(x *algebra.BinaryExpr, sc scope) (cexpr, error
 		}
 		switch op {
 		case algebra.OpAdd:
-			return Arith('+', a, b)
+			return arith('+', a, b)
 		case algebra.OpSub:
-			return Arith('-', a, b)
+			return arith('-', a, b)
 		case algebra.OpMul:
-			return Arith('*', a, b)
+			return arith('*', a, b)
 		case algebra.OpDiv:
-			return Arith('/', a, b)
+			return arith('/', a, b)
 		case algebra.OpEqual:
 			eq, err := Equal(a, b)
-			return Bool(eq), err
+			return boolTerm(eq), err
 		case algebra.OpNotEqual:
 			eq, err := Equal(a, b)
-			return Bool(!eq), err
+			return boolTerm(!eq), err
 		}
 		c, err := Compare(a, b)
 		if err != nil {
@@ -186,13 +186,13 @@ func (ex *executor) compileBinary(x *algebra.BinaryExpr, sc scope) (cexpr, error
 		}
 		switch op {
 		case algebra.OpLess:
-			return Bool(c < 0), nil
+			return boolTerm(c < 0), nil
 		case algebra.OpGreater:
-			return Bool(c > 0), nil
+			return boolTerm(c > 0), nil
 		case algebra.OpLessEq:
-			return Bool(c <= 0), nil
+			return boolTerm(c <= 0), nil
 		default:
-			return Bool(c >= 0), nil
+			return boolTerm(c >= 0), nil
 		}
 	}, nil
 }
@@ -206,10 +206,10 @@ func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, err
 	case algebra.BuiltinBound:
 		return func(ex *executor, r row) (kb.Term, error) {
 			_, err := args[0](ex, r)
-			if err != nil && !IsExpressionError(err) {
+			if err != nil && !isExpressionError(err) {
 				return kb.Term{}, err
 			}
-			return Bool(err == nil), nil
+			return boolTerm(err == nil), nil
 		}, nil
 	case algebra.BuiltinIf:
 		return func(ex *executor, r row) (kb.Term, error) {
@@ -217,7 +217,7 @@ func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, err
 			if err != nil {
 				return c, err
 			}
-			b, err := EBV(c)
+			b, err := effectiveBool(c)
 			if err != nil {
 				return kb.Term{}, err
 			}
@@ -233,7 +233,7 @@ func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, err
 				if err == nil {
 					return t, nil
 				}
-				if !IsExpressionError(err) {
+				if !isExpressionError(err) {
 					return t, err
 				}
 			}
@@ -272,7 +272,7 @@ func (ex *executor) fold(def *function.Def, args []algebra.Expr, c cexpr) cexpr 
 		}
 	}
 	t, err := c(ex, nil)
-	if err != nil && !IsExpressionError(err) {
+	if err != nil && !isExpressionError(err) {
 		return c
 	}
 	return func(*executor, row) (kb.Term, error) { return t, err }
@@ -457,11 +457,11 @@ func (ex *executor) compileIn(x *algebra.InExpr, sc scope) (cexpr, error) {
 		switch {
 		case a.IsIRI():
 			if _, ok := iris[a.Value]; ok {
-				return Bool(!not), nil
+				return boolTerm(!not), nil
 			}
 		case a.IsBlank():
 			if _, ok := blanks[a.Value]; ok {
-				return Bool(!not), nil
+				return boolTerm(!not), nil
 			}
 		}
 		var firstErr error
@@ -476,11 +476,11 @@ func (ex *executor) compileIn(x *algebra.InExpr, sc scope) (cexpr, error) {
 				var eq bool
 				eq, err = Equal(a, b)
 				if err == nil && eq {
-					return Bool(!not), nil
+					return boolTerm(!not), nil
 				}
 			}
 			if err != nil {
-				if !IsExpressionError(err) {
+				if !isExpressionError(err) {
 					return kb.Term{}, err
 				}
 				if firstErr == nil {
@@ -491,6 +491,6 @@ func (ex *executor) compileIn(x *algebra.InExpr, sc scope) (cexpr, error) {
 		if firstErr != nil {
 			return kb.Term{}, firstErr
 		}
-		return Bool(not), nil
+		return boolTerm(not), nil
 	}, nil
 }

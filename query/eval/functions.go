@@ -12,7 +12,6 @@ import (
 	"math"
 	"math/big"
 	mrand "math/rand/v2"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/function"
 )
@@ -118,24 +118,32 @@ var builtinImpls = map[algebra.Builtin]impl{
 	algebra.BuiltinSHA512:       pure(func(a []kb.Term) (kb.Term, error) { return hashString(a[0], sha512.New()) }),
 	algebra.BuiltinStrLang:      pure(fnStrLang),
 	algebra.BuiltinStrDT:        pure(fnStrDT),
-	algebra.BuiltinSameTerm:     pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0] == a[1]), nil }),
-	algebra.BuiltinIsIRI:        pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindIRI), nil }),
-	algebra.BuiltinIsBlank:      pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindBlank), nil }),
-	algebra.BuiltinIsLiteral:    pure(func(a []kb.Term) (kb.Term, error) { return Bool(a[0].Kind == kb.KindLiteral), nil }),
+	algebra.BuiltinSameTerm:     pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0] == a[1]), nil }),
+	algebra.BuiltinIsIRI:        pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0].Kind == kb.KindIRI), nil }),
+	algebra.BuiltinIsBlank:      pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0].Kind == kb.KindBlank), nil }),
+	algebra.BuiltinIsLiteral:    pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0].Kind == kb.KindLiteral), nil }),
 	algebra.BuiltinIsNumeric: pure(func(a []kb.Term) (kb.Term, error) {
 		_, ok := ParseNumeric(a[0])
-		return Bool(ok), nil
+		return boolTerm(ok), nil
 	}),
 	algebra.BuiltinRegex:   fnRegex,
 	algebra.BuiltinSubstr:  pure(fnSubstr),
 	algebra.BuiltinReplace: fnReplace,
 }
 
-// CallBuiltin calls the built-in named by its keyword (any case, aliases
+// CallBuiltin evaluates the SPARQL built-in function name on evaluated
+// arguments, with the arity checks of function.Builtin: for tools that
+// need SPARQL's semantics of one function outside a query (SHACL's
+// sh:pattern is REGEX).
+func CallBuiltin(env *FuncEnv, name string, args []kb.Term) (kb.Term, error) {
+	return callBuiltin(env, name, args)
+}
+
+// callBuiltin calls the built-in named by its keyword (any case, aliases
 // included) or the cast named by its IRI on evaluated arguments, checking
 // the arity function.Builtin declares. It is for tests and tools; queries
 // resolve their calls once, when compiled.
-func CallBuiltin(env *FuncEnv, name string, args []kb.Term) (kb.Term, error) {
+func callBuiltin(env *FuncEnv, name string, args []kb.Term) (kb.Term, error) {
 	funcs := function.Builtin()
 	def, ok := funcs.Keyword(name)
 	if !ok {
@@ -193,9 +201,9 @@ func fnLangMatches(a []kb.Term) (kb.Term, error) {
 	}
 	tag, rng := strings.ToLower(a[0].Value), strings.ToLower(a[1].Value)
 	if rng == "*" {
-		return Bool(tag != ""), nil
+		return boolTerm(tag != ""), nil
 	}
-	return Bool(tag == rng || strings.HasPrefix(tag, rng+"-")), nil
+	return boolTerm(tag == rng || strings.HasPrefix(tag, rng+"-")), nil
 }
 
 func fnDatatype(a []kb.Term) (kb.Term, error) {
@@ -210,30 +218,13 @@ func fnIRI(env *FuncEnv, a []kb.Term) (kb.Term, error) {
 	case a[0].Kind == kb.KindIRI:
 		return a[0], nil
 	case isStringLit(a[0]):
-		iri := ResolveIRI(env.Base, a[0].Value)
+		iri := kb.ResolveRelative(env.Base, a[0].Value)
 		if err := kb.CheckIRI(iri); err != nil {
 			return kb.Term{}, typeErr("IRI(%s): %v", a[0], err)
 		}
 		return kb.IRI(iri), nil
 	}
 	return kb.Term{}, typeErr("IRI of %s", a[0])
-}
-
-// ResolveIRI resolves ref against base (RFC 3986); with no base or an
-// unparsable one it returns ref unchanged.
-func ResolveIRI(base, ref string) string {
-	if base == "" {
-		return ref
-	}
-	b, err := url.Parse(base)
-	if err != nil {
-		return ref
-	}
-	r, err := url.Parse(ref)
-	if err != nil {
-		return ref
-	}
-	return b.ResolveReference(r).String()
 }
 
 func fnBNode(env *FuncEnv, a []kb.Term) (kb.Term, error) {
@@ -272,7 +263,7 @@ func numericUnary(t kb.Term, ff func(float64) float64, rf func(*big.Rat) *big.Ra
 	} else {
 		n.R = rf(n.R)
 	}
-	out := NumericTerm(n)
+	out := numericTerm(n)
 	// Keep derived integer types (e.g. xsd:int) as written.
 	if n.Kind == NumInteger {
 		out.Datatype = t.Datatype
@@ -316,7 +307,7 @@ func fnRound(a []kb.Term) (kb.Term, error) {
 
 // stringArg accepts simple literals, xsd:string and language-tagged strings.
 func stringArg(t kb.Term) (kb.Term, error) {
-	if t.Kind == kb.KindLiteral && (t.Datatype == XSDString || t.Datatype == RDFLangString) {
+	if t.Kind == kb.KindLiteral && (t.Datatype == ontology.XSDString || t.Datatype == ontology.RDFLangString) {
 		return t, nil
 	}
 	return kb.Term{}, typeErr("not a string literal: %s", t)
@@ -327,12 +318,12 @@ func argCompatible(a, b kb.Term) bool {
 	if isStringLit(b) {
 		return true
 	}
-	return a.Datatype == RDFLangString && b.Datatype == RDFLangString && a.Lang == b.Lang
+	return a.Datatype == ontology.RDFLangString && b.Datatype == ontology.RDFLangString && a.Lang == b.Lang
 }
 
 // sameKind returns a string literal of value s with a's language tag.
 func sameKind(a kb.Term, s string) kb.Term {
-	if a.Datatype == RDFLangString {
+	if a.Datatype == ontology.RDFLangString {
 		return kb.LangLiteral(s, a.Lang)
 	}
 	return kb.String(s)
@@ -357,7 +348,7 @@ func fnConcat(a []kb.Term) (kb.Term, error) {
 		if i == 0 {
 			lang = s.Lang
 		}
-		if s.Lang != lang || s.Datatype != RDFLangString {
+		if s.Lang != lang || s.Datatype != ontology.RDFLangString {
 			sameLang = false
 		}
 		b.WriteString(s.Value)
@@ -373,7 +364,7 @@ func fnStrlen(a []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Integer(int64(utf8.RuneCountInString(s.Value))), nil
+	return integerTerm(int64(utf8.RuneCountInString(s.Value))), nil
 }
 
 func fnEncodeForURI(a []kb.Term) (kb.Term, error) {
@@ -412,7 +403,7 @@ func strTest(a []kb.Term, f func(string, string) bool) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Bool(f(x.Value, y.Value)), nil
+	return boolTerm(f(x.Value, y.Value)), nil
 }
 
 func fnStrBefore(a []kb.Term) (kb.Term, error) {
@@ -563,7 +554,7 @@ func (ex *executor) compileRegex(name algebra.Builtin, args []algebra.Expr, carg
 			if reErr != nil {
 				return kb.Term{}, reErr
 			}
-			return Bool(re.MatchString(s.Value)), nil
+			return boolTerm(re.MatchString(s.Value)), nil
 		}, true, nil
 	}
 	if reErr == nil && re.MatchString("") {
@@ -618,7 +609,7 @@ func fnRegex(env *FuncEnv, a []kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return Bool(re.MatchString(text.Value)), nil
+	return boolTerm(re.MatchString(text.Value)), nil
 }
 
 var xpathReplacement = regexp.MustCompile(`\\\\|\\\$|\$(\d)`)

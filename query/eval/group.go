@@ -98,7 +98,7 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 			t, err := k.expr(ex, r)
 			keyIDs[i] = 0
 			if err != nil {
-				if !IsExpressionError(err) {
+				if !isExpressionError(err) {
 					return err
 				}
 				continue
@@ -140,7 +140,7 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 		for i, a := range n.aggs {
 			t, err := g.aggs[i].result(a)
 			if err != nil {
-				if !IsExpressionError(err) {
+				if !isExpressionError(err) {
 					return err
 				}
 				continue
@@ -223,7 +223,7 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 	ex.env.NewRow()
 	t, err := a.expr(ex, r)
 	if err != nil {
-		if !IsExpressionError(err) {
+		if !isExpressionError(err) {
 			return err
 		}
 		if st.firstErr == nil {
@@ -270,14 +270,14 @@ func (st *aggState) result(a groupAgg) (kb.Term, error) {
 	agg := a.agg
 	switch {
 	case agg.Star && !agg.Distinct:
-		return Integer(st.n), nil
+		return integerTerm(st.n), nil
 	case agg.Star:
-		return Integer(int64(len(st.keys))), nil
+		return integerTerm(int64(len(st.keys))), nil
 	case agg.Func == algebra.AggCount && a.varSlot >= 0:
 		if agg.Distinct {
-			return Integer(int64(len(st.ids))), nil
+			return integerTerm(int64(len(st.ids))), nil
 		}
-		return Integer(st.n), nil
+		return integerTerm(st.n), nil
 	}
 	vals, firstErr := st.vals, st.firstErr
 	if t, ok, err := st.fast.result(agg.Func, firstErr); ok {
@@ -285,7 +285,7 @@ func (st *aggState) result(a groupAgg) (kb.Term, error) {
 	}
 	switch agg.Func {
 	case algebra.AggCount:
-		return Integer(int64(len(vals))), nil
+		return integerTerm(int64(len(vals))), nil
 	case algebra.AggSum, algebra.AggAvg:
 		if firstErr != nil {
 			return kb.Term{}, firstErr
@@ -299,23 +299,23 @@ func (st *aggState) result(a groupAgg) (kb.Term, error) {
 			if !ok {
 				return kb.Term{}, typeErr("%s of non-numeric %s", agg.Func, v)
 			}
-			s, err := ArithNumeric('+', sum, n)
+			s, err := arithNumeric('+', sum, n)
 			if err != nil {
 				return kb.Term{}, err
 			}
 			sum = s
 		}
 		if agg.Func == algebra.AggSum {
-			return NumericTerm(sum), nil
+			return numericTerm(sum), nil
 		}
 		if len(vals) == 0 {
-			return Integer(0), nil
+			return integerTerm(0), nil
 		}
-		avg, err := ArithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
+		avg, err := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
 		if err != nil {
 			return kb.Term{}, err
 		}
-		return NumericTerm(avg), nil
+		return numericTerm(avg), nil
 	case algebra.AggMin, algebra.AggMax:
 		if len(vals) == 0 {
 			if firstErr != nil {
@@ -328,7 +328,7 @@ func (st *aggState) result(a groupAgg) (kb.Term, error) {
 		}
 		best := vals[0]
 		for _, v := range vals[1:] {
-			c := OrderCompare(v, best)
+			c := orderCompare(v, best)
 			if (agg.Func == algebra.AggMin && c < 0) || (agg.Func == algebra.AggMax && c > 0) {
 				best = v
 			}
@@ -362,13 +362,13 @@ func fastNumber(t kb.Term) (i int64, f float64, kind NumKind, ok bool) {
 		return 0, 0, 0, false
 	}
 	switch t.Datatype {
-	case XSDInteger, ontology.XSDLong:
+	case ontology.XSDInteger, ontology.XSDLong:
 		v, err := strconv.ParseInt(t.Value, 10, 64)
 		if err != nil {
 			return 0, 0, 0, false
 		}
 		return v, 0, NumInteger, true
-	case XSDDouble:
+	case ontology.XSDDouble:
 		v, ok := parseFloatLexical(strings.TrimSpace(t.Value))
 		if !ok {
 			return 0, 0, 0, false
@@ -410,18 +410,18 @@ func fastSumAvg(fn algebra.AggregateFunc, vals []kb.Term) (kb.Term, bool, error)
 		sum = Numeric{Kind: NumInteger, R: new(big.Rat).SetInt64(isum)}
 	}
 	if fn == algebra.AggSum {
-		return NumericTerm(sum), true, nil
+		return numericTerm(sum), true, nil
 	}
-	avg, err := ArithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
+	avg, err := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
 	if err != nil {
 		return kb.Term{}, false, err
 	}
-	return NumericTerm(avg), true, nil
+	return numericTerm(avg), true, nil
 }
 
 // fastMinMax computes MIN or MAX when every value is an int64-sized
 // integer or every value is a double, comparing decoded numbers; ties and
-// NaNs go through OrderCompare as in the general path.
+// NaNs go through orderCompare as in the general path.
 func fastMinMax(fn algebra.AggregateFunc, vals []kb.Term) (kb.Term, bool) {
 	bi, bf, kind, ok := fastNumber(vals[0])
 	if !ok {
@@ -440,7 +440,7 @@ func fastMinMax(fn algebra.AggregateFunc, vals []kb.Term) (kb.Term, bool) {
 		case k == NumInteger && i > bi, k == NumDouble && f > bf:
 			c = 1
 		default: // equal or NaN
-			c = OrderCompare(v, best)
+			c = orderCompare(v, best)
 		}
 		if (fn == algebra.AggMin && c < 0) || (fn == algebra.AggMax && c > 0) {
 			best, bi, bf = v, i, f

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 )
 
@@ -78,7 +79,7 @@ func (f *fastAgg) add(fn algebra.AggregateFunc, t kb.Term) (bool, []kb.Term) {
 			case k == NumInteger && i > f.bi, k == NumDouble && v > f.bf:
 				c = 1
 			default: // equal or NaN
-				c = OrderCompare(t, f.best)
+				c = orderCompare(t, f.best)
 			}
 			if (fn == algebra.AggMin && c < 0) || (fn == algebra.AggMax && c > 0) {
 				f.best, f.bi, f.bf = t, i, v
@@ -101,11 +102,11 @@ func (f *fastAgg) spill(fn algebra.AggregateFunc) []kb.Term {
 	if fn == algebra.AggMin || fn == algebra.AggMax {
 		return []kb.Term{f.best}
 	}
-	sum, zero := Integer(f.isum), Integer(0)
+	sum, zero := integerTerm(f.isum), integerTerm(0)
 	if f.kind == NumDouble {
 		// The shortest form that parses back to exactly fsum.
-		sum = kb.Term{Kind: kb.KindLiteral, Datatype: XSDDouble, Value: strconv.FormatFloat(f.fsum, 'E', -1, 64)}
-		zero = kb.Term{Kind: kb.KindLiteral, Datatype: XSDDouble, Value: "-0E0"}
+		sum = kb.Term{Kind: kb.KindLiteral, Datatype: ontology.XSDDouble, Value: strconv.FormatFloat(f.fsum, 'E', -1, 64)}
+		zero = kb.Term{Kind: kb.KindLiteral, Datatype: ontology.XSDDouble, Value: "-0E0"}
 	}
 	out := make([]kb.Term, f.n)
 	out[0] = sum
@@ -135,11 +136,11 @@ func (f *fastAgg) result(fn algebra.AggregateFunc, firstErr error) (kb.Term, boo
 		sum = Numeric{Kind: NumInteger, R: new(big.Rat).SetInt64(f.isum)}
 	}
 	if fn == algebra.AggSum {
-		return NumericTerm(sum), true, nil
+		return numericTerm(sum), true, nil
 	}
-	avg, err := ArithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(f.n, 1)})
+	avg, err := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(f.n, 1)})
 	if err != nil {
 		return kb.Term{}, true, err
 	}
-	return NumericTerm(avg), true, nil
+	return numericTerm(avg), true, nil
 }

@@ -346,12 +346,12 @@ func (ex *executor) filterRow(exprs []cexpr, r row) (bool, error) {
 	for _, e := range exprs {
 		t, err := e(ex, r)
 		if err != nil {
-			if IsExpressionError(err) {
+			if isExpressionError(err) {
 				return false, nil
 			}
 			return false, err
 		}
-		b, err := EBV(t)
+		b, err := effectiveBool(t)
 		if err != nil || !b {
 			return false, nil
 		}
@@ -388,7 +388,7 @@ func (n *extendNode) run(ex *executor, seed row, emit func(row) bool) error {
 	return runInner(ex, n.input, seed, func(r row) error {
 		ex.env.newSolution(r)
 		t, err := n.expr(ex, r)
-		if err != nil && !IsExpressionError(err) {
+		if err != nil && !isExpressionError(err) {
 			return err
 		}
 		if err == nil {
@@ -602,7 +602,7 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 		seq++
 		for i, e := range n.keys {
 			t, err := e(ex, r)
-			if err != nil && !IsExpressionError(err) {
+			if err != nil && !isExpressionError(err) {
 				return err
 			}
 			k.keys[i] = newSortKey(t)
@@ -791,5 +791,5 @@ func (a sortKey) compare(b sortKey) int {
 			return c
 		}
 	}
-	return OrderCompare(a.term, b.term)
+	return orderCompare(a.term, b.term)
 }

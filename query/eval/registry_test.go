@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/function"
 )
@@ -121,7 +122,7 @@ func TestCompileResolves(t *testing.T) {
 		{"builtin arity", &algebra.BuiltinExpr{Name: algebra.BuiltinStrLen, Args: []algebra.Expr{lit("a"), lit("b")}}, "", true},
 		{"unknown builtin", &algebra.BuiltinExpr{Name: "FROB", Args: []algebra.Expr{lit("a")}}, "", true},
 		{"undeclared iri", &algebra.FuncExpr{IRI: ex + "nope", Args: []algebra.Expr{lit("a")}}, "", false},
-		{"cast", &algebra.FuncExpr{IRI: XSDInteger, Args: []algebra.Expr{lit(" 42 ")}}, "42", false},
+		{"cast", &algebra.FuncExpr{IRI: ontology.XSDInteger, Args: []algebra.Expr{lit(" 42 ")}}, "42", false},
 		{"regex constant", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{lit("Abc"), lit("^a"), lit("i")}}, "true", false},
 		{"regex bad constant", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{lit("Abc"), lit("(")}}, "", false},
 		{"regex variable flags", &algebra.BuiltinExpr{Name: algebra.BuiltinRegex, Args: []algebra.Expr{lit("Abc"), lit("^a"), &algebra.BuiltinExpr{Name: algebra.BuiltinLCase, Args: []algebra.Expr{lit("I")}}}}, "true", false},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
+	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -102,9 +103,9 @@ func TestServiceBindJoinBatches(t *testing.T) {
 	const n = 1201
 	for i := range n {
 		s := kb.IRI(fmt.Sprintf("http://s%d", i))
-		local = append(local, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), XSDInteger)})
+		local = append(local, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), ontology.XSDInteger)})
 		if i%3 == 0 {
-			remote = append(remote, kb.TermQuad{S: s, P: q, O: kb.Literal(fmt.Sprint(int64(2*i)), XSDInteger)})
+			remote = append(remote, kb.TermQuad{S: s, P: q, O: kb.Literal(fmt.Sprint(int64(2*i)), ontology.XSDInteger)})
 		}
 	}
 	svc := &remoteStores{stores: map[string]kb.Dataset{"http://r/sparql": memoryWith(t, remote...)}}
@@ -163,7 +164,7 @@ func TestServiceBindJoinStops(t *testing.T) {
 	var local, remote []kb.TermQuad
 	for i := range 1000 {
 		s := kb.IRI(fmt.Sprintf("http://s%d", i))
-		local = append(local, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), XSDInteger)})
+		local = append(local, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), ontology.XSDInteger)})
 		remote = append(remote, kb.TermQuad{S: s, P: q, O: kb.Literal("x", "")})
 	}
 	svc := &remoteStores{stores: map[string]kb.Dataset{"http://r/sparql": memoryWith(t, remote...)},
@@ -237,7 +238,7 @@ func TestServiceConcurrentAndReport(t *testing.T) {
 	var branches []string
 	for i := range 4 {
 		ep := fmt.Sprintf("http://site%d/sparql", i)
-		stores[ep] = memoryWith(t, kb.TermQuad{S: kb.IRI(fmt.Sprintf("http://x%d", i)), P: p, O: kb.Literal(fmt.Sprint(int64(i)), XSDInteger)})
+		stores[ep] = memoryWith(t, kb.TermQuad{S: kb.IRI(fmt.Sprintf("http://x%d", i)), P: p, O: kb.Literal(fmt.Sprint(int64(i)), ontology.XSDInteger)})
 		delay[ep] = 300 * time.Millisecond
 		branches = append(branches, fmt.Sprintf("{ SERVICE <%s> { ?x <http://p> ?v } }", ep))
 	}
@@ -295,7 +296,7 @@ func TestServiceConcurrentAndReport(t *testing.T) {
 
 func TestServicePartialBranch(t *testing.T) {
 	p := kb.IRI("http://p")
-	a := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x1"), P: p, O: kb.Literal(fmt.Sprint(1), XSDInteger)})
+	a := memoryWith(t, kb.TermQuad{S: kb.IRI("http://x1"), P: p, O: kb.Literal(fmt.Sprint(1), ontology.XSDInteger)})
 	svc := &remoteStores{stores: map[string]kb.Dataset{"http://a/sparql": a}}
 	q := mustParse(t, `SELECT * { { SERVICE <http://a/sparql> { ?x <http://p> ?v } } UNION { SERVICE <http://down/sparql> { ?x <http://p> ?v } } }`)
 	algebra.Walk(q.Pattern, func(op algebra.Op) bool {
@@ -499,7 +500,7 @@ func BenchmarkServiceBindJoin(b *testing.B) {
 	var lq, rq []kb.TermQuad
 	for i := range 1201 {
 		s := kb.IRI(fmt.Sprintf("http://s%d", i))
-		lq = append(lq, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), XSDInteger)})
+		lq = append(lq, kb.TermQuad{S: s, P: p, O: kb.Literal(fmt.Sprint(int64(i)), ontology.XSDInteger)})
 		rq = append(rq, kb.TermQuad{S: s, P: q, O: kb.String("r")})
 	}
 	for _, d := range []struct {

@@ -13,22 +13,6 @@ import (
 	"github.com/perfkb/perfkb/query/function"
 )
 
-// XSD and RDF datatype IRIs used by the function library.
-const (
-	XSD           = ontology.XSDNamespace
-	XSDString     = ontology.XSDString
-	XSDBoolean    = ontology.XSDBoolean
-	XSDInteger    = ontology.XSDInteger
-	XSDDecimal    = ontology.XSDDecimal
-	XSDFloat      = ontology.XSDFloat
-	XSDDouble     = ontology.XSDDouble
-	XSDDateTime   = ontology.XSDDateTime
-	XSDDate       = ontology.XSDDate
-	XSDTime       = ontology.XSDTime
-	XSDDayTimeDur = ontology.XSDDayTimeDuration
-	RDFLangString = ontology.RDFLangString
-)
-
 // ErrType is the SPARQL expression error: a type error, an unbound variable,
 // or any other failure that makes an expression have no value (§17.3). It is
 // distinct from evaluation failures such as a canceled query: FILTER treats
@@ -53,17 +37,17 @@ type typeError struct {
 func (e *typeError) Error() string { return ErrType.Error() + ": " + fmt.Sprintf(e.format, e.args...) }
 func (e *typeError) Unwrap() error { return ErrType }
 
-// IsExpressionError reports whether err is an expression (type) error.
-func IsExpressionError(err error) bool { return errors.Is(err, ErrType) }
+// isExpressionError reports whether err is an expression (type) error.
+func isExpressionError(err error) bool { return errors.Is(err, ErrType) }
 
 // Boolean literals.
 var (
-	True  = kb.Literal("true", XSDBoolean)
-	False = kb.Literal("false", XSDBoolean)
+	True  = kb.Literal("true", ontology.XSDBoolean)
+	False = kb.Literal("false", ontology.XSDBoolean)
 )
 
-// Bool returns the xsd:boolean literal for b.
-func Bool(b bool) kb.Term {
+// boolTerm returns the xsd:boolean literal for b.
+func boolTerm(b bool) kb.Term {
 	if b {
 		return True
 	}
@@ -81,7 +65,7 @@ var integerTypes = func() map[string][2]*big.Int {
 		v, _ := new(big.Int).SetString(s, 10)
 		return v
 	}
-	set := func(name, lo, hi string) { m[XSD+name] = [2]*big.Int{bi(lo), bi(hi)} }
+	set := func(name, lo, hi string) { m[ontology.XSDNamespace+name] = [2]*big.Int{bi(lo), bi(hi)} }
 	set("integer", "", "")
 	set("nonPositiveInteger", "", "0")
 	set("negativeInteger", "", "-1")
@@ -98,12 +82,12 @@ var integerTypes = func() map[string][2]*big.Int {
 	return m
 }()
 
-// IsIntegerType reports whether dt is xsd:integer or a type derived from it.
-func IsIntegerType(dt string) bool { _, ok := integerTypes[dt]; return ok }
+// isIntegerType reports whether dt is xsd:integer or a type derived from it.
+func isIntegerType(dt string) bool { _, ok := integerTypes[dt]; return ok }
 
-// IsNumericType reports whether dt is a numeric XSD datatype.
-func IsNumericType(dt string) bool {
-	return dt == XSDDecimal || dt == XSDFloat || dt == XSDDouble || IsIntegerType(dt)
+// isNumericType reports whether dt is a numeric XSD datatype.
+func isNumericType(dt string) bool {
+	return dt == ontology.XSDDecimal || dt == ontology.XSDFloat || dt == ontology.XSDDouble || isIntegerType(dt)
 }
 
 // NumKind orders the numeric types for promotion: integer < decimal < float < double.
@@ -239,16 +223,16 @@ func ParseNumeric(t kb.Term) (Numeric, bool) {
 	}
 	s := strings.TrimSpace(t.Value)
 	switch dt := t.Datatype; {
-	case dt == XSDDouble || dt == XSDFloat:
+	case dt == ontology.XSDDouble || dt == ontology.XSDFloat:
 		f, ok := parseFloatLexical(s)
 		if !ok {
 			return Numeric{}, false
 		}
-		if dt == XSDFloat {
+		if dt == ontology.XSDFloat {
 			return Numeric{Kind: NumFloat, F: float64(float32(f))}, true
 		}
 		return Numeric{Kind: NumDouble, F: f}, true
-	case dt == XSDDecimal:
+	case dt == ontology.XSDDecimal:
 		if !decimalLexical(s) {
 			return Numeric{}, false
 		}
@@ -260,13 +244,13 @@ func ParseNumeric(t kb.Term) (Numeric, bool) {
 			return Numeric{}, false
 		}
 		return Numeric{Kind: NumDecimal, R: r}, true
-	case IsIntegerType(dt):
+	case isIntegerType(dt):
 		if !integerLexical(s) {
 			return Numeric{}, false
 		}
 		if len(s) <= 18 {
 			v, err := strconv.ParseInt(s, 10, 64)
-			if err == nil && (dt == XSDInteger || inRange(big.NewInt(v), dt)) {
+			if err == nil && (dt == ontology.XSDInteger || inRange(big.NewInt(v), dt)) {
 				return Numeric{Kind: NumInteger, R: new(big.Rat).SetInt64(v)}, true
 			}
 		}
@@ -320,7 +304,7 @@ func smallDecimal(s string) (*big.Rat, bool) {
 	return new(big.Rat).SetFrac64(m, pow10[len(frac)]), true
 }
 
-// NumericTerm returns the literal for a computed number n. Its lexical form
+// numericTerm returns the literal for a computed number n. Its lexical form
 // is the XPath F&O 3.1 §19.1.2 cast-to-xs:string form of the value, which
 // the W3C SPARQL suites expect of computed numbers (6+3.0 → "9"^^xsd:decimal,
 // "6"^^xsd:double): an integral xsd:decimal has no decimal point, and a
@@ -328,24 +312,24 @@ func smallDecimal(s string) (*big.Rat, bool) {
 // the fewest digits that read back to the same value; other magnitudes use
 // the XSD canonical scientific form ("1.0E6"). One mapping for every
 // computed number, so a value always prints the same way.
-func NumericTerm(n Numeric) kb.Term {
+func numericTerm(n Numeric) kb.Term {
 	switch n.Kind {
 	case NumInteger:
-		return kb.Literal(n.R.Num().String(), XSDInteger)
+		return kb.Literal(n.R.Num().String(), ontology.XSDInteger)
 	case NumDecimal:
-		return kb.Literal(canonicalDecimal(n.R), XSDDecimal)
+		return kb.Literal(canonicalDecimal(n.R), ontology.XSDDecimal)
 	case NumFloat:
-		return kb.Literal(floatString(n.F, 32), XSDFloat)
+		return kb.Literal(floatString(n.F, 32), ontology.XSDFloat)
 	default:
-		return kb.Literal(floatString(n.F, 64), XSDDouble)
+		return kb.Literal(floatString(n.F, 64), ontology.XSDDouble)
 	}
 }
 
-// Integer returns the xsd:integer literal for i.
-func Integer(i int64) kb.Term { return kb.Literal(strconv.FormatInt(i, 10), XSDInteger) }
+// integerTerm returns the xsd:integer literal for i.
+func integerTerm(i int64) kb.Term { return kb.Literal(strconv.FormatInt(i, 10), ontology.XSDInteger) }
 
-// Double returns the xsd:double literal for f, written as NumericTerm does.
-func Double(f float64) kb.Term { return kb.Literal(floatString(f, 64), XSDDouble) }
+// Double returns the xsd:double literal for f, written as numericTerm does.
+func Double(f float64) kb.Term { return kb.Literal(floatString(f, 64), ontology.XSDDouble) }
 
 // canonicalDecimal is the XPath string form of a decimal: the integer
 // digits alone when r is whole ("3", not "3.0"), else the fewest fraction
@@ -415,15 +399,15 @@ func canonicalDouble(f float64, bits int) string {
 	return mant + "E" + strconv.Itoa(e)
 }
 
-// Arith applies a binary arithmetic operator (+ - * /) with numeric type
+// arith applies a binary arithmetic operator (+ - * /) with numeric type
 // promotion (XPath op:numeric-*).
-func Arith(op byte, a, b kb.Term) (kb.Term, error) {
+func arith(op byte, a, b kb.Term) (kb.Term, error) {
 	if op == '/' {
 		// Integer division without big.Rat, the metric-ratio case.
 		if i, _, k, ok := fastNumber(a); ok && k == NumInteger {
 			if j, _, k, ok := fastNumber(b); ok && k == NumInteger {
 				if s, ok := divideInt64(i, j); ok {
-					return kb.Literal(s, XSDDecimal), nil
+					return kb.Literal(s, ontology.XSDDecimal), nil
 				}
 			}
 		}
@@ -435,14 +419,14 @@ func Arith(op byte, a, b kb.Term) (kb.Term, error) {
 	}
 	if op == '/' && x.Kind == NumInteger && y.Kind == NumInteger && x.R.Num().IsInt64() && y.R.Num().IsInt64() {
 		if s, ok := divideInt64(x.R.Num().Int64(), y.R.Num().Int64()); ok {
-			return kb.Literal(s, XSDDecimal), nil
+			return kb.Literal(s, ontology.XSDDecimal), nil
 		}
 	}
-	n, err := ArithNumeric(op, x, y)
+	n, err := arithNumeric(op, x, y)
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return NumericTerm(n), nil
+	return numericTerm(n), nil
 }
 
 // divideInt64 is the canonical xsd:decimal of a/b computed by long
@@ -504,8 +488,8 @@ func divideInt64(a, b int64) (string, bool) {
 	return intStr + "." + fracStr, true
 }
 
-// ArithNumeric applies + - * / to decoded values with type promotion.
-func ArithNumeric(op byte, x, y Numeric) (Numeric, error) {
+// arithNumeric applies + - * / to decoded values with type promotion.
+func arithNumeric(op byte, x, y Numeric) (Numeric, error) {
 	k := max(x.Kind, y.Kind)
 	if op == '/' && k == NumInteger {
 		k = NumDecimal
@@ -545,8 +529,8 @@ func ArithNumeric(op byte, x, y Numeric) (Numeric, error) {
 	return Numeric{Kind: k, R: r}, nil
 }
 
-// Negate returns -a.
-func Negate(a kb.Term) (kb.Term, error) {
+// negate returns -a.
+func negate(a kb.Term) (kb.Term, error) {
 	x, ok := ParseNumeric(a)
 	if !ok {
 		return kb.Term{}, typeErr("unary minus on non-numeric %s", a)
@@ -556,32 +540,32 @@ func Negate(a kb.Term) (kb.Term, error) {
 	} else {
 		x.R = new(big.Rat).Neg(x.R)
 	}
-	return NumericTerm(x), nil
+	return numericTerm(x), nil
 }
 
-// UnaryPlus returns +a (a type check).
-func UnaryPlus(a kb.Term) (kb.Term, error) {
+// unaryPlus returns +a (a type check).
+func unaryPlus(a kb.Term) (kb.Term, error) {
 	if _, ok := ParseNumeric(a); !ok {
 		return kb.Term{}, typeErr("unary plus on non-numeric %s", a)
 	}
 	return a, nil
 }
 
-// EBV computes the effective boolean value of a term (§17.2.2).
-func EBV(t kb.Term) (bool, error) {
+// effectiveBool computes the effective boolean value of a term (§17.2.2).
+func effectiveBool(t kb.Term) (bool, error) {
 	if t.Kind != kb.KindLiteral {
 		return false, typeErr("no effective boolean value for %s", t)
 	}
 	switch {
-	case t.Datatype == XSDBoolean:
+	case t.Datatype == ontology.XSDBoolean:
 		switch t.Value {
 		case "true", "1":
 			return true, nil
 		}
 		return false, nil
-	case t.Datatype == XSDString || t.Datatype == RDFLangString:
+	case t.Datatype == ontology.XSDString || t.Datatype == ontology.RDFLangString:
 		return t.Value != "", nil
-	case IsNumericType(t.Datatype):
+	case isNumericType(t.Datatype):
 		n, ok := ParseNumeric(t)
 		if !ok {
 			return false, nil
@@ -593,7 +577,7 @@ func EBV(t kb.Term) (bool, error) {
 
 // boolValue decodes an xsd:boolean literal.
 func boolValue(t kb.Term) (bool, bool) {
-	if t.Kind != kb.KindLiteral || t.Datatype != XSDBoolean {
+	if t.Kind != kb.KindLiteral || t.Datatype != ontology.XSDBoolean {
 		return false, false
 	}
 	switch strings.TrimSpace(t.Value) {
@@ -606,12 +590,12 @@ func boolValue(t kb.Term) (bool, bool) {
 }
 
 // isStringLit reports whether t is a simple literal or xsd:string.
-func isStringLit(t kb.Term) bool { return t.Kind == kb.KindLiteral && t.Datatype == XSDString }
+func isStringLit(t kb.Term) bool { return t.Kind == kb.KindLiteral && t.Datatype == ontology.XSDString }
 
 // isKnownType reports whether the operators understand values of datatype dt.
 func isKnownType(dt string) bool {
-	return dt == XSDString || dt == RDFLangString || dt == XSDBoolean || dt == XSDDateTime ||
-		dt == XSDDate || dt == XSDTime || IsNumericType(dt)
+	return dt == ontology.XSDString || dt == ontology.RDFLangString || dt == ontology.XSDBoolean || dt == ontology.XSDDateTime ||
+		dt == ontology.XSDDate || dt == ontology.XSDTime || isNumericType(dt)
 }
 
 // Compare compares two terms with the SPARQL operator semantics. It returns
@@ -630,15 +614,15 @@ func Compare(a, b kb.Term) (int, error) {
 		switch {
 		case isStringLit(a) && isStringLit(b):
 			return strings.Compare(a.Value, b.Value), nil
-		case a.Datatype == XSDBoolean && b.Datatype == XSDBoolean:
+		case a.Datatype == ontology.XSDBoolean && b.Datatype == ontology.XSDBoolean:
 			x, ok1 := boolValue(a)
 			y, ok2 := boolValue(b)
 			if ok1 && ok2 {
 				return boolCmp(x, y), nil
 			}
-		case a.Datatype == XSDDateTime && b.Datatype == XSDDateTime,
-			a.Datatype == XSDDate && b.Datatype == XSDDate,
-			a.Datatype == XSDTime && b.Datatype == XSDTime:
+		case a.Datatype == ontology.XSDDateTime && b.Datatype == ontology.XSDDateTime,
+			a.Datatype == ontology.XSDDate && b.Datatype == ontology.XSDDate,
+			a.Datatype == ontology.XSDTime && b.Datatype == ontology.XSDTime:
 			x, ok1 := parseDateTime(a.Value)
 			y, ok2 := parseDateTime(b.Value)
 			if ok1 && ok2 {
@@ -706,11 +690,11 @@ func fastCompareDecimal(a, b kb.Term) (int, bool) {
 func decimalParts(t kb.Term) (neg bool, ip, fp string, ok bool) {
 	s := t.Value
 	switch t.Datatype {
-	case XSDDecimal:
+	case ontology.XSDDecimal:
 		if !decimalLexical(s) {
 			return false, "", "", false
 		}
-	case XSDInteger:
+	case ontology.XSDInteger:
 		if !integerLexical(s) {
 			return false, "", "", false
 		}
@@ -776,7 +760,7 @@ func Equal(a, b kb.Term) (bool, error) {
 		return false, err
 	}
 	if a.Kind == kb.KindLiteral && b.Kind == kb.KindLiteral {
-		if a.Datatype == RDFLangString || b.Datatype == RDFLangString {
+		if a.Datatype == ontology.RDFLangString || b.Datatype == ontology.RDFLangString {
 			return false, nil
 		}
 		// Two literals of known, different-valued types (e.g. a string and a
@@ -796,13 +780,13 @@ func Equal(a, b kb.Term) (bool, error) {
 // lexical form.
 func validLexical(t kb.Term) bool {
 	switch {
-	case IsNumericType(t.Datatype):
+	case isNumericType(t.Datatype):
 		_, ok := ParseNumeric(t)
 		return ok
-	case t.Datatype == XSDBoolean:
+	case t.Datatype == ontology.XSDBoolean:
 		_, ok := boolValue(t)
 		return ok
-	case t.Datatype == XSDDateTime || t.Datatype == XSDDate || t.Datatype == XSDTime:
+	case t.Datatype == ontology.XSDDateTime || t.Datatype == ontology.XSDDate || t.Datatype == ontology.XSDTime:
 		_, ok := parseDateTime(t.Value)
 		return ok
 	}
@@ -812,11 +796,11 @@ func validLexical(t kb.Term) bool {
 // kindRank orders term kinds for ORDER BY: unbound, blank, IRI, literal.
 var kindRank = [...]int{0: 0, kb.KindBlank: 1, kb.KindIRI: 2, kb.KindLiteral: 3}
 
-// OrderCompare orders two terms for ORDER BY (§15.1): unbound (zero Term)
+// orderCompare orders two terms for ORDER BY (§15.1): unbound (zero Term)
 // < blank nodes < IRIs < literals; literals by value where the < operator
 // applies, otherwise by lexical form, datatype and language. It is a total
 // order usable for sorting.
-func OrderCompare(a, b kb.Term) int {
+func orderCompare(a, b kb.Term) int {
 	if a.Kind != b.Kind {
 		return kindRank[a.Kind] - kindRank[b.Kind]
 	}
@@ -837,7 +821,7 @@ func OrderCompare(a, b kb.Term) int {
 		}
 		return 1
 	}
-	an, bn := IsNumericType(a.Datatype), IsNumericType(b.Datatype)
+	an, bn := isNumericType(a.Datatype), isNumericType(b.Datatype)
 	if an != bn {
 		if an {
 			return -1

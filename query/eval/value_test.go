@@ -10,7 +10,7 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 )
 
-func lit(v, dt string) kb.Term { return kb.Literal(v, XSD+dt) }
+func lit(v, dt string) kb.Term { return kb.Literal(v, ontology.XSDNamespace+dt) }
 
 func TestArithmeticPromotionAndCanonicalForms(t *testing.T) {
 	tests := []struct {
@@ -38,15 +38,15 @@ func TestArithmeticPromotionAndCanonicalForms(t *testing.T) {
 		{'/', lit("1", "double"), lit("0", "double"), lit("INF", "double")},
 	}
 	for _, tc := range tests {
-		got, err := Arith(tc.op, tc.a, tc.b)
+		got, err := arith(tc.op, tc.a, tc.b)
 		if err != nil || got != tc.want {
 			t.Errorf("%s %c %s = %s, %v; want %s", tc.a, tc.op, tc.b, got, err, tc.want)
 		}
 	}
-	if _, err := Arith('/', lit("1", "integer"), lit("0", "integer")); !IsExpressionError(err) {
+	if _, err := arith('/', lit("1", "integer"), lit("0", "integer")); !isExpressionError(err) {
 		t.Errorf("integer division by zero: err = %v, want an expression error", err)
 	}
-	if _, err := Arith('+', kb.String("1"), lit("1", "integer")); !IsExpressionError(err) {
+	if _, err := arith('+', kb.String("1"), lit("1", "integer")); !isExpressionError(err) {
 		t.Errorf("string + integer: err = %v, want an expression error", err)
 	}
 }
@@ -70,9 +70,9 @@ func TestEffectiveBooleanValue(t *testing.T) {
 		{lit("2020-01-01T00:00:00Z", "dateTime"), false, true},
 	}
 	for _, tc := range tests {
-		got, err := EBV(tc.term)
+		got, err := effectiveBool(tc.term)
 		if (err != nil) != tc.wantErr || (err == nil && got != tc.want) {
-			t.Errorf("EBV(%s) = %v, %v; want %v (error %v)", tc.term, got, err, tc.want, tc.wantErr)
+			t.Errorf("effectiveBool(%s) = %v, %v; want %v (error %v)", tc.term, got, err, tc.want, tc.wantErr)
 		}
 	}
 }
@@ -115,9 +115,9 @@ func TestOrderCompare(t *testing.T) {
 	}
 	for i := range ordered {
 		for j := range ordered {
-			c := OrderCompare(ordered[i], ordered[j])
+			c := orderCompare(ordered[i], ordered[j])
 			if (i < j && c >= 0) || (i > j && c <= 0) || (i == j && c != 0) {
-				t.Errorf("OrderCompare(%s, %s) = %d", ordered[i], ordered[j], c)
+				t.Errorf("orderCompare(%s, %s) = %d", ordered[i], ordered[j], c)
 			}
 		}
 	}
@@ -169,7 +169,7 @@ func TestBuiltins(t *testing.T) {
 		{ontology.XSDBoolean, []kb.Term{kb.String("0")}, False},
 	}
 	for _, tc := range tests {
-		got, err := CallBuiltin(env, tc.name, tc.args)
+		got, err := callBuiltin(env, tc.name, tc.args)
 		if err != nil || got != tc.want {
 			t.Errorf("%s%v = %s, %v; want %s", tc.name, tc.args, got, err, tc.want)
 		}
@@ -191,7 +191,7 @@ func TestBuiltins(t *testing.T) {
 		{"TZ", []kb.Term{lit("2011-01-10T14:45:13+01:60", "dateTime")}},
 		{"TIMEZONE", []kb.Term{lit("2011-01-10T14:45:13+15:00", "dateTime")}},
 	} {
-		if _, err := CallBuiltin(env, bad.name, bad.args); !IsExpressionError(err) {
+		if _, err := callBuiltin(env, bad.name, bad.args); !isExpressionError(err) {
 			t.Errorf("%s%v: err = %v, want an expression error", bad.name, bad.args, err)
 		}
 	}
@@ -201,12 +201,12 @@ func TestBNodeStrIsStablePerSolution(t *testing.T) {
 	env := NewFuncEnv(time.Now(), "")
 	r1 := []kb.ID{1, 2}
 	env.newSolution(r1)
-	a, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
-	b, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
+	a, _ := callBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
+	b, _ := callBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
 	env.newSolution(r1)
-	c, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
+	c, _ := callBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
 	env.newSolution([]kb.ID{1, 2})
-	d, _ := CallBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
+	d, _ := callBuiltin(env, "BNODE", []kb.Term{kb.String("x")})
 	if a != b || a != c || a == d {
 		t.Errorf("BNODE(\"x\"): %s %s %s %s; want the same node within one solution only", a, b, c, d)
 	}

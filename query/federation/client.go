@@ -378,14 +378,8 @@ func decodeGraph(contentType string, r io.Reader, base string) ([]kb.Triple, err
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, kb.Triple{S: fromRDFIO(q.S), P: fromRDFIO(q.P), O: fromRDFIO(q.O)})
+		out = append(out, kb.Triple{S: q.S, P: q.P, O: q.O})
 	}
-}
-
-// fromRDFIO converts a parsed term; language tags are lower-cased as
-// kb.LangLiteral does.
-func fromRDFIO(t kb.Term) kb.Term {
-	return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: strings.ToLower(t.Lang)}
 }
 
 // call sends query to endpoint with the per-site timeout, token and

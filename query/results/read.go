@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
-	"github.com/perfkb/perfkb/kb/rdfio"
 	"io"
 	"strings"
+
+	"github.com/perfkb/perfkb/kb/rdfio"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
@@ -261,11 +262,7 @@ func ParseTerm(s string) (kb.Term, error) {
 	switch {
 	case strings.HasPrefix(s, "<"), strings.HasPrefix(s, "_:"), strings.HasPrefix(s, `"`):
 		// An N-Triples term: the one term decoder, rdfio's.
-		t, err := rdfio.ParseTerm(s)
-		if err != nil {
-			return kb.Term{}, err
-		}
-		return kb.Term{Kind: kb.TermKind(t.Kind), Value: t.Value, Datatype: t.Datatype, Lang: t.Lang}, nil
+		return rdfio.ParseTerm(s)
 	case s == "true" || s == "false":
 		return kb.Literal(s, ontology.XSDBoolean), nil
 	}

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"encoding/xml"
 	"fmt"
-	"github.com/perfkb/perfkb/kb/rdfio"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/kb/rdfio"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
@@ -189,7 +190,7 @@ func AppendJSONTerm(b []byte, t kb.Term) []byte {
 		case t.Lang != "":
 			b = append(b, `,"xml:lang":`...)
 			b = rdfio.AppendJSONString(b, t.Lang)
-		case t.Datatype != "" && t.Datatype != kb.XSDString:
+		case t.Datatype != "" && t.Datatype != ontology.XSDString:
 			b = append(b, `,"datatype":`...)
 			b = rdfio.AppendJSONString(b, t.Datatype)
 		}
@@ -259,7 +260,7 @@ func writeXMLTerm(w *bufio.Writer, t kb.Term) {
 			w.WriteString(`<literal xml:lang="`)
 			xmlEscape(w, t.Lang)
 			w.WriteString(`">`)
-		case t.Datatype != "" && t.Datatype != kb.XSDString:
+		case t.Datatype != "" && t.Datatype != ontology.XSDString:
 			w.WriteString(`<literal datatype="`)
 			xmlEscape(w, t.Datatype)
 			w.WriteString(`">`)

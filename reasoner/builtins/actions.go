@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // PrintText renders print() arguments: plain strings bare, other terms in
@@ -12,7 +13,7 @@ import (
 func PrintText(args []kb.Term) string {
 	parts := make([]string, len(args))
 	for i, a := range args {
-		if a.IsLiteral() && a.Datatype == kb.XSDString {
+		if a.IsLiteral() && a.Datatype == ontology.XSDString {
 			parts[i] = a.Value
 		} else if a.IsZero() {
 			parts[i] = "?"
