@@ -198,6 +198,12 @@ func (r *Reader) here(format string, args ...any) *convert.Error {
 	return r.errorAt(line, col, r.d.InputOffset(), format, args...)
 }
 
+// MaxDepth bounds the nesting of elements in a message and in its
+// measurement data. Sensor data is a few levels deep; the bound keeps a
+// hostile message from costing time and memory quadratic in its size (a
+// generic field is named by its whole element path).
+const MaxDepth = 256
+
 // ErrTruncated is wrapped by the error of a stream that ends inside a
 // message (a sensor that disconnected mid-message).
 var ErrTruncated = errors.New("stream ends inside a message")
@@ -350,6 +356,9 @@ func (r *Reader) element(start xml.StartElement, line, col, depth int) (*Node, e
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if depth >= MaxDepth {
+				return nil, r.errorAt(l, c, r.d.InputOffset(), "<%s> is nested deeper than %d elements", t.Name.Local, MaxDepth)
+			}
 			child, err := r.element(t, l, c, depth+1)
 			if err != nil {
 				return nil, err
@@ -428,6 +437,9 @@ func parsePayload(text string) (*Node, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if len(stack) >= MaxDepth {
+				return nil, fmt.Errorf("payload line %d: <%s> is nested deeper than %d elements", line, t.Name.Local, MaxDepth)
+			}
 			n := &Node{Name: t.Name.Local, Attr: t.Copy().Attr, Line: line, Column: col}
 			if len(stack) == 0 {
 				if root != nil {
