@@ -4,6 +4,9 @@
 # 60s), one after the other, with FUZZPARALLEL workers (default 1). A
 # crasher is saved under the package's testdata/fuzz/<Target>/ and makes
 # the script fail; it then runs as a regression test in plain `go test`.
+# FUZZMINIMIZE (default 2s) caps the time spent minimizing each input that
+# widens coverage: Go's default (60s) can eat a whole short run, leaving a
+# target only a handful of executions.
 #
 #   FUZZTIME=10m bench/fuzz.sh
 #   FUZZTIME=30s bench/fuzz.sh FuzzTurtle      # only the named targets
@@ -11,7 +14,8 @@ set -eu
 cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-60s}
 FUZZPARALLEL=${FUZZPARALLEL:-1}
-targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads ./kb/rdfio:FuzzJSONLD ./query/syntax:FuzzParseQuery ./query/syntax:FuzzParseUpdate ./reasoner:FuzzParseProgram ./query/results:FuzzReaders ./convert/sensor:FuzzMessages ./convert/tau:FuzzParse ./convert/trace:FuzzReadText ./convert/chrometrace:FuzzRead ./convert/pprof:FuzzRead ./convert/cube:FuzzConvert"
+FUZZMINIMIZE=${FUZZMINIMIZE:-2s}
+targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads ./kb/rdfio:FuzzJSONLD ./query/syntax:FuzzParseQuery ./query/syntax:FuzzParseUpdate ./reasoner:FuzzParseProgram ./query/results:FuzzReaders ./convert/sensor:FuzzMessages ./convert/sensor:FuzzMapperDepth ./convert/tau:FuzzParse ./convert/trace:FuzzReadText ./convert/chrometrace:FuzzRead ./convert/pprof:FuzzRead ./convert/cube:FuzzConvert"
 status=0
 for t in $targets; do
 	pkg=${t%%:*}
@@ -24,7 +28,7 @@ for t in $targets; do
 		continue
 	fi
 	echo "== $pkg $name for $FUZZTIME"
-	if ! go test "$pkg" -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" -parallel "$FUZZPARALLEL"; then
+	if ! go test "$pkg" -run '^$' -fuzz "^$name\$" -fuzztime "$FUZZTIME" -fuzzminimizetime "$FUZZMINIMIZE" -parallel "$FUZZPARALLEL"; then
 		status=1
 	fi
 done

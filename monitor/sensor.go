@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,12 +36,28 @@ type SensorOptions struct {
 	FlushInterval time.Duration
 	// MaxMessage bounds one message in bytes (default 1 MiB).
 	MaxMessage int64
-	// MaxConns bounds the open sensor connections (default 256); more are
-	// accepted and closed at once with a log line.
-	MaxConns int
-	// IdleTimeout closes a connection that sends nothing for that long
-	// (default 5m; negative: never).
+	// MaxQueueBytes bounds the parsed size (sensor.Message.Footprint) of
+	// the messages received and not yet converted (default 256 MiB); a
+	// connection may hold at most a sixteenth of it, except that a
+	// connection holding nothing may always queue one message. A reader
+	// that must wait stops reading its connection.
+	MaxQueueBytes int64
+	// MaxConns bounds the open sensor connections (default 256). When
+	// they are all open, a new connection evicts the open one that has
+	// gone longest without completing a message, if that is at least
+	// EvictAfter (default 10s); else the new one is closed at once with a
+	// log line.
+	MaxConns   int
+	EvictAfter time.Duration
+	// IdleTimeout closes a connection that begins no message for that
+	// long after its last one (whitespace between messages does not
+	// count) or sends nothing for that long inside a message (default 5m;
+	// negative: never).
 	IdleTimeout time.Duration
+	// MessageTimeout closes a connection whose message has not arrived
+	// whole that long after its first byte (default 1m; negative: never),
+	// so a sender trickling bytes cannot hold a connection slot.
+	MessageTimeout time.Duration
 	// DrainTimeout is how long, at shutdown, connections may still deliver
 	// what they have sent (default 500ms).
 	DrainTimeout time.Duration
@@ -70,6 +87,9 @@ type SensorStats struct {
 	Connections int64 // accepted and served
 	Open        int64 // open now
 	Rejected    int64 // closed at once: --max-conns reached
+	Evicted     int64 // closed to make room for a new connection
+	Slow        int64 // closed: a message not whole within MessageTimeout
+	QueuedBytes int64 // parsed bytes received and not yet converted
 	Received    int64 // messages whose closing tag was parsed
 	Stored      int64 // messages written to the store
 	Invalid     int64 // received messages the mapping refused (logged)
@@ -92,17 +112,18 @@ type SensorListener struct {
 	opt    SensorOptions
 	log    *slog.Logger
 	msgs   chan received
+	gate   *byteGate
 	dead   chan struct{} // closed when the writer has failed: readers stop
 	engine *reasoner.Engine
 	watch  *findingWatch // the engine's view of ds, noting new findings
 
 	connSeq atomic.Int64
 	stats   struct {
-		conns, open, rejected, received, stored, invalid, partial, malformed, idle, triples, findings, ruleMemory atomic.Int64
+		conns, open, rejected, evicted, slow, received, stored, invalid, partial, malformed, idle, triples, findings, ruleMemory atomic.Int64
 	}
 
 	mu    sync.Mutex
-	conns map[net.Conn]struct{}
+	conns map[net.Conn]*connState
 	// draining is set at shutdown; drainUntil (unix nanoseconds) is the
 	// read deadline connections get then.
 	draining   atomic.Bool
@@ -113,6 +134,14 @@ type received struct {
 	msg  *sensor.Message
 	at   time.Time
 	conn int64
+	size int64 // msg.Footprint(), held in the gate until converted
+}
+
+// connState is what eviction looks at: when the connection last completed
+// a message (or was accepted), in unix nanoseconds.
+type connState struct {
+	progress atomic.Int64
+	evicted  atomic.Bool
 }
 
 // NewSensorListener prepares a listener writing into ds. With a Program it
@@ -139,6 +168,15 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 	if opt.IdleTimeout == 0 {
 		opt.IdleTimeout = 5 * time.Minute
 	}
+	if opt.MessageTimeout == 0 {
+		opt.MessageTimeout = time.Minute
+	}
+	if opt.EvictAfter <= 0 {
+		opt.EvictAfter = 10 * time.Second
+	}
+	if opt.MaxQueueBytes <= 0 {
+		opt.MaxQueueBytes = 256 << 20
+	}
 	if opt.DrainTimeout <= 0 {
 		opt.DrainTimeout = 500 * time.Millisecond
 	}
@@ -146,7 +184,8 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	l := &SensorListener{ds: ds, opt: opt, log: log, msgs: make(chan received, 4*opt.Batch), dead: make(chan struct{}), conns: map[net.Conn]struct{}{}}
+	l := &SensorListener{ds: ds, opt: opt, log: log, msgs: make(chan received, 4*opt.Batch), dead: make(chan struct{}), conns: map[net.Conn]*connState{},
+		gate: newByteGate(opt.MaxQueueBytes, max(opt.MaxQueueBytes/16, 1))}
 	if opt.Program != nil {
 		l.watch = &findingWatch{Dataset: ds}
 		e, err := reasoner.NewEngine(ctx, l.watch, opt.Program, opt.Reasoner)
@@ -162,6 +201,7 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 func (l *SensorListener) Stats() SensorStats {
 	s := &l.stats
 	return SensorStats{Connections: s.conns.Load(), Open: s.open.Load(), Rejected: s.rejected.Load(),
+		Evicted: s.evicted.Load(), Slow: s.slow.Load(), QueuedBytes: l.gate.bytes(),
 		Received: s.received.Load(), Stored: s.stored.Load(), Invalid: s.invalid.Load(),
 		Partial: s.partial.Load(), Malformed: s.malformed.Load(), Idle: s.idle.Load(),
 		Triples: s.triples.Load(), Findings: s.findings.Load(), RuleMemory: s.ruleMemory.Load()}
@@ -180,6 +220,7 @@ func (l *SensorListener) Serve(ctx context.Context, ln net.Listener) error {
 		err := l.writer(wctx)
 		if err != nil {
 			close(l.dead)
+			l.gate.close()
 		}
 		writerDone <- err
 	}()
@@ -194,7 +235,7 @@ func (l *SensorListener) Serve(ctx context.Context, ln net.Listener) error {
 				return
 			}
 			n := l.connSeq.Add(1)
-			if l.stats.open.Load() >= int64(l.opt.MaxConns) {
+			if l.stats.open.Load() >= int64(l.opt.MaxConns) && !l.evict(n) {
 				l.stats.rejected.Add(1)
 				l.log.Warn("connection refused: --max-conns reached", "conn", n, "remote", c.RemoteAddr().String(), "max", l.opt.MaxConns)
 				c.Close()
@@ -202,13 +243,15 @@ func (l *SensorListener) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			l.stats.conns.Add(1)
 			l.stats.open.Add(1)
+			st := &connState{}
+			st.progress.Store(time.Now().UnixNano())
 			l.mu.Lock()
-			l.conns[c] = struct{}{}
+			l.conns[c] = st
 			l.mu.Unlock()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				l.serveConn(c, n)
+				l.serveConn(c, n, st)
 				l.mu.Lock()
 				delete(l.conns, c)
 				l.mu.Unlock()
@@ -247,6 +290,35 @@ func (l *SensorListener) Serve(ctx context.Context, ln net.Listener) error {
 	return nil
 }
 
+// evict closes the open connection that has gone longest without
+// completing a message, if that is at least EvictAfter, to make room for
+// connection n. Slow and idle connections thus cannot keep sensors that
+// deliver out; a connection that delivers within EvictAfter is never
+// evicted.
+func (l *SensorListener) evict(n int64) bool {
+	cutoff := time.Now().Add(-l.opt.EvictAfter).UnixNano()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var victim net.Conn
+	var vs *connState
+	for c, st := range l.conns {
+		p := st.progress.Load()
+		if p <= cutoff && !st.evicted.Load() && (vs == nil || p < vs.progress.Load()) {
+			victim, vs = c, st
+		}
+	}
+	if victim == nil {
+		return false
+	}
+	vs.evicted.Store(true)
+	l.stats.evicted.Add(1)
+	l.log.Warn("connection evicted for a new one: --max-conns reached", "remote", victim.RemoteAddr().String(), "since_last_message", time.Since(time.Unix(0, vs.progress.Load())).Round(time.Millisecond).String(), "new_conn", n)
+	// The reader sees a deadline error and ends the connection; the slot
+	// is counted free at once so that the new connection is admitted.
+	victim.SetReadDeadline(time.Unix(1, 0))
+	return true
+}
+
 func (l *SensorListener) closeConns(deadline time.Time) {
 	l.drainUntil.Store(deadline.UnixNano())
 	l.draining.Store(true)
@@ -258,12 +330,13 @@ func (l *SensorListener) closeConns(deadline time.Time) {
 }
 
 // serveConn reads one connection's messages until it ends.
-func (l *SensorListener) serveConn(c net.Conn, n int64) {
+func (l *SensorListener) serveConn(c net.Conn, n int64, st *connState) {
 	remote := c.RemoteAddr().String()
 	log := l.log.With("conn", n, "remote", remote)
 	log.Debug("sensor connected")
 	src := fmt.Sprintf("connection #%d (%s)", n, remote)
-	rd := sensor.NewReader(&idleReader{c: c, l: l}, sensor.ReaderOptions{
+	ir := &idleReader{c: c, l: l, st: st, last: time.Now()}
+	rd := sensor.NewReader(ir, sensor.ReaderOptions{
 		Source:     src,
 		Position:   func(_, _ int, off int64) string { return convert.StreamPosition(int(n), off) },
 		MaxMessage: l.opt.MaxMessage,
@@ -278,6 +351,17 @@ func (l *SensorListener) serveConn(c net.Conn, n int64) {
 		if err != nil {
 			off, sid, rid, partial := rd.Partial()
 			switch {
+			case st.evicted.Load() && !l.draining.Load():
+				if partial {
+					l.stats.partial.Add(1)
+				}
+				log.Warn("connection evicted", "messages", count, "partial", partial)
+			case errors.Is(err, os.ErrDeadlineExceeded) && ir.slow():
+				l.stats.slow.Add(1)
+				if partial {
+					l.stats.partial.Add(1)
+				}
+				log.Warn("connection closed: message not whole within --message-timeout", "timeout", l.opt.MessageTimeout, "sensor", sid, "resource", rid, "byte", off)
 			case errors.Is(err, sensor.ErrTooLarge):
 				l.stats.malformed.Add(1)
 				log.Warn("message too large: connection closed", "max", l.opt.MaxMessage, "sensor", sid, "resource", rid, "byte", off)
@@ -298,9 +382,15 @@ func (l *SensorListener) serveConn(c net.Conn, n int64) {
 			return
 		}
 		count++
+		ir.done()
 		l.stats.received.Add(1)
+		size := msg.Footprint()
+		if !l.gate.acquire(n, size) {
+			log.Error("store writes failed: connection closed", "messages", count)
+			return
+		}
 		select {
-		case l.msgs <- received{msg: msg, at: time.Now(), conn: n}:
+		case l.msgs <- received{msg: msg, at: time.Now(), conn: n, size: size}:
 		case <-l.dead:
 			log.Error("store writes failed: connection closed", "messages", count)
 			return
@@ -313,21 +403,63 @@ func isConnReset(err error) bool {
 	return errors.As(err, &op)
 }
 
-// idleReader sets the read deadline before each read: IdleTimeout from
-// now, or the drain deadline once the listener is shutting down.
+// idleReader sets the read deadline before each read, or the drain
+// deadline once the listener is shutting down. Between messages the
+// deadline is IdleTimeout after the last message ended (whitespace does
+// not move it); once a message has begun (its first byte other than
+// whitespace), it is IdleTimeout from now but at most MessageTimeout after
+// that first byte. Read is called by the sensor.Reader on the connection's
+// goroutine, which also calls done, so the fields need no lock.
 type idleReader struct {
-	c net.Conn
-	l *SensorListener
+	c     net.Conn
+	l     *SensorListener
+	st    *connState
+	last  time.Time // the last message ended (or the connection opened)
+	begun time.Time // the current message's first byte; zero between messages
+}
+
+// done notes that a message has arrived whole. Bytes of the next message
+// already buffered by the decoder start its clock at the next read.
+func (r *idleReader) done() {
+	r.last, r.begun = time.Now(), time.Time{}
+	r.st.progress.Store(r.last.UnixNano())
+}
+
+// slow reports whether the current message has outlived MessageTimeout.
+func (r *idleReader) slow() bool {
+	return r.l.opt.MessageTimeout > 0 && !r.begun.IsZero() && !r.l.draining.Load() &&
+		!time.Now().Before(r.begun.Add(r.l.opt.MessageTimeout))
 }
 
 func (r *idleReader) Read(p []byte) (int, error) {
-	if !r.l.draining.Load() && r.l.opt.IdleTimeout > 0 {
-		r.c.SetReadDeadline(time.Now().Add(r.l.opt.IdleTimeout))
+	if !r.l.draining.Load() {
+		var deadline time.Time
+		switch {
+		case r.begun.IsZero() && r.l.opt.IdleTimeout > 0:
+			deadline = r.last.Add(r.l.opt.IdleTimeout)
+		case !r.begun.IsZero():
+			if r.l.opt.IdleTimeout > 0 {
+				deadline = time.Now().Add(r.l.opt.IdleTimeout)
+			}
+			if m := r.begun.Add(r.l.opt.MessageTimeout); r.l.opt.MessageTimeout > 0 && (deadline.IsZero() || m.Before(deadline)) {
+				deadline = m
+			}
+		}
+		r.c.SetReadDeadline(deadline)
+	}
+	// Checked after setting, as for draining: evict sets the flag before
+	// the deadline.
+	if r.st.evicted.Load() {
+		return 0, os.ErrDeadlineExceeded
 	}
 	// Checked after setting: closeConns sets the flag before the deadlines,
 	// so either this sees it or closeConns' deadline comes later.
 	if r.l.draining.Load() {
 		r.c.SetReadDeadline(time.Unix(0, r.l.drainUntil.Load()))
 	}
-	return r.c.Read(p)
+	n, err := r.c.Read(p)
+	if r.begun.IsZero() && len(bytes.TrimLeft(p[:n], " \t\r\n")) > 0 {
+		r.begun = time.Now()
+	}
+	return n, err
 }

@@ -189,6 +189,11 @@ func (w *batchWriter) convert(ctx context.Context, b *batch) (converted, bool, e
 		}
 	}
 	c := converted{n: int64(b.n), oldest: b.oldest}
+	for _, k := range b.order {
+		for _, r := range b.buffers[k] {
+			l.gate.release(r.conn, r.size)
+		}
+	}
 	b.reset()
 	quads, err := kb.InternQuads(ctx, l.ds, w.quads)
 	if err != nil {

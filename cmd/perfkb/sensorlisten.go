@@ -33,6 +33,8 @@ type sensorListenFlags struct {
 	defines                    []string
 	batch, maxConns            int
 	flushInterval, idleTimeout time.Duration
+	messageTimeout, evictAfter time.Duration
+	maxQueue                   string
 	maxMessage                 string
 	http                       string
 	noDerivations              bool
@@ -59,8 +61,9 @@ one is written, of at most --batch messages and handed over at least every
 A message counts as received when its closing tag is parsed and is durable
 after the next write. A sensor that disconnects mid-message loses only that
 message (logged with its SensorID, ResourceID, connection and byte offset);
-malformed XML, a message above --max-message or --idle-timeout without data
-close only that connection. SIGINT or SIGTERM stop accepting, let open
+malformed XML, a message above --max-message, --idle-timeout without a
+message or a message not whole within --message-timeout close only that
+connection. SIGINT or SIGTERM stop accepting, let open
 connections deliver what they sent, write everything received and exit 0.
 
 --rules FILE and --shipped SET (e.g. --shipped monitoring, the fuzzy
@@ -86,8 +89,11 @@ process at a time.`,
 	fs.IntVar(&f.batch, "batch", 1000, "most messages per write")
 	fs.DurationVar(&f.flushInterval, "flush-interval", 500*time.Millisecond, "longest time a received message waits to be written")
 	fs.StringVar(&f.maxMessage, "max-message", "1MiB", "largest message (bytes, or with KiB, MiB, KB, MB)")
-	fs.IntVar(&f.maxConns, "max-conns", 256, "most sensor connections at once; more are closed at once")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "close a connection that sends nothing for this long (0: never)")
+	fs.IntVar(&f.maxConns, "max-conns", 256, "most sensor connections at once; a new one evicts the one longest without a complete message (at least --evict-after), else is closed at once")
+	fs.DurationVar(&f.evictAfter, "evict-after", 10*time.Second, "a connection that completed no message for this long may be evicted for a new one at --max-conns")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "close a connection that begins no message (or sends nothing inside one) for this long (0: never)")
+	fs.DurationVar(&f.messageTimeout, "message-timeout", time.Minute, "close a connection whose message is not whole this long after its first byte (0: never)")
+	fs.StringVar(&f.maxQueue, "max-queue", "256MiB", "most parsed bytes of received messages waiting to be written; readers wait beyond it (bytes, or with KiB, MiB, KB, MB)")
 	fs.BoolVar(&f.noDerivations, "no-derivations", false, "with rules: write no derivation records (faster; no explanations of live findings)")
 	fs.Int64Var(&f.rulesWindow, "rules-window", 0, "with rules: the rules see the last N messages (up to 2N are held) besides what was stored before; older ones leave the rule engine's memory, not the store (right for per-message rules such as the shipped monitoring ones; 0: keep everything, memory grows with the data)")
 	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")
@@ -125,6 +131,13 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	if err != nil {
 		return usageError(fmt.Errorf("--max-message %q: %w", f.maxMessage, err))
 	}
+	maxQueue, err := parseByteSize(f.maxQueue)
+	if err == nil && maxQueue <= 0 {
+		err = errors.New("must be positive")
+	}
+	if err != nil {
+		return usageError(fmt.Errorf("--max-queue %q: %w", f.maxQueue, err))
+	}
 	switch {
 	case f.batch <= 0:
 		return usageError(errors.New("--batch must be positive"))
@@ -136,6 +149,10 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		return usageError(errors.New("--flush-interval must be positive"))
 	case f.idleTimeout < 0:
 		return usageError(errors.New("--idle-timeout must not be negative (0: never)"))
+	case f.messageTimeout < 0:
+		return usageError(errors.New("--message-timeout must not be negative (0: never)"))
+	case f.evictAfter <= 0:
+		return usageError(errors.New("--evict-after must be positive"))
 	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usageError(fmt.Errorf("--addr %q: %v", f.addr, err))
@@ -185,7 +202,10 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		Batch: f.batch, FlushInterval: f.flushInterval, MaxMessage: maxMessage,
 		MaxConns: f.maxConns, IdleTimeout: f.idleTimeout, Program: prog,
 		Reasoner: reasoner.Options{Print: app.Stderr, NoDerivations: f.noDerivations}, Logger: logger,
-		RulesWindow: f.rulesWindow,
+		RulesWindow: f.rulesWindow, MessageTimeout: f.messageTimeout, EvictAfter: f.evictAfter, MaxQueueBytes: maxQueue,
+	}
+	if f.messageTimeout == 0 {
+		opt.MessageTimeout = -1
 	}
 	if f.idleTimeout == 0 {
 		opt.IdleTimeout = -1

@@ -94,5 +94,12 @@
 // *convert.Error naming table, key and column; Options.Lenient turns a
 // dangling reference into a warning and drops the row (and the rows that
 // depend on it). A NULL in a nullable column omits the triple silently.
+// Impossible values are refused the same way, never warned about and
+// never relaxed by Lenient: a metric value that is NaN or ±Infinity, a
+// negative numberCalls or numberSubs, and a row that is its own parent or
+// a cycle of parent links among RegionSummary rows (regionSummaryIDParent
+// or parentRegion) or CodeRegion rows (parentCodeRegionID), since call
+// trees and region nesting must be trees; a cycle is named by its lowest
+// key and lists its keys.
 // An unknown Options.Experiments id is an *UnknownExperimentError.
 package scalea

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -596,6 +597,11 @@ func (r *run) codeRegions(ctx context.Context) error {
 		if err != nil || !keep {
 			return err
 		}
+		if parent.Valid {
+			if err := r.setParent("CodeRegion", key, "parentCodeRegionID", parent.Int64); err != nil {
+				return err
+			}
+		}
 		c := r.key("cr", key)
 		switch ct, known := ontology.LookupCodeRegionType(typ.String); {
 		case !typ.Valid:
@@ -884,13 +890,27 @@ func (r *run) regionSummaries(ctx context.Context) error {
 			if err != nil || !keep {
 				return err
 			}
+			if err := r.setParent(T, key, "regionSummaryIDParent", parent1.Int64); err != nil {
+				return err
+			}
 			parent = pt
 		case parent2.Valid:
 			pt, keep, err := r.ref(T, key, "parentRegion", parent2, p2OK, "RegionSummary", "rs")
 			if err != nil || !keep {
 				return err
 			}
+			if err := r.setParent(T, key, "parentRegion", parent2.Int64); err != nil {
+				return err
+			}
 			parent = pt
+		}
+		for _, c := range []struct {
+			v      sql.NullInt64
+			column string
+		}{{ncalls, "numberCalls"}, {nsubs, "numberSubs"}} {
+			if c.v.Valid && c.v.Int64 < 0 {
+				return convert.Errorf(r.source, convert.SQLPosition(T, id(key), c.column), "%s is %d: a count cannot be negative", c.column, c.v.Int64)
+			}
 		}
 		s := r.key("rs", key)
 		e := r.key("exp", exp)
@@ -995,6 +1015,9 @@ func (r *run) metricTable(table, segment string) func(context.Context) error {
 			if ordinal > 1 {
 				mIRI += "/" + strconv.Itoa(ordinal)
 				r.em.Warn(pos(), "metric %q appears %d times for this region summary; this value's IRI gets ordinal %d", name, ordinal, ordinal)
+			}
+			if f, err := strconv.ParseFloat(value, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				return convert.Errorf(r.source, pos()+" column=value", "value %s is not a finite number", value)
 			}
 			val, warn, err := convert.MetricLiteral(info.datatype, value)
 			if err != nil {

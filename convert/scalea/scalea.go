@@ -108,6 +108,9 @@ type run struct {
 	// streams are the COPY streams of the large tables, by table.
 	streams map[string]*copyStream
 	nodes   map[string]int64 // computational node name or alias → compNodeID
+	// parents holds each row's parent key in CodeRegion and RegionSummary,
+	// to refuse cycles once the table is read.
+	parents map[string]map[int64]int64
 }
 
 // Convert reads the repository in one REPEATABLE READ READ ONLY
@@ -161,7 +164,8 @@ func (r *run) convert(ctx context.Context) error {
 	if !r.opt.NoResources {
 		steps = append(steps, r.site, r.clusters, r.computationalNodes, r.networks, r.collectiveBench, r.p2pBench, r.sharedMemoryBench, r.virtualMachines, r.virtualNodes)
 	}
-	steps = append(steps, r.applications, r.versions, r.sourceFiles, r.codeRegions, r.experiments, r.processingUnits, r.regionSummaries)
+	steps = append(steps, r.applications, r.versions, r.sourceFiles, r.codeRegions, r.parentCycle("CodeRegion", "parentCodeRegionID"),
+		r.experiments, r.processingUnits, r.regionSummaries, r.parentCycle("RegionSummary", "regionSummaryIDParent/parentRegion"))
 	for _, m := range metricTables {
 		steps = append(steps, r.metricTable(m.table, m.segment))
 	}
@@ -354,4 +358,80 @@ func (r *run) isDropped(table string, key int64) bool { return r.dropped[table][
 // key returns the IRI <base>segment/id.
 func (r *run) key(segment string, id int64) kb.Term {
 	return r.opt.Base.IRI(segment, strconv.FormatInt(id, 10))
+}
+
+// setParent notes that row key of table hangs under parent; a row that is
+// its own parent is refused at once.
+func (r *run) setParent(table string, key int64, column string, parent int64) error {
+	if parent == key {
+		return convert.Errorf(r.source, convert.SQLPosition(table, id(key), column), "the row is its own parent: a %s tree cannot contain a self-loop", table)
+	}
+	if r.parents == nil {
+		r.parents = map[string]map[int64]int64{}
+	}
+	m := r.parents[table]
+	if m == nil {
+		m = map[int64]int64{}
+		r.parents[table] = m
+	}
+	m[key] = parent
+	return nil
+}
+
+// parentCycle refuses a cycle among the parent links of table read so far:
+// call trees and region nesting are trees, and a cycle would make every
+// walk up them endless.
+func (r *run) parentCycle(table, column string) func(context.Context) error {
+	return func(context.Context) error {
+		parent := r.parents[table]
+		// state: 0 unseen, 1 on the current path, 2 known to reach a root.
+		state := make(map[int64]uint8, len(parent))
+		keys := make([]int64, 0, len(parent))
+		for k := range parent {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // the same row reported on every run
+		for _, start := range keys {
+			var path []int64
+			k := start
+			for {
+				st := state[k]
+				if st == 2 {
+					break
+				}
+				if st == 1 {
+					// k is on the path: the cycle is from k on.
+					i := slices.Index(path, k)
+					cyc := path[i:]
+					first := slices.Min(cyc)
+					return convert.Errorf(r.source, convert.SQLPosition(table, id(first), column), "parent cycle through %d rows (keys %s): a %s tree cannot contain a cycle", len(cyc), joinKeys(cyc), table)
+				}
+				p, has := parent[k]
+				if !has {
+					break
+				}
+				state[k] = 1
+				path = append(path, k)
+				k = p
+			}
+			for _, q := range path {
+				state[q] = 2
+			}
+		}
+		delete(r.parents, table)
+		return nil
+	}
+}
+
+func joinKeys(keys []int64) string {
+	const most = 10
+	parts := make([]string, 0, most+1)
+	for i, k := range keys {
+		if i == most {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, id(k))
+	}
+	return strings.Join(parts, " → ")
 }

@@ -587,6 +587,28 @@ func TestConformance(t *testing.T) {
 			"UPDATE CodeRegion SET sourceFileID = 5555 WHERE codeRegionID = 3"),
 		bad("metric value not a number", []string{"table TimingMetrics key=(regionSummaryID=", "not a number"},
 			"ALTER TABLE TimingMetrics ALTER COLUMN value TYPE TEXT", "UPDATE TimingMetrics SET value = 'fast' WHERE regionSummaryID = 3 AND name = 'stime'"),
+		// Impossible values: refused, with the row and column.
+		bad("NaN wtime", []string{"table TimingMetrics key=(regionSummaryID=3,name=wtime) column=value", "value NaN is not a finite number"},
+			"UPDATE TimingMetrics SET value = 'NaN' WHERE regionSummaryID = 3 AND name = 'wtime'"),
+		bad("-Infinity wtime", []string{"table TimingMetrics key=(regionSummaryID=3,name=wtime) column=value", "value -Infinity is not a finite number"},
+			"UPDATE TimingMetrics SET value = '-Infinity' WHERE regionSummaryID = 3 AND name = 'wtime'"),
+		bad("negative call count", []string{"table RegionSummary key=", "column=numberCalls", "numberCalls is -3: a count cannot be negative"},
+			"UPDATE RegionSummary SET numberCalls = -3 WHERE regionSummaryID = "+firstOf2),
+		bad("negative subroutine count", []string{"column=numberSubs", "numberSubs is -1: a count cannot be negative"},
+			"UPDATE RegionSummary SET numberSubs = -1 WHERE regionSummaryID = "+firstOf1),
+		bad("summary self-loop", []string{"table RegionSummary key=", "column=regionSummaryIDParent", "the row is its own parent"},
+			"UPDATE RegionSummary SET regionSummaryIDParent = regionSummaryID WHERE regionSummaryID = "+firstOf2+" + 1"),
+		bad("summary cycle", []string{"table RegionSummary key=", "parent cycle through 2 rows"},
+			"UPDATE RegionSummary SET regionSummaryIDParent = "+firstOf2+" + 2 WHERE regionSummaryID = "+firstOf2+" + 1",
+			"UPDATE RegionSummary SET regionSummaryIDParent = "+firstOf2+" + 1 WHERE regionSummaryID = "+firstOf2+" + 2"),
+		bad("parentRegion cycle", []string{"table RegionSummary key=", "parent cycle through 3 rows"},
+			"UPDATE RegionSummary SET parentRegion = "+firstOf1+" + 2 WHERE regionSummaryID = "+firstOf1+" + 1",
+			"UPDATE RegionSummary SET parentRegion = "+firstOf1+" + 3 WHERE regionSummaryID = "+firstOf1+" + 2",
+			"UPDATE RegionSummary SET parentRegion = "+firstOf1+" + 1 WHERE regionSummaryID = "+firstOf1+" + 3"),
+		bad("code region self-loop", []string{"table CodeRegion key=3 column=parentCodeRegionID", "the row is its own parent"},
+			"UPDATE CodeRegion SET parentCodeRegionID = 3 WHERE codeRegionID = 3"),
+		bad("code region cycle", []string{"table CodeRegion key=3 column=parentCodeRegionID", "parent cycle through 2 rows (keys 3 → 4)"},
+			"UPDATE CodeRegion SET parentCodeRegionID = 4 WHERE codeRegionID = 3", "UPDATE CodeRegion SET parentCodeRegionID = 3 WHERE codeRegionID = 4"),
 	}
 	converttest.Run(t, converttest.Suite{New: good, Graph: base.Graph(), Bad: cases})
 }

@@ -473,3 +473,33 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// Footprint estimates the memory a parsed message holds, in bytes: the
+// element trees of the message and its payload, with a per-element and
+// per-attribute overhead. A parsed message takes many times its size on
+// the wire, so queues of messages are bounded by this, not by the count.
+func (m *Message) Footprint() int64 {
+	const msgOverhead = 256
+	n := int64(msgOverhead + len(m.Kind) + len(m.SensorID) + len(m.ResourceID) + len(m.Position))
+	n += m.Elem.footprint()
+	if m.Payload != m.Elem {
+		n += m.Payload.footprint()
+	}
+	return n
+}
+
+func (n *Node) footprint() int64 {
+	if n == nil {
+		return 0
+	}
+	// A Node is about 120 bytes; an xml.Attr about 64 plus its strings; a
+	// child pointer 8.
+	size := int64(120 + len(n.Name) + len(n.Text) + 8*cap(n.Children))
+	for _, a := range n.Attr {
+		size += int64(64 + len(a.Name.Space) + len(a.Name.Local) + len(a.Value))
+	}
+	for _, c := range n.Children {
+		size += c.footprint()
+	}
+	return size
+}

@@ -29,4 +29,11 @@
 // Name", "BGP Location", "BGL Location"), else "Hostname", else "node N".
 // Context metadata (an attribute with a timer_context) describes one call
 // of a timer and is not taken as the thread's.
+//
+// Impossible values are refused with the file and line, never stored:
+// a number that is not finite (NaN, ±Inf, or out of float64 range such as
+// 1e400), a negative count (calls, subrs, profile calls, numevents), and a
+// function or user event name longer than MaxName (64 KiB). A negative
+// time is kept: it is a measurement artefact (clock skew), not a broken
+// structure.
 package tau

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/xml"
 	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,14 +60,37 @@ func quoted(s string, end int) (name, rest string, ok bool) {
 	return s[1:q], s[q+1 : end], true
 }
 
-func numbers(file string, line int, fields []string, want int, what string) error {
+// MaxName bounds the length of a function or user event name in bytes.
+// Real names (demangled C++ signatures included) are far shorter; a
+// longer one is a damaged or hostile file, and each name is repeated in
+// several IRIs and literals of the output.
+const MaxName = 64 << 10
+
+// numbers checks the numeric columns of a line: finite numbers, and the
+// columns listed in counts (0-based) non-negative, since they count calls
+// or events.
+func numbers(file string, line int, fields []string, want int, what string, counts ...int) error {
 	if len(fields) != want {
 		return posErr(file, line, "expected %d numeric columns after the %s name, got %d", want, what, len(fields))
 	}
 	for i, f := range fields {
-		if _, err := strconv.ParseFloat(f, 64); err != nil {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
 			return posErr(file, line, "column %d (%q) of the %s line is not a number", i+2, f, what)
 		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return posErr(file, line, "column %d (%q) of the %s line is not a finite number", i+2, f, what)
+		}
+		if v < 0 && slices.Contains(counts, i) {
+			return posErr(file, line, "column %d (%q) of the %s line is a count and must not be negative", i+2, f, what)
+		}
+	}
+	return nil
+}
+
+func checkName(file string, line int, name, what string) error {
+	if len(name) > MaxName {
+		return posErr(file, line, "the %s name is %d bytes long, more than %d", what, len(name), MaxName)
 	}
 	return nil
 }
@@ -142,8 +167,12 @@ func Parse(r io.Reader, file string) (*Profile, error) {
 			}
 			return nil, posErr(file, line, "expected a function line \"name\" calls subrs excl incl profilecalls GROUP=\"…\"")
 		}
+		if err := checkName(file, line, name, "function"); err != nil {
+			return nil, err
+		}
 		f := strings.Fields(rest)
-		if err := numbers(file, line, f, 5, "function"); err != nil {
+		// calls, subrs and profile calls are counts
+		if err := numbers(file, line, f, 5, "function", 0, 1, 4); err != nil {
 			return nil, err
 		}
 		fn := Function{Name: name, Calls: f[0], Subrs: f[1], Excl: f[2], Incl: f[3], ProfileCalls: f[4], Line: line}
@@ -198,8 +227,11 @@ func Parse(r io.Reader, file string) (*Profile, error) {
 		if !ok {
 			return nil, posErr(file, line, "expected a user event line \"name\" numevents max min mean sumsqr")
 		}
+		if err := checkName(file, line, name, "user event"); err != nil {
+			return nil, err
+		}
 		f := strings.Fields(rest)
-		if err := numbers(file, line, f, 5, "user event"); err != nil {
+		if err := numbers(file, line, f, 5, "user event", 0); err != nil {
 			return nil, err
 		}
 		p.Events = append(p.Events, UserEvent{Name: name, NumEvents: f[0], Max: f[1], Min: f[2], Mean: f[3], SumSqr: f[4], Line: line})

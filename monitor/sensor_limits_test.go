@@ -1,0 +1,182 @@
+package monitor_test
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/monitor"
+)
+
+// trickle writes msg to a new connection one byte every gap until stop
+// closes or the listener closes the connection.
+func trickle(t *testing.T, addr, msg string, gap time.Duration, stop <-chan struct{}, wg *sync.WaitGroup) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer c.Close()
+		for i := 0; i < len(msg); i++ {
+			if _, err := c.Write([]byte{msg[i]}); err != nil {
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(gap):
+			}
+		}
+	}()
+}
+
+// TestListenSlowSenders: connections trickling a byte at a time are closed
+// MessageTimeout after their message began, and while they hold every
+// slot (MaxConns) a sensor that connects still gets in, by evicting one,
+// and its message is stored.
+func TestListenSlowSenders(t *testing.T) {
+	t.Run("message deadline", func(t *testing.T) {
+		s := startListener(t, native.OpenMemory(), monitor.SensorOptions{FlushInterval: 20 * time.Millisecond,
+			IdleTimeout: 30 * time.Second, MessageTimeout: 500 * time.Millisecond})
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		defer func() { close(stop); wg.Wait() }()
+		trickle(t, s.addr, bwMessage(1, 1, "2.5"), 50*time.Millisecond, stop, &wg)
+		// Each byte comes 50ms after the last, well inside IdleTimeout: only
+		// the per-message deadline can close the connection.
+		waitWithin(t, 5*time.Second, "the slow connection closed", func() bool { return s.l.Stats().Slow == 1 })
+		waitWithin(t, 5*time.Second, "the slot freed", func() bool { return s.l.Stats().Open == 0 })
+		if st := s.l.Stats(); st.Stored != 0 || st.Received != 0 {
+			t.Errorf("stats %+v: want the unfinished message discarded", st)
+		}
+	})
+	t.Run("eviction", func(t *testing.T) {
+		const slots = 4
+		s := startListener(t, native.OpenMemory(), monitor.SensorOptions{FlushInterval: 20 * time.Millisecond,
+			MaxConns: slots, EvictAfter: 300 * time.Millisecond, IdleTimeout: 30 * time.Second, MessageTimeout: 30 * time.Second})
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		defer func() { close(stop); wg.Wait() }()
+		for i := 0; i < slots; i++ {
+			trickle(t, s.addr, bwMessage(10+i, 1, "2.5"), 50*time.Millisecond, stop, &wg)
+		}
+		waitWithin(t, 5*time.Second, "every slot taken", func() bool { return s.l.Stats().Open == slots })
+		time.Sleep(400 * time.Millisecond) // past EvictAfter
+		send(t, s.addr, bwMessage(1, 1, "2.5"))
+		waitWithin(t, 5*time.Second, "the sensor's message stored", func() bool { return s.l.Stats().Stored == 1 })
+		if st := s.l.Stats(); st.Evicted != 1 || st.Rejected != 0 {
+			t.Errorf("stats %+v: want one slow connection evicted and none refused", st)
+		}
+	})
+}
+
+// gatedStore holds every write until open is closed, as a slow disk does.
+type gatedStore struct {
+	kb.Dataset
+	open chan struct{}
+}
+
+func (g gatedStore) Apply(ctx context.Context, d kb.Delta) error {
+	select {
+	case <-g.open:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return g.Dataset.Apply(ctx, d)
+}
+
+// wideMessage is a generic sensor message with leaves leaves: small on the
+// wire, a large tree once parsed.
+func wideMessage(s, t, leaves int) string {
+	var b strings.Builder
+	b.WriteString(`<sensordata SensorID="wide" ResourceID="r` + strconv.Itoa(s) + `" eventtime="` + strconv.Itoa(1100000000000+t) + `">`)
+	for i := 0; i < leaves; i++ {
+		b.WriteString("<v>1</v>")
+	}
+	b.WriteString("</sensordata>\n")
+	return b.String()
+}
+
+// TestListenQueueBound: while the store is stalled, many connections
+// sending large parsed messages are held back (the readers wait) once
+// MaxQueueBytes is queued, rather than queueing without bound; a sensor
+// connecting then still gets its message queued; and once the store
+// resumes, everything received is stored.
+func TestListenQueueBound(t *testing.T) {
+	const (
+		maxQueue = 1 << 20
+		flooders = 24
+		per      = 4
+		leaves   = 300 // about 2.4 KB on the wire, tens of KB parsed
+	)
+	gate := make(chan struct{})
+	ds := native.OpenMemory()
+	s := startListener(t, gatedStore{ds, gate}, monitor.SensorOptions{Batch: 1000, FlushInterval: 10 * time.Millisecond, MaxQueueBytes: maxQueue})
+	opened := false
+	defer func() {
+		if !opened {
+			close(gate)
+		}
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < flooders; i++ {
+		c, err := net.Dial("tcp", s.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer c.Close()
+			for j := 0; j < per; j++ {
+				if _, err := c.Write([]byte(wideMessage(i, j, leaves))); err != nil {
+					return
+				}
+			}
+		}(i)
+	}
+	// Wait until the readers stop: received stays put for 300ms.
+	last := int64(-1)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		r := s.l.Stats().Received
+		if r == last {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("readers never stopped")
+		}
+		last = r
+		time.Sleep(300 * time.Millisecond)
+	}
+	st := s.l.Stats()
+	if st.Received >= flooders*per {
+		t.Fatalf("stats %+v: every message was read while the store was stalled; want the readers held back", st)
+	}
+	// One message each beyond the bound (a connection holding nothing is
+	// always admitted); a wide message is under 64 KiB parsed.
+	if st.QueuedBytes > maxQueue+flooders*(64<<10) {
+		t.Fatalf("queued %d bytes, want at most %d", st.QueuedBytes, maxQueue+flooders*(64<<10))
+	}
+	if st.QueuedBytes < maxQueue/2 {
+		t.Fatalf("queued %d bytes: the flood should have filled the queue", st.QueuedBytes)
+	}
+	before := st.QueuedBytes
+	send(t, s.addr, bwMessage(1, 1, "2.5"))
+	waitWithin(t, 5*time.Second, "the sensor's message queued despite the full queue", func() bool { return s.l.Stats().QueuedBytes > before })
+	close(gate)
+	opened = true
+	wg.Wait()
+	waitFor(t, "everything stored", func() bool {
+		st := s.l.Stats()
+		return st.Stored == flooders*per+1 && st.QueuedBytes == 0
+	})
+}
