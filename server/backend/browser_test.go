@@ -507,6 +507,13 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.screenshot("scaling")
 	})
 
+	run("rules without the token", func(t *testing.T) {
+		wd.click(`button[data-tab="findings"]`)
+		wd.script(`document.getElementById("token").value = ""; return true`, nil)
+		wd.click("#run-rules")
+		wd.waitFor("the missing-token message", `document.getElementById("findings-status").textContent.includes("needs the write token")`)
+	})
+
 	run("findings", func(t *testing.T) {
 		wd.call("POST", "/element/"+wd.find("#token")+"/value", map[string]string{"text": token})
 		wd.click(`button[data-tab="findings"]`)

@@ -76,10 +76,15 @@ function metricUnit(name) {
 
 function authHeaders() {
   const token = $("token").value.trim();
-  return token ? { Authorization: "Bearer " + token } : {};
+  // X-Requested-With keeps the server's 401 free of a Basic challenge,
+  // which would hold the fetch behind the browser's login prompt.
+  const h = { "X-Requested-With": "perfkb" };
+  if (token) h.Authorization = "Bearer " + token;
+  return h;
 }
 
 async function apiError(resp) {
+  if (resp.status === 401) return "this needs the write token: enter it in the token field";
   let text = await resp.text();
   try {
     const e = JSON.parse(text);
