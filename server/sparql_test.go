@@ -454,3 +454,51 @@ func TestServiceDescription(t *testing.T) {
 		t.Errorf("browser: status %d location %q", browser.Code, browser.Header().Get("Location"))
 	}
 }
+
+// TestSPARQLWrapperConstruct sends CONSTRUCT the way SPARQLWrapper 2.0
+// does for each return format it offers (Wrapper.py:
+// _getRequestEncodedParameters repeats the format in format=, output= and
+// results=, adding the media type for rdf+xml and json-ld; _getAcceptHeader
+// picks the Accept header), by GET and by a POSTed form, and checks the
+// graph comes back in the format SPARQLWrapper will parse it as.
+func TestSPARQLWrapperConstruct(t *testing.T) {
+	srv, _, _ := newTestServer(t, nil)
+	tests := []struct {
+		returnFormat string   // SPARQLWrapper's constant
+		formats      []string // values of each of format=, output=, results=
+		accept       string
+		wantType     string
+		golden       string
+	}{
+		{"xml", []string{"xml"}, "application/rdf+xml", "application/rdf+xml", "construct.rdf"},
+		{"rdf+xml", []string{"rdf+xml", "application/rdf+xml"}, "application/rdf+xml", "application/rdf+xml", "construct.rdf"},
+		{"rdf", []string{"rdf"}, "*/*", "application/rdf+xml", "construct.rdf"},
+		{"json-ld", []string{"json-ld", "application/ld+json,application/x-json+ld"}, "application/ld+json,application/x-json+ld", "application/ld+json", "construct.jsonld"},
+		{"json", []string{"json"}, "*/*", "application/ld+json", "construct.jsonld"},
+		{"turtle", []string{"turtle"}, "application/turtle,text/turtle", "text/turtle", "construct.ttl"},
+		{"n3", []string{"n3"}, "text/rdf+n3,application/n-triples,application/turtle,application/n3,text/n3,text/turtle", "text/turtle", "construct.ttl"},
+	}
+	for _, tc := range tests {
+		params := url.Values{"query": {"CONSTRUCT WHERE {}"}}
+		for _, key := range []string{"format", "output", "results"} {
+			params[key] = tc.formats
+		}
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			t.Run(tc.returnFormat+" "+method, func(t *testing.T) {
+				var rec *httptest.ResponseRecorder
+				if method == http.MethodGet {
+					rec = do(srv, method, "/sparql?"+params.Encode(), "", "", "Accept", tc.accept)
+				} else {
+					rec = do(srv, method, "/sparql", "application/x-www-form-urlencoded", params.Encode(), "Accept", tc.accept)
+				}
+				if rec.Code != http.StatusOK {
+					t.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+				if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, tc.wantType) {
+					t.Errorf("Content-Type %q, want %q", ct, tc.wantType)
+				}
+				golden(t, tc.golden, rec.Body.String())
+			})
+		}
+	}
+}
