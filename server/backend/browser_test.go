@@ -507,6 +507,39 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.screenshot("scaling")
 	})
 
+	run("experiments in natural order", func(t *testing.T) {
+		wd.click(`button[data-tab="compare"]`)
+		wd.waitFor("experiments", `document.querySelectorAll("#tree-exp option").length > 0`)
+		for _, sel := range []string{"tree-exp", "cmp-a", "scal-version"} {
+			var values []string
+			wd.script(`return Array.from(document.querySelectorAll("#`+sel+` option")).map(o => o.value)`, &values)
+			for i := 1; i < len(values); i++ {
+				if naturalLess(values[i], values[i-1]) {
+					t.Errorf("#%s lists %s before %s", sel, values[i-1], values[i])
+				}
+			}
+		}
+		// The fixture's experiments stop at exp/8, so the page's ordering is
+		// also checked on names where string and number order differ.
+		names := []string{"s/exp/10", "s/exp/2", "s/exp/trace1", "s/exp/1", "s/v1-p16", "s/v1-p2", "s/v1-p128", "s/exp/9"}
+		var got []string
+		b, _ := json.Marshal(names)
+		wd.script(`return `+string(b)+`.sort(window.perfkb.naturalCompare)`, &got)
+		want := slices.Clone(names)
+		slices.SortFunc(want, func(a, b string) int {
+			if naturalLess(a, b) {
+				return -1
+			}
+			if naturalLess(b, a) {
+				return 1
+			}
+			return 0
+		})
+		if !slices.Equal(got, want) {
+			t.Errorf("page sorts %v as %v, want %v", names, got, want)
+		}
+	})
+
 	run("rules without the token", func(t *testing.T) {
 		wd.click(`button[data-tab="findings"]`)
 		wd.script(`document.getElementById("token").value = ""; return true`, nil)
@@ -807,3 +840,32 @@ func TestQueryPageInChromium(t *testing.T) {
 type fakeSites []server.Site
 
 func (f fakeSites) Sites(context.Context) ([]server.Site, error) { return f, nil }
+
+// naturalLess orders strings with their digit runs compared by value.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, _ := strconv.ParseUint(a[:da], 10, 64)
+			nb, _ := strconv.ParseUint(b[:db], 10, 64)
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}

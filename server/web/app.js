@@ -521,6 +521,9 @@ function loadExperiments() {
   return experimentsLoading;
 }
 
+// naturalCompare orders names with their numbers by value: exp/2 before exp/10.
+const naturalCompare = (WB.naturalCompare = new Intl.Collator("en", { numeric: true }).compare);
+
 async function fetchExperiments() {
   const rows = await sparql(`PREFIX perfonto: <${PERFONTO}>
 SELECT ?exp ?version ?processes ?site WHERE {
@@ -530,11 +533,11 @@ SELECT ?exp ?version ?processes ?site WHERE {
   const seen = new Set();
   WB.experiments = rows.filter((r) => !seen.has(r.exp.value) && seen.add(r.exp.value)).map((r) => ({
     iri: r.exp.value, version: r.version && r.version.value, processes: r.processes ? Number(r.processes.value) : NaN, site: r.site && r.site.value,
-  }));
+  })).sort((a, b) => naturalCompare(a.iri, b.iri));
   const fill = (sel) => sel.replaceChildren(...WB.experiments.map((e) => el("option", { value: e.iri }, shortIRI(e.iri) + (isNaN(e.processes) ? "" : ` (${e.processes} procs)`))));
   ["tree-exp", "cmp-a", "cmp-b"].forEach((id) => fill($(id)));
   if (WB.experiments.length > 1) $("cmp-b").value = WB.experiments[1].iri;
-  const versions = Array.from(new Set(WB.experiments.map((e) => e.version).filter(Boolean)));
+  const versions = Array.from(new Set(WB.experiments.map((e) => e.version).filter(Boolean))).sort(naturalCompare);
   $("scal-version").replaceChildren(...versions.map((v) => el("option", { value: v }, shortIRI(v))));
   return WB.experiments;
 }
