@@ -84,6 +84,12 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 			}
 			defer ds.Close()
 
+			// The store's size before and after tells how many of the
+			// triples read were new: a reload stores nothing.
+			before, err := ds.Count(ctx, kb.Pattern{}, true)
+			if err != nil {
+				return err
+			}
 			start := time.Now()
 			var total int64
 			graphs := make(map[kb.Term]bool)
@@ -115,6 +121,10 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 					graphs[g] = true
 				}
 			}
+			after, err := ds.Count(ctx, kb.Pattern{}, true)
+			if err != nil {
+				return err
+			}
 			closing := app.NewProgress("writing the dictionary and flushing the store to disk", "")
 			err = ds.Close()
 			closing.Done()
@@ -126,8 +136,10 @@ A progress line is drawn on a terminal; a summary is printed at the end.`,
 			if len(graphs) == 1 {
 				graphWord = "graph"
 			}
-			fmt.Fprintf(app.Stdout, "loaded %s triples into %d %s in %.2f s (%s triples/s)\n",
-				humanCount(total), len(graphs), graphWord, secs, humanCount(int64(float64(total)/maxSeconds(secs))))
+			added := after - before
+			fmt.Fprintf(app.Stdout, "loaded %s triples into %d %s in %.2f s (%s triples/s): %s new, %s already present\n",
+				humanCount(total), len(graphs), graphWord, secs, humanCount(int64(float64(total)/maxSeconds(secs))),
+				humanCount(added), humanCount(max(total-added, 0)))
 			return nil
 		},
 	}
