@@ -540,6 +540,32 @@ func TestQueryPageInChromium(t *testing.T) {
 		}
 	})
 
+	run("durations", func(t *testing.T) {
+		// Hand-scaled: microseconds into the unit whose number lies in
+		// [1, 1000), 4 significant digits, trailing zeros dropped.
+		for _, tc := range []struct {
+			us   float64
+			want string
+		}{
+			{9.375e-5, "93.75 ps"},
+			{0.5, "500 ns"},
+			{0.0012346, "1.235 ns"},
+			{1, "1 µs"},
+			{999.4, "999.4 µs"},
+			{1500, "1.5 ms"},
+			{123456, "123.5 ms"},
+			{7.7474057993029995e9, "7747 s"},
+			{-2500, "-2.5 ms"},
+			{0, "0 s"},
+		} {
+			var got string
+			wd.script(`return window.perfkb.fmtDuration(`+strconv.FormatFloat(tc.us, 'g', -1, 64)+`)`, &got)
+			if got != tc.want {
+				t.Errorf("fmtDuration(%g µs) = %q, want %q", tc.us, got, tc.want)
+			}
+		}
+	})
+
 	run("rules without the token", func(t *testing.T) {
 		wd.click(`button[data-tab="findings"]`)
 		wd.script(`document.getElementById("token").value = ""; return true`, nil)
