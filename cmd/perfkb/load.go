@@ -160,6 +160,7 @@ func loadProgress(app *App, name string, opts *rdfio.LoadOptions) (done func()) 
 	reading.SetIdle("sorting and writing the indexes of " + name)
 	var writing *Progress
 	opts.Progress = reading.Set
+	opts.InputProgress = reading.SetInput
 	opts.CommitProgress = func(done, total int64) {
 		if writing == nil {
 			reading.Done()
