@@ -258,7 +258,14 @@ func respondError(c *gin.Context, err error) {
 		// (rupdate, s-put) answers only a Basic or Digest challenge and
 		// fails on a header it cannot parse, so a separate Bearer header,
 		// or Bearer first, stops it before it sends its credentials.
-		c.Header("WWW-Authenticate", `Basic realm="perfkb", Bearer realm="perfkb"`)
+		// A page's own fetch gets no Basic challenge: the browser would
+		// hold the request behind its login prompt and the page would
+		// never see the 401 it can explain.
+		if fromPage(c.Request) {
+			c.Header("WWW-Authenticate", `Bearer realm="perfkb"`)
+		} else {
+			c.Header("WWW-Authenticate", `Basic realm="perfkb", Bearer realm="perfkb"`)
+		}
 	}
 	if ae.typ == ErrorTimeout {
 		if m := metricsFrom(c); m != nil {
@@ -280,4 +287,15 @@ type successResponse struct {
 func respondData(c *gin.Context, status int, data any) {
 	// PureJSON keeps <, > and & readable: IRIs and N-Triples are full of them.
 	c.PureJSON(status, successResponse{Status: "success", Data: data})
+}
+
+// fromPage reports whether a request is a script's fetch (the workbench's
+// X-Requested-With, or a browser's Sec-Fetch-Mode other than navigate)
+// rather than a navigation or a command-line client.
+func fromPage(r *http.Request) bool {
+	if r.Header.Get("X-Requested-With") != "" {
+		return true
+	}
+	mode := r.Header.Get("Sec-Fetch-Mode")
+	return mode != "" && mode != "navigate"
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"mime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -91,8 +92,16 @@ func formatByName(name string, offers []Format) (Format, bool) {
 			}
 		}
 	}
+	// SPARQLWrapper and Fuseki read the results-format names as their RDF
+	// counterparts when the result is a graph: xml is RDF/XML, json is
+	// JSON-LD; n3 asks for Turtle, which is N3.
+	if f, ok := graphNames[name]; ok && slices.Contains(offers, f) && !slices.Contains(offers, FormatXML) {
+		return f, true
+	}
 	return 0, false
 }
+
+var graphNames = map[string]Format{"xml": FormatRDFXML, "rdf+xml": FormatRDFXML, "json": FormatJSONLD, "n3": FormatTurtle}
 
 // formatByMediaType finds the format a Content-Type names among offers.
 func formatByMediaType(contentType string, offers []Format) (Format, bool) {

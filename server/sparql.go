@@ -133,7 +133,7 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 	case ResultGraph:
 		offers = graphFormats
 	}
-	format, ok := chooseFormat(c, offers)
+	format, ok := chooseFormatIn(c, params, offers)
 	if !ok {
 		return
 	}
@@ -222,9 +222,21 @@ func firstErr(errs ...error) error {
 // chooseFormat picks the response format from ?format= or the Accept
 // header; it answers 406 and returns false when none fits.
 func chooseFormat(c *gin.Context, offers []Format) (Format, bool) {
-	name := c.Query("format")
+	return chooseFormatIn(c, c.Request.URL.Query(), offers)
+}
+
+// chooseFormatIn is chooseFormat reading format= and output= from params
+// (a POSTed form's fields, as SPARQLWrapper sends them) before the URL.
+func chooseFormatIn(c *gin.Context, params url.Values, offers []Format) (Format, bool) {
+	name := params.Get("format")
 	if name == "" {
-		name = c.Query("output") // Fuseki's and Virtuoso's name for it
+		name = params.Get("output") // Fuseki's and Virtuoso's name for it
+	}
+	if name == "" {
+		name = c.Query("format")
+	}
+	if name == "" {
+		name = c.Query("output")
 	}
 	if name != "" {
 		if f, ok := formatByName(name, offers); ok {

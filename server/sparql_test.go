@@ -173,6 +173,8 @@ func TestSPARQLErrors(t *testing.T) {
 		{"body too large by length", srv, "POST", "/sparql", "application/x-www-form-urlencoded", big, nil, 413, ErrorTooLarge, 0, 0, "larger than"},
 		{"bad timeout", srv, "GET", "/sparql?query=ASK&timeout=soon", "", "", nil, 400, ErrorBadData, 0, 0, "timeout"},
 		{"update without token", srv, "POST", "/sparql", "application/sparql-update", "CLEAR ALL", nil, 401, ErrorUnauthorized, 0, 0, "Bearer <token>"},
+		{"update without token from a page's fetch", srv, "POST", "/sparql", "application/sparql-update", "CLEAR ALL", []string{"Sec-Fetch-Mode", "cors"}, 401, ErrorUnauthorized, 0, 0, "Bearer <token>"},
+		{"update without token from the workbench", srv, "POST", "/sparql", "application/sparql-update", "CLEAR ALL", []string{"X-Requested-With", "perfkb"}, 401, ErrorUnauthorized, 0, 0, "Bearer <token>"},
 		{"update with wrong token", srv, "POST", "/sparql", "application/sparql-update", "CLEAR ALL", []string{"Authorization", "Bearer nope"}, 403, ErrorForbidden, 0, 0, "not valid"},
 		{"update with basic auth, wrong password", srv, "POST", "/sparql", "application/sparql-update", "CLEAR ALL", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 403, ErrorForbidden, 0, 0, "not valid"},
 		{"update with basic auth, malformed", srv, "POST", "/sparql", "application/sparql-update", "CLEAR ALL", []string{"Authorization", "Basic !!"}, 401, ErrorUnauthorized, 0, 0, "HTTP Basic"},
@@ -199,8 +201,14 @@ func TestSPARQLErrors(t *testing.T) {
 			if !strings.Contains(e.Error, tc.wantInError) {
 				t.Errorf("error %q does not mention %q", e.Error, tc.wantInError)
 			}
-			if tc.wantStatus == 401 && rec.Header().Get("WWW-Authenticate") == "" {
-				t.Error("401 without WWW-Authenticate")
+			if tc.wantStatus == 401 {
+				// Jena's rupdate needs the Basic challenge; a browser shown
+				// one holds the page's fetch behind a login prompt.
+				challenge := rec.Header().Get("WWW-Authenticate")
+				fromPage := len(tc.headers) > 0 && (tc.headers[0] == "Sec-Fetch-Mode" || tc.headers[0] == "X-Requested-With")
+				if hasBasic := strings.HasPrefix(challenge, "Basic "); hasBasic == fromPage || !strings.Contains(challenge, "Bearer ") {
+					t.Errorf("401 challenge %q for headers %v", challenge, tc.headers)
+				}
 			}
 		})
 	}
@@ -450,5 +458,53 @@ func TestServiceDescription(t *testing.T) {
 	browser := do(srv, "GET", "/sparql", "", "", "Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
 	if browser.Code != http.StatusSeeOther || browser.Header().Get("Location") != "/" {
 		t.Errorf("browser: status %d location %q", browser.Code, browser.Header().Get("Location"))
+	}
+}
+
+// TestSPARQLWrapperConstruct sends CONSTRUCT the way SPARQLWrapper 2.0
+// does for each return format it offers (Wrapper.py:
+// _getRequestEncodedParameters repeats the format in format=, output= and
+// results=, adding the media type for rdf+xml and json-ld; _getAcceptHeader
+// picks the Accept header), by GET and by a POSTed form, and checks the
+// graph comes back in the format SPARQLWrapper will parse it as.
+func TestSPARQLWrapperConstruct(t *testing.T) {
+	srv, _, _ := newTestServer(t, nil)
+	tests := []struct {
+		returnFormat string   // SPARQLWrapper's constant
+		formats      []string // values of each of format=, output=, results=
+		accept       string
+		wantType     string
+		golden       string
+	}{
+		{"xml", []string{"xml"}, "application/rdf+xml", "application/rdf+xml", "construct.rdf"},
+		{"rdf+xml", []string{"rdf+xml", "application/rdf+xml"}, "application/rdf+xml", "application/rdf+xml", "construct.rdf"},
+		{"rdf", []string{"rdf"}, "*/*", "application/rdf+xml", "construct.rdf"},
+		{"json-ld", []string{"json-ld", "application/ld+json,application/x-json+ld"}, "application/ld+json,application/x-json+ld", "application/ld+json", "construct.jsonld"},
+		{"json", []string{"json"}, "*/*", "application/ld+json", "construct.jsonld"},
+		{"turtle", []string{"turtle"}, "application/turtle,text/turtle", "text/turtle", "construct.ttl"},
+		{"n3", []string{"n3"}, "text/rdf+n3,application/n-triples,application/turtle,application/n3,text/n3,text/turtle", "text/turtle", "construct.ttl"},
+	}
+	for _, tc := range tests {
+		params := url.Values{"query": {"CONSTRUCT WHERE {}"}}
+		for _, key := range []string{"format", "output", "results"} {
+			params[key] = tc.formats
+		}
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			t.Run(tc.returnFormat+" "+method, func(t *testing.T) {
+				var rec *httptest.ResponseRecorder
+				if method == http.MethodGet {
+					rec = do(srv, method, "/sparql?"+params.Encode(), "", "", "Accept", tc.accept)
+				} else {
+					rec = do(srv, method, "/sparql", "application/x-www-form-urlencoded", params.Encode(), "Accept", tc.accept)
+				}
+				if rec.Code != http.StatusOK {
+					t.Fatalf("status %d: %s", rec.Code, rec.Body)
+				}
+				if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, tc.wantType) {
+					t.Errorf("Content-Type %q, want %q", ct, tc.wantType)
+				}
+				golden(t, tc.golden, rec.Body.String())
+			})
+		}
 	}
 }

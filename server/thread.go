@@ -77,7 +77,7 @@ type threadPanic struct {
 }
 
 // LowerPriority lowers the OS scheduling priority of the thread serving
-// the request of ctx to nice (1 to 19; Linux), so that the kernel runs
+// the request of ctx to nice (1 to 19; Linux; never above the thread's own), so that the kernel runs
 // the threads of other requests first when they compete for a processor,
 // and reports whether it did. Only requests the server runs on a thread of
 // their own (SPARQL queries) can be lowered, once; the thread ends with
@@ -95,6 +95,11 @@ func LowerPriority(ctx context.Context, nice int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ended || t.lowered {
+		return false
+	}
+	// A server started under nice already runs lower: a request is
+	// never raised above it.
+	if cur, err := getNice(t.tid); err != nil || cur >= min(nice, 19) {
 		return false
 	}
 	if err := setNice(t.tid, min(nice, 19)); err != nil {

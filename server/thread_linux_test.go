@@ -59,14 +59,20 @@ func threadNice(tid int) int {
 // query's thread is still the recoverer's 500.
 func TestOwnThread(t *testing.T) {
 	ask := "/sparql?query=" + "ASK%7B%7D"
+	// The tests may run under nice: new threads start at the process's
+	// nice value, not 0.
+	base := threadNice(syscall.Gettid())
 	t.Run("lowered", func(t *testing.T) {
-		q := &threadQuery{nice: 7}
+		if base+7 > 19 {
+			t.Skipf("the tests run at nice %d: no room to lower a thread by 7", base)
+		}
+		q := &threadQuery{nice: base + 7}
 		srv, _, _ := newTestServer(t, func(o *Options) { o.Query, o.ThreadPerQuery = q, true })
 		if rec := do(srv, http.MethodGet, ask, "", ""); rec.Code != http.StatusOK {
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
-		if !q.lowered || q.niceDuring != 7 {
-			t.Fatalf("LowerPriority = %v, nice during the query %d; want true, 7 (tid %d pid %d)", q.lowered, q.niceDuring, q.tid, os.Getpid())
+		if !q.lowered || q.niceDuring != base+7 {
+			t.Fatalf("LowerPriority = %v, nice during the query %d; want true, %d (tid %d pid %d)", q.lowered, q.niceDuring, base+7, q.tid, os.Getpid())
 		}
 		if q.tid == syscall.Gettid() {
 			t.Fatal("the query ran on the test's own thread")
@@ -87,8 +93,8 @@ func TestOwnThread(t *testing.T) {
 			if rec := do(srv, http.MethodPost, "/sparql", mediaSPARQLQuery, "ASK {}"); rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			if q.lowered || q.niceDuring != 0 {
-				t.Fatalf("LowerPriority = %v, nice %d without being asked", q.lowered, q.niceDuring)
+			if q.lowered || q.niceDuring != base {
+				t.Fatalf("LowerPriority = %v, nice %d without being asked; want false, %d", q.lowered, q.niceDuring, base)
 			}
 		}
 	})
@@ -98,8 +104,21 @@ func TestOwnThread(t *testing.T) {
 		if rec := do(srv, http.MethodGet, ask, "", ""); rec.Code != http.StatusOK {
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
-		if q.lowered || q.niceDuring != 0 {
-			t.Fatalf("without ThreadPerQuery: LowerPriority = %v, nice %d; want false, 0", q.lowered, q.niceDuring)
+		if q.lowered || q.niceDuring != base {
+			t.Fatalf("without ThreadPerQuery: LowerPriority = %v, nice %d; want false, %d", q.lowered, q.niceDuring, base)
+		}
+	})
+	t.Run("never raised", func(t *testing.T) {
+		if base < 2 {
+			t.Skipf("the tests run at nice %d: run them under nice -n 10 to check a request is never raised above it", base)
+		}
+		q := &threadQuery{nice: base - 1}
+		srv, _, _ := newTestServer(t, func(o *Options) { o.Query, o.ThreadPerQuery = q, true })
+		if rec := do(srv, http.MethodGet, ask, "", ""); rec.Code != http.StatusOK {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		if q.lowered || q.niceDuring != base {
+			t.Fatalf("LowerPriority(%d) under nice %d = %v, nice %d during the query; want false, %d", base-1, base, q.lowered, q.niceDuring, base)
 		}
 	})
 	t.Run("panic", func(t *testing.T) {

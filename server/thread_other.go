@@ -11,3 +11,5 @@ const threadPriorities = false
 func threadID() int { return 0 }
 
 func setNice(tid, nice int) error { return errors.New("thread priorities are Linux only") }
+
+func getNice(tid int) (int, error) { return 0, errors.New("thread priorities are Linux only") }

@@ -123,6 +123,12 @@ validation report is printed, nothing is loaded and the exit status is 1.
 			}
 			defer ds.Close()
 
+			// The store's size before and after tells how many of the
+			// triples read were new: a reload stores nothing.
+			before, err := ds.Count(ctx, kb.Pattern{}, true)
+			if err != nil {
+				return err
+			}
 			start := time.Now()
 			var total int64
 			graphs := make(map[kb.Term]bool)
@@ -154,6 +160,10 @@ validation report is printed, nothing is loaded and the exit status is 1.
 					graphs[g] = true
 				}
 			}
+			after, err := ds.Count(ctx, kb.Pattern{}, true)
+			if err != nil {
+				return err
+			}
 			closing := app.NewProgress("writing the dictionary and flushing the store to disk", "")
 			err = ds.Close()
 			closing.Done()
@@ -165,8 +175,10 @@ validation report is printed, nothing is loaded and the exit status is 1.
 			if len(graphs) == 1 {
 				graphWord = "graph"
 			}
-			fmt.Fprintf(app.Stdout, "loaded %s triples into %d %s in %.2f s (%s triples/s)\n",
-				humanCount(total), len(graphs), graphWord, secs, humanCount(int64(float64(total)/maxSeconds(secs))))
+			added := after - before
+			fmt.Fprintf(app.Stdout, "loaded %s triples into %d %s in %.2f s (%s triples/s): %s new, %s already present\n",
+				humanCount(total), len(graphs), graphWord, secs, humanCount(int64(float64(total)/maxSeconds(secs))),
+				humanCount(added), humanCount(max(total-added, 0)))
 			return nil
 		},
 	}
@@ -190,6 +202,7 @@ func loadProgress(app *App, name string, opts *rdfio.LoadOptions) (done func()) 
 	reading.SetIdle("sorting and writing the indexes of " + name)
 	var writing *Progress
 	opts.Progress = reading.Set
+	opts.InputProgress = reading.SetInput
 	opts.CommitProgress = func(done, total int64) {
 		if writing == nil {
 			reading.Done()

@@ -166,11 +166,12 @@ and answers SPARQL 1.1 queries on the command line and over HTTP.`,
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&app.StoreSpec, "store", store.DefaultSpec,
 		"store to use: native:PATH (default, embedded), memory:, leveldb:PATH, memstore:, or a postgres:// DSN")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError(flagSuggestion(cmd, err)) })
 	for _, newCommand := range commandConstructors {
 		root.AddCommand(newCommand(app))
 	}
 	addValueCompletions(app, root)
+	suggestSubcommands(root)
 	return root
 }
 

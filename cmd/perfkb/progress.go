@@ -24,6 +24,8 @@ type Progress struct {
 	lastDraw   time.Time
 	count      int64
 	total      int64
+	inRead     int64 // bytes of the input read, when its size is known
+	inSize     int64
 	lastSet    time.Time
 	idleLabel  string
 	enabled    bool
@@ -102,6 +104,15 @@ func (p *Progress) SetTotal(total int64) {
 	p.mu.Unlock()
 }
 
+// SetInput records how far through its input the work is (bytes read of
+// a file's size): when the count's own total is unknown, percent and ETA
+// come from it.
+func (p *Progress) SetInput(read, size int64) {
+	p.mu.Lock()
+	p.inRead, p.inSize = read, size
+	p.mu.Unlock()
+}
+
 // Set records the count reached so far; it is safe to call often and from
 // several goroutines.
 func (p *Progress) Set(count int64) {
@@ -152,6 +163,14 @@ func (p *Progress) line(now time.Time) string {
 		s += fmt.Sprintf(", %.0f%%", pct)
 		if rate > 0 && p.count < p.total {
 			eta := time.Duration(float64(p.total-p.count) / rate * float64(time.Second))
+			s += ", ETA " + eta.Round(time.Second).String()
+		}
+	}
+	if p.total == 0 && p.inSize > 0 && p.inRead > 0 {
+		frac := float64(p.inRead) / float64(p.inSize)
+		s += fmt.Sprintf(", %.0f%% of the input", 100*frac)
+		if p.inRead < p.inSize && inPhase > 0 {
+			eta := time.Duration(inPhase * (1 - frac) / frac * float64(time.Second))
 			s += ", ETA " + eta.Round(time.Second).String()
 		}
 	}

@@ -47,6 +47,24 @@ func TestProgressLine(t *testing.T) {
 
 // TestProgressTicks: with nothing reported the line is still redrawn, so a
 // long phase does not look hung.
+// TestProgressInputShare: with no total of its own, a phase reading a
+// file shows its share of the file and the ETA it implies (a quarter of
+// the bytes in 2 s: 6 s to go).
+func TestProgressInputShare(t *testing.T) {
+	p := newProgress(&bytes.Buffer{}, "reading x.nt", "triples", false, time.Hour)
+	defer p.Done()
+	p.start = time.Now().Add(-2 * time.Second)
+	p.phaseStart = p.start
+	p.Set(5000)
+	p.SetInput(1<<20, 4<<20)
+	line := p.line(p.start.Add(2 * time.Second))
+	for _, want := range []string{"reading x.nt 5,000 triples", "2,500 triples/s", "25% of the input", "ETA 6s"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %q lacks %q", line, want)
+		}
+	}
+}
+
 func TestProgressTicks(t *testing.T) {
 	var out lockedBuffer
 	p := newProgress(&out, "sorting", "quads", true, 5*time.Millisecond)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -64,15 +65,16 @@ errors.`,
 		Short: "List the shipped rule sets",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := tabwriter.NewWriter(app.Stdout, 0, 4, 2, ' ', 0)
 			for _, name := range rules.Names() {
 				file, _, _ := rules.Lookup(name)
 				prog, err := reasoner.LoadProgram([]string{name}, reasoner.ParseOptions{})
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(app.Stdout, "%-9s %-22s %d rules\n", name, file, prog.Len())
+				fmt.Fprintf(w, "%s\t%s\t%d rules\n", name, file, prog.Len())
 			}
-			return nil
+			return w.Flush()
 		},
 	}
 	show := &cobra.Command{

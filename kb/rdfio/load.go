@@ -61,6 +61,10 @@ type LoadOptions struct {
 	// load at Commit, with the quads written so far and their total, if
 	// the store's BulkWriter reports it (see CommitReporter).
 	CommitProgress func(done, total int64)
+	// InputProgress, when set, is called by LoadFile as it reads the file,
+	// with the bytes read so far and the file's size, so that a caller can
+	// show percent and ETA.
+	InputProgress func(read, size int64)
 
 	// chunkSize overrides lineChunkSize (tests cut their input small).
 	chunkSize int
@@ -96,8 +100,13 @@ func LoadFile(ctx context.Context, ds kb.Dataset, path string, opts LoadOptions)
 	}
 	defer f.Close()
 	var r io.Reader = f
+	if opts.InputProgress != nil {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			r = &countingReader{r: f, size: fi.Size(), report: opts.InputProgress}
+		}
+	}
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		gz, err := gzip.NewReader(f)
+		gz, err := gzip.NewReader(r)
 		if err != nil {
 			return LoadSummary{}, fmt.Errorf("%s: %w", path, err)
 		}
@@ -297,4 +306,19 @@ func parseBase(iri string) (*url.URL, error) {
 		return nil, fmt.Errorf("base IRI %q is not an absolute IRI", iri)
 	}
 	return u, nil
+}
+
+// countingReader reports the bytes read of a file of known size.
+type countingReader struct {
+	r      io.Reader
+	read   int64
+	size   int64
+	report func(read, size int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read += int64(n)
+	c.report(c.read, c.size)
+	return n, err
 }

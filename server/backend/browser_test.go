@@ -513,6 +513,72 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.screenshot("scaling")
 	})
 
+	run("experiments in natural order", func(t *testing.T) {
+		wd.click(`button[data-tab="compare"]`)
+		wd.waitFor("experiments", `document.querySelectorAll("#tree-exp option").length > 0`)
+		for _, sel := range []string{"tree-exp", "cmp-a", "scal-version"} {
+			var values []string
+			wd.script(`return Array.from(document.querySelectorAll("#`+sel+` option")).map(o => o.value)`, &values)
+			for i := 1; i < len(values); i++ {
+				if naturalLess(values[i], values[i-1]) {
+					t.Errorf("#%s lists %s before %s", sel, values[i-1], values[i])
+				}
+			}
+		}
+		// The fixture's experiments stop at exp/8, so the page's ordering is
+		// also checked on names where string and number order differ.
+		names := []string{"s/exp/10", "s/exp/2", "s/exp/trace1", "s/exp/1", "s/v1-p16", "s/v1-p2", "s/v1-p128", "s/exp/9"}
+		var got []string
+		b, _ := json.Marshal(names)
+		wd.script(`return `+string(b)+`.sort(window.perfkb.naturalCompare)`, &got)
+		want := slices.Clone(names)
+		slices.SortFunc(want, func(a, b string) int {
+			if naturalLess(a, b) {
+				return -1
+			}
+			if naturalLess(b, a) {
+				return 1
+			}
+			return 0
+		})
+		if !slices.Equal(got, want) {
+			t.Errorf("page sorts %v as %v, want %v", names, got, want)
+		}
+	})
+
+	run("durations", func(t *testing.T) {
+		// Hand-scaled: microseconds into the unit whose number lies in
+		// [1, 1000), 4 significant digits, trailing zeros dropped.
+		for _, tc := range []struct {
+			us   float64
+			want string
+		}{
+			{9.375e-5, "93.75 ps"},
+			{0.5, "500 ns"},
+			{0.0012346, "1.235 ns"},
+			{1, "1 µs"},
+			{999.4, "999.4 µs"},
+			{1500, "1.5 ms"},
+			{123456, "123.5 ms"},
+			{7.7474057993029995e9, "7747 s"},
+			{-2500, "-2.5 ms"},
+			{0, "0 s"},
+		} {
+			var got string
+			wd.script(`return window.perfkb.fmtDuration(`+strconv.FormatFloat(tc.us, 'g', -1, 64)+`)`, &got)
+			if got != tc.want {
+				t.Errorf("fmtDuration(%g µs) = %q, want %q", tc.us, got, tc.want)
+			}
+		}
+	})
+
+	run("rules without the token", func(t *testing.T) {
+		wd.click(`button[data-tab="findings"]`)
+		wd.script(`document.getElementById("token").value = ""; return true`, nil)
+		wd.click("#run-rules")
+		wd.waitFor("the missing-token message", `document.getElementById("findings-status").textContent.includes("needs the write token")`)
+	})
+
 	run("findings", func(t *testing.T) {
 		wd.call("POST", "/element/"+wd.find("#token")+"/value", map[string]string{"text": token})
 		wd.click(`button[data-tab="findings"]`)
@@ -806,3 +872,32 @@ func TestQueryPageInChromium(t *testing.T) {
 type fakeSites []server.Site
 
 func (f fakeSites) Sites(context.Context) ([]server.Site, error) { return f, nil }
+
+// naturalLess orders strings with their digit runs compared by value.
+func naturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, _ := strconv.ParseUint(a[:da], 10, 64)
+			nb, _ := strconv.ParseUint(b[:db], 10, 64)
+			if na != nb {
+				return na < nb
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}

@@ -60,13 +60,22 @@ function termText(t) {
 function fmt(v, unit) {
   if (v == null || isNaN(v)) return "";
   let s;
-  if (unit === "microsecond" && Math.abs(v) >= 1e3) {
-    s = Math.abs(v) >= 1e6 ? (v / 1e6).toPrecision(4) + " s" : (v / 1e3).toPrecision(4) + " ms";
-    return s;
-  }
+  if (unit === "microsecond") return fmtDuration(v);
   s = Number.isInteger(v) && Math.abs(v) < 1e12 ? v.toLocaleString("en") : Math.abs(v) >= 1e5 || (Math.abs(v) < 1e-3 && v !== 0) ? v.toExponential(3) : String(Number(v.toPrecision(4)));
   return unit && unit !== "counter" ? s + " " + unitAbbrev(unit) : s;
 }
+// fmtDuration prints a duration given in microseconds in the unit that
+// keeps its number between 1 and 1000, to 4 significant digits (residuals
+// of 9.375e-5 µs read 93.75 ps).
+const DURATION_UNITS = [[1e6, "s"], [1e3, "ms"], [1, "µs"], [1e-3, "ns"], [1e-6, "ps"]];
+function fmtDuration(us) {
+  if (us == null || isNaN(us)) return "";
+  if (us === 0) return "0 s";
+  const a = Math.abs(us);
+  const [scale, name] = DURATION_UNITS.find(([f]) => a >= f) || DURATION_UNITS[DURATION_UNITS.length - 1];
+  return `${Number((us / scale).toPrecision(4))} ${name}`;
+}
+WB.fmtDuration = fmtDuration;
 function unitAbbrev(u) { return { microsecond: "µs", byte: "B", ratio: "", percent: "%" }[u] ?? u; }
 
 function metricUnit(name) {
@@ -76,10 +85,15 @@ function metricUnit(name) {
 
 function authHeaders() {
   const token = $("token").value.trim();
-  return token ? { Authorization: "Bearer " + token } : {};
+  // X-Requested-With keeps the server's 401 free of a Basic challenge,
+  // which would hold the fetch behind the browser's login prompt.
+  const h = { "X-Requested-With": "perfkb" };
+  if (token) h.Authorization = "Bearer " + token;
+  return h;
 }
 
 async function apiError(resp) {
+  if (resp.status === 401) return "this needs the write token: enter it in the token field";
   let text = await resp.text();
   try {
     const e = JSON.parse(text);
@@ -516,6 +530,9 @@ function loadExperiments() {
   return experimentsLoading;
 }
 
+// naturalCompare orders names with their numbers by value: exp/2 before exp/10.
+const naturalCompare = (WB.naturalCompare = new Intl.Collator("en", { numeric: true }).compare);
+
 async function fetchExperiments() {
   const rows = await sparql(`PREFIX perfonto: <${PERFONTO}>
 SELECT ?exp ?version ?processes ?site WHERE {
@@ -525,11 +542,11 @@ SELECT ?exp ?version ?processes ?site WHERE {
   const seen = new Set();
   WB.experiments = rows.filter((r) => !seen.has(r.exp.value) && seen.add(r.exp.value)).map((r) => ({
     iri: r.exp.value, version: r.version && r.version.value, processes: r.processes ? Number(r.processes.value) : NaN, site: r.site && r.site.value,
-  }));
+  })).sort((a, b) => naturalCompare(a.iri, b.iri));
   const fill = (sel) => sel.replaceChildren(...WB.experiments.map((e) => el("option", { value: e.iri }, shortIRI(e.iri) + (isNaN(e.processes) ? "" : ` (${e.processes} procs)`))));
   ["tree-exp", "cmp-a", "cmp-b"].forEach((id) => fill($(id)));
   if (WB.experiments.length > 1) $("cmp-b").value = WB.experiments[1].iri;
-  const versions = Array.from(new Set(WB.experiments.map((e) => e.version).filter(Boolean)));
+  const versions = Array.from(new Set(WB.experiments.map((e) => e.version).filter(Boolean))).sort(naturalCompare);
   $("scal-version").replaceChildren(...versions.map((v) => el("option", { value: v }, shortIRI(v))));
   return WB.experiments;
 }
