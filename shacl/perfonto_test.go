@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
-	"github.com/perfkb/perfkb/convert/sample"
 )
 
 // TestPerfontoShapesSample: the sample generator's data (every kind
