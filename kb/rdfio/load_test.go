@@ -459,7 +459,7 @@ func TestExportEveryFormatRoundTrip(t *testing.T) {
 					want = append(want, q)
 				}
 			}
-			if why := isomorphic(got, want); why != "" {
+			if why := rdfio.Isomorphic(got, want); why != "" {
 				t.Errorf("%s export read back is not the data: %s\n%s", f, why, buf.String())
 			}
 		})
