@@ -16,7 +16,7 @@
 //	        │     OWA scores and ranks, PU similarity groups, similarity to the
 //	        │     baseline, fuzzy bottleneck search with a negligible range
 //	        ├─ differences between two experiments (Compare)
-//	        ├─ performance models (analysis/pmnf, Extra-P 4.2's modeler) per
+//	        ├─ performance models (internal/pmnf, Extra-P 4.2's modeler) per
 //	        │     experiment series (version and machine; parameters p and/or
 //	        │     a numeric problem size n; repeated runs are repetitions),
 //	        │     call path and metric, with predictions of wtime at larger p

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfkb/perfkb/analysis/pmnf"
+	"github.com/perfkb/perfkb/internal/pmnf"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )

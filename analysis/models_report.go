@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/perfkb/perfkb/analysis/pmnf"
+	"github.com/perfkb/perfkb/internal/pmnf"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/rules"
 )

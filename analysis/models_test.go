@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfkb/perfkb/analysis/pmnf"
+	"github.com/perfkb/perfkb/internal/pmnf"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"

@@ -96,6 +96,9 @@ func violations(pkgs map[string]pkg, rules map[string][]string) []string {
 	var out []string
 	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
 		p := pkgs[path]
+		if _, ok := TestSupport[strings.TrimPrefix(path, module+"/")]; ok {
+			continue
+		}
 		dir := topDir(path)
 		allowed, ok := rules[dir]
 		if !ok {

@@ -1,5 +1,5 @@
 // Package modelfn offers the performance models of perfkb analyze
-// (analysis/pmnf, Extra-P's Performance Model Normal Form) to SPARQL:
+// (internal/pmnf, Extra-P's Performance Model Normal Form) to SPARQL:
 // pf:predict evaluates a model's perfonto:modelFormula at parameter
 // values, so a query can extrapolate:
 //
@@ -20,7 +20,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/perfkb/perfkb/analysis/pmnf"
+	"github.com/perfkb/perfkb/internal/pmnf"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/function"
