@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfkb/perfkb/internal/pmnf"
 	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/internal/pmnf"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
