@@ -114,27 +114,11 @@ func MetricLiteral(dt, lexical string) (lit kb.Term, warning string, err error) 
 		if err != nil {
 			return kb.Term{}, "", fmt.Errorf("%q is not a number (want an xsd:double)", lexical)
 		}
-		return Double(f), "", nil
+		return kb.Double(f), "", nil
 	}
 }
 
 func shortXSD(dt string) string { return "xsd:" + strings.TrimPrefix(dt, ontology.XSDNamespace) }
-
-// Double is kb.Double.
-//
-// Deprecated: use kb.Double; this forward stays only until the converters
-// being changed alongside it call kb.Double.
-func Double(f float64) kb.Term { return kb.Double(f) }
-
-// Integer is kb.Integer.
-//
-// Deprecated: use kb.Integer.
-func Integer(n int64) kb.Term { return kb.Integer(n) }
-
-// Long is kb.Long.
-//
-// Deprecated: use kb.Long.
-func Long(n int64) kb.Term { return kb.Long(n) }
 
 // String returns a plain xsd:string literal (so that a query's "gsr410"
 // matches it).

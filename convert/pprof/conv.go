@@ -301,9 +301,9 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 				mi := kb.IRI(rs.Value + "/" + trace.Segment(mv.name))
 				var lit kb.Term
 				if m.long && m.scale == 1 {
-					lit = convert.Long(mv.val)
+					lit = kb.Long(mv.val)
 				} else {
-					lit = convert.Double(float64(mv.val) * m.scale)
+					lit = kb.Double(float64(mv.val) * m.scale)
 				}
 				for _, e := range []error{
 					emit(rs, ontology.HasMetric, mi),
@@ -391,7 +391,7 @@ func (c *Converter) emitRegion(ctx context.Context, t *convert.Table, nm trace.N
 		}
 	}
 	if fn.StartLine > 0 {
-		if err := t.Emit(ctx, r, kb.IRI(ontology.StartLine), convert.Integer(fn.StartLine)); err != nil {
+		if err := t.Emit(ctx, r, kb.IRI(ontology.StartLine), kb.Integer(fn.StartLine)); err != nil {
 			return err
 		}
 	}

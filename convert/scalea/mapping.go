@@ -50,7 +50,7 @@ func integer(n sql.NullInt64) kb.Term {
 	if !n.Valid {
 		return kb.Term{}
 	}
-	return convert.Integer(n.Int64)
+	return kb.Integer(n.Int64)
 }
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
@@ -237,7 +237,7 @@ func (r *run) computationalNodes(ctx context.Context) error {
 		o.add(n, ontology.CpuType, str(cpuType))
 		if speed.Valid {
 			if mhz, ok := parseMegahertz(speed.String); ok {
-				o.add(n, ontology.CpuSpeed, convert.Double(mhz))
+				o.add(n, ontology.CpuSpeed, kb.Double(mhz))
 			} else {
 				r.em.Warn(convert.SQLPosition("ComputationalNode", id(key), "cpuSpeed"), "cannot read %q as a clock speed (want e.g. 2.4 GHz or 800 MHz); kept as a string", speed.String)
 				o.add(n, ontology.CpuSpeed, kb.String(speed.String))
@@ -246,7 +246,7 @@ func (r *run) computationalNodes(ctx context.Context) error {
 		o.add(n, ontology.OsName, str(osName))
 		o.add(n, ontology.OsVersion, str(osVersion))
 		if disk.Valid {
-			o.add(n, ontology.HardDiskSize, convert.Long(disk.Int64))
+			o.add(n, ontology.HardDiskSize, kb.Long(disk.Int64))
 		}
 		o.add(n, ontology.DataCacheSize, intList(caches))
 		o.add(n, ontology.CacheMissPenalty, intList(penalties))
@@ -265,7 +265,7 @@ func (r *run) megabytes(s sql.NullString, key int64, column string) kb.Term {
 		return kb.Term{}
 	}
 	if mb, ok := parseMegabytes(s.String); ok {
-		return convert.Long(mb)
+		return kb.Long(mb)
 	}
 	r.em.Warn(convert.SQLPosition("ComputationalNode", id(key), column), "cannot read %q as a size (want e.g. 512 MB or 2 GB); kept as a string", s.String)
 	return kb.String(s.String)
@@ -338,7 +338,7 @@ func (r *run) benchArray(o *out, perf kb.Term, column string, values []sql.NullS
 		o.add(perf, ontology.HasBenchmarkValue, node)
 		o.add(node, ontology.RDFType, p(ontology.BenchmarkValue))
 		o.add(node, ontology.BenchmarkColumn, kb.String(column))
-		o.add(node, ontology.BenchmarkIndex, convert.Integer(int64(i+1)))
+		o.add(node, ontology.BenchmarkIndex, kb.Integer(int64(i+1)))
 		o.add(node, ontology.BenchmarkTime, t)
 	}
 	return o.err
@@ -622,10 +622,10 @@ func (r *run) codeRegions(ctx context.Context) error {
 		if r.opt.ColumnLine {
 			line, col, endLine, endCol = sy, sx, ey, ex
 		}
-		o.add(c, ontology.StartLine, convert.Integer(line))
-		o.add(c, ontology.StartColumn, convert.Integer(col))
-		o.add(c, ontology.EndLine, convert.Integer(endLine))
-		o.add(c, ontology.EndColumn, convert.Integer(endCol))
+		o.add(c, ontology.StartLine, kb.Integer(line))
+		o.add(c, ontology.StartColumn, kb.Integer(col))
+		o.add(c, ontology.EndLine, kb.Integer(endLine))
+		o.add(c, ontology.EndColumn, kb.Integer(endCol))
 		o.add(c, ontology.CodeRegionUnit, str(unit))
 		if !f.IsZero() {
 			o.add(c, ontology.InSourceFile, f)
@@ -759,7 +759,7 @@ func (r *run) processingUnits(ctx context.Context) error {
 		if exp != lastExp || node != lastNode || proc != lastProc {
 			o.add(procUnit, ontology.RDFType, p(ontology.ProcessUnit))
 			common(procUnit)
-			o.add(procUnit, ontology.ProcessID, convert.Integer(proc))
+			o.add(procUnit, ontology.ProcessID, kb.Integer(proc))
 			o.add(procUnit, ontology.HasParentPU, nodeUnit)
 			o.add(nodeUnit, ontology.HasChildPU, procUnit)
 		}
@@ -767,8 +767,8 @@ func (r *run) processingUnits(ctx context.Context) error {
 		tu := r.puIRI(exp, node, proc, thread, 2)
 		o.add(tu, ontology.RDFType, p(ontology.ThreadUnit))
 		common(tu)
-		o.add(tu, ontology.ProcessID, convert.Integer(proc))
-		o.add(tu, ontology.ThreadID, convert.Integer(thread))
+		o.add(tu, ontology.ProcessID, kb.Integer(proc))
+		o.add(tu, ontology.ThreadID, kb.Integer(thread))
 		o.add(tu, ontology.HasParentPU, procUnit)
 		o.add(procUnit, ontology.HasChildPU, tu)
 		o.add(e, ontology.HasProcessingUnit, tu)

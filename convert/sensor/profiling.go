@@ -98,15 +98,15 @@ func (w *writer) profiling(si kb.Term) {
 		w.typ(procUnit, ontology.ProcessUnit)
 		w.t(procUnit, ontology.InExperiment, x)
 		w.t(procUnit, ontology.InNode, convert.String(node))
-		w.t(procUnit, ontology.ProcessID, convert.Integer(pid))
+		w.t(procUnit, ontology.ProcessID, kb.Integer(pid))
 		w.t(procUnit, ontology.HasParentPU, nodeUnit)
 	}
 	if w.once("pt\x00" + threadUnit.Value) {
 		w.typ(threadUnit, ontology.ThreadUnit)
 		w.t(threadUnit, ontology.InExperiment, x)
 		w.t(threadUnit, ontology.InNode, convert.String(node))
-		w.t(threadUnit, ontology.ProcessID, convert.Integer(pid))
-		w.t(threadUnit, ontology.ThreadID, convert.Integer(tid))
+		w.t(threadUnit, ontology.ProcessID, kb.Integer(pid))
+		w.t(threadUnit, ontology.ThreadID, kb.Integer(tid))
 		w.t(threadUnit, ontology.HasParentPU, procUnit)
 	}
 
@@ -142,7 +142,7 @@ func (w *writer) profiling(si kb.Term) {
 				w.fail("<cr> %s %q is not an integer", f.attr, v)
 				return
 			}
-			w.t(region, f.prop, convert.Integer(n))
+			w.t(region, f.prop, kb.Integer(n))
 		}
 		if file != "" {
 			src := b.IRI("experiment", exp, "src", file)

@@ -489,7 +489,7 @@ func (c *Converter) thread(ctx context.Context, em *convert.Emitter, fnT, evT *c
 			emit(evT, kb.IRI(rsS), ontology.HasMetric, mi),
 			emit(evT, mi, ontology.RDFType, kb.IRI(ontology.PerformanceMetric)),
 			emit(evT, mi, ontology.HasMetricName, kb.String("AvgMessageLength")),
-			emit(evT, mi, ontology.HasMetricValue, convert.Double(a.sum/a.n)),
+			emit(evT, mi, ontology.HasMetricValue, kb.Double(a.sum/a.n)),
 		} {
 			if e != nil {
 				return e

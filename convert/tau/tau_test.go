@@ -166,7 +166,7 @@ func TestFlatProfile(t *testing.T) {
 	if len(pu) != 1 || !slices.Equal(c.objects(pu[0].Value, ontology.InNode), []kb.Term{kb.String("node 3")}) {
 		t.Errorf("no-metadata PU %v", pu)
 	}
-	if got := c.objects(rs("MPI_Isend()")+"/AvgMessageLength", ontology.HasMetricValue); len(got) != 1 || got[0] != convert.Double(70000) {
+	if got := c.objects(rs("MPI_Isend()")+"/AvgMessageLength", ontology.HasMetricValue); len(got) != 1 || got[0] != kb.Double(70000) {
 		t.Errorf("thread-global message size on the only send region: %v", got)
 	}
 	if rep.WarningCount != 0 {

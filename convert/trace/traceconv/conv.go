@@ -127,7 +127,7 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 	copts := trace.EmitOptions{Base: c.base.String(), Experiment: cexp, ExperimentProps: []kb.Triple{
 		{P: kb.IRI(ontology.CompensatedFrom), O: kb.IRI(exp)},
 		{P: kb.IRI(ontology.CompensationBound), O: kb.String(c.opts.Bound.String())},
-		{P: kb.IRI(ontology.PerEventOverhead), O: convert.Double(c.opts.Calibration.OverheadUs)},
+		{P: kb.IRI(ontology.PerEventOverhead), O: kb.Double(c.opts.Calibration.OverheadUs)},
 	}}
 	ct := em.Table("compensated region summary")
 	for range csum.Nodes {

@@ -64,7 +64,7 @@ func TestCompensatedExperiment(t *testing.T) {
 	want := map[string]kb.Term{
 		ontology.CompensatedFrom:   kb.IRI(exp),
 		ontology.CompensationBound: kb.String("upper"),
-		ontology.PerEventOverhead:  convert.Double(2),
+		ontology.PerEventOverhead:  kb.Double(2),
 	}
 	for p, o := range want {
 		found := false
