@@ -207,9 +207,11 @@ func pprofTop(t *testing.T, path, sampleIndex, unit string) (flat, cum map[strin
 		if !table || len(f) < 6 {
 			continue
 		}
-		// pprof keeps inlined calls of a function apart ("f (inline)");
-		// the converter names regions by function.
-		name := strings.TrimSuffix(strings.Join(f[5:], " "), " (inline)")
+		// pprof keeps inlined and partly inlined calls of a function
+		// apart ("f (inline)", "f (partial-inline)"); the converter names
+		// regions by function.
+		name := strings.Join(f[5:], " ")
+		name = strings.TrimSuffix(strings.TrimSuffix(name, " (inline)"), " (partial-inline)")
 		flat[name] += num(f[0])
 		cum[name] += num(f[3])
 	}
