@@ -17,6 +17,8 @@ type SoftResult struct {
 	PUGroups    []PUSimilarity  // regions whose processing units fall into several groups
 	Similarity  []ExpSimilarity // each region of each experiment against its baseline
 	Bottlenecks []BottleneckHit // fuzzy bottleneck search
+	Factors     []FactorComparison
+	Clusters    []Clustering
 }
 
 // ClassMembership is a degree of membership of a region aggregate or an
@@ -270,6 +272,8 @@ func analyseSoft(res *Result, cfg *SoftConfig) *SoftResult {
 		}
 		out.Scores = append(out.Scores, scores...)
 	}
+	out.Factors = compareFactors(res, cfg)
+	out.Clusters = clusterSummaries(res, cfg)
 	return out
 }
 
@@ -415,6 +419,15 @@ func (w *writer) soft(s *SoftResult) {
 		w.add(node, tType, kb.IRI(ontology.FuzzyMembership))
 		w.add(node, kb.IRI(ontology.MembershipTerm), kb.IRI(cls))
 		w.add(node, kb.IRI(ontology.MembershipDegree), dbl(m.Degree))
+		// The classified value as a metric of the subject that falls into
+		// the class (Def. 3.23): ?m perfonto:hasPerformanceClass ?class,
+		// with the degree on the same membership node.
+		if finite(m.Value) {
+			w.metric(m.Subject, m.Expr, "", m.Value)
+			mn := kb.IRI(m.Subject + "/m/" + m.Expr)
+			w.add(mn, kb.IRI(ontology.HasPerformanceClass), kb.IRI(cls))
+			w.add(mn, kb.IRI(ontology.HasFuzzyMembership), node)
+		}
 	}
 	for _, sc := range s.Scores {
 		w.typeRegion(sc.Subject, sc.Experiment, sc.CodeRegion, typed)
@@ -436,6 +449,8 @@ func (w *writer) soft(s *SoftResult) {
 	for _, x := range s.Similarity {
 		w.metric(x.Subject, "similarity", "", x.Similarity)
 	}
+	w.factors(s.Factors)
+	w.clusters(s.Clusters)
 }
 
 // typeRegion makes sure a region aggregate written only by the soft

@@ -130,7 +130,43 @@ type SoftConfig struct {
 	SimilarThreshold float64
 	// Bottleneck terms; the term "negligible" gives the negligible range.
 	Bottleneck []ClassDef
+	// Factors are the experiment factors compared by the factor
+	// similarity (5.6.5.2); FactorValues maps a categorical factor's values
+	// to numbers (a machine to its network bandwidth, Table 5.9).
+	Factors      []FactorDef
+	FactorValues map[string]map[string]float64
+	// Cluster asks for fuzzy c-means clusters of each experiment's region
+	// summaries (5.6.11); nil for none.
+	Cluster *ClusterDef
+	// Filters form the data-reduction rule (Def. 5.4): a region summary
+	// for which every proposition holds (degree ≥ 0.5 for all) is left
+	// out of the clustering.
+	Filters []ClassDef
 }
+
+// FactorDef is one experiment factor of the factor similarity: a
+// categorical one (Same: equal values are similar, others not) or a
+// numeric one whose value, divided by Max, goes through Fn. Max 0 ("auto")
+// is the largest value among the experiments compared.
+type FactorDef struct {
+	Name   string
+	Weight float64
+	Same   bool
+	Max    float64
+	Fn     Membership
+}
+
+// ClusterDef configures fuzzy c-means (Eq. 5.21–5.23): C clusters,
+// fuzziness M, stop when no membership changes by more than Eps.
+type ClusterDef struct {
+	C   int
+	M   float64
+	Eps float64
+}
+
+// factorNames are the experiment factors the analysis knows.
+var factorNames = map[string]bool{"problemsize": true, "processes": true, "threads": true, "units": true,
+	"machine": true, "site": true, "version": true}
 
 // ParseSoftConfig parses a soft analysis configuration; errors are
 // FILE:LINE:COLUMN: what was expected, all of them.
@@ -201,8 +237,96 @@ func ParseSoftConfig(file, text string) (*SoftConfig, error) {
 				continue
 			}
 			c.SimilarThreshold = v
+		case "factor":
+			if len(fields) < 4 {
+				bad(len(fields), "expected factor NAME WEIGHT same, or factor NAME WEIGHT MAX FUNCTION PARAMS...")
+				continue
+			}
+			if !factorNames[fields[1]] {
+				bad(1, "expected a factor (problemsize, processes, threads, units, machine, site, version), found %q", fields[1])
+				continue
+			}
+			w, err := strconv.ParseFloat(fields[2], 64)
+			if err != nil || !(w > 0) || math.IsInf(w, 0) {
+				bad(2, "expected a positive weight, found %q", fields[2])
+				continue
+			}
+			def := FactorDef{Name: fields[1], Weight: w}
+			if fields[3] == "same" {
+				if len(fields) != 4 {
+					bad(4, "expected nothing after same")
+					continue
+				}
+				def.Same = true
+			} else {
+				mx, err := strconv.ParseFloat(fields[3], 64)
+				if fields[3] == "auto" {
+					mx, err = 0, nil
+				} else if err != nil || !(mx > 0) || math.IsInf(mx, 0) {
+					bad(3, "expected same, auto or the factor's largest value (a positive number), found %q", fields[3])
+					continue
+				}
+				fn, ok := parseFn(fields, cols, 4, bad)
+				if !ok {
+					continue
+				}
+				def.Max, def.Fn = mx, fn
+			}
+			c.Factors = append(c.Factors, def)
+		case "factorvalue":
+			if len(fields) != 4 {
+				bad(len(fields), "expected factorvalue NAME VALUE NUMBER")
+				continue
+			}
+			if !factorNames[fields[1]] {
+				bad(1, "expected a factor (problemsize, processes, threads, units, machine, site, version), found %q", fields[1])
+				continue
+			}
+			v, err := strconv.ParseFloat(fields[3], 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				bad(3, "expected a number, found %q", fields[3])
+				continue
+			}
+			if c.FactorValues == nil {
+				c.FactorValues = map[string]map[string]float64{}
+			}
+			if c.FactorValues[fields[1]] == nil {
+				c.FactorValues[fields[1]] = map[string]float64{}
+			}
+			c.FactorValues[fields[1]][fields[2]] = v
+		case "cluster":
+			if len(fields) != 4 {
+				bad(len(fields), "expected cluster C FUZZINESS EPSILON")
+				continue
+			}
+			n, err := strconv.Atoi(fields[1])
+			if err != nil || n < 2 {
+				bad(1, "expected a number of clusters of at least 2, found %q", fields[1])
+				continue
+			}
+			m, err := strconv.ParseFloat(fields[2], 64)
+			if err != nil || !(m > 1) || math.IsInf(m, 0) {
+				bad(2, "expected a fuzziness above 1, found %q", fields[2])
+				continue
+			}
+			eps, err := strconv.ParseFloat(fields[3], 64)
+			if err != nil || !(eps > 0) || eps >= 1 {
+				bad(3, "expected a threshold in (0,1), found %q", fields[3])
+				continue
+			}
+			c.Cluster = &ClusterDef{C: n, M: m, Eps: eps}
+		case "filter":
+			if len(fields) < 3 {
+				bad(len(fields), "expected filter METRIC [HEDGE...] FUNCTION PARAMS...")
+				continue
+			}
+			fn, ok := parseFn(fields, cols, 2, bad)
+			if !ok {
+				continue
+			}
+			c.Filters = append(c.Filters, ClassDef{Expr: parseExpr(fields[1]), Term: "filter", Fn: fn})
 		default:
-			bad(0, "expected class, score, similarity, similar or bottleneck, found %q", fields[0])
+			bad(0, "expected class, score, similarity, similar, bottleneck, factor, factorvalue, cluster or filter, found %q", fields[0])
 		}
 	}
 	if len(errs) > 0 {

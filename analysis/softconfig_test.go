@@ -58,7 +58,17 @@ func TestSoftConfigErrors(t *testing.T) {
 		{"class L2 high triangle 1 x 3", "soft.conf:1:26: expected a number"},
 		{"class L2 high triangle 3 2 1", "parameters out of order"},
 		{"similar 2", "soft.conf:1:9: expected a threshold in [0,1]"},
-		{"rank wtime", "soft.conf:1:1: expected class, score, similarity, similar or bottleneck"},
+		{"rank wtime", "soft.conf:1:1: expected class, score, similarity, similar, bottleneck, factor, factorvalue, cluster or filter"},
+		{"factor atoms 1 same", "soft.conf:1:8: expected a factor (problemsize"},
+		{"factor units 0 same", "soft.conf:1:14: expected a positive weight"},
+		{"factor units 1 same 2", "soft.conf:1:21: expected nothing after same"},
+		{"factor units 1 -4 linear", "soft.conf:1:16: expected same, auto or the factor's largest value"},
+		{"factor units 1 64 s 0", "soft.conf:1:19: s takes 2 parameters, found 1"},
+		{"factorvalue machine P4 fast", "soft.conf:1:24: expected a number"},
+		{"cluster 1 2 0.01", "soft.conf:1:9: expected a number of clusters of at least 2"},
+		{"cluster 3 1 0.01", "soft.conf:1:11: expected a fuzziness above 1"},
+		{"cluster 3 2 0", "soft.conf:1:13: expected a threshold in (0,1)"},
+		{"filter wtime/program", "soft.conf:1:21: expected filter METRIC [HEDGE...] FUNCTION"},
 		{"class efficiency", "soft.conf:1:"},
 	}
 	for _, tc := range tests {

@@ -252,6 +252,12 @@ const (
 	FuzzyMembership = Namespace + "FuzzyMembership"
 	// SensorField is the class perfonto:SensorField. One leaf of the data of a sensor that has no specific mapping, kept as a name/value pair so that unknown sensor data is never dropped (6.2.3.6).
 	SensorField = Namespace + "SensorField"
+	// FactorComparison is the class perfonto:FactorComparison. The similarity of an experiment's controllable factors (problem size, machine size, machine, communication network...) to those of a base experiment of the same version, each factor's and all together, beside the similarity of their program's performance (5.6.5.2, Table 5.10).
+	FactorComparison = Namespace + "FactorComparison"
+	// FactorSimilarity is the class perfonto:FactorSimilarity. The similarity sim_f in [0,1] of one experiment factor between an experiment and its base: 1 - |mu(v_i) - mu(v_j)| with the factor's membership function over its range (5.6.5.2, Table 5.9).
+	FactorSimilarity = Namespace + "FactorSimilarity"
+	// FuzzyCluster is the class perfonto:FuzzyCluster. One cluster of a fuzzy c-means clustering of an experiment's region summaries by their performance score vectors (5.6.11.1); its center is given as metrics, its members through fuzzy memberships.
+	FuzzyCluster = Namespace + "FuzzyCluster"
 	// WaitAtNxN is the class perfonto:WaitAtNxN. Processes wait in an n-to-n collective operation for the last one to enter it (Wolf et al., section 5; wnxn_wait).
 	WaitAtNxN = Namespace + "WaitAtNxN"
 	// MainProgramRegion is the class perfonto:MainProgramRegion. Code region type CR_P: Main program (Appendix C.1). Instances carry perfonto:hasCrType "CR_P". Code region mnemonic CR_P.
@@ -816,6 +822,22 @@ const (
 	InstanceStarted = Namespace + "instanceStarted"
 	// InstanceFinished is the datatype property perfonto:instanceFinished. True when the sensor instance's sensorfinal message was received (the final phase of 6.2.3.6).
 	InstanceFinished = Namespace + "instanceFinished"
+	// HasFactorComparison is the object property perfonto:hasFactorComparison. The comparison of the experiment's factors with its base experiment's.
+	HasFactorComparison = Namespace + "hasFactorComparison"
+	// HasFactorSimilarity is the object property perfonto:hasFactorSimilarity. The similarity of one factor in the comparison.
+	HasFactorSimilarity = Namespace + "hasFactorSimilarity"
+	// ExperimentFactor is the datatype property perfonto:experimentFactor. The experiment factor compared, e.g. problemsize, processes, threads, units, machine, site, version.
+	ExperimentFactor = Namespace + "experimentFactor"
+	// FactorValue is the datatype property perfonto:factorValue. The factor's value in the compared experiment.
+	FactorValue = Namespace + "factorValue"
+	// BaseFactorValue is the datatype property perfonto:baseFactorValue. The factor's value in the base experiment.
+	BaseFactorValue = Namespace + "baseFactorValue"
+	// PerformanceSimilarity is the datatype property perfonto:performanceSimilarity. The similarity sim_o of the program region's performance in the two experiments (Eq. 5.19 with the similarity metrics).
+	PerformanceSimilarity = Namespace + "performanceSimilarity"
+	// HasFuzzyCluster is the object property perfonto:hasFuzzyCluster. A fuzzy cluster of the experiment's region summaries.
+	HasFuzzyCluster = Namespace + "hasFuzzyCluster"
+	// ClusterIndex is the datatype property perfonto:clusterIndex. The number of the cluster, 1 to c, in the order of its center's distance from the origin.
+	ClusterIndex = Namespace + "clusterIndex"
 	// CompensatedFrom is the object property perfonto:compensatedFrom. The measured experiment whose trace this experiment's data were computed from by overhead compensation (Wolf et al., section 3).
 	CompensatedFrom = Namespace + "compensatedFrom"
 	// CompensationBound is the datatype property perfonto:compensationBound. Which end of the bounds of Wolf et al. eq. (11) the compensation chose: "lower" or "upper".
