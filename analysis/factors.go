@@ -157,7 +157,9 @@ func compareFactors(res *Result, cfg *SoftConfig) []FactorComparison {
 }
 
 // factorSimilarity is sim_f(a, b): equality for a categorical factor,
-// else 1 - |mu(a/max) - mu(b/max)|.
+// else 1 - |mu(a/max) - mu(b/max)|. Values of a numeric factor that are
+// both not numbers, with no numbers configured, compare for equality; a
+// number against a non-number is not compared.
 func factorSimilarity(cfg *SoftConfig, f FactorDef, a, b string, auto float64) (float64, bool) {
 	if f.Same {
 		if a == b {
@@ -167,6 +169,14 @@ func factorSimilarity(cfg *SoftConfig, f FactorDef, a, b string, auto float64) (
 	}
 	x, okA := factorNumber(cfg, f.Name, a)
 	y, okB := factorNumber(cfg, f.Name, b)
+	if !okA && !okB && cfg.FactorValues[f.Name] == nil {
+		// Two values that are not numbers (a problem size "64x64x64")
+		// and no numbers configured for them: equal or not.
+		if a == b {
+			return 1, true
+		}
+		return 0, true
+	}
 	mx := f.Max
 	if mx == 0 {
 		mx = auto

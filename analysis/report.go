@@ -227,7 +227,43 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 				groups.Rows = append(groups.Rows, []any{g.Experiment, g.Region, i + 1, num(g.Linking[i]), strings.Join(members, " ")})
 			}
 		}
-		return []Table{classes, bottle, rank, groups}, nil
+		factors := Table{Name: "experiment factor similarity", Columns: []string{"experiment", "base", "factor", "value", "base_value", "similarity"}}
+		for _, fc := range s.Factors {
+			if !keep(fc.Experiment) {
+				continue
+			}
+			for _, f := range fc.Factors {
+				factors.Rows = append(factors.Rows, []any{fc.Experiment, fc.Base, f.Factor, f.Value, f.BaseValue, num(f.Similarity)})
+			}
+			factors.Rows = append(factors.Rows, []any{fc.Experiment, fc.Base, "all factors", "", "", num(fc.Overall)})
+			if fc.HasPerformance {
+				factors.Rows = append(factors.Rows, []any{fc.Experiment, fc.Base, "program performance (sim_o)", "", "", num(fc.Performance)})
+			}
+		}
+		clusters := Table{Name: "fuzzy clusters of region summaries", Columns: []string{"experiment", "cluster", "center", "members_mostly_in_it", "filtered_out"}}
+		for _, c := range s.Clusters {
+			if !keep(c.Experiment) {
+				continue
+			}
+			most := make([]int, len(c.Centers))
+			for _, m := range c.Members {
+				best := 0
+				for i, d := range m.Degrees {
+					if d > m.Degrees[best] {
+						best = i
+					}
+				}
+				most[best]++
+			}
+			for i, center := range c.Centers {
+				parts := make([]string, len(center))
+				for l, v := range center {
+					parts[l] = c.Metrics[l] + "=" + num(v).String()
+				}
+				clusters.Rows = append(clusters.Rows, []any{c.Experiment, i + 1, strings.Join(parts, " "), most[i], c.Filtered})
+			}
+		}
+		return []Table{classes, bottle, rank, groups, factors, clusters}, nil
 	case KindSummary, "":
 		t := Table{Name: "summary", Columns: []string{"what", "count"}}
 		scaled := 0
