@@ -37,7 +37,7 @@ factorvalue machine GM 160
 		// S(40/160 = 0.25; 0, 1) = 2·0.25² = 0.125, S(1) = 1 → 1 - 0.875
 		{1, "P4", "GM", 0.125, true},
 		{1, "GM", "GM", 1, true},
-		{1, "P4", "Myrinet", 0, false}, // no number for Myrinet: not compared
+		{1, "P4", "Myrinet", 0, false},       // no number for Myrinet: not compared
 		{0, "64x64x64", "64x64x64", 1, true}, // not numbers: equal or not
 		{0, "64x64x64", "32x32x32", 0, true},
 		{0, "64x64x64", "36", 0, false},
