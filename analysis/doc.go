@@ -14,7 +14,11 @@
 //	        │     process (over threads) and per experiment (over processes)
 //	        ├─ soft analysis (5.6, App. F): performance classes with degrees,
 //	        │     OWA scores and ranks, PU similarity groups, similarity to the
-//	        │     baseline, fuzzy bottleneck search with a negligible range
+//	        │     baseline, fuzzy bottleneck search with a negligible range,
+//	        │     experiment factor similarity against the version's base
+//	        │     (5.6.5.2), fuzzy c-means clusters of region summaries with
+//	        │     a fuzzy data-reduction rule (5.6.11, 5.6.12); classified
+//	        │     values perfonto:hasPerformanceClass their classes (Def. 3.23)
 //	        ├─ differences between two experiments (Compare)
 //	        ├─ performance models (internal/pmnf, Extra-P 4.2's modeler) per
 //	        │     experiment series (version and machine; parameters p and/or
