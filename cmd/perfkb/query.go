@@ -59,10 +59,24 @@ line:column), 2 usage error (also a --format the query form cannot be
 written in, or a named file that does not exist), 3 any other error (no
 store, evaluation error, timeout, row limit, --query-memory).`,
 		Example: `  perfkb query -e 'SELECT * { ?s ?p ?o } LIMIT 10'
+  perfkb query 'SELECT (COUNT(*) AS ?n) { ?s ?p ?o }'
+  perfkb query q.rq
   perfkb query --data data.ttl --query q.rq --format tsv
   perfkb query --named http://ex/g=g.ttl --query q.rq --explain`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				// As arq and sqlite3 take it: the query text, or a query
+				// file by its extension.
+				if f.queryFile != "" || f.text != "" {
+					return usageError(errors.New("give the query once: as an argument, --query FILE or -e TEXT"))
+				}
+				if ext := strings.ToLower(filepath.Ext(args[0])); !strings.ContainsAny(args[0], "{ \n") && (ext == ".rq" || ext == ".ru" || ext == ".sparql") {
+					f.queryFile = args[0]
+				} else {
+					f.text = args[0]
+				}
+			}
 			return runQuery(cmd.Context(), app, &f)
 		},
 	}
@@ -109,7 +123,7 @@ func parseNamed(specs []string) ([]namedGraph, error) {
 
 func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	if (f.queryFile == "") == (f.text == "") {
-		return usageError(errors.New("give exactly one of --query FILE or -e TEXT"))
+		return usageError(errors.New("give exactly one of --query FILE, -e TEXT or the query as an argument"))
 	}
 	named, err := parseNamed(f.named)
 	if err != nil {

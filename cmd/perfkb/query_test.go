@@ -28,6 +28,10 @@ func TestQueryCommand(t *testing.T) {
 		{"bad format", []string{"query", "--format", "yaml", "-e", "ASK {}"}, exitUsage, "--format"},
 		{"bad named", []string{"query", "--named", "nofile", "-e", "ASK {}"}, exitUsage, "IRI=FILE"},
 		{"missing data file", []string{"query", "--data", "testdata/none.ttl", "-e", "ASK {}"}, exitUsage, "none.ttl"},
+		{"query as the argument", []string{"query", "--data", data, "--format", "tsv", "SELECT ?n { <http://example.org/b> <http://example.org/name> ?n }"}, exitOK, "?n\n\"beta\"@en\n"},
+		{"query file as the argument", []string{"query", "--data", data, "--format", "tsv", "testdata/query-beta.rq"}, exitOK, "?n\n\"beta\"@en\n"},
+		{"argument and -e", []string{"query", "--data", data, "-e", "ASK {}", "ASK {}"}, exitUsage, "give the query once"},
+		{"two arguments", []string{"query", "--data", data, "ASK {}", "ASK {}"}, exitUsage, "accepts at most 1 arg"},
 		{"row limit", []string{"query", "--data", data, "--max-rows", "1", "-e", "SELECT * { ?s ?p ?o }"}, exitOther, "row limit"},
 	}
 	for _, tc := range tests {
