@@ -139,3 +139,53 @@ func TestServiceDecodingStopsWithRequest(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestServiceAnswerStopsAtBudget checks that the budget stops the answer
+// while it is being read, not after it has been decoded whole: the site
+// streams up to 200,000 rows (about 30 MB), and under a 256 KiB budget the
+// client hangs up long before the site has written them all (what the
+// socket buffers hold is a few MB, well under half the answer).
+func TestServiceAnswerStopsAtBudget(t *testing.T) {
+	const total = 200000
+	written := make(chan int, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/sparql-results+json")
+		n := 0
+		defer func() { written <- n }()
+		if _, err := w.Write([]byte(`{"head":{"vars":["s","p","o"]},"results":{"bindings":[`)); err != nil {
+			return
+		}
+		for ; n < total; n++ {
+			sep := ","
+			if n == 0 {
+				sep = ""
+			}
+			if _, err := fmt.Fprintf(w, `%s{"s":{"type":"uri","value":"http://example.org/s%d"},"p":{"type":"uri","value":"http://example.org/p"},"o":{"type":"literal","value":"value %d"}}`, sep, n, n); err != nil {
+				return
+			}
+			if n%1000 == 0 {
+				w.(http.Flusher).Flush()
+			}
+		}
+		w.Write([]byte(`]}}`))
+	}))
+	defer srv.Close()
+	q, err := syntax.ParseQuery(`SELECT (COUNT(*) AS ?n) { SERVICE <`+srv.URL+`> { ?s ?p ?o } }`, syntax.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := eval.Query(context.Background(), native.OpenMemory(), q, eval.Options{Service: NewClient(nil), QueryMemory: 256 << 10})
+	if err == nil {
+		for _, ok := res.Next(); ok; _, ok = res.Next() {
+		}
+		err = res.Err()
+		res.Close()
+	}
+	var le *eval.LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("error %v, want a query-memory LimitError", err)
+	}
+	if n := <-written; n > total/2 {
+		t.Errorf("the site wrote %d of %d rows before the client hung up; the answer was read past the budget", n, total)
+	}
+}
