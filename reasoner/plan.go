@@ -763,6 +763,14 @@ func (x *joiner) fire() error {
 			d.prem = e.premArea[start : start+n : start+n]
 		}
 		e.pending = append(e.pending, d)
+		if len(e.pending)&4095 == 0 {
+			// A round can derive far more than the budget (a cross
+			// product): check it as the joiner emits, not only between
+			// rounds.
+			if err := e.checkMemory(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -17,6 +17,17 @@ import (
 // middle of a request before its connection is cut.
 const DefaultStallTimeout = 5 * time.Second
 
+// DefaultMinBodyRate is the slowest a request body may arrive, in bytes
+// per second averaged from the body's start, once StallTimeout has passed.
+const DefaultMinBodyRate = 1 << 10
+
+// DefaultBodyTimeout bounds the time to receive a whole request body.
+const DefaultBodyTimeout = 2 * time.Minute
+
+// errClientTooSlow is the error a body read returns when the client sends
+// slower than MinBodyRate or past BodyTimeout.
+var errClientTooSlow = errors.New("the client sent the request body too slowly")
+
 // errClientStalled is the error a body read or response write returns when
 // the client made no progress for StallTimeout.
 var errClientStalled = errors.New("the client sent or read nothing for too long")
@@ -37,7 +48,9 @@ func (s *Server) stallGuard(c *gin.Context) {
 		g.end = dl
 	}
 	if c.Request.Body != nil && c.Request.Body != http.NoBody {
-		c.Request.Body = &stallBody{ReadCloser: c.Request.Body, g: g}
+		now := time.Now()
+		c.Request.Body = &stallBody{ReadCloser: c.Request.Body, g: g, start: now,
+			rate: s.opts.MinBodyRate, whole: now.Add(s.opts.BodyTimeout), timeout: s.opts.BodyTimeout}
 	}
 	c.Writer = &stallWriter{ResponseWriter: c.Writer, g: g}
 	c.Next()
@@ -75,19 +88,60 @@ func stallError(err error) bool {
 	return errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
+// stallBody is a request body under the stall guard, a minimum rate and
+// a whole-body deadline. Silence alone is caught by the stall timeout; a
+// client that trickles a byte now and then never stalls, and without the
+// rate and the deadline could hold a body reader (and its concurrency
+// slot) for as long as it likes.
 type stallBody struct {
 	io.ReadCloser
-	g *deadlines
+	g       *deadlines
+	start   time.Time
+	whole   time.Time     // the whole body must have arrived by then
+	timeout time.Duration // BodyTimeout, for the message
+	rate    int64         // bytes per second, averaged from start
+	n       int64
+	failed  error
 }
 
 func (b *stallBody) Read(p []byte) (int, error) {
-	_ = b.g.rc.SetReadDeadline(b.g.next())
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && stallError(err) {
-		b.g.header.Set("Connection", "close")
-		err = fmt.Errorf("reading the request body: %w (no data for %v)", errClientStalled, b.g.stall)
+	if b.failed != nil {
+		return 0, b.failed
 	}
+	d := b.g.next()
+	if b.whole.Before(d) {
+		d = b.whole
+	}
+	_ = b.g.rc.SetReadDeadline(d)
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	now := time.Now()
+	switch {
+	case err != nil && stallError(err) && !now.Before(b.whole):
+		err = fmt.Errorf("reading the request body: %w (not complete after %v)", errClientTooSlow, b.timeout)
+	case err != nil && stallError(err):
+		err = fmt.Errorf("reading the request body: %w (no data for %v)", errClientStalled, b.g.stall)
+	case err == nil && now.After(b.whole):
+		err = fmt.Errorf("reading the request body: %w (not complete after %v)", errClientTooSlow, b.timeout)
+	case err == nil && b.rate > 0 && b.tooSlow(now):
+		err = fmt.Errorf("reading the request body: %w (%d bytes in %v, under %d bytes per second)",
+			errClientTooSlow, b.n, now.Sub(b.start).Round(time.Millisecond), b.rate)
+	default:
+		return n, err
+	}
+	// net/http would read what is left of the body before reusing the
+	// connection: close it instead.
+	b.g.header.Set("Connection", "close")
+	b.failed = err
 	return n, err
+}
+
+// tooSlow reports whether the body has arrived slower than the minimum
+// rate, counted after a grace of one stall timeout (connection set-up and
+// the first packets are not held against the client).
+func (b *stallBody) tooSlow(now time.Time) bool {
+	over := now.Sub(b.start) - b.g.stall
+	return over > 0 && b.n < int64(over.Seconds()*float64(b.rate))
 }
 
 type stallWriter struct {

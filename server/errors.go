@@ -150,7 +150,7 @@ func classify(err error) *apiError {
 	var limit LimitError
 	var site SiteFailure
 	switch {
-	case errors.Is(err, errClientStalled):
+	case errors.Is(err, errClientStalled), errors.Is(err, errClientTooSlow):
 		return &apiError{typ: ErrorStalled, err: err}
 	case errors.As(err, &tooLarge):
 		return &apiError{typ: ErrorTooLarge, err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}

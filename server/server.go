@@ -70,6 +70,13 @@ type Options struct {
 	// middle of a request before the connection is cut
 	// (DefaultStallTimeout when zero).
 	StallTimeout time.Duration
+	// MinBodyRate is the slowest, in bytes per second averaged over the
+	// body, a request body may arrive once StallTimeout has passed
+	// (DefaultMinBodyRate when zero; negative: no minimum).
+	MinBodyRate int64
+	// BodyTimeout bounds the time to receive a whole request body
+	// (DefaultBodyTimeout when zero).
+	BodyTimeout time.Duration
 
 	// AllowedHosts are the names the Host header may carry ("*": any).
 	// Nil means the listen address and, on loopback, the localhost names.
@@ -109,6 +116,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StallTimeout <= 0 {
 		o.StallTimeout = DefaultStallTimeout
+	}
+	if o.MinBodyRate == 0 {
+		o.MinBodyRate = DefaultMinBodyRate
+	}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
 	}
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = DefaultShutdownGrace

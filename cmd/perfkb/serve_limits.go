@@ -20,6 +20,8 @@ type exposureFlags struct {
 	corsOrigins  []string
 	publicBase   string
 	stallTimeout time.Duration
+	minBodyRate  int64
+	bodyTimeout  time.Duration
 	loadDir      string
 }
 
@@ -28,6 +30,8 @@ func (f *exposureFlags) bind(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.corsOrigins, "cors-origins", []string{"*"}, "origins whose pages may call the endpoint; * lets any page read (never write)")
 	fs.StringVar(&f.publicBase, "public-base", "", "the server's public base IRI, for graph names it mints (default: http://LISTEN-ADDRESS)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "cut a client that sends or reads nothing for this long in the middle of a request")
+	fs.Int64Var(&f.minBodyRate, "min-body-rate", server.DefaultMinBodyRate, "cut a client whose request body arrives slower than this many bytes per second (after one --stall-timeout; 0: no minimum)")
+	fs.DurationVar(&f.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "cut a client whose request body has not arrived whole after this long")
 	fs.StringVar(&f.loadDir, "load-dir", "", "directory SPARQL LOAD <file:…> may read from (default: LOAD of files is refused over HTTP)")
 }
 
@@ -35,6 +39,12 @@ func (f *exposureFlags) bind(fs *pflag.FlagSet) {
 func (f *exposureFlags) validate() error {
 	if f.stallTimeout <= 0 {
 		return usageError(fmt.Errorf("--stall-timeout must be positive"))
+	}
+	if f.minBodyRate < 0 {
+		return usageError(fmt.Errorf("--min-body-rate must not be negative"))
+	}
+	if f.bodyTimeout <= 0 {
+		return usageError(fmt.Errorf("--body-timeout must be positive"))
 	}
 	if f.loadDir == "" {
 		return nil
@@ -56,6 +66,11 @@ func (f *exposureFlags) apply(opts *server.Options) {
 	opts.CORSOrigins = f.corsOrigins
 	opts.PublicBase = f.publicBase
 	opts.StallTimeout = f.stallTimeout
+	opts.MinBodyRate = f.minBodyRate
+	if f.minBodyRate == 0 {
+		opts.MinBodyRate = -1 // server.Options: negative is "no minimum"
+	}
+	opts.BodyTimeout = f.bodyTimeout
 	if qe, ok := opts.Query.(*backend.QueryEngine); ok {
 		qe.LoadDir = f.loadDir
 	}

@@ -138,7 +138,16 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 			out[k.slot] = g.keys[i]
 		}
 		for i, a := range n.aggs {
+			// GROUP_CONCAT's answer is as large as its values: it is
+			// charged before it is built, so a query past its budget stops
+			// without allocating it, then handed to the dictionary, which
+			// charges the term it keeps.
+			joined := g.aggs[i].concatBytes(a)
+			if err := acct.charge(joined); err != nil {
+				return err
+			}
 			t, err := g.aggs[i].result(a)
+			acct.release(joined)
 			if err != nil {
 				if !isExpressionError(err) {
 					return err
@@ -263,6 +272,20 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 	before := cap(st.vals)
 	st.vals = append(st.vals, t)
 	return acct.charge(int64(cap(st.vals)-before)*termSize + int64(len(t.Value)+len(t.Lang)))
+}
+
+// concatBytes is the size of the string GROUP_CONCAT builds from the
+// group's values (their lexical forms and separators, and the list of
+// parts joined); 0 for the other aggregates.
+func (st *aggState) concatBytes(a groupAgg) int64 {
+	if a.agg.Func != algebra.AggGroupConcat || len(st.vals) == 0 {
+		return 0
+	}
+	n := int64(len(st.vals)-1)*int64(len(a.agg.Separator)) + int64(len(st.vals))*16 + allocExtra
+	for _, v := range st.vals {
+		n += int64(len(v.Value))
+	}
+	return n
 }
 
 // result computes the aggregate from the group's state.

@@ -46,6 +46,12 @@ type ServiceRequest struct {
 	// Suffix holds solution modifiers to append after the pattern
 	// (algebra.Service.Suffix).
 	Suffix string
+	// Charge, when set, charges n bytes of the answer being decoded to the
+	// query's memory budget (Options.QueryMemory and MemoryPool); the
+	// handler calls it as it decodes each row and ends the call with the
+	// error (a *LimitError) it returns. The bytes stay charged while the
+	// query runs, since the evaluator keeps the answer.
+	Charge func(n int64) error
 }
 
 // ServiceHandler evaluates SERVICE patterns (federation). Handle may be
@@ -189,7 +195,8 @@ func (ex *executor) callServiceCtx(ctx context.Context, op *algebra.Service, end
 	}
 	defer func() { <-s.sem }()
 	req := ServiceRequest{Endpoint: endpoint, Pattern: op.Input, Text: op.Text, Prefixes: s.prefixes,
-		Base: s.base, Vars: algebra.InScope(op.Input), Bindings: bindings, Silent: op.Silent, Suffix: op.Suffix}
+		Base: s.base, Vars: algebra.InScope(op.Input), Bindings: bindings, Silent: op.Silent, Suffix: op.Suffix,
+		Charge: func(n int64) error { return ex.mem.charge(n, "SERVICE") }}
 	start := time.Now()
 	sols, err := ex.service.Handle(ctx, req)
 	call := ServiceCall{Endpoint: endpoint.Value}
@@ -322,6 +329,11 @@ func emitErr(ok bool) error {
 // serviceFailure applies SILENT (each left row joined with the one empty
 // solution) and Partial (no solutions) to a failed call.
 func (ex *executor) serviceFailure(op *algebra.Service, endpoint kb.Term, err error, emit func(row) bool, left []row) error {
+	if errors.Is(err, ErrLimit) {
+		// The query's own memory limit stopped the answer: not the site's
+		// failure, so SILENT does not hide it.
+		return err
+	}
 	switch {
 	case op.Partial:
 		return nil

@@ -1,7 +1,6 @@
 package federation
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -181,7 +180,7 @@ func (c *Client) Handle(ctx context.Context, req eval.ServiceRequest) (*eval.Sol
 	if err != nil {
 		return nil, err
 	}
-	rs, st, err := c.Select(ctx, req.Endpoint.Value, text)
+	rs, st, err := c.selectRows(ctx, req.Endpoint.Value, text, req.Charge)
 	if err != nil {
 		return nil, err
 	}
@@ -315,10 +314,16 @@ const graphAccept = "application/n-triples, text/turtle;q=0.9, application/rdf+x
 
 // Select sends a SELECT (or ASK) query to endpoint and decodes the answer.
 func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.ResultSet, CallStats, error) {
+	return c.selectRows(ctx, endpoint, query, nil)
+}
+
+// selectRows is Select with each decoded row charged to charge (nil: not
+// charged); a charge error ends the call and is returned as it is.
+func (c *Client) selectRows(ctx context.Context, endpoint, query string, charge func(int64) error) (*results.ResultSet, CallStats, error) {
 	var rs *results.ResultSet
 	st, err := c.call(ctx, endpoint, query, resultsAccept, func(contentType string, r io.Reader) (int, error) {
 		var err error
-		rs, err = decode(contentType, r)
+		rs, err = readAnswer(ctx, contentType, r, charge)
 		if err != nil {
 			return 0, err
 		}
@@ -442,6 +447,9 @@ func (c *Client) call(ctx context.Context, endpoint, query, accept string, read 
 			return st, nil
 		}
 		status, lastErr = st.Status, err
+		if errors.Is(err, eval.ErrLimit) {
+			return st, err
+		}
 		if ctx.Err() != nil {
 			return ended()
 		}
@@ -485,6 +493,10 @@ func (c *Client) do(ctx context.Context, endpoint, site string, p sparql.Provide
 	rows, err := read(resp.Header.Get("Content-Type"), body)
 	st.Bytes = body.n
 	if err != nil {
+		if errors.Is(err, eval.ErrLimit) {
+			// The query's memory budget, not the site, ended the call.
+			return st, false, err
+		}
 		if body.over {
 			return st, false, fmt.Errorf("answer larger than %d bytes", max)
 		}
@@ -497,52 +509,6 @@ func (c *Client) do(ctx context.Context, endpoint, site string, p sparql.Provide
 		return st, false, fmt.Errorf("%w: the answer has more than %d rows", eval.ErrTooManyRows, c.MaxRows)
 	}
 	return st, false, nil
-}
-
-// decode reads a SPARQL results document by its media type, sniffing the
-// first byte when the type is missing or generic.
-func decode(contentType string, r io.Reader) (*results.ResultSet, error) {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	switch mt {
-	case "application/sparql-results+json", "application/json":
-		return results.ReadJSON(r)
-	case "application/sparql-results+xml", "application/xml", "text/xml":
-		return results.ReadXML(r)
-	case "text/tab-separated-values":
-		return results.ReadTSV(r)
-	case "text/csv":
-		return results.ReadCSV(r)
-	}
-	var head [1]byte
-	br := &peekReader{r: r}
-	for {
-		n, err := br.r.Read(head[:])
-		if n == 1 && !bytes.ContainsAny(head[:], " \t\r\n") {
-			br.first = append(br.first, head[0])
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("empty answer (Content-Type %q)", contentType)
-		}
-	}
-	if head[0] == '<' {
-		return results.ReadXML(br)
-	}
-	return results.ReadJSON(br)
-}
-
-type peekReader struct {
-	r     io.Reader
-	first []byte
-}
-
-func (p *peekReader) Read(b []byte) (int, error) {
-	if len(p.first) > 0 {
-		n := copy(b, p.first)
-		p.first = p.first[n:]
-		return n, nil
-	}
-	return p.r.Read(b)
 }
 
 // errorOffset is the byte position of a decoding error: the decoder's own

@@ -75,7 +75,7 @@ func TestClientSelect(t *testing.T) {
 		{path: "/ok", rows: 2},
 		{path: "/xml", rows: 1},
 		{path: "/flaky", rows: 2},
-		{path: "/bad", errHas: "bad results from bad-site at byte 87"},
+		{path: "/bad", errHas: "bad results from bad-site at byte 90"},
 		{path: "/hang", errHas: "timed out after 300ms"},
 		{path: "/loop", errHas: "more than 3 redirects"},
 		{path: "/big", errHas: "answer larger than 20 bytes", maxBytes: 20},

@@ -93,8 +93,15 @@ func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.R
 	r.runs.Lock()
 	defer r.runs.Unlock()
 	start := time.Now()
-	sum, err := reasoner.Run(ctx, r.DS, prog, r.Options)
+	undo := &undoLog{Dataset: r.DS}
+	sum, err := reasoner.Run(ctx, undo, prog, r.Options)
 	if err != nil {
+		// A failed run leaves the store as it found it: the rounds it
+		// completed (and what it wrote of the failed one) are taken back.
+		if uerr := undo.rollback(ctx); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+		sum.Derived, sum.Removed = 0, 0
 		report := server.RuleRunReport{Report: reasoner.NewReport(sum, nil)}
 		report.SetDuration(time.Since(start))
 		return report, translateRuleError(ctx, err)
@@ -158,4 +165,69 @@ func (r *Reasoner) Explain(ctx context.Context, iri string) (server.Explanation,
 		return server.Explanation{}, fmt.Errorf("no derived triple has subject <%s>: %w", iri, server.ErrNotFound)
 	}
 	return server.Explanation{Subject: term, Derivations: derivations}, nil
+}
+
+// undoLog is the store as a rule run sees it: it records what each Apply
+// changed, so that a run that fails can be taken back. The reasoner writes
+// only through Apply (derived triples, derivation records, removals by
+// remove/drop and Reset). The log holds a quad (32 bytes) per change, far
+// less than the run's own working memory per derived triple.
+type undoLog struct {
+	kb.Dataset
+	added   []kb.Quad // quads the store did not hold before
+	removed []kb.Quad // quads the store held before
+}
+
+// Apply records the quads the delta really changes, then applies it.
+func (u *undoLog) Apply(ctx context.Context, d kb.Delta) error {
+	mark := len(u.added)
+	for _, q := range d.Add {
+		n, err := u.Dataset.Count(ctx, kb.Pattern(q), true)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			u.added = append(u.added, q)
+		}
+	}
+	markR := len(u.removed)
+	for _, q := range d.Remove {
+		n, err := u.Dataset.Count(ctx, kb.Pattern(q), true)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			u.removed = append(u.removed, q)
+		}
+	}
+	if err := u.Dataset.Apply(ctx, d); err != nil {
+		// A failed Apply changed nothing (the store's writes are atomic).
+		u.added, u.removed = u.added[:mark], u.removed[:markR]
+		return err
+	}
+	return nil
+}
+
+// rollback takes back every change the log recorded, newest first. It runs
+// even when the request's context has ended (a timed-out run is undone
+// too), bounded by a minute of its own.
+func (u *undoLog) rollback(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	const batch = 50000
+	for len(u.added) > 0 {
+		n := min(batch, len(u.added))
+		if err := u.Dataset.Apply(ctx, kb.Delta{Remove: u.added[len(u.added)-n:]}); err != nil {
+			return fmt.Errorf("taking back the failed rule run's triples: %w", err)
+		}
+		u.added = u.added[:len(u.added)-n]
+	}
+	for len(u.removed) > 0 {
+		n := min(batch, len(u.removed))
+		if err := u.Dataset.Apply(ctx, kb.Delta{Add: u.removed[len(u.removed)-n:]}); err != nil {
+			return fmt.Errorf("restoring what the failed rule run removed: %w", err)
+		}
+		u.removed = u.removed[:len(u.removed)-n]
+	}
+	return nil
 }
