@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -12,20 +13,92 @@ import (
 )
 
 // Derivation records are how explanations survive the process that
-// derived them. For each derived triple (s p o) the engine writes one quad
+// derived them. They hold store IDs only, never term strings, and many
+// derivations share one record, so that recording costs little beside
+// writing the derived triples themselves. The engine writes, per batch of
+// up to recordBatch derivations (sorted by subject), one literal
 //
-//	s <urn:x-perfkb:derivation> "RECORD"^^<urn:x-perfkb:derivation-record> <urn:x-perfkb:derivations>
+//	"ENTRY\nENTRY…"^^<urn:x-perfkb:derivation-batch>
 //
-// whose lexical form is, one item per line:
+// where each ENTRY is space-separated base-36 IDs:
 //
-//	rule label
-//	p o                 (the derived triple's predicate and object, N-Triples terms)
-//	s1 p1 o1            (each premise: the triple that matched a body pattern)
-//	...
+//	L S P O s1 p1 o1 s2 p2 o2 …
 //
-// Explain follows premises that are themselves inferred down to asserted
-// triples. Records hold terms, not store IDs, so they stay valid whatever
-// the backend does with IDs.
+// L is the ID of the rule's label (a literal of datatype
+// urn:x-perfkb:rule-label), S P O the derived triple, then each premise
+// (the triple that matched a body pattern). For each distinct subject S of
+// a batch one quad
+//
+//	S <urn:x-perfkb:derivation> BATCH <urn:x-perfkb:derivations>
+//
+// lets Explain find the batches that hold S's derivations. Explain follows
+// premises that are themselves inferred down to asserted triples. IDs are
+// the store's own, so records are valid in the store that wrote them (an
+// export and re-import of the data gives new IDs and no explanations: run
+// the rules again there).
+//
+// Stores written before batches existed hold one record per derived triple,
+// with terms instead of IDs (datatype urn:x-perfkb:derivation-record,
+// encodeRecord's format); Explain reads both.
+
+// DerivationBatchDatatypeIRI is the datatype of derivation batch literals.
+const DerivationBatchDatatypeIRI = "urn:x-perfkb:derivation-batch"
+
+// RuleLabelDatatypeIRI is the datatype of the literals that name a rule in
+// derivation batches.
+const RuleLabelDatatypeIRI = "urn:x-perfkb:rule-label"
+
+// recordBatch is the number of derivations per batch literal: large enough
+// that the dictionary gets few entries, small enough that Explain decodes
+// little to find one derivation.
+const recordBatch = 512
+
+// idEntry is one decoded derivation of a batch.
+type idEntry struct {
+	label    kb.ID
+	premises [][3]kb.ID
+}
+
+// appendEntry writes one derivation entry (no trailing newline).
+func appendEntry(b []byte, label kb.ID, t [3]kb.ID, premises [][3]kb.ID) []byte {
+	b = strconv.AppendUint(b, uint64(label), 36)
+	for _, id := range t {
+		b = append(b, ' ')
+		b = strconv.AppendUint(b, uint64(id), 36)
+	}
+	for _, p := range premises {
+		for _, id := range p {
+			b = append(b, ' ')
+			b = strconv.AppendUint(b, uint64(id), 36)
+		}
+	}
+	return b
+}
+
+// decodeBatch reads a derivation batch literal's lexical form.
+func decodeBatch(lex string) (map[[3]kb.ID]idEntry, error) {
+	out := map[[3]kb.ID]idEntry{}
+	for line := range strings.SplitSeq(lex, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || (len(f)-4)%3 != 0 {
+			return nil, fmt.Errorf("derivation batch: entry of %d IDs", len(f))
+		}
+		ids := make([]kb.ID, len(f))
+		for i, s := range f {
+			n, err := strconv.ParseUint(s, 36, 64)
+			if err != nil {
+				return nil, fmt.Errorf("derivation batch: %w", err)
+			}
+			ids[i] = kb.ID(n)
+		}
+		e := idEntry{label: ids[0]}
+		for i := 4; i < len(ids); i += 3 {
+			e.premises = append(e.premises, [3]kb.ID{ids[i], ids[i+1], ids[i+2]})
+		}
+		out[[3]kb.ID{ids[1], ids[2], ids[3]}] = e
+	}
+	return out, nil
+}
 
 func encodeRecord(rule string, p, o kb.Term, premises []kb.Triple) kb.Term {
 	var b strings.Builder
@@ -150,10 +223,12 @@ type explainer struct {
 	internal                 kb.ID // the rules-internal graph (0: none)
 	haveRecords              bool
 	memo                     map[kb.Triple]*Derivation
+	// batches holds the derivation batches decoded so far, by literal ID.
+	batches map[kb.ID]map[[3]kb.ID]idEntry
 }
 
 func newExplainer(ctx context.Context, ds kb.Dataset) (*explainer, error) {
-	x := &explainer{ctx: ctx, ds: ds, memo: map[kb.Triple]*Derivation{}}
+	x := &explainer{ctx: ctx, ds: ds, memo: map[kb.Triple]*Derivation{}, batches: map[kb.ID]map[[3]kb.ID]idEntry{}}
 	id, ok, err := ds.Lookup(ctx, kb.InferredGraph)
 	if err != nil || !ok {
 		return nil, err
@@ -225,7 +300,7 @@ func (x *explainer) explain(t kb.Triple, depth int, path map[kb.Triple]bool) (*D
 		d.Note = "depth limit"
 		return d, nil
 	}
-	rec, found, err := x.findRecord(ids[0], t)
+	rec, found, err := x.findRecord(ids, t)
 	if err != nil {
 		return nil, err
 	}
@@ -248,39 +323,76 @@ func (x *explainer) explain(t kb.Triple, depth int, path map[kb.Triple]bool) (*D
 	return d, nil
 }
 
-func (x *explainer) findRecord(s kb.ID, t kb.Triple) (record, bool, error) {
+func (x *explainer) findRecord(ids [3]kb.ID, t kb.Triple) (record, bool, error) {
 	if !x.haveRecords {
 		return record{}, false, nil
 	}
-	quads, err := kb.Collect(x.ds.Match(x.ctx, kb.Pattern{S: s, P: x.derivP, G: x.derivG}))
+	quads, err := kb.Collect(x.ds.Match(x.ctx, kb.Pattern{S: ids[0], P: x.derivP, G: x.derivG}))
 	if err != nil {
 		return record{}, false, err
 	}
-	// A subject has a record per triple derived about it; only the one
-	// whose second line is "p o" is decoded.
-	var key strings.Builder
-	t.P.AppendNTriples(&key)
-	key.WriteByte(' ')
-	t.O.AppendNTriples(&key)
 	for _, q := range quads {
+		if batch, ok := x.batches[q.O]; ok {
+			if e, ok := batch[ids]; ok {
+				return x.resolveEntry(e)
+			}
+			continue
+		}
 		lit, err := x.ds.Resolve(x.ctx, q.O)
 		if err != nil {
 			return record{}, false, err
 		}
-		if _, rest, ok := strings.Cut(lit.Value, "\n"); ok {
-			if line, _, _ := strings.Cut(rest, "\n"); line != key.String() {
-				continue
+		switch lit.Datatype {
+		case DerivationBatchDatatypeIRI:
+			batch, err := decodeBatch(lit.Value)
+			if err != nil {
+				return record{}, false, err
 			}
-		}
-		rec, err := decodeRecord(lit.Value)
-		if err != nil {
-			return record{}, false, err
-		}
-		if rec.p == t.P && rec.o == t.O {
-			return rec, true, nil
+			x.batches[q.O] = batch
+			if e, ok := batch[ids]; ok {
+				return x.resolveEntry(e)
+			}
+		case DerivationDatatypeIRI:
+			// A record of a store written before batches: one per
+			// derived triple, whose second line is "p o".
+			var key strings.Builder
+			t.P.AppendNTriples(&key)
+			key.WriteByte(' ')
+			t.O.AppendNTriples(&key)
+			if _, rest, ok := strings.Cut(lit.Value, "\n"); ok {
+				if line, _, _ := strings.Cut(rest, "\n"); line != key.String() {
+					continue
+				}
+			}
+			rec, err := decodeRecord(lit.Value)
+			if err != nil {
+				return record{}, false, err
+			}
+			if rec.p == t.P && rec.o == t.O {
+				return rec, true, nil
+			}
 		}
 	}
 	return record{}, false, nil
+}
+
+// resolveEntry turns a batch entry's IDs into terms.
+func (x *explainer) resolveEntry(e idEntry) (record, bool, error) {
+	label, err := x.ds.Resolve(x.ctx, e.label)
+	if err != nil {
+		return record{}, false, fmt.Errorf("derivation record: rule label: %w", err)
+	}
+	rec := record{rule: label.Value}
+	for _, p := range e.premises {
+		var t [3]kb.Term
+		for j, id := range p {
+			if t[j], err = x.ds.Resolve(x.ctx, id); err != nil {
+				return record{}, false, fmt.Errorf("derivation record: premise: %w", err)
+			}
+		}
+		rec.premises = append(rec.premises, kb.Triple{S: t[0], P: t[1], O: t[2]})
+	}
+	return rec, true, nil
 }
 
 func sortDerivations(ds []*Derivation) {

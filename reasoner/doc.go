@@ -32,10 +32,11 @@
 // consequences of new triples. New triples are written per round with
 // Dataset.Apply in batches of Options.BatchSize to kb.InferredGraph.
 //
-// Explanations: for each derived triple the engine writes a derivation
-// record (rule and premises, as terms) into the graph
-// urn:x-perfkb:derivations, so `perfkb reason --explain IRI`, run in
-// another process, can print the derivation tree down to asserted triples
+// Explanations: for each derived triple the engine records the rule and
+// the premises as store IDs, many derivations to one literal and one quad
+// per subject of it, in the graph urn:x-perfkb:derivations (derivation.go
+// has the format), so `perfkb reason --explain IRI`, run in another
+// process, can print the derivation tree down to asserted triples
 // (Explain). Options.NoDerivations skips the records.
 //
 // remove and drop delete the matched triple from the working memory and from

@@ -1,12 +1,14 @@
 package reasoner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
 	"runtime/metrics"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,7 +157,6 @@ type Engine struct {
 	nextLocal kb.ID
 	heapStart uint64 // live heap when the run began, for MemoryBudget
 	regexps   map[string]*regexp.Regexp
-	ntCache   map[kb.ID]string
 	blanks    int
 	runID     string
 
@@ -223,7 +224,6 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 	e := &Engine{
 		ds: ds, prog: prog, opts: opts, ts: newTripleStore(),
 		terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, regexps: map[string]*regexp.Regexp{},
-		ntCache:   map[kb.ID]string{},
 		pendSet:   map[[3]kb.ID]struct{}{},
 		nextLocal: localBase,
 		start:     time.Now(),
@@ -709,8 +709,7 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	next := e.cur + 1
-	var records []kb.Term
-	var recordSubjects []kb.ID
+	var fresh []int32 // indexes in e.pending of this batch's new triples
 	for i := range e.pending {
 		d := &e.pending[i]
 		if !e.ts.table(d.p, true).insert(d.s, d.o, next) {
@@ -721,24 +720,19 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 		e.summary.Firings[e.rules[d.rule].cr.label]++
 		delta.Add = append(delta.Add, kb.Quad{S: d.s, P: d.p, O: d.o, G: e.graphOf(d.p)})
 		if !e.opts.NoDerivations {
-			rec, err := e.record(ctx, d)
-			if err != nil {
-				return false, err
-			}
-			records = append(records, rec)
-			recordSubjects = append(recordSubjects, d.s)
+			fresh = append(fresh, int32(i))
 		}
-		if len(delta.Add)+len(records) >= e.opts.BatchSize {
-			if err := e.addRecords(ctx, &delta, records, recordSubjects); err != nil {
+		if len(delta.Add) >= e.opts.BatchSize {
+			if err := e.addRecords(ctx, &delta, fresh); err != nil {
 				return false, err
 			}
-			records, recordSubjects = records[:0], recordSubjects[:0]
+			fresh = fresh[:0]
 			if err := flush(); err != nil {
 				return false, err
 			}
 		}
 	}
-	if err := e.addRecords(ctx, &delta, records, recordSubjects); err != nil {
+	if err := e.addRecords(ctx, &delta, fresh); err != nil {
 		return false, err
 	}
 	if err := flush(); err != nil {
@@ -764,70 +758,53 @@ func (e *Engine) graphOf(p kb.ID) kb.ID {
 	return e.inferredG
 }
 
-func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, records []kb.Term, subjects []kb.ID) error {
-	if len(records) == 0 {
+// addRecords adds to delta the derivation batches of the pending triples
+// fresh (see derivation.go): sorted by subject, recordBatch to a literal,
+// and one quad per distinct subject of a batch.
+func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, fresh []int32) error {
+	if len(fresh) == 0 {
 		return nil
 	}
-	ids, err := e.ds.Intern(ctx, records)
+	slices.SortStableFunc(fresh, func(a, b int32) int { return cmp.Compare(e.pending[a].s, e.pending[b].s) })
+	var (
+		lits     []kb.Term
+		subjects [][]kb.ID // per literal, its distinct subjects
+		buf      []byte
+		prem     [][3]kb.ID
+	)
+	for start := 0; start < len(fresh); start += recordBatch {
+		chunk := fresh[start:min(start+recordBatch, len(fresh))]
+		buf = buf[:0]
+		var subs []kb.ID
+		for k, i := range chunk {
+			d := &e.pending[i]
+			prem = prem[:0]
+			for _, pr := range d.prem {
+				if pr.t != nil {
+					prem = append(prem, [3]kb.ID{pr.t.s[pr.row], pr.t.p, pr.t.o[pr.row]})
+				}
+			}
+			if k > 0 {
+				buf = append(buf, '\n')
+			}
+			buf = appendEntry(buf, e.rules[d.rule].labelID, [3]kb.ID{d.s, d.p, d.o}, prem)
+			if len(subs) == 0 || subs[len(subs)-1] != d.s {
+				subs = append(subs, d.s)
+			}
+		}
+		lits = append(lits, kb.Literal(string(buf), DerivationBatchDatatypeIRI))
+		subjects = append(subjects, subs)
+	}
+	ids, err := e.ds.Intern(ctx, lits)
 	if err != nil {
 		return fmt.Errorf("reasoner: interning derivation records: %w", err)
 	}
 	for i, id := range ids {
-		delta.Add = append(delta.Add, kb.Quad{S: subjects[i], P: e.derivP, O: id, G: e.derivG})
+		for _, s := range subjects[i] {
+			delta.Add = append(delta.Add, kb.Quad{S: s, P: e.derivP, O: id, G: e.derivG})
+		}
 	}
 	return nil
-}
-
-// record builds the derivation record literal of a derived triple.
-func (e *Engine) record(ctx context.Context, d *derivedTriple) (kb.Term, error) {
-	var b strings.Builder
-	label := e.rules[d.rule].cr.label
-	b.Grow(len(label) + 64*(2+3*len(d.prem)))
-	b.WriteString(strings.ReplaceAll(label, "\n", " "))
-	write := func(sep byte, id kb.ID) error {
-		nt, err := e.ntriples(ctx, id)
-		if err != nil {
-			return err
-		}
-		b.WriteByte(sep)
-		b.WriteString(nt)
-		return nil
-	}
-	if err := write('\n', d.p); err != nil {
-		return kb.Term{}, err
-	}
-	if err := write(' ', d.o); err != nil {
-		return kb.Term{}, err
-	}
-	for _, pr := range d.prem {
-		if pr.t == nil {
-			continue
-		}
-		if err := write('\n', pr.t.s[pr.row]); err != nil {
-			return kb.Term{}, err
-		}
-		if err := write(' ', pr.t.p); err != nil {
-			return kb.Term{}, err
-		}
-		if err := write(' ', pr.t.o[pr.row]); err != nil {
-			return kb.Term{}, err
-		}
-	}
-	return kb.Literal(b.String(), DerivationDatatypeIRI), nil
-}
-
-// ntriples returns a term's N-Triples form, cached by ID.
-func (e *Engine) ntriples(ctx context.Context, id kb.ID) (string, error) {
-	if s, ok := e.ntCache[id]; ok {
-		return s, nil
-	}
-	t, err := e.term(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	s := t.String()
-	e.ntCache[id] = s
-	return s, nil
 }
 
 // --- builtins.Env for engine-level state ---

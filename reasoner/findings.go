@@ -268,7 +268,7 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 			return nil, err
 		}
 		if x != nil {
-			if rec, found, err := x.findRecord(q.S, kb.Triple{S: f.Subject, P: kb.IRI(ontology.HasProblem), O: f.Problem}); err != nil {
+			if rec, found, err := x.findRecord([3]kb.ID{q.S, q.P, q.O}, kb.Triple{S: f.Subject, P: kb.IRI(ontology.HasProblem), O: f.Problem}); err != nil {
 				return nil, err
 			} else if found {
 				f.Rule = rec.rule

@@ -56,7 +56,6 @@ func (e *Engine) Forget(ctx context.Context, keep int) error {
 	}
 	e.terms = make(map[kb.ID]kb.Term, len(keepTerms))
 	e.ids = make(map[kb.Term]kb.ID, len(keepTerms))
-	e.ntCache = map[kb.ID]string{}
 	for id, t := range keepTerms {
 		e.terms[id] = t
 		e.ids[t] = id

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
@@ -69,6 +70,9 @@ type plan struct {
 type boundRule struct {
 	index int
 	cr    *compiledRule
+	// labelID is the store ID of the rule's label literal, which
+	// derivation records name the rule by.
+	labelID kb.ID
 	// needsID marks variables that a pattern or a head triple uses; other
 	// variables a builtin binds stay terms (transient), never interned.
 	needsID []bool
@@ -93,6 +97,13 @@ func (e *Engine) bind(ctx context.Context) error {
 	for _, cr := range e.prog.rules {
 		br := &boundRule{index: cr.index, cr: cr, patterns: map[int][3]position{},
 			needsID: make([]bool, len(cr.varNames)), triplesOnly: true}
+		if !e.opts.NoDerivations {
+			id, err := e.intern(ctx, kb.Literal(strings.ReplaceAll(cr.label, "\n", " "), RuleLabelDatatypeIRI))
+			if err != nil {
+				return err
+			}
+			br.labelID = id
+		}
 		var mark func(s slot)
 		mark = func(s slot) {
 			switch s.kind {
