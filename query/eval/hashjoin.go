@@ -28,11 +28,18 @@ import (
 // time before it hashes the pattern evaluated alone (est rows): a lookup
 // per row costs about what scanning and hashing 8 rows does.
 func hashThreshold(est float64) int64 {
+	if hashAfter >= 0 {
+		return hashAfter
+	}
 	if est < 0 {
 		est = 0
 	}
 	return 32 + int64(est/8)
 }
+
+// hashAfter, when not negative, replaces hashThreshold's estimate (the
+// tests run every query both ways with it).
+var hashAfter int64 = -1
 
 // hashKey appends the IDs at slots of r to buf.
 func hashKey(buf []byte, r row, slots []int) []byte {
