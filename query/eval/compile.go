@@ -205,7 +205,19 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &leftJoinNode{left: left, right: right, exprs: exprs, exprText: exprsText(o.Exprs)}, nil
+		n := &leftJoinNode{left: left, right: right, exprs: exprs, exprText: exprsText(o.Exprs)}
+		if alone := ex.plan.Alone(o.Right); alone != nil {
+			// Keyed on the variables every left row binds.
+			h, err := ex.compileHashPlan(alone, sc, rsc.seed, ex.slots(opt.Certain(o.Left)))
+			if err != nil {
+				return nil, err
+			}
+			if len(h.keys) > 0 {
+				h.anyFree = true
+				n.hash = &hashLeft{hashPlan: h}
+			}
+		}
+		return n, nil
 	case *algebra.Filter:
 		exprs, err := ex.compileExprs(o.Exprs, sc.with(sc.seed.union(ex.maybe(o.Input))))
 		if err != nil {

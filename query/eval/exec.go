@@ -123,6 +123,7 @@ type executor struct {
 	svc       *serviceState
 	mem       *memBudget // nil: no QueryMemory bound
 	plan      *opt.Plan  // the optimizer's plan of the pattern being compiled
+	keyBuf    []byte     // scratch for hash join keys (hashjoin.go)
 }
 
 // YieldEvery is how many evaluation steps (a row visited, joined or

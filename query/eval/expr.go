@@ -93,7 +93,24 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 			return nil, err
 		}
 		not := x.Not
+		var semi *semiJoin
+		if alone := ex.plan.Alone(x.Pattern); alone != nil && !sc.substitute {
+			h, err := ex.compileHashPlan(alone, sc, sc.seed, nil)
+			if err != nil {
+				return nil, err
+			}
+			semi = &semiJoin{hashPlan: h}
+		}
 		return func(ex *executor, r row) (kb.Term, error) {
+			if semi != nil {
+				found, decided, err := semi.test(ex, r)
+				if err != nil {
+					return kb.Term{}, err
+				}
+				if decided {
+					return boolTerm(found != not), nil
+				}
+			}
 			found := false
 			err := pattern.run(ex, r, func(row) bool { found = true; return false })
 			if err != nil && !errors.Is(err, errStop) {

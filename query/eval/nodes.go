@@ -237,16 +237,29 @@ func (n *hashJoinNode) describe() string { return "HashJoin (right side evaluate
 
 // leftJoinNode implements OPTIONAL: the right side is seeded with each left
 // row; the filter sees the merged row (§18.5 LeftJoin).
+// With hash set, once the right side has been fed hash.threshold rows it
+// is evaluated alone, hashed, and joined by value (hash left join); the
+// filter is then the join condition, tested on each merged candidate.
 type leftJoinNode struct {
 	nodeInfo
 	left, right node
 	exprs       []cexpr
 	exprText    string
+	hash        *hashLeft
 }
 
 func (n *leftJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
 	return runInner(ex, n.left, seed, func(l row) error {
+		if n.hash != nil {
+			t, err := n.hash.table(ex, l)
+			if err != nil {
+				return err
+			}
+			if t != nil {
+				return n.probe(ex, t, l, emit)
+			}
+		}
 		found := false
 		err := runInner(ex, n.right, l, func(m row) error {
 			ok, err := ex.filterRow(n.exprs, m)
@@ -268,12 +281,48 @@ func (n *leftJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 		return nil
 	})
 }
-func (n *leftJoinNode) children() []node { return []node{n.left, n.right} }
-func (n *leftJoinNode) describe() string {
-	if n.exprText != "" {
-		return "LeftJoin " + n.exprText
+
+// probe joins left row l with its candidates in the hashed right side t.
+func (n *leftJoinNode) probe(ex *executor, t *rowTable, l row, emit func(row) bool) error {
+	found := false
+	for _, r := range t.lookup(ex, l, n.hash.keys) {
+		if !compatibleRows(l, r) {
+			continue
+		}
+		m := merge(l, r)
+		ok, err := ex.filterRow(n.exprs, m)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		found = true
+		if !emit(m) {
+			return errStop
+		}
 	}
-	return "LeftJoin"
+	if !found && !emit(l) {
+		return errStop
+	}
+	return ex.check()
+}
+
+func (n *leftJoinNode) children() []node {
+	if n.hash != nil {
+		return []node{n.left, n.right, n.hash.build}
+	}
+	return []node{n.left, n.right}
+}
+func (n *leftJoinNode) describe() string {
+	s := "LeftJoin"
+	if n.exprText != "" {
+		s += " " + n.exprText
+	}
+	if n.hash != nil {
+		s += " (right side " + n.hash.describe() + ")"
+	}
+	return s
 }
 
 // minusNode removes left rows compatible with a right row that shares a

@@ -42,6 +42,7 @@ type Plan struct {
 	bgps     map[*algebra.BGP]*BGPPlan
 	isolated map[algebra.Op]bool
 	replaced map[algebra.Op]algebra.Op
+	alone    map[algebra.Op]*algebra.BGP
 }
 
 // BGPPlan annotates a BGP of Plan.Root, whose Triples are already in
@@ -81,6 +82,16 @@ func (p *Plan) Pattern(op algebra.Op) algebra.Op {
 	return op
 }
 
+// Alone returns the plan of a basic graph pattern that the plan also
+// feeds bindings — the right side of an OPTIONAL (keyed by its planned
+// form in Root) or an EXISTS pattern (keyed by the pattern as written) —
+// planned a second time with no variable bound on entry, or nil. The
+// evaluator may evaluate that form once, hash it on the shared variables
+// and join by value (a hash left join or semi-join) instead of evaluating
+// the fed form once per input row; the results are the same because a
+// BGP fed bindings yields exactly its solutions compatible with them.
+func (p *Plan) Alone(op algebra.Op) *algebra.BGP { return p.alone[op] }
+
 // Optimize plans op. It stops with ctx's error when ctx ends (estimating
 // and ordering a huge BGP take a while).
 func Optimize(ctx context.Context, op algebra.Op, st Stats, o Options) (*Plan, error) {
@@ -89,6 +100,7 @@ func Optimize(ctx context.Context, op algebra.Op, st Stats, o Options) (*Plan, e
 		bgps:       map[*algebra.BGP]*BGPPlan{},
 		isolated:   map[algebra.Op]bool{},
 		replaced:   map[algebra.Op]algebra.Op{},
+		alone:      map[algebra.Op]*algebra.BGP{},
 	}
 	w := &optimizer{ctx: ctx, st: st, plan: p, rewrite: !o.NoOptimize}
 	root, err := w.walk(op, scope{seed: VarSet{}})
@@ -183,6 +195,9 @@ func (w *optimizer) op(op algebra.Op, sc scope) (algebra.Op, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := w.planAlone(right, o.Right, sc); err != nil {
+			return nil, err
+		}
 		if err := w.exprs(o.Exprs, rsc.with(rsc.seed.union(Maybe(o.Right)))); err != nil {
 			return nil, err
 		}
@@ -228,6 +243,12 @@ func (w *optimizer) op(op algebra.Op, sc scope) (algebra.Op, error) {
 		}
 		return &algebra.Union{Left: left, Right: right}, nil
 	case *algebra.Minus:
+		if f, ok := w.minusAsNotExists(o, sc); ok {
+			if f == o.Left {
+				return w.walk(f, sc)
+			}
+			return w.op(f, sc)
+		}
 		left, err := w.walk(o.Left, sc)
 		if err != nil {
 			return nil, err
@@ -372,8 +393,80 @@ func (w *optimizer) expr(e algebra.Expr, sc scope) error {
 		if p != x.Pattern {
 			w.plan.replaced[x.Pattern] = p
 		}
+		return w.planAlone(x.Pattern, x.Pattern, sc)
 	}
 	return nil
+}
+
+// planAlone plans written, a pattern the plan feeds bindings, a second
+// time with none, and records it under key (see Plan.Alone) when it is a
+// basic graph pattern (a BGP or joins of BGPs) without filters: only then
+// is the fed form the same as the alone form joined by value. Inside an
+// EXISTS the outer bindings are substituted into the whole pattern, so
+// there only the fed form is planned.
+func (w *optimizer) planAlone(key, written algebra.Op, sc scope) error {
+	if !w.rewrite || sc.substitute {
+		return nil
+	}
+	if _, ok := bgpTriples(written); !ok {
+		return nil
+	}
+	alone, err := w.walk(written, scope{seed: VarSet{}, graph: sc.graph})
+	if err != nil {
+		return err
+	}
+	if b, ok := alone.(*algebra.BGP); ok {
+		w.plan.alone[key] = b
+	}
+	return nil
+}
+
+// minusAsNotExists rewrites MINUS { BGP } as a FILTER NOT EXISTS over its
+// left side, which the evaluator runs as an anti-join (probing the BGP
+// per row, or hashing it once). By §18.5 a left solution μ is removed iff
+// some solution μ' of the right side is compatible with it and shares a
+// variable; a BGP binds all its variables, so that holds iff the right
+// side's variables that μ binds exist with μ's values substituted (NOT
+// EXISTS), and μ binds at least one of them. When the left side may leave
+// every shared variable unbound, the filter says so with BOUND; when it
+// can bind none, MINUS removes nothing. Only rewritten when the right
+// side sees no binding from outside the MINUS: not inside EXISTS (whose
+// bindings are substituted everywhere) and, when the MINUS is fed
+// bindings, only if those are bound by the left side too (seedSafe).
+func (w *optimizer) minusAsNotExists(o *algebra.Minus, sc scope) (algebra.Op, bool) {
+	if !w.rewrite || sc.substitute {
+		return nil, false
+	}
+	if _, ok := bgpTriples(o.Right); !ok {
+		return nil, false
+	}
+	rightVars := Maybe(o.Right)
+	certain := Certain(o.Left)
+	if !rightVars.intersect(sc.seed).subsetOf(certain) {
+		return nil, false
+	}
+	shared := rightVars.intersect(Maybe(o.Left))
+	if len(shared) == 0 {
+		return o.Left, true
+	}
+	var cond algebra.Expr = &algebra.ExistsExpr{Not: true, Pattern: o.Right}
+	if len(shared.intersect(certain)) == 0 {
+		vars := make([]algebra.Var, 0, len(shared))
+		for v := range shared {
+			vars = append(vars, v)
+		}
+		sort.Slice(vars, func(i, j int) bool { return vars[i] < vars[j] })
+		var anyBound algebra.Expr
+		for _, v := range vars {
+			var b algebra.Expr = &algebra.BuiltinExpr{Name: algebra.BuiltinBound, Args: []algebra.Expr{&algebra.VarExpr{Var: v}}}
+			if anyBound != nil {
+				b = &algebra.BinaryExpr{Op: algebra.OpOr, Left: anyBound, Right: b}
+			}
+			anyBound = b
+		}
+		cond = &algebra.BinaryExpr{Op: algebra.OpOr, Left: &algebra.UnaryExpr{Op: algebra.OpNot, Arg: anyBound}, Right: cond}
+	}
+	return &algebra.Filter{Exprs: []algebra.Expr{cond}, Input: o.Left}, true
 }
 
 // bgp orders triples (those of orig, or of a merged join when orig is
