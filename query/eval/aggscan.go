@@ -252,6 +252,12 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 		c = cmpOrdered(f, t.cf)
 	case ok && k == NumInteger && t.cInt:
 		c = cmpOrdered(i, t.ci)
+	case ok && k == NumInteger && t.cDbl && i > -1<<53 && i < 1<<53 && float64(i) != t.cf:
+		// An integer against a decimal (compared as decimals): i is a
+		// double exactly, and cf the double nearest c, so no double lies
+		// strictly between c and cf; i on one side of cf is on that
+		// side of c. Equal doubles go the exact way below.
+		c = cmpOrdered(float64(i), t.cf)
 	default:
 		return ex.filterRow([]cexpr{t.expr}, r)
 	}

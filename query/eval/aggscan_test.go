@@ -59,6 +59,9 @@ var aggScanCases = []struct {
 		[][]string{{`"9"^^<http://www.w3.org/2001/XMLSchema#integer>`}}},
 	{"numeric-lt-decimal", `SELECT (COUNT(?s) AS ?n) FROM <http://e/g1> { ?s <http://e/v> ?o FILTER(2.5 > ?o) }`,
 		[][]string{{`"7"^^<http://www.w3.org/2001/XMLSchema#integer>`}}},
+	// 3 <= 3.0 is decided exactly (the integer equals the decimal's double).
+	{"numeric-le-decimal", `SELECT (COUNT(?o) AS ?n) FROM <http://e/g1> { <http://e/a> <http://e/v> ?o FILTER(?o <= 3.0) }`,
+		[][]string{{`"4"^^<http://www.w3.org/2001/XMLSchema#integer>`}}},
 	{"numeric-eq", `SELECT (COUNT(?s) AS ?n) FROM <http://e/g1> { ?s <http://e/v> ?o FILTER(?o = 2.5e0) }`,
 		[][]string{{`"2"^^<http://www.w3.org/2001/XMLSchema#integer>`}}},
 	// NaN != 2 holds (fn:not of a false op:numeric-equal).
