@@ -130,6 +130,29 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	var errs [numOrders]error
 	var sorted [numOrders][]key32 // copies for the read side
 	capture := s.mem.Load() != nil
+	// Side files (sidefile.go) of the store as the ingest leaves it, when
+	// the quads already stored are no more than the new ones (reading
+	// them back costs no more than the load).
+	side, sideErrs, build := false, [numOrders]error{}, sideBuild()
+	var old [numOrders][]key32
+	if !s.memory && !s.readOnly && len(keys) > 0 {
+		s.cmu.RLock()
+		stored := s.counts.quads
+		s.cmu.RUnlock()
+		if stored <= int64(len(keys)) {
+			spog, err := s.readKeys(ctx)
+			if err != nil {
+				s.discardDictionaryTables(<-dict)
+				return err
+			}
+			if spog != nil || stored == 0 {
+				side = true
+				if len(spog) > 0 {
+					old = sortOrders(spog, make([]key32, len(spog)))
+				}
+			}
+		}
+	}
 	if len(keys) > 0 {
 		// Two goroutines, each with its own copy of the keys (made before
 		// either starts reordering) and scratch space: orders 0..2 on one,
@@ -156,6 +179,10 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 					if capture {
 						sorted[k] = slices.Clone(buf)
 					}
+					if side {
+						all := unionSorted(old[k], buf)
+						sideErrs[k] = writeSideTmp(s.dir, k, build, all, firstIndex(all))
+					}
 					paths[k], errs[k] = s.writeIndexTable32(k, buf)
 					if errs[k] != nil {
 						return
@@ -165,7 +192,19 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 		}
 		wg.Wait()
 	}
-	if err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict); err != nil {
+	err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict)
+	if side {
+		if err == nil && errors.Join(sideErrs[:]...) == nil {
+			// The load is committed whatever happens here: a failed
+			// rename leaves an incomplete set, which open removes.
+			if s.commitSide() != nil {
+				_ = s.dropSide()
+			}
+		} else {
+			_ = removeSide(s.dir, true)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if capture && len(keys) > 0 {
@@ -300,6 +339,9 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	}
 	if len(files) == 0 {
 		return nil
+	}
+	if err := s.dropSide(); err != nil {
+		return err
 	}
 	if err := s.db.Ingest(ctx, files); err != nil {
 		return fmt.Errorf("native: ingest: %w", err)

@@ -25,6 +25,15 @@
 // bulk load becomes visible in one Ingest, so a kill -9 leaves a store with
 // or without each batch, never part of one, and reopening needs no rebuild.
 //
+// Read side: while the quads fit Options.MemoryBudget, reads are answered
+// from sorted 16-byte ID-tuple arrays, one per index order (readside.go).
+// A bulk load writes those arrays beside Pebble's files as side files
+// (sidefile.go), which a later open maps instead of rebuilding them from
+// the SPOG index: opening costs the same at any size, a one-shot command
+// reads the arrays a server reads, and the kernel pages in what queries
+// touch. Any write removes the side files before it commits, so a set
+// found at open always describes the store as it is.
+//
 // OpenMemory returns a MemStore (mem.go) for tests and for queries over
 // files loaded on the fly: the same dictionary, and per index order a
 // sorted array of 16-byte ID tuples in immutable snapshots swapped

@@ -55,6 +55,9 @@ type memSnapshot struct {
 	adds   [numOrders][]key32
 	dels   [numOrders][]key32
 	counts *counters // exact; never modified once published
+	// pin keeps the side files mapped while base or first point into
+	// them (nil when they are on the heap).
+	pin *sideMapping
 }
 
 // OpenMemory returns an empty in-memory native store (MemStore). Use
@@ -321,6 +324,7 @@ func (m *MemStore) Graphs(ctx context.Context) ([]kb.ID, error) {
 // base, of the removed base quads within it, and of the added quads, all
 // permuted for one order.
 type memRange struct {
+	pin              *sideMapping // keeps a mapped base mapped
 	base, dels, adds []key32
 	i                int // next index in base
 	order            int
@@ -407,7 +411,7 @@ func (s *memSnapshot) ranges(p kb.Pattern, r *memRange) {
 	if mask == 15 {
 		pl = plan{order: 0, prefix: 4}
 	}
-	*r = memRange{order: pl.order}
+	*r = memRange{order: pl.order, pin: s.pin}
 	lo, hi := key32{}, key32{1<<32 - 1, 1<<32 - 1, 1<<32 - 1, 1<<32 - 1}
 	pq := [4]kb.ID{p.S, p.P, p.O, p.G}
 	o := &orders[pl.order]

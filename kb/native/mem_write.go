@@ -161,7 +161,7 @@ func (s *memSnapshot) withDelta(add, remove []kb.Quad) *memSnapshot {
 	if changes == 0 {
 		return nil
 	}
-	next := &memSnapshot{base: s.base, first: s.first, counts: s.counts.clone()}
+	next := &memSnapshot{base: s.base, first: s.first, counts: s.counts.clone(), pin: s.pin}
 	for k := 0; k < numOrders; k++ {
 		next.adds[k] = mergeSorted(s.adds[k], permuted(addNew, k), permuted(remAdded, k))
 		next.dels[k] = mergeSorted(s.dels[k], permuted(remBase, k), permuted(addBack, k))
@@ -314,7 +314,7 @@ func (m *MemStore) commitBulk(ctx context.Context, keys []key32) error {
 // sorted may become the new snapshot's base; s is unchanged.
 func (s *memSnapshot) withSorted(sorted [numOrders][]key32) *memSnapshot {
 	added := countGPOS(sorted[4])
-	next := &memSnapshot{}
+	next := &memSnapshot{pin: s.pin} // mergeSorted may return s's base
 	parallelOrders(func(k int, _ []key32) {
 		if s.empty() {
 			next.base[k] = sorted[k]

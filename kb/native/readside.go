@@ -20,10 +20,10 @@ import (
 // it is durable. Reads (Match, ScanQuads, Count, has) use the snapshot when
 // there is one and Pebble otherwise.
 //
-// Why not mmap'ed sorted runs: Pebble's sstables are already the on-disk
-// form, and a second on-disk format would need its own crash story. The
-// snapshot is derived state, rebuilt at every open, so it cannot disagree
-// with what survived a crash.
+// The snapshot is derived state: open maps it from the side files a bulk
+// load wrote (sidefile.go) when no write has happened since, and otherwise
+// the first read rebuilds it from Pebble, so it cannot disagree with what
+// survived a crash.
 
 // bytesPerQuad is what one quad costs the read side: a 16-byte key in
 // each of the six orders.
@@ -56,34 +56,9 @@ func (s *Store) buildReadSide(ctx context.Context) error {
 	if !s.fitsBudget(s.counts.quads) {
 		return nil
 	}
-	keys := make([]key32, 0, s.counts.quads)
-	it, err := s.newIter([]byte{prefixIndex}, []byte{prefixIndex + 1})
-	if err != nil {
-		return err
-	}
-	for ok := it.First(); ok; ok = it.Next() {
-		if len(keys)&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				_ = s.release(it)
-				return err
-			}
-		}
-		q, err := decodeIndexKey(0, it.Key())
-		if err != nil {
-			_ = s.release(it)
-			return err
-		}
-		if uint64(q.S|q.P|q.O|q.G) >= 1<<32 {
-			return s.release(it) // not representable: stay on Pebble
-		}
-		keys = append(keys, key32{uint32(q.S), uint32(q.P), uint32(q.O), uint32(q.G)})
-	}
-	if err := it.Error(); err != nil {
-		_ = s.release(it)
-		return fmt.Errorf("native: %w", err)
-	}
-	if err := s.release(it); err != nil {
-		return err
+	keys, err := s.readKeys(ctx)
+	if err != nil || keys == nil {
+		return err // nil: not representable, stay on Pebble
 	}
 	empty := newCounters()
 	var next *memSnapshot
@@ -95,6 +70,38 @@ func (s *Store) buildReadSide(ctx context.Context) error {
 	}
 	s.mem.Store(next)
 	return nil
+}
+
+// readKeys reads every stored quad from the SPOG index, in SPOG order; nil
+// (and no error) when an ID does not fit 32 bits.
+func (s *Store) readKeys(ctx context.Context) ([]key32, error) {
+	keys := make([]key32, 0, s.counts.quads)
+	it, err := s.newIter([]byte{prefixIndex}, []byte{prefixIndex + 1})
+	if err != nil {
+		return nil, err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		if len(keys)&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				_ = s.release(it)
+				return nil, err
+			}
+		}
+		q, err := decodeIndexKey(0, it.Key())
+		if err != nil {
+			_ = s.release(it)
+			return nil, err
+		}
+		if uint64(q.S|q.P|q.O|q.G) >= 1<<32 {
+			return nil, s.release(it) // not representable
+		}
+		keys = append(keys, key32{uint32(q.S), uint32(q.P), uint32(q.O), uint32(q.G)})
+	}
+	if err := it.Error(); err != nil {
+		_ = s.release(it)
+		return nil, fmt.Errorf("native: %w", err)
+	}
+	return keys, s.release(it)
 }
 
 // readSide returns the current snapshot, or nil when reads go to Pebble.

@@ -62,6 +62,8 @@ type Store struct {
 
 	budget int64                       // read-side budget in bytes; 0: off
 	mem    atomic.Pointer[memSnapshot] // the read side, or nil: see readside.go
+	// sideOn: side files (sidefile.go) may exist; guarded by wmu.
+	sideOn bool
 	// memPending: the read side is to be built by the first read.
 	memPending atomic.Bool
 	predStats  predStatsCache // planner statistics of the read side
@@ -169,8 +171,16 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		// OpenPebbleMemory exists to run the Pebble code; keep it there.
 		s.budget = opts.memBudget()
 	}
+	if !memory && !opts.ReadOnly {
+		// Side files of a bulk load interrupted before its ingest.
+		_ = removeSide(dir, true)
+	}
+	mapped := s.mapSide()
+	if mapped != nil {
+		s.mem.Store(mapped)
+	}
 	err = s.loadDictionary(ctx)
-	s.memPending.Store(s.budget > 0)
+	s.memPending.Store(s.budget > 0 && mapped == nil)
 	if err != nil {
 		s.invalidateIters(true)
 		db.Close()

@@ -293,6 +293,9 @@ func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64, added []k
 	if b.Empty() {
 		return nil
 	}
+	if err := s.dropSide(); err != nil {
+		return err
+	}
 	if err := b.Commit(s.writeOpts); err != nil {
 		return fmt.Errorf("native: commit: %w", err)
 	}

@@ -45,6 +45,9 @@ type groupNode struct {
 }
 
 func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
+	if n, ok, err := ex.compileAggScan(o, sc); ok || err != nil {
+		return n, err
+	}
 	input, err := ex.compile(o.Input, sc)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,235 @@
+package native
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/kbtest"
+)
+
+// The dataset suite on stores reopened from their side files.
+func TestDatasetSideFiles(t *testing.T) {
+	kbtest.TestDataset(t, func(t *testing.T) kb.Dataset {
+		ctx := context.Background()
+		dir := filepath.Join(t.TempDir(), "db")
+		s, err := Open(ctx, dir, Options{MemoryBudget: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bulkTerms(t, s, genTermQuads(0, 500))
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = Open(ctx, dir, Options{MemoryBudget: -1}); err != nil {
+			t.Fatal(err)
+		}
+		if !sideMapped(s) {
+			t.Fatal("reopened store does not read its side files")
+		}
+		// The suite starts from an empty store: remove what was loaded,
+		// which must also drop the side files.
+		all, err := kb.Collect(s.Match(ctx, kb.Pattern{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Apply(ctx, kb.Delta{Remove: all}); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func bulkTerms(t *testing.T, s *Store, tq []kb.TermQuad) []kb.Quad {
+	t.Helper()
+	ctx := context.Background()
+	ids, err := kb.InternQuads(ctx, s, tq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.BeginBulk(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// sideMapped reports whether s reads from mapped side files.
+func sideMapped(s *Store) bool {
+	m := s.readSide()
+	return m != nil && m.pin != nil
+}
+
+func sideFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	for k := 0; k < numOrders; k++ {
+		for _, tmp := range []bool{false, true} {
+			if _, err := os.Stat(filepath.Join(dir, sideName(k, tmp))); err == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// agreesWithPebble checks every pattern shape around the probes: the read
+// side must answer the quads and counts Pebble answers.
+func agreesWithPebble(t *testing.T, s *Store, step string, probes []kb.Quad) {
+	t.Helper()
+	ctx := context.Background()
+	mem := s.readSide()
+	if mem == nil {
+		t.Fatalf("%s: no read side", step)
+	}
+	for i, q := range probes {
+		for mask := 0; mask < 16; mask++ {
+			if mask == 0 && i > 0 {
+				continue
+			}
+			var p kb.Pattern
+			if mask&1 != 0 {
+				p.S = q.S
+			}
+			if mask&2 != 0 {
+				p.P = q.P
+			}
+			if mask&4 != 0 {
+				p.O = q.O
+			}
+			if mask&8 != 0 {
+				p.G = q.G
+			}
+			fromMem := collect(t, s, p)
+			nMem, _ := s.Count(ctx, p, true)
+			s.mem.Store(nil)
+			fromPebble := collect(t, s, p)
+			nPebble, _ := s.Count(ctx, p, true)
+			s.mem.Store(mem)
+			if !slices.Equal(fromMem, fromPebble) || nMem != nPebble {
+				t.Fatalf("%s: pattern %v: read side %d quads (count %d), Pebble %d (count %d)",
+					step, p, len(fromMem), nMem, len(fromPebble), nPebble)
+			}
+		}
+	}
+}
+
+// TestSideFiles follows the side files through bulk loads, a write, a
+// reopen and damaged or half-written sets.
+func TestSideFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "db")
+	opts := Options{MemoryBudget: -1} // as the CLI opens a store
+	s, err := Open(ctx, dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Close() }()
+	reopen := func() {
+		t.Helper()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = Open(ctx, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := bulkTerms(t, s, genTermQuads(0, 3000))
+	if n := sideFiles(t, dir); n != numOrders {
+		t.Fatalf("after a bulk load into an empty store: %d side files, want %d", n, numOrders)
+	}
+	reopen()
+	if !sideMapped(s) {
+		t.Fatal("reopened store does not map its side files")
+	}
+	agreesWithPebble(t, s, "mapped", everyNth(first, 97))
+
+	// A write removes them before it commits; the reopened store then
+	// reads Pebble (no budget to build a copy).
+	extra, err := kb.InternQuads(ctx, s, genTermQuads(9000, 50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, kb.Delta{Remove: first[:100], Add: extra}); err != nil {
+		t.Fatal(err)
+	}
+	if n := sideFiles(t, dir); n != 0 {
+		t.Fatalf("after Apply: %d side files left", n)
+	}
+	reopen()
+	if s.ReadsFromMemory() {
+		t.Fatal("store written after its side files were made still reads from memory")
+	}
+
+	// A bulk load at least as large as the store writes the whole store.
+	second := bulkTerms(t, s, genTermQuads(20000, 4000))
+	if n := sideFiles(t, dir); n != numOrders {
+		t.Fatalf("after a bulk load larger than the store: %d side files, want %d", n, numOrders)
+	}
+	reopen()
+	if !sideMapped(s) {
+		t.Fatal("reopened store does not map its side files")
+	}
+	agreesWithPebble(t, s, "mapped after Apply and bulk", append(append(everyNth(first, 89), everyNth(second, 83)...), extra...))
+	for _, q := range first[:100] {
+		if n, _ := s.Count(ctx, kb.Pattern(q), true); n != 0 {
+			t.Fatalf("removed quad %v is back", q)
+		}
+	}
+
+	// A set missing a file (a crash among the renames) is not used, and
+	// is removed; so are temporary files of an unfinished load.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, sideName(3, false))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, sideName(0, true)), []byte("partial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(ctx, dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	if s.ReadsFromMemory() {
+		t.Fatal("an incomplete set of side files was mapped")
+	}
+	if n := sideFiles(t, dir); n != 0 {
+		t.Fatalf("an incomplete set left %d files", n)
+	}
+
+	// Files of another store (another build) are not used either.
+	other := filepath.Join(t.TempDir(), "other")
+	o, err := Open(ctx, other, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bulkTerms(t, o, genTermQuads(20000, 4000))
+	o.Close()
+	bulkTerms(t, s, genTermQuads(40000, 8000))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(other, sideName(2, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, sideName(2, false)), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(ctx, dir, opts); err != nil {
+		t.Fatal(err)
+	}
+	if s.ReadsFromMemory() {
+		t.Fatal("a side file of another store was mapped")
+	}
+}

@@ -1,0 +1,53 @@
+//go:build unix
+
+package native
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// mapFile maps a file read-only (nil for an empty one).
+func mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("native: side file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("native: side file: %w", err)
+	}
+	if st.Size() == 0 {
+		return nil, nil
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("native: side file: mmap: %w", err)
+	}
+	return b, nil
+}
+
+// unmap releases the mappings now.
+func (m *sideMapping) unmap() {
+	for k, b := range m.maps {
+		if b != nil {
+			_ = syscall.Munmap(b)
+			m.maps[k] = nil
+		}
+	}
+}
+
+// newSideCleanup unmaps m's files once m is unreachable.
+func newSideCleanup(m *sideMapping) {
+	maps := m.maps
+	runtime.AddCleanup(m, func(maps [numOrders][]byte) {
+		for _, b := range maps {
+			if b != nil {
+				_ = syscall.Munmap(b)
+			}
+		}
+	}, maps)
+}

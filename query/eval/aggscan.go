@@ -1,0 +1,464 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unsafe"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+)
+
+// aggScanNode is a GROUP BY (or the one implicit group) over a single
+// triple pattern, fused with the pattern's scan: what Sparqloscope's
+// statistics, "implicit GROUP BY" and numeric FILTER families ask, and what
+// an analyst's first look at a predicate asks.
+//
+// Without filters and with only COUNT(*) or COUNT(?v) of pattern variables
+// (which the pattern always binds), the answer is the store's exact count
+// of the pattern: the (predicate, graph) counters or an index range, no row
+// visited. Otherwise the scan feeds each quad straight into the group's
+// aggregate states (the same aggState as groupNode, so the results are the
+// same values in the same order) with no BGP frame, row copy or group key
+// string per row; groups are found by the key's ID, and a run of equal
+// keys (the order an index yields them in) by the group before. FILTER
+// conjuncts that test a variable's kind (isIRI, isBlank, isLiteral) or
+// compare it with a numeric constant are decided from the decoded term
+// without building the expression's result; the first repeats its answer
+// while the ID repeats.
+type aggScanNode struct {
+	nodeInfo
+	pat     [3]tpos
+	graphs  []kb.ID // the pattern's graphs: one, or kb.Any for a one-graph store
+	missing string  // a constant the store does not know: no matches
+	key     *groupKey
+	keyPos  int // the pattern position the key variable occupies
+	aggs    []groupAgg
+	tests   []fastTest
+	counted bool // answered by Count
+	src     algebra.TriplePattern
+	fsrc    []algebra.Expr
+}
+
+// fastTest is one FILTER conjunct over one pattern position, with a fast
+// decision for the common cases and the compiled expression for the rest.
+type fastTest struct {
+	pos  int
+	expr cexpr
+	// A kind test (isIRI/isBlank/isLiteral): kind is the kind it accepts.
+	kind kb.TermKind
+	// A numeric comparison ?v op c (op normalised to put ?v left).
+	op    algebra.BinaryOp
+	ci    int64   // c, when cInt
+	cf    float64 // c as a double, when cDbl
+	cInt  bool
+	cDbl  bool
+	memo  kb.ID // kind tests: the last ID decided and its verdict
+	memoV bool
+}
+
+// compileAggScan returns an aggScanNode for o when its input is one triple
+// pattern (with FILTERs) read from a fixed set of graphs, or ok false to
+// use groupNode.
+func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, error) {
+	if !aggScanOn || len(sc.seed) > 0 || len(o.Keys) > 1 {
+		return nil, false, nil
+	}
+	in := ex.plan.Pattern(o.Input)
+	var exprs []algebra.Expr
+	if f, ok := in.(*algebra.Filter); ok {
+		exprs = append(exprs, f.Exprs...)
+		in = ex.plan.Pattern(f.Input)
+	}
+	bgp, ok := in.(*algebra.BGP)
+	if !ok || len(bgp.Triples) != 1 || ex.plan.Isolated(bgp) {
+		return nil, false, nil
+	}
+	bp := ex.plan.BGP(bgp)
+	if bp == nil {
+		return nil, false, nil
+	}
+	for _, fs := range bp.Filters {
+		exprs = append(exprs, fs...)
+	}
+	n := &aggScanNode{src: bgp.Triples[0], fsrc: exprs, keyPos: -1}
+	switch sc.graph.kind {
+	case gConst:
+		n.graphs = []kb.ID{sc.graph.id}
+	case gDefault:
+		switch {
+		case ex.unionAll && !ex.multi && ex.hidden == nil:
+			n.graphs = anyGraph
+		case !ex.unionAll && len(ex.defaults) <= 1:
+			n.graphs = ex.defaults
+		default:
+			return nil, false, nil // a union of graphs: duplicates to drop
+		}
+	default:
+		return nil, false, nil
+	}
+	tp := bgp.Triples[0]
+	slotPos := map[int]int{}
+	for k, nd := range [3]algebra.Node{tp.S, tp.P, tp.O} {
+		if nd.IsVar() {
+			s := ex.vars.slot(nd.Var)
+			if _, dup := slotPos[s]; dup {
+				return nil, false, nil // ?x p ?x: a join within the pattern
+			}
+			slotPos[s] = k
+			n.pat[k] = tpos{slot: s}
+			continue
+		}
+		id, ok, err := ex.dict.lookup(nd.Term)
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			n.missing = nd.Term.String()
+		}
+		n.pat[k] = tpos{id: id, slot: -1}
+	}
+	if len(o.Keys) == 1 {
+		k := o.Keys[0]
+		vs := ex.plainVarSlot(k.Expr)
+		pos, ok := slotPos[vs]
+		if vs < 0 || !ok {
+			return nil, false, nil
+		}
+		n.key = &groupKey{slot: ex.vars.slot(k.Var), varSlot: vs}
+		n.keyPos = pos
+	}
+	inner := sc.with(sc.seed.union(ex.maybe(o.Input)))
+	counted := len(exprs) == 0 && n.key == nil
+	for _, a := range o.Aggregates {
+		g := groupAgg{slot: ex.vars.slot(a.Var), agg: a.Aggregate, varSlot: -1}
+		if a.Aggregate.Expr != nil {
+			g.varSlot = ex.plainVarSlot(a.Aggregate.Expr)
+			e, err := ex.compileExpr(a.Aggregate.Expr, inner)
+			if err != nil {
+				return nil, false, err
+			}
+			g.expr = e
+		}
+		_, inPattern := slotPos[g.varSlot]
+		if a.Aggregate.Func != algebra.AggCount || a.Aggregate.Distinct || !(a.Aggregate.Star || inPattern) {
+			counted = false
+		}
+		n.aggs = append(n.aggs, g)
+	}
+	n.counted = counted
+	for _, e := range exprs {
+		c, err := ex.compileExpr(e, inner)
+		if err != nil {
+			return nil, false, err
+		}
+		t := fastTest{pos: -1, expr: c}
+		t.analyse(ex, e, slotPos)
+		n.tests = append(n.tests, t)
+	}
+	n.est = 1
+	return n, true, nil
+}
+
+// aggScanOn turns the fused scan on; tests compare it with groupNode.
+var aggScanOn = true
+
+// analyse recognises the conjuncts fastTest decides itself.
+func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
+	switch x := e.(type) {
+	case *algebra.BuiltinExpr:
+		if len(x.Args) != 1 {
+			return
+		}
+		pos, ok := slotPos[ex.plainVarSlot(x.Args[0])]
+		if !ok {
+			return
+		}
+		switch x.Name {
+		case algebra.BuiltinIsIRI:
+			t.kind = kb.KindIRI
+		case algebra.BuiltinIsBlank:
+			t.kind = kb.KindBlank
+		case algebra.BuiltinIsLiteral:
+			t.kind = kb.KindLiteral
+		default:
+			return
+		}
+		t.pos = pos
+	case *algebra.BinaryExpr:
+		op := x.Op
+		v, c := x.Left, x.Right
+		if _, ok := v.(*algebra.VarExpr); !ok {
+			v, c = c, v
+			switch op {
+			case algebra.OpLess:
+				op = algebra.OpGreater
+			case algebra.OpGreater:
+				op = algebra.OpLess
+			case algebra.OpLessEq:
+				op = algebra.OpGreatEq
+			case algebra.OpGreatEq:
+				op = algebra.OpLessEq
+			}
+		}
+		switch op {
+		case algebra.OpLess, algebra.OpGreater, algebra.OpLessEq, algebra.OpGreatEq, algebra.OpEqual, algebra.OpNotEqual:
+		default:
+			return
+		}
+		pos, ok := slotPos[ex.plainVarSlot(v)]
+		ce, isConst := c.(*algebra.ConstExpr)
+		if !ok || !isConst {
+			return
+		}
+		num, ok := ParseNumeric(ce.Term)
+		if !ok || num.Kind == NumFloat || num.IsNaN() {
+			return
+		}
+		if num.Kind == NumInteger && num.R.IsInt() && num.R.Num().IsInt64() {
+			t.cInt, t.ci = true, num.R.Num().Int64()
+		}
+		// A double operand promotes c to a double (compareNumeric).
+		t.cDbl, t.cf = true, num.Float64()
+		t.op, t.pos = op, pos
+	}
+}
+
+// decide runs the test on the quad's term at t.pos.
+func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
+	if t.pos < 0 {
+		return ex.filterRow([]cexpr{t.expr}, r)
+	}
+	if t.kind != 0 {
+		if id == t.memo && id != 0 {
+			return t.memoV, nil
+		}
+		term, err := ex.dict.term(id)
+		if err != nil {
+			return false, err
+		}
+		t.memo, t.memoV = id, term.Kind == t.kind
+		return t.memoV, nil
+	}
+	term, err := ex.dict.term(id)
+	if err != nil {
+		return false, err
+	}
+	i, f, k, ok := fastNumber(term)
+	var c int
+	switch {
+	case ok && k == NumDouble && t.cDbl && !math.IsNaN(f):
+		c = cmpOrdered(f, t.cf)
+	case ok && k == NumInteger && t.cInt:
+		c = cmpOrdered(i, t.ci)
+	case ok && k == NumInteger && t.cDbl && i > -1<<53 && i < 1<<53 && float64(i) != t.cf:
+		// An integer against a decimal (compared as decimals): i is a
+		// double exactly, and cf the double nearest c, so no double lies
+		// strictly between c and cf; i on one side of cf is on that
+		// side of c. Equal doubles go the exact way below.
+		c = cmpOrdered(float64(i), t.cf)
+	default:
+		return ex.filterRow([]cexpr{t.expr}, r)
+	}
+	switch t.op {
+	case algebra.OpLess:
+		return c < 0, nil
+	case algebra.OpGreater:
+		return c > 0, nil
+	case algebra.OpLessEq:
+		return c <= 0, nil
+	case algebra.OpGreatEq:
+		return c >= 0, nil
+	case algebra.OpEqual:
+		return c == 0, nil
+	}
+	return c != 0, nil
+}
+
+func cmpOrdered[T int64 | float64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// aggScanGroup is one group of an aggScanNode.
+type aggScanGroup struct {
+	key  kb.ID
+	aggs []aggState
+}
+
+func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
+	emit = n.count(emit)
+	if n.counted {
+		return n.runCounted(ex, seed, emit)
+	}
+	acct := ex.account("GROUP BY")
+	defer acct.done()
+	groupBytes := int64(unsafe.Sizeof(aggScanGroup{})) + 8 + mapEntryExtra + allocExtra +
+		int64(len(n.aggs))*int64(unsafe.Sizeof(aggState{})) + allocExtra
+	var (
+		groups = map[kb.ID]*aggScanGroup{}
+		order  []*aggScanGroup
+		last   *aggScanGroup
+		r      = seed.clone(len(seed))
+		inner  error
+	)
+	visit := func(q kb.Quad) error {
+		ids := [3]kb.ID{q.S, q.P, q.O}
+		for k, p := range n.pat {
+			if p.slot >= 0 {
+				r[p.slot] = ids[k]
+			}
+		}
+		for i := range n.tests {
+			t := &n.tests[i]
+			var id kb.ID
+			if t.pos >= 0 {
+				id = ids[t.pos]
+			}
+			ok, err := t.decide(ex, id, r)
+			if err != nil || !ok {
+				return err
+			}
+		}
+		var key kb.ID
+		if n.key != nil {
+			key = ids[n.keyPos]
+		}
+		g := last
+		if g == nil || g.key != key {
+			g = groups[key]
+			if g == nil {
+				if err := acct.charge(groupBytes); err != nil {
+					return err
+				}
+				g = &aggScanGroup{key: key, aggs: make([]aggState, len(n.aggs))}
+				groups[key] = g
+				order = append(order, g)
+			}
+			last = g
+		}
+		for i, a := range n.aggs {
+			if err := g.aggs[i].add(ex, a, r, acct); err != nil {
+				return err
+			}
+		}
+		return ex.check()
+	}
+	if n.missing == "" {
+		for _, gr := range n.graphs {
+			pat := kb.Pattern{S: n.pat[0].id, P: n.pat[1].id, O: n.pat[2].id, G: gr}
+			var err error
+			if ex.scanner != nil {
+				err = ex.scanner.ScanQuads(ex.ctx, pat, func(q kb.Quad) bool {
+					inner = visit(q)
+					return inner == nil
+				})
+			} else {
+				err = scanMatch(ex, pat, visit)
+			}
+			if inner != nil {
+				return inner
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if n.key == nil && len(order) == 0 {
+		order = append(order, &aggScanGroup{aggs: make([]aggState, len(n.aggs))})
+	}
+	for _, g := range order {
+		out, _ := hiddenSeed(ex, seed)
+		if n.key != nil {
+			out[n.key.slot] = g.key
+		}
+		for i, a := range n.aggs {
+			t, err := g.aggs[i].result(a)
+			if err != nil {
+				if !isExpressionError(err) {
+					return err
+				}
+				continue
+			}
+			id, err := ex.dict.id(t)
+			if err != nil {
+				return err
+			}
+			out[a.slot] = id
+		}
+		if !emit(out) {
+			return errStop
+		}
+	}
+	return nil
+}
+
+// scanMatch visits the matches of pat through kb.Dataset.Match.
+func scanMatch(ex *executor, pat kb.Pattern, visit func(kb.Quad) error) error {
+	it := ex.ds.Match(ex.ctx, pat)
+	for it.Next() {
+		if err := visit(it.Quad()); err != nil {
+			_ = it.Close()
+			return err
+		}
+	}
+	err := it.Err()
+	if cerr := it.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// runCounted answers COUNTs of every match from the store's count.
+func (n *aggScanNode) runCounted(ex *executor, seed row, emit func(row) bool) error {
+	var total int64
+	if n.missing == "" {
+		for _, g := range n.graphs {
+			c, err := ex.ds.Count(ex.ctx, kb.Pattern{S: n.pat[0].id, P: n.pat[1].id, O: n.pat[2].id, G: g}, true)
+			if err != nil {
+				return err
+			}
+			total += c
+		}
+	}
+	out, _ := hiddenSeed(ex, seed)
+	id, err := ex.dict.id(integerTerm(total))
+	if err != nil {
+		return err
+	}
+	for _, a := range n.aggs {
+		out[a.slot] = id
+	}
+	if !emit(out) {
+		return errStop
+	}
+	return nil
+}
+
+func (n *aggScanNode) children() []node { return nil }
+
+func (n *aggScanNode) describe() string {
+	var b strings.Builder
+	keys := 0
+	if n.key != nil {
+		keys = 1
+	}
+	fmt.Fprintf(&b, "AggregateScan %s (%d keys, %d aggregates", n.src, keys, len(n.aggs))
+	if n.counted {
+		b.WriteString(", from the store's count")
+	}
+	b.WriteString(")")
+	if n.missing != "" {
+		b.WriteString(" (no solutions: " + n.missing + " is not in the store)")
+	}
+	if len(n.fsrc) > 0 {
+		b.WriteString(" filter:" + filterText(n.fsrc))
+	}
+	return b.String()
+}
