@@ -96,7 +96,9 @@ func plainString(s string) bool {
 			ascii = false
 		}
 	}
-	return ascii || utf8.ValidString(s)
+	// U+FFFE and U+FFFF (EF BF BE, EF BF BF) are escaped, as canonical
+	// N-Triples writes them.
+	return ascii || utf8.ValidString(s) && !strings.Contains(s, "\uFFFE") && !strings.Contains(s, "\uFFFF")
 }
 
 // EscapeString writes a string's characters for use inside "…".
@@ -122,7 +124,7 @@ func EscapeString[W TextWriter](b W, s string) {
 		case '\f':
 			b.WriteString(`\f`)
 		default:
-			if r < 0x20 || r == 0x7f {
+			if r < 0x20 || r == 0x7f || r == 0xFFFE || r == 0xFFFF {
 				fmt.Fprintf(b, "\\u%04X", r)
 			} else {
 				b.WriteRune(r)
