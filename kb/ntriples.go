@@ -1,8 +1,10 @@
 package kb
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -34,6 +36,10 @@ func AppendTerm[W TextWriter](b W, t Term) {
 			EscapeIRI(b, t.Datatype)
 			b.WriteByte('>')
 		}
+	case KindTriple:
+		b.WriteString("<<( ")
+		b.WriteString(t.Value)
+		b.WriteString(" )>>")
 	default:
 		b.WriteString("<invalid term>")
 	}
@@ -90,7 +96,9 @@ func plainString(s string) bool {
 			ascii = false
 		}
 	}
-	return ascii || utf8.ValidString(s)
+	// U+FFFE and U+FFFF (EF BF BE, EF BF BF) are escaped, as canonical
+	// N-Triples writes them.
+	return ascii || utf8.ValidString(s) && !strings.Contains(s, "\uFFFE") && !strings.Contains(s, "\uFFFF")
 }
 
 // EscapeString writes a string's characters for use inside "…".
@@ -116,7 +124,7 @@ func EscapeString[W TextWriter](b W, s string) {
 		case '\f':
 			b.WriteString(`\f`)
 		default:
-			if r < 0x20 || r == 0x7f {
+			if r < 0x20 || r == 0x7f || r == 0xFFFE || r == 0xFFFF {
 				fmt.Fprintf(b, "\\u%04X", r)
 			} else {
 				b.WriteRune(r)
@@ -195,3 +203,153 @@ var outIRIPlain, outStringPlain = func() (iri, str [256]bool) {
 	}
 	return
 }()
+
+// canonDecoder reads terms in the canonical N-Triples form AppendTerm
+// writes (a triple term's Value): IRIs and literals with AppendTerm's
+// escapes, blank node labels up to the next space, nested triple terms.
+// It is not an N-Triples parser (kb/rdfio has that), only the inverse of
+// the encoder, for taking triple terms apart.
+type canonDecoder struct {
+	s string
+	i int
+}
+
+var errCanon = errors.New("kb: not a canonical N-Triples term")
+
+func (d *canonDecoder) space() bool {
+	if d.i < len(d.s) && d.s[d.i] == ' ' {
+		d.i++
+		return true
+	}
+	return false
+}
+
+func (d *canonDecoder) term() (Term, error) {
+	if d.i >= len(d.s) {
+		return Term{}, errCanon
+	}
+	switch d.s[d.i] {
+	case '<':
+		if strings.HasPrefix(d.s[d.i:], "<<( ") {
+			d.i += 4
+			start := d.i
+			for k := 0; k < 3; k++ {
+				if k > 0 && !d.space() {
+					return Term{}, errCanon
+				}
+				if _, err := d.term(); err != nil {
+					return Term{}, err
+				}
+			}
+			if !strings.HasPrefix(d.s[d.i:], " )>>") {
+				return Term{}, errCanon
+			}
+			t := Term{Kind: KindTriple, Value: d.s[start:d.i]}
+			d.i += 4
+			return t, nil
+		}
+		v, err := d.until('>')
+		return Term{Kind: KindIRI, Value: v}, err
+	case '_':
+		if !strings.HasPrefix(d.s[d.i:], "_:") {
+			return Term{}, errCanon
+		}
+		start := d.i + 2
+		end := strings.IndexByte(d.s[start:], ' ')
+		if end < 0 {
+			end = len(d.s) - start
+		}
+		d.i = start + end
+		return Term{Kind: KindBlank, Value: d.s[start:d.i]}, nil
+	case '"':
+		v, err := d.until('"')
+		if err != nil {
+			return Term{}, err
+		}
+		switch {
+		case strings.HasPrefix(d.s[d.i:], "^^<"):
+			d.i += 2
+			dt, err := d.until('>')
+			return Term{Kind: KindLiteral, Value: v, Datatype: dt}, err
+		case strings.HasPrefix(d.s[d.i:], "@"):
+			start := d.i + 1
+			end := strings.IndexByte(d.s[start:], ' ')
+			if end < 0 {
+				end = len(d.s) - start
+			}
+			d.i = start + end
+			lang := d.s[start:d.i]
+			dt := ontology.RDFLangString
+			if strings.Contains(lang, "--") {
+				dt = ontology.RDFDirLangString
+			}
+			return Term{Kind: KindLiteral, Value: v, Datatype: dt, Lang: lang}, nil
+		}
+		return Term{Kind: KindLiteral, Value: v, Datatype: ontology.XSDString}, nil
+	}
+	return Term{}, errCanon
+}
+
+// until reads from the opening delimiter at d.i to the closing one,
+// undoing EscapeIRI's and EscapeString's escapes.
+func (d *canonDecoder) until(close byte) (string, error) {
+	d.i++
+	start := d.i
+	for d.i < len(d.s) && d.s[d.i] != close && d.s[d.i] != '\\' {
+		d.i++
+	}
+	if d.i < len(d.s) && d.s[d.i] == close {
+		d.i++
+		return d.s[start : d.i-1], nil
+	}
+	var b strings.Builder
+	b.WriteString(d.s[start:d.i])
+	for d.i < len(d.s) {
+		c := d.s[d.i]
+		switch {
+		case c == close:
+			d.i++
+			return b.String(), nil
+		case c != '\\':
+			b.WriteByte(c)
+			d.i++
+			continue
+		}
+		if d.i+1 >= len(d.s) {
+			return "", errCanon
+		}
+		e := d.s[d.i+1]
+		d.i += 2
+		switch e {
+		case '"', '\\':
+			b.WriteByte(e)
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u', 'U':
+			n := 4
+			if e == 'U' {
+				n = 8
+			}
+			if d.i+n > len(d.s) {
+				return "", errCanon
+			}
+			r, err := strconv.ParseUint(d.s[d.i:d.i+n], 16, 32)
+			if err != nil {
+				return "", errCanon
+			}
+			b.WriteRune(rune(r))
+			d.i += n
+		default:
+			return "", errCanon
+		}
+	}
+	return "", errCanon
+}

@@ -33,6 +33,8 @@ const (
 	KindIRI TermKind = iota + 1
 	KindBlank
 	KindLiteral
+	// KindTriple is an RDF 1.2 triple term, <<( s p o )>>.
+	KindTriple
 )
 
 func (k TermKind) String() string {
@@ -43,6 +45,8 @@ func (k TermKind) String() string {
 		return "blank node"
 	case KindLiteral:
 		return "literal"
+	case KindTriple:
+		return "triple term"
 	}
 	return "invalid term"
 }
@@ -62,11 +66,22 @@ func (k TermKind) String() string {
 // decoder built on it: each RDF syntax in kb/rdfio, rdfio.ParseTerm, and the
 // SPARQL results readers for JSON, XML and TSV. What perfkb writes (RDF,
 // SPARQL results, LANG()) is therefore the lower-case tag.
+//
+// RDF 1.2 adds two things, kept inside these four fields so that a Term
+// stays four words and comparable:
+//   - A literal with a base direction (rdf:dirLangString) carries it in
+//     Lang after "--", as N-Triples writes it: "en--ltr". A language tag
+//     never contains "--" (BCP 47 subtags are separated by one '-'), so
+//     Language and Direction split it back.
+//   - A triple term (KindTriple) holds its subject, predicate and object in
+//     Value, in N-Triples syntax as AppendTerm writes them, separated by
+//     one space: the canonical form, so that equal triple terms are equal
+//     Terms. TripleTerm makes one, Triple takes it apart.
 type Term struct {
 	Kind     TermKind
-	Value    string // the IRI, the blank node label, or the literal's lexical form
+	Value    string // the IRI, the blank node label, the literal's lexical form, or a triple term's terms
 	Datatype string // literals only
-	Lang     string // language-tagged literals only
+	Lang     string // language-tagged literals only; "tag--dir" with a base direction
 }
 
 // IRI returns an IRI term.
@@ -90,6 +105,61 @@ func String(s string) Term { return Term{Kind: KindLiteral, Value: s, Datatype: 
 // LangLiteral returns a language-tagged string.
 func LangLiteral(s, lang string) Term {
 	return Term{Kind: KindLiteral, Value: s, Datatype: ontology.RDFLangString, Lang: strings.ToLower(lang)}
+}
+
+// DirLangLiteral returns a language-tagged string with a base direction
+// (RDF 1.2), dir being "ltr" or "rtl".
+func DirLangLiteral(s, lang, dir string) Term {
+	return Term{Kind: KindLiteral, Value: s, Datatype: ontology.RDFDirLangString, Lang: strings.ToLower(lang) + "--" + strings.ToLower(dir)}
+}
+
+// Language returns a literal's language tag without its base direction.
+func (t Term) Language() string {
+	if i := strings.Index(t.Lang, "--"); i >= 0 {
+		return t.Lang[:i]
+	}
+	return t.Lang
+}
+
+// Direction returns a literal's base direction ("ltr", "rtl"), or "".
+func (t Term) Direction() string {
+	if i := strings.Index(t.Lang, "--"); i >= 0 {
+		return t.Lang[i+2:]
+	}
+	return ""
+}
+
+// TripleTerm returns the RDF 1.2 triple term of s, p and o.
+func TripleTerm(s, p, o Term) Term {
+	b := make(Bytes, 0, len(s.Value)+len(p.Value)+len(o.Value)+16)
+	b = AppendTermBytes(b, s)
+	b = append(b, ' ')
+	b = AppendTermBytes(b, p)
+	b = append(b, ' ')
+	b = AppendTermBytes(b, o)
+	return Term{Kind: KindTriple, Value: string(b)}
+}
+
+// IsTriple reports whether t is a triple term.
+func (t Term) IsTriple() bool { return t.Kind == KindTriple }
+
+// Triple returns the subject, predicate and object of a triple term; ok
+// is false for any other term (or a Value not in canonical form).
+func (t Term) Triple() (tr Triple, ok bool) {
+	if t.Kind != KindTriple {
+		return Triple{}, false
+	}
+	d := canonDecoder{s: t.Value}
+	var err error
+	if tr.S, err = d.term(); err == nil && d.space() {
+		if tr.P, err = d.term(); err == nil && d.space() {
+			tr.O, err = d.term()
+		}
+	}
+	if err != nil || d.i != len(d.s) || tr.O.IsZero() {
+		return Triple{}, false
+	}
+	return tr, true
 }
 
 // DefaultGraph is the graph of triples loaded without one.

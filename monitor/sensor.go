@@ -80,6 +80,14 @@ type SensorOptions struct {
 	// since the oldest message of its batch was received (an upper bound of
 	// the finding's latency).
 	OnFinding func(f reasoner.Finding, latency time.Duration)
+	// Check, when set, vets triples before they are written (perfkb
+	// sensor-listen --validate: SHACL shapes); a non-nil error refuses
+	// them and says why. It sees each batch whole and, when it refuses
+	// one, each of the batch's messages alone: the messages it refuses
+	// then are logged with its error, counted as Invalid and not written,
+	// and the rest of the batch is. An error that wraps the context's
+	// error stops the listener instead.
+	Check func(ctx context.Context, quads []kb.TermQuad) error
 }
 
 // SensorStats are the counters of a SensorListener.
@@ -92,7 +100,7 @@ type SensorStats struct {
 	QueuedBytes int64 // parsed bytes received and not yet converted
 	Received    int64 // messages whose closing tag was parsed
 	Stored      int64 // messages written to the store
-	Invalid     int64 // received messages the mapping refused (logged)
+	Invalid     int64 // received messages the mapping or Check refused (logged)
 	Partial     int64 // messages cut by a disconnect, discarded
 	Malformed   int64 // connections closed for malformed XML or an oversized message
 	Idle        int64 // connections closed for idleness

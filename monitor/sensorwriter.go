@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -158,6 +159,7 @@ type batchWriter struct {
 	l          *SensorListener
 	mapper     *sensor.Mapper
 	quads      []kb.TermQuad
+	spans      []messageSpan // the messages of quads, in order
 	hasProblem kb.ID
 	findings   int64
 	// window has the message count of each Add the engine still holds,
@@ -173,6 +175,7 @@ func (w *batchWriter) convert(ctx context.Context, b *batch) (converted, bool, e
 	}
 	l := w.l
 	w.quads = w.quads[:0]
+	w.spans = w.spans[:0]
 	g := l.opt.Graph
 	for _, k := range b.order {
 		for _, r := range b.buffers[k] {
@@ -185,10 +188,16 @@ func (w *batchWriter) convert(ctx context.Context, b *batch) (converted, bool, e
 				w.quads = w.quads[:mark]
 				l.stats.invalid.Add(1)
 				l.log.Warn("message refused", "conn", r.conn, "error", err.Error())
+				continue
 			}
+			w.spans = append(w.spans, messageSpan{conn: r.conn, end: len(w.quads)})
 		}
 	}
-	c := converted{n: int64(b.n), oldest: b.oldest}
+	refused, err := w.check(ctx)
+	if err != nil {
+		return converted{}, false, err
+	}
+	c := converted{n: int64(b.n - refused), oldest: b.oldest}
 	for _, k := range b.order {
 		for _, r := range b.buffers[k] {
 			l.gate.release(r.conn, r.size)
@@ -201,6 +210,48 @@ func (w *batchWriter) convert(ctx context.Context, b *batch) (converted, bool, e
 	}
 	c.quads = quads
 	return c, true, nil
+}
+
+// messageSpan marks where one message's triples end in a batch.
+type messageSpan struct {
+	conn int64
+	end  int
+}
+
+// check runs SensorOptions.Check over the batch's triples, then, if it
+// refuses them, over each message's alone, keeping the messages it
+// accepts, and returns how many it refused. It returns an error only when
+// the context ends.
+func (w *batchWriter) check(ctx context.Context) (int, error) {
+	l := w.l
+	if l.opt.Check == nil || len(w.quads) == 0 {
+		return 0, nil
+	}
+	err := l.opt.Check(ctx, w.quads)
+	if err == nil {
+		return 0, nil
+	}
+	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+		return 0, fmt.Errorf("sensor: checking a batch: %w", err)
+	}
+	refused := 0
+	kept, start := 0, 0
+	for _, m := range w.spans {
+		msg := w.quads[start:m.end]
+		start = m.end
+		if err := l.opt.Check(ctx, msg); err != nil {
+			if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+				return 0, fmt.Errorf("sensor: checking a message: %w", err)
+			}
+			refused++
+			l.stats.invalid.Add(1)
+			l.log.Warn("message refused", "conn", m.conn, "error", err.Error())
+			continue
+		}
+		kept += copy(w.quads[kept:], msg)
+	}
+	w.quads = w.quads[:kept]
+	return refused, nil
 }
 
 // apply writes one converted batch atomically, through the rules when

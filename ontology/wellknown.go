@@ -16,6 +16,12 @@ const (
 	// RDFLangString is rdf:langString, the datatype of language-tagged
 	// literals.
 	RDFLangString = RDFNamespace + "langString"
+	// RDFDirLangString is rdf:dirLangString (RDF 1.2), the datatype of
+	// language-tagged literals with a base direction.
+	RDFDirLangString = RDFNamespace + "dirLangString"
+	// RDFReifies is rdf:reifies (RDF 1.2), relating a reifier to the
+	// triple term it reifies.
+	RDFReifies = RDFNamespace + "reifies"
 	// RDFSLiteral is rdfs:Literal.
 	RDFSLiteral = RDFSNamespace + "Literal"
 	// RDFSLabel is rdfs:label.

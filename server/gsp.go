@@ -163,6 +163,10 @@ func (s *Server) gspWrite(c *gin.Context, graph kb.Term, replace bool) {
 		}
 		src = RDFSource{Body: c.Request.Body, Format: format, Name: "request body", BaseIRI: s.graphBase(c, graph), Size: c.Request.ContentLength}
 	}
+	src, pass := s.checkPush(c, s.opts.ValidatePushes, graph, src)
+	if !pass {
+		return
+	}
 	var change GraphChange
 	if replace {
 		change, err = s.opts.Graphs.Replace(c.Request.Context(), graph, src)

@@ -96,6 +96,9 @@ type Options struct {
 	// started with (perfkb serve --advice), on top of the shipped rule
 	// sets' (GET /rules/advice, server/advice.go).
 	Advice []rules.Advice
+	// ValidatePushes checks Graph Store writes against SHACL shapes
+	// (server/pushvalidate.go); the zero value stores them unchecked.
+	ValidatePushes PushValidation
 }
 
 func (o Options) withDefaults() Options {

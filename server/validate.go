@@ -1,11 +1,8 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/gin-gonic/gin"
@@ -59,27 +56,7 @@ func (s *Server) validate(c *gin.Context) {
 		respondError(c, err)
 		return
 	}
-	var buf bytes.Buffer
-	bw := bufio.NewWriter(&buf)
-	tw := newTripleWriter(format, bw, shacl.Prefixes()[0])
-	if err := tw.begin(); err != nil {
+	if err := writeReport(c, http.StatusOK, format, rep); err != nil {
 		respondError(c, err)
-		return
 	}
-	for _, q := range rep.Quads(kb.Term{}) {
-		if err := tw.quad(kb.Triple{S: q.S, P: q.P, O: q.O}, kb.DefaultGraph); err != nil {
-			respondError(c, err)
-			return
-		}
-	}
-	if err := tw.end(); err != nil {
-		respondError(c, err)
-		return
-	}
-	if err := bw.Flush(); err != nil {
-		respondError(c, err)
-		return
-	}
-	c.Header("X-Conforms", strconv.FormatBool(rep.Conforms))
-	c.Data(http.StatusOK, format.contentType(), buf.Bytes())
 }

@@ -21,10 +21,15 @@ type view struct {
 	ctx    context.Context
 	ds     kb.Dataset
 	graphs []kb.ID // nil: every graph
-	terms  map[kb.ID]kb.Term
-	ids    map[kb.Term]kb.ID
-	virt   *virtuals
-	err    error
+	// scan and table are ds's allocation-free fast paths, when it has
+	// them: validation makes a lookup or two per value, and an iterator
+	// and a cached copy of each term cost more than the lookup.
+	scan  kb.QuadScanner
+	table kb.TermTable
+	terms map[kb.ID]kb.Term
+	ids   map[kb.Term]kb.ID
+	virt  *virtuals
+	err   error
 }
 
 // virtuals are the IDs given to terms the dataset does not hold, shared by
@@ -39,6 +44,8 @@ type virtuals struct {
 func newView(ctx context.Context, ds kb.Dataset, graphs []kb.Term) (*view, error) {
 	v := &view{ctx: ctx, ds: ds, terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{},
 		virt: &virtuals{ids: map[kb.Term]kb.ID{}, terms: map[kb.ID]kb.Term{}, next: virtualBase}}
+	v.scan, _ = ds.(kb.QuadScanner)
+	v.table, _ = ds.(kb.TermTable)
 	if len(graphs) == 0 {
 		return v, nil
 	}
@@ -57,7 +64,8 @@ func newView(ctx context.Context, ds kb.Dataset, graphs []kb.Term) (*view, error
 
 // fork returns a view of the same graphs for another goroutine.
 func (v *view) fork() *view {
-	return &view{ctx: v.ctx, ds: v.ds, graphs: v.graphs, terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, virt: v.virt}
+	return &view{ctx: v.ctx, ds: v.ds, graphs: v.graphs, scan: v.scan, table: v.table,
+		terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, virt: v.virt}
 }
 
 func (v *view) fail(err error) {
@@ -73,6 +81,14 @@ func (v *view) each(p kb.Pattern, fn func(kb.Quad) bool) {
 		return
 	}
 	run := func(p kb.Pattern) bool {
+		if v.scan != nil {
+			more := true
+			v.fail(v.scan.ScanQuads(v.ctx, p, func(q kb.Quad) bool {
+				more = fn(q)
+				return more
+			}))
+			return more
+		}
 		it := v.ds.Match(v.ctx, p)
 		defer it.Close()
 		for it.Next() {
@@ -154,6 +170,11 @@ func (v *view) has(s, p, o kb.ID) bool {
 
 // term returns the term of an ID.
 func (v *view) term(id kb.ID) kb.Term {
+	if v.table != nil {
+		if t, ok := v.table.TermOf(id); ok {
+			return t
+		}
+	}
 	if t, ok := v.terms[id]; ok {
 		return t
 	}

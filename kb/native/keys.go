@@ -255,6 +255,8 @@ const (
 	tagLang       = 4 // rdf:langString: uvarint len(lang), lang, lexical form
 	tagKnownType  = 5 // one datatype-code byte, lexical form
 	tagOtherTyped = 6 // uvarint len(datatype), datatype, lexical form
+	tagTriple     = 7 // RDF 1.2 triple term: its canonical N-Triples Value
+	tagDirLang    = 8 // rdf:dirLangString: uvarint len(lang), "tag--dir", lexical form
 )
 
 // knownDatatypes are the datatypes coded in one byte. Codes are stored on
@@ -283,10 +285,16 @@ func appendTerm(dst []byte, t kb.Term) ([]byte, error) {
 		dst = append(dst, tagIRI)
 	case kb.KindBlank:
 		dst = append(dst, tagBlank)
+	case kb.KindTriple:
+		dst = append(dst, tagTriple)
 	case kb.KindLiteral:
 		switch dt := t.Datatype; {
 		case dt == ontology.XSDString || dt == "":
 			dst = append(dst, tagString)
+		case dt == ontology.RDFDirLangString:
+			dst = append(dst, tagDirLang)
+			dst = binary.AppendUvarint(dst, uint64(len(t.Lang)))
+			dst = append(dst, t.Lang...)
 		case t.Lang != "" || dt == ontology.RDFLangString:
 			dst = append(dst, tagLang)
 			dst = binary.AppendUvarint(dst, uint64(len(t.Lang)))
@@ -317,17 +325,22 @@ func decodeTerm(b []byte) (kb.Term, error) {
 		return kb.Term{Kind: kb.KindIRI, Value: string(rest)}, nil
 	case tagBlank:
 		return kb.Term{Kind: kb.KindBlank, Value: string(rest)}, nil
+	case tagTriple:
+		return kb.Term{Kind: kb.KindTriple, Value: string(rest)}, nil
 	case tagString:
 		return kb.Term{Kind: kb.KindLiteral, Value: string(rest), Datatype: ontology.XSDString}, nil
-	case tagLang, tagOtherTyped:
+	case tagLang, tagOtherTyped, tagDirLang:
 		n, w := binary.Uvarint(rest)
 		if w <= 0 || uint64(len(rest)-w) < n {
 			return kb.Term{}, errCorruptKey
 		}
 		field := string(rest[w : w+int(n)])
 		value := string(rest[w+int(n):])
-		if tag == tagLang {
+		switch tag {
+		case tagLang:
 			return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: ontology.RDFLangString, Lang: field}, nil
+		case tagDirLang:
+			return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: ontology.RDFDirLangString, Lang: field}, nil
 		}
 		return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: field}, nil
 	case tagKnownType:

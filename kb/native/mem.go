@@ -207,6 +207,8 @@ func decodeTermShared(enc []byte) (kb.Term, bool) {
 		return kb.Term{Kind: kb.KindIRI, Value: str(rest)}, true
 	case tagBlank:
 		return kb.Term{Kind: kb.KindBlank, Value: str(rest)}, true
+	case tagTriple:
+		return kb.Term{Kind: kb.KindTriple, Value: str(rest)}, true
 	case tagString:
 		return kb.Term{Kind: kb.KindLiteral, Value: str(rest), Datatype: ontology.XSDString}, true
 	case tagKnownType:
@@ -214,14 +216,17 @@ func decodeTermShared(enc []byte) (kb.Term, bool) {
 			return kb.Term{}, false
 		}
 		return kb.Term{Kind: kb.KindLiteral, Value: str(rest[1:]), Datatype: knownDatatypes[rest[0]]}, true
-	case tagLang, tagOtherTyped:
+	case tagLang, tagOtherTyped, tagDirLang:
 		n, w := binary.Uvarint(rest)
 		if w <= 0 || uint64(len(rest)-w) < n {
 			return kb.Term{}, false
 		}
 		field, value := str(rest[w:w+int(n)]), str(rest[w+int(n):])
-		if tag == tagLang {
+		switch tag {
+		case tagLang:
 			return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: ontology.RDFLangString, Lang: field}, true
+		case tagDirLang:
+			return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: ontology.RDFDirLangString, Lang: field}, true
 		}
 		return kb.Term{Kind: kb.KindLiteral, Value: value, Datatype: field}, true
 	}

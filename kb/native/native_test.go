@@ -84,6 +84,10 @@ func TestTermEncodingRoundTrip(t *testing.T) {
 		{"integer", kb.Literal("007", ontology.XSDInteger)},
 		{"double", kb.Literal("1.5e3", ontology.XSDDouble)},
 		{"custom type", kb.Literal("x", "http://example.org/type")},
+		{"dir lang", kb.DirLangLiteral("x", "ar", "rtl")},
+		{"dir lang, empty", kb.DirLangLiteral("", "en", "ltr")},
+		{"triple term", kb.TripleTerm(kb.Blank("b"), kb.IRI("http://e/p"), kb.DirLangLiteral("x", "en", "ltr"))},
+		{"nested triple term", kb.TripleTerm(kb.TripleTerm(kb.IRI("http://e/s"), kb.IRI("http://e/p"), kb.String("o")), kb.IRI("http://e/p"), kb.IRI("http://e/o"))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,6 +101,9 @@ func TestTermEncodingRoundTrip(t *testing.T) {
 			}
 			if got != tc.term {
 				t.Errorf("decodeTerm(appendTerm(%v)) = %#v; want %#v", tc.term, got, tc.term)
+			}
+			if shared, ok := decodeTermShared(enc); !ok || shared != tc.term {
+				t.Errorf("decodeTermShared(appendTerm(%v)) = %#v, %v; want %#v", tc.term, shared, ok, tc.term)
 			}
 		})
 	}

@@ -19,7 +19,7 @@ import (
 // their surroundings; the bijection is then searched among same-coloured
 // nodes, checking every statement as soon as its blank nodes are mapped.
 func Isomorphic(a, b []kb.TermQuad) string {
-	a, b = dedupeStatements(a), dedupeStatements(b)
+	a, b = dedupeStatements(expandTripleTerms(a)), dedupeStatements(expandTripleTerms(b))
 	if len(a) != len(b) {
 		return fmt.Sprintf("%d statements, want %d", len(a), len(b))
 	}
@@ -196,4 +196,56 @@ func colourBlanks(qs []kb.TermQuad) map[kb.Term]uint64 {
 		distinct = len(seen)
 	}
 	return colour
+}
+
+// tripleTermGraph holds the statements expandTripleTerms adds.
+const tripleTermGraph = "urn:x-perfkb:isomorphic:triple-term#"
+
+// expandTripleTerms replaces each triple term that holds a blank node by a
+// blank node of its own, described by three statements in a graph of
+// their own (its subject, predicate and object, expanded the same way), so
+// that the blank nodes inside triple terms take part in the search for a
+// bijection like any other: two datasets are isomorphic exactly when
+// their expansions are. An expansion node never matches a blank node of
+// the data, which has no such statements.
+func expandTripleTerms(qs []kb.TermQuad) []kb.TermQuad {
+	has := false
+	for _, q := range qs {
+		if q.S.IsTriple() || q.O.IsTriple() {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return qs
+	}
+	nodes := map[kb.Term]kb.Term{}
+	var extra []kb.TermQuad
+	var expand func(t kb.Term) kb.Term
+	expand = func(t kb.Term) kb.Term {
+		if !t.IsTriple() || !strings.Contains(t.Value, "_:") {
+			return t
+		}
+		if n, ok := nodes[t]; ok {
+			return n
+		}
+		tr, ok := t.Triple()
+		if !ok {
+			return t
+		}
+		n := kb.Blank(fmt.Sprintf("x-triple-term-%d", len(nodes)))
+		nodes[t] = n
+		g := kb.IRI(tripleTermGraph + "graph")
+		extra = append(extra,
+			kb.TermQuad{S: n, P: kb.IRI(tripleTermGraph + "s"), O: expand(tr.S), G: g},
+			kb.TermQuad{S: n, P: kb.IRI(tripleTermGraph + "p"), O: tr.P, G: g},
+			kb.TermQuad{S: n, P: kb.IRI(tripleTermGraph + "o"), O: expand(tr.O), G: g})
+		return n
+	}
+	out := make([]kb.TermQuad, 0, len(qs))
+	for _, q := range qs {
+		q.S, q.O = expand(q.S), expand(q.O)
+		out = append(out, q)
+	}
+	return append(out, extra...)
 }

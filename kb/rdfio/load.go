@@ -290,8 +290,14 @@ func newBlankScope() (blankScope, error) {
 }
 
 func (s blankScope) rename(t kb.Term) kb.Term {
-	if t.Kind == kb.KindBlank {
+	switch t.Kind {
+	case kb.KindBlank:
 		t.Value = s.prefix + t.Value
+	case kb.KindTriple:
+		// a triple term's blank nodes are the document's too
+		if tr, ok := t.Triple(); ok && strings.Contains(t.Value, "_:") {
+			return kb.TripleTerm(s.rename(tr.S), tr.P, s.rename(tr.O))
+		}
 	}
 	return t
 }

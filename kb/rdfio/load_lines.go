@@ -292,7 +292,7 @@ func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChu
 		if q[0].Kind == kb.KindBlank {
 			q[0] = scope.rename(q[0])
 		}
-		if q[2].Kind == kb.KindBlank {
+		if q[2].Kind == kb.KindBlank || q[2].Kind == kb.KindTriple {
 			q[2] = scope.rename(q[2])
 		}
 		switch {

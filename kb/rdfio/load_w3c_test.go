@@ -119,8 +119,13 @@ func readW3CManifest(t *testing.T, dir string) []w3cTest {
 			continue
 		}
 		rel := local(p[mfNS+"action"])
-		tc := w3cTest{name: p[mfNS+"name"], kind: kind, action: filepath.Join(dir, rel), base: testBase + rel,
-			iri: earlBase + strings.Replace(local(subj), "manifest.ttl#", "manifest#", 1)}
+		// RDF 1.1 manifests name their tests relative to the manifest;
+		// RDF 1.2 ones by absolute IRIs, which EARL uses as they are.
+		iri := subj
+		if strings.HasPrefix(subj, localBase) {
+			iri = earlBase + strings.Replace(local(subj), "manifest.ttl#", "manifest#", 1)
+		}
+		tc := w3cTest{name: p[mfNS+"name"], kind: kind, action: filepath.Join(dir, rel), base: testBase + rel, iri: iri}
 		if r := p[mfNS+"result"]; r != "" {
 			tc.result = filepath.Join(dir, local(r))
 		}

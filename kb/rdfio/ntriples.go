@@ -173,17 +173,7 @@ func (p *LineParser) statement(q *[4]kb.Term) (err error) {
 		return
 	}
 	p.skipSpace()
-	switch {
-	case p.peekIs('<'):
-		q[2], err = p.iri(roleObject)
-	case p.peekIs('_'):
-		q[2], err = p.blank()
-	case p.peekIs('"'):
-		q[2], err = p.literal()
-	default:
-		err = p.errAt(p.pos, "expected an object (an <IRI>, a _:blank node or a \"literal\"), found %s", p.found())
-	}
-	if err != nil {
+	if q[2], err = p.object(); err != nil {
 		return
 	}
 	p.skipSpace()
@@ -216,6 +206,58 @@ func (p *LineParser) statement(q *[4]kb.Term) (err error) {
 }
 
 func (p *LineParser) peekIs(c byte) bool { return p.pos < len(p.text) && p.text[p.pos] == c }
+
+// object parses an object: an IRI, a blank node, a literal or (RDF 1.2)
+// a triple term.
+func (p *LineParser) object() (kb.Term, error) {
+	switch {
+	case bytes.HasPrefix(p.text[p.pos:], []byte("<<(")):
+		return p.tripleTerm()
+	case p.peekIs('<'):
+		return p.iri(roleObject)
+	case p.peekIs('_'):
+		return p.blank()
+	case p.peekIs('"'):
+		return p.literal()
+	}
+	return kb.Term{}, p.errAt(p.pos, "expected an object (an <IRI>, a _:blank node, a \"literal\" or a <<( triple term )>>), found %s", p.found())
+}
+
+// tripleTerm parses <<( subject predicate object )>> (RDF 1.2).
+func (p *LineParser) tripleTerm() (kb.Term, error) {
+	p.pos += 3
+	p.skipSpace()
+	var s, pr, o kb.Term
+	var err error
+	switch {
+	case p.peekIs('<'):
+		s, err = p.iri(roleSubject)
+	case p.peekIs('_'):
+		s, err = p.blank()
+	default:
+		err = p.errAt(p.pos, "expected the subject of a triple term (an <IRI> or a _:blank node), found %s", p.found())
+	}
+	if err != nil {
+		return kb.Term{}, err
+	}
+	p.skipSpace()
+	if !p.peekIs('<') {
+		return kb.Term{}, p.errAt(p.pos, "expected the predicate <IRI> of a triple term, found %s", p.found())
+	}
+	if pr, err = p.iri(rolePredicate); err != nil {
+		return kb.Term{}, err
+	}
+	p.skipSpace()
+	if o, err = p.object(); err != nil {
+		return kb.Term{}, err
+	}
+	p.skipSpace()
+	if !bytes.HasPrefix(p.text[p.pos:], []byte(")>>")) {
+		return kb.Term{}, p.errAt(p.pos, "expected ')>>' closing the triple term, found %s", p.found())
+	}
+	p.pos += 3
+	return kb.TripleTerm(s, pr, o), nil
+}
 
 // iri parses <…>, which must be absolute, in the given role.
 func (p *LineParser) iri(roleIndex int) (kb.Term, error) {
@@ -440,6 +482,16 @@ func (p *LineParser) literal() (kb.Term, error) {
 // literalSuffix parses what may follow a literal's closing quote: @lang or
 // ^^<datatype>.
 func (p *LineParser) literalSuffix(lexical string) (kb.Term, error) {
+	// RDF 1.2 N-Triples: the tag or ^^ is a token of its own, which white
+	// space may precede.
+	if k := p.pos; k < len(p.text) && (p.text[k] == ' ' || p.text[k] == '\t') {
+		for k < len(p.text) && (p.text[k] == ' ' || p.text[k] == '\t') {
+			k++
+		}
+		if k < len(p.text) && (p.text[k] == '@' || p.text[k] == '^') {
+			p.pos = k
+		}
+	}
 	switch {
 	case p.peekIs('@'):
 		langStart := p.pos
@@ -454,18 +506,27 @@ func (p *LineParser) literalSuffix(lexical string) (kb.Term, error) {
 			break
 		}
 		tag := p.substr(tagStart, p.pos)
-		if tag == "" || strings.HasSuffix(tag, "-") || strings.Contains(tag, "--") {
-			return kb.Term{}, p.errAt(langStart, "invalid language tag %q", "@"+tag)
+		lang, dir, err := splitLangDir(tag)
+		if err != nil {
+			return kb.Term{}, p.errAt(langStart, "invalid language tag %q: %v", "@"+tag, err)
 		}
-		return kb.LangLiteral(lexical, tag), nil
+		if dir != "" {
+			return kb.DirLangLiteral(lexical, lang, dir), nil
+		}
+		return kb.LangLiteral(lexical, lang), nil
 	case p.peekIs('^'):
-		if p.pos+1 >= len(p.text) || p.text[p.pos+1] != '^' || p.pos+2 >= len(p.text) || p.text[p.pos+2] != '<' {
+		if p.pos+1 >= len(p.text) || p.text[p.pos+1] != '^' {
 			return kb.Term{}, p.errAt(p.pos, "expected ^^<datatype IRI> after the literal, found %s", p.found())
 		}
 		p.pos += 2
+		p.skipSpace()
+		dtStart := p.pos
 		dt, err := p.iri(roleDatatype)
 		if err != nil {
 			return kb.Term{}, err
+		}
+		if err := checkDatatype(dt.Value); err != nil {
+			return kb.Term{}, p.errAt(dtStart, "%v", err)
 		}
 		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: dt.Value}, nil
 	}
@@ -586,13 +647,43 @@ func ParseTerms(s string) ([]kb.Term, error) {
 
 // term parses one term of any kind.
 func (p *LineParser) term() (kb.Term, error) {
-	switch {
-	case p.peekIs('<'):
-		return p.iri(roleObject)
-	case p.peekIs('_'):
-		return p.blank()
-	case p.peekIs('"'):
-		return p.literal()
+	if p.peekIs('<') || p.peekIs('_') || p.peekIs('"') {
+		return p.object()
 	}
-	return kb.Term{}, p.errAt(p.pos, "expected an N-Triples term (<IRI>, _:label or \"literal\"), found %s", p.found())
+	return kb.Term{}, p.errAt(p.pos, "expected an N-Triples term (<IRI>, _:label, \"literal\" or <<( triple term )>>), found %s", p.found())
+}
+
+// splitLangDir checks a language tag as N-Triples, Turtle and TriG write
+// it, with an RDF 1.2 base direction after "--", and splits the two.
+// Subtags are at most 8 characters (BCP 47), the first letters only; the
+// direction is "ltr" or "rtl", in lower case.
+func splitLangDir(tag string) (lang, dir string, err error) {
+	lang = tag
+	if i := strings.Index(tag, "--"); i >= 0 {
+		lang, dir = tag[:i], tag[i+2:]
+		if dir != "ltr" && dir != "rtl" {
+			return "", "", fmt.Errorf("the base direction must be ltr or rtl, not %q", dir)
+		}
+	}
+	for i, sub := range strings.Split(lang, "-") {
+		if sub == "" || len(sub) > 8 {
+			return "", "", errors.New("subtags are 1 to 8 characters")
+		}
+		for _, c := range []byte(sub) {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+				return "", "", fmt.Errorf("unexpected %q", c)
+			}
+		}
+	}
+	return lang, dir, nil
+}
+
+// checkDatatype refuses the datatypes a literal gets only from a language
+// tag (RDF 1.2 Concepts: rdf:langString and rdf:dirLangString literals
+// have a language tag, which ^^ cannot give).
+func checkDatatype(dt string) error {
+	if dt == ontology.RDFLangString || dt == ontology.RDFDirLangString {
+		return fmt.Errorf("a literal of datatype <%s> needs a language tag (write \"…\"@tag)", dt)
+	}
+	return nil
 }
