@@ -8,4 +8,5 @@ var (
 	_ kb.Dataset     = (*Store)(nil)
 	_ kb.TermTable   = (*Store)(nil)
 	_ kb.QuadScanner = (*Store)(nil)
+	_ kb.TermAdder   = (*bulk)(nil)
 )

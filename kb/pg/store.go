@@ -166,7 +166,7 @@ type queries struct {
 
 func newQueries(schema string) queries {
 	t := func(table string) string { return schema + "." + table }
-	return queries{
+	q := queries{
 		t: t,
 		ddl: []string{
 			"CREATE SCHEMA IF NOT EXISTS " + schema,
@@ -179,22 +179,24 @@ func newQueries(schema string) queries {
 				lang text NOT NULL,
 				num double precision)`,
 			"CREATE UNIQUE INDEX terms_h ON " + t("terms") + " (h)",
-			"CREATE SEQUENCE " + t("term_ids") + " CACHE 1",
+			"CREATE SEQUENCE " + t("term_ids") + " CACHE 1000",
 			"CREATE TABLE " + t("quads") + " (s bigint NOT NULL, p bigint NOT NULL, o bigint NOT NULL, g bigint NOT NULL)",
-			"CREATE UNIQUE INDEX quads_spog ON " + t("quads") + " (s, p, o, g)",
-			"CREATE INDEX quads_posg ON " + t("quads") + " (p, o, s, g)",
-			"CREATE INDEX quads_ospg ON " + t("quads") + " (o, s, p, g)",
 			"CREATE TABLE " + t("counts") + " (p bigint NOT NULL, g bigint NOT NULL, n bigint NOT NULL, PRIMARY KEY (p, g))",
 			"CREATE TABLE " + t("meta") + " (key text PRIMARY KEY, value text NOT NULL)",
 			"INSERT INTO " + t("meta") + " VALUES ('version', '" + schemaVersion + "')",
 		},
 	}
+	for _, ix := range quadIndexes {
+		q.ddl = append(q.ddl, "CREATE "+ix.kind+" "+ix.name+" ON "+t("quads")+" ("+ix.cols+")")
+	}
+	return q
 }
 
-// secondaryIndexes are the quads indexes a large bulk load rebuilds.
-var secondaryIndexes = []struct{ name, cols string }{
-	{"quads_posg", "p, o, s, g"},
-	{"quads_ospg", "o, s, p, g"},
+// quadIndexes are the indexes of quads, which a large bulk load rebuilds.
+var quadIndexes = []struct{ kind, name, cols string }{
+	{"UNIQUE INDEX", "quads_spog", "s, p, o, g"},
+	{"INDEX", "quads_posg", "p, o, s, g"},
+	{"INDEX", "quads_ospg", "o, s, p, g"},
 }
 
 var errZeroID = errors.New("pg: quad with a zero ID")
