@@ -1,9 +1,11 @@
 package pg
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -93,7 +95,6 @@ func (b *bulk) Add(ctx context.Context, quads []kb.Quad) error {
 	if err := b.usable(); err != nil {
 		return err
 	}
-	b.quads = b.quads[:0]
 	b.s.mu.RLock()
 	for _, q := range quads {
 		for _, id := range [4]kb.ID{q.S, q.P, q.O, q.G} {
@@ -109,7 +110,8 @@ func (b *bulk) Add(ctx context.Context, quads []kb.Quad) error {
 		b.quads = append(b.quads, [4]int64{int64(q.S), int64(q.P), int64(q.O), int64(q.G)})
 	}
 	b.s.mu.RUnlock()
-	return b.copyQuads(ctx)
+	b.staged += int64(len(quads))
+	return ctx.Err()
 }
 
 // AddTerms implements kb.TermAdder.
@@ -117,7 +119,6 @@ func (b *bulk) AddTerms(ctx context.Context, quads []kb.TermQuad) error {
 	if err := b.usable(); err != nil {
 		return err
 	}
-	b.quads = b.quads[:0]
 	b.s.mu.RLock()
 	code := func(t kb.Term) int64 {
 		if id, ok := b.s.byKey[t]; ok {
@@ -144,59 +145,8 @@ func (b *bulk) AddTerms(ctx context.Context, quads []kb.TermQuad) error {
 		b.quads = append(b.quads, [4]int64{code(q.S), code(q.P), code(q.O), code(q.G)})
 	}
 	b.s.mu.RUnlock()
-	if err := b.copyTerms(ctx); err != nil {
-		return err
-	}
-	return b.copyQuads(ctx)
-}
-
-func (b *bulk) copyQuads(ctx context.Context) error {
-	if len(b.quads) == 0 {
-		return nil
-	}
-	i := -1
-	n, err := b.tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging"}, []string{"s", "p", "o", "g"}, pgx.CopyFromFunc(func() ([]any, error) {
-		i++
-		if i == len(b.quads) {
-			return nil, nil
-		}
-		b.vals = b.quads[i]
-		return b.row[:], nil
-	}))
-	if err != nil {
-		b.err = fmt.Errorf("pg: bulk add (COPY): %w", err)
-		return b.err
-	}
-	b.staged += n
-	return nil
-}
-
-// copyTerms copies the load-local terms not yet copied.
-func (b *bulk) copyTerms(ctx context.Context) error {
-	if b.copied == len(b.terms) {
-		return nil
-	}
-	i := b.copied - 1
-	row := make([]any, 7)
-	_, err := b.tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging_terms"}, []string{"local", "h", "kind", "value", "datatype", "lang", "num"}, pgx.CopyFromFunc(func() ([]any, error) {
-		i++
-		if i == len(b.terms) {
-			return nil, nil
-		}
-		t := b.terms[i]
-		var num any
-		if v := numericValue(t); v.Valid {
-			num = v.Float64
-		}
-		row[0], row[1], row[2], row[3], row[4], row[5], row[6] = int64(i+1), termHash(t), int16(t.Kind), t.Value, t.Datatype, t.Lang, num
-		return row, nil
-	}))
-	if err != nil {
-		b.err = fmt.Errorf("pg: bulk add (COPY terms): %w", err)
-		return b.err
-	}
-	b.copied = len(b.terms)
-	return nil
+	b.staged += int64(len(quads))
+	return ctx.Err()
 }
 
 // Commit implements kb.BulkWriter.
@@ -232,7 +182,7 @@ func (b *bulk) commit(ctx context.Context) error {
 	s, tx := b.s, b.tx
 	exec := func(sql string, args ...any) error {
 		if _, err := tx.Exec(ctx, sql, args...); err != nil {
-			return fmt.Errorf("%s: %w", strings.Fields(sql)[0], err)
+			return fmt.Errorf("%s: %w", strings.Join(strings.Fields(sql)[:2], " "), err)
 		}
 		return nil
 	}
@@ -251,51 +201,38 @@ func (b *bulk) commit(ctx context.Context) error {
 	if b.staged == 0 {
 		return tx.Commit(ctx)
 	}
-	// Temporary tables are never analyzed automatically; without
-	// statistics the planner would probe them row by row.
-	if err := exec("ANALYZE perfkb_staging"); err != nil {
-		return err
-	}
-	source := "perfkb_staging"
-	if len(b.terms) > 0 {
-		// Intern the load's new terms in one statement, then map the
-		// load-local numbers to IDs.
-		if err := exec("ANALYZE perfkb_staging_terms"); err != nil {
-			return err
-		}
-		if err := exec(`INSERT INTO ` + s.q.t("terms") + ` (id, h, kind, value, datatype, lang, num)
-			SELECT nextval('` + s.q.t("term_ids") + `'), h, kind, value, datatype, lang, num FROM perfkb_staging_terms st
-			WHERE NOT EXISTS (SELECT 1 FROM ` + s.q.t("terms") + ` t WHERE t.h = st.h)
-			ON CONFLICT (h) DO NOTHING`); err != nil {
-			return err
-		}
-		if err := exec(`CREATE TEMP TABLE perfkb_map ON COMMIT DROP AS
-			SELECT -st.local AS k, t.id FROM perfkb_staging_terms st JOIN ` + s.q.t("terms") + ` t ON t.h = st.h`); err != nil {
-			return err
-		}
-		if err := exec("ANALYZE perfkb_map"); err != nil {
-			return err
-		}
-		ids, err := b.readMap(ctx)
-		if err != nil {
-			return err
-		}
-		b.newIDs = ids
-		source = `(SELECT coalesce(ms.id, q.s) AS s, coalesce(mp.id, q.p) AS p, coalesce(mo.id, q.o) AS o, coalesce(mg.id, q.g) AS g
-			FROM perfkb_staging q
-			LEFT JOIN perfkb_map ms ON q.s < 0 AND ms.k = q.s
-			LEFT JOIN perfkb_map mp ON q.p < 0 AND mp.k = q.p
-			LEFT JOIN perfkb_map mo ON q.o < 0 AND mo.k = q.o
-			LEFT JOIN perfkb_map mg ON q.g < 0 AND mg.k = q.g) q`
-	}
 	var have int64
 	if err := tx.QueryRow(ctx, "SELECT coalesce(sum(n), 0)::int8 FROM "+s.q.t("counts")).Scan(&have); err != nil {
 		return err
 	}
 	rebuild := b.staged > rebuildMin && float64(b.staged) > rebuildRatio*float64(have)
+	if len(b.terms) > 0 {
+		if err := b.internTerms(ctx, exec, rebuild); err != nil {
+			return err
+		}
+		for i := range b.quads {
+			for j, v := range b.quads[i] {
+				if v < 0 {
+					b.quads[i][j] = int64(b.newIDs[-v-1])
+				}
+			}
+		}
+	}
+	if rebuild && have == 0 {
+		return b.loadEmpty(ctx, exec)
+	}
+	// Stage the quads and insert the ones the store lacks.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging"}, []string{"s", "p", "o", "g"}, b.quadRows()); err != nil {
+		return fmt.Errorf("COPY quads: %w", err)
+	}
+	// Temporary tables are never analyzed automatically; without
+	// statistics the planner would probe them row by row.
+	if err := exec("ANALYZE perfkb_staging"); err != nil {
+		return err
+	}
 	if !rebuild {
 		if err := exec(`WITH a AS (
-			INSERT INTO ` + s.q.t("quads") + ` SELECT s, p, o, g FROM ` + source + `
+			INSERT INTO ` + s.q.t("quads") + ` SELECT s, p, o, g FROM perfkb_staging
 			ON CONFLICT DO NOTHING RETURNING p, g)
 			` + s.bumpCounts("a", "")); err != nil {
 			return err
@@ -307,53 +244,198 @@ func (b *bulk) commit(ctx context.Context) error {
 			return err
 		}
 	}
-	fresh := "SELECT DISTINCT s, p, o, g FROM " + source
-	if have > 0 {
-		fresh = "SELECT * FROM (" + fresh + ") n WHERE NOT EXISTS (SELECT 1 FROM " + s.q.t("quads") + " x WHERE x.s = n.s AND x.p = n.p AND x.o = n.o AND x.g = n.g)"
-	}
 	if err := exec(`WITH a AS (
-		INSERT INTO ` + s.q.t("quads") + ` ` + fresh + ` RETURNING p, g)
+		INSERT INTO ` + s.q.t("quads") + ` SELECT * FROM (SELECT DISTINCT s, p, o, g FROM perfkb_staging) n
+		WHERE NOT EXISTS (SELECT 1 FROM ` + s.q.t("quads") + ` x WHERE x.s = n.s AND x.p = n.p AND x.o = n.o AND x.g = n.g)
+		RETURNING p, g)
 		` + s.bumpCounts("a", "")); err != nil {
 		return err
 	}
-	if err := exec("SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
+	if err := b.createIndexes(exec, quadIndexes); err != nil {
 		return err
-	}
-	for _, ix := range quadIndexes {
-		if err := exec("CREATE " + ix.kind + " " + ix.name + " ON " + s.q.t("quads") + " (" + ix.cols + ")"); err != nil {
-			return err
-		}
 	}
 	return b.finish(ctx)
 }
 
-// readMap returns the IDs of the load-local terms, by local number - 1,
-// and checks that every one has an ID.
-func (b *bulk) readMap(ctx context.Context) ([]kb.ID, error) {
-	rows, err := b.tx.Query(ctx, "SELECT k, id FROM perfkb_map")
+// loadEmpty writes the quads of a large load into an empty store: sorted
+// and deduplicated here, copied straight into quads without its indexes,
+// which are built afterwards; counts are summed here too.
+func (b *bulk) loadEmpty(ctx context.Context, exec func(string, ...any) error) error {
+	s := b.s
+	qs := b.quads
+	slices.SortFunc(qs, func(x, y [4]int64) int {
+		for i := range x {
+			if c := cmp.Compare(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	qs = slices.Compact(qs)
+	b.quads = qs
+	counts := map[[2]int64]int64{}
+	for _, q := range qs {
+		counts[[2]int64{q[1], q[3]}]++
+	}
+	for _, ix := range quadIndexes {
+		if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
+			return err
+		}
+	}
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{s.schema, "quads"}, []string{"s", "p", "o", "g"}, b.quadRows()); err != nil {
+		return fmt.Errorf("COPY quads: %w", err)
+	}
+	var ps, gs, ns []int64
+	for k, n := range counts {
+		ps, gs, ns = append(ps, k[0]), append(gs, k[1]), append(ns, n)
+	}
+	if err := exec("INSERT INTO "+s.q.t("counts")+" SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])", ps, gs, ns); err != nil {
+		return err
+	}
+	if err := b.createIndexes(exec, quadIndexes); err != nil {
+		return err
+	}
+	return b.finish(ctx)
+}
+
+func (b *bulk) createIndexes(exec func(string, ...any) error, indexes []index) error {
+	if err := exec("SET LOCAL maintenance_work_mem = '512MB'"); err != nil {
+		return err
+	}
+	for _, ix := range indexes {
+		if err := exec("CREATE " + ix.kind + " " + ix.name + " ON " + b.s.q.t(ix.table) + " (" + ix.cols + ")"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// quadRows is a COPY source over b.quads.
+func (b *bulk) quadRows() pgx.CopyFromSource {
+	i := -1
+	return pgx.CopyFromFunc(func() ([]any, error) {
+		i++
+		if i == len(b.quads) {
+			return nil, nil
+		}
+		b.vals = b.quads[i]
+		return b.row[:], nil
+	})
+}
+
+// internTerms gives every load-local term its ID in b.newIDs: the ID the
+// dictionary has for it, or a new one, the new terms copied straight into
+// terms. It locks terms against other sessions' inserts until the load
+// commits, so that no term can be added twice.
+func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error, rebuild bool) error {
+	s, tx := b.s, b.tx
+	if err := exec("LOCK TABLE " + s.q.t("terms") + " IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+		return err
+	}
+	b.newIDs = make([]kb.ID, len(b.terms))
+	hashes := make([][]byte, len(b.terms))
+	for i, t := range b.terms {
+		hashes[i] = termHash(t)
+	}
+	var held int64
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+s.q.t("terms")+" LIMIT $1) x", 2*len(b.terms)).Scan(&held); err != nil {
+		return err
+	}
+	if held > 0 {
+		// Find the terms the dictionary holds: a hash join of the load's
+		// hashes with terms.
+		i := -1
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging_terms"}, []string{"local", "h"}, pgx.CopyFromFunc(func() ([]any, error) {
+			i++
+			if i == len(hashes) {
+				return nil, nil
+			}
+			return []any{int64(i), hashes[i]}, nil
+		})); err != nil {
+			return fmt.Errorf("COPY term hashes: %w", err)
+		}
+		if err := exec("ANALYZE perfkb_staging_terms"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "SELECT st.local, t.id FROM perfkb_staging_terms st JOIN "+s.q.t("terms")+" t ON t.h = st.h")
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var local, id int64
+			if err := rows.Scan(&local, &id); err != nil {
+				rows.Close()
+				return err
+			}
+			b.newIDs[local] = kb.ID(id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	var fresh []int
+	for i, id := range b.newIDs {
+		if id == 0 {
+			fresh = append(fresh, i)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, "SELECT nextval('"+s.q.t("term_ids")+"') FROM generate_series(1, $1)", len(fresh))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer rows.Close()
-	ids := make([]kb.ID, len(b.terms))
-	n := 0
+	k := 0
 	for rows.Next() {
-		var k, id int64
-		if err := rows.Scan(&k, &id); err != nil {
-			return nil, err
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
 		}
-		if k < 0 && -k <= int64(len(ids)) {
-			ids[-k-1] = kb.ID(id)
-			n++
+		if k < len(fresh) {
+			b.newIDs[fresh[k]] = kb.ID(id)
 		}
+		k++
 	}
+	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	if n != len(ids) {
-		return nil, fmt.Errorf("%d of the load's %d new terms got no ID", len(ids)-n, len(ids))
+	if k != len(fresh) {
+		return fmt.Errorf("asked for %d term IDs, got %d", len(fresh), k)
 	}
-	return ids, nil
+	rebuildTerms := rebuild && float64(len(fresh)) > rebuildRatio*float64(held) && len(fresh) > rebuildMin
+	if rebuildTerms {
+		for _, ix := range termIndexes {
+			if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
+				return err
+			}
+		}
+	}
+	k = -1
+	row := make([]any, 7)
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.schema, "terms"}, []string{"id", "h", "kind", "value", "datatype", "lang", "num"}, pgx.CopyFromFunc(func() ([]any, error) {
+		k++
+		if k == len(fresh) {
+			return nil, nil
+		}
+		i := fresh[k]
+		t := b.terms[i]
+		var num any
+		if v := numericValue(t); v.Valid {
+			num = v.Float64
+		}
+		row[0], row[1], row[2], row[3], row[4], row[5], row[6] = int64(b.newIDs[i]), hashes[i], int16(t.Kind), t.Value, t.Datatype, t.Lang, num
+		return row, nil
+	})); err != nil {
+		return fmt.Errorf("COPY terms: %w", err)
+	}
+	if rebuildTerms {
+		return b.createIndexes(exec, termIndexes)
+	}
+	return nil
 }
 
 func (b *bulk) finish(ctx context.Context) error {

@@ -171,14 +171,13 @@ func newQueries(schema string) queries {
 		ddl: []string{
 			"CREATE SCHEMA IF NOT EXISTS " + schema,
 			"CREATE TABLE " + t("terms") + ` (
-				id bigint PRIMARY KEY,
+				id bigint NOT NULL,
 				h bytea NOT NULL,
 				kind smallint NOT NULL,
 				value text NOT NULL,
 				datatype text NOT NULL,
 				lang text NOT NULL,
 				num double precision)`,
-			"CREATE UNIQUE INDEX terms_h ON " + t("terms") + " (h)",
 			"CREATE SEQUENCE " + t("term_ids") + " CACHE 1000",
 			"CREATE TABLE " + t("quads") + " (s bigint NOT NULL, p bigint NOT NULL, o bigint NOT NULL, g bigint NOT NULL)",
 			"CREATE TABLE " + t("counts") + " (p bigint NOT NULL, g bigint NOT NULL, n bigint NOT NULL, PRIMARY KEY (p, g))",
@@ -186,17 +185,27 @@ func newQueries(schema string) queries {
 			"INSERT INTO " + t("meta") + " VALUES ('version', '" + schemaVersion + "')",
 		},
 	}
-	for _, ix := range quadIndexes {
-		q.ddl = append(q.ddl, "CREATE "+ix.kind+" "+ix.name+" ON "+t("quads")+" ("+ix.cols+")")
+	for _, ix := range append(termIndexes, quadIndexes...) {
+		q.ddl = append(q.ddl, "CREATE "+ix.kind+" "+ix.name+" ON "+t(ix.table)+" ("+ix.cols+")")
 	}
 	return q
 }
 
+// index is an index of the store's tables.
+type index struct{ kind, name, table, cols string }
+
 // quadIndexes are the indexes of quads, which a large bulk load rebuilds.
-var quadIndexes = []struct{ kind, name, cols string }{
-	{"UNIQUE INDEX", "quads_spog", "s, p, o, g"},
-	{"INDEX", "quads_posg", "p, o, s, g"},
-	{"INDEX", "quads_ospg", "o, s, p, g"},
+var quadIndexes = []index{
+	{"UNIQUE INDEX", "quads_spog", "quads", "s, p, o, g"},
+	{"INDEX", "quads_posg", "quads", "p, o, s, g"},
+	{"INDEX", "quads_ospg", "quads", "o, s, p, g"},
+}
+
+// termIndexes are the indexes of terms, which a load of many new terms
+// rebuilds.
+var termIndexes = []index{
+	{"UNIQUE INDEX", "terms_id", "terms", "id"},
+	{"UNIQUE INDEX", "terms_h", "terms", "h"},
 }
 
 var errZeroID = errors.New("pg: quad with a zero ID")
