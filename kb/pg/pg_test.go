@@ -75,3 +75,28 @@ func newStore(t testing.TB) *pg.Store {
 func TestDataset(t *testing.T) {
 	kbtest.TestDataset(t, func(t *testing.T) kb.Dataset { return newStore(t) })
 }
+
+// TestSchemaParameter: a DSN's perfkb_schema parameter picks the schema,
+// and is not passed on to the server (which would reject it).
+func TestSchemaParameter(t *testing.T) {
+	if server == nil {
+		t.Skip(skipReason)
+	}
+	ctx := context.Background()
+	s, err := pg.Open(ctx, dsn+"&perfkb_schema=fromdsn", pg.Options{})
+	if err != nil {
+		t.Fatalf("Open with perfkb_schema: %v", err)
+	}
+	defer s.Close()
+	t.Cleanup(func() { _, _ = pool.Exec(ctx, "DROP SCHEMA fromdsn CASCADE") })
+	if s.Schema() != "fromdsn" {
+		t.Errorf("Schema() = %q; want fromdsn", s.Schema())
+	}
+	var n int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM fromdsn.quads").Scan(&n); err != nil {
+		t.Errorf("the schema's quads table: %v", err)
+	}
+	if _, err := pg.Open(ctx, dsn, pg.Options{Schema: "Bad-Name"}); err == nil {
+		t.Errorf("Open with schema Bad-Name succeeded; want an error")
+	}
+}

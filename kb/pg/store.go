@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"net/url"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -51,7 +52,21 @@ var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // Open connects to the database a postgres:// DSN names and creates the
 // store's tables when they are missing.
+//
+// A URL DSN may name the schema with the parameter perfkb_schema (as
+// postgres://host/db?perfkb_schema=site2), which opts.Schema overrides.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" {
+		q := u.Query()
+		if sc := q.Get("perfkb_schema"); sc != "" {
+			if opts.Schema == "" {
+				opts.Schema = sc
+			}
+			q.Del("perfkb_schema")
+			u.RawQuery = q.Encode()
+			dsn = u.String()
+		}
+	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("pg: %w", err)
