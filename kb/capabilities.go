@@ -116,3 +116,19 @@ type CommitReporter interface {
 	// SetCommitProgress makes Commit call fn as it writes.
 	SetCommitProgress(fn func(done, total int64))
 }
+
+// TermAdder is implemented by a BulkWriter that interns the terms of a load
+// itself, in bulk, when it commits: a store whose dictionary lives in a
+// database server would otherwise pay a round trip per Intern batch and a
+// lookup per term. Loaders hand such a writer quads of terms instead of
+// calling Intern and Add.
+//
+// Contract: AddTerms(ctx, quads) stages the same quads as Add(ctx,
+// InternQuads(ctx, ds, quads)) would, a zero graph meaning DefaultGraph;
+// the slice and the terms' strings may be reused by the caller after it
+// returns. Commit makes the quads and their terms visible together; Abort
+// (or a failed Commit) leaves the dictionary's visible data and the quads
+// as they were. AddTerms and Add may be mixed in one load.
+type TermAdder interface {
+	AddTerms(ctx context.Context, quads []TermQuad) error
+}

@@ -165,7 +165,7 @@ and answers SPARQL 1.1 queries on the command line and over HTTP.`,
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&app.StoreSpec, "store", store.DefaultSpec,
-		"store to use: native:PATH (default, embedded), memory:, leveldb:PATH, memstore:, or a postgres:// DSN")
+		"store to use: native:PATH (default, embedded), memory:, leveldb:PATH, memstore:, a postgres:// DSN (PostgreSQL), or cayley-sql:postgres://… (Cayley's SQL backend)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError(flagSuggestion(cmd, err)) })
 	for _, newCommand := range commandConstructors {
 		root.AddCommand(newCommand(app))

@@ -30,6 +30,8 @@ var capabilityTests = []struct {
 	{"GraphLast", testGraphLast},
 	{"ConcurrentInterner", testConcurrentInterner},
 	{"CommitReporter", testCommitReporter},
+	{"TermAdder", testTermAdder},
+	{"TermAdderAbort", testTermAdderAbort},
 }
 
 // capability returns ds as a C, or skips the test.
@@ -525,5 +527,155 @@ func testCommitReporter(t *testing.T, ds kb.Dataset) {
 	}
 	if n := len(allQuads(t, ds)); n != len(quads) {
 		t.Errorf("after the reported Commit the store holds %d quads; want %d", n, len(quads))
+	}
+}
+
+// termQuads returns the fixture's quads as terms.
+func termQuads(t *testing.T, ds kb.Dataset, quads []kb.Quad) map[kb.TermQuad]bool {
+	t.Helper()
+	out := make(map[kb.TermQuad]bool, len(quads))
+	for _, q := range quads {
+		tq, err := kb.ResolveQuad(context.Background(), ds, q)
+		if err != nil {
+			t.Fatalf("ResolveQuad(%+v): %v", q, err)
+		}
+		out[tq] = true
+	}
+	return out
+}
+
+// termAdderLoad is the load both TermAdder tests stage: every sample term
+// shape in every position it may take, terms the fixture already holds,
+// a quad the store holds, duplicates, and quads without a graph.
+func termAdderLoad() [][]kb.TermQuad {
+	terms := sampleTerms()
+	var first, second []kb.TermQuad
+	for i, o := range terms {
+		s := iri(fmt.Sprintf("ta-s%d", i%5))
+		if i%3 == 0 {
+			s = kb.Blank(fmt.Sprintf("ta-b%d", i))
+		}
+		g := iri("ta-g")
+		if i%4 == 0 {
+			g = kb.Term{} // DefaultGraph
+		}
+		first = append(first, kb.TermQuad{S: s, P: iri("p1"), O: o, G: g})
+	}
+	second = append(second,
+		first[0], first[1], // duplicates across batches
+		kb.TermQuad{S: iri("s1"), P: iri("p1"), O: iri("o1"), G: iri("g1")}, // held by the fixture
+		kb.TermQuad{S: iri("s1"), P: iri("ta-new-p"), O: kb.LangLiteral("seven", "en"), G: iri("g2")},
+		kb.TermQuad{S: iri("ta-new-p"), P: iri("ta-new-p"), O: iri("ta-new-p"), G: iri("ta-new-p")},
+		kb.TermQuad{S: iri("ta-new-p"), P: iri("ta-new-p"), O: iri("ta-new-p"), G: iri("ta-new-p")},
+	)
+	return [][]kb.TermQuad{first, second}
+}
+
+func testTermAdder(t *testing.T, ds kb.Dataset) {
+	ctx := context.Background()
+	f := newFixture(t, ds)
+	bw, err := ds.BeginBulk(ctx)
+	if err != nil {
+		t.Fatalf("BeginBulk: %v", err)
+	}
+	defer func() { _ = bw.Abort() }()
+	ta, ok := bw.(kb.TermAdder)
+	if !ok {
+		t.Skipf("the store's BulkWriter (%T) does not implement kb.TermAdder", bw)
+	}
+	want := termQuads(t, ds, f.quads)
+	extra := kb.Quad{S: f.ids["s3"], P: f.ids["p2"], O: f.ids["o2"], G: f.ids["g1"]}
+	for k := range termQuads(t, ds, []kb.Quad{extra}) {
+		want[k] = true
+	}
+	for i, batch := range termAdderLoad() {
+		for _, q := range batch {
+			if q.G.IsZero() {
+				q.G = kb.DefaultGraph
+			}
+			want[q] = true
+		}
+		buf := append([]kb.TermQuad(nil), batch...)
+		if err := ta.AddTerms(ctx, buf); err != nil {
+			t.Fatalf("AddTerms(batch %d): %v", i, err)
+		}
+		// The caller may reuse the slice once AddTerms returns.
+		for j := range buf {
+			buf[j] = kb.TermQuad{S: iri("clobbered"), P: iri("clobbered"), O: iri("clobbered"), G: iri("clobbered")}
+		}
+		if i == 0 {
+			// Add and AddTerms mix in one load.
+			if err := bw.Add(ctx, []kb.Quad{extra}); err != nil {
+				t.Fatalf("Add between AddTerms: %v", err)
+			}
+		}
+	}
+	if n := len(allQuads(t, ds)); n != len(f.quads) {
+		t.Errorf("before Commit the store holds %d quads; want the fixture's %d", n, len(f.quads))
+	}
+	if err := bw.Commit(ctx); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	got := termQuads(t, ds, allQuads(t, ds))
+	for q := range want {
+		if !got[q] {
+			t.Errorf("after Commit, %v is missing", q)
+		}
+	}
+	for q := range got {
+		if !want[q] {
+			t.Errorf("after Commit, the store holds %v, which was never added", q)
+		}
+	}
+	// The terms are in the dictionary, with the IDs the quads use.
+	for _, tm := range sampleTerms() {
+		id, ok, err := ds.Lookup(ctx, tm)
+		if err != nil || !ok {
+			t.Errorf("after Commit, Lookup(%v) = %v, %v; want found", tm, ok, err)
+			continue
+		}
+		if n := mustCount(t, ds, kb.Pattern{O: id}, true); n == 0 {
+			t.Errorf("after Commit, no quad has %v (ID %d) as object", tm, id)
+		}
+	}
+}
+
+func testTermAdderAbort(t *testing.T, ds kb.Dataset) {
+	ctx := context.Background()
+	f := newFixture(t, ds)
+	for _, how := range []string{"Abort", "failed Commit"} {
+		bw, err := ds.BeginBulk(ctx)
+		if err != nil {
+			t.Fatalf("BeginBulk: %v", err)
+		}
+		ta, ok := bw.(kb.TermAdder)
+		if !ok {
+			_ = bw.Abort()
+			t.Skipf("the store's BulkWriter (%T) does not implement kb.TermAdder", bw)
+		}
+		for _, batch := range termAdderLoad() {
+			if err := ta.AddTerms(ctx, batch); err != nil {
+				t.Fatalf("AddTerms: %v", err)
+			}
+		}
+		switch how {
+		case "Abort":
+			if err := bw.Abort(); err != nil {
+				t.Fatalf("Abort: %v", err)
+			}
+		default:
+			bad := []kb.Quad{{S: f.ids["s1"], P: f.ids["p1"], O: 1 << 40, G: f.ids["g1"]}}
+			if err := bw.Add(ctx, bad); err == nil {
+				if err := bw.Commit(ctx); err == nil {
+					t.Fatalf("a load with an unknown ID committed; want an error from Add or Commit")
+				}
+			} else {
+				_ = bw.Abort()
+			}
+		}
+		sameQuads(t, "after "+how+" of a TermAdder load", allQuads(t, ds), f.quads)
+		if gs := graphSet(t, ds); len(gs) != 3 {
+			t.Errorf("after %s, Graphs = %v; want the 3 fixture graphs", how, gs)
+		}
 	}
 }

@@ -233,12 +233,18 @@ func loadStatements(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, next f
 		if len(batch) == 0 {
 			return nil
 		}
-		ids, err := kb.InternQuads(ctx, ds, batch)
-		if err != nil {
-			return err
-		}
-		if err := bw.Add(ctx, ids); err != nil {
-			return err
+		if ta, ok := bw.(kb.TermAdder); ok {
+			if err := ta.AddTerms(ctx, batch); err != nil {
+				return err
+			}
+		} else {
+			ids, err := kb.InternQuads(ctx, ds, batch)
+			if err != nil {
+				return err
+			}
+			if err := bw.Add(ctx, ids); err != nil {
+				return err
+			}
 		}
 		batch = batch[:0]
 		if opts.Progress != nil {

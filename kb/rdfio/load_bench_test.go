@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/pg"
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
@@ -32,13 +33,15 @@ func benchTriples(b *testing.B) int64 {
 
 // BenchmarkLoad measures rdfio.Load of generated PERFONTO sample N-Quads into
 // a fresh store of each backend (native on disk, native in memory, kb's
-// Memory and Cayley's); the triples/s metric is the throughput. PostgreSQL
-// runs when pgtest finds a server (see internal/pgtest). perfkb bench
+// Memory, Cayley's, kb/pg on PostgreSQL and Cayley's SQL backend on
+// PostgreSQL); the triples/s metric is the throughput. PostgreSQL runs when
+// pgtest finds a server (see internal/pgtest). perfkb bench
 // load compares the backends a --store spec can name.
 //
 //	go test -run '^$' -bench 'Load/(native|memory)' -benchtime 3x ./kb/
 //	go test -run '^$' -bench 'Load/native$' -benchtime 3x -cpuprofile cpu.prof ./kb/
 //	PERFKB_BENCH_TRIPLES=1000000 go test -run '^$' -bench 'Load/leveldb' -benchtime 3x -timeout 1h ./kb/
+//	PERFKB_BENCH_TRIPLES=1000000 go test -run '^$' -bench 'Load/postgres$' -benchtime 3x ./kb/rdfio/
 func BenchmarkLoad(b *testing.B) {
 	var data bytes.Buffer
 	sum, err := sample.Generate(context.Background(), &data, sample.Options{Sites: 3, Triples: benchTriples(b), Seed: 1, Format: sample.NQuads})
@@ -71,11 +74,22 @@ func BenchmarkLoad(b *testing.B) {
 		{"memstore", cayley(cayleyadapter.Memstore, func(*testing.B) string { return "" })},
 		{"leveldb", cayley(cayleyadapter.LevelDB, func(b *testing.B) string { return filepath.Join(b.TempDir(), "db") })},
 		{"postgres", nil},
+		{"cayley-sql", nil},
 	}
 	for _, be := range backends {
 		b.Run(be.name, func(b *testing.B) {
 			open := be.open
-			if open == nil {
+			switch {
+			case be.name == "postgres":
+				srv := pgtest.Start(b)
+				open = func(b *testing.B) kb.Dataset {
+					ds, err := pg.Open(ctx, srv.NewDatabase(b), pg.Options{})
+					if err != nil {
+						b.Fatal(err)
+					}
+					return ds
+				}
+			case open == nil:
 				srv := pgtest.Start(b)
 				open = cayley(cayleyadapter.Postgres, func(b *testing.B) string { return srv.NewDatabase(b) })
 			}

@@ -122,16 +122,17 @@ func loadLines(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, r io.Reader
 	next := 0
 	batch := int64(opts.BatchSize)
 	var reported int64 // statements handed to Progress
-	add := func(ids []kb.Quad) error {
-		// Hand quads over in pieces that end where Progress is due, so
-		// that it is called after every BatchSize statements.
-		for len(ids) > 0 {
-			n := min(int64(len(ids)), batch-(sum.Triples-reported))
-			if err := bw.Add(ctx, ids[:n]); err != nil {
+	// hand hands over the quads [0, n) by calling addRange in pieces that
+	// end where Progress is due, so that it is called after every
+	// BatchSize statements.
+	hand := func(n int64, addRange func(lo, hi int64) error) error {
+		for lo := int64(0); lo < n; {
+			k := min(n-lo, batch-(sum.Triples-reported))
+			if err := addRange(lo, lo+k); err != nil {
 				return err
 			}
-			ids = ids[n:]
-			sum.Triples += n
+			lo += k
+			sum.Triples += k
 			if sum.Triples-reported == batch {
 				reported = sum.Triples
 				if opts.Progress != nil {
@@ -140,6 +141,19 @@ func loadLines(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, r io.Reader
 			}
 		}
 		return ctx.Err()
+	}
+	add := func(ids []kb.Quad) error {
+		return hand(int64(len(ids)), func(lo, hi int64) error { return bw.Add(ctx, ids[lo:hi]) })
+	}
+	// A TermAdder interns in bulk itself: give it the parsed terms.
+	termAdder, _ := bw.(kb.TermAdder)
+	var termQuads []kb.TermQuad
+	addTerms := func(terms []kb.Term) error {
+		termQuads = termQuads[:0]
+		for i := 0; i+3 < len(terms); i += 4 {
+			termQuads = append(termQuads, kb.TermQuad{S: terms[i], P: terms[i+1], O: terms[i+2], G: terms[i+3]})
+		}
+		return hand(int64(len(termQuads)), func(lo, hi int64) error { return termAdder.AddTerms(ctx, termQuads[lo:hi]) })
 	}
 	for res := range results {
 		pending[res.seq] = res
@@ -153,6 +167,15 @@ func loadLines(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, r io.Reader
 			<-tokens
 			if res.err != nil {
 				return res.err
+			}
+			if termAdder != nil && !internInWorkers {
+				if err := addTerms(res.terms); err != nil {
+					return err
+				}
+				for _, g := range res.graphs {
+					graphs[g] = struct{}{}
+				}
+				continue
 			}
 			ids := res.ids
 			if !internInWorkers {

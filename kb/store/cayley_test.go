@@ -12,7 +12,8 @@ import (
 	"github.com/perfkb/perfkb/kb/store"
 )
 
-// TestCayleyBackendsPersist loads into each Cayley-backed spec, reopens it
+// TestCayleyBackendsPersist loads into each Cayley-backed spec and into
+// kb/pg (postgres://), reopens it
 // and checks the data is there with literals intact.
 func TestCayleyBackendsPersist(t *testing.T) {
 	specs := []struct {
@@ -27,6 +28,12 @@ func TestCayleyBackendsPersist(t *testing.T) {
 				t.Skip("PostgreSQL store test skipped with -short")
 			}
 			return pgtest.Start(t).NewDatabase(t)
+		}, true},
+		{"cayley-sql", func(t *testing.T) string {
+			if testing.Short() {
+				t.Skip("PostgreSQL store test skipped with -short")
+			}
+			return "cayley-sql:" + pgtest.Start(t).NewDatabase(t)
 		}, true},
 	}
 	const doc = `<http://e/s> <http://e/p> "007"^^<http://www.w3.org/2001/XMLSchema#integer> <http://e/g> .
@@ -79,6 +86,7 @@ func TestParseCayleySpecs(t *testing.T) {
 		{"leveldb:./x.db", "leveldb", "./x.db"},
 		{"postgres://u@h/db?sslmode=disable", "postgres", "postgres://u@h/db?sslmode=disable"},
 		{"postgresql://u@h/db", "postgres", "postgresql://u@h/db"},
+		{"cayley-sql:postgres://u@h/db", "cayley-sql", "postgres://u@h/db"},
 	}
 	for _, tc := range tests {
 		s, err := store.ParseSpec(tc.spec)

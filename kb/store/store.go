@@ -2,8 +2,10 @@
 // users pass as --store: "memory:" (the native store's in-memory index),
 // "native:PATH" (perfkb's own Pebble
 // store, the embedded default), "leveldb:PATH", "memstore:" (Cayley's
-// memstore), "postgres://…" or "postgresql://…" (Cayley's SQL backend).
-// A bare path means "native:PATH".
+// memstore), "postgres://…" or "postgresql://…" (kb/pg, perfkb's own
+// PostgreSQL store) and "cayley-sql:postgres://…" (Cayley's SQL backend on
+// PostgreSQL, through the generic adapter). A bare path means
+// "native:PATH".
 package store
 
 import (
@@ -17,6 +19,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/cayleyadapter"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/pg"
 )
 
 // DefaultSpec is the store used when --store is not given: the embedded
@@ -62,8 +65,8 @@ func IsSpecError(err error) bool {
 
 // Spec is a parsed store specification.
 type Spec struct {
-	Backend string // memory, native, leveldb, memstore, postgres
-	Path    string // file path, or the DSN for postgres
+	Backend string // memory, native, leveldb, memstore, postgres, cayley-sql
+	Path    string // file path, or the DSN for postgres and cayley-sql
 }
 
 // ParseSpec splits a store specification into backend and path.
@@ -73,6 +76,12 @@ func ParseSpec(spec string) (Spec, error) {
 	}
 	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
 		return Spec{Backend: "postgres", Path: spec}, nil
+	}
+	if dsn, ok := strings.CutPrefix(spec, "cayley-sql:"); ok {
+		if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
+			return Spec{}, specErrorf("store %q: cayley-sql needs a PostgreSQL DSN, e.g. cayley-sql:postgres://user@host/db", spec)
+		}
+		return Spec{Backend: "cayley-sql", Path: dsn}, nil
 	}
 	backend, path, found := strings.Cut(spec, ":")
 	if !found || strings.ContainsAny(backend, `/\.`) {
@@ -89,7 +98,7 @@ func ParseSpec(spec string) (Spec, error) {
 	case "postgres", "postgresql":
 		return Spec{Backend: "postgres", Path: path}, nil
 	}
-	return Spec{}, specErrorf("store %q: unknown backend %q (want memory:, native:PATH, leveldb:PATH, memstore: or a postgres:// DSN)", spec, backend)
+	return Spec{}, specErrorf("store %q: unknown backend %q (want memory:, native:PATH, leveldb:PATH, memstore:, a postgres:// DSN or cayley-sql:postgres://…)", spec, backend)
 }
 
 // Open opens the store a specification names, creating an on-disk store
@@ -124,6 +133,8 @@ func Open(ctx context.Context, spec string, opts Options) (kb.Dataset, error) {
 		if s.Path == "" {
 			return nil, specErrorf("store %q: postgres needs a DSN, e.g. postgres://user@host/db", spec)
 		}
+		return pg.Open(ctx, s.Path, pg.Options{})
+	case "cayley-sql":
 		return cayleyadapter.Open(ctx, cayleyadapter.Postgres, s.Path, cayleyadapter.OpenOptions{})
 	}
 	return nil, fmt.Errorf("store %q: backend %q is not available in this build yet", spec, s.Backend)

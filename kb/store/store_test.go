@@ -39,7 +39,7 @@ func TestOpenMustExist(t *testing.T) {
 }
 
 func TestSpecErrors(t *testing.T) {
-	for _, spec := range []string{"bogus:x", "native:", "leveldb:", "postgres:"} {
+	for _, spec := range []string{"bogus:x", "native:", "leveldb:", "postgres:", "cayley-sql:", "cayley-sql:/tmp/x"} {
 		_, err := store.Open(context.Background(), spec, store.Options{})
 		if !store.IsSpecError(err) {
 			t.Errorf("Open(%q): err = %v, want a SpecError", spec, err)

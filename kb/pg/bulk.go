@@ -1,0 +1,462 @@
+package pg
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/perfkb/perfkb/kb"
+)
+
+var errBulkDone = errors.New("pg: bulk load already committed or aborted")
+
+// rebuildRatio and rebuildMin: a load that stages more than rebuildMin
+// quads and more than rebuildRatio times the quads the store holds drops
+// the quads indexes and builds them again after inserting, which sorts
+// once instead of inserting into three B-trees row by row.
+const (
+	rebuildRatio = 0.5
+	rebuildMin   = 10000
+)
+
+// bulk is a BulkWriter: a transaction on one connection, with the staged
+// quads and the load's new terms in temporary tables of that transaction.
+//
+// A staged quad holds, in each position, a term ID (positive) or the
+// negated load-local number of a term this process did not find in its
+// cache (AddTerms); Commit interns those in one statement and maps them.
+type bulk struct {
+	s      *Store
+	conn   *pgxpool.Conn
+	tx     pgx.Tx
+	staged int64
+	ids    map[kb.ID]struct{} // IDs this process has not seen, checked at Commit
+	done   bool
+	err    error
+	row    [4]any
+	vals   [4]int64
+
+	local  map[kb.Term]int64 // load-local numbers of terms not in the cache
+	terms  []kb.Term         // by local number - 1
+	copied int               // terms already copied to perfkb_staging_terms
+	quads  [][4]int64
+	newIDs []kb.ID // the IDs of terms, known once Commit has interned them
+}
+
+// BeginBulk implements kb.Dataset.
+func (s *Store) BeginBulk(ctx context.Context) (kb.BulkWriter, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pg: bulk load: %w", err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		conn.Release()
+		return nil, fmt.Errorf("pg: bulk load: %w", err)
+	}
+	for _, stmt := range []string{
+		"CREATE TEMP TABLE perfkb_staging (s int8, p int8, o int8, g int8) ON COMMIT DROP",
+		"CREATE TEMP TABLE perfkb_staging_terms (local int8, h bytea, kind int2, value text, datatype text, lang text, num float8) ON COMMIT DROP",
+	} {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			_ = tx.Rollback(ctx)
+			conn.Release()
+			return nil, fmt.Errorf("pg: bulk load: staging table: %w", err)
+		}
+	}
+	b := &bulk{s: s, conn: conn, tx: tx, ids: map[kb.ID]struct{}{}, local: map[kb.Term]int64{}}
+	for i := range b.row {
+		b.row[i] = &b.vals[i]
+	}
+	return b, nil
+}
+
+func (b *bulk) usable() error {
+	if b.done {
+		return errBulkDone
+	}
+	if b.err != nil {
+		return b.err
+	}
+	return b.s.check()
+}
+
+// Add implements kb.BulkWriter: it copies the quads into the staging table
+// with COPY in binary format.
+func (b *bulk) Add(ctx context.Context, quads []kb.Quad) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	b.s.mu.RLock()
+	for _, q := range quads {
+		for _, id := range [4]kb.ID{q.S, q.P, q.O, q.G} {
+			if id == 0 || id > 1<<62 {
+				b.s.mu.RUnlock()
+				b.err = fmt.Errorf("pg: bulk add: %w: %d in %+v", kb.ErrUnknownID, id, q)
+				return b.err
+			}
+			if _, ok := b.s.byID[id]; !ok {
+				b.ids[id] = struct{}{}
+			}
+		}
+		b.quads = append(b.quads, [4]int64{int64(q.S), int64(q.P), int64(q.O), int64(q.G)})
+	}
+	b.s.mu.RUnlock()
+	b.staged += int64(len(quads))
+	return ctx.Err()
+}
+
+// AddTerms implements kb.TermAdder.
+func (b *bulk) AddTerms(ctx context.Context, quads []kb.TermQuad) error {
+	if err := b.usable(); err != nil {
+		return err
+	}
+	b.s.mu.RLock()
+	code := func(t kb.Term) int64 {
+		if id, ok := b.s.byKey[t]; ok {
+			return int64(id)
+		}
+		if n, ok := b.local[t]; ok {
+			return -n
+		}
+		t = kb.Term{Kind: t.Kind, Value: strings.Clone(t.Value), Datatype: strings.Clone(t.Datatype), Lang: strings.Clone(t.Lang)}
+		b.terms = append(b.terms, t)
+		n := int64(len(b.terms))
+		b.local[t] = n
+		return -n
+	}
+	for _, q := range quads {
+		if q.G.IsZero() {
+			q.G = kb.DefaultGraph
+		}
+		if q.S.IsZero() || q.P.IsZero() || q.O.IsZero() {
+			b.s.mu.RUnlock()
+			b.err = fmt.Errorf("pg: bulk add: %w in %v", errZeroTerm, q)
+			return b.err
+		}
+		b.quads = append(b.quads, [4]int64{code(q.S), code(q.P), code(q.O), code(q.G)})
+	}
+	b.s.mu.RUnlock()
+	b.staged += int64(len(quads))
+	return ctx.Err()
+}
+
+// Commit implements kb.BulkWriter.
+func (b *bulk) Commit(ctx context.Context) error {
+	if b.done {
+		return errBulkDone
+	}
+	if b.err != nil {
+		return b.err
+	}
+	if err := b.s.check(); err != nil {
+		_ = b.Abort()
+		return err
+	}
+	b.done = true
+	defer b.conn.Release()
+	err := b.commit(ctx)
+	if err != nil {
+		_ = b.tx.Rollback(context.Background())
+		return fmt.Errorf("pg: bulk commit: %w", err)
+	}
+	// Only a committed transaction's IDs may be cached: a rolled-back
+	// insert gives its IDs to no term.
+	b.s.mu.Lock()
+	for i, id := range b.newIDs {
+		b.s.remember(id, b.terms[i])
+	}
+	b.s.mu.Unlock()
+	return nil
+}
+
+func (b *bulk) commit(ctx context.Context) error {
+	s, tx := b.s, b.tx
+	exec := func(sql string, args ...any) error {
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+			return fmt.Errorf("%s: %w", strings.Join(strings.Fields(sql)[:2], " "), err)
+		}
+		return nil
+	}
+	if err := exec("SELECT pg_advisory_xact_lock($1)", s.lockKey); err != nil {
+		return err
+	}
+	if len(b.ids) > 0 {
+		unknown, err := s.unknownIDs(ctx, tx, b.ids)
+		if err != nil {
+			return err
+		}
+		if len(unknown) > 0 {
+			return fmt.Errorf("%w: %v", kb.ErrUnknownID, unknown[:min(len(unknown), 10)])
+		}
+	}
+	if b.staged == 0 {
+		return tx.Commit(ctx)
+	}
+	var have int64
+	if err := tx.QueryRow(ctx, "SELECT coalesce(sum(n), 0)::int8 FROM "+s.q.t("counts")).Scan(&have); err != nil {
+		return err
+	}
+	rebuild := b.staged > rebuildMin && float64(b.staged) > rebuildRatio*float64(have)
+	if len(b.terms) > 0 {
+		if err := b.internTerms(ctx, exec, rebuild); err != nil {
+			return err
+		}
+		for i := range b.quads {
+			for j, v := range b.quads[i] {
+				if v < 0 {
+					b.quads[i][j] = int64(b.newIDs[-v-1])
+				}
+			}
+		}
+	}
+	if rebuild && have == 0 {
+		return b.loadEmpty(ctx, exec)
+	}
+	// Stage the quads and insert the ones the store lacks.
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging"}, []string{"s", "p", "o", "g"}, b.quadRows()); err != nil {
+		return fmt.Errorf("COPY quads: %w", err)
+	}
+	// Temporary tables are never analyzed automatically; without
+	// statistics the planner would probe them row by row.
+	if err := exec("ANALYZE perfkb_staging"); err != nil {
+		return err
+	}
+	if !rebuild {
+		if err := exec(`WITH a AS (
+			INSERT INTO ` + s.q.t("quads") + ` SELECT s, p, o, g FROM perfkb_staging
+			ON CONFLICT DO NOTHING RETURNING p, g)
+			` + s.bumpCounts("a", "")); err != nil {
+			return err
+		}
+		return b.finish(ctx)
+	}
+	for _, ix := range quadIndexes {
+		if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
+			return err
+		}
+	}
+	if err := exec(`WITH a AS (
+		INSERT INTO ` + s.q.t("quads") + ` SELECT * FROM (SELECT DISTINCT s, p, o, g FROM perfkb_staging) n
+		WHERE NOT EXISTS (SELECT 1 FROM ` + s.q.t("quads") + ` x WHERE x.s = n.s AND x.p = n.p AND x.o = n.o AND x.g = n.g)
+		RETURNING p, g)
+		` + s.bumpCounts("a", "")); err != nil {
+		return err
+	}
+	if err := b.createIndexes(exec, quadIndexes); err != nil {
+		return err
+	}
+	return b.finish(ctx)
+}
+
+// loadEmpty writes the quads of a large load into an empty store: sorted
+// and deduplicated here, copied straight into quads without its indexes,
+// which are built afterwards; counts are summed here too.
+func (b *bulk) loadEmpty(ctx context.Context, exec func(string, ...any) error) error {
+	s := b.s
+	qs := b.quads
+	slices.SortFunc(qs, func(x, y [4]int64) int {
+		for i := range x {
+			if c := cmp.Compare(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	qs = slices.Compact(qs)
+	b.quads = qs
+	counts := map[[2]int64]int64{}
+	for _, q := range qs {
+		counts[[2]int64{q[1], q[3]}]++
+	}
+	for _, ix := range quadIndexes {
+		if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
+			return err
+		}
+	}
+	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{s.schema, "quads"}, []string{"s", "p", "o", "g"}, b.quadRows()); err != nil {
+		return fmt.Errorf("COPY quads: %w", err)
+	}
+	var ps, gs, ns []int64
+	for k, n := range counts {
+		ps, gs, ns = append(ps, k[0]), append(gs, k[1]), append(ns, n)
+	}
+	if err := exec("INSERT INTO "+s.q.t("counts")+" SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])", ps, gs, ns); err != nil {
+		return err
+	}
+	if err := b.createIndexes(exec, quadIndexes); err != nil {
+		return err
+	}
+	return b.finish(ctx)
+}
+
+func (b *bulk) createIndexes(exec func(string, ...any) error, indexes []index) error {
+	if err := exec("SET LOCAL maintenance_work_mem = '512MB'"); err != nil {
+		return err
+	}
+	for _, ix := range indexes {
+		if err := exec("CREATE " + ix.kind + " " + ix.name + " ON " + b.s.q.t(ix.table) + " (" + ix.cols + ")"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// quadRows is a COPY source over b.quads.
+func (b *bulk) quadRows() pgx.CopyFromSource {
+	i := -1
+	return pgx.CopyFromFunc(func() ([]any, error) {
+		i++
+		if i == len(b.quads) {
+			return nil, nil
+		}
+		b.vals = b.quads[i]
+		return b.row[:], nil
+	})
+}
+
+// internTerms gives every load-local term its ID in b.newIDs: the ID the
+// dictionary has for it, or a new one, the new terms copied straight into
+// terms. It locks terms against other sessions' inserts until the load
+// commits, so that no term can be added twice.
+func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error, rebuild bool) error {
+	s, tx := b.s, b.tx
+	if err := exec("LOCK TABLE " + s.q.t("terms") + " IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+		return err
+	}
+	b.newIDs = make([]kb.ID, len(b.terms))
+	hashes := make([][]byte, len(b.terms))
+	for i, t := range b.terms {
+		hashes[i] = termHash(t)
+	}
+	var held int64
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+s.q.t("terms")+" LIMIT $1) x", 2*len(b.terms)).Scan(&held); err != nil {
+		return err
+	}
+	if held > 0 {
+		// Find the terms the dictionary holds: a hash join of the load's
+		// hashes with terms.
+		i := -1
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging_terms"}, []string{"local", "h"}, pgx.CopyFromFunc(func() ([]any, error) {
+			i++
+			if i == len(hashes) {
+				return nil, nil
+			}
+			return []any{int64(i), hashes[i]}, nil
+		})); err != nil {
+			return fmt.Errorf("COPY term hashes: %w", err)
+		}
+		if err := exec("ANALYZE perfkb_staging_terms"); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "SELECT st.local, t.id FROM perfkb_staging_terms st JOIN "+s.q.t("terms")+" t ON t.h = st.h")
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var local, id int64
+			if err := rows.Scan(&local, &id); err != nil {
+				rows.Close()
+				return err
+			}
+			b.newIDs[local] = kb.ID(id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	var fresh []int
+	for i, id := range b.newIDs {
+		if id == 0 {
+			fresh = append(fresh, i)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, "SELECT nextval('"+s.q.t("term_ids")+"') FROM generate_series(1, $1)", len(fresh))
+	if err != nil {
+		return err
+	}
+	k := 0
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		if k < len(fresh) {
+			b.newIDs[fresh[k]] = kb.ID(id)
+		}
+		k++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if k != len(fresh) {
+		return fmt.Errorf("asked for %d term IDs, got %d", len(fresh), k)
+	}
+	rebuildTerms := rebuild && float64(len(fresh)) > rebuildRatio*float64(held) && len(fresh) > rebuildMin
+	if rebuildTerms {
+		for _, ix := range termIndexes {
+			if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
+				return err
+			}
+		}
+	}
+	k = -1
+	row := make([]any, 7)
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.schema, "terms"}, []string{"id", "h", "kind", "value", "datatype", "lang", "num"}, pgx.CopyFromFunc(func() ([]any, error) {
+		k++
+		if k == len(fresh) {
+			return nil, nil
+		}
+		i := fresh[k]
+		t := b.terms[i]
+		var num any
+		if v := numericValue(t); v.Valid {
+			num = v.Float64
+		}
+		row[0], row[1], row[2], row[3], row[4], row[5], row[6] = int64(b.newIDs[i]), hashes[i], int16(t.Kind), t.Value, t.Datatype, t.Lang, num
+		return row, nil
+	})); err != nil {
+		return fmt.Errorf("COPY terms: %w", err)
+	}
+	if rebuildTerms {
+		return b.createIndexes(exec, termIndexes)
+	}
+	return nil
+}
+
+func (b *bulk) finish(ctx context.Context) error {
+	if err := b.tx.Commit(ctx); err != nil {
+		return err
+	}
+	if b.staged > rebuildMin {
+		// The planner's statistics of quads are stale after a large load
+		// until autovacuum runs; refresh them now.
+		_, _ = b.conn.Exec(ctx, "ANALYZE "+b.s.q.t("quads")+", "+b.s.q.t("terms"))
+	}
+	return nil
+}
+
+// Abort implements kb.BulkWriter.
+func (b *bulk) Abort() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	err := b.tx.Rollback(context.Background())
+	b.conn.Release()
+	return err
+}

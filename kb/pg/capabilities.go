@@ -1,0 +1,12 @@
+package pg
+
+import "github.com/perfkb/perfkb/kb"
+
+// The optional kb capabilities the store declares; kb/kbtest checks each
+// contract (pg_test.go).
+var (
+	_ kb.Dataset     = (*Store)(nil)
+	_ kb.TermTable   = (*Store)(nil)
+	_ kb.QuadScanner = (*Store)(nil)
+	_ kb.TermAdder   = (*bulk)(nil)
+)
