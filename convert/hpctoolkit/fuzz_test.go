@@ -1,0 +1,45 @@
+package hpctoolkit
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfkb/perfkb/convert"
+	"github.com/perfkb/perfkb/kb"
+)
+
+type discard struct{}
+
+func (discard) Add(context.Context, kb.TermQuad) error { return nil }
+func (discard) Close(context.Context, error) error     { return nil }
+
+// FuzzConvert feeds arbitrary meta.db and profile.db bytes to the
+// conversion: it may reject them, always with a positioned invalid-input
+// error naming one of the two files, and never panics or loops.
+func FuzzConvert(f *testing.F) {
+	meta, err := os.ReadFile(filepath.Join("testdata", "d.x", "meta.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	prof, err := os.ReadFile(filepath.Join("testdata", "d.x", "profile.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(meta, prof)
+	f.Add(meta[:len(meta)/2], prof)
+	f.Add(meta, prof[:200])
+	f.Fuzz(func(t *testing.T, meta, prof []byte) {
+		em := convert.NewEmitter("hpctoolkit", "fuzz", discard{})
+		err := New("fuzz", base, Options{}).convert(context.Background(), em, "fuzz/meta.db", meta, "fuzz/profile.db", prof)
+		if err == nil {
+			return
+		}
+		var ce *convert.Error
+		if !errors.As(err, &ce) || !ce.InvalidInput() || (ce.Source != "fuzz/meta.db" && ce.Source != "fuzz/profile.db") {
+			t.Fatalf("error is not a positioned invalid-input error of meta.db or profile.db: %v", err)
+		}
+	})
+}
