@@ -379,7 +379,7 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 			out[n.key.slot] = g.key
 		}
 		for i, a := range n.aggs {
-			t, err := g.aggs[i].result(a)
+			t, err := g.aggs[i].chargedResult(a, acct)
 			if err != nil {
 				if !isExpressionError(err) {
 					return err

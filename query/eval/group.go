@@ -141,16 +141,7 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 			out[k.slot] = g.keys[i]
 		}
 		for i, a := range n.aggs {
-			// GROUP_CONCAT's answer is as large as its values: it is
-			// charged before it is built, so a query past its budget stops
-			// without allocating it, then handed to the dictionary, which
-			// charges the term it keeps.
-			joined := g.aggs[i].concatBytes(a)
-			if err := acct.charge(joined); err != nil {
-				return err
-			}
-			t, err := g.aggs[i].result(a)
-			acct.release(joined)
+			t, err := g.aggs[i].chargedResult(a, acct)
 			if err != nil {
 				if !isExpressionError(err) {
 					return err
@@ -275,6 +266,19 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 	before := cap(st.vals)
 	st.vals = append(st.vals, t)
 	return acct.charge(int64(cap(st.vals)-before)*termSize + int64(len(t.Value)+len(t.Lang)))
+}
+
+// chargedResult is result with GROUP_CONCAT's answer, as large as its
+// values, charged before it is built, so a query past its budget stops
+// without allocating it; the dictionary then charges the term it keeps.
+// A budget error is not an expression error: callers return it.
+func (st *aggState) chargedResult(a groupAgg, acct *account) (kb.Term, error) {
+	joined := st.concatBytes(a)
+	if err := acct.charge(joined); err != nil {
+		return kb.Term{}, err
+	}
+	defer acct.release(joined)
+	return st.result(a)
 }
 
 // concatBytes is the size of the string GROUP_CONCAT builds from the
