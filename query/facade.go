@@ -35,6 +35,12 @@ type DatasetSpec = eval.DatasetSpec
 // ServiceHandler evaluates SERVICE clauses (see Options.Service).
 type ServiceHandler = eval.ServiceHandler
 
+// ServiceRequest is one SERVICE call handed to a ServiceHandler.
+type ServiceRequest = eval.ServiceRequest
+
+// Solutions is a ServiceHandler's answer.
+type Solutions = eval.Solutions
+
 // ServiceCall reports one SERVICE call (see Result.Services).
 type ServiceCall = eval.ServiceCall
 

@@ -50,6 +50,11 @@ func (s *Server) graphStore(c *gin.Context) {
 		graph = kb.IRI(strings.TrimSuffix(s.endpointIRI(c), "/") + "/" + newGraphID())
 		c.Header("Location", graph.Value)
 	}
+	if scope := requestScope(c); (write && !scope.CanWrite(graph.Value)) || !scope.CanRead(graph.Value) {
+		s.metrics.rejected.WithLabelValues("forbidden").Inc()
+		respondError(c, newAPIError(ErrorForbidden, "user %s may not %s graph <%s>", scope.User, map[bool]string{true: "write", false: "read"}[write], graph.Value))
+		return
+	}
 	switch c.Request.Method {
 	case http.MethodGet, http.MethodHead:
 		s.gspGet(c, graph)

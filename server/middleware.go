@@ -206,34 +206,81 @@ func isWrite(c *gin.Context) bool {
 	return true
 }
 
-// authorize checks the bearer token. Writes always need it; reads only
-// with ProtectReads. It answers the request and returns false when the
-// request may not go on.
+// authorize finds the request's user and scope and checks that it may
+// read (or, with write, change) something. Writes always need a token:
+// the server's --token (every graph) or a user's of the tokens file
+// (Options.Access); reads need one only with ProtectReads. The scope is
+// kept for the handler, which checks it per graph (requestScope). It
+// answers the request and returns false when the request may not go on.
 func (s *Server) authorize(c *gin.Context, write bool) bool {
 	if !write && !s.opts.ProtectReads {
+		// Open reads: every graph, whatever the request carries (a
+		// scoped token limits reads only with ProtectReads).
+		c.Set(scopeKey, readOnlyScope())
 		return true
 	}
-	if s.opts.Token == "" {
+	token, hasToken := requestToken(c)
+	if s.opts.Token == "" && s.opts.Access == nil {
 		s.metrics.rejected.WithLabelValues("forbidden").Inc()
-		respondError(c, newAPIError(ErrorForbidden, "writes are disabled: start the server with --token or PERFKB_TOKEN"))
+		respondError(c, newAPIError(ErrorForbidden, "writes are disabled: start the server with --token, PERFKB_TOKEN or --tokens-file"))
 		return false
 	}
-	token, ok := requestToken(c)
-	if !ok {
+	if !hasToken {
 		s.metrics.rejected.WithLabelValues("unauthorized").Inc()
 		what := "reads"
 		if write {
 			what = "writes"
 		}
-		respondError(c, newAPIError(ErrorUnauthorized, "%s need the token (Authorization: Bearer <token>, or HTTP Basic with the token as password)", what))
+		respondError(c, newAPIError(ErrorUnauthorized, "%s need a token (Authorization: Bearer <token>, or HTTP Basic with the token as password)", what))
 		return false
 	}
-	if !s.validToken(token) {
+	scope, ok := s.scopeOf(c, token)
+	if !ok {
 		s.metrics.rejected.WithLabelValues("forbidden").Inc()
-		respondError(c, newAPIError(ErrorForbidden, "the bearer token is not valid"))
+		respondError(c, newAPIError(ErrorForbidden, "the token is not valid"))
 		return false
 	}
+	if write && !scope.CanWriteAny() {
+		s.metrics.rejected.WithLabelValues("forbidden").Inc()
+		respondError(c, newAPIError(ErrorForbidden, "user %s may not write", scope.User))
+		return false
+	}
+	c.Set(scopeKey, scope)
 	return true
+}
+
+// scopeOf finds the scope of a token: the server's --token reads and
+// writes everything; a tokens-file user has its own. With HTTP Basic, a
+// tokens-file user must give its name as the user name.
+func (s *Server) scopeOf(c *gin.Context, token string) (*Scope, bool) {
+	name, _, basic := c.Request.BasicAuth()
+	legacy := s.validToken(token)
+	var user User
+	found := false
+	if s.opts.Access != nil {
+		user, found = s.opts.Access.lookup(token, name, basic)
+	}
+	switch {
+	case found:
+		return user.scope(), true
+	case legacy:
+		return fullScope("token"), true
+	}
+	return nil, false
+}
+
+// wholeStore refuses a request whose scope does not cover every graph, on
+// the routes whose answers draw on the whole store (rule runs, findings,
+// analyses, validation, the site registry, metrics): they cannot be
+// limited to some graphs, so they are for unrestricted tokens only.
+func (s *Server) wholeStore(c *gin.Context) {
+	scope := requestScope(c)
+	if !scope.ReadsAll() || (isWrite(c) && !scope.WritesAll()) {
+		s.metrics.rejected.WithLabelValues("forbidden").Inc()
+		respondError(c, newAPIError(ErrorForbidden, "%s %s reads or changes the whole store; user %s's token is limited to some graphs", c.Request.Method, c.FullPath(), scope.User))
+		return
+	}
+	c.Next()
 }
 
 // requestToken is the token a request carries: a Bearer token, or HTTP

@@ -44,8 +44,12 @@ type Options struct {
 	// Token is the bearer token writes need (SPARQL Update, Graph Store
 	// writes, rule runs). With no token, writes are refused.
 	Token string
-	// ProtectReads makes reads need the token too.
+	// ProtectReads makes reads need a token too.
 	ProtectReads bool
+	// Access, when set, holds the users of a tokens file, each with the
+	// graphs it may read and write and the sites it may call (access.go,
+	// docs/access.md); Token stays a token for everything.
+	Access *Access
 
 	// Timeout bounds each request's work (DefaultTimeout when zero; a
 	// negative value disables it). A request may ask for less with the
@@ -192,7 +196,7 @@ func (s *Server) routes() *gin.Engine {
 	e.HEAD("/", s.page)
 	e.GET("/static/*file", compress, s.static)
 	e.GET("/healthz", s.healthz)
-	e.GET("/metrics", s.preauth, s.metrics.handler())
+	e.GET("/metrics", s.preauth, s.wholeStore, s.metrics.handler())
 
 	// Data endpoints: timeout, stall guard, token before body, body
 	// limit, concurrency limit. A POST to /sparql reads its (bounded) body
@@ -205,21 +209,21 @@ func (s *Server) routes() *gin.Engine {
 		data.Handle(method, "/data", s.graphStore)
 		data.Handle(method, "/data/*graph", s.graphStore) // direct graph identification
 	}
-	data.POST("/rules/run", s.rulesRun)
+	data.POST("/rules/run", s.wholeStore, s.rulesRun)
 	data.POST("/rules/check", s.rulesCheck)
-	data.GET("/findings", s.findings)
-	data.GET("/explain", s.explain)
-	data.GET("/sites", s.sites)
-	data.POST("/sites", s.addSite)
-	data.DELETE("/sites/:name", s.removeSite)
-	data.POST("/sites/refresh", s.refreshSites)
+	data.GET("/findings", s.wholeStore, s.findings)
+	data.GET("/explain", s.wholeStore, s.explain)
+	data.GET("/sites", s.wholeStore, s.sites)
+	data.POST("/sites", s.wholeStore, s.addSite)
+	data.DELETE("/sites/:name", s.wholeStore, s.removeSite)
+	data.POST("/sites/refresh", s.wholeStore, s.refreshSites)
 	data.GET("/rules/advice", s.ruleAdvice)
-	data.POST("/analysis/run", s.analysisRun)
-	data.GET("/analysis/scaling", s.analysisScaling)
-	data.GET("/analysis/diff", s.analysisDiff)
-	data.GET("/analysis/tree", s.analysisTree)
-	data.GET("/analysis/models", s.analysisModels)
-	data.GET("/validate", s.validate)
+	data.POST("/analysis/run", s.wholeStore, s.analysisRun)
+	data.GET("/analysis/scaling", s.wholeStore, s.analysisScaling)
+	data.GET("/analysis/diff", s.wholeStore, s.analysisDiff)
+	data.GET("/analysis/tree", s.wholeStore, s.analysisTree)
+	data.GET("/analysis/models", s.wholeStore, s.analysisModels)
+	data.GET("/validate", s.wholeStore, s.validate)
 	data.GET("/ontology", s.ontology)
 	data.HEAD("/ontology", s.ontology)
 	return e

@@ -41,6 +41,11 @@ type QueryRequest struct {
 	// Sites, from the sites parameter, runs the query at registered sites
 	// and merges the answers: "all" or NAME,…[,local] (federation).
 	Sites string
+	// Scope is what the request's token may read and which sites it may
+	// call (nil: everything). The query service must evaluate over
+	// RestrictDataset(ds, Scope), not filter the answers afterwards, and
+	// refuse SERVICE and sites outside the scope.
+	Scope *Scope
 }
 
 // UpdateRequest is a SPARQL update as received by the protocol.
@@ -51,6 +56,9 @@ type UpdateRequest struct {
 	UsingGraphs      []string
 	UsingNamedGraphs []string
 	BaseIRI          string
+	// Scope is what the request's token may read and write (nil:
+	// everything); the update runs over RestrictDataset(ds, Scope).
+	Scope *Scope
 }
 
 // ResultKind says which of the QueryResult fields holds the answer.

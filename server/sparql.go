@@ -116,6 +116,7 @@ func (s *Server) runQuery(c *gin.Context, text string, params url.Values) {
 		NamedGraphs:   params["named-graph-uri"],
 		BaseIRI:       s.endpointIRI(c),
 		Sites:         siteParam(c, params),
+		Scope:         requestScope(c),
 	}
 	ctx := c.Request.Context()
 	res, err := s.opts.Query.Query(ctx, req)
@@ -271,6 +272,7 @@ func (s *Server) runUpdate(c *gin.Context, text string, params url.Values) {
 		UsingGraphs:      params["using-graph-uri"],
 		UsingNamedGraphs: params["using-named-graph-uri"],
 		BaseIRI:          s.endpointIRI(c),
+		Scope:            requestScope(c),
 	}
 	summary, err := s.opts.Query.Update(c.Request.Context(), req)
 	if err != nil {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"syscall"
 
 	"github.com/perfkb/perfkb/textpos"
 )
@@ -20,4 +22,7 @@ func printError(w io.Writer, err error) {
 		return
 	}
 	fmt.Fprintf(w, "perfkb: %v\n", err)
+	if errors.Is(err, syscall.ENOSPC) && !errors.Is(err, errStorage) {
+		fmt.Fprintln(w, "perfkb: the disk is full: free space and run the command again (what was acknowledged before is kept)")
+	}
 }

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/store"
 )
 
@@ -186,15 +187,25 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	storage := make(chan error, 1)
+	defer native.OnBackgroundError(func(err error) {
+		select {
+		case storage <- err:
+		default: // one is enough to stop the command
+		}
+	})()
 	app := &App{Stdout: stdout, Stderr: stderr, Stdin: stdin}
 	root := newRootCmd(app)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	sup := supervisor{stderr: stderr, signals: sigs, storage: storage, grace: stopGrace, exit: os.Exit,
+		keepServing: func() bool { return longRunning[app.command] }}
+	err := sup.run(context.Background(), root.ExecuteContext)
 	if err != nil {
 		code := exitCode(err)
 		if code == exitOther && isCobraUsageError(err) {

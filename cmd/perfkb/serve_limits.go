@@ -23,6 +23,8 @@ type exposureFlags struct {
 	minBodyRate  int64
 	bodyTimeout  time.Duration
 	loadDir      string
+	tokensFile   string
+	access       *server.Access // read from tokensFile by validate
 }
 
 func (f *exposureFlags) bind(fs *pflag.FlagSet) {
@@ -32,6 +34,7 @@ func (f *exposureFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "cut a client that sends or reads nothing for this long in the middle of a request")
 	fs.Int64Var(&f.minBodyRate, "min-body-rate", server.DefaultMinBodyRate, "cut a client whose request body arrives slower than this many bytes per second (after one --stall-timeout; 0: no minimum)")
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "cut a client whose request body has not arrived whole after this long")
+	fs.StringVar(&f.tokensFile, "tokens-file", "", "JSON file of users with tokens and the graphs they may read and write (docs/access.md); with --protect-reads, reads are limited too")
 	fs.StringVar(&f.loadDir, "load-dir", "", "directory SPARQL LOAD <file:…> may read from (default: LOAD of files is refused over HTTP)")
 }
 
@@ -45,6 +48,13 @@ func (f *exposureFlags) validate() error {
 	}
 	if f.bodyTimeout <= 0 {
 		return usageError(fmt.Errorf("--body-timeout must be positive"))
+	}
+	if f.tokensFile != "" {
+		a, err := server.ReadAccess(f.tokensFile)
+		if err != nil {
+			return usageError(err)
+		}
+		f.access = a
 	}
 	if f.loadDir == "" {
 		return nil
@@ -71,6 +81,7 @@ func (f *exposureFlags) apply(opts *server.Options) {
 		opts.MinBodyRate = -1 // server.Options: negative is "no minimum"
 	}
 	opts.BodyTimeout = f.bodyTimeout
+	opts.Access = f.access
 	if qe, ok := opts.Query.(*backend.QueryEngine); ok {
 		qe.LoadDir = f.loadDir
 	}

@@ -129,6 +129,7 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		ReadOnly:                    opts.ReadOnly,
 		FormatMajorVersion:          pebble.FormatNewest,
 		Logger:                      quietLogger{},
+		EventListener:               &pebble.EventListener{BackgroundError: backgroundError},
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
@@ -78,7 +79,9 @@ func TestServiceAnswerCharged(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tc.opts.Service = NewClient(nil)
+				c := NewClient(nil)
+				c.Timeout = time.Minute // decoding under -race on a loaded machine is slow
+				tc.opts.Service = c
 				res, err := eval.Query(context.Background(), native.OpenMemory(), q, tc.opts)
 				var got []kb.Term
 				if err == nil {

@@ -75,7 +75,12 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	// to registered sites only, so the SSRF guard holds.
 	opts.Protocol = &query.ProtocolDataset{Default: req.DefaultGraphs, Named: req.NamedGraphs}
 	opts.Sites = req.Sites
-	res, err := query.Exec(ctx, e.DS, prepared, opts)
+	ds, service, err := e.scoped(ctx, req.Scope, req.Sites)
+	if err != nil {
+		return nil, err
+	}
+	opts.Service = service
+	res, err := query.Exec(ctx, ds, prepared, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
@@ -103,7 +108,11 @@ func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (ser
 	}
 	opts := query.Options{Base: req.BaseIRI, Load: query.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool,
 		Protocol: &query.ProtocolDataset{Default: req.UsingGraphs, Named: req.UsingNamedGraphs}}
-	sum, err := query.Update(ctx, e.DS, req.Update, opts)
+	ds, _, err := e.scoped(ctx, req.Scope, "")
+	if err != nil {
+		return server.UpdateSummary{}, err
+	}
+	sum, err := query.Update(ctx, ds, req.Update, opts)
 	if err != nil {
 		return server.UpdateSummary{}, translateError(ctx, err)
 	}

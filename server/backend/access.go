@@ -1,0 +1,60 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/server"
+)
+
+// scoped is the dataset and SERVICE handler a request's scope allows: the
+// store restricted to its readable graphs (before evaluation, so FROM,
+// FROM NAMED, GRAPH ?g and the default graph all see the same graphs),
+// and SERVICE only to the registered sites it may call. A SERVICE to this
+// server itself goes out with the site's own token, not the caller's, so
+// it is a site like any other and needs the scope's leave.
+func (e *QueryEngine) scoped(ctx context.Context, scope *server.Scope, sites string) (kb.Dataset, query.ServiceHandler, error) {
+	ds := server.RestrictDataset(e.DS, scope)
+	if scope == nil || scope.CanCallSite("*") {
+		return ds, e.Service, nil
+	}
+	registered, err := (&query.SiteRegistry{DS: e.DS}).Sites(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	allowed := map[string]bool{}
+	for _, s := range registered {
+		if scope.CanCallSite(s.Name) {
+			allowed[s.Endpoint] = true
+		}
+	}
+	for _, name := range strings.Split(sites, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" || name == "local" {
+			continue
+		}
+		if name == "all" || !scope.CanCallSite(name) {
+			return nil, nil, fmt.Errorf("%w: user %s may not query site %q", server.ErrForbidden, scope.User, name)
+		}
+	}
+	var inner query.ServiceHandler = e.Service
+	return ds, scopedService{inner: inner, allowed: allowed, user: scope.User}, nil
+}
+
+// scopedService refuses SERVICE calls to endpoints outside the scope.
+type scopedService struct {
+	inner   query.ServiceHandler
+	allowed map[string]bool
+	user    string
+}
+
+// Handle implements query.ServiceHandler.
+func (s scopedService) Handle(ctx context.Context, req query.ServiceRequest) (*query.Solutions, error) {
+	if !s.allowed[req.Endpoint.Value] || s.inner == nil {
+		return nil, fmt.Errorf("%w: user %s may not call SERVICE <%s>", server.ErrForbidden, s.user, req.Endpoint.Value)
+	}
+	return s.inner.Handle(ctx, req)
+}
