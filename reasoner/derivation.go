@@ -31,7 +31,12 @@ import (
 //
 //	S <urn:x-perfkb:derivation> BATCH <urn:x-perfkb:derivations>
 //
-// lets Explain find the batches that hold S's derivations. Explain follows
+// lets Explain find the batches that hold S's derivations, and for each
+// rule label L a batch names, the same write adds
+//
+//	<urn:x-perfkb:derivations> <urn:x-perfkb:rule-label> L <urn:x-perfkb:derivations>
+//
+// since a store keeps only the terms that its quads use. Explain follows
 // premises that are themselves inferred down to asserted triples. IDs are
 // the store's own, so records are valid in the store that wrote them (an
 // export and re-import of the data gives new IDs and no explanations: run
@@ -47,6 +52,9 @@ const DerivationBatchDatatypeIRI = "urn:x-perfkb:derivation-batch"
 // RuleLabelDatatypeIRI is the datatype of the literals that name a rule in
 // derivation batches.
 const RuleLabelDatatypeIRI = "urn:x-perfkb:rule-label"
+
+// ruleLabelPredicateIRI links the derivations graph to the rule labels.
+const ruleLabelPredicateIRI = "urn:x-perfkb:rule-label"
 
 // recordBatch is the number of derivations per batch literal: large enough
 // that the dictionary gets few entries, small enough that Explain decodes

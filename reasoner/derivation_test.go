@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -106,3 +108,37 @@ func TestExplainReadsTermRecords(t *testing.T) {
 }
 
 func nt(t kb.Term) string { return t.String() }
+
+// TestExplainAfterReopen explains from a store on disk that was closed
+// after the run and opened again (a store keeps only the terms its quads
+// use, so every ID a record names must be in a quad).
+func TestExplainAfterReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ds, err := native.Open(ctx, dir, native.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := "@prefix ex: <http://example.org/> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\nex:rex a ex:Dog . ex:Dog rdfs:subClassOf ex:Mammal .\n"
+	if _, err := rdfio.Load(ctx, ds, strings.NewReader(src), rdfio.LoadOptions{Format: rdfio.Turtle, Graph: ex("g")}); err != nil {
+		t.Fatal(err)
+	}
+	prog := mustProgram(t, `[sub: (?c rdfs:subClassOf ?d), (?x rdf:type ?c) -> (?x rdf:type ?d)]`)
+	if _, err := Run(ctx, ds, prog, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ds, err = native.Open(ctx, dir, native.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	d, err := ExplainTriple(ctx, ds, kb.Triple{S: ex("rex"), P: kb.IRI(ontology.RDFType), O: ex("Mammal")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rule != "sub" || len(d.Premises) != 2 || !d.Premises[0].Asserted || !d.Premises[1].Asserted {
+		t.Errorf("after reopening: %+v", d)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
@@ -68,6 +69,11 @@ type Options struct {
 	// Reset clears the inferred and derivations graphs before the run, for
 	// a clean materialisation after the rules changed.
 	Reset bool
+	// Workers is the number of goroutines that a round's joins are
+	// spread over (0: GOMAXPROCS). Programs with print, remove, drop or
+	// makeTemp run on one, since their effects depend on the order of
+	// matches.
+	Workers int
 	// Print receives print() output (nil: discarded).
 	Print io.Writer
 	// Progress, when set, is called after loading and after each round.
@@ -143,6 +149,9 @@ type Engine struct {
 	cur   uint32 // the newest generation
 
 	inferredG, derivG, derivP kb.ID
+	// labelP links the derivations graph to the rule labels its records
+	// use, so that the labels' IDs are stored with them.
+	labelP kb.ID
 	// internalG receives helper triples (predicates in
 	// kb.RulesInternalNamespace), kept out of the union default graph;
 	// internalP caches which predicates are helpers.
@@ -160,10 +169,15 @@ type Engine struct {
 	blanks    int
 	runID     string
 
-	pending  []derivedTriple
-	pendSet  map[[3]kb.ID]struct{}
-	removes  [][3]kb.ID
-	premArea []premRef
+	// out collects the round's derived triples (workers' outputs are
+	// merged into it in task order); removes the round's removals.
+	out     output
+	removes [][3]kb.ID
+	// mu guards the term caches (terms, ids, nextLocal), the regexp cache,
+	// blanks and Print, which a round's workers share.
+	mu sync.Mutex
+	// workers is the number of goroutines a round's joins run on.
+	workers int
 
 	summary Summary
 	start   time.Time
@@ -224,7 +238,7 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 	e := &Engine{
 		ds: ds, prog: prog, opts: opts, ts: newTripleStore(),
 		terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, regexps: map[string]*regexp.Regexp{},
-		pendSet:   map[[3]kb.ID]struct{}{},
+		out:       output{set: map[[3]kb.ID]struct{}{}},
 		nextLocal: localBase,
 		start:     time.Now(),
 		heapStart: heapBytes(),
@@ -233,11 +247,11 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 	e.summary.Rules = prog.Len()
 	e.summary.Firings = map[string]int64{}
 	e.summary.RuleTime = map[string]time.Duration{}
-	ids, err := e.internAll(ctx, []kb.Term{opts.InferredGraph, DerivationsGraph, kb.IRI(DerivationPredicateIRI), kb.IRI(kb.RulesInternalGraphIRI)})
+	ids, err := e.internAll(ctx, []kb.Term{opts.InferredGraph, DerivationsGraph, kb.IRI(DerivationPredicateIRI), kb.IRI(kb.RulesInternalGraphIRI), kb.IRI(ruleLabelPredicateIRI)})
 	if err != nil {
 		return nil, err
 	}
-	e.inferredG, e.derivG, e.derivP, e.internalG = ids[0], ids[1], ids[2], ids[3]
+	e.inferredG, e.derivG, e.derivP, e.internalG, e.labelP = ids[0], ids[1], ids[2], ids[3], ids[4]
 	e.internalP = map[kb.ID]bool{}
 	if opts.ReadGraphs != nil {
 		e.readGraphs = map[kb.ID]bool{}
@@ -312,6 +326,8 @@ func isLocal(id kb.ID) bool { return id >= localBase }
 // the store has the term, else an engine-local ID, so that intermediate
 // values (a product compared with a threshold) never reach the dictionary.
 func (e *Engine) internLocal(ctx context.Context, t kb.Term) (kb.ID, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if id, ok := e.ids[t]; ok {
 		return id, nil
 	}
@@ -364,8 +380,8 @@ func heapBytes() uint64 {
 func (e *Engine) globalize(ctx context.Context) error {
 	var terms []kb.Term
 	seen := map[kb.ID]bool{}
-	for i := range e.pending {
-		d := &e.pending[i]
+	for i := range e.out.pending {
+		d := &e.out.pending[i]
 		for _, id := range [3]kb.ID{d.s, d.p, d.o} {
 			if isLocal(id) && !seen[id] {
 				seen[id] = true
@@ -386,8 +402,8 @@ func (e *Engine) globalize(ctx context.Context) error {
 		e.ids[terms[i]] = id
 		e.terms[id] = terms[i]
 	}
-	for i := range e.pending {
-		d := &e.pending[i]
+	for i := range e.out.pending {
+		d := &e.out.pending[i]
 		for _, id := range []*kb.ID{&d.s, &d.p, &d.o} {
 			if r, ok := real[*id]; ok {
 				*id = r
@@ -398,6 +414,8 @@ func (e *Engine) globalize(ctx context.Context) error {
 }
 
 func (e *Engine) term(ctx context.Context, id kb.ID) (kb.Term, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if t, ok := e.terms[id]; ok {
 		return t, nil
 	}
@@ -590,36 +608,9 @@ func (e *Engine) rounds(ctx context.Context, fromScratch bool) error {
 				return err
 			}
 		}
-		limitHit := false
-		for _, r := range e.rules {
-			if fromScratch && round == 0 && r.noPatterns != nil {
-				if err := e.evaluate(ctx, r.noPatterns); err != nil {
-					return e.stop(ctx, err)
-				}
-			}
-			plans := r.plans
-			if fromScratch && round == 0 && r.full != nil {
-				// every row is new and none is old: one join over everything
-				plans = []*plan{r.full}
-			}
-			for _, pl := range plans {
-				if pl != r.full && !e.hasDelta(pl) {
-					continue
-				}
-				began := time.Now()
-				err := e.evaluate(ctx, pl)
-				e.summary.RuleTime[r.cr.label] += time.Since(began)
-				if err != nil {
-					if errors.Is(err, ErrMaxDerived) {
-						limitHit = true
-						break
-					}
-					return e.stop(ctx, err)
-				}
-			}
-			if limitHit {
-				break
-			}
+		limitHit, err := e.evaluateRound(ctx, fromScratch && round == 0)
+		if err != nil {
+			return e.stop(ctx, err)
 		}
 		e.summary.Rounds++
 		changed, err := e.commit(ctx)
@@ -709,9 +700,9 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	next := e.cur + 1
-	var fresh []int32 // indexes in e.pending of this batch's new triples
-	for i := range e.pending {
-		d := &e.pending[i]
+	var fresh []int32 // indexes in e.out.pending of this batch's new triples
+	for i := range e.out.pending {
+		d := &e.out.pending[i]
 		if !e.ts.table(d.p, true).insert(d.s, d.o, next) {
 			continue
 		}
@@ -738,9 +729,9 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 	if err := flush(); err != nil {
 		return false, err
 	}
-	e.pending = e.pending[:0]
-	e.premArea = nil
-	clear(e.pendSet)
+	e.out.pending = e.out.pending[:0]
+	e.out.premArea = nil
+	clear(e.out.set)
 	return changed, nil
 }
 
@@ -765,7 +756,7 @@ func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, fresh []int32)
 	if len(fresh) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(fresh, func(a, b int32) int { return cmp.Compare(e.pending[a].s, e.pending[b].s) })
+	slices.SortStableFunc(fresh, func(a, b int32) int { return cmp.Compare(e.out.pending[a].s, e.out.pending[b].s) })
 	var (
 		lits     []kb.Term
 		subjects [][]kb.ID // per literal, its distinct subjects
@@ -777,7 +768,7 @@ func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, fresh []int32)
 		buf = buf[:0]
 		var subs []kb.ID
 		for k, i := range chunk {
-			d := &e.pending[i]
+			d := &e.out.pending[i]
 			prem = prem[:0]
 			for _, pr := range d.prem {
 				if pr.t != nil {
@@ -804,12 +795,23 @@ func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, fresh []int32)
 			delta.Add = append(delta.Add, kb.Quad{S: s, P: e.derivP, O: id, G: e.derivG})
 		}
 	}
+	// A store keeps only the terms its quads use: each label the records
+	// name goes into a quad of the same write (adding it again is a no-op).
+	labels := map[kb.ID]bool{}
+	for _, i := range fresh {
+		if l := e.rules[e.out.pending[i].rule].labelID; !labels[l] {
+			labels[l] = true
+			delta.Add = append(delta.Add, kb.Quad{S: e.derivG, P: e.labelP, O: l, G: e.derivG})
+		}
+	}
 	return nil
 }
 
 // --- builtins.Env for engine-level state ---
 
 func (e *Engine) regexp(pattern string) (*regexp.Regexp, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if re, ok := e.regexps[pattern]; ok {
 		return re, nil
 	}
@@ -822,11 +824,15 @@ func (e *Engine) regexp(pattern string) (*regexp.Regexp, error) {
 }
 
 func (e *Engine) newBlank() kb.Term {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.blanks++
 	return kb.Blank("t" + e.runID + "x" + strconv.Itoa(e.blanks))
 }
 
 func (e *Engine) print(line string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.opts.Print != nil {
 		fmt.Fprintln(e.opts.Print, line)
 	}

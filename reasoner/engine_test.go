@@ -369,7 +369,7 @@ func TestReadGraphsAndReset(t *testing.T) {
 	if err != nil || sum.Derived != 2 {
 		t.Fatalf("reset and read all: %+v %v", sum, err)
 	}
-	if n := len(graphTriples(t, ds, DerivationsGraph)); n != 2 {
+	if n := len(derivationQuads(t, ds)); n != 2 {
 		t.Errorf("%d derivation records, want 2", n)
 	}
 }

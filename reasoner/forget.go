@@ -98,7 +98,8 @@ func (t *table) forget(lo, hi uint32) {
 	for r := range t.s {
 		t.set[[2]kb.ID{t.s[r], t.o[r]}] = int32(r)
 	}
-	t.bySubj, t.byObj = nil, nil
+	t.bySubj.Store(nil)
+	t.byObj.Store(nil)
 	t.live = n
 	t.newest = n
 	for r := n - 1; r >= 0 && t.gen[r] == t.newestGen; r-- {

@@ -41,10 +41,6 @@ type boundCall struct {
 	// binds marks the argument positions whose variable this call binds
 	// (outputs not bound before the call in this plan).
 	binds map[int]bool
-	// call is reused for every invocation (a joiner is single-threaded and
-	// a call never re-enters itself).
-	call builtins.Call
-	buf  []kb.Term
 }
 
 type planStep struct {
@@ -73,6 +69,9 @@ type boundRule struct {
 	// labelID is the store ID of the rule's label literal, which
 	// derivation records name the rule by.
 	labelID kb.ID
+	// serial: the rule has builtins whose effects depend on the order of
+	// matches (print, remove, drop, makeTemp), so rounds run on one worker.
+	serial bool
 	// needsID marks variables that a pattern or a head triple uses; other
 	// variables a builtin binds stay terms (transient), never interned.
 	needsID []bool
@@ -120,8 +119,11 @@ func (e *Engine) bind(ctx context.Context) error {
 				for _, s := range c.triple {
 					mark(s)
 				}
-			} else if c.call.b.Name == "print" {
-				br.triplesOnly = false // prints on every match, as in Jena
+			} else {
+				if c.call.b.Name == "print" {
+					br.triplesOnly = false // prints on every match, as in Jena
+				}
+				br.serial = br.serial || orderDependent[c.call.b.Name]
 			}
 		}
 		for _, c := range cr.head {
@@ -131,6 +133,7 @@ func (e *Engine) bind(ctx context.Context) error {
 				}
 			} else {
 				br.triplesOnly = false
+				br.serial = br.serial || orderDependent[c.call.b.Name]
 			}
 		}
 		for _, c := range cr.body {
@@ -169,6 +172,7 @@ func (e *Engine) bind(ctx context.Context) error {
 		}
 		e.rules = append(e.rules, br)
 	}
+	e.setWorkers()
 	return e.plan(ctx)
 }
 
@@ -465,18 +469,36 @@ type joiner struct {
 	e     *Engine
 	ctx   context.Context
 	pl    *plan
+	out   *output
 	vals  []kb.ID
 	tvals []kb.Term // values of transient variables (vals[v] == transientID)
 	prem  []premRef // by body clause index
 	steps int
-	args  []kb.Term
+	// lo ≤ row < hi bounds the rows the first step reads (hi < 0: all),
+	// the part of the plan's input this joiner was given.
+	lo, hi int32
+	// cs holds each call's reused invocation (a call never re-enters
+	// itself within one joiner).
+	cs map[*boundCall]*callState
 }
 
-func (e *Engine) evaluate(ctx context.Context, pl *plan) error {
-	x := &joiner{e: e, ctx: ctx, pl: pl,
+type callState struct {
+	call builtins.Call
+	buf  []kb.Term
+}
+
+// orderDependent names the builtins whose effects depend on the order in
+// which matches are found.
+var orderDependent = map[string]bool{"print": true, "remove": true, "drop": true, "makeTemp": true}
+
+// evaluate runs plan pl over the rows lo ≤ row < hi of its first step
+// (hi < 0: all), collecting derived triples in out.
+func (e *Engine) evaluate(ctx context.Context, pl *plan, out *output, lo, hi int32) error {
+	x := &joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi,
 		vals:  make([]kb.ID, len(pl.rule.cr.varNames)),
 		tvals: make([]kb.Term, len(pl.rule.cr.varNames)),
 		prem:  make([]premRef, len(pl.rule.cr.body)),
+		cs:    map[*boundCall]*callState{},
 	}
 	ok, err := x.calls(pl.pre)
 	if err != nil || !ok {
@@ -564,6 +586,9 @@ func (x *joiner) scan(k int, st *planStep, t *table, s, o kb.ID) error {
 		from = t.newest
 	}
 	n := len(t.s)
+	if k == 0 && x.hi >= 0 {
+		from, n = max(from, int(x.lo)), min(n, int(x.hi))
+	}
 	for r := from; r < n; r++ {
 		if err := x.match(k, st, t, int32(r)); err != nil {
 			return err
@@ -573,7 +598,7 @@ func (x *joiner) scan(k int, st *planStep, t *table, s, o kb.ID) error {
 }
 
 func (x *joiner) match(k int, st *planStep, t *table, r int32) error {
-	if !x.genOK(st, t.gen[r]) {
+	if !x.genOK(st, t.gen[r]) || k == 0 && x.hi >= 0 && (r < x.lo || r >= x.hi) {
 		return nil
 	}
 	if x.steps++; x.steps&0x3fff == 0 {
@@ -645,7 +670,13 @@ func (x *joiner) calls(cs []*boundCall) (bool, error) {
 }
 
 func (x *joiner) makeCall(bc *boundCall) (*builtins.Call, error) {
-	args := bc.buffer()
+	st := x.cs[bc]
+	if st == nil {
+		st = &callState{buf: make([]kb.Term, len(bc.args))}
+		x.cs[bc] = st
+	}
+	args := st.buf
+	clear(args)
 	for j, a := range bc.args {
 		var id kb.ID
 		if a.mode == modeConst {
@@ -666,17 +697,8 @@ func (x *joiner) makeCall(bc *boundCall) (*builtins.Call, error) {
 		}
 		args[j] = t
 	}
-	bc.call = builtins.Call{Name: bc.c.b.Name, Args: args, Env: x}
-	return &bc.call, nil
-}
-
-// buffer returns the call's argument buffer, cleared.
-func (bc *boundCall) buffer() []kb.Term {
-	if bc.buf == nil {
-		bc.buf = make([]kb.Term, len(bc.args))
-	}
-	clear(bc.buf)
-	return bc.buf
+	st.call = builtins.Call{Name: bc.c.b.Name, Args: args, Env: x}
+	return &st.call, nil
 }
 
 // headExists reports whether every head triple is already known for the
@@ -698,7 +720,7 @@ func (x *joiner) headExists() bool {
 			}
 		}
 		if !x.e.ts.contains(ids[0], ids[1], ids[2]) {
-			if _, pending := x.e.pendSet[ids]; !pending {
+			if _, pending := x.out.set[ids]; !pending {
 				return false
 			}
 		}
@@ -756,28 +778,29 @@ func (x *joiner) fire() error {
 		if e.ts.contains(ids[0], ids[1], ids[2]) {
 			continue
 		}
-		if _, dup := e.pendSet[ids]; dup {
+		out := x.out
+		if _, dup := out.set[ids]; dup {
 			continue
 		}
-		if e.opts.MaxDerived > 0 && e.summary.Derived+int64(len(e.pending)) >= e.opts.MaxDerived {
+		if e.opts.MaxDerived > 0 && e.summary.Derived+int64(len(out.pending)) >= e.opts.MaxDerived {
 			return ErrMaxDerived
 		}
-		e.pendSet[ids] = struct{}{}
+		out.set[ids] = struct{}{}
 		d := derivedTriple{s: ids[0], p: ids[1], o: ids[2], rule: int32(br.index)}
 		if !e.opts.NoDerivations {
 			n := len(x.prem)
-			if cap(e.premArea)-len(e.premArea) < n {
-				e.premArea = make([]premRef, 0, max(4096, n))
+			if cap(out.premArea)-len(out.premArea) < n {
+				out.premArea = make([]premRef, 0, max(4096, n))
 			}
-			start := len(e.premArea)
-			e.premArea = append(e.premArea, x.prem...)
-			d.prem = e.premArea[start : start+n : start+n]
+			start := len(out.premArea)
+			out.premArea = append(out.premArea, x.prem...)
+			d.prem = out.premArea[start : start+n : start+n]
 		}
-		e.pending = append(e.pending, d)
-		if len(e.pending)&4095 == 0 {
+		out.pending = append(out.pending, d)
+		if len(out.pending)&4095 == 0 {
 			// A round can derive far more than the budget (a cross
 			// product): check it as the joiner emits, not only between
-			// rounds.
+			// rounds. checkMemory reads only the heap: safe from workers.
 			if err := e.checkMemory(); err != nil {
 				return err
 			}
@@ -795,7 +818,9 @@ func (x *joiner) Exists(s, p, o kb.Term) (bool, error) {
 		if t.IsZero() {
 			continue
 		}
+		x.e.mu.Lock()
 		id, ok := x.e.ids[t]
+		x.e.mu.Unlock()
 		if !ok {
 			var err error
 			id, ok, err = x.e.ds.Lookup(x.ctx, t)

@@ -2,6 +2,8 @@ package reasoner
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/perfkb/perfkb/kb"
 )
@@ -13,12 +15,15 @@ const deletedGen = math.MaxUint32
 // generation order and never move, so a row index names a triple for the
 // whole run (premises of derivations point at rows).
 type table struct {
-	p      kb.ID
-	s, o   []kb.ID
-	gen    []uint32
-	set    map[[2]kb.ID]int32
-	bySubj map[kb.ID][]int32 // built on first use
-	byObj  map[kb.ID][]int32 // built on first use
+	p    kb.ID
+	s, o []kb.ID
+	gen  []uint32
+	set  map[[2]kb.ID]int32
+	// The indexes by subject and by object are built on first use, which
+	// may come from several workers of a round at once (idxMu); between
+	// rounds insert keeps them up to date.
+	bySubj, byObj atomic.Pointer[map[kb.ID][]int32]
+	idxMu         sync.Mutex
 	// newest is the first row of the newest generation (the delta).
 	newest    int
 	newestGen uint32
@@ -68,11 +73,11 @@ func (t *table) insert(s, o kb.ID, g uint32) bool {
 	t.o = append(t.o, o)
 	t.gen = append(t.gen, g)
 	t.set[key] = r
-	if t.bySubj != nil {
-		t.bySubj[s] = append(t.bySubj[s], r)
+	if m := t.bySubj.Load(); m != nil {
+		(*m)[s] = append((*m)[s], r)
 	}
-	if t.byObj != nil {
-		t.byObj[o] = append(t.byObj[o], r)
+	if m := t.byObj.Load(); m != nil {
+		(*m)[o] = append((*m)[o], r)
 	}
 	t.live++
 	return true
@@ -91,28 +96,28 @@ func (t *table) remove(s, o kb.ID) bool {
 	return true
 }
 
-func (t *table) subjects() map[kb.ID][]int32 {
-	if t.bySubj == nil {
-		t.bySubj = make(map[kb.ID][]int32)
-		for r, s := range t.s {
-			if t.gen[r] != deletedGen {
-				t.bySubj[s] = append(t.bySubj[s], int32(r))
-			}
-		}
-	}
-	return t.bySubj
-}
+func (t *table) subjects() map[kb.ID][]int32 { return t.index(&t.bySubj, t.s) }
 
-func (t *table) objects() map[kb.ID][]int32 {
-	if t.byObj == nil {
-		t.byObj = make(map[kb.ID][]int32)
-		for r, o := range t.o {
-			if t.gen[r] != deletedGen {
-				t.byObj[o] = append(t.byObj[o], int32(r))
-			}
+func (t *table) objects() map[kb.ID][]int32 { return t.index(&t.byObj, t.o) }
+
+// index returns the index of column col, building it on first use.
+func (t *table) index(idx *atomic.Pointer[map[kb.ID][]int32], col []kb.ID) map[kb.ID][]int32 {
+	if m := idx.Load(); m != nil {
+		return *m
+	}
+	t.idxMu.Lock()
+	defer t.idxMu.Unlock()
+	if m := idx.Load(); m != nil {
+		return *m
+	}
+	m := make(map[kb.ID][]int32)
+	for r, v := range col {
+		if t.gen[r] != deletedGen {
+			m[v] = append(m[v], int32(r))
 		}
 	}
-	return t.byObj
+	idx.Store(&m)
+	return m
 }
 
 // hasDelta reports whether the table has rows of generation g, the newest.

@@ -197,6 +197,7 @@ func (s *Server) routes() *gin.Engine {
 	e.GET("/static/*file", compress, s.static)
 	e.GET("/healthz", s.healthz)
 	e.GET("/metrics", s.preauth, s.wholeStore, s.metrics.handler())
+	e.GET("/findings/stream", s.preauth, s.wholeStore, s.findingsStream) // long-lived: no deadline, no slot, no gzip
 
 	// Data endpoints: timeout, stall guard, token before body, body
 	// limit, concurrency limit. A POST to /sparql reads its (bounded) body
