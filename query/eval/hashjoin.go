@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/opt"
 )
 
 // Hash semi-, anti- and left joins over IDs.
@@ -17,6 +18,7 @@ import (
 // that is a BGP can be evaluated either way: fed each row (an index
 // lookup per row, cheap for few rows) or once, alone, hashed on the
 // variables it shares with the rows (a scan, cheap per row once built).
+// The right side of an inner join that is a BGP is handled the same way.
 // opt plans both forms (opt.Plan.Alone); the operators below start with
 // the fed form and switch to the hashed one after threshold rows, so
 // neither a handful of rows pays for a large scan nor a large input pays
@@ -107,6 +109,23 @@ func (ex *executor) compileHashPlan(alone *algebra.BGP, sc scope, bound, keyable
 	}
 	h.text = strings.Join(names, " ")
 	return h, nil
+}
+
+// hashRight returns the hashed form of right, the right side of a join or
+// an OPTIONAL over left, when opt planned one (nil otherwise): keyed on
+// the variables every left row binds, each candidate then tested for
+// compatibility on the others.
+func (ex *executor) hashRight(left, right algebra.Op, sc scope) (*hashRight, error) {
+	alone := ex.plan.Alone(right)
+	if alone == nil {
+		return nil, nil
+	}
+	h, err := ex.compileHashPlan(alone, sc, sc.seed.union(ex.maybe(left)), ex.slots(opt.Certain(left)))
+	if err != nil || len(h.keys) == 0 {
+		return nil, err
+	}
+	h.anyFree = true
+	return &hashRight{hashPlan: h}, nil
 }
 
 // use reports whether row r takes the hashed form: the threshold has been
@@ -223,15 +242,16 @@ func (t *rowTable) lookup(ex *executor, r row, keys []int) []row {
 	return t.many[string(ex.keyBuf)]
 }
 
-// hashLeft is the hashed form of an OPTIONAL's right side.
-type hashLeft struct {
+// hashRight is the hashed form of the right side of a join or an
+// OPTIONAL.
+type hashRight struct {
 	*hashPlan
 	tables map[string]*rowTable
 }
 
 // table returns the hashed right side for left row l, or nil when l must
 // take the fed form.
-func (h *hashLeft) table(ex *executor, l row) (*rowTable, error) {
+func (h *hashRight) table(ex *executor, l row) (*rowTable, error) {
 	if !h.use(l) {
 		return nil, nil
 	}
@@ -249,7 +269,7 @@ func (h *hashLeft) table(ex *executor, l row) (*rowTable, error) {
 	var buf []byte
 	err := runInner(ex, h.build, seed, func(r row) error {
 		// Kept until the query ends (the table is cached).
-		if err := ex.mem.charge(rowBytes(len(r))+idSetBytes(8, sliceHeader), "OPTIONAL"); err != nil {
+		if err := ex.mem.charge(rowBytes(len(r))+idSetBytes(8, sliceHeader), "a hash join's right side (join or OPTIONAL)"); err != nil {
 			return err
 		}
 		if one {
