@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"unsafe"
 
@@ -713,7 +712,9 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if n.keep > 0 {
 		rows = top.rows
 	}
-	sort.Slice(rows, func(i, j int) bool { return before(rows[i], rows[j]) })
+	if err := sortOrdered(ex.ctx, rows, before); err != nil {
+		return err
+	}
 	for _, k := range rows {
 		if !emit(k.r) {
 			return errStop
