@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -22,7 +23,8 @@ import (
 // opt plans both forms (opt.Plan.Alone); the operators below start with
 // the fed form and switch to the hashed one after threshold rows, so
 // neither a handful of rows pays for a large scan nor a large input pays
-// an index lookup per row. Keys are the shared variables' IDs, so nothing
+// an index lookup per row (on a store whose lookups are in memory only
+// small patterns are hashed: see smallHashRows). Keys are the shared variables' IDs, so nothing
 // is decoded. A row that leaves a key variable unbound, or binds a
 // pattern variable the hash does not key on, takes the fed form.
 
@@ -74,7 +76,9 @@ type hashPlan struct {
 	keys      []int // shared slots (bound by the rows), sorted
 	free      []int // the pattern's other slots
 	threshold int64
-	fed       int64 // rows fed so far
+	fed       int64   // rows fed so far
+	est       float64 // estimated rows of the alone form; <0 unknown
+	asked     bool    // the store's lookups have been looked at
 	text      string
 	// anyFree: a row may bind the pattern's free slots too (a left join
 	// tests each candidate for compatibility; a key set cannot).
@@ -93,7 +97,7 @@ func (ex *executor) compileHashPlan(alone *algebra.BGP, sc scope, bound, keyable
 	if bp := ex.plan.BGP(alone); bp != nil {
 		est = bp.Rows
 	}
-	h := &hashPlan{build: build, threshold: hashThreshold(est)}
+	h := &hashPlan{build: build, threshold: hashThreshold(est), est: est}
 	var names []string
 	vars := ex.maybe(alone)
 	for s := 0; s < ex.vars.n(); s++ {
@@ -128,9 +132,25 @@ func (ex *executor) hashRight(left, right algebra.Op, sc scope) (*hashRight, err
 	return &hashRight{hashPlan: h}, nil
 }
 
+// smallHashRows bounds the alone form hashed over a store with cheap
+// lookups (kb.MemoryLookups: an in-memory read side): there a lookup per
+// row costs less than building a large hash table of fresh rows (measured
+// on the Sparqloscope OPTIONAL and EXISTS queries: up to 2-6 times
+// slower hashed), while a table this small stays in cache and beats the
+// lookups.
+const smallHashRows = 1 << 14
+
 // use reports whether row r takes the hashed form: the threshold has been
 // passed and r binds exactly the key slots of the pattern.
-func (h *hashPlan) use(r row) bool {
+func (h *hashPlan) use(ex *executor, r row) bool {
+	if !h.asked {
+		// Asked at the first row, when the store has started reading
+		// (a native store builds its read side then).
+		h.asked = true
+		if hashAfter < 0 && (h.est < 0 || h.est > smallHashRows) && ex.cheapLookups() {
+			h.threshold = math.MaxInt64
+		}
+	}
 	if h.fed < h.threshold {
 		h.fed++
 		return false
@@ -141,8 +161,21 @@ func (h *hashPlan) use(r row) bool {
 	return hashable(r, h.keys, h.free)
 }
 
+// cheapLookups reports whether the store answers bound lookups from
+// memory: an in-memory read side (kb.MemoryLookups) or a kb.QuadSource.
+func (ex *executor) cheapLookups() bool {
+	if ex.source != nil {
+		return true
+	}
+	m, ok := ex.ds.(kb.MemoryLookups)
+	return ok && m.MemoryLookups()
+}
+
 // describe names the hashed form for explain.
 func (h *hashPlan) describe() string {
+	if h.threshold == math.MaxInt64 {
+		return "fed each row (store lookups are cheaper than hashing it)"
+	}
 	if len(h.keys) == 0 {
 		return fmt.Sprintf("hashed alone after %d rows, no shared variable", h.threshold)
 	}
@@ -175,7 +208,7 @@ type semiJoin struct {
 // test reports whether the pattern has a solution compatible with r,
 // and false for decided when r must take the fed form.
 func (j *semiJoin) test(ex *executor, r row) (found, decided bool, err error) {
-	if !j.use(r) {
+	if !j.use(ex, r) {
 		return false, false, nil
 	}
 	seed, gkey := hiddenSeed(ex, r)
@@ -252,7 +285,7 @@ type hashRight struct {
 // table returns the hashed right side for left row l, or nil when l must
 // take the fed form.
 func (h *hashRight) table(ex *executor, l row) (*rowTable, error) {
-	if !h.use(l) {
+	if !h.use(ex, l) {
 		return nil, nil
 	}
 	seed, gkey := hiddenSeed(ex, l)
