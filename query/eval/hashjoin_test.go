@@ -33,6 +33,9 @@ func TestJoinOperators(t *testing.T) {
 		// compatible and shares a variable.
 		{"minus", "SELECT ?s { ?s :p ?o MINUS { ?s :q ?v } }", []string{":c"}},
 		{"minus two shared variables", "SELECT ?s ?o { ?s :p ?o MINUS { ?s :p ?o . ?o :t :T } }", []string{":b :x2"}},
+		// A blank node in the right side is a variable of its own, shared
+		// with nothing.
+		{"minus with a blank node", "SELECT ?s { ?s :p ?o MINUS { ?s :q [] } }", []string{":c"}},
 		{"minus disjoint domains removes nothing", "SELECT ?s { ?s :p ?o MINUS { ?x :q ?v } }", []string{":a", ":b", ":c"}},
 		// ?v unbound on the left: b and c share no variable with any
 		// right row, so they stay; a's ?v = "1" matches (:a "1").
