@@ -186,7 +186,9 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &joinNode{left: left, right: right}, nil
+		n := &joinNode{left: left, right: right}
+		n.hash, err = ex.hashRight(o.Left, o.Right, sc)
+		return n, err
 	case *algebra.LeftJoin:
 		if n, ok, err := ex.compileServiceLeftJoin(o, sc); ok {
 			return n, err // OPTIONAL { SERVICE … } fed the left side's values
@@ -206,18 +208,8 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 			return nil, err
 		}
 		n := &leftJoinNode{left: left, right: right, exprs: exprs, exprText: exprsText(o.Exprs)}
-		if alone := ex.plan.Alone(o.Right); alone != nil {
-			// Keyed on the variables every left row binds.
-			h, err := ex.compileHashPlan(alone, sc, rsc.seed, ex.slots(opt.Certain(o.Left)))
-			if err != nil {
-				return nil, err
-			}
-			if len(h.keys) > 0 {
-				h.anyFree = true
-				n.hash = &hashLeft{hashPlan: h}
-			}
-		}
-		return n, nil
+		n.hash, err = ex.hashRight(o.Left, o.Right, sc)
+		return n, err
 	case *algebra.Filter:
 		exprs, err := ex.compileExprs(o.Exprs, sc.with(sc.seed.union(ex.maybe(o.Input))))
 		if err != nil {

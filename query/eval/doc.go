@@ -11,8 +11,15 @@
 // pattern; a join feeds each left solution into its right side (sideways
 // information passing) unless opt marked the right side isolated, which
 // is then evaluated once, materialised with a hash index and joined by
-// value. Options.NoOptimize runs the algebra as written. Evaluation is
-// push-based, so LIMIT and ASK stop early.
+// value. A right side (join, OPTIONAL) or EXISTS pattern that is a BGP is
+// fed rows at first and, past a threshold set from its estimated size,
+// evaluated once alone (opt.Plan.Alone) and hashed on the shared
+// variables' IDs: a hash join, hash left join or hash semi/anti-join
+// (hashjoin.go; over a store with in-memory lookups only small patterns
+// are hashed). ORDER BY sorts runs in parallel and merges them, checking
+// for cancellation as it goes (sort.go). Options.NoOptimize runs the
+// algebra as written. Evaluation is push-based, so LIMIT and ASK stop
+// early.
 //
 // Data. Solutions are slices of kb.ID indexed by variable slot; terms are
 // resolved (and cached) only where a function needs a value. Computed terms

@@ -13,7 +13,7 @@ import (
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
-// TestJoinOperators runs MINUS, [NOT] EXISTS and OPTIONAL over
+// TestJoinOperators runs MINUS, [NOT] EXISTS, OPTIONAL and joins over
 // testdata/joins.nq (9 triples in the default graph, 2 in each of the
 // named graphs g1 and g2) on both in-memory stores, each query three
 // ways: optimized with the hashed forms from the first row (hashAfter 0),
@@ -33,6 +33,9 @@ func TestJoinOperators(t *testing.T) {
 		// compatible and shares a variable.
 		{"minus", "SELECT ?s { ?s :p ?o MINUS { ?s :q ?v } }", []string{":c"}},
 		{"minus two shared variables", "SELECT ?s ?o { ?s :p ?o MINUS { ?s :p ?o . ?o :t :T } }", []string{":b :x2"}},
+		// A blank node in the right side is a variable of its own, shared
+		// with nothing.
+		{"minus with a blank node", "SELECT ?s { ?s :p ?o MINUS { ?s :q [] } }", []string{":c"}},
 		{"minus disjoint domains removes nothing", "SELECT ?s { ?s :p ?o MINUS { ?x :q ?v } }", []string{":a", ":b", ":c"}},
 		// ?v unbound on the left: b and c share no variable with any
 		// right row, so they stay; a's ?v = "1" matches (:a "1").
@@ -74,6 +77,13 @@ func TestJoinOperators(t *testing.T) {
 		{"graph not exists", "SELECT ?g ?s { GRAPH ?g { ?s :p2 ?o FILTER NOT EXISTS { ?s :q2 ?v } } }", []string{":g2 :b"}},
 		{"graph minus", "SELECT ?g ?s { GRAPH ?g { ?s :p2 ?o MINUS { ?s :q2 ?v } } }", []string{":g2 :b"}},
 		{"graph optional", "SELECT ?g ?s ?v { GRAPH ?g { ?s :p2 ?o OPTIONAL { ?s :q2 ?v } } }", []string{`:g1 :a "1"`, ":g2 :b -"}},
+		// Inner join of a UNION with a BGP: the BGP is the hashed side.
+		{"union join", "SELECT ?s ?v { { ?s :p ?o } UNION { ?s :r ?o } ?s :q ?v }", []string{`:a "1"`, `:b "2"`, `:b "3"`}},
+		// The second branch binds ?v = "3" for b, so only b's "3" joins it.
+		{"union join on an optional variable", `SELECT ?s ?v { { ?s :p ?o } UNION { ?s :q "2" BIND("3" AS ?v) } ?s :q ?v }`,
+			[]string{`:a "1"`, `:b "2"`, `:b "3"`, `:b "3"`}},
+		{"union join empty right side", "SELECT ?s ?v { { ?s :p ?o } UNION { ?s :r ?o } ?s :nothing ?v }", nil},
+		{"union join empty left side", "SELECT ?s ?v { { ?s :nothing ?o } UNION { ?s :nothing2 ?o } ?s :q ?v }", nil},
 		{"union then exists", "SELECT ?s { { ?s :p ?o } UNION { ?s :r ?o } FILTER EXISTS { ?s :q ?v } }", []string{":a", ":b"}},
 	}
 	data, err := os.ReadFile("testdata/joins.nq")

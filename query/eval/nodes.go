@@ -4,7 +4,6 @@ import (
 	"container/heap"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"unsafe"
 
@@ -114,17 +113,46 @@ func (n *emptyNode) describe() string                         { return "Empty ("
 // ---- joins ----
 
 // joinNode is an index nested-loop join: each left row seeds the right side.
+// With hash set, once the right side has been fed hash.threshold rows it
+// is evaluated alone, hashed and joined by value (hash join).
 type joinNode struct {
 	nodeInfo
 	left, right node
+	hash        *hashRight
 }
 
 func (n *joinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
-	return runInner(ex, n.left, seed, func(l row) error { return n.right.run(ex, l, emit) })
+	return runInner(ex, n.left, seed, func(l row) error {
+		if n.hash != nil {
+			t, err := n.hash.table(ex, l)
+			if err != nil {
+				return err
+			}
+			if t != nil {
+				for _, r := range t.lookup(ex, l, n.hash.keys) {
+					if compatibleRows(l, r) && !emit(merge(l, r)) {
+						return errStop
+					}
+				}
+				return ex.check()
+			}
+		}
+		return n.right.run(ex, l, emit)
+	})
 }
-func (n *joinNode) children() []node { return []node{n.left, n.right} }
-func (n *joinNode) describe() string { return "NestedLoopJoin" }
+func (n *joinNode) children() []node {
+	if n.hash != nil {
+		return []node{n.left, n.right, n.hash.build}
+	}
+	return []node{n.left, n.right}
+}
+func (n *joinNode) describe() string {
+	if n.hash != nil {
+		return "NestedLoopJoin (right side " + n.hash.describe() + ")"
+	}
+	return "NestedLoopJoin"
+}
 
 // hashJoinNode evaluates right on its own once (per active graph),
 // materialises it with a hash index, and joins each left row by value.
@@ -245,7 +273,7 @@ type leftJoinNode struct {
 	left, right node
 	exprs       []cexpr
 	exprText    string
-	hash        *hashLeft
+	hash        *hashRight
 }
 
 func (n *leftJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
@@ -684,7 +712,9 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if n.keep > 0 {
 		rows = top.rows
 	}
-	sort.Slice(rows, func(i, j int) bool { return before(rows[i], rows[j]) })
+	if err := sortOrdered(ex.ctx, rows, before); err != nil {
+		return err
+	}
 	for _, k := range rows {
 		if !emit(k.r) {
 			return errStop

@@ -21,6 +21,13 @@
 //     would see a variable bound from outside — and subqueries, GROUP,
 //     modifiers and SERVICE; those are evaluated on their own and joined by
 //     value.
+//   - Anti-joins. MINUS { BGP } becomes FILTER NOT EXISTS { BGP } over its
+//     left side (guarded by BOUND when the left side may leave every
+//     shared variable unbound, dropped when it shares none), so the
+//     evaluator runs it as an anti-join placed with the other filters.
+//   - Alone forms. The BGP right side of a join or an OPTIONAL and a BGP
+//     EXISTS pattern are also planned with nothing bound on entry
+//     (Plan.Alone), for the evaluator's hash joins.
 //
 // Options.NoOptimize runs the algebra as written: triple patterns in
 // syntactic order, every FILTER at the end of its group, and every

@@ -83,8 +83,9 @@ func (p *Plan) Pattern(op algebra.Op) algebra.Op {
 }
 
 // Alone returns the plan of a basic graph pattern that the plan also
-// feeds bindings — the right side of an OPTIONAL (keyed by its planned
-// form in Root) or an EXISTS pattern (keyed by the pattern as written) —
+// feeds bindings — the right side of a join or an OPTIONAL (keyed by its
+// planned form in Root) or an EXISTS pattern (keyed by the pattern as
+// written) —
 // planned a second time with no variable bound on entry, or nil. The
 // evaluator may evaluate that form once, hash it on the shared variables
 // and join by value (a hash left join or semi-join) instead of evaluating
@@ -180,6 +181,11 @@ func (w *optimizer) op(op algebra.Op, sc scope) (algebra.Op, error) {
 		right, err := w.walk(o.Right, sc.with(sc.seed.union(Maybe(o.Left))))
 		if err != nil {
 			return nil, err
+		}
+		if !w.plan.isolated[right] {
+			if err := w.planAlone(right, o.Right, sc); err != nil {
+				return nil, err
+			}
 		}
 		if left == o.Left && right == o.Right {
 			return o, nil
