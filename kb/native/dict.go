@@ -489,6 +489,9 @@ func (s *Store) Resolve(ctx context.Context, id kb.ID) (kb.Term, error) {
 	if id == 0 {
 		return kb.Term{}, kb.ErrUnknownID
 	}
+	if enc := s.side.encoded(id); enc != nil {
+		return decodeTerm(enc)
+	}
 	v, closer, err := s.db.Get(idKey(id))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return kb.Term{}, kb.ErrUnknownID
