@@ -1,6 +1,7 @@
 package native
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -160,11 +161,39 @@ type sideMapping struct {
 }
 
 // sideDict is the mapped dictionary: the stored encoding of ID i is
-// blob[off[i]:off[i+1]] (empty for an ID never stored).
+// blob[off[i]:off[i+1]] (empty for an ID never stored), and table is an
+// open-addressing hash table of the IDs by their encoding's termHash
+// (linear probing, 0 empty, a power of two long).
 type sideDict struct {
-	off  []uint64
-	blob []byte
-	pin  *sideMapping
+	off   []uint64
+	blob  []byte
+	table []uint32
+	pin   *sideMapping
+}
+
+// termHash is FNV-1a over an encoded term: a hash that is the same in
+// every process, as the mapped table needs.
+func termHash(enc []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range enc {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// lookup returns the ID stored for an encoded term.
+func (d *sideDict) lookup(enc []byte) (kb.ID, bool) {
+	mask := uint64(len(d.table) - 1)
+	for slot := termHash(enc) & mask; ; slot = (slot + 1) & mask {
+		id := d.table[slot]
+		if id == 0 {
+			return 0, false
+		}
+		if bytes.Equal(d.encoded(kb.ID(id)), enc) {
+			return kb.ID(id), true
+		}
+	}
 }
 
 // encoded returns id's stored encoding, or nil.
@@ -217,6 +246,33 @@ func (s *Store) writeSideDictTmp(ctx context.Context, build uint64) (err error) 
 		return fmt.Errorf("native: %w", err)
 	}
 	off = append(off, uint64(len(blob)))
+	if uint64(len(off)) >= 1<<32 {
+		return errors.New("native: side file: IDs past 32 bits")
+	}
+	terms := 0
+	for i := 1; i < len(off); i++ {
+		if off[i] > off[i-1] {
+			terms++
+		}
+	}
+	size := 1024
+	for size < 2*terms {
+		size *= 2
+	}
+	table := make([]uint32, size)
+	dict := &sideDict{off: off, blob: blob, table: table}
+	for id := 1; id+1 < len(off); id++ {
+		enc := dict.encoded(kb.ID(id))
+		if enc == nil {
+			continue
+		}
+		slot := termHash(enc) & uint64(size-1)
+		for table[slot] != 0 {
+			slot = (slot + 1) & uint64(size-1)
+		}
+		table[slot] = uint32(id)
+	}
+	pad := make([]byte, (4-len(blob)%4)%4)
 	f, err := os.Create(filepath.Join(s.dir, sideName(sideDictFile, true)))
 	if err != nil {
 		return fmt.Errorf("native: side file: %w", err)
@@ -233,7 +289,9 @@ func (s *Store) writeSideDictTmp(ctx context.Context, build uint64) (err error) 
 	binary.NativeEndian.PutUint64(h[16:], build)
 	binary.NativeEndian.PutUint64(h[24:], uint64(len(off)))
 	binary.NativeEndian.PutUint64(h[32:], uint64(len(blob)))
-	for _, b := range [][]byte{h[:], unsafe.Slice((*byte)(unsafe.Pointer(&off[0])), len(off)*8), blob} {
+	binary.NativeEndian.PutUint64(h[40:], uint64(len(table)))
+	for _, b := range [][]byte{h[:], unsafe.Slice((*byte)(unsafe.Pointer(&off[0])), len(off)*8), blob, pad,
+		unsafe.Slice((*byte)(unsafe.Pointer(&table[0])), len(table)*4)} {
 		if _, err := f.Write(b); err != nil {
 			return fmt.Errorf("native: side file: %w", err)
 		}
@@ -320,14 +378,16 @@ func (s *Store) mapSideFiles() (*memSnapshot, error) {
 		binary.NativeEndian.Uint64(b[16:]) != build {
 		return nil, errSideInvalid
 	}
-	noff, nblob := binary.NativeEndian.Uint64(b[24:]), binary.NativeEndian.Uint64(b[32:])
-	if noff == 0 || uint64(len(b)) != sideHeaderSize+noff*8+nblob {
+	noff, nblob, ntab := binary.NativeEndian.Uint64(b[24:]), binary.NativeEndian.Uint64(b[32:]), binary.NativeEndian.Uint64(b[40:])
+	tabAt := sideHeaderSize + noff*8 + nblob + (4-nblob%4)%4
+	if noff == 0 || ntab == 0 || ntab&(ntab-1) != 0 || uint64(len(b)) != tabAt+ntab*4 {
 		return nil, errSideInvalid
 	}
 	s.side = &sideDict{
-		off:  unsafe.Slice((*uint64)(unsafe.Pointer(&b[sideHeaderSize])), noff),
-		blob: b[sideHeaderSize+noff*8:],
-		pin:  m,
+		off:   unsafe.Slice((*uint64)(unsafe.Pointer(&b[sideHeaderSize])), noff),
+		blob:  b[sideHeaderSize+noff*8 : sideHeaderSize+noff*8+nblob],
+		table: unsafe.Slice((*uint32)(unsafe.Pointer(&b[tabAt])), ntab),
+		pin:   m,
 	}
 	next.counts = s.counts.clone()
 	ok = true

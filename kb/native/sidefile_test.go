@@ -144,7 +144,17 @@ func termsAgreeWithPebble(t *testing.T, s *Store, probes []kb.Quad) {
 			if err != nil || got != want {
 				t.Fatalf("ID %d: mapped dictionary %v, Pebble %v (%v)", id, got, want, err)
 			}
+			if back, ok, err := s.Lookup(ctx, want); err != nil || !ok || back != id {
+				t.Fatalf("Lookup(%v) = %d %v %v, want %d", want, back, ok, err, id)
+			}
+			if again, err := s.Intern(ctx, []kb.Term{want}); err != nil || again[0] != id {
+				t.Fatalf("Intern(%v) = %v %v, want %d", want, again, err, id)
+			}
 		}
+	}
+	unknown := kb.IRI("http://example.org/never-stored")
+	if _, ok, err := s.Lookup(ctx, unknown); ok || err != nil {
+		t.Fatalf("Lookup of a term never stored: %v %v", ok, err)
 	}
 	if _, ok := s.TermOf(kb.ID(len(s.side.off) + 5)); ok {
 		t.Fatal("TermOf of an ID past the store answers")
