@@ -194,7 +194,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	}
 	err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict)
 	if side {
-		if err == nil && errors.Join(sideErrs[:]...) == nil {
+		if err == nil && errors.Join(sideErrs[:]...) == nil && s.writeSideDictTmp(ctx, build) == nil {
 			// The load is committed whatever happens here: a failed
 			// rename leaves an incomplete set, which open removes.
 			if s.commitSide() != nil {

@@ -328,7 +328,18 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 	}
 	// Terms stored before this process opened the store are on disk only.
 	var found map[int]kb.ID
-	if !complete {
+	if !complete && s.side != nil {
+		var enc []byte
+		for _, i := range missing {
+			enc, _ = appendTerm(enc[:0], terms[i])
+			if id, ok := s.side.lookup(enc); ok {
+				if found == nil {
+					found = make(map[int]kb.ID)
+				}
+				found[i] = id
+			}
+		}
+	} else if !complete {
 		var err error
 		if found, err = s.findStoredTerms(terms, missing); err != nil {
 			return nil, err
@@ -452,6 +463,12 @@ func (s *Store) Lookup(ctx context.Context, t kb.Term) (kb.ID, bool, error) {
 	if ok || complete {
 		return id, ok, nil
 	}
+	if s.side != nil {
+		// Every term stored before open is in the mapped dictionary, and
+		// every one stored since is fresh (found above).
+		id, ok = s.side.lookup(enc)
+		return id, ok, nil
+	}
 	id, ok, err = s.getTermID(enc)
 	if err != nil || !ok {
 		return 0, false, err
@@ -488,6 +505,9 @@ func (s *Store) Resolve(ctx context.Context, id kb.ID) (kb.Term, error) {
 	}
 	if id == 0 {
 		return kb.Term{}, kb.ErrUnknownID
+	}
+	if enc := s.side.encoded(id); enc != nil {
+		return decodeTerm(enc)
 	}
 	v, closer, err := s.db.Get(idKey(id))
 	if errors.Is(err, pebble.ErrNotFound) {

@@ -232,6 +232,11 @@ const bytesPerTerm = 80
 // the read side on after open), where terms interned since open are kept
 // after the stored ones with their IDs and saved marks.
 func (s *Store) loadDictionary(ctx context.Context) error {
+	if s.side != nil {
+		// The mapped dictionary (sidefile.go) already decodes every
+		// stored ID from memory without a copy on the heap.
+		return nil
+	}
 	d := &s.dict
 	d.mu.RLock()
 	next, fresh := d.base, len(d.refs)

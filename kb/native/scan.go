@@ -85,6 +85,11 @@ func (s *Store) TermOf(id kb.ID) (kb.Term, bool) {
 	}
 	t, ok := d.oldTerms[id]
 	d.mu.RUnlock()
+	if !ok {
+		if enc := s.side.encoded(id); enc != nil {
+			return decodeTermShared(enc)
+		}
+	}
 	return t, ok
 }
 

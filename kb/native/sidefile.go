@@ -1,6 +1,8 @@
 package native
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -9,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"unsafe"
+
+	"github.com/perfkb/perfkb/kb"
 )
 
 // Side files: the read side (the six sorted ID-tuple arrays and their
@@ -41,7 +45,11 @@ const (
 	sideEndian     = 0x01020304
 )
 
-// sideName is order k's side file name (tmp: its name while written).
+// sideDictFile is the index of the side file of the dictionary; files
+// 0..numOrders-1 are the orders'.
+const sideDictFile = numOrders
+
+// sideName is side file k's name (tmp: its name while written).
 func sideName(k int, tmp bool) string {
 	if tmp {
 		return fmt.Sprintf("readside-%d.tmp", k)
@@ -97,7 +105,7 @@ func writeSideTmp(dir string, k int, build uint64, keys []key32, first []uint32)
 // commitSide renames the temporary side files into place. The caller
 // holds wmu, after the write they describe has committed.
 func (s *Store) commitSide() error {
-	for k := 0; k < numOrders; k++ {
+	for k := 0; k <= sideDictFile; k++ {
 		if err := os.Rename(filepath.Join(s.dir, sideName(k, true)), filepath.Join(s.dir, sideName(k, false))); err != nil {
 			return fmt.Errorf("native: side file: %w", err)
 		}
@@ -109,7 +117,7 @@ func (s *Store) commitSide() error {
 // removeSide removes the side files (tmp: the temporary ones) and syncs
 // the directory.
 func removeSide(dir string, tmp bool) error {
-	for k := 0; k < numOrders; k++ {
+	for k := 0; k <= sideDictFile; k++ {
 		if err := os.Remove(filepath.Join(dir, sideName(k, tmp))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("native: side file: %w", err)
 		}
@@ -149,7 +157,149 @@ func syncDir(dir string) error {
 // sideMapping holds the mapped side files; the snapshots and ranges over
 // them keep it reachable, and it is unmapped once none does.
 type sideMapping struct {
-	maps [numOrders][]byte
+	maps [sideDictFile + 1][]byte
+}
+
+// sideDict is the mapped dictionary: the stored encoding of ID i is
+// blob[off[i]:off[i+1]] (empty for an ID never stored), and table is an
+// open-addressing hash table of the IDs by their encoding's termHash
+// (linear probing, 0 empty, a power of two long).
+type sideDict struct {
+	off   []uint64
+	blob  []byte
+	table []uint32
+	pin   *sideMapping
+}
+
+// termHash is FNV-1a over an encoded term: a hash that is the same in
+// every process, as the mapped table needs.
+func termHash(enc []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range enc {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// lookup returns the ID stored for an encoded term.
+func (d *sideDict) lookup(enc []byte) (kb.ID, bool) {
+	mask := uint64(len(d.table) - 1)
+	for slot := termHash(enc) & mask; ; slot = (slot + 1) & mask {
+		id := d.table[slot]
+		if id == 0 {
+			return 0, false
+		}
+		if bytes.Equal(d.encoded(kb.ID(id)), enc) {
+			return kb.ID(id), true
+		}
+	}
+}
+
+// encoded returns id's stored encoding, or nil.
+func (d *sideDict) encoded(id kb.ID) []byte {
+	if d == nil || uint64(id)+1 >= uint64(len(d.off)) {
+		return nil
+	}
+	lo, hi := d.off[id], d.off[id+1]
+	if lo >= hi || hi > uint64(len(d.blob)) {
+		return nil
+	}
+	return d.blob[lo:hi:hi]
+}
+
+// writeSideDictTmp writes the dictionary's side file from the stored
+// id → term entries (prefixID), in ID order. The caller holds wmu, after
+// the ingest that stored the last of them.
+func (s *Store) writeSideDictTmp(ctx context.Context, build uint64) (err error) {
+	it, err := s.newIter([]byte{prefixID}, []byte{prefixID + 1})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if rerr := s.release(it); err == nil {
+			err = rerr
+		}
+	}()
+	var off []uint64
+	var blob []byte
+	for ok := it.First(); ok; ok = it.Next() {
+		key := it.Key()
+		if len(key) != 9 {
+			return errCorruptKey
+		}
+		id := binary.BigEndian.Uint64(key[1:])
+		if uint64(len(off)) > id {
+			return errCorruptKey
+		}
+		if id&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for uint64(len(off)) <= id {
+			off = append(off, uint64(len(blob)))
+		}
+		blob = append(blob, it.Value()...)
+	}
+	if err := it.Error(); err != nil {
+		return fmt.Errorf("native: %w", err)
+	}
+	off = append(off, uint64(len(blob)))
+	if uint64(len(off)) >= 1<<32 {
+		return errors.New("native: side file: IDs past 32 bits")
+	}
+	terms := 0
+	for i := 1; i < len(off); i++ {
+		if off[i] > off[i-1] {
+			terms++
+		}
+	}
+	size := 1024
+	for size < 2*terms {
+		size *= 2
+	}
+	table := make([]uint32, size)
+	dict := &sideDict{off: off, blob: blob, table: table}
+	for id := 1; id+1 < len(off); id++ {
+		enc := dict.encoded(kb.ID(id))
+		if enc == nil {
+			continue
+		}
+		slot := termHash(enc) & uint64(size-1)
+		for table[slot] != 0 {
+			slot = (slot + 1) & uint64(size-1)
+		}
+		table[slot] = uint32(id)
+	}
+	pad := make([]byte, (4-len(blob)%4)%4)
+	f, err := os.Create(filepath.Join(s.dir, sideName(sideDictFile, true)))
+	if err != nil {
+		return fmt.Errorf("native: side file: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("native: side file: %w", cerr)
+		}
+	}()
+	var h [sideHeaderSize]byte
+	copy(h[:8], sideMagic)
+	binary.NativeEndian.PutUint32(h[8:], sideEndian)
+	binary.NativeEndian.PutUint32(h[12:], uint32(sideDictFile))
+	binary.NativeEndian.PutUint64(h[16:], build)
+	binary.NativeEndian.PutUint64(h[24:], uint64(len(off)))
+	binary.NativeEndian.PutUint64(h[32:], uint64(len(blob)))
+	binary.NativeEndian.PutUint64(h[40:], uint64(len(table)))
+	for _, b := range [][]byte{h[:], unsafe.Slice((*byte)(unsafe.Pointer(&off[0])), len(off)*8), blob, pad,
+		unsafe.Slice((*byte)(unsafe.Pointer(&table[0])), len(table)*4)} {
+		if _, err := f.Write(b); err != nil {
+			return fmt.Errorf("native: side file: %w", err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("native: side file: %w", err)
+	}
+	return nil
 }
 
 // mapSide returns the read side from the side files when all six are
@@ -161,7 +311,7 @@ func (s *Store) mapSide() *memSnapshot {
 		return nil
 	}
 	present := 0
-	for k := 0; k < numOrders; k++ {
+	for k := 0; k <= sideDictFile; k++ {
 		if _, err := os.Stat(filepath.Join(s.dir, sideName(k, false))); err == nil {
 			present++
 		}
@@ -217,6 +367,27 @@ func (s *Store) mapSideFiles() (*memSnapshot, error) {
 		if nf > 0 {
 			next.first[k] = unsafe.Slice((*uint32)(unsafe.Pointer(&b[sideHeaderSize+n*16])), nf)
 		}
+	}
+	b, err := mapFile(filepath.Join(s.dir, sideName(sideDictFile, false)))
+	if err != nil {
+		return nil, err
+	}
+	m.maps[sideDictFile] = b
+	if len(b) < sideHeaderSize || string(b[:8]) != sideMagic ||
+		binary.NativeEndian.Uint32(b[8:]) != sideEndian || binary.NativeEndian.Uint32(b[12:]) != uint32(sideDictFile) ||
+		binary.NativeEndian.Uint64(b[16:]) != build {
+		return nil, errSideInvalid
+	}
+	noff, nblob, ntab := binary.NativeEndian.Uint64(b[24:]), binary.NativeEndian.Uint64(b[32:]), binary.NativeEndian.Uint64(b[40:])
+	tabAt := sideHeaderSize + noff*8 + nblob + (4-nblob%4)%4
+	if noff == 0 || ntab == 0 || ntab&(ntab-1) != 0 || uint64(len(b)) != tabAt+ntab*4 {
+		return nil, errSideInvalid
+	}
+	s.side = &sideDict{
+		off:   unsafe.Slice((*uint64)(unsafe.Pointer(&b[sideHeaderSize])), noff),
+		blob:  b[sideHeaderSize+noff*8 : sideHeaderSize+noff*8+nblob],
+		table: unsafe.Slice((*uint32)(unsafe.Pointer(&b[tabAt])), ntab),
+		pin:   m,
 	}
 	next.counts = s.counts.clone()
 	ok = true

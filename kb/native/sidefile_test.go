@@ -123,6 +123,44 @@ func agreesWithPebble(t *testing.T, s *Store, step string, probes []kb.Quad) {
 	}
 }
 
+// termsAgreeWithPebble checks that the mapped dictionary decodes the
+// probes' IDs (without Pebble) to the terms Pebble stores.
+func termsAgreeWithPebble(t *testing.T, s *Store, probes []kb.Quad) {
+	t.Helper()
+	ctx := context.Background()
+	if s.side == nil {
+		t.Fatal("no mapped dictionary")
+	}
+	for _, q := range probes {
+		for _, id := range []kb.ID{q.S, q.P, q.O, q.G} {
+			got, ok := s.TermOf(id)
+			if !ok {
+				t.Fatalf("TermOf(%d): not in the mapped dictionary", id)
+			}
+			side := s.side
+			s.side = nil
+			want, err := s.Resolve(ctx, id)
+			s.side = side
+			if err != nil || got != want {
+				t.Fatalf("ID %d: mapped dictionary %v, Pebble %v (%v)", id, got, want, err)
+			}
+			if back, ok, err := s.Lookup(ctx, want); err != nil || !ok || back != id {
+				t.Fatalf("Lookup(%v) = %d %v %v, want %d", want, back, ok, err, id)
+			}
+			if again, err := s.Intern(ctx, []kb.Term{want}); err != nil || again[0] != id {
+				t.Fatalf("Intern(%v) = %v %v, want %d", want, again, err, id)
+			}
+		}
+	}
+	unknown := kb.IRI("http://example.org/never-stored")
+	if _, ok, err := s.Lookup(ctx, unknown); ok || err != nil {
+		t.Fatalf("Lookup of a term never stored: %v %v", ok, err)
+	}
+	if _, ok := s.TermOf(kb.ID(len(s.side.off) + 5)); ok {
+		t.Fatal("TermOf of an ID past the store answers")
+	}
+}
+
 // TestSideFiles follows the side files through bulk loads, a write, a
 // reopen and damaged or half-written sets.
 func TestSideFiles(t *testing.T) {
@@ -152,6 +190,7 @@ func TestSideFiles(t *testing.T) {
 		t.Fatal("reopened store does not map its side files")
 	}
 	agreesWithPebble(t, s, "mapped", everyNth(first, 97))
+	termsAgreeWithPebble(t, s, everyNth(first, 13))
 
 	// A write removes them before it commits; the reopened store then
 	// reads Pebble (no budget to build a copy).
@@ -180,6 +219,7 @@ func TestSideFiles(t *testing.T) {
 		t.Fatal("reopened store does not map its side files")
 	}
 	agreesWithPebble(t, s, "mapped after Apply and bulk", append(append(everyNth(first, 89), everyNth(second, 83)...), extra...))
+	termsAgreeWithPebble(t, s, append(everyNth(second, 7), extra...))
 	for _, q := range first[:100] {
 		if n, _ := s.Count(ctx, kb.Pattern(q), true); n != 0 {
 			t.Fatalf("removed quad %v is back", q)

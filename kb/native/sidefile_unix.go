@@ -40,9 +40,13 @@ func (m *sideMapping) unmap() {
 	}
 }
 
-// newSideCleanup unmaps m's files once m is unreachable.
+// newSideCleanup unmaps m's files of the orders once m is unreachable.
+// The dictionary's stays mapped for the life of the process: TermOf hands
+// out strings that point into it, and a caller may keep them past the
+// store.
 func newSideCleanup(m *sideMapping) {
-	maps := m.maps
+	var maps [numOrders][]byte
+	copy(maps[:], m.maps[:numOrders])
 	runtime.AddCleanup(m, func(maps [numOrders][]byte) {
 		for _, b := range maps {
 			if b != nil {

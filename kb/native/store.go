@@ -64,6 +64,10 @@ type Store struct {
 	mem    atomic.Pointer[memSnapshot] // the read side, or nil: see readside.go
 	// sideOn: side files (sidefile.go) may exist; guarded by wmu.
 	sideOn bool
+	// side is the mapped dictionary of the side files found at open, or
+	// nil. IDs are never reissued and terms never change, so it stays
+	// right for the IDs it holds after writes remove the files.
+	side *sideDict
 	// memPending: the read side is to be built by the first read.
 	memPending atomic.Bool
 	predStats  predStatsCache // planner statistics of the read side
