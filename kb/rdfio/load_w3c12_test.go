@@ -14,42 +14,7 @@ import (
 // w3c12Floor lists the W3C RDF 1.2 tests known to fail, each with the
 // reason. A listed test that passes fails the run, so the list only
 // shrinks.
-var w3c12Floor = map[string]string{
-	"rdf-xml/eval/rdf12-xml-an-01":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-02":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-03":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-04":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-05":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-06":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-07":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-08":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-09":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-10":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-11":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-12":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-13":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-14":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-15":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-16":          xml12,
-	"rdf-xml/eval/rdf12-xml-an-reif-01.rdf": xml12,
-	"rdf-xml/eval/rdf12-xml-dir-01":         xml12,
-	"rdf-xml/eval/rdf12-xml-dir-02":         xml12,
-	"rdf-xml/eval/rdf12-xml-dir-03":         xml12,
-	"rdf-xml/eval/rdf12-xml-dir-04":         xml12,
-	"rdf-xml/eval/rdf12-xml-dir-05":         xml12,
-	"rdf-xml/eval/rdf12-xml-dir-06":         xml12,
-	"rdf-xml/eval/rdf12-xml-tt-01":          xml12,
-	"rdf-xml/eval/rdf12-xml-tt-02":          xml12,
-	"rdf-xml/eval/rdf12-xml-tt-03":          xml12,
-	"rdf-xml/eval/rdf12-xml-tt-04":          xml12,
-	"rdf-xml/eval/rdf12-xml-tt-05":          xml12,
-	"rdf-xml/eval/rdf12-xml-tt-06":          xml12,
-}
-
-// xml12 is why the RDF/XML 1.2 tests fail: the RDF/XML parser reads RDF
-// 1.1 (no rdf:version, its:dir, rdf:parseType="Triple", rdf:annotation or
-// rdf:annotationNodeID).
-const xml12 = "RDF/XML 1.2 syntax is not implemented"
+var w3c12Floor = map[string]string{}
 
 // w3c12Suites are the RDF 1.2 manifests (testdata/w3c/w3c-rdf12, the
 // rdf/rdf12 folder of W3C rdf-tests) and the format of their tests. The
