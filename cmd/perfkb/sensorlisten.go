@@ -18,6 +18,7 @@ import (
 	"github.com/perfkb/perfkb/monitor"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/server"
 )
 
 func init() {
@@ -40,6 +41,7 @@ type sensorListenFlags struct {
 	noDerivations              bool
 	rulesWindow                int64
 	serve                      serveFlags // the serve flags except --addr (--http replaces it)
+	push                       pushValidateFlags
 }
 
 func newSensorListenCmd(app *App) *cobra.Command {
@@ -97,6 +99,9 @@ process at a time.`,
 	fs.BoolVar(&f.noDerivations, "no-derivations", false, "with rules: write no derivation records (faster; no explanations of live findings)")
 	fs.Int64Var(&f.rulesWindow, "rules-window", 0, "with rules: the rules see the last N messages (up to 2N are held) besides what was stored before; older ones leave the rule engine's memory, not the store (right for per-message rules such as the shipped monitoring ones; 0: keep everything, memory grows with the data)")
 	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")
+	// Bound before the serve flags, so --validate and --shapes apply to
+	// sensor messages and --http's Graph Store writes alike.
+	f.push.bind(fs, "sensor messages (each batch; when it fails, each message alone) and --http's Graph Store writes")
 	// The serve flags, except --addr, which --http replaces.
 	serveFS := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 	f.serve.bind(serveFS)
@@ -176,6 +181,10 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	} else if len(f.defines) > 0 {
 		return usageError(errors.New("--define needs --rules or --shipped"))
 	}
+	if err := f.push.validate(); err != nil {
+		return err
+	}
+	f.serve.push = f.push
 	var logger *slog.Logger
 	if f.http != "" {
 		f.serve.addr = f.http
@@ -206,6 +215,13 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	}
 	if f.messageTimeout == 0 {
 		opt.MessageTimeout = -1
+	}
+	if f.push.checked.Mode != server.ValidateOff {
+		shapes, err := f.push.shapesOrDefault(ctx)
+		if err != nil {
+			return err
+		}
+		opt.Check = sensorCheck(shapes, f.push.checked.Mode, logger)
 	}
 	if f.idleTimeout == 0 {
 		opt.IdleTimeout = -1

@@ -44,6 +44,7 @@ type serveFlags struct {
 	advice        adviceFlags          // --advice: serve_advice.go
 	queryMemory   queryMemoryFlag      // --query-memory, --query-memory-total: query_budget.go
 	long          longQueryFlags       // --long-query-after: serve_long.go
+	push          pushValidateFlags    // --validate, --shapes: serve_validate.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -65,6 +66,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.advice.bind(fs)
 	f.queryMemory.bindServe(fs)
 	f.long.bind(fs)
+	f.push.bind(fs, "Graph Store writes (PUT and POST to /data; each document on its own, beside PERFONTO)")
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -116,6 +118,9 @@ func (f *serveFlags) validate() error {
 	if err := f.long.validate(); err != nil {
 		return err
 	}
+	if err := f.push.validate(); err != nil {
+		return err
+	}
 	return f.exposure.validate()
 }
 
@@ -151,6 +156,7 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		// needs a thread of its own for that.
 		ThreadPerQuery: f.long.after > 0 && f.long.nice > 0,
 	}
+	opts.ValidatePushes = f.push.checked
 	f.exposure.apply(&opts)
 	f.queryMemory.apply(&opts)
 	return server.New(opts)

@@ -69,10 +69,22 @@ func SafeBlankLabel(label string) string {
 
 // appendSafe writes t in N-Triples syntax with a safe blank node label.
 func appendSafe[W kb.TextWriter](b W, t kb.Term) {
-	if t.Kind == kb.KindBlank {
+	switch t.Kind {
+	case kb.KindBlank:
 		b.WriteString("_:")
 		b.WriteString(SafeBlankLabel(t.Value))
 		return
+	case kb.KindTriple:
+		if tr, ok := t.Triple(); ok && strings.Contains(t.Value, "_:") {
+			b.WriteString("<<( ")
+			appendSafe(b, tr.S)
+			b.WriteByte(' ')
+			appendSafe(b, tr.P)
+			b.WriteByte(' ')
+			appendSafe(b, tr.O)
+			b.WriteString(" )>>")
+			return
+		}
 	}
 	kb.AppendTerm(b, t)
 }
@@ -234,6 +246,17 @@ func (e *turtleEncoder) term(t kb.Term, predicate bool) {
 			return
 		}
 		if e.writePrefixedName(t.Value) {
+			return
+		}
+	case kb.KindTriple:
+		if tr, ok := t.Triple(); ok {
+			b.WriteString("<<( ")
+			e.term(tr.S, false)
+			b.WriteByte(' ')
+			e.term(tr.P, false)
+			b.WriteByte(' ')
+			e.term(tr.O, false)
+			b.WriteString(" )>>")
 			return
 		}
 	case kb.KindLiteral:

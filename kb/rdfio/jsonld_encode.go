@@ -441,6 +441,9 @@ const hexDigit = "0123456789abcdef"
 // Turtle allow such IRIs. Refusing them beats writing a document that
 // reads back as another graph.
 func jsonldCheck(q kb.TermQuad) error {
+	if err := rdf11Only("JSON-LD", q); err != nil {
+		return err
+	}
 	for _, t := range [...]kb.Term{q.S, q.P, q.O, q.G} {
 		iri, ok := termIRI(t)
 		if !ok {

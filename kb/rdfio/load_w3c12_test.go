@@ -28,6 +28,11 @@ var w3c12Suites = []struct {
 	{"rdf-n-triples/c14n", rdfio.NTriples},
 	{"rdf-n-quads/syntax", rdfio.NQuads},
 	{"rdf-n-quads/c14n", rdfio.NQuads},
+	{"rdf-turtle/syntax", rdfio.Turtle},
+	{"rdf-turtle/eval", rdfio.Turtle},
+	{"rdf-trig/syntax", rdfio.TriG},
+	{"rdf-trig/eval", rdfio.TriG},
+	{"rdf-xml/eval", rdfio.RDFXML},
 }
 
 // runC14NTest parses the action and writes it back in canonical

@@ -18,6 +18,9 @@ import (
 const (
 	xmlNS         = "http://www.w3.org/XML/1998/namespace"
 	rdfXMLLiteral = ontology.RDFXMLLiteral
+	// itsNS is the W3C Internationalization Tag Set namespace, whose
+	// its:dir gives literals a base direction in RDF/XML 1.2.
+	itsNS = "http://www.w3.org/2005/11/its"
 )
 
 // RDFXMLDecoder reads RDF/XML (RDF 1.1 XML Syntax) as a stream: it holds
@@ -41,10 +44,14 @@ type RDFXMLDecoder struct {
 	started, inRDF, done bool
 	ns                   []map[string]string // namespace scopes, innermost last
 	baseStack, langStack []string            // per open element
-	names                []xml.Name          // open elements as written, to match end tags
-	ids                  map[string]bool     // rdf:ID IRIs seen (each may be used once)
-	anon                 int
-	depth                int
+	dirStack             []string            // its:dir per open element
+	// versioned says, per open element, whether an rdf:version is in
+	// scope: RDF/XML 1.2 reads its:dir and parseType="Triple" only then.
+	versioned []bool
+	names     []xml.Name      // open elements as written, to match end tags
+	ids       map[string]bool // rdf:ID IRIs seen (each may be used once)
+	anon      int
+	depth     int
 	// tokLine and tokCol are where the token being handled starts, so
 	// that an error about an element points at its '<', not past its '>'.
 	tokLine, tokCol int
@@ -188,6 +195,8 @@ func (d *RDFXMLDecoder) token() (xml.Token, *element, error) {
 			d.ns = d.ns[:len(d.ns)-1]
 			d.baseStack = d.baseStack[:len(d.baseStack)-1]
 			d.langStack = d.langStack[:len(d.langStack)-1]
+			d.dirStack = d.dirStack[:len(d.dirStack)-1]
+			d.versioned = d.versioned[:len(d.versioned)-1]
 			return t, nil, nil
 		case xml.CharData:
 			return xml.CharData(string(t)), nil, nil
@@ -198,9 +207,9 @@ func (d *RDFXMLDecoder) token() (xml.Token, *element, error) {
 // open enters an element's scope: namespaces, xml:base and xml:lang.
 func (d *RDFXMLDecoder) open(t xml.StartElement) (*element, error) {
 	scope := map[string]string{}
-	base, lang := d.base, ""
+	base, lang, dir, versioned := d.base, "", "", false
 	if n := len(d.baseStack); n > 0 {
-		base, lang = d.baseStack[n-1], d.langStack[n-1]
+		base, lang, dir, versioned = d.baseStack[n-1], d.langStack[n-1], d.dirStack[n-1], d.versioned[n-1]
 	}
 	for _, a := range t.Attr {
 		switch {
@@ -238,10 +247,21 @@ func (d *RDFXMLDecoder) open(t xml.StartElement) (*element, error) {
 				lang = a.Value
 			}
 		}
+		if at.space == ontology.RDFNamespace && at.local == "version" {
+			versioned = true
+		}
+		if at.space == itsNS && at.local == "dir" {
+			if a.Value != "ltr" && a.Value != "rtl" {
+				return nil, d.errorf("its:dir=%q: the base direction is ltr or rtl", a.Value)
+			}
+			dir = a.Value
+		}
 		e.attrs = append(e.attrs, at)
 	}
 	d.baseStack = append(d.baseStack, base)
 	d.langStack = append(d.langStack, lang)
+	d.dirStack = append(d.dirStack, dir)
+	d.versioned = append(d.versioned, versioned)
 	return e, nil
 }
 
@@ -267,7 +287,23 @@ func (d *RDFXMLDecoder) lookup(prefix string) (string, bool) {
 }
 
 func (d *RDFXMLDecoder) curBase() string { return d.baseStack[len(d.baseStack)-1] }
-func (d *RDFXMLDecoder) curLang() string { return d.langStack[len(d.langStack)-1] }
+
+// curLang returns the language in scope, with the base direction in scope
+// after "--" (kb.Term's Lang form) when there are both.
+func (d *RDFXMLDecoder) curLang() string {
+	n := len(d.langStack) - 1
+	lang := d.langStack[n]
+	if dir := d.dirStack[n]; lang != "" && dir != "" && d.versioned[n] {
+		return lang + "--" + dir
+	}
+	return lang
+}
+
+// ignoredAttr reports the attributes that carry no statement: xml:*,
+// its:* (its:dir is read by open) and rdf:version (RDF/XML 1.2).
+func ignoredAttr(a attr) bool {
+	return a.space == xmlNS || isXMLReserved(a) || a.space == itsNS || a.space == ontology.RDFNamespace && a.local == "version"
+}
 
 func (d *RDFXMLDecoder) emit(s, p, o kb.Term) {
 	if d.badIRI == nil {
@@ -363,7 +399,7 @@ func (d *RDFXMLDecoder) finish() error {
 
 func (d *RDFXMLDecoder) checkRDFAttrs(e *element) error {
 	for _, a := range e.attrs {
-		if a.space != xmlNS && !isXMLReserved(a) {
+		if !ignoredAttr(a) {
 			return d.errorf("attribute %s is not allowed on rdf:RDF", a.local)
 		}
 	}
@@ -425,7 +461,7 @@ func (d *RDFXMLDecoder) nodeElement(e *element) (kb.Term, error) {
 	base := d.curBase()
 	for _, a := range e.attrs {
 		switch {
-		case a.space == xmlNS || isXMLReserved(a):
+		case ignoredAttr(a):
 		case a.space == ontology.RDFNamespace && a.local == "ID":
 			iri, err := d.idIRI(a.value)
 			if err != nil {
@@ -494,6 +530,9 @@ func (d *RDFXMLDecoder) nodeElement(e *element) (kb.Term, error) {
 }
 
 func (d *RDFXMLDecoder) plainLiteral(s, lang string) kb.Term {
+	if l, dir, ok := strings.Cut(lang, "--"); ok {
+		return kb.DirLangLiteral(s, l, dir)
+	}
 	if lang != "" {
 		return kb.LangLiteral(s, lang)
 	}
@@ -563,13 +602,21 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj kb.Term, li *int) error
 	}
 	p := kb.Term{Kind: kb.KindIRI, Value: pred}
 	var reify, parseType, resource, datatype string
-	var nodeID kb.Term
+	var nodeID, annotation kb.Term
 	var hasResource bool
 	var props []attr
 	base, lang := d.curBase(), d.curLang()
 	for _, a := range e.attrs {
 		switch {
-		case a.space == xmlNS || isXMLReserved(a):
+		case ignoredAttr(a):
+		case a.space == ontology.RDFNamespace && a.local == "annotation":
+			annotation = kb.Term{Kind: kb.KindIRI, Value: kb.ResolveIRI(base, a.value)}
+		case a.space == ontology.RDFNamespace && a.local == "annotationNodeID":
+			b, err := d.nodeID(a.value)
+			if err != nil {
+				return err
+			}
+			annotation = b
 		case a.space == ontology.RDFNamespace && a.local == "ID":
 			iri, err := d.idIRI(a.value)
 			if err != nil {
@@ -601,6 +648,9 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj kb.Term, li *int) error
 	}
 	emit := func(o kb.Term) {
 		d.emit(subj, p, o)
+		if !annotation.IsZero() {
+			d.emit(annotation, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFReifies}, kb.TripleTerm(subj, p, o))
+		}
 		if reify != "" {
 			r := kb.Term{Kind: kb.KindIRI, Value: reify}
 			d.emit(r, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFType}, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFStatement})
@@ -634,6 +684,46 @@ func (d *RDFXMLDecoder) propertyElement(e *element, subj kb.Term, li *int) error
 					if err := d.propertyElement(child, n, &sub); err != nil {
 						return err
 					}
+				}
+			}
+		case "Triple":
+			// RDF/XML 1.2: one node element stating one triple, which
+			// becomes the object as a triple term and is not asserted.
+			var tt kb.Term
+			for {
+				tok, child, err := d.token()
+				if err != nil {
+					return err
+				}
+				switch t := tok.(type) {
+				case xml.EndElement:
+					if tt.IsZero() {
+						return d.errorf("a parseType=\"Triple\" element holds no node element")
+					}
+					// Without rdf:version in scope, an RDF 1.1 reader
+					// ignores the element (the W3C tests say so).
+					if d.versioned[len(d.versioned)-1] {
+						emit(tt)
+					}
+					return nil
+				case xml.CharData:
+					if !isXMLSpace(string(t)) {
+						return d.errorf("text %q in a parseType=\"Triple\" element", abbreviate(string(t)))
+					}
+				case xml.StartElement:
+					if !tt.IsZero() {
+						return d.errorf("a parseType=\"Triple\" element holds more than one node element")
+					}
+					mark := len(d.out)
+					if _, err := d.nodeElement(child); err != nil {
+						return err
+					}
+					if len(d.out)-mark != 1 {
+						return d.errorf("the node element of a parseType=\"Triple\" element must state exactly one triple, not %d", len(d.out)-mark)
+					}
+					q := d.out[mark]
+					d.out = d.out[:mark]
+					tt = kb.TripleTerm(q.S, q.P, q.O)
 				}
 			}
 		case "Collection":

@@ -78,6 +78,9 @@ func rdfxmlCheck(q kb.TermQuad) error {
 	case strings.HasPrefix(q.P.Value, ontology.RDFNamespace) && (q.P.Value == ontology.RDFNamespace+local) && (forbiddenPropertyName(local) || local == "li"):
 		return fmt.Errorf("RDF/XML cannot write the predicate %v: rdf:%s is reserved by the syntax", q.P, local)
 	}
+	if err := rdf11Only("RDF/XML", q); err != nil {
+		return err
+	}
 	for _, t := range [...]kb.Term{q.S, q.P, q.O} {
 		for _, s := range [...]string{t.Value, t.Datatype, t.Lang} {
 			if r, ok := xmlChars(s); !ok {
@@ -292,4 +295,19 @@ func (e *rdfxmlEncoder) Close() error {
 		return err
 	}
 	return e.w.Flush()
+}
+
+// rdf11Only refuses the RDF 1.2 terms (triple terms, literals with a base
+// direction) that the RDF/XML and JSON-LD encoders cannot write: writing
+// them as something else would change the data.
+func rdf11Only(format string, q kb.TermQuad) error {
+	for _, t := range [...]kb.Term{q.S, q.O} {
+		switch {
+		case t.IsTriple():
+			return fmt.Errorf("%s cannot write the triple term %v (RDF 1.2): use N-Triples, N-Quads, Turtle or TriG", format, t)
+		case t.Datatype == ontology.RDFDirLangString:
+			return fmt.Errorf("%s cannot write %v, a literal with a base direction (RDF 1.2): use N-Triples, N-Quads, Turtle or TriG", format, t)
+		}
+	}
+	return nil
 }

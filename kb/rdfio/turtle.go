@@ -259,6 +259,9 @@ func (d *TurtleDecoder) statement() error {
 	case (c == 'B' || c == 'b') && d.keyword("BASE", true):
 		in.skipASCII(4)
 		return d.baseDecl(false)
+	case (c == 'V' || c == 'v') && d.keyword("VERSION", true):
+		in.skipASCII(7)
+		return d.versionDecl(false)
 	}
 	if d.trig {
 		return d.trigBlock()
@@ -292,8 +295,36 @@ func (d *TurtleDecoder) atDirective() error {
 	case d.keywordAt("@base"):
 		in.skipASCII(5)
 		return d.baseDecl(true)
+	case d.keywordAt("@version"):
+		in.skipASCII(8)
+		return d.versionDecl(true)
 	}
-	return d.errorf(line, col, "expected @prefix or @base, found %s", d.found())
+	return d.errorf(line, col, "expected @prefix, @base or @version, found %s", d.found())
+}
+
+// versionDecl parses the rest of a version declaration (RDF 1.2): a short
+// quoted string, and the '.' when at. Every version is read the same way.
+func (d *TurtleDecoder) versionDecl(at bool) error {
+	if err := d.skipWS(); err != nil {
+		return err
+	}
+	in := d.in
+	q := in.peek()
+	if q != '"' && q != '\'' || in.peekAt(1) == q && in.peekAt(2) == q {
+		return d.expected("a version string in single or double quotes (not a long string)")
+	}
+	line, col := in.line, in.col
+	v, err := d.literal()
+	if err != nil {
+		return err
+	}
+	if v.Datatype != ontology.XSDString {
+		return d.errorf(line, col, "a version is a plain string, not %s", v)
+	}
+	if at {
+		return d.dot("@version")
+	}
+	return nil
 }
 
 func (d *TurtleDecoder) keywordAt(kw string) bool {
@@ -400,7 +431,7 @@ func (d *TurtleDecoder) trigBlock() error {
 			return err
 		}
 		return d.dot("the triples")
-	case c == '(':
+	case c == '(' || c == '<' && in.peekAt(1) == '<':
 		if err := d.triples(); err != nil {
 			return err
 		}
@@ -467,6 +498,20 @@ func (d *TurtleDecoder) triples() error {
 			return err
 		}
 		return d.predicateObjectList(subj)
+	case '<':
+		if in.peekAt(1) == '<' {
+			if in.peekAt(2) == '(' {
+				return d.expected("a subject (a triple term <<( … )>> may only be an object)")
+			}
+			subj, err := d.reifiedTriple()
+			if err != nil {
+				return err
+			}
+			if err := d.skipWS(); err != nil {
+				return err
+			}
+			return d.afterSubject(subj, true)
+		}
 	}
 	iri, err := d.iri("a subject (an IRI, a blank node or a collection)")
 	if err != nil {
@@ -518,6 +563,9 @@ func (d *TurtleDecoder) predicateObjectList(subj kb.Term) error {
 				return err
 			}
 			d.emit(subj, pred, obj)
+			if err := d.annotation(subj, pred, obj); err != nil {
+				return err
+			}
 			if err := d.skipWS(); err != nil {
 				return err
 			}
@@ -538,6 +586,10 @@ func (d *TurtleDecoder) predicateObjectList(subj kb.Term) error {
 		switch in.peek() {
 		case '.', ']', '}', -1:
 			return nil
+		case '|':
+			if in.peekAt(1) == '}' { // the end of an annotation block
+				return nil
+			}
 		}
 	}
 }
@@ -548,6 +600,11 @@ func (d *TurtleDecoder) object() (kb.Term, error) {
 	in := d.in
 	c := in.peek()
 	switch {
+	case c == '<' && in.peekAt(1) == '<':
+		if in.peekAt(2) == '(' {
+			return d.tripleTerm()
+		}
+		return d.reifiedTriple()
 	case c == '<':
 		iri, err := d.iriRef()
 		return kb.Term{Kind: kb.KindIRI, Value: iri}, err
@@ -1019,6 +1076,15 @@ func (d *TurtleDecoder) literalSuffix(lexical string) (kb.Term, error) {
 		}
 		for in.peek() == '-' {
 			c := in.peekAt(1)
+			if c == '-' { // RDF 1.2: "--" and the base direction
+				d.tok = append(d.tok, "--"...)
+				in.skipASCII(2)
+				for c := in.peek(); c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'; c = in.peek() {
+					d.tok = append(d.tok, byte(c))
+					in.skipASCII(1)
+				}
+				break
+			}
 			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 				return kb.Term{}, d.errHere("expected a language subtag after '-', found %s", d.found())
 			}
@@ -1029,15 +1095,26 @@ func (d *TurtleDecoder) literalSuffix(lexical string) (kb.Term, error) {
 				in.skipASCII(1)
 			}
 		}
-		return kb.LangLiteral(lexical, string(d.tok[start+1:])), nil
+		lang, dir, err := splitLangDir(string(d.tok[start+1:]))
+		if err != nil {
+			return kb.Term{}, d.errorf(line, col, "invalid language tag %q: %v", string(d.tok[start:]), err)
+		}
+		if dir != "" {
+			return kb.DirLangLiteral(lexical, lang, dir), nil
+		}
+		return kb.LangLiteral(lexical, lang), nil
 	case '^':
 		if in.peekAt(1) != '^' {
 			return kb.Term{}, d.expected("'^^' before the datatype")
 		}
 		in.skipASCII(2)
+		line, col := in.line, in.col
 		dt, err := d.iri("a datatype IRI after '^^'")
 		if err != nil {
 			return kb.Term{}, err
+		}
+		if err := checkDatatype(dt); err != nil {
+			return kb.Term{}, d.errorf(line, col, "%v", err)
 		}
 		return kb.Term{Kind: kb.KindLiteral, Value: lexical, Datatype: dt}, nil
 	}
@@ -1167,4 +1244,225 @@ func isPNCharsU(r rune) bool { return r == '_' || isPNCharsBase(r) }
 func isPNChars(r rune) bool {
 	return isPNCharsU(r) || r == '-' || r >= '0' && r <= '9' || r == 0xB7 ||
 		r >= 0x300 && r <= 0x36F || r >= 0x203F && r <= 0x2040
+}
+
+// The RDF 1.2 forms: triple terms <<( s p o )>>, reified triples
+// << s p o ~ r >> and annotations ~ r {| … |} after an object.
+
+// tripleTerm parses <<( ttSubject verb ttObject )>>.
+func (d *TurtleDecoder) tripleTerm() (kb.Term, error) {
+	in := d.in
+	line, col := in.line, in.col
+	in.skipASCII(3) // '<<('
+	if err := d.nest(); err != nil {
+		return kb.Term{}, err
+	}
+	if err := d.skipWS(); err != nil {
+		return kb.Term{}, err
+	}
+	s, err := d.simpleNode("the subject of a triple term (an IRI or a blank node)", false)
+	if err != nil {
+		return kb.Term{}, err
+	}
+	p, err := d.verb()
+	if err != nil {
+		return kb.Term{}, err
+	}
+	if err := d.skipWS(); err != nil {
+		return kb.Term{}, err
+	}
+	var o kb.Term
+	switch c := in.peek(); {
+	case c == '<' && in.peekAt(1) == '<' && in.peekAt(2) == '(':
+		o, err = d.tripleTerm()
+	case c == '<' && in.peekAt(1) == '<', c == '(':
+		return kb.Term{}, d.expected("the object of a triple term (an IRI, a blank node, a literal or a triple term)")
+	case c == '[':
+		o, err = d.simpleNode("", false)
+	default:
+		o, err = d.object()
+	}
+	if err != nil {
+		return kb.Term{}, err
+	}
+	if err := d.skipWS(); err != nil {
+		return kb.Term{}, err
+	}
+	if !(in.peek() == ')' && in.peekAt(1) == '>' && in.peekAt(2) == '>') {
+		if in.peek() < 0 {
+			return kb.Term{}, d.errorf(line, col, "unclosed '<<(': expected ')>>' before the end of input")
+		}
+		return kb.Term{}, d.expected("')>>' to close the triple term")
+	}
+	in.skipASCII(3)
+	d.depth--
+	return kb.TripleTerm(s, p, o), nil
+}
+
+// reifiedTriple parses << rtSubject verb rtObject reifier? >>: it emits
+// "reifier rdf:reifies <<( s p o )>>" and returns the reifier (a fresh
+// blank node when none is written).
+func (d *TurtleDecoder) reifiedTriple() (kb.Term, error) {
+	in := d.in
+	line, col := in.line, in.col
+	in.skipASCII(2) // '<<'
+	if err := d.nest(); err != nil {
+		return kb.Term{}, err
+	}
+	if err := d.skipWS(); err != nil {
+		return kb.Term{}, err
+	}
+	s, err := d.simpleNode("the subject of a reified triple (an IRI, a blank node or a reified triple)", true)
+	if err != nil {
+		return kb.Term{}, err
+	}
+	p, err := d.verb()
+	if err != nil {
+		return kb.Term{}, err
+	}
+	if err := d.skipWS(); err != nil {
+		return kb.Term{}, err
+	}
+	var o kb.Term
+	switch c := in.peek(); {
+	case c == '(':
+		return kb.Term{}, d.expected("the object of a reified triple (an IRI, a blank node, a literal, a triple term or a reified triple)")
+	case c == '[':
+		o, err = d.simpleNode("", false)
+	default:
+		o, err = d.object()
+	}
+	if err != nil {
+		return kb.Term{}, err
+	}
+	if err := d.skipWS(); err != nil {
+		return kb.Term{}, err
+	}
+	var r kb.Term
+	if in.peek() == '~' {
+		in.skipASCII(1)
+		if err := d.skipWS(); err != nil {
+			return kb.Term{}, err
+		}
+		if !(in.peek() == '>' && in.peekAt(1) == '>') {
+			if r, err = d.simpleNode("a reifier (an IRI or a blank node)", false); err != nil {
+				return kb.Term{}, err
+			}
+			if err := d.skipWS(); err != nil {
+				return kb.Term{}, err
+			}
+		}
+	}
+	if !(in.peek() == '>' && in.peekAt(1) == '>') {
+		if in.peek() < 0 {
+			return kb.Term{}, d.errorf(line, col, "unclosed '<<': expected '>>' before the end of input")
+		}
+		return kb.Term{}, d.expected("'>>' to close the reified triple")
+	}
+	in.skipASCII(2)
+	d.depth--
+	if r.IsZero() {
+		r = d.newAnon()
+	}
+	d.emit(r, kb.Term{Kind: kb.KindIRI, Value: ontology.RDFReifies}, kb.TripleTerm(s, p, o))
+	return r, nil
+}
+
+// simpleNode parses an IRI, a blank node label or [] (and, when reified
+// is set, a reified triple).
+func (d *TurtleDecoder) simpleNode(what string, reified bool) (kb.Term, error) {
+	in := d.in
+	switch c := in.peek(); {
+	case c == '_':
+		return d.blankLabel()
+	case c == '[':
+		line, col := in.line, in.col
+		t, plist, err := d.blankNodeOrList()
+		if err == nil && plist {
+			return kb.Term{}, d.errorf(line, col, "a blank node property list [ … ] cannot stand here: use [] or a _:label")
+		}
+		return t, err
+	case c == '<' && in.peekAt(1) == '<':
+		if reified && in.peekAt(2) != '(' {
+			return d.reifiedTriple()
+		}
+		return kb.Term{}, d.expected(what)
+	case c == '<' || c == ':' || isPNCharsBase(rune(c)) || c >= 0x80:
+		iri, err := d.iri(what)
+		return kb.Term{Kind: kb.KindIRI, Value: iri}, err
+	}
+	return kb.Term{}, d.expected(what)
+}
+
+// verb parses a predicate: an IRI or 'a'.
+func (d *TurtleDecoder) verb() (kb.Term, error) {
+	if err := d.skipWS(); err != nil {
+		return kb.Term{}, err
+	}
+	if d.in.peek() == 'a' && d.keyword("a", false) {
+		d.in.skipASCII(1)
+		return kb.Term{Kind: kb.KindIRI, Value: ontology.RDFType}, nil
+	}
+	iri, err := d.iri("a predicate (an IRI or 'a')")
+	return kb.Term{Kind: kb.KindIRI, Value: iri}, err
+}
+
+// annotation parses the reifiers (~ r) and annotation blocks ({| … |})
+// after the object of s p o. Each reifier emits "r rdf:reifies <<( s p o )>>";
+// a block describes the reifier just before it, or a fresh blank node
+// that reifies the triple.
+func (d *TurtleDecoder) annotation(s, p, o kb.Term) error {
+	in := d.in
+	var cur kb.Term
+	reifies := kb.Term{Kind: kb.KindIRI, Value: ontology.RDFReifies}
+	for {
+		if err := d.skipWS(); err != nil {
+			return err
+		}
+		switch {
+		case in.peek() == '~':
+			in.skipASCII(1)
+			if err := d.skipWS(); err != nil {
+				return err
+			}
+			var err error
+			switch c := in.peek(); {
+			case c == '_' || c == '[' || c == '<' && in.peekAt(1) != '<' || c == ':' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= 0x80:
+				cur, err = d.simpleNode("a reifier (an IRI or a blank node)", false)
+			default:
+				cur = d.newAnon()
+			}
+			if err != nil {
+				return err
+			}
+			d.emit(cur, reifies, kb.TripleTerm(s, p, o))
+		case in.peek() == '{' && in.peekAt(1) == '|':
+			line, col := in.line, in.col
+			in.skipASCII(2)
+			if cur.IsZero() {
+				cur = d.newAnon()
+				d.emit(cur, reifies, kb.TripleTerm(s, p, o))
+			}
+			if err := d.nest(); err != nil {
+				return err
+			}
+			if err := d.predicateObjectList(cur); err != nil {
+				return err
+			}
+			if err := d.skipWS(); err != nil {
+				return err
+			}
+			if !(in.peek() == '|' && in.peekAt(1) == '}') {
+				if in.peek() < 0 {
+					return d.errorf(line, col, "unclosed '{|': expected '|}' before the end of input")
+				}
+				return d.expected("'|}' to close the annotation block")
+			}
+			in.skipASCII(2)
+			d.depth--
+			cur = kb.Term{}
+		default:
+			return nil
+		}
+	}
 }
