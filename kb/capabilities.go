@@ -132,3 +132,40 @@ type CommitReporter interface {
 type TermAdder interface {
 	AddTerms(ctx context.Context, quads []TermQuad) error
 }
+
+// BGPMatcher is implemented by stores that answer a whole basic graph
+// pattern with one request (kb/pg: one SQL join over its quads table)
+// instead of one Match per pattern and partial solution. The query
+// evaluator hands it the BGPs of two or more patterns.
+//
+// Contract: MatchBGP calls fn once per solution of q — the same solutions,
+// with the same multiplicity, as matching the patterns one after another
+// with Match and joining on the variables — with vals[v] the ID bound to
+// variable v, until fn returns false; it returns nil then. vals is reused
+// between calls. Solutions come in no particular order.
+type BGPMatcher interface {
+	MatchBGP(ctx context.Context, q BGP, fn func(vals []ID) bool) error
+}
+
+// BGP is a basic graph pattern of IDs for BGPMatcher.
+type BGP struct {
+	// Patterns are the triple patterns; each position is a constant or a
+	// variable numbered from 0 to Vars-1. Every variable occurs in some
+	// pattern.
+	Patterns [][3]BGPTerm
+	Vars     int
+	// Graphs are the graphs a pattern matches in: one of them, or any
+	// graph when Graphs is {Any}. Exclude lists graphs never matched.
+	Graphs  []ID
+	Exclude []ID
+	// Distinct makes a triple that is in several of the graphs match a
+	// pattern once (the union default graph), not once per graph.
+	Distinct bool
+}
+
+// BGPTerm is a position of a BGP pattern: the constant ID, or, when ID is
+// Any, the variable Var.
+type BGPTerm struct {
+	ID  ID
+	Var int
+}

@@ -10,13 +10,17 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/perfkb/perfkb/internal/earl"
+	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/pg"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/algebra"
@@ -124,6 +128,14 @@ func TestW3C(t *testing.T) {
 	}{
 		{"memory", func() kb.Dataset { return kbtest.NewMemory() }},
 		{"native-memory", func() kb.Dataset { return native.OpenMemory() }},
+	}
+	// With PERFKB_PG_LONG set they also run on kb/pg, each test in a
+	// schema of its own in one throwaway database (see internal/pgtest).
+	if os.Getenv("PERFKB_PG_LONG") != "" {
+		stores = append(stores, struct {
+			name     string
+			newStore func() kb.Dataset
+		}{"postgres", postgresStores(t)})
 	}
 	// Each store runs the suites twice: as the optimizer plans them, and
 	// with query.Options.NoOptimize (the algebra as written: syntactic
@@ -474,4 +486,23 @@ func runUpdateTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset, 
 		}
 	}
 	return passed, ""
+}
+
+// postgresStores returns a function opening a new, empty kb/pg store per
+// call, each in its own schema of one database dropped when t ends.
+func postgresStores(t *testing.T) func() kb.Dataset {
+	dsn := pgtest.Start(t).NewDatabase(t)
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", dsn, err)
+	}
+	t.Cleanup(pool.Close)
+	var n atomic.Int64
+	return func() kb.Dataset {
+		s, err := pg.OpenPool(context.Background(), pool, pg.Options{Schema: fmt.Sprintf("w3c_%d", n.Add(1))})
+		if err != nil {
+			panic(err) // runW3C reports it as the test's failure
+		}
+		return s
+	}
 }

@@ -53,7 +53,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Skipf("PostgreSQL tests need a server: %v; install PostgreSQL (apt-get install postgresql) or set %s", err, EnvDSN)
 	}
-	srv, err := startCluster(bin)
+	srv, err := startCluster(bin, "")
 	if err != nil {
 		t.Fatalf("pgtest: starting a throwaway PostgreSQL cluster: %v", err)
 	}
@@ -136,7 +136,7 @@ func StartMain() (srv *Server, stop func(), skipReason string, err error) {
 	if err != nil {
 		return nil, func() {}, fmt.Sprintf("PostgreSQL tests need a server: %v; install PostgreSQL (apt-get install postgresql) or set %s", err, EnvDSN), nil
 	}
-	srv, err = startCluster(bin)
+	srv, err = startCluster(bin, "")
 	if err != nil {
 		return nil, func() {}, "", fmt.Errorf("pgtest: starting a throwaway PostgreSQL cluster: %w", err)
 	}
@@ -174,7 +174,9 @@ func isExecutable(path string) bool {
 
 // startCluster runs initdb and pg_ctl start in a new temporary directory,
 // as the postgres user when running as root (PostgreSQL refuses root).
-func startCluster(bin string) (*Server, error) {
+// extra, when not empty, holds more server options, which override the
+// defaults.
+func startCluster(bin, extra string) (*Server, error) {
 	dir, err := os.MkdirTemp("", "perfkb-pgtest-")
 	if err != nil {
 		return nil, err
@@ -217,7 +219,7 @@ func startCluster(bin string) (*Server, error) {
 		return fail(err)
 	}
 	pgCtl := append(append([]string(nil), asUser...), filepath.Join(bin, "pg_ctl"), "-D", data)
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, dir)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off %s", port, dir, extra)
 	if err := run(append(pgCtl[len(asUser):], "-o", opts, "-l", filepath.Join(dir, "server.log"), "-w", "-t", "60", "start")...); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 		return fail(fmt.Errorf("%w\nserver log:\n%s", err, log))

@@ -32,6 +32,7 @@ var capabilityTests = []struct {
 	{"CommitReporter", testCommitReporter},
 	{"TermAdder", testTermAdder},
 	{"TermAdderAbort", testTermAdderAbort},
+	{"BGPMatcher", testBGPMatcher},
 }
 
 // capability returns ds as a C, or skips the test.
@@ -676,6 +677,115 @@ func testTermAdderAbort(t *testing.T, ds kb.Dataset) {
 		sameQuads(t, "after "+how+" of a TermAdder load", allQuads(t, ds), f.quads)
 		if gs := graphSet(t, ds); len(gs) != 3 {
 			t.Errorf("after %s, Graphs = %v; want the 3 fixture graphs", how, gs)
+		}
+	}
+}
+
+// refBGP solves q by matching its patterns one after another with Match:
+// the reference BGPMatcher must agree with. It returns each solution
+// formatted, counted.
+func refBGP(t *testing.T, ds kb.Dataset, q kb.BGP) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	vals := make([]kb.ID, q.Vars)
+	var rec func(i int)
+	rec = func(i int) {
+		if i == len(q.Patterns) {
+			out[fmt.Sprint(vals)]++
+			return
+		}
+		var pat kb.Pattern
+		ids := [3]*kb.ID{&pat.S, &pat.P, &pat.O}
+		for k, pos := range q.Patterns[i] {
+			if pos.ID != kb.Any {
+				*ids[k] = pos.ID
+			} else {
+				*ids[k] = vals[pos.Var]
+			}
+		}
+		seen := map[[3]kb.ID]bool{}
+		for _, g := range q.Graphs {
+			pat.G = g
+			for _, m := range mustMatch(t, ds, pat) {
+				excluded := false
+				for _, x := range q.Exclude {
+					excluded = excluded || m.G == x
+				}
+				tr := [3]kb.ID{m.S, m.P, m.O}
+				if excluded || (q.Distinct && seen[tr]) {
+					continue
+				}
+				seen[tr] = true
+				// Bind the free variables, checking repeated ones.
+				saved := append([]kb.ID(nil), vals...)
+				ok := true
+				for k, pos := range q.Patterns[i] {
+					if pos.ID != kb.Any {
+						continue
+					}
+					if vals[pos.Var] == 0 {
+						vals[pos.Var] = tr[k]
+					} else if vals[pos.Var] != tr[k] {
+						ok = false
+					}
+				}
+				if ok {
+					rec(i + 1)
+				}
+				copy(vals, saved)
+			}
+		}
+	}
+	rec(0)
+	return out
+}
+
+func testBGPMatcher(t *testing.T, ds kb.Dataset) {
+	bm := capability[kb.BGPMatcher](t, ds)
+	ctx := context.Background()
+	f := newFixture(t, ds)
+	id := f.ids
+	c := func(name string) kb.BGPTerm { return kb.BGPTerm{ID: id[name]} }
+	v := func(n int) kb.BGPTerm { return kb.BGPTerm{Var: n} }
+	g1, g2, g3 := id["g1"], id["g2"], id["g3"]
+	bgps := []struct {
+		name string
+		q    kb.BGP
+	}{
+		{"chain in any graph", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), c("p1"), v(1)}, {v(1), v(2), v(3)}}, Vars: 4, Graphs: []kb.ID{kb.Any}}},
+		{"chain, union of graphs, distinct", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), c("p1"), v(1)}, {v(0), v(2), v(3)}}, Vars: 4, Graphs: []kb.ID{kb.Any}, Distinct: true}},
+		{"star in one graph", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), c("p1"), v(1)}, {v(0), c("p2"), v(2)}}, Vars: 3, Graphs: []kb.ID{g1}}},
+		{"two graphs, distinct", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), c("p1"), c("o1")}, {v(0), v(1), v(2)}}, Vars: 3, Graphs: []kb.ID{g1, g2}, Distinct: true}},
+		{"two graphs, not distinct", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), c("p1"), c("o1")}, {v(0), v(1), v(2)}}, Vars: 3, Graphs: []kb.ID{g1, g2}}},
+		{"excluded graph", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), v(1), v(2)}, {v(2), v(3), v(4)}}, Vars: 5, Graphs: []kb.ID{kb.Any}, Exclude: []kb.ID{g3}, Distinct: true}},
+		{"repeated variable", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), v(1), v(0)}, {v(1), v(2), v(3)}}, Vars: 4, Graphs: []kb.ID{kb.Any}}},
+		{"ground pattern", kb.BGP{Patterns: [][3]kb.BGPTerm{{c("s1"), c("p1"), c("o1")}, {c("s1"), c("p2"), v(0)}}, Vars: 1, Graphs: []kb.ID{g1}}},
+		{"no solution", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), c("p3"), v(1)}, {v(1), c("p3"), v(2)}}, Vars: 3, Graphs: []kb.ID{kb.Any}}},
+		{"unknown constant", kb.BGP{Patterns: [][3]kb.BGPTerm{{v(0), {ID: 1 << 40}, v(1)}, {v(0), v(2), v(1)}}, Vars: 3, Graphs: []kb.ID{kb.Any}}},
+	}
+	for _, tc := range bgps {
+		want := refBGP(t, ds, tc.q)
+		got := map[string]int{}
+		if err := bm.MatchBGP(ctx, tc.q, func(vals []kb.ID) bool {
+			got[fmt.Sprint(vals)]++
+			return true
+		}); err != nil {
+			t.Errorf("%s: MatchBGP: %v", tc.name, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: MatchBGP solutions %v; matching pattern by pattern gives %v", tc.name, got, want)
+		}
+		if tc.name == "chain in any graph" && len(want) == 0 {
+			t.Errorf("the fixture gives the chain no solution; the test checks nothing")
+		}
+		// fn returning false stops the calls.
+		calls := 0
+		if err := bm.MatchBGP(ctx, tc.q, func([]kb.ID) bool { calls++; return false }); err != nil {
+			t.Errorf("%s: MatchBGP stopped early: %v", tc.name, err)
+		}
+		if calls > 1 {
+			t.Errorf("%s: MatchBGP called fn %d times after it returned false", tc.name, calls)
 		}
 	}
 }

@@ -9,4 +9,5 @@ var (
 	_ kb.TermTable   = (*Store)(nil)
 	_ kb.QuadScanner = (*Store)(nil)
 	_ kb.TermAdder   = (*bulk)(nil)
+	_ kb.BGPMatcher  = (*Store)(nil)
 )

@@ -121,23 +121,17 @@ func redact(cfg *pgxpool.Config) string {
 // createSchema creates the tables under an advisory lock, so that servers
 // starting together on a new database do not race on the DDL.
 func (s *Store) createSchema(ctx context.Context) error {
+	// A store that exists is only read (which a hot standby allows);
+	// creating one takes the lock.
+	if ok, err := s.checkVersion(ctx, s.pool); ok || err != nil {
+		return err
+	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", s.lockKey); err != nil {
 			return fmt.Errorf("pg: lock for schema setup: %w", err)
 		}
-		var exists bool
-		if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.schema+".meta").Scan(&exists); err != nil {
-			return fmt.Errorf("pg: reading the store's schema: %w", err)
-		}
-		if exists {
-			var version string
-			if err := tx.QueryRow(ctx, "SELECT value FROM "+s.schema+".meta WHERE key = 'version'").Scan(&version); err != nil {
-				return fmt.Errorf("pg: reading the store's layout version: %w", err)
-			}
-			if version != schemaVersion {
-				return fmt.Errorf("pg: schema %s has layout version %s; this perfkb reads version %s", s.schema, version, schemaVersion)
-			}
-			return nil
+		if ok, err := s.checkVersion(ctx, tx); ok || err != nil {
+			return err
 		}
 		for _, stmt := range s.q.ddl {
 			if _, err := tx.Exec(ctx, stmt); err != nil {
@@ -146,6 +140,26 @@ func (s *Store) createSchema(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// checkVersion reports whether the store's tables exist, and fails when
+// another layout made them.
+func (s *Store) checkVersion(ctx context.Context, q querier) (bool, error) {
+	var exists bool
+	if err := q.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", s.schema+".meta").Scan(&exists); err != nil {
+		return false, fmt.Errorf("pg: reading the store's schema: %w", err)
+	}
+	if !exists {
+		return false, nil
+	}
+	var version string
+	if err := q.QueryRow(ctx, "SELECT value FROM "+s.schema+".meta WHERE key = 'version'").Scan(&version); err != nil {
+		return false, fmt.Errorf("pg: reading the store's layout version: %w", err)
+	}
+	if version != schemaVersion {
+		return false, fmt.Errorf("pg: schema %s has layout version %s; this perfkb reads version %s", s.schema, version, schemaVersion)
+	}
+	return true, nil
 }
 
 // Schema returns the PostgreSQL schema holding the store's tables.

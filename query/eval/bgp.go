@@ -41,6 +41,7 @@ type bgpNode struct {
 	missing string         // a constant the store does not know: no solutions
 	memory  int8           // 0: not asked yet; 1: ex.ds has MemoryLookups; -1: not
 	scans   []*scanState   // per level: the ScanQuads callback and its frame
+	pushed  int            // requests answered by a kb.BGPMatcher (explain)
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -216,6 +217,9 @@ func (n *bgpNode) run(ex *executor, seed row, emit func(row) bool) error {
 	ok, err := ex.filterRow(n.filters[0], r)
 	if err != nil || !ok {
 		return err
+	}
+	if bm, ok := ex.ds.(kb.BGPMatcher); ok && len(n.pats) > 1 {
+		return n.runPushed(ex, bm, r, emit)
 	}
 	return n.match(ex, 0, r, emit)
 }
@@ -666,6 +670,9 @@ func (n *bgpNode) describe() string {
 	}
 	if len(n.fsrc[0]) > 0 {
 		b.WriteString(" filter:" + filterText(n.fsrc[0]))
+	}
+	if n.pushed > 0 {
+		fmt.Fprintf(&b, " (whole BGP matched by the store: %d requests; actual counts the solutions only)", n.pushed)
 	}
 	for i, p := range n.pats {
 		fmt.Fprintf(&b, "\n    %d. %s  [count=%.0f est=%.0f/row actual=%d]", i+1, p.src.String(), p.base, p.est, n.rows[i])

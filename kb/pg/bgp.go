@@ -1,0 +1,172 @@
+package pg
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// BGPSQL returns the SQL statement MatchBGP runs for q and its arguments:
+// one join of quads with itself, one alias per pattern (a DISTINCT
+// subquery per pattern when q.Distinct), selecting the variables.
+func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	var graphCond func(col string) string
+	anyGraph := len(q.Graphs) == 1 && q.Graphs[0] == kb.Any
+	graphs := make([]int64, 0, len(q.Graphs))
+	for _, g := range q.Graphs {
+		if g != kb.Any && g <= 1<<62 {
+			graphs = append(graphs, int64(g))
+		}
+	}
+	exclude := make([]int64, 0, len(q.Exclude))
+	for _, g := range q.Exclude {
+		if g <= 1<<62 {
+			exclude = append(exclude, int64(g))
+		}
+	}
+	var gArg, xArg string
+	graphCond = func(col string) string {
+		var c []string
+		if !anyGraph {
+			if gArg == "" {
+				gArg = arg(graphs)
+			}
+			c = append(c, col+" = ANY("+gArg+"::int8[])")
+		}
+		if len(exclude) > 0 {
+			if xArg == "" {
+				xArg = arg(exclude)
+			}
+			c = append(c, col+" <> ALL("+xArg+"::int8[])")
+		}
+		return strings.Join(c, " AND ")
+	}
+	first := make([]string, q.Vars) // the column that binds each variable first
+	var from, conds []string
+	cols := [3]string{"s", "p", "o"}
+	for i, pat := range q.Patterns {
+		alias := "t" + strconv.Itoa(i)
+		gc := graphCond("g")
+		switch {
+		case q.Distinct:
+			src := "(SELECT DISTINCT s, p, o FROM " + s.q.t("quads")
+			var inner []string
+			if gc != "" {
+				inner = append(inner, gc)
+			}
+			// Constants go inside, where the indexes are.
+			for k, pos := range pat {
+				if pos.ID != kb.Any {
+					inner = append(inner, cols[k]+" = "+arg(idArg(pos.ID)))
+				}
+			}
+			if len(inner) > 0 {
+				src += " WHERE " + strings.Join(inner, " AND ")
+			}
+			from = append(from, src+") "+alias)
+		default:
+			from = append(from, s.q.t("quads")+" "+alias)
+			if gc != "" {
+				conds = append(conds, graphCond(alias+".g"))
+			}
+			for k, pos := range pat {
+				if pos.ID != kb.Any {
+					conds = append(conds, alias+"."+cols[k]+" = "+arg(idArg(pos.ID)))
+				}
+			}
+		}
+		for k, pos := range pat {
+			if pos.ID != kb.Any {
+				continue
+			}
+			if pos.Var < 0 || pos.Var >= q.Vars {
+				return "", nil, fmt.Errorf("pg: BGP variable %d out of range [0, %d)", pos.Var, q.Vars)
+			}
+			col := alias + "." + cols[k]
+			if first[pos.Var] == "" {
+				first[pos.Var] = col
+			} else {
+				conds = append(conds, col+" = "+first[pos.Var])
+			}
+		}
+	}
+	sel := make([]string, q.Vars)
+	for v, c := range first {
+		if c == "" {
+			return "", nil, fmt.Errorf("pg: BGP variable %d occurs in no pattern", v)
+		}
+		sel[v] = c
+	}
+	if len(sel) == 0 {
+		sel = []string{"1"}
+	}
+	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + strings.Join(from, ", ")
+	if len(conds) > 0 {
+		sql += " WHERE " + strings.Join(conds, " AND ")
+	}
+	return sql, args, nil
+}
+
+// idArg is an ID as a bigint argument; an ID no term has becomes -1,
+// which matches nothing.
+func idArg(id kb.ID) int64 {
+	if id > 1<<62 {
+		return -1
+	}
+	return int64(id)
+}
+
+// MatchBGP implements kb.BGPMatcher with one SQL statement. The rows are
+// read completely before fn is called, so fn may call the store.
+func (s *Store) MatchBGP(ctx context.Context, q kb.BGP, fn func(vals []kb.ID) bool) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if len(q.Patterns) == 0 {
+		return nil
+	}
+	sql, args, err := s.BGPSQL(q)
+	if err != nil {
+		return err
+	}
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return fmt.Errorf("pg: BGP: %w", err)
+	}
+	n := max(q.Vars, 1)
+	var flat []int64
+	dest := make([]any, n)
+	vals := make([]int64, n)
+	for i := range dest {
+		dest[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			return fmt.Errorf("pg: BGP: %w", err)
+		}
+		flat = append(flat, vals...)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("pg: BGP: %w", err)
+	}
+	out := make([]kb.ID, q.Vars)
+	for i := 0; i+n <= len(flat); i += n {
+		for v := range out {
+			out[v] = kb.ID(flat[i+v])
+		}
+		if !fn(out) {
+			return nil
+		}
+	}
+	return nil
+}
