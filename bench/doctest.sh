@@ -93,7 +93,7 @@ doctest_serve() {
   curl -fsS -o /dev/null -G "$url/sparql" --data-urlencode "query=ASK { ?s ?p ?o }"
   kill -INT -- -"$pid"
   # `go run` exits 1 after an interrupt whatever its program does, so the
-  # clean stop is read from the server's own last line.
+  # clean stop is read from the last line the server prints.
   wait "$pid" || true
   if ! grep -q "^perfkb: server stopped" "$log"; then cat "$log" >&2; echo "doctest: the server did not stop cleanly on Ctrl-C" >&2; return 1; fi
   echo "doctest: served at $url, stopped with Ctrl-C" >&2
