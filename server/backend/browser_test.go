@@ -463,6 +463,39 @@ func TestQueryPageInChromium(t *testing.T) {
 		if strconv.Itoa(rendered) != count {
 			t.Errorf("%d tree rows rendered, want %s (all expanded)", rendered, count)
 		}
+		// % of total: each node's inclusive time over the root's (one PU:
+		// one root, whose wtime SPARQL gave), printed to 0.1; the hot path:
+		// from the root, the child with the largest inclusive time at each
+		// level down to a leaf, found here from the rows in preorder.
+		var rows []struct {
+			Depth int
+			Incl  float64
+			Pct   string
+			Hot   bool
+		}
+		wd.script(`return Array.from(document.querySelectorAll("#tree tbody tr")).map(r => ({Depth: Number(r.dataset.depth), Incl: Number(r.dataset.incl), Pct: r.dataset.pct, Hot: r.classList.contains("hot")}))`, &rows)
+		for i, r := range rows {
+			pct, err := strconv.ParseFloat(r.Pct, 64)
+			if err != nil || math.Abs(pct-100*r.Incl/wantRoot) > 0.05+1e-9 {
+				t.Errorf("row %d: %% of total %q, want %.1f (inclusive %v of the root's %v)", i, r.Pct, 100*r.Incl/wantRoot, r.Incl, wantRoot)
+			}
+		}
+		wantHot := map[int]bool{}
+		for at := 0; at >= 0 && len(rows) > 0; {
+			wantHot[at] = true
+			best := -1
+			for j := at + 1; j < len(rows) && rows[j].Depth > rows[at].Depth; j++ {
+				if rows[j].Depth == rows[at].Depth+1 && (best < 0 || rows[j].Incl > rows[best].Incl) {
+					best = j
+				}
+			}
+			at = best
+		}
+		for i, r := range rows {
+			if r.Hot != wantHot[i] {
+				t.Errorf("row %d (depth %d, inclusive %v): hot %v, want %v", i, r.Depth, r.Incl, r.Hot, wantHot[i])
+			}
+		}
 		wd.script(`const s = document.getElementById("tree-pu"); s.value = ""; s.dispatchEvent(new Event("change")); return true`, nil)
 		wd.screenshot("call-tree")
 	})

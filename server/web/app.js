@@ -629,14 +629,28 @@ function renderTree(tree) {
   const cmp = (a, b) => { const ka = key[sortBy](a), kb = key[sortBy](b); return ka < kb ? -1 : ka > kb ? 1 : 0; };
   const body = [];
   const collapsed = WB.collapsed || (WB.collapsed = new Set());
+  // % of total is a node's inclusive time over the roots' together; the hot
+  // path runs from the largest root through the largest child at each level
+  // (whatever the sort), as ParaProf and Hatchet mark it.
+  const incl = (n) => { const v = treeValue(n, "wtime"); return Number.isFinite(v) ? v : 0; };
+  const total = tree.roots.reduce((s, r) => s + incl(r), 0);
+  const hot = new Set();
+  for (let level = tree.roots; level.length;) {
+    const top = level.reduce((a, b) => (incl(b) > incl(a) ? b : a));
+    hot.add(top.path);
+    level = top.children;
+  }
   const walk = (n, depth) => {
     const open = !collapsed.has(n.path);
     const findings = new Set();
     n.regionSummaries.forEach((rs) => ((WB.treeFindings && WB.treeFindings.get(rs)) || []).forEach((c) => findings.add(c)));
     const toggle = n.children.length ? el("button", { type: "button", class: "toggle", onclick: () => { open ? collapsed.add(n.path) : collapsed.delete(n.path); renderTree(tree); } }, open ? "▾" : "▸") : el("span", { class: "toggle-space" });
-    body.push(el("tr", { "data-key": n.path, "data-depth": String(depth), "data-incl": String(treeValue(n, "wtime")) },
-      el("td", { style: `padding-left:${0.4 + depth * 1.2}em`, title: n.region }, toggle, " ", n.name),
+    const pct = total > 0 && Number.isFinite(treeValue(n, "wtime")) ? (100 * treeValue(n, "wtime")) / total : NaN;
+    const heat = Number.isFinite(pct) ? `background: rgba(214, 69, 65, ${(Math.max(0, Math.min(pct, 100)) / 100 * 0.55).toFixed(3)})` : "";
+    body.push(el("tr", { "data-key": n.path, "data-depth": String(depth), "data-incl": String(treeValue(n, "wtime")), "data-pct": Number.isFinite(pct) ? pct.toFixed(1) : "", class: hot.has(n.path) ? "hot" : "" },
+      el("td", { style: `padding-left:${0.4 + depth * 1.2}em`, title: n.region + (hot.has(n.path) ? " (hot path)" : "") }, toggle, " ", n.name),
       el("td", { class: "num" }, fmt(treeValue(n, "wtime"), unit)),
+      el("td", { class: "num pct", style: heat }, Number.isFinite(pct) ? pct.toFixed(1) + " %" : ""),
       el("td", { class: "num" }, fmt(treeValue(n, "exclusive"), unit)),
       el("td", { class: "num" }, fmt(treeValue(n, "ncalls"))),
       el("td", { class: "num" }, fmt(treeValue(n, metric), munit)),
