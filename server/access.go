@@ -221,11 +221,24 @@ var ErrGraphForbidden = fmt.Errorf("%w: the token may not write this graph", Err
 // Apply is atomic). A scope that reads and writes everything gets ds
 // itself. The view hides every optional interface of ds, so no fast path
 // reaches the store around it.
+//
+// A query only reads: RestrictReads gives it ds itself when the scope reads
+// everything, whatever it may write, so its evaluation keeps the store's
+// fast paths.
 func RestrictDataset(ds kb.Dataset, s *Scope) kb.Dataset {
 	if s.ReadsAll() && s.WritesAll() {
 		return ds
 	}
 	return &scopedDataset{Dataset: ds, scope: s, readable: map[kb.ID]bool{}}
+}
+
+// RestrictReads is RestrictDataset for a request that cannot write (a
+// SPARQL query).
+func RestrictReads(ds kb.Dataset, s *Scope) kb.Dataset {
+	if s.ReadsAll() {
+		return ds
+	}
+	return RestrictDataset(ds, s)
 }
 
 type scopedDataset struct {

@@ -16,8 +16,16 @@ import (
 // and SERVICE only to the registered sites it may call. A SERVICE to this
 // server itself goes out with the site's own token, not the caller's, so
 // it is a site like any other and needs the scope's leave.
-func (e *QueryEngine) scoped(ctx context.Context, scope *server.Scope, sites string) (kb.Dataset, query.ServiceHandler, error) {
-	ds := server.RestrictDataset(e.DS, scope)
+//
+// readOnly marks a query: it cannot write, so a scope that reads everything
+// gets the store itself (with its fast paths), whatever it may write.
+func (e *QueryEngine) scoped(ctx context.Context, scope *server.Scope, sites string, readOnly bool) (kb.Dataset, query.ServiceHandler, error) {
+	var ds kb.Dataset
+	if readOnly {
+		ds = server.RestrictReads(e.DS, scope)
+	} else {
+		ds = server.RestrictDataset(e.DS, scope)
+	}
 	if scope == nil || scope.CanCallSite("*") {
 		return ds, e.Service, nil
 	}

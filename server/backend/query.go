@@ -75,7 +75,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	// to registered sites only, so the SSRF guard holds.
 	opts.Protocol = &query.ProtocolDataset{Default: req.DefaultGraphs, Named: req.NamedGraphs}
 	opts.Sites = req.Sites
-	ds, service, err := e.scoped(ctx, req.Scope, req.Sites)
+	ds, service, err := e.scoped(ctx, req.Scope, req.Sites, true)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (ser
 	}
 	opts := query.Options{Base: req.BaseIRI, Load: query.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool,
 		Protocol: &query.ProtocolDataset{Default: req.UsingGraphs, Named: req.UsingNamedGraphs}}
-	ds, _, err := e.scoped(ctx, req.Scope, "")
+	ds, _, err := e.scoped(ctx, req.Scope, "", false)
 	if err != nil {
 		return server.UpdateSummary{}, err
 	}
