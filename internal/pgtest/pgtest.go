@@ -38,8 +38,12 @@ type Server struct {
 	DSN     string
 	dataDir string // set when this package started the cluster
 	pgCtl   []string
-	counter atomic.Int64
 }
+
+// databases numbers the databases this process creates. It is one counter
+// for every Server: two Servers of one test may be the same cluster (the
+// one $PERFKB_TEST_POSTGRES_DSN names), and their names must not meet.
+var databases atomic.Int64
 
 // Start returns a server for the test: the one $PERFKB_TEST_POSTGRES_DSN
 // names, or a new throwaway cluster stopped and deleted at the end of t. It
@@ -87,7 +91,7 @@ func (s *Server) CreateDatabase(ctx context.Context) (dsn string, drop func() er
 // much faster than filling a database again, but nothing may be connected
 // to the template meanwhile.
 func (s *Server) CreateDatabaseFrom(ctx context.Context, template string) (dsn string, drop func() error, err error) {
-	name := fmt.Sprintf("perfkb_test_%d_%d", os.Getpid(), s.counter.Add(1))
+	name := fmt.Sprintf("perfkb_test_%d_%d", os.Getpid(), databases.Add(1))
 	create := "CREATE DATABASE " + name
 	if template != "" {
 		t, err := databaseName(template)
