@@ -36,13 +36,7 @@ const (
 // label errors.
 func DecodeTraces(body []byte, enc Encoding, source, position string) (ptrace.Traces, error) {
 	req := ptraceotlp.NewExportRequest()
-	var err error
-	if enc == JSON {
-		err = req.UnmarshalJSON(body)
-	} else {
-		err = req.UnmarshalProto(body)
-	}
-	if err != nil {
+	if err := unmarshal(req, body, enc); err != nil {
 		return ptrace.Traces{}, convert.Errorf(source, position, "not an OTLP ExportTraceServiceRequest (%s): %w", encName(enc), err)
 	}
 	return req.Traces(), nil
@@ -51,16 +45,21 @@ func DecodeTraces(body []byte, enc Encoding, source, position string) (ptrace.Tr
 // DecodeMetrics decodes an ExportMetricsServiceRequest.
 func DecodeMetrics(body []byte, enc Encoding, source, position string) (pmetric.Metrics, error) {
 	req := pmetricotlp.NewExportRequest()
-	var err error
-	if enc == JSON {
-		err = req.UnmarshalJSON(body)
-	} else {
-		err = req.UnmarshalProto(body)
-	}
-	if err != nil {
+	if err := unmarshal(req, body, enc); err != nil {
 		return pmetric.Metrics{}, convert.Errorf(source, position, "not an OTLP ExportMetricsServiceRequest (%s): %w", encName(enc), err)
 	}
 	return req.Metrics(), nil
+}
+
+// unmarshal decodes an OTLP export request in its wire encoding.
+func unmarshal(req interface {
+	UnmarshalJSON([]byte) error
+	UnmarshalProto([]byte) error
+}, body []byte, enc Encoding) error {
+	if enc == JSON {
+		return req.UnmarshalJSON(body)
+	}
+	return req.UnmarshalProto(body)
 }
 
 func encName(e Encoding) string {
