@@ -26,7 +26,10 @@ import (
 // near 0; the sequential setup takes 0.01·T_s at every p, so it has no
 // growing term worth its name and, extrapolated to p = 4096, takes the
 // share Amdahl's law predicts: 0.01·T_s of a program time of about
-// (0.01 + 0.005 + 0.985/4096)·T_s, 0.64.
+// (0.01 + 0.005 + 0.985/4096)·T_s, 0.64. Version 1's halo exchange takes
+// 0.002·T_s + k·(p−1)·log2(p)·T_s on every process (k = 9e-5 for N=1000,
+// half for N=2000): it grows faster than p, and PoorScalingModel flags it
+// and nothing else.
 func TestSampleModels(t *testing.T) {
 	ctx := context.Background()
 	ds, _ := sampleStore(t)
@@ -47,13 +50,78 @@ func TestSampleModels(t *testing.T) {
 		t.Errorf("%d Stommel series, want 2 sites x 2 versions x 2 sizes", series)
 	}
 	hot := map[string]bool{}
+	poor := map[string]reasonerFinding{}
 	for _, f := range res.Findings {
 		if f.Type == ontology.ExtrapolatedHotspot {
 			hot[f.Subject.Value] = true
 		}
 		if f.Type == ontology.PoorScalingModel {
-			t.Errorf("PoorScalingModel on %s: no sample region grows faster than p", f.Subject.Value)
+			poor[f.Subject.Value] = reasonerFinding{f.Description, f.SeverityClass}
 		}
+	}
+	const exchange = "main [CR_P] > solve [CR_Y] > time step loop [CR_U] > exchange halo [CR_MPIP2P]"
+	var exchV1 []string
+	for _, rm := range res.Models.Models {
+		if rm.Metric == "wtime" && rm.Name == exchange && strings.Contains(rm.Series.Version, "/Stommel/v1") {
+			exchV1 = append(exchV1, rm.IRI)
+			f, ok := poor[rm.IRI]
+			if !ok {
+				t.Errorf("%s %s: model %s not flagged PoorScalingModel", rm.Series.IRI, rm.Name, rm.Model)
+				continue
+			}
+			if g, _ := rm.Model.Growth(0); g.Poly() <= 1 || !strings.Contains(f.text, exchange+" grows as ") || f.class != "high" {
+				t.Errorf("%s: PoorScalingModel %q (%s) on model %s", rm.Series.IRI, f.text, f.class, rm.Model)
+			}
+		}
+	}
+	if len(exchV1) != 2*len(sample.ScalingProblemSizes) || len(poor) != len(exchV1) {
+		t.Errorf("PoorScalingModel on %d models, want exactly version 1's exchange in each of its %d series (%d)", len(poor), 2*len(sample.ScalingProblemSizes), len(exchV1))
+	}
+	// The report shows the finding with the rule's advice.
+	tables := res.modelTables(func(string) bool { return true })
+	var found, advice bool
+	for _, tb := range tables {
+		for _, row := range tb.Rows {
+			switch {
+			case tb.Name == "model findings" && row[0] == "PoorScalingModel" && row[3] == exchange:
+				found = true
+			case tb.Name == "advice" && row[0] == "PoorScalingModel":
+				advice = strings.Contains(fmt.Sprint(row[1]), "communication")
+			}
+		}
+	}
+	if !found || !advice {
+		t.Errorf("report: PoorScalingModel finding on the exchange %v, its advice %v", found, advice)
+	}
+	// pf:predict over the stored models: at p = 32 version 1's exchange
+	// models give the generator's time, (0.002 + 9e-5·31·5)·2e7 = 319,000
+	// µs for N=1000 and (0.002 + 4.5e-5·31·5)·8e7 = 718,000 µs for N=2000,
+	// within the fit's error; extrapolated to 4096 they grow faster than p.
+	rows := selectColumn(t, ds, `PREFIX perfonto: <`+ontology.Namespace+`>
+PREFIX pf: <urn:x-perfkb:function#>
+SELECT ?t32 ?ratio WHERE {
+  ?m a perfonto:PerformanceModel ; perfonto:modelledMetric "wtime" ; perfonto:callPath "`+exchange+`" ;
+     perfonto:modelFormula ?f ; perfonto:hasProblem ?p .
+  ?p a perfonto:PoorScalingModel .
+  BIND (pf:predict(?f, 32) AS ?t32)
+  BIND (pf:predict(?f, 4096) / ?t32 AS ?ratio) }`)
+	near := map[float64]int{}
+	for _, r := range rows {
+		var t32, ratio float64
+		if _, err := fmt.Sscan(r, &t32, &ratio); err != nil {
+			t.Fatalf("pf:predict row %q: %v", r, err)
+		}
+		for _, want := range []float64{319000, 718000} {
+			if math.Abs(t32-want) <= 0.03*want {
+				near[want]++
+			}
+		}
+		if ratio <= 4096/32 {
+			t.Errorf("pf:predict: exchange grows by %.4g from p=32 to 4096, want more than 128 (faster than p)", ratio)
+		}
+	}
+	if len(rows) != len(exchV1) || near[319000] != len(sample.SiteNames(2)) || near[718000] != len(sample.SiteNames(2)) {
+		t.Errorf("pf:predict(?f, 32) on the flagged exchange models: %q, want 319000 and 718000 (±3%%) once per site", rows)
 	}
 	checked := 0
 	for _, rm := range res.Models.Models {
@@ -100,6 +168,8 @@ func TestSampleModels(t *testing.T) {
 		t.Errorf("checked %d models, want %d", checked, series*3)
 	}
 }
+
+type reasonerFinding struct{ text, class string }
 
 // modelStore is a version with runs at p = 1..32 (one thread per process)
 // whose exchange takes 50 + 2·p² and whose work takes 960/p µs on every

@@ -13,8 +13,12 @@ import (
 // fraction (a sequential setup on process 0 and a replicated
 // initialisation on every process), perfectly parallel compute, boundary
 // and output regions, and a halo exchange whose communication time grows
-// with (p-1)·log2(p). Version 1's exchange stops scaling; version 2's
-// overlaps communication and keeps scaling. The main program region carries
+// with (p-1)·log2(p). Version 1's exchange stops scaling: every process
+// sends a halo of fixed size whatever p (a constant 0.2% of the sequential
+// time, a loss of parallelism) and its communication dominates, so its
+// time grows monotonically in p, faster than p (Extra-P models it as
+// c0 + c1·p^(4/3)). Version 2 exchanges a halo that shrinks with p and
+// overlaps communication: it keeps scaling. The main program region carries
 // the identified overheads (odata_p2p, osync for the ranks waiting for the
 // setup, olopa), so the unidentified overhead is small but not zero.
 //
@@ -35,13 +39,17 @@ const (
 	shareCompute  = 0.85
 	shareBoundary = 0.08
 	shareExchange = 0.02
-	shareWrite    = 0.02
-	shareSelf     = 0.015 // the main program's own statements
-	extraUnid     = 0.001 // unidentified: parallel runs spend 0.1% of T_s/p more in main's own statements
+	// haloFixed is version 1's exchange time without communication, the
+	// same on every process whatever p; the rest of shareExchange is in
+	// its update boundary (packing the halo), so the shares still sum to 1.
+	haloFixed  = 0.002
+	shareWrite = 0.02
+	shareSelf  = 0.015 // the main program's own statements
+	extraUnid  = 0.001 // unidentified: parallel runs spend 0.1% of T_s/p more in main's own statements
 	// commSlow and commFast scale (p-1)·log2(p) into the halo exchange's
 	// communication time for versions 1 and 2 (per unit of the sequential
 	// time, halved for the larger problem).
-	commSlow = 1e-4
+	commSlow = 9e-5
 	commFast = 2e-6
 	// imbalanceFactor: in the N=1000, p=8 run of version 1 the compute
 	// kernel on process 3 takes this much longer (load imbalance that PU
@@ -151,9 +159,15 @@ func (g *siteGen) scalingSeries(seed uint64) {
 						compute *= imbalanceFactor
 					}
 					t[scCompute] = compute
-					t[scBoundary] = shareBoundary * ts / pf * jit()
-					exch := shareExchange * ts / pf * jit()
-					t[scExchange] = exch + commTime
+					fixed := 0.0
+					if v == 1 {
+						fixed = haloFixed * ts * jit()
+						t[scBoundary] = (shareBoundary + shareExchange - haloFixed) * ts / pf * jit()
+						t[scExchange] = fixed + commTime
+					} else {
+						t[scBoundary] = shareBoundary * ts / pf * jit()
+						t[scExchange] = shareExchange*ts/pf*jit() + commTime
+					}
 					t[scLoop] = t[scCompute] + t[scBoundary] + t[scExchange]
 					t[scSolve] = t[scLoop]
 					t[scRepl] = shareRepl * ts * jit()
@@ -169,7 +183,7 @@ func (g *siteGen) scalingSeries(seed uint64) {
 						self += extraUnid * ts / pf
 					}
 					t[scMain] = t[scSetup] + t[scRepl] + t[scSolve] + t[scWrite] + self + wait
-					g.scalingSummaries(x, pu, proc, &ver, t, p, commTime, wait)
+					g.scalingSummaries(x, pu, proc, &ver, t, p, commTime, wait, fixed)
 				}
 			}
 		}
@@ -177,7 +191,9 @@ func (g *siteGen) scalingSeries(seed uint64) {
 }
 
 // scalingSummaries writes the region summaries of one process.
-func (g *siteGen) scalingSummaries(x, pu []byte, proc int, ver *version, t []float64, p int, commTime, wait float64) {
+// fixed is replicated exchange work (version 1), a loss of parallelism
+// like the replicated initialisation.
+func (g *siteGen) scalingSummaries(x, pu []byte, proc int, ver *version, t []float64, p int, commTime, wait, fixed float64) {
 	e := g.e
 	prefix := string(x) + "/rs/p" + strconv.Itoa(proc) + "t0/"
 	iris := make([][]byte, len(ver.regions))
@@ -202,7 +218,7 @@ func (g *siteGen) scalingSummaries(x, pu []byte, proc int, ver *version, t []flo
 		case scMain:
 			g.metricD(rs, mOdataP2P, commTime)
 			if p > 1 {
-				loss := t[scRepl] * (1 - 1/pf)
+				loss := (t[scRepl] + fixed) * (1 - 1/pf)
 				if proc == 0 {
 					loss += t[scSetup] * (1 - 1/pf)
 				} else {
