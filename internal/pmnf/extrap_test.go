@@ -125,7 +125,12 @@ func parseExtraPModel(s string, params []string) (*Model, error) {
 // returns each call path's model.
 func runExtraP(t *testing.T, py, file string, params []string) map[string]*Model {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// Extra-P's modelling is slow (about 20 CPU-seconds per design): its
+	// run may take until shortly before the test binary's deadline.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	if d, ok := t.Deadline(); ok {
+		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-10*time.Second))
+	}
 	defer cancel()
 	cmd := exec.CommandContext(ctx, py, "-m", "extrap", "--text", file, "--disable-progress", "--print", "{callpath}|{model}")
 	var stderr bytes.Buffer
@@ -196,11 +201,15 @@ func sameModel(a, b *Model, scale, tol float64) (hyp, coefs bool) {
 // 4.2 command line (from its text input format) and with Fit, and compares
 // the chosen hypotheses and coefficients call path by call path; it also
 // scores Extra-P's recovery of the generating exponents on the same
-// inputs. It runs where internal/oracle finds Extra-P.
+// inputs. It runs where internal/oracle finds Extra-P; on a loaded machine
+// give it time (go test -timeout 30m).
 func TestAgainstExtraP(t *testing.T) {
 	py := oracle.Python(t, "extrap")
 	dir := t.TempDir()
 	for di, tc := range designs {
+		if !tc.extrap {
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			cases := generate(synthSeed, tc.design)
 			file := filepath.Join(dir, fmt.Sprintf("design%d.txt", di))
