@@ -317,7 +317,8 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, e
 
 // predict extrapolates the wtime models of a series over p to the values
 // of at (nil: powers of two from twice the largest measured p to 65536,
-// at least one).
+// at least one), with each value's share of the program's predicted time
+// (between 0 and 1).
 func predict(s *Series, models []*RegionModel, programs map[string]*RegionModel, at []float64) {
 	pi := -1
 	for i, p := range s.Params {
@@ -347,14 +348,31 @@ func predict(s *Series, models []*RegionModel, programs map[string]*RegionModel,
 			base[i] = max(base[i], x[i])
 		}
 	}
+	// The program's predicted time is at least every region's: a region's
+	// time is part of it. A single PMNF term cannot follow a program whose
+	// parts scale differently (one falling as 1/p, one growing faster than
+	// p), so where a region's model outgrows the program's, the program's
+	// prediction is raised to it and that region's share is 1.
+	point := func(p float64) []float64 {
+		x := append([]float64{}, base...)
+		x[pi] = p
+		return x
+	}
+	totals := make([]float64, len(at))
+	for i, p := range at {
+		totals[i] = prog.Model.Eval(point(p))
+		for _, rm := range models {
+			if v := rm.Model.Eval(point(p)); rm.Metric == "wtime" && finite(v) && v > totals[i] {
+				totals[i] = v
+			}
+		}
+	}
 	for _, rm := range models {
 		if rm.Metric != "wtime" {
 			continue
 		}
-		for _, p := range at {
-			x := append([]float64{}, base...)
-			x[pi] = p
-			v, total := rm.Model.Eval(x), prog.Model.Eval(x)
+		for i, p := range at {
+			v, total := rm.Model.Eval(point(p)), totals[i]
 			pr := Prediction{P: p, Value: v, Share: math.NaN()}
 			if total > 0 && v >= 0 {
 				pr.Share = v / total
