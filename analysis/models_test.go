@@ -93,6 +93,26 @@ func TestSampleModels(t *testing.T) {
 	if !found || !advice {
 		t.Errorf("report: PoorScalingModel finding on the exchange %v, its advice %v", found, advice)
 	}
+	// The summary's findings table names what each finding is about: the
+	// model's version, problem size, call path and metric, not its IRI.
+	sum, err := res.Tables(KindSummary, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, tb := range sum {
+		for _, row := range tb.Rows {
+			if tb.Name == "findings" && row[0] == "PoorScalingModel" {
+				if about := fmt.Sprint(row[1]); !strings.HasPrefix(about, "v1 N=") || !strings.HasSuffix(about, ": "+exchange+" (wtime)") {
+					t.Errorf("findings table: PoorScalingModel about %q, want \"v1 N=...: %s (wtime)\"", about, exchange)
+				}
+				named++
+			}
+		}
+	}
+	if named != len(exchV1) {
+		t.Errorf("findings table: %d PoorScalingModel rows, want %d", named, len(exchV1))
+	}
 	// pf:predict over the stored models: at p = 32 version 1's exchange
 	// models give the generator's time, (0.002 + 9e-5·31·5)·2e7 = 319,000
 	// µs for N=1000 and (0.002 + 4.5e-5·31·5)·8e7 = 718,000 µs for N=2000,

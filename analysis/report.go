@@ -288,7 +288,8 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 			{"quads in " + GraphIRI, r.Quads},
 			{"issues (experiments skipped or partly analysed)", len(r.Issues)},
 		}
-		f := Table{Name: "findings", Columns: []string{"problem", "subject", "severity", "description"}}
+		f := Table{Name: "findings", Columns: []string{"problem", "about", "severity", "description", "subject"}, Hide: []string{"subject"}}
+		names := r.subjectNames()
 		findings := append([]reasoner.Finding{}, r.Findings...)
 		sort.SliceStable(findings, func(i, j int) bool {
 			if findings[i].Type != findings[j].Type {
@@ -297,7 +298,11 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 			return findings[i].Subject.Value < findings[j].Subject.Value
 		})
 		for _, fd := range findings {
-			f.Rows = append(f.Rows, []any{localName(fd.Type), fd.Subject.Value, fd.SeverityClass, fd.Description})
+			about, ok := names[fd.Subject.Value]
+			if !ok {
+				about = localName(fd.Subject.Value)
+			}
+			f.Rows = append(f.Rows, []any{localName(fd.Type), about, fd.SeverityClass, fd.Description, fd.Subject.Value})
 		}
 		iss := Table{Name: "issues", Columns: []string{"experiment", "subject", "reason"}}
 		for _, i := range r.Issues {
@@ -311,6 +316,27 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 		return r.modelTables(keep), nil
 	}
 	return nil, fmt.Errorf("unknown analysis %q (want scaling, overhead, diff, classes or models)", kind)
+}
+
+// subjectNames names the subjects findings are about for people: an
+// experiment by its local name, a region aggregate as "experiment: call
+// path", a model as "version problem size: call path (metric)". Hash IRIs
+// say nothing to a reader.
+func (r *Result) subjectNames() map[string]string {
+	names := map[string]string{}
+	for _, e := range r.Experiments {
+		exp := localName(e.Exp.IRI)
+		names[e.Exp.IRI] = exp
+		for _, rr := range e.Regions {
+			names[RegionIRI(e.Exp.IRI, rr.Region.Path)] = exp + ": " + readablePath(e.Exp, rr.Region)
+		}
+	}
+	if r.Models != nil {
+		for _, rm := range r.Models.Models {
+			names[rm.IRI] = strings.TrimSpace(localName(rm.Series.Version)+" "+rm.Series.ProblemSize) + ": " + rm.Name + " (" + rm.Metric + ")"
+		}
+	}
+	return names
 }
 
 // cellText writes a cell: for people (humane) numbers with 4 significant
