@@ -421,7 +421,9 @@ func (w *writer) model(rm *RegionModel) {
 	w.add(kb.IRI(rm.CR), kb.IRI(ontology.HasPerformanceModel), mi)
 	w.add(mi, kb.IRI(ontology.CallPath), kb.String(rm.Name))
 	w.add(mi, kb.IRI(ontology.ModelledMetric), kb.String(rm.Metric))
-	w.add(mi, kb.IRI(ontology.ModelFunction), kb.String(m.String()))
+	// The text is for people (findings quote it): times in the unit of
+	// the largest value; modelFormula is the exact one.
+	w.add(mi, kb.IRI(ontology.ModelFunction), kb.String(modelText(rm)))
 	w.add(mi, kb.IRI(ontology.ModelFormula), kb.String(m.Formula()))
 	w.add(mi, kb.IRI(ontology.ModelPoints), integer(m.Points))
 	for _, v := range []struct {

@@ -316,7 +316,7 @@ func TestModelsInStore(t *testing.T) {
 			poor = append(poor, f.Description)
 		}
 	}
-	if len(poor) < 1 || !strings.Contains(strings.Join(poor, "\n"), "exchange [CR_MPIP2P] grows as 50 + 2 · p^(2)") {
+	if len(poor) < 1 || !strings.Contains(strings.Join(poor, "\n"), "exchange [CR_MPIP2P] grows as 0.05 + 0.002 · p^(2) ms") {
 		t.Errorf("PoorScalingModel findings %q, want one on the exchange", poor)
 	}
 }
