@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -57,7 +58,8 @@ func writeExtraPText(path string, d design, cases []synth) error {
 // parseExtraPModel reads a function as Extra-P's default output format
 // prints it: "c0 + c1 * p^(3/4) * log2(p)^(1) + c2 * n^(1)", terms joined
 // by " + " (a negative coefficient keeps its sign), the constant left out
-// when it is zero.
+// when it is zero and a coefficient when it is 1 (Function.to_string and
+// CompoundTerm.to_string in extrap/entities).
 func parseExtraPModel(s string, params []string) (*Model, error) {
 	m := &Model{Params: params}
 	index := map[string]int{}
@@ -67,10 +69,12 @@ func parseExtraPModel(s string, params []string) (*Model, error) {
 	for k, ts := range strings.Split(strings.TrimSpace(s), " + ") {
 		parts := strings.Split(ts, " * ")
 		c, err := strconv.ParseFloat(parts[0], 64)
-		if err != nil {
+		if err == nil {
+			parts = parts[1:]
+		} else if c = 1; !strings.Contains(parts[0], "^(") {
 			return nil, fmt.Errorf("Extra-P model %q: coefficient %q: %w", s, parts[0], err)
 		}
-		if len(parts) == 1 {
+		if len(parts) == 0 {
 			if k != 0 {
 				return nil, fmt.Errorf("Extra-P model %q: constant %q is not the first term", s, ts)
 			}
@@ -78,7 +82,7 @@ func parseExtraPModel(s string, params []string) (*Model, error) {
 			continue
 		}
 		t := Term{Coefficient: c}
-		for _, f := range parts[1:] {
+		for _, f := range parts {
 			name, exp, ok := strings.Cut(f, "^(")
 			if !ok || !strings.HasSuffix(exp, ")") {
 				return nil, fmt.Errorf("Extra-P model %q: factor %q", s, f)
@@ -118,6 +122,45 @@ func parseExtraPModel(s string, params []string) (*Model, error) {
 		m.Terms = append(m.Terms, t)
 	}
 	return m, nil
+}
+
+// TestParseExtraPModel reads functions as Extra-P 4.2.5 printed them
+// (extrap --text FILE --print "{callpath}|{model}" on small series): two
+// parameters with a shared factor, a negative coefficient, and a zero
+// constant with a coefficient of 1, both left out.
+func TestParseExtraPModel(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		params []string
+		want   *Model
+	}{
+		{"5.022295506832856 + 0.0001376125881640787 * n^(1) * log2(n)^(1) + 0.009986677680800422 * p^(3/4) * n^(1) * log2(n)^(1)", []string{"p", "n"},
+			&Model{Constant: 5.022295506832856, Terms: []Term{
+				{0.0001376125881640787, []Factor{{1, Exponent{1, 1, 1}}}},
+				{0.009986677680800422, []Factor{{0, Exponent{3, 4, 0}}, {1, Exponent{1, 1, 1}}}}}}},
+		{"99964.82409340428", []string{"p", "n"}, &Model{Constant: 99964.82409340428}},
+		{"109.99111111111128 + -9.994285714285734 * log2(p)^(1)", []string{"p"},
+			&Model{Constant: 109.99111111111128, Terms: []Term{{-9.994285714285734, []Factor{{0, Exponent{0, 1, 1}}}}}}},
+		{"-2.3415932700366667e-15 + p^(1)", []string{"p"},
+			&Model{Constant: -2.3415932700366667e-15, Terms: []Term{{1, []Factor{{0, Exponent{1, 1, 0}}}}}}},
+		{"p^(3/2) * log2(p)^(2)", []string{"p"},
+			&Model{Terms: []Term{{1, []Factor{{0, Exponent{3, 2, 2}}}}}}},
+	} {
+		got, err := parseExtraPModel(tc.in, tc.params)
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		tc.want.Params = tc.params
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q:\n got %+v\nwant %+v", tc.in, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"1 + x^(1)", "1 + 2 * p^(a)", "1 + 2 * q", "p^(1) + 3"} {
+		if m, err := parseExtraPModel(bad, []string{"p"}); err == nil {
+			t.Errorf("%q: no error, got %s", bad, m)
+		}
+	}
 }
 
 // runExtraP models the text file with the Extra-P command line (default
