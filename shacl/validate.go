@@ -16,6 +16,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // Options tune Validate.
@@ -549,7 +550,7 @@ func (x *validator) wellFormed(t kb.Term) bool {
 	}
 	switch t.Datatype {
 	case ontology.XSDDecimal, ontology.XSDDouble, ontology.XSDFloat:
-		_, ok := eval.ParseNumeric(t)
+		_, ok := function.ParseNumeric(t)
 		return ok
 	case xsdBoolean:
 		switch t.Value {
