@@ -226,17 +226,8 @@ func batchSize(size int64) int {
 }
 
 func kbFormat(f Format) (string, error) {
-	switch f {
-	case FormatNTriples:
-		return rdfio.NTriples, nil
-	case FormatTurtle:
-		return rdfio.Turtle, nil
-	case FormatNQuads:
-		return rdfio.NQuads, nil
-	case FormatRDFXML:
-		return rdfio.RDFXML, nil
-	case FormatJSONLD:
-		return rdfio.JSONLD, nil // kb/rdfio/jsonld.go's registry name
+	if rf, ok := f.rdfFormat(); ok {
+		return rf.Name, nil
 	}
 	return "", &apiError{typ: ErrorUnsupported, err: fmt.Errorf("cannot read %v", f)}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -96,7 +97,7 @@ func multipartSource(body io.Reader, contentType, base string) (RDFSource, error
 func partFormat(part *multipart.Part) (*rdfio.Format, bool) {
 	if ct := part.Header.Get("Content-Type"); ct != "" {
 		if f, ok := formatByMediaType(ct, rdfInputFormats); ok {
-			return rdfio.ByMediaType(f.MediaType())
+			return f.rdfFormat()
 		}
 		return nil, false
 	}
@@ -104,12 +105,7 @@ func partFormat(part *multipart.Part) (*rdfio.Format, bool) {
 	if !ok {
 		return nil, false
 	}
-	for _, in := range rdfInputFormats {
-		if in.MediaType() == f.MediaTypes[0] {
-			return f, true
-		}
-	}
-	return nil, false
+	return f, slices.Contains(rdfInputFormats, Format(f.Name))
 }
 
 // partBlank gives a blank node a label scoped to its part.
