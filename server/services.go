@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
 )
@@ -83,7 +84,7 @@ type QueryResult struct {
 	Triples   TripleIterator
 	// Federation is the per-site report of a query run with Sites; the
 	// server sends it as headers and in the JSON head.
-	Federation *FederationReport
+	Federation *query.FederationReport
 }
 
 // Close closes whichever iterator the result holds.

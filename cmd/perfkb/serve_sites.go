@@ -97,8 +97,7 @@ type invalidInput struct{ error }
 func (invalidInput) InvalidInput() bool { return true }
 func (e invalidInput) Unwrap() error    { return e.error }
 
-func (r *siteRegistry) AddSite(ctx context.Context, s server.RemoteSite) error {
-	site := query.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv}
+func (r *siteRegistry) AddSite(ctx context.Context, site query.Site) error {
 	if err := query.CheckSiteName(site.Name); err != nil {
 		return invalidInput{err}
 	}
@@ -106,10 +105,7 @@ func (r *siteRegistry) AddSite(ctx context.Context, s server.RemoteSite) error {
 		return invalidInput{err}
 	}
 	err := r.reg.Add(ctx, site)
-	switch {
-	case errors.Is(err, query.ErrSiteExists):
-		return fmt.Errorf("%w: %q", server.ErrSiteExists, s.Name)
-	case err != nil && !errors.Is(err, context.Canceled):
+	if err != nil && !errors.Is(err, query.ErrSiteExists) && !errors.Is(err, context.Canceled) {
 		return invalidInput{err}
 	}
 	return err
@@ -123,14 +119,10 @@ func (r *siteRegistry) RemoveSite(ctx context.Context, name string) error {
 	return err
 }
 
-func (r *siteRegistry) RefreshSites(ctx context.Context, names []string) ([]server.SiteRefresh, error) {
+func (r *siteRegistry) RefreshSites(ctx context.Context, names []string) ([]query.SiteRefresh, error) {
 	res, err := r.reg.Refresh(ctx, r.client, names)
 	if errors.Is(err, query.ErrUnknownSite) {
 		return nil, fmt.Errorf("%w: %v", server.ErrNotFound, err)
 	}
-	var out []server.SiteRefresh
-	for _, x := range res {
-		out = append(out, server.SiteRefresh{Site: x.Site, Experiments: x.Experiments, Millis: x.Millis, Error: x.Error})
-	}
-	return out, err
+	return res, err
 }
