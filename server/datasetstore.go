@@ -142,9 +142,10 @@ func (d *DatasetStore) Append(ctx context.Context, graph kb.Term, src RDFSource)
 
 func (d *DatasetStore) write(ctx context.Context, graph kb.Term, src RDFSource, replace bool) (GraphChange, error) {
 	change := GraphChange{Graph: graph.Value}
-	format, err := kbFormat(src.Format)
-	if err != nil {
-		return change, err
+	if src.Boundary == "" {
+		if _, err := kbFormat(src.Format); err != nil {
+			return change, err
+		}
 	}
 	gid, err := d.ds.Intern(ctx, []kb.Term{graph})
 	if err != nil {
@@ -185,7 +186,7 @@ func (d *DatasetStore) write(ctx context.Context, graph kb.Term, src RDFSource, 
 	// and replaces of existing content through one atomic Apply.
 	bulk := (!replace || before == 0) && (src.Size <= 0 || src.Size >= bulkUploadBytes)
 	target := &graphRewritingDataset{Dataset: d.ds, graph: gid[0], remove: remove, bulk: bulk}
-	sum, err := rdfio.Load(ctx, target, body, rdfio.LoadOptions{Format: format, Graph: graph, SourceName: src.Name, BaseIRI: src.BaseIRI, BatchSize: batchSize(src.Size)})
+	sum, err := src.load(ctx, target, body, rdfio.LoadOptions{Graph: graph, BatchSize: batchSize(src.Size)})
 	if body.err != nil {
 		// The body could not be read (too large, connection lost): that,
 		// not what the parser made of the cut input, is the error.
@@ -226,17 +227,8 @@ func batchSize(size int64) int {
 }
 
 func kbFormat(f Format) (string, error) {
-	switch f {
-	case FormatNTriples:
-		return rdfio.NTriples, nil
-	case FormatTurtle:
-		return rdfio.Turtle, nil
-	case FormatNQuads:
-		return rdfio.NQuads, nil
-	case FormatRDFXML:
-		return rdfio.RDFXML, nil
-	case FormatJSONLD:
-		return rdfio.JSONLD, nil // kb/rdfio/jsonld.go's registry name
+	if rf, ok := f.rdfFormat(); ok {
+		return rf.Name, nil
 	}
 	return "", &apiError{typ: ErrorUnsupported, err: fmt.Errorf("cannot read %v", f)}
 }

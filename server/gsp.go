@@ -160,6 +160,7 @@ func (s *Server) gspWrite(c *gin.Context, graph kb.Term, replace bool) {
 			respondError(c, fmt.Errorf("%w (graph <%s> was not changed)", err, graph.Value))
 			return
 		}
+		src.Size = c.Request.ContentLength
 	} else {
 		format, ok := formatByMediaType(c.GetHeader("Content-Type"), rdfInputFormats)
 		if !ok {

@@ -2,13 +2,13 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
+	"slices"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -35,68 +35,70 @@ func (s *Server) directGraph(c *gin.Context) (kb.Term, bool) {
 	return kb.IRI(strings.TrimSuffix(base, "/") + c.Request.URL.EscapedPath()), true
 }
 
-// multipartSource turns a multipart/form-data body (Graph Store Protocol
-// 5.5: a POST of several RDF documents) into one N-Triples document, so
-// that the store adds all parts in one atomic write. Each part is parsed in
-// the syntax of its Content-Type (or its file name's extension); blank node
-// labels are kept apart per part, as each part is a document of its own.
-// A part that does not parse fails the whole request.
+// multipartSource is the source of a multipart/form-data body (Graph
+// Store Protocol 5.5: a POST of several RDF documents), which the store
+// adds as one atomic write (RDFSource.Boundary).
 func multipartSource(body io.Reader, contentType, base string) (RDFSource, error) {
 	_, params, err := mime.ParseMediaType(contentType)
 	if err != nil || params["boundary"] == "" {
 		return RDFSource{}, newAPIError(ErrorBadData, "multipart/form-data without a boundary")
 	}
-	mr := multipart.NewReader(body, params["boundary"])
-	var out bytes.Buffer
-	enc := rdfio.NewNTriplesEncoder(&out, rdfio.EncoderOptions{})
+	return RDFSource{Body: body, Boundary: params["boundary"], Name: "request body", BaseIRI: base}, nil
+}
+
+// multipartQuads streams the statements of a multipart body's parts, one
+// part after the other, for rdfio.LoadQuads. Each part is parsed in the
+// syntax of its Content-Type (or its file name's extension); blank node
+// labels are kept apart per part, as each part is a document of its own.
+// A part that does not parse fails the whole load.
+func multipartQuads(body io.Reader, boundary, base string) func() (kb.TermQuad, error) {
+	mr := multipart.NewReader(body, boundary)
+	var dec rdfio.Decoder
 	parts := 0
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return RDFSource{}, newAPIError(ErrorBadData, "malformed multipart body: %v", err)
-		}
-		parts++
-		name := part.FileName()
-		if name == "" {
-			name = part.FormName()
-		}
-		label := fmt.Sprintf("part %d (%s)", parts, name)
-		f, ok := partFormat(part)
-		if !ok {
-			return RDFSource{}, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("%s: unsupported Content-Type %q: send one of %s", label, part.Header.Get("Content-Type"), offeredMediaTypes(rdfInputFormats))}
-		}
-		dec := f.NewDecoder(part, rdfio.Options{Base: base, Source: label})
+	return func() (kb.TermQuad, error) {
 		for {
+			if dec == nil {
+				part, err := mr.NextPart()
+				if errors.Is(err, io.EOF) {
+					if parts == 0 {
+						return kb.TermQuad{}, newAPIError(ErrorBadData, "the multipart body has no parts")
+					}
+					return kb.TermQuad{}, io.EOF
+				}
+				if err != nil {
+					return kb.TermQuad{}, newAPIError(ErrorBadData, "multipart body: %v", err)
+				}
+				parts++
+				name := part.FileName()
+				if name == "" {
+					name = part.FormName()
+				}
+				label := fmt.Sprintf("part %d (%s)", parts, name)
+				f, ok := partFormat(part)
+				if !ok {
+					return kb.TermQuad{}, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("%s: unsupported Content-Type %q: send one of %s", label, part.Header.Get("Content-Type"), offeredMediaTypes(rdfInputFormats))}
+				}
+				dec = f.NewDecoder(part, rdfio.Options{Base: base, Source: label})
+			}
 			q, err := dec.Next()
 			if errors.Is(err, io.EOF) {
-				break
+				dec = nil
+				continue
 			}
 			if err != nil {
-				return RDFSource{}, err
+				return kb.TermQuad{}, err
 			}
 			q.S, q.O, q.G = partBlank(q.S, parts), partBlank(q.O, parts), kb.Term{}
-			if err := enc.Encode(q); err != nil {
-				return RDFSource{}, err
-			}
+			return q, nil
 		}
 	}
-	if parts == 0 {
-		return RDFSource{}, newAPIError(ErrorBadData, "the multipart body has no parts")
-	}
-	if err := enc.Close(); err != nil {
-		return RDFSource{}, err
-	}
-	return RDFSource{Body: &out, Format: FormatNTriples, Name: "request body", BaseIRI: base, Size: int64(out.Len())}, nil
 }
 
 // partFormat finds a part's RDF syntax among those the Graph Store reads.
 func partFormat(part *multipart.Part) (*rdfio.Format, bool) {
 	if ct := part.Header.Get("Content-Type"); ct != "" {
 		if f, ok := formatByMediaType(ct, rdfInputFormats); ok {
-			return rdfio.ByMediaType(f.MediaType())
+			return f.rdfFormat()
 		}
 		return nil, false
 	}
@@ -104,12 +106,7 @@ func partFormat(part *multipart.Part) (*rdfio.Format, bool) {
 	if !ok {
 		return nil, false
 	}
-	for _, in := range rdfInputFormats {
-		if in.MediaType() == f.MediaTypes[0] {
-			return f, true
-		}
-	}
-	return nil, false
+	return f, slices.Contains(rdfInputFormats, Format(f.Name))
 }
 
 // partBlank gives a blank node a label scoped to its part.

@@ -6,59 +6,86 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/query/results"
 )
 
-// Format is a serialization the server reads or writes.
-type Format uint8
+// Format is a serialization the server reads or writes, by its canonical
+// name in one of perfkb's two format registries: the SPARQL results
+// formats of query/results and the RDF syntaxes of kb/rdfio. Names,
+// media types and aliases come from those registries; the server keeps
+// none of its own.
+type Format string
 
 // The formats the server knows.
 const (
-	FormatJSON     Format = iota + 1 // SPARQL 1.1 Query Results JSON
-	FormatXML                        // SPARQL Query Results XML
-	FormatCSV                        // SPARQL 1.1 Query Results CSV
-	FormatTSV                        // SPARQL 1.1 Query Results TSV
-	FormatNTriples                   // RDF 1.1 N-Triples
-	FormatTurtle                     // RDF 1.1 Turtle
-	FormatNQuads                     // RDF 1.1 N-Quads
-	FormatRDFXML                     // RDF 1.1 XML syntax
-	FormatJSONLD                     // JSON-LD 1.1 (written expanded; read through kb/rdfio)
+	FormatJSON     = Format(results.JSON) // SPARQL 1.1 Query Results JSON
+	FormatXML      = Format(results.XML)  // SPARQL Query Results XML
+	FormatCSV      = Format(results.CSV)  // SPARQL 1.1 Query Results CSV
+	FormatTSV      = Format(results.TSV)  // SPARQL 1.1 Query Results TSV
+	FormatNTriples = Format(rdfio.NTriples)
+	FormatTurtle   = Format(rdfio.Turtle)
+	FormatNQuads   = Format(rdfio.NQuads)
+	FormatRDFXML   = Format(rdfio.RDFXML)
+	FormatJSONLD   = Format(rdfio.JSONLD) // JSON-LD 1.1 (written expanded)
 )
 
-type formatInfo struct {
-	name       string
-	mediaType  string
-	aliases    []string // other media types that select the format
-	shortNames []string // values of the ?format= parameter
-}
-
-var formats = map[Format]formatInfo{
-	FormatJSON:     {"json", "application/sparql-results+json", []string{"application/json"}, []string{"json", "srj"}},
-	FormatXML:      {"xml", "application/sparql-results+xml", []string{"application/xml", "text/xml"}, []string{"xml", "srx"}},
-	FormatCSV:      {"csv", "text/csv", nil, []string{"csv"}},
-	FormatTSV:      {"tsv", "text/tab-separated-values", nil, []string{"tsv"}},
-	FormatNTriples: {"ntriples", "application/n-triples", []string{"text/plain"}, []string{"nt", "ntriples", "n-triples"}},
-	FormatTurtle:   {"turtle", "text/turtle", []string{"application/x-turtle"}, []string{"ttl", "turtle"}},
-	FormatNQuads:   {"nquads", "application/n-quads", []string{"text/x-nquads"}, []string{"nq", "nquads", "n-quads"}},
-	FormatRDFXML:   {"rdfxml", "application/rdf+xml", nil, []string{"rdf", "rdfxml", "rdf/xml", "owl"}},
-	FormatJSONLD:   {"jsonld", "application/ld+json", nil, []string{"jsonld", "json-ld"}},
-}
-
-// String returns the format's short name.
+// String returns the format's canonical name.
 func (f Format) String() string {
-	if info, ok := formats[f]; ok {
-		return info.name
+	if f == "" {
+		return "unknown format"
 	}
-	return "unknown format"
+	return string(f)
+}
+
+// resultsSpec is f's entry in the results registry.
+func (f Format) resultsSpec() (*results.Spec, bool) {
+	s, ok := results.Lookup(string(f))
+	return s, ok && string(s.Format) == string(f) && len(s.MediaTypes) > 0
+}
+
+// rdfFormat is f's entry in the RDF registry.
+func (f Format) rdfFormat() (*rdfio.Format, bool) {
+	rf, ok := rdfio.Lookup(string(f))
+	return rf, ok && rf.Name == string(f)
+}
+
+// mediaTypes lists the media types that select f, the registered one
+// first.
+func (f Format) mediaTypes() []string {
+	if s, ok := f.resultsSpec(); ok {
+		return s.MediaTypes
+	}
+	if rf, ok := f.rdfFormat(); ok {
+		return rf.MediaTypes
+	}
+	return nil
+}
+
+// names lists the ?format= values that select f besides its media types.
+func (f Format) names() []string {
+	if s, ok := f.resultsSpec(); ok {
+		return append([]string{string(s.Format)}, s.Names...)
+	}
+	if rf, ok := f.rdfFormat(); ok {
+		return append([]string{rf.Name, strings.ToLower(rf.Label)}, rf.Aliases...)
+	}
+	return nil
 }
 
 // MediaType returns the format's registered media type.
-func (f Format) MediaType() string { return formats[f].mediaType }
+func (f Format) MediaType() string {
+	if mt := f.mediaTypes(); len(mt) > 0 {
+		return mt[0]
+	}
+	return ""
+}
 
 // contentType returns the Content-Type header value for f.
 func (f Format) contentType() string {
-	switch f {
-	case FormatJSON, FormatXML, FormatCSV, FormatTSV, FormatNTriples, FormatTurtle, FormatNQuads, FormatRDFXML, FormatJSONLD:
-		return f.MediaType() + "; charset=utf-8"
+	if mt := f.MediaType(); mt != "" {
+		return mt + "; charset=utf-8"
 	}
 	return "application/octet-stream"
 }
@@ -77,19 +104,8 @@ var (
 func formatByName(name string, offers []Format) (Format, bool) {
 	name = strings.ToLower(strings.TrimSpace(name))
 	for _, f := range offers {
-		info := formats[f]
-		if name == info.mediaType {
+		if slices.Contains(f.mediaTypes(), name) || slices.Contains(f.names(), name) {
 			return f, true
-		}
-		for _, s := range info.shortNames {
-			if s == name {
-				return f, true
-			}
-		}
-		for _, a := range info.aliases {
-			if a == name {
-				return f, true
-			}
 		}
 	}
 	// SPARQLWrapper and Fuseki read the results-format names as their RDF
@@ -98,7 +114,7 @@ func formatByName(name string, offers []Format) (Format, bool) {
 	if f, ok := graphNames[name]; ok && slices.Contains(offers, f) && !slices.Contains(offers, FormatXML) {
 		return f, true
 	}
-	return 0, false
+	return "", false
 }
 
 var graphNames = map[string]Format{"xml": FormatRDFXML, "rdf+xml": FormatRDFXML, "json": FormatJSONLD, "n3": FormatTurtle}
@@ -107,20 +123,14 @@ var graphNames = map[string]Format{"xml": FormatRDFXML, "rdf+xml": FormatRDFXML,
 func formatByMediaType(contentType string, offers []Format) (Format, bool) {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
-		return 0, false
+		return "", false
 	}
 	for _, f := range offers {
-		info := formats[f]
-		if mt == info.mediaType {
+		if slices.Contains(f.mediaTypes(), mt) {
 			return f, true
 		}
-		for _, a := range info.aliases {
-			if mt == a {
-				return f, true
-			}
-		}
 	}
-	return 0, false
+	return "", false
 }
 
 // acceptRange is one entry of an Accept header.
@@ -185,8 +195,7 @@ func negotiate(accept string, offers []Format) (Format, bool) {
 	}
 	var cands []scored
 	for i, f := range offers {
-		info := formats[f]
-		mediaTypes := append([]string{info.mediaType}, info.aliases...)
+		mediaTypes := f.mediaTypes()
 		bestSpec, bestQ := 0, 0.0
 		for j, mt := range mediaTypes {
 			spec, q := 0, 0.0
@@ -211,7 +220,7 @@ func negotiate(accept string, offers []Format) (Format, bool) {
 		}
 	}
 	if len(cands) == 0 {
-		return 0, false
+		return "", false
 	}
 	sort.SliceStable(cands, func(a, b int) bool {
 		if cands[a].q != cands[b].q {

@@ -99,15 +99,9 @@ func validateDocument(ctx context.Context, shapes *shacl.Shapes, graph kb.Term, 
 		}
 		shapes = shippedShapes.shapes
 	}
-	format, err := kbFormat(src.Format)
-	if err != nil {
-		return nil, err
-	}
 	mem := native.OpenMemory()
 	defer mem.Close()
-	if _, err := rdfio.Load(ctx, mem, bytes.NewReader(data), rdfio.LoadOptions{
-		Format: format, Graph: graph, SourceName: src.Name, BaseIRI: src.BaseIRI,
-	}); err != nil {
+	if _, err := src.load(ctx, mem, bytes.NewReader(data), rdfio.LoadOptions{Graph: graph}); err != nil {
 		return nil, err
 	}
 	if err := shacl.AddOntology(ctx, mem); err != nil {

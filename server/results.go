@@ -14,19 +14,11 @@ import (
 // result in f: the server writes SPARQL results through the same encoder
 // as perfkb query, so HTTP and the CLI give the same bytes.
 func newSolutionsWriter(f Format, w *bufio.Writer) (results.SolutionWriter, error) {
-	rf, ok := resultsFormats[f]
+	s, ok := f.resultsSpec()
 	if !ok {
 		return nil, fmt.Errorf("%s is not a SPARQL results format", f)
 	}
-	return results.NewSolutionWriter(w, rf)
-}
-
-// resultsFormats maps the negotiated formats to query/results formats.
-var resultsFormats = map[Format]results.Format{
-	FormatJSON: results.JSON,
-	FormatXML:  results.XML,
-	FormatCSV:  results.CSV,
-	FormatTSV:  results.TSV,
+	return results.NewSolutionWriter(w, s.Format)
 }
 
 // PerfontoNS is the PERFONTO namespace (ontology.Namespace), for tests
@@ -55,7 +47,7 @@ func newTripleWriter(f Format, w *bufio.Writer, extra ...rdfio.Prefix) *tripleWr
 func newGraphResultWriter(f Format, w *bufio.Writer) *tripleWriter { return newTripleWriter(f, w) }
 
 func (t *tripleWriter) begin() error {
-	rf, ok := rdfio.ByMediaType(t.f.MediaType())
+	rf, ok := t.f.rdfFormat()
 	if !ok || rf.NewEncoder == nil {
 		return fmt.Errorf("%s is not an RDF format", t.f)
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
 )
@@ -83,7 +85,7 @@ type QueryResult struct {
 	Triples   TripleIterator
 	// Federation is the per-site report of a query run with Sites; the
 	// server sends it as headers and in the JSON head.
-	Federation *FederationReport
+	Federation *query.FederationReport
 }
 
 // Close closes whichever iterator the result holds.
@@ -155,6 +157,26 @@ type RDFSource struct {
 	// Size is the document's length in bytes when known (Content-Length),
 	// otherwise 0 or negative; stores use it to size their buffers.
 	Size int64
+	// Boundary, when set, makes Body a multipart/form-data body with this
+	// boundary (Graph Store Protocol 5.5): several documents, each in the
+	// syntax its part's Content-Type or file name gives, read as one
+	// (Format unused).
+	Boundary string
+}
+
+// load reads the source from body (its Body, or a copy of it) into ds with
+// rdfio, each multipart part streamed into one rdfio.LoadQuads.
+func (src RDFSource) load(ctx context.Context, ds kb.Dataset, body io.Reader, opts rdfio.LoadOptions) (rdfio.LoadSummary, error) {
+	opts.SourceName, opts.BaseIRI = src.Name, src.BaseIRI
+	if src.Boundary != "" {
+		return rdfio.LoadQuads(ctx, ds, multipartQuads(body, src.Boundary, src.BaseIRI), opts)
+	}
+	format, err := kbFormat(src.Format)
+	if err != nil {
+		return rdfio.LoadSummary{}, err
+	}
+	opts.Format = format
+	return rdfio.Load(ctx, ds, body, opts)
 }
 
 // GraphChange reports what a Graph Store write did. For a replace, Added

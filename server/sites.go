@@ -8,11 +8,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/results"
 )
 
@@ -23,32 +23,13 @@ import (
 type SiteRegistry interface {
 	SiteService
 	// AddSite registers a remote site. Invalid names or endpoints are
-	// InvalidInputError errors; a name in use wraps ErrSiteExists.
-	AddSite(ctx context.Context, site RemoteSite) error
+	// InvalidInputError errors; a name in use wraps query.ErrSiteExists.
+	AddSite(ctx context.Context, site query.Site) error
 	// RemoveSite unregisters a site; an unknown name wraps ErrNotFound.
 	RemoveSite(ctx context.Context, name string) error
 	// RefreshSites asks the named sites (all when empty) for their
 	// experiments and replaces each one's records atomically.
-	RefreshSites(ctx context.Context, names []string) ([]SiteRefresh, error)
-}
-
-// ErrSiteExists marks adding a site whose name is registered (409).
-var ErrSiteExists = errors.New("site already registered")
-
-// RemoteSite is a site as registered over HTTP. TokenEnv names the
-// environment variable of the server holding the token sent to the site.
-type RemoteSite struct {
-	Name     string `json:"name"`
-	Endpoint string `json:"endpoint"`
-	TokenEnv string `json:"tokenEnv,omitempty"`
-}
-
-// SiteRefresh is the outcome of refreshing one site.
-type SiteRefresh struct {
-	Site        string `json:"site"`
-	Experiments int    `json:"experiments"`
-	Millis      int64  `json:"ms"`
-	Error       string `json:"error,omitempty"`
+	RefreshSites(ctx context.Context, names []string) ([]query.SiteRefresh, error)
 }
 
 // registry returns the writable registry, answering 501 when there is none.
@@ -64,7 +45,7 @@ func (s *Server) registry(c *gin.Context) (SiteRegistry, bool) {
 // siteError maps registry errors to statuses: invalid input 400, unknown
 // 404, existing 409.
 func siteError(c *gin.Context, err error) {
-	if errors.Is(err, ErrSiteExists) {
+	if errors.Is(err, query.ErrSiteExists) {
 		c.JSON(http.StatusConflict, errorResponse{Status: "error", ErrorType: ErrorBadData, Error: err.Error()})
 		return
 	}
@@ -81,7 +62,7 @@ func (s *Server) addSite(c *gin.Context) {
 	if !ok {
 		return
 	}
-	var site RemoteSite
+	var site query.Site
 	body, err := io.ReadAll(c.Request.Body)
 	if err == nil {
 		err = json.Unmarshal(body, &site)
@@ -144,32 +125,14 @@ func (s *Server) refreshSites(c *gin.Context) {
 		return
 	}
 	if out == nil {
-		out = []SiteRefresh{}
+		out = []query.SiteRefresh{}
 	}
 	c.JSON(http.StatusOK, out)
 }
 
-// FederationReport is the per-site account of a query run at several
-// sites (QueryRequest.Sites).
-type FederationReport struct {
-	// Complete is false when a site failed or timed out.
-	Complete bool                `json:"complete"`
-	Sites    []FederationSiteRun `json:"sites"`
-}
-
-// FederationSiteRun is one site's part of a federated answer.
-type FederationSiteRun struct {
-	Site    string `json:"site"`
-	Outcome string `json:"outcome"` // answered, failed, timed out
-	Rows    int    `json:"rows"`
-	Bytes   int64  `json:"bytes"`
-	Millis  int64  `json:"ms"`
-	Error   string `json:"error,omitempty"`
-}
-
 // setFederationHeaders sets Perfkb-Federation: complete|partial and, for a
 // partial answer, Perfkb-Sites-Failed: NAME (reason), …
-func setFederationHeaders(c *gin.Context, rep *FederationReport) {
+func setFederationHeaders(c *gin.Context, rep *query.FederationReport) {
 	if rep == nil {
 		return
 	}
@@ -178,23 +141,12 @@ func setFederationHeaders(c *gin.Context, rep *FederationReport) {
 		return
 	}
 	c.Header("Perfkb-Federation", "partial")
-	var failed []string
-	for _, s := range rep.Sites {
-		if s.Outcome == "answered" {
-			continue
-		}
-		reason := strings.NewReplacer("\r", " ", "\n", " ", ",", ";").Replace(s.Error)
-		if len(reason) > 200 {
-			reason = reason[:200] + "…"
-		}
-		failed = append(failed, fmt.Sprintf("%s (%s: %s)", s.Site, s.Outcome, reason))
-	}
-	c.Header("Perfkb-Sites-Failed", strings.Join(failed, ", "))
+	c.Header("Perfkb-Sites-Failed", rep.FailedHeader())
 }
 
 // withFederationHead adds the report to the head of JSON results as the
 // member "federation".
-func withFederationHead(sw results.SolutionWriter, rep *FederationReport) {
+func withFederationHead(sw results.SolutionWriter, rep *query.FederationReport) {
 	j, ok := sw.(results.HeadExtender)
 	if !ok || rep == nil {
 		return

@@ -244,12 +244,12 @@ func chooseFormatIn(c *gin.Context, params url.Values, offers []Format) (Format,
 			return f, true
 		}
 		respondError(c, newAPIError(ErrorNotAccept, "format %q is not available for this result; available: %s", name, offeredMediaTypes(offers)))
-		return 0, false
+		return "", false
 	}
 	f, ok := negotiate(c.GetHeader("Accept"), offers)
 	if !ok {
 		respondError(c, newAPIError(ErrorNotAccept, "none of the accepted media types (%s) is available for this result; available: %s", c.GetHeader("Accept"), offeredMediaTypes(offers)))
-		return 0, false
+		return "", false
 	}
 	return f, true
 }

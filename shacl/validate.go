@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"regexp"
 	"runtime"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // Options tune Validate.
@@ -511,23 +511,6 @@ func langMatches(tag, rng string) bool {
 	return tag == rng || strings.HasPrefix(tag, rng+"-")
 }
 
-// integerRanges bounds the XSD integer types (nil: unbounded).
-var integerRanges = map[string][2]*big.Int{
-	ontology.XSDInteger:            {nil, nil},
-	ontology.XSDLong:               {big.NewInt(-1 << 63), big.NewInt(1<<63 - 1)},
-	ontology.XSDInt:                {big.NewInt(-1 << 31), big.NewInt(1<<31 - 1)},
-	ontology.XSDShort:              {big.NewInt(-1 << 15), big.NewInt(1<<15 - 1)},
-	ontology.XSDByte:               {big.NewInt(-1 << 7), big.NewInt(1<<7 - 1)},
-	ontology.XSDUnsignedLong:       {big.NewInt(0), new(big.Int).SetUint64(1<<64 - 1)},
-	ontology.XSDUnsignedInt:        {big.NewInt(0), big.NewInt(1<<32 - 1)},
-	ontology.XSDUnsignedShort:      {big.NewInt(0), big.NewInt(1<<16 - 1)},
-	ontology.XSDUnsignedByte:       {big.NewInt(0), big.NewInt(1<<8 - 1)},
-	ontology.XSDPositiveInteger:    {big.NewInt(1), nil},
-	ontology.XSDNonNegativeInteger: {big.NewInt(0), nil},
-	ontology.XSDNegativeInteger:    {nil, big.NewInt(-1)},
-	ontology.XSDNonPositiveInteger: {nil, big.NewInt(0)},
-}
-
 // The lexical spaces of the XSD date and time types (XSD 1.1 Part 2,
 // 3.3.7-3.3.9), without the day-of-month check against the month.
 var (
@@ -539,17 +522,14 @@ var (
 // wellFormed reports whether a literal's lexical form is valid for its
 // datatype, for the XSD types perfkb knows; others are taken as valid.
 func (x *validator) wellFormed(t kb.Term) bool {
-	if r, ok := integerRanges[t.Datatype]; ok {
-		s := strings.TrimSpace(t.Value)
-		if s == "" || strings.ContainsAny(s, ".eE") {
-			return false
-		}
-		n, ok := new(big.Int).SetString(strings.TrimPrefix(s, "+"), 10)
-		return ok && (r[0] == nil || n.Cmp(r[0]) >= 0) && (r[1] == nil || n.Cmp(r[1]) <= 0)
+	if function.IsIntegerType(t.Datatype) {
+		// Lexical form and the type's range.
+		_, ok := function.ParseNumeric(t)
+		return ok
 	}
 	switch t.Datatype {
 	case ontology.XSDDecimal, ontology.XSDDouble, ontology.XSDFloat:
-		_, ok := eval.ParseNumeric(t)
+		_, ok := function.ParseNumeric(t)
 		return ok
 	case xsdBoolean:
 		switch t.Value {

@@ -135,9 +135,9 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		}
 		return d
 	}
-	sites := newSiteRegistry(store, ds, f.fed)
+	sites := backend.NewSites(store, ds, f.fed.siteTimeout)
 	opts := server.Options{
-		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.reg, f.maxRows), Long: f.long.scheduler()},
+		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.Registry, f.maxRows), Long: f.long.scheduler()},
 		Graphs:        store,
 		Rules:         &backend.Reasoner{DS: ds, Options: f.rules.opts},
 		Analysis:      &backend.Analysis{DS: ds},

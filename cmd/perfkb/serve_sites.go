@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )
@@ -54,83 +52,4 @@ func (f *serveFederationFlags) serviceClient(reg *query.SiteRegistry, maxRows in
 		}
 	}
 	return c
-}
-
-// siteRegistry serves /sites: the store's graphs (local sites) and the
-// registered remote sites, which it can add, remove and refresh.
-type siteRegistry struct {
-	local  *server.DatasetStore
-	reg    *query.SiteRegistry
-	client *query.SiteClient
-}
-
-var _ server.SiteRegistry = (*siteRegistry)(nil)
-
-func newSiteRegistry(store *server.DatasetStore, ds kb.Dataset, f serveFederationFlags) *siteRegistry {
-	reg := &query.SiteRegistry{DS: ds}
-	c := query.NewSiteClient(nil)
-	c.Timeout = f.siteTimeout
-	c.Registered = reg.Sites
-	return &siteRegistry{local: store, reg: reg, client: c}
-}
-
-// Sites lists local graphs then remote sites.
-func (r *siteRegistry) Sites(ctx context.Context) ([]server.Site, error) {
-	out, err := r.local.Sites(ctx)
-	if err != nil {
-		return nil, err
-	}
-	remote, err := r.reg.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range remote {
-		out = append(out, server.Site{Name: s.Name, Endpoint: s.Endpoint, Kind: "remote", Status: s.Status,
-			LastRefreshed: s.LastRefreshed, ExperimentCount: s.Experiments, TokenEnv: s.TokenEnv})
-	}
-	return out, nil
-}
-
-// invalidInput marks a bad request (400).
-type invalidInput struct{ error }
-
-func (invalidInput) InvalidInput() bool { return true }
-func (e invalidInput) Unwrap() error    { return e.error }
-
-func (r *siteRegistry) AddSite(ctx context.Context, s server.RemoteSite) error {
-	site := query.Site{Name: s.Name, Endpoint: s.Endpoint, TokenEnv: s.TokenEnv}
-	if err := query.CheckSiteName(site.Name); err != nil {
-		return invalidInput{err}
-	}
-	if err := query.CheckSiteEndpoint(site.Endpoint); err != nil {
-		return invalidInput{err}
-	}
-	err := r.reg.Add(ctx, site)
-	switch {
-	case errors.Is(err, query.ErrSiteExists):
-		return fmt.Errorf("%w: %q", server.ErrSiteExists, s.Name)
-	case err != nil && !errors.Is(err, context.Canceled):
-		return invalidInput{err}
-	}
-	return err
-}
-
-func (r *siteRegistry) RemoveSite(ctx context.Context, name string) error {
-	err := r.reg.Remove(ctx, name)
-	if errors.Is(err, query.ErrUnknownSite) {
-		return fmt.Errorf("%w: site %q", server.ErrNotFound, name)
-	}
-	return err
-}
-
-func (r *siteRegistry) RefreshSites(ctx context.Context, names []string) ([]server.SiteRefresh, error) {
-	res, err := r.reg.Refresh(ctx, r.client, names)
-	if errors.Is(err, query.ErrUnknownSite) {
-		return nil, fmt.Errorf("%w: %v", server.ErrNotFound, err)
-	}
-	var out []server.SiteRefresh
-	for _, x := range res {
-		out = append(out, server.SiteRefresh{Site: x.Site, Experiments: x.Experiments, Millis: x.Millis, Error: x.Error})
-	}
-	return out, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/server"
 )
 
 func init() { register(newSitesCmd) }
@@ -85,7 +86,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var infos []query.SiteInfo
 			if f.server != "" {
-				var all []serverSite
+				var all []server.Site
 				if err := f.call(cmd.Context(), http.MethodGet, "/sites", nil, &all); err != nil {
 					return err
 				}
@@ -167,7 +168,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sites []query.Site
 			if f.server != "" {
-				var all []serverSite
+				var all []server.Site
 				if err := f.call(cmd.Context(), http.MethodGet, "/sites", nil, &all); err != nil {
 					return err
 				}
@@ -205,17 +206,6 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 	}
 	cmd.AddCommand(add, list, remove, refresh, check)
 	return cmd
-}
-
-// serverSite is an entry of a server's GET /sites (server.Site).
-type serverSite struct {
-	Name            string    `json:"name"`
-	Kind            string    `json:"kind"`
-	Endpoint        string    `json:"endpoint"`
-	Status          string    `json:"status"`
-	LastRefreshed   time.Time `json:"lastRefreshed"`
-	ExperimentCount int       `json:"experimentCount"`
-	TokenEnv        string    `json:"tokenEnv"`
 }
 
 // withRegistry opens --store and runs fn on its registry.

@@ -31,10 +31,10 @@ type Format struct {
 
 var registry = []*Format{
 	{Name: NTriples, Label: "N-Triples", Aliases: []string{"n-triples", "nt"},
-		MediaTypes: []string{"application/n-triples"}, Extensions: []string{".nt", ".ntriples"},
+		MediaTypes: []string{"application/n-triples", "text/plain"}, Extensions: []string{".nt", ".ntriples"},
 		NewDecoder: func(r io.Reader, o Options) Decoder { return NewNTriplesDecoder(r, o) }, NewEncoder: NewNTriplesEncoder},
 	{Name: NQuads, Label: "N-Quads", Aliases: []string{"n-quads", "nq"},
-		MediaTypes: []string{"application/n-quads"}, Extensions: []string{".nq", ".nquads"}, Quads: true,
+		MediaTypes: []string{"application/n-quads", "text/x-nquads"}, Extensions: []string{".nq", ".nquads"}, Quads: true,
 		NewDecoder: func(r io.Reader, o Options) Decoder { return NewNQuadsDecoder(r, o) }, NewEncoder: NewNQuadsEncoder},
 	{Name: Turtle, Label: "Turtle", Aliases: []string{"ttl"},
 		MediaTypes: []string{"text/turtle", "application/x-turtle"}, Extensions: []string{".ttl", ".turtle"},

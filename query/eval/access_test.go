@@ -11,6 +11,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -135,18 +136,18 @@ func TestFastAggregatesMatchGeneral(t *testing.T) {
 		{"equal doubles", doubles("1.0", "1.00", "1E0")},
 	}
 	general := func(fn algebra.AggregateFunc, vals []kb.Term) kb.Term {
-		sum := Numeric{Kind: NumInteger, R: new(big.Rat)}
+		sum := function.Numeric{Kind: function.NumInteger, R: new(big.Rat)}
 		switch fn {
 		case algebra.AggSum, algebra.AggAvg:
 			for _, v := range vals {
-				n, _ := ParseNumeric(v)
+				n, _ := function.ParseNumeric(v)
 				sum, _ = arithNumeric('+', sum, n)
 			}
 			if fn == algebra.AggSum {
-				return numericTerm(sum)
+				return sum.Term()
 			}
-			avg, _ := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
-			return numericTerm(avg)
+			avg, _ := arithNumeric('/', sum, function.Numeric{Kind: function.NumInteger, R: big.NewRat(int64(len(vals)), 1)})
+			return avg.Term()
 		}
 		best := vals[0]
 		for _, v := range vals[1:] {
@@ -199,8 +200,8 @@ func TestFastCompareDecimal(t *testing.T) {
 				t.Errorf("fastCompareDecimal(%s, %s) declined", a, b)
 				continue
 			}
-			x, _ := ParseNumeric(a)
-			y, _ := ParseNumeric(b)
+			x, _ := function.ParseNumeric(a)
+			y, _ := function.ParseNumeric(b)
 			want, err := compareNumeric(x, y)
 			if err != nil {
 				t.Fatal(err)

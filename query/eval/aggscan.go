@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // aggScanNode is a GROUP BY (or the one implicit group) over a single
@@ -212,11 +213,11 @@ func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
 		if !ok || !isConst {
 			return
 		}
-		num, ok := ParseNumeric(ce.Term)
-		if !ok || num.Kind == NumFloat || num.IsNaN() {
+		num, ok := function.ParseNumeric(ce.Term)
+		if !ok || num.Kind == function.NumFloat || num.IsNaN() {
 			return
 		}
-		if num.Kind == NumInteger && num.R.IsInt() && num.R.Num().IsInt64() {
+		if num.Kind == function.NumInteger && num.R.IsInt() && num.R.Num().IsInt64() {
 			t.cInt, t.ci = true, num.R.Num().Int64()
 		}
 		// A double operand promotes c to a double (compareNumeric).
@@ -248,11 +249,11 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 	i, f, k, ok := fastNumber(term)
 	var c int
 	switch {
-	case ok && k == NumDouble && t.cDbl && !math.IsNaN(f):
+	case ok && k == function.NumDouble && t.cDbl && !math.IsNaN(f):
 		c = cmpOrdered(f, t.cf)
-	case ok && k == NumInteger && t.cInt:
+	case ok && k == function.NumInteger && t.cInt:
 		c = cmpOrdered(i, t.ci)
-	case ok && k == NumInteger && t.cDbl && i > -1<<53 && i < 1<<53 && float64(i) != t.cf:
+	case ok && k == function.NumInteger && t.cDbl && i > -1<<53 && i < 1<<53 && float64(i) != t.cf:
 		// An integer against a decimal (compared as decimals): i is a
 		// double exactly, and cf the double nearest c, so no double lies
 		// strictly between c and cf; i on one side of cf is on that

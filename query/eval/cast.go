@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // castImpls implements the XSD constructor functions (§17.5) that
@@ -16,12 +17,14 @@ var castImpls = func() map[string]func(kb.Term) (kb.Term, error) {
 		ontology.XSDString:   castString,
 		ontology.XSDBoolean:  castBoolean,
 		ontology.XSDDecimal:  castDecimal,
-		ontology.XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, NumFloat) },
-		ontology.XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, NumDouble) },
+		ontology.XSDFloat:    func(t kb.Term) (kb.Term, error) { return castFloating(t, function.NumFloat) },
+		ontology.XSDDouble:   func(t kb.Term) (kb.Term, error) { return castFloating(t, function.NumDouble) },
 		ontology.XSDDateTime: castDateTime,
 	}
-	for dt := range integerTypes {
-		m[dt] = func(t kb.Term) (kb.Term, error) { return castInteger(t, dt) }
+	for _, d := range function.Builtin().Defs() {
+		if dt := d.Name; function.IsIntegerType(dt) {
+			m[dt] = func(t kb.Term) (kb.Term, error) { return castInteger(t, dt) }
+		}
 	}
 	return m
 }()
@@ -31,13 +34,13 @@ func castString(t kb.Term) (kb.Term, error) {
 	case t.Kind == kb.KindIRI:
 		return kb.String(t.Value), nil
 	case t.Kind == kb.KindLiteral && t.Datatype != ontology.RDFLangString:
-		if n, ok := ParseNumeric(t); ok {
-			if n.Kind == NumInteger {
+		if n, ok := function.ParseNumeric(t); ok {
+			if n.Kind == function.NumInteger {
 				return kb.String(n.R.Num().String()), nil
 			}
 			// The string form of a number is the form computed numbers
-			// get (numericTerm), whatever lexical form the input had.
-			return kb.String(numericTerm(n).Value), nil
+			// get (function.Numeric.Term), whatever lexical form the input had.
+			return kb.String(n.Term().Value), nil
 		}
 		if b, ok := boolValue(t); ok {
 			return kb.String(boolTerm(b).Value), nil
@@ -57,21 +60,21 @@ func castBoolean(t kb.Term) (kb.Term, error) {
 	if isStringLit(t) {
 		switch strings.TrimSpace(t.Value) {
 		case "true", "1":
-			return True, nil
+			return trueLit, nil
 		case "false", "0":
-			return False, nil
+			return falseLit, nil
 		}
 		return kb.Term{}, typeErr("cannot cast %q to xsd:boolean", t.Value)
 	}
-	if n, ok := ParseNumeric(t); ok {
+	if n, ok := function.ParseNumeric(t); ok {
 		return boolTerm(!n.IsZero() && !n.IsNaN()), nil
 	}
 	return kb.Term{}, typeErr("cannot cast %s to xsd:boolean", t)
 }
 
 // numberFrom decodes the numeric value a cast starts from.
-func numberFrom(t kb.Term) (Numeric, bool) {
-	if n, ok := ParseNumeric(t); ok {
+func numberFrom(t kb.Term) (function.Numeric, bool) {
+	if n, ok := function.ParseNumeric(t); ok {
 		return n, true
 	}
 	if b, ok := boolValue(t); ok {
@@ -79,9 +82,9 @@ func numberFrom(t kb.Term) (Numeric, bool) {
 		if b {
 			v = 1
 		}
-		return Numeric{Kind: NumInteger, R: big.NewRat(v, 1)}, true
+		return function.Numeric{Kind: function.NumInteger, R: big.NewRat(v, 1)}, true
 	}
-	return Numeric{}, false
+	return function.Numeric{}, false
 }
 
 func castInteger(t kb.Term, dt string) (kb.Term, error) {
@@ -91,7 +94,7 @@ func castInteger(t kb.Term, dt string) (kb.Term, error) {
 	var i *big.Int
 	if isStringLit(t) {
 		s := strings.TrimSpace(t.Value)
-		if !integerLexical(s) {
+		if !function.NumericLexical(s, ontology.XSDInteger) {
 			return kb.Term{}, typeErr("cannot cast %q to %s", t.Value, dt)
 		}
 		i, _ = new(big.Int).SetString(strings.TrimPrefix(s, "+"), 10)
@@ -100,7 +103,7 @@ func castInteger(t kb.Term, dt string) (kb.Term, error) {
 		if !ok {
 			return kb.Term{}, typeErr("cannot cast %s to %s", t, dt)
 		}
-		if n.Kind >= NumFloat {
+		if n.Kind >= function.NumFloat {
 			if math.IsNaN(n.F) || math.IsInf(n.F, 0) {
 				return kb.Term{}, typeErr("cannot cast %s to %s", t, dt)
 			}
@@ -109,11 +112,11 @@ func castInteger(t kb.Term, dt string) (kb.Term, error) {
 			i = new(big.Int).Quo(n.R.Num(), n.R.Denom()) // truncates toward zero
 		}
 	}
-	b := integerTypes[dt]
-	if b[0] != nil && i.Cmp(b[0]) < 0 || b[1] != nil && i.Cmp(b[1]) > 0 {
+	lit := kb.Literal(i.String(), dt)
+	if _, ok := function.ParseNumeric(lit); !ok {
 		return kb.Term{}, typeErr("%s out of range for %s", i, dt)
 	}
-	return kb.Literal(i.String(), dt), nil
+	return lit, nil
 }
 
 func castDecimal(t kb.Term) (kb.Term, error) {
@@ -122,52 +125,53 @@ func castDecimal(t kb.Term) (kb.Term, error) {
 	}
 	if isStringLit(t) {
 		s := strings.TrimSpace(t.Value)
-		if !decimalLexical(s) {
+		if !function.NumericLexical(s, ontology.XSDDecimal) {
 			return kb.Term{}, typeErr("cannot cast %q to xsd:decimal", t.Value)
 		}
 		r, _ := new(big.Rat).SetString(s)
-		return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+		return function.Numeric{Kind: function.NumDecimal, R: r}.Term(), nil
 	}
 	n, ok := numberFrom(t)
 	if !ok {
 		return kb.Term{}, typeErr("cannot cast %s to xsd:decimal", t)
 	}
-	if n.Kind >= NumFloat {
+	if n.Kind >= function.NumFloat {
 		if math.IsNaN(n.F) || math.IsInf(n.F, 0) {
 			return kb.Term{}, typeErr("cannot cast %s to xsd:decimal", t)
 		}
-		r, _ := new(big.Rat).SetString(numericTerm(Numeric{Kind: NumDouble, F: n.F}).Value)
+		r, _ := new(big.Rat).SetString(function.Numeric{Kind: function.NumDouble, F: n.F}.Term().Value)
 		if r == nil {
 			r = new(big.Rat).SetFloat64(n.F)
 		}
-		return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+		return function.Numeric{Kind: function.NumDecimal, R: r}.Term(), nil
 	}
-	return numericTerm(Numeric{Kind: NumDecimal, R: n.R}), nil
+	return function.Numeric{Kind: function.NumDecimal, R: n.R}.Term(), nil
 }
 
-func castFloating(t kb.Term, k NumKind) (kb.Term, error) {
+func castFloating(t kb.Term, k function.NumKind) (kb.Term, error) {
 	if t.Kind != kb.KindLiteral {
 		return kb.Term{}, typeErr("cannot cast %s to a floating type", t)
 	}
 	if isStringLit(t) {
-		f, ok := parseFloatLexical(strings.TrimSpace(t.Value))
+		n, ok := function.ParseNumeric(kb.Literal(t.Value, ontology.XSDDouble))
 		if !ok {
 			return kb.Term{}, typeErr("cannot cast %q to a floating type", t.Value)
 		}
-		if k == NumFloat {
+		f := n.F
+		if k == function.NumFloat {
 			f = float64(float32(f))
 		}
-		return numericTerm(Numeric{Kind: k, F: f}), nil
+		return function.Numeric{Kind: k, F: f}.Term(), nil
 	}
 	n, ok := numberFrom(t)
 	if !ok {
 		return kb.Term{}, typeErr("cannot cast %s to a floating type", t)
 	}
 	f := n.Float64()
-	if k == NumFloat {
+	if k == function.NumFloat {
 		f = float64(float32(f))
 	}
-	return numericTerm(Numeric{Kind: k, F: f}), nil
+	return function.Numeric{Kind: k, F: f}.Term(), nil
 }
 
 func castDateTime(t kb.Term) (kb.Term, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // dateTimeValue is a decoded xsd:dateTime, xsd:date or xsd:time.
@@ -175,7 +176,7 @@ func fnSeconds(args []kb.Term) (kb.Term, error) {
 		f, _ := new(big.Rat).SetString("0." + v.frac)
 		r.Add(r, f)
 	}
-	return numericTerm(Numeric{Kind: NumDecimal, R: r}), nil
+	return function.Numeric{Kind: function.NumDecimal, R: r}.Term(), nil
 }
 
 func fnTimezone(args []kb.Term) (kb.Term, error) {

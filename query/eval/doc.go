@@ -36,8 +36,10 @@
 // Operators that stream (joins, filters, COUNT) charge nothing, so only
 // the deadline ends them.
 //
-// Values. value.go, functions.go, cast.go and datetime.go implement XSD
-// numeric promotion, effective boolean value, = and < with the SPARQL
+// Values. Numbers are query/function's Numeric (decoding, kinds,
+// canonical lexical forms), shared with extension functions; value.go,
+// functions.go, cast.go and datetime.go implement XSD numeric promotion
+// and arithmetic, effective boolean value, = and < with the SPARQL
 // error semantics (ErrType), ORDER BY ordering, every SPARQL 1.1 builtin
 // and the XSD casts with canonical lexical forms. Which functions exist
 // and their arities is declared once in query/function (Options.Functions,

@@ -191,10 +191,10 @@ func (ex *executor) compileBinary(x *algebra.BinaryExpr, sc scope) (cexpr, error
 		case algebra.OpDiv:
 			return arith('/', a, b)
 		case algebra.OpEqual:
-			eq, err := Equal(a, b)
+			eq, err := equal(a, b)
 			return boolTerm(eq), err
 		case algebra.OpNotEqual:
-			eq, err := Equal(a, b)
+			eq, err := equal(a, b)
 			return boolTerm(!eq), err
 		}
 		c, err := Compare(a, b)
@@ -491,7 +491,7 @@ func (ex *executor) compileIn(x *algebra.InExpr, sc scope) (cexpr, error) {
 			b, err := le(ex, r)
 			if err == nil {
 				var eq bool
-				eq, err = Equal(a, b)
+				eq, err = equal(a, b)
 				if err == nil && eq {
 					return boolTerm(!not), nil
 				}

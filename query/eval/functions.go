@@ -85,7 +85,7 @@ var builtinImpls = map[algebra.Builtin]impl{
 	algebra.BuiltinDatatype:     pure(fnDatatype),
 	algebra.BuiltinIRI:          fnIRI,
 	algebra.BuiltinBNode:        fnBNode,
-	algebra.BuiltinRand:         pure(func([]kb.Term) (kb.Term, error) { return Double(mrand.Float64()), nil }),
+	algebra.BuiltinRand:         pure(func([]kb.Term) (kb.Term, error) { return function.Double(mrand.Float64()), nil }),
 	algebra.BuiltinAbs:          pure(fnAbs),
 	algebra.BuiltinCeil:         pure(fnCeil),
 	algebra.BuiltinFloor:        pure(fnFloor),
@@ -123,7 +123,7 @@ var builtinImpls = map[algebra.Builtin]impl{
 	algebra.BuiltinIsBlank:      pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0].Kind == kb.KindBlank), nil }),
 	algebra.BuiltinIsLiteral:    pure(func(a []kb.Term) (kb.Term, error) { return boolTerm(a[0].Kind == kb.KindLiteral), nil }),
 	algebra.BuiltinIsNumeric: pure(func(a []kb.Term) (kb.Term, error) {
-		_, ok := ParseNumeric(a[0])
+		_, ok := function.ParseNumeric(a[0])
 		return boolTerm(ok), nil
 	}),
 	algebra.BuiltinRegex:   fnRegex,
@@ -245,10 +245,10 @@ func fnBNode(env *FuncEnv, a []kb.Term) (kb.Term, error) {
 	return b, nil
 }
 
-func numericArg(t kb.Term) (Numeric, error) {
-	n, ok := ParseNumeric(t)
+func numericArg(t kb.Term) (function.Numeric, error) {
+	n, ok := function.ParseNumeric(t)
 	if !ok {
-		return Numeric{}, typeErr("not numeric: %s", t)
+		return function.Numeric{}, typeErr("not numeric: %s", t)
 	}
 	return n, nil
 }
@@ -258,14 +258,14 @@ func numericUnary(t kb.Term, ff func(float64) float64, rf func(*big.Rat) *big.Ra
 	if err != nil {
 		return kb.Term{}, err
 	}
-	if n.Kind >= NumFloat {
+	if n.Kind >= function.NumFloat {
 		n.F = ff(n.F)
 	} else {
 		n.R = rf(n.R)
 	}
-	out := numericTerm(n)
+	out := n.Term()
 	// Keep derived integer types (e.g. xsd:int) as written.
-	if n.Kind == NumInteger {
+	if n.Kind == function.NumInteger {
 		out.Datatype = t.Datatype
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -323,9 +324,9 @@ func (st *aggState) result(a groupAgg) (kb.Term, error) {
 		if t, ok, err := fastSumAvg(agg.Func, vals); ok || err != nil {
 			return t, err
 		}
-		sum := Numeric{Kind: NumInteger, R: new(big.Rat)}
+		sum := function.Numeric{Kind: function.NumInteger, R: new(big.Rat)}
 		for _, v := range vals {
-			n, ok := ParseNumeric(v)
+			n, ok := function.ParseNumeric(v)
 			if !ok {
 				return kb.Term{}, typeErr("%s of non-numeric %s", agg.Func, v)
 			}
@@ -336,16 +337,16 @@ func (st *aggState) result(a groupAgg) (kb.Term, error) {
 			sum = s
 		}
 		if agg.Func == algebra.AggSum {
-			return numericTerm(sum), nil
+			return sum.Term(), nil
 		}
 		if len(vals) == 0 {
 			return integerTerm(0), nil
 		}
-		avg, err := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
+		avg, err := arithNumeric('/', sum, function.Numeric{Kind: function.NumInteger, R: big.NewRat(int64(len(vals)), 1)})
 		if err != nil {
 			return kb.Term{}, err
 		}
-		return numericTerm(avg), nil
+		return avg.Term(), nil
 	case algebra.AggMin, algebra.AggMax:
 		if len(vals) == 0 {
 			if firstErr != nil {
@@ -386,8 +387,8 @@ func (st *aggState) result(a groupAgg) (kb.Term, error) {
 }
 
 // fastNumber decodes an xsd:integer, xsd:long or xsd:double literal without
-// allocating; ok is false for every other term (use ParseNumeric).
-func fastNumber(t kb.Term) (i int64, f float64, kind NumKind, ok bool) {
+// allocating; ok is false for every other term (use function.ParseNumeric).
+func fastNumber(t kb.Term) (i int64, f float64, kind function.NumKind, ok bool) {
 	if t.Kind != kb.KindLiteral {
 		return 0, 0, 0, false
 	}
@@ -397,13 +398,13 @@ func fastNumber(t kb.Term) (i int64, f float64, kind NumKind, ok bool) {
 		if err != nil {
 			return 0, 0, 0, false
 		}
-		return v, 0, NumInteger, true
+		return v, 0, function.NumInteger, true
 	case ontology.XSDDouble:
-		v, ok := parseFloatLexical(strings.TrimSpace(t.Value))
+		n, ok := function.ParseNumeric(t)
 		if !ok {
 			return 0, 0, 0, false
 		}
-		return 0, v, NumDouble, true
+		return 0, n.F, function.NumDouble, true
 	}
 	return 0, 0, 0, false
 }
@@ -419,14 +420,14 @@ func fastSumAvg(fn algebra.AggregateFunc, vals []kb.Term) (kb.Term, bool, error)
 	}
 	var isum int64
 	var fsum float64
-	var kind NumKind
+	var kind function.NumKind
 	for j, v := range vals {
 		i, f, k, ok := fastNumber(v)
 		if !ok || (j > 0 && k != kind) {
 			return kb.Term{}, false, nil
 		}
 		kind = k
-		if k == NumInteger {
+		if k == function.NumInteger {
 			if (i > 0 && isum > math.MaxInt64-i) || (i < 0 && isum < math.MinInt64-i) {
 				return kb.Term{}, false, nil
 			}
@@ -435,18 +436,18 @@ func fastSumAvg(fn algebra.AggregateFunc, vals []kb.Term) (kb.Term, bool, error)
 			fsum += f
 		}
 	}
-	sum := Numeric{Kind: NumDouble, F: fsum}
-	if kind == NumInteger {
-		sum = Numeric{Kind: NumInteger, R: new(big.Rat).SetInt64(isum)}
+	sum := function.Numeric{Kind: function.NumDouble, F: fsum}
+	if kind == function.NumInteger {
+		sum = function.Numeric{Kind: function.NumInteger, R: new(big.Rat).SetInt64(isum)}
 	}
 	if fn == algebra.AggSum {
-		return numericTerm(sum), true, nil
+		return sum.Term(), true, nil
 	}
-	avg, err := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(int64(len(vals)), 1)})
+	avg, err := arithNumeric('/', sum, function.Numeric{Kind: function.NumInteger, R: big.NewRat(int64(len(vals)), 1)})
 	if err != nil {
 		return kb.Term{}, false, err
 	}
-	return numericTerm(avg), true, nil
+	return avg.Term(), true, nil
 }
 
 // fastMinMax computes MIN or MAX when every value is an int64-sized
@@ -465,9 +466,9 @@ func fastMinMax(fn algebra.AggregateFunc, vals []kb.Term) (kb.Term, bool) {
 		}
 		c := 0
 		switch {
-		case k == NumInteger && i < bi, k == NumDouble && f < bf:
+		case k == function.NumInteger && i < bi, k == function.NumDouble && f < bf:
 			c = -1
-		case k == NumInteger && i > bi, k == NumDouble && f > bf:
+		case k == function.NumInteger && i > bi, k == function.NumDouble && f > bf:
 			c = 1
 		default: // equal or NaN
 			c = orderCompare(v, best)

@@ -8,6 +8,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // fastAgg runs SUM, AVG, MIN and MAX as the values arrive while every value
@@ -23,7 +24,7 @@ import (
 type fastAgg struct {
 	n       int64 // values accumulated
 	spilled bool
-	kind    NumKind
+	kind    function.NumKind
 	isum    int64
 	fsum    float64
 	best    kb.Term // MIN/MAX: the extreme so far, with its value
@@ -54,7 +55,7 @@ func (f *fastAgg) add(fn algebra.AggregateFunc, t kb.Term) (bool, []kb.Term) {
 	if ok && (f.n == 0 || k == f.kind) {
 		switch fn {
 		case algebra.AggSum, algebra.AggAvg:
-			if k == NumInteger {
+			if k == function.NumInteger {
 				if (i > 0 && f.isum > math.MaxInt64-i) || (i < 0 && f.isum < math.MinInt64-i) {
 					break // overflow: spill
 				}
@@ -74,9 +75,9 @@ func (f *fastAgg) add(fn algebra.AggregateFunc, t kb.Term) (bool, []kb.Term) {
 			}
 			c := 0
 			switch {
-			case k == NumInteger && i < f.bi, k == NumDouble && v < f.bf:
+			case k == function.NumInteger && i < f.bi, k == function.NumDouble && v < f.bf:
 				c = -1
-			case k == NumInteger && i > f.bi, k == NumDouble && v > f.bf:
+			case k == function.NumInteger && i > f.bi, k == function.NumDouble && v > f.bf:
 				c = 1
 			default: // equal or NaN
 				c = orderCompare(t, f.best)
@@ -103,7 +104,7 @@ func (f *fastAgg) spill(fn algebra.AggregateFunc) []kb.Term {
 		return []kb.Term{f.best}
 	}
 	sum, zero := integerTerm(f.isum), integerTerm(0)
-	if f.kind == NumDouble {
+	if f.kind == function.NumDouble {
 		// The shortest form that parses back to exactly fsum.
 		sum = kb.Term{Kind: kb.KindLiteral, Datatype: ontology.XSDDouble, Value: strconv.FormatFloat(f.fsum, 'E', -1, 64)}
 		zero = kb.Term{Kind: kb.KindLiteral, Datatype: ontology.XSDDouble, Value: "-0E0"}
@@ -131,16 +132,16 @@ func (f *fastAgg) result(fn algebra.AggregateFunc, firstErr error) (kb.Term, boo
 	if firstErr != nil {
 		return kb.Term{}, true, firstErr
 	}
-	sum := Numeric{Kind: NumDouble, F: f.fsum}
-	if f.kind == NumInteger {
-		sum = Numeric{Kind: NumInteger, R: new(big.Rat).SetInt64(f.isum)}
+	sum := function.Numeric{Kind: function.NumDouble, F: f.fsum}
+	if f.kind == function.NumInteger {
+		sum = function.Numeric{Kind: function.NumInteger, R: new(big.Rat).SetInt64(f.isum)}
 	}
 	if fn == algebra.AggSum {
-		return numericTerm(sum), true, nil
+		return sum.Term(), true, nil
 	}
-	avg, err := arithNumeric('/', sum, Numeric{Kind: NumInteger, R: big.NewRat(f.n, 1)})
+	avg, err := arithNumeric('/', sum, function.Numeric{Kind: function.NumInteger, R: big.NewRat(f.n, 1)})
 	if err != nil {
 		return kb.Term{}, true, err
 	}
-	return numericTerm(avg), true, nil
+	return avg.Term(), true, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
 )
 
 // errStop is returned when a consumer asked for no more rows.
@@ -851,13 +852,13 @@ func isEstimated(n node) bool {
 // numeric literals on every comparison.
 type sortKey struct {
 	term    kb.Term
-	num     Numeric
+	num     function.Numeric
 	numeric bool
 }
 
 func newSortKey(t kb.Term) sortKey {
 	k := sortKey{term: t}
-	k.num, k.numeric = ParseNumeric(t)
+	k.num, k.numeric = function.ParseNumeric(t)
 	return k
 }
 

@@ -42,382 +42,62 @@ func isExpressionError(err error) bool { return errors.Is(err, ErrType) }
 
 // Boolean literals.
 var (
-	True  = kb.Literal("true", ontology.XSDBoolean)
-	False = kb.Literal("false", ontology.XSDBoolean)
+	trueLit  = kb.Literal("true", ontology.XSDBoolean)
+	falseLit = kb.Literal("false", ontology.XSDBoolean)
 )
 
 // boolTerm returns the xsd:boolean literal for b.
 func boolTerm(b bool) kb.Term {
 	if b {
-		return True
+		return trueLit
 	}
-	return False
+	return falseLit
 }
-
-// integerTypes lists xsd:integer and its derived types with their bounds
-// (nil = unbounded).
-var integerTypes = func() map[string][2]*big.Int {
-	m := map[string][2]*big.Int{}
-	bi := func(s string) *big.Int {
-		if s == "" {
-			return nil
-		}
-		v, _ := new(big.Int).SetString(s, 10)
-		return v
-	}
-	set := func(name, lo, hi string) { m[ontology.XSDNamespace+name] = [2]*big.Int{bi(lo), bi(hi)} }
-	set("integer", "", "")
-	set("nonPositiveInteger", "", "0")
-	set("negativeInteger", "", "-1")
-	set("long", "-9223372036854775808", "9223372036854775807")
-	set("int", "-2147483648", "2147483647")
-	set("short", "-32768", "32767")
-	set("byte", "-128", "127")
-	set("nonNegativeInteger", "0", "")
-	set("unsignedLong", "0", "18446744073709551615")
-	set("unsignedInt", "0", "4294967295")
-	set("unsignedShort", "0", "65535")
-	set("unsignedByte", "0", "255")
-	set("positiveInteger", "1", "")
-	return m
-}()
-
-// isIntegerType reports whether dt is xsd:integer or a type derived from it.
-func isIntegerType(dt string) bool { _, ok := integerTypes[dt]; return ok }
 
 // isNumericType reports whether dt is a numeric XSD datatype.
 func isNumericType(dt string) bool {
-	return dt == ontology.XSDDecimal || dt == ontology.XSDFloat || dt == ontology.XSDDouble || isIntegerType(dt)
+	return dt == ontology.XSDDecimal || dt == ontology.XSDFloat || dt == ontology.XSDDouble || function.IsIntegerType(dt)
 }
 
-// NumKind orders the numeric types for promotion: integer < decimal < float < double.
-type NumKind uint8
-
-// The numeric kinds.
-const (
-	NumInteger NumKind = iota
-	NumDecimal
-	NumFloat
-	NumDouble
-)
-
-// Numeric is a decoded numeric value. Integers and decimals are exact
-// (big.Rat); floats and doubles use F.
-type Numeric struct {
-	Kind NumKind
-	R    *big.Rat // integer and decimal
-	F    float64  // float and double
-}
-
-// Float64 returns the value as a float64.
-func (n Numeric) Float64() float64 {
-	if n.Kind >= NumFloat {
-		return n.F
-	}
-	f, _ := n.R.Float64()
-	return f
-}
-
-// IsZero reports whether the value is zero.
-func (n Numeric) IsZero() bool {
-	if n.Kind >= NumFloat {
-		return n.F == 0
-	}
-	return n.R.Sign() == 0
-}
-
-// IsNaN reports whether the value is NaN.
-func (n Numeric) IsNaN() bool { return n.Kind >= NumFloat && math.IsNaN(n.F) }
-
-func (n Numeric) promote(k NumKind) Numeric {
+// promote converts n to the kind k of the wider operand (XPath type
+// promotion).
+func promote(n function.Numeric, k function.NumKind) function.Numeric {
 	if n.Kind >= k {
 		return n
 	}
 	switch k {
-	case NumDecimal:
-		return Numeric{Kind: NumDecimal, R: n.R}
-	case NumFloat:
+	case function.NumDecimal:
+		return function.Numeric{Kind: function.NumDecimal, R: n.R}
+	case function.NumFloat:
 		f := n.Float64()
-		return Numeric{Kind: NumFloat, F: float64(float32(f))}
+		return function.Numeric{Kind: function.NumFloat, F: float64(float32(f))}
 	default:
-		return Numeric{Kind: NumDouble, F: n.Float64()}
-	}
-}
-
-var decimalLexical = func(s string) bool {
-	if s == "" {
-		return false
-	}
-	i := 0
-	if s[0] == '+' || s[0] == '-' {
-		i++
-	}
-	digits, dot := 0, false
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && !dot:
-			dot = true
-		default:
-			return false
-		}
-	}
-	return digits > 0
-}
-
-func integerLexical(s string) bool {
-	if s == "" {
-		return false
-	}
-	i := 0
-	if s[0] == '+' || s[0] == '-' {
-		i++
-	}
-	if i == len(s) {
-		return false
-	}
-	for ; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func parseFloatLexical(s string) (float64, bool) {
-	switch s {
-	case "INF", "+INF":
-		return math.Inf(1), true
-	case "-INF":
-		return math.Inf(-1), true
-	case "NaN":
-		return math.NaN(), true
-	}
-	if s == "" {
-		return 0, false
-	}
-	// Reject forms Go accepts but XSD does not (hex, inf, underscores).
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
-			return 0, false
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-			return f, true
-		}
-		return 0, false
-	}
-	return f, true
-}
-
-// ParseNumeric decodes a numeric literal. ok is false for non-numeric terms
-// and for numeric literals with an invalid lexical form.
-func ParseNumeric(t kb.Term) (Numeric, bool) {
-	if t.Kind != kb.KindLiteral {
-		return Numeric{}, false
-	}
-	s := strings.TrimSpace(t.Value)
-	switch dt := t.Datatype; {
-	case dt == ontology.XSDDouble || dt == ontology.XSDFloat:
-		f, ok := parseFloatLexical(s)
-		if !ok {
-			return Numeric{}, false
-		}
-		if dt == ontology.XSDFloat {
-			return Numeric{Kind: NumFloat, F: float64(float32(f))}, true
-		}
-		return Numeric{Kind: NumDouble, F: f}, true
-	case dt == ontology.XSDDecimal:
-		if !decimalLexical(s) {
-			return Numeric{}, false
-		}
-		if r, ok := smallDecimal(s); ok {
-			return Numeric{Kind: NumDecimal, R: r}, true
-		}
-		r, ok := new(big.Rat).SetString(s)
-		if !ok {
-			return Numeric{}, false
-		}
-		return Numeric{Kind: NumDecimal, R: r}, true
-	case isIntegerType(dt):
-		if !integerLexical(s) {
-			return Numeric{}, false
-		}
-		if len(s) <= 18 {
-			v, err := strconv.ParseInt(s, 10, 64)
-			if err == nil && (dt == ontology.XSDInteger || inRange(big.NewInt(v), dt)) {
-				return Numeric{Kind: NumInteger, R: new(big.Rat).SetInt64(v)}, true
-			}
-		}
-		i, ok := new(big.Int).SetString(strings.TrimPrefix(s, "+"), 10)
-		if !ok {
-			return Numeric{}, false
-		}
-		b := integerTypes[dt]
-		if b[0] != nil && i.Cmp(b[0]) < 0 || b[1] != nil && i.Cmp(b[1]) > 0 {
-			return Numeric{}, false
-		}
-		return Numeric{Kind: NumInteger, R: new(big.Rat).SetInt(i)}, true
-	}
-	return Numeric{}, false
-}
-
-func inRange(i *big.Int, dt string) bool {
-	b := integerTypes[dt]
-	return !(b[0] != nil && i.Cmp(b[0]) < 0 || b[1] != nil && i.Cmp(b[1]) > 0)
-}
-
-var pow10 = func() [19]int64 {
-	var p [19]int64
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
-
-// smallDecimal parses a decimal lexical form (already validated) with at
-// most 18 digits without going through big.Rat.SetString.
-func smallDecimal(s string) (*big.Rat, bool) {
-	neg := false
-	if s[0] == '+' || s[0] == '-' {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	intPart, frac, _ := strings.Cut(s, ".")
-	intPart = strings.TrimLeft(intPart, "0")
-	if len(intPart)+len(frac) > 18 {
-		return nil, false
-	}
-	var m int64
-	for _, c := range intPart + frac {
-		m = m*10 + int64(c-'0')
-	}
-	if neg {
-		m = -m
-	}
-	return new(big.Rat).SetFrac64(m, pow10[len(frac)]), true
-}
-
-// numericTerm returns the literal for a computed number n. Its lexical form
-// is the XPath F&O 3.1 §19.1.2 cast-to-xs:string form of the value, which
-// the W3C SPARQL suites expect of computed numbers (6+3.0 → "9"^^xsd:decimal,
-// "6"^^xsd:double): an integral xsd:decimal has no decimal point, and a
-// float or double in [1e-6, 1e6) is written in plain decimal notation with
-// the fewest digits that read back to the same value; other magnitudes use
-// the XSD canonical scientific form ("1.0E6"). One mapping for every
-// computed number, so a value always prints the same way.
-func numericTerm(n Numeric) kb.Term {
-	switch n.Kind {
-	case NumInteger:
-		return kb.Literal(n.R.Num().String(), ontology.XSDInteger)
-	case NumDecimal:
-		return kb.Literal(canonicalDecimal(n.R), ontology.XSDDecimal)
-	case NumFloat:
-		return kb.Literal(floatString(n.F, 32), ontology.XSDFloat)
-	default:
-		return kb.Literal(floatString(n.F, 64), ontology.XSDDouble)
+		return function.Numeric{Kind: function.NumDouble, F: n.Float64()}
 	}
 }
 
 // integerTerm returns the xsd:integer literal for i.
 func integerTerm(i int64) kb.Term { return kb.Literal(strconv.FormatInt(i, 10), ontology.XSDInteger) }
 
-// Double returns the xsd:double literal for f, written as numericTerm does.
-func Double(f float64) kb.Term { return kb.Literal(floatString(f, 64), ontology.XSDDouble) }
-
-// canonicalDecimal is the XPath string form of a decimal: the integer
-// digits alone when r is whole ("3", not "3.0"), else the fewest fraction
-// digits.
-func canonicalDecimal(r *big.Rat) string {
-	if r.IsInt() {
-		return r.Num().String()
-	}
-	// Exact when the denominator has only factors 2 and 5 (up to 18
-	// significant digits); otherwise rounded to 18 significant digits, the
-	// precision XSD requires of every processor.
-	intDigits := len(new(big.Int).Quo(r.Num(), r.Denom()).String())
-	if r.Sign() < 0 {
-		intDigits--
-	}
-	frac := max(1, 18-intDigits)
-	if intDigits == 1 && r.Num().CmpAbs(r.Denom()) < 0 {
-		frac = 18 // 0.xxx: the leading zero is not significant
-	}
-	s := r.FloatString(frac)
-	s = strings.TrimRight(s, "0")
-	if strings.HasSuffix(s, ".") {
-		// Rounded to a whole number: no decimal point, as for r.IsInt.
-		s = strings.TrimSuffix(s, ".")
-		if s == "-0" {
-			s = "0"
-		}
-	}
-	return s
-}
-
-// floatString is the XPath F&O cast of a float (bits 32) or double (bits
-// 64) to xs:string: plain decimal notation for magnitudes in [1e-6, 1e6)
-// ("6", "0.2", "1050"), the XSD canonical scientific form otherwise
-// ("1.0E6", "2.5E-7"), "0"/"-0" for the zeros, and INF, -INF, NaN.
-func floatString(f float64, bits int) string {
-	a := math.Abs(f)
-	switch {
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0"
-		}
-		return "0"
-	case a >= 1e-6 && a < 1e6:
-		return strconv.FormatFloat(f, 'f', -1, bits)
-	}
-	return canonicalDouble(f, bits)
-}
-
-// canonicalDouble is the XSD canonical scientific form: one digit before
-// the point, at least one after, and an exponent ("1.0E6", "-2.5E-7").
-func canonicalDouble(f float64, bits int) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "INF"
-	case math.IsInf(f, -1):
-		return "-INF"
-	}
-	s := strconv.FormatFloat(f, 'E', -1, bits)
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
-}
-
 // arith applies a binary arithmetic operator (+ - * /) with numeric type
 // promotion (XPath op:numeric-*).
 func arith(op byte, a, b kb.Term) (kb.Term, error) {
 	if op == '/' {
 		// Integer division without big.Rat, the metric-ratio case.
-		if i, _, k, ok := fastNumber(a); ok && k == NumInteger {
-			if j, _, k, ok := fastNumber(b); ok && k == NumInteger {
+		if i, _, k, ok := fastNumber(a); ok && k == function.NumInteger {
+			if j, _, k, ok := fastNumber(b); ok && k == function.NumInteger {
 				if s, ok := divideInt64(i, j); ok {
 					return kb.Literal(s, ontology.XSDDecimal), nil
 				}
 			}
 		}
 	}
-	x, ok1 := ParseNumeric(a)
-	y, ok2 := ParseNumeric(b)
+	x, ok1 := function.ParseNumeric(a)
+	y, ok2 := function.ParseNumeric(b)
 	if !ok1 || !ok2 {
 		return kb.Term{}, typeErr("arithmetic on non-numeric %s %c %s", a, op, b)
 	}
-	if op == '/' && x.Kind == NumInteger && y.Kind == NumInteger && x.R.Num().IsInt64() && y.R.Num().IsInt64() {
+	if op == '/' && x.Kind == function.NumInteger && y.Kind == function.NumInteger && x.R.Num().IsInt64() && y.R.Num().IsInt64() {
 		if s, ok := divideInt64(x.R.Num().Int64(), y.R.Num().Int64()); ok {
 			return kb.Literal(s, ontology.XSDDecimal), nil
 		}
@@ -426,11 +106,11 @@ func arith(op byte, a, b kb.Term) (kb.Term, error) {
 	if err != nil {
 		return kb.Term{}, err
 	}
-	return numericTerm(n), nil
+	return n.Term(), nil
 }
 
 // divideInt64 is the canonical xsd:decimal of a/b computed by long
-// division, giving the same digits as canonicalDecimal without big.Rat; ok
+// division, giving the same digits as function.Numeric.Term without big.Rat; ok
 // is false when the operands are out of its range (or b is 0).
 func divideInt64(a, b int64) (string, bool) {
 	const limit = 1e17
@@ -476,7 +156,7 @@ func divideInt64(a, b int64) (string, bool) {
 	}
 	fracStr := strings.TrimRight(string(digits), "0")
 	if fracStr == "" {
-		// Rounded to a whole number: no decimal point (canonicalDecimal).
+		// Rounded to a whole number: no decimal point (as function.Numeric.Term writes it).
 		if neg && q != 0 {
 			return "-" + intStr, true
 		}
@@ -489,13 +169,13 @@ func divideInt64(a, b int64) (string, bool) {
 }
 
 // arithNumeric applies + - * / to decoded values with type promotion.
-func arithNumeric(op byte, x, y Numeric) (Numeric, error) {
+func arithNumeric(op byte, x, y function.Numeric) (function.Numeric, error) {
 	k := max(x.Kind, y.Kind)
-	if op == '/' && k == NumInteger {
-		k = NumDecimal
+	if op == '/' && k == function.NumInteger {
+		k = function.NumDecimal
 	}
-	x, y = x.promote(k), y.promote(k)
-	if k >= NumFloat {
+	x, y = promote(x, k), promote(y, k)
+	if k >= function.NumFloat {
 		var f float64
 		switch op {
 		case '+':
@@ -507,10 +187,10 @@ func arithNumeric(op byte, x, y Numeric) (Numeric, error) {
 		case '/':
 			f = x.F / y.F
 		}
-		if k == NumFloat {
+		if k == function.NumFloat {
 			f = float64(float32(f))
 		}
-		return Numeric{Kind: k, F: f}, nil
+		return function.Numeric{Kind: k, F: f}, nil
 	}
 	r := new(big.Rat)
 	switch op {
@@ -522,30 +202,30 @@ func arithNumeric(op byte, x, y Numeric) (Numeric, error) {
 		r.Mul(x.R, y.R)
 	case '/':
 		if y.R.Sign() == 0 {
-			return Numeric{}, typeErr("division by zero")
+			return function.Numeric{}, typeErr("division by zero")
 		}
 		r.Quo(x.R, y.R)
 	}
-	return Numeric{Kind: k, R: r}, nil
+	return function.Numeric{Kind: k, R: r}, nil
 }
 
 // negate returns -a.
 func negate(a kb.Term) (kb.Term, error) {
-	x, ok := ParseNumeric(a)
+	x, ok := function.ParseNumeric(a)
 	if !ok {
 		return kb.Term{}, typeErr("unary minus on non-numeric %s", a)
 	}
-	if x.Kind >= NumFloat {
+	if x.Kind >= function.NumFloat {
 		x.F = -x.F
 	} else {
 		x.R = new(big.Rat).Neg(x.R)
 	}
-	return numericTerm(x), nil
+	return x.Term(), nil
 }
 
 // unaryPlus returns +a (a type check).
 func unaryPlus(a kb.Term) (kb.Term, error) {
-	if _, ok := ParseNumeric(a); !ok {
+	if _, ok := function.ParseNumeric(a); !ok {
 		return kb.Term{}, typeErr("unary plus on non-numeric %s", a)
 	}
 	return a, nil
@@ -566,7 +246,7 @@ func effectiveBool(t kb.Term) (bool, error) {
 	case t.Datatype == ontology.XSDString || t.Datatype == ontology.RDFLangString:
 		return t.Value != "", nil
 	case isNumericType(t.Datatype):
-		n, ok := ParseNumeric(t)
+		n, ok := function.ParseNumeric(t)
 		if !ok {
 			return false, nil
 		}
@@ -606,8 +286,8 @@ func Compare(a, b kb.Term) (int, error) {
 		if c, ok := fastCompareDecimal(a, b); ok {
 			return c, nil
 		}
-		if x, ok := ParseNumeric(a); ok {
-			if y, ok := ParseNumeric(b); ok {
+		if x, ok := function.ParseNumeric(a); ok {
+			if y, ok := function.ParseNumeric(b); ok {
 				return compareNumeric(x, y)
 			}
 		}
@@ -686,16 +366,16 @@ func fastCompareDecimal(a, b kb.Term) (int, bool) {
 // decimalParts splits the lexical form of an xsd:decimal or xsd:integer
 // literal into its sign, its integer digits without leading zeros and its
 // fraction digits without trailing zeros; ok is false for other terms and
-// for forms ParseNumeric would have to trim.
+// for forms function.ParseNumeric would have to trim.
 func decimalParts(t kb.Term) (neg bool, ip, fp string, ok bool) {
 	s := t.Value
 	switch t.Datatype {
 	case ontology.XSDDecimal:
-		if !decimalLexical(s) {
+		if !function.NumericLexical(s, ontology.XSDDecimal) {
 			return false, "", "", false
 		}
 	case ontology.XSDInteger:
-		if !integerLexical(s) {
+		if !function.NumericLexical(s, ontology.XSDInteger) {
 			return false, "", "", false
 		}
 	default:
@@ -725,10 +405,10 @@ func boolCmp(x, y bool) int {
 
 var errNaN = typeErr("NaN is unordered")
 
-func compareNumeric(x, y Numeric) (int, error) {
+func compareNumeric(x, y function.Numeric) (int, error) {
 	k := max(x.Kind, y.Kind)
-	x, y = x.promote(k), y.promote(k)
-	if k >= NumFloat {
+	x, y = promote(x, k), promote(y, k)
+	if k >= function.NumFloat {
 		switch {
 		case math.IsNaN(x.F) || math.IsNaN(y.F):
 			return 0, errNaN
@@ -742,10 +422,10 @@ func compareNumeric(x, y Numeric) (int, error) {
 	return x.R.Cmp(y.R), nil
 }
 
-// Equal implements the SPARQL = operator: value equality for known
+// equal implements the SPARQL = operator: value equality for known
 // datatypes, RDF term equality otherwise, with a type error for two
 // different literals whose values cannot be compared (RDFterm-equal).
-func Equal(a, b kb.Term) (bool, error) {
+func equal(a, b kb.Term) (bool, error) {
 	c, err := Compare(a, b)
 	if err == nil {
 		return c == 0, nil
@@ -781,7 +461,7 @@ func Equal(a, b kb.Term) (bool, error) {
 func validLexical(t kb.Term) bool {
 	switch {
 	case isNumericType(t.Datatype):
-		_, ok := ParseNumeric(t)
+		_, ok := function.ParseNumeric(t)
 		return ok
 	case t.Datatype == ontology.XSDBoolean:
 		_, ok := boolValue(t)

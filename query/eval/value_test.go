@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/function"
 
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -57,7 +58,7 @@ func TestEffectiveBooleanValue(t *testing.T) {
 		want    bool
 		wantErr bool
 	}{
-		{True, true, false},
+		{trueLit, true, false},
 		{lit("0", "boolean"), false, false},
 		{kb.String(""), false, false},
 		{kb.String("x"), true, false},
@@ -96,7 +97,7 @@ func TestEqualValueVsTermEquality(t *testing.T) {
 		{lit("NaN", "double"), lit("NaN", "double"), false, false},
 	}
 	for _, tc := range tests {
-		got, err := Equal(tc.a, tc.b)
+		got, err := equal(tc.a, tc.b)
 		if (err != nil) != tc.wantErr || (err == nil && got != tc.want) {
 			t.Errorf("%s = %s: %v, %v; want %v (error %v)", tc.a, tc.b, got, err, tc.want, tc.wantErr)
 		}
@@ -140,7 +141,7 @@ func TestBuiltins(t *testing.T) {
 		{"CONCAT", []kb.Term{kb.LangLiteral("a", "en"), kb.String("b")}, kb.String("ab")},
 		{"ENCODE_FOR_URI", []kb.Term{kb.String("Los Angeles")}, kb.String("Los%20Angeles")},
 		{"REPLACE", []kb.Term{kb.String("abcd"), kb.String("(b)(c)"), kb.String("$2$1")}, kb.String("acbd")},
-		{"REGEX", []kb.Term{kb.String("ABC"), kb.String("^a"), kb.String("i")}, True},
+		{"REGEX", []kb.Term{kb.String("ABC"), kb.String("^a"), kb.String("i")}, trueLit},
 		{"MD5", []kb.Term{kb.String("abc")}, kb.String("900150983cd24fb0d6963f7d28e17f72")},
 		{"ROUND", []kb.Term{lit("-2.5", "decimal")}, lit("-2", "decimal")},
 		{"CEIL", []kb.Term{lit("1.2", "double")}, lit("2", "double")},
@@ -157,7 +158,7 @@ func TestBuiltins(t *testing.T) {
 		{"TZ", []kb.Term{lit("2011-01-10T14:45:13+13:59", "dateTime")}, kb.String("+13:59")},
 		{"NOW", nil, lit("2026-01-02T03:04:05.000Z", "dateTime")},
 		{"IRI", []kb.Term{kb.String("x")}, kb.IRI("http://base/x")},
-		{"LANGMATCHES", []kb.Term{kb.String("en-GB"), kb.String("en")}, True},
+		{"LANGMATCHES", []kb.Term{kb.String("en-GB"), kb.String("en")}, trueLit},
 		{"STRDT", []kb.Term{kb.String("1"), kb.IRI(ontology.XSDInteger)}, lit("1", "integer")},
 		{ontology.XSDInteger, []kb.Term{kb.String(" 010 ")}, lit("10", "integer")},
 		{ontology.XSDDecimal, []kb.Term{lit("1", "boolean")}, lit("1", "decimal")},
@@ -166,7 +167,7 @@ func TestBuiltins(t *testing.T) {
 		{ontology.XSDDecimal, []kb.Term{lit("1.5E0", "double")}, lit("1.5", "decimal")},
 		{ontology.XSDString, []kb.Term{lit("1.0E7", "double")}, kb.String("1.0E7")},
 		{ontology.XSDString, []kb.Term{lit("1.0", "decimal")}, kb.String("1")},
-		{ontology.XSDBoolean, []kb.Term{kb.String("0")}, False},
+		{ontology.XSDBoolean, []kb.Term{kb.String("0")}, falseLit},
 	}
 	for _, tc := range tests {
 		got, err := callBuiltin(env, tc.name, tc.args)
@@ -225,7 +226,7 @@ func TestDivideInt64MatchesBigRat(t *testing.T) {
 			continue
 		}
 		got, ok := divideInt64(p[0], p[1])
-		want := canonicalDecimal(big.NewRat(p[0], p[1]))
+		want := function.Numeric{Kind: function.NumDecimal, R: big.NewRat(p[0], p[1])}.Term().Value
 		if !ok || got != want {
 			t.Errorf("%d/%d = %q (%v), want %q", p[0], p[1], got, ok, want)
 		}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"strings"
 	"unsafe"
 
@@ -97,16 +96,19 @@ func (r *rowReader) pad(row []kb.Term) []kb.Term {
 // the first byte when the type is missing or generic.
 func readAnswer(ctx context.Context, contentType string, r io.Reader, charge func(int64) error) (*results.ResultSet, error) {
 	rr := newRowReader(ctx, charge)
-	mt, _, _ := mime.ParseMediaType(contentType)
+	var format results.Format
+	if spec, ok := results.ByMediaType(contentType); ok {
+		format = spec.Format
+	}
 	var err error
-	switch mt {
-	case "application/sparql-results+json", "application/json":
+	switch format {
+	case results.JSON:
 		err = rr.readJSON(r)
-	case "application/sparql-results+xml", "application/xml", "text/xml":
+	case results.XML:
 		err = rr.readXML(r)
-	case "text/tab-separated-values":
+	case results.TSV:
 		err = rr.readTSV(r)
-	case "text/csv":
+	case results.CSV:
 		err = rr.readCSV(r)
 	default:
 		br := bufio.NewReader(r)

@@ -18,6 +18,11 @@
 //	err := funcs.Register(function.Def{Name: "http://example.org/f#double", Min: 1, Max: 1, Call: double})
 //	p, err := query.Prepare(text, query.Options{Functions: funcs})
 //
+// Extension functions decode numeric arguments with ParseNumeric and write
+// numeric results with Double or Numeric.Term, the value model (XSD numeric
+// types, promotion kinds, canonical lexical forms) the evaluator computes
+// with, so an extension's numbers print as the built-ins' do.
+//
 // Builtin returns a shared registry that cannot be changed (Register on it
 // fails), so there is no global mutable state: a program that wants more
 // functions clones it and passes its clone through the options.

@@ -30,29 +30,6 @@ const (
 	RDFXML   Format = "rdfxml"
 )
 
-// ContentType returns the media type of a format.
-func (f Format) ContentType() string {
-	switch f {
-	case JSON:
-		return "application/sparql-results+json"
-	case XML:
-		return "application/sparql-results+xml"
-	case CSV:
-		return "text/csv; charset=utf-8"
-	case TSV:
-		return "text/tab-separated-values; charset=utf-8"
-	case NTriples:
-		return "application/n-triples"
-	case Turtle:
-		return "text/turtle"
-	case NQuads:
-		return "application/n-quads"
-	case RDFXML:
-		return "application/rdf+xml"
-	}
-	return "text/plain; charset=utf-8"
-}
-
 // SolutionWriter streams a SELECT result: Begin once with the variable
 // names (without '?'), Row per solution (one term per variable, the zero
 // kb.Term for unbound), then End. ASK results use WriteBoolean instead.
@@ -81,18 +58,8 @@ type HeadExtender interface {
 // NewSolutionWriter returns a writer for f (json, xml, csv, tsv, table). A
 // *bufio.Writer of at least 4 KiB is written to directly, not wrapped.
 func NewSolutionWriter(w io.Writer, f Format) (SolutionWriter, error) {
-	bw := bufio.NewWriter(w)
-	switch f {
-	case JSON:
-		return &jsonWriter{w: bw}, nil
-	case XML:
-		return &xmlWriter{w: bw}, nil
-	case CSV:
-		return &csvWriter{w: bw}, nil
-	case TSV:
-		return &tsvWriter{w: bw}, nil
-	case Table:
-		return &tableWriter{w: bw}, nil
+	if s, ok := Lookup(string(f)); ok && s.Format == f {
+		return s.newWriter(bufio.NewWriter(w)), nil
 	}
 	return nil, fmt.Errorf("results: unsupported result format %q", f)
 }

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/analysis"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
@@ -478,6 +479,44 @@ func TestQueryPageInChromium(t *testing.T) {
 			pct, err := strconv.ParseFloat(r.Pct, 64)
 			if err != nil || math.Abs(pct-100*r.Incl/wantRoot) > 0.05+1e-9 {
 				t.Errorf("row %d: %% of total %q, want %.1f (inclusive %v of the root's %v)", i, r.Pct, 100*r.Incl/wantRoot, r.Incl, wantRoot)
+			}
+		}
+		// The page draws the tree package analysis builds, which GET
+		// /analysis/tree serves and perfkb tree prints (TestTreeCLIAndHTTPAgree
+		// in cmd/perfkb checks those two): node for node, by call path, the
+		// same depth and inclusive time.
+		ct, err := analysis.BuildCallTree(context.Background(), ds, exp, analysis.TreeOptions{PU: pu})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type placed struct {
+			Depth int
+			Incl  float64
+		}
+		want := map[string]placed{}
+		var walk func(n *analysis.TreeNode, depth int)
+		walk = func(n *analysis.TreeNode, depth int) {
+			v, _ := n.Value("wtime")
+			want[n.Path] = placed{depth, v}
+			for _, c := range n.Children {
+				walk(c, depth+1)
+			}
+		}
+		for _, r := range ct.Roots {
+			walk(r, 0)
+		}
+		var drawn []struct {
+			Path  string
+			Depth int
+			Incl  float64
+		}
+		wd.script(`return Array.from(document.querySelectorAll("#tree tbody tr")).map(r => ({Path: r.dataset.key, Depth: Number(r.dataset.depth), Incl: Number(r.dataset.incl)}))`, &drawn)
+		if len(drawn) != len(want) {
+			t.Errorf("the page draws %d nodes of %s on %s; analysis.BuildCallTree has %d", len(drawn), exp, pu, len(want))
+		}
+		for _, d := range drawn {
+			if w, ok := want[d.Path]; !ok || w.Depth != d.Depth || w.Incl != d.Incl {
+				t.Errorf("page node %q: depth %d, inclusive %v; analysis.BuildCallTree: %+v (found %v)", d.Path, d.Depth, d.Incl, w, ok)
 			}
 		}
 		wantHot := map[int]bool{}

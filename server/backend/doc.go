@@ -1,10 +1,12 @@
 // Package backend connects the HTTP server's service interfaces to perfkb's
-// engines: QueryEngine runs SPARQL through package query, and Reasoner
-// runs rules, lists findings and explains them through package reasoner
-// and the shipped rule files of package rules.
+// engines: QueryEngine runs SPARQL through package query, Reasoner runs
+// rules, lists findings and explains them through package reasoner and the
+// shipped rule files of package rules, and Sites lists the store's graphs
+// and keeps the remote site registry of query/federation.
 //
 //	server.QueryService ◀── QueryEngine ──▶ query.Prepare / query.Exec / query.Update
 //	server.RuleService  ◀── Reasoner    ──▶ reasoner.LoadSources (UploadResolver) / Run / Findings / Explain
+//	server.SiteRegistry ◀── Sites       ──▶ query.SiteRegistry (add, remove, refresh) / server.DatasetStore
 //
 // The adapters translate errors into the forms the server maps to HTTP
 // statuses: syntax errors keep their line and column (400), limits become

@@ -21,7 +21,6 @@ import (
 
 	"github.com/perfkb/perfkb/internal/fuzzy"
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/function"
 )
 
@@ -86,7 +85,7 @@ func fold(mu []float64, f func(a, b float64) float64) float64 {
 
 // number decodes a numeric argument.
 func number(t kb.Term, i int) (float64, error) {
-	n, ok := eval.ParseNumeric(t)
+	n, ok := function.ParseNumeric(t)
 	if !ok {
 		return 0, function.Errorf("argument %d is not a number: %s", i+1, t)
 	}
@@ -131,5 +130,5 @@ func degree(name string, mu float64) (kb.Term, error) {
 	if math.IsNaN(mu) {
 		return kb.Term{}, function.Errorf("%s: parameters out of order", name)
 	}
-	return eval.Double(math.Round(mu*1e12) / 1e12), nil
+	return function.Double(math.Round(mu*1e12) / 1e12), nil
 }

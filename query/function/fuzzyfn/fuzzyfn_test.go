@@ -7,7 +7,6 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/function"
 	"github.com/perfkb/perfkb/query/function/fuzzyfn"
 	"github.com/perfkb/perfkb/reasoner/builtins"
@@ -22,7 +21,7 @@ func registry(t *testing.T) *function.Registry {
 	return r
 }
 
-func num(v float64) kb.Term { return eval.Double(v) }
+func num(v float64) kb.Term { return function.Double(v) }
 
 // TestSameAsRuleBuiltins checks that each SPARQL fuzzy function gives the
 // degree the rule builtin of the same name binds, over a grid of values

@@ -22,7 +22,6 @@ import (
 
 	"github.com/perfkb/perfkb/internal/pmnf"
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/function"
 )
 
@@ -62,7 +61,7 @@ func predict(args []kb.Term) (kb.Term, error) {
 	var buf [4]float64
 	x := buf[:0]
 	for i, a := range args[1:] {
-		n, ok := eval.ParseNumeric(a)
+		n, ok := function.ParseNumeric(a)
 		if !ok {
 			return kb.Term{}, function.Errorf("pf:predict: argument %d is not a number: %s", i+2, a)
 		}
@@ -72,5 +71,5 @@ func predict(args []kb.Term) (kb.Term, error) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return kb.Term{}, function.Errorf("pf:predict: no finite value at %v", x)
 	}
-	return eval.Double(v), nil
+	return function.Double(v), nil
 }

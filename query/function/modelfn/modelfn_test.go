@@ -6,7 +6,6 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
-	"github.com/perfkb/perfkb/query/eval"
 	"github.com/perfkb/perfkb/query/function"
 	"github.com/perfkb/perfkb/query/function/modelfn"
 )
@@ -20,7 +19,7 @@ func TestPredict(t *testing.T) {
 	if !ok {
 		t.Fatal("pf:predict not registered")
 	}
-	num := func(v float64) kb.Term { return eval.Double(v) }
+	num := func(v float64) kb.Term { return function.Double(v) }
 	for _, tc := range []struct {
 		args []kb.Term
 		want float64 // hand-computed; NaN: an expression error
@@ -42,7 +41,7 @@ func TestPredict(t *testing.T) {
 			}
 			continue
 		}
-		n, ok := eval.ParseNumeric(got)
+		n, ok := function.ParseNumeric(got)
 		if err != nil || !ok || n.Float64() != tc.want {
 			t.Errorf("pf:predict%v = %v, %v; want %g", tc.args, got, err, tc.want)
 		}
