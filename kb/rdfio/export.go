@@ -15,7 +15,12 @@ type ExportOptions struct {
 	// accepts): NTriples (the default), NQuads, Turtle, TriG, RDFXML or
 	// JSONLD.
 	Format string
-	// Graphs restricts the export to these graphs; empty means all.
+	// Graphs restricts the export to these graphs; empty means all but
+	// the reasoner's derivation records (kb.DerivationsGraphIRI): they name
+	// the store's own term IDs, mean nothing in another store and cannot be
+	// loaded (Load refuses them), so a whole-store export leaves them out
+	// and `perfkb reason` rebuilds them where the export is loaded. Naming
+	// the graph exports it anyway, for inspection.
 	Graphs []kb.ID
 }
 
@@ -74,6 +79,16 @@ func (ex *exporter) term(ctx context.Context, id kb.ID) (kb.Term, error) {
 // each calls fn for every quad of the chosen graphs.
 func (ex *exporter) each(ctx context.Context, graphs []kb.ID, fn func(kb.Quad) error) error {
 	patterns := []kb.Pattern{{}}
+	var skip kb.ID // the derivation records' graph, on a whole-store export
+	if len(graphs) == 0 {
+		id, ok, err := ex.ds.Lookup(ctx, kb.IRI(kb.DerivationsGraphIRI))
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		if ok {
+			skip = id
+		}
+	}
 	if len(graphs) > 0 {
 		patterns = patterns[:0]
 		seen := make(map[kb.ID]bool)
@@ -93,6 +108,9 @@ func (ex *exporter) each(ctx context.Context, graphs []kb.ID, fn func(kb.Quad) e
 					it.Close()
 					return err
 				}
+			}
+			if skip != 0 && it.Quad().G == skip {
+				continue
 			}
 			if err := fn(it.Quad()); err != nil {
 				it.Close()

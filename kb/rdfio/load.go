@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -225,6 +226,11 @@ func bulkLoad(ctx context.Context, ds kb.Dataset, opts LoadOptions, fill func(bw
 	return sum, nil
 }
 
+// ErrDerivationRecords refuses a load into the reasoner's derivation
+// records graph: they name the term IDs of the store that wrote them, so in
+// any other store they would explain derivations with the wrong terms.
+var ErrDerivationRecords = errors.New("graph <" + kb.DerivationsGraphIRI + "> holds the reasoner's derivation records, which name one store's term IDs and cannot be loaded; leave that graph out (a whole-store export does) and run perfkb reason to rebuild them")
+
 // loadStatements hands the statements next yields to bw in batches.
 func loadStatements(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, next func() (kb.TermQuad, error), opts LoadOptions, graph kb.Term, scope blankScope, sum *LoadSummary) error {
 	graphs := make(map[kb.Term]struct{})
@@ -263,6 +269,9 @@ func loadStatements(ctx context.Context, ds kb.Dataset, bw kb.BulkWriter, next f
 		q.S, q.O, q.G = scope.rename(q.S), scope.rename(q.O), scope.rename(q.G)
 		if q.G.IsZero() {
 			q.G = graph
+		}
+		if q.G.Kind == kb.KindIRI && q.G.Value == kb.DerivationsGraphIRI {
+			return fmt.Errorf("load %s: statement %d: %w", sourceName(opts.SourceName), sum.Triples+1, ErrDerivationRecords)
 		}
 		graphs[q.G] = struct{}{}
 		batch = append(batch, q)

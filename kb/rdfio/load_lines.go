@@ -327,6 +327,10 @@ func parseLineChunk(ctx context.Context, ds kb.Dataset, p *LineParser, c lineChu
 		if g := q[3]; g != lastGraph {
 			lastGraph = g
 			if !seen[g] {
+				if g.Kind == kb.KindIRI && g.Value == kb.DerivationsGraphIRI {
+					res.err = fmt.Errorf("load %s: %w", sourceName(src), ErrDerivationRecords)
+					return res
+				}
 				seen[g] = true
 				// A copy, so that the summary keeps no chunk alive.
 				res.graphs = append(res.graphs, kb.Term{Kind: g.Kind, Value: strings.Clone(g.Value)})

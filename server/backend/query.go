@@ -112,7 +112,14 @@ func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (ser
 	if err != nil {
 		return server.UpdateSummary{}, err
 	}
-	sum, err := query.Update(ctx, ds, req.Update, opts)
+	u, err := query.PrepareUpdateContext(ctx, req.Update, opts)
+	if err != nil {
+		return server.UpdateSummary{}, translateError(ctx, err)
+	}
+	if err := checkUpdateGraphs(req.Scope, u); err != nil {
+		return server.UpdateSummary{}, err
+	}
+	sum, err := query.ExecUpdate(ctx, ds, u, opts)
 	if err != nil {
 		return server.UpdateSummary{}, translateError(ctx, err)
 	}
