@@ -606,11 +606,25 @@ async function showTree() {
   }
 }
 
+// findingsBySubject maps each region summary of exp (and each code region
+// that an analysis finding on a perfonto:RegionAggregate names) to the
+// classes of its findings, the most specific only: a HighIdentifiedOverhead
+// is not listed again as its superclass PerformanceProblem.
 async function findingsBySubject(exp) {
   const rows = await sparql(`PREFIX perfonto: <${PERFONTO}>
-SELECT ?rs ?class WHERE { ?rs perfonto:inExperiment <${exp}> ; perfonto:hasProblem ?f . ?f a ?class }`).catch(() => []);
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?rs ?cr ?class WHERE {
+  ?rs perfonto:inExperiment <${exp}> ; perfonto:hasProblem ?f . ?f a ?class .
+  FILTER NOT EXISTS { ?f a ?sub . ?sub rdfs:subClassOf ?class . FILTER(?sub != ?class) }
+  OPTIONAL { ?rs a perfonto:RegionAggregate ; perfonto:ofCodeRegion ?cr }
+}`).catch(() => []);
   const m = new Map();
-  rows.forEach((r) => { if (!m.has(r.rs.value)) m.set(r.rs.value, new Set()); m.get(r.rs.value).add(compact(r.class.value).replace(/^perfonto:/, "")); });
+  const add = (k, c) => { if (!m.has(k)) m.set(k, new Set()); m.get(k).add(c); };
+  rows.forEach((r) => {
+    const c = compact(r.class.value).replace(/^perfonto:/, "");
+    add(r.rs.value, c);
+    if (r.cr) add("cr:" + r.cr.value, c);
+  });
   return m;
 }
 
@@ -644,6 +658,7 @@ function renderTree(tree) {
     const open = !collapsed.has(n.path);
     const findings = new Set();
     n.regionSummaries.forEach((rs) => ((WB.treeFindings && WB.treeFindings.get(rs)) || []).forEach((c) => findings.add(c)));
+    ((WB.treeFindings && WB.treeFindings.get("cr:" + n.region)) || []).forEach((c) => findings.add(c));
     const toggle = n.children.length ? el("button", { type: "button", class: "toggle", onclick: () => { open ? collapsed.add(n.path) : collapsed.delete(n.path); renderTree(tree); } }, open ? "▾" : "▸") : el("span", { class: "toggle-space" });
     const pct = total > 0 && Number.isFinite(treeValue(n, "wtime")) ? (100 * treeValue(n, "wtime")) / total : NaN;
     const heat = Number.isFinite(pct) ? `background: rgba(214, 69, 65, ${(Math.max(0, Math.min(pct, 100)) / 100 * 0.55).toFixed(3)})` : "";
@@ -659,6 +674,7 @@ function renderTree(tree) {
   };
   tree.roots.slice().sort(cmp).forEach((r) => walk(r, 0));
   $("tree").tBodies[0].replaceChildren(...body);
+  if (WB.flameFor !== tree) { WB.flameFor = tree; drawFlame(tree); }
 }
 
 // ---------- comparison ----------
@@ -804,6 +820,7 @@ async function loadFindings() {
   const resp = await fetch("/findings?limit=0", { headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
   F.all = (await resp.json()).data || [];
+  await loadExperimentTable().catch(() => []);
   // Advice per problem class IRI, written beside the rules (#@advice
   // comments in the rule files: shipped, serve --advice, uploaded).
   try {
@@ -812,7 +829,7 @@ async function loadFindings() {
   } catch (_) { F.advice = {}; }
   const classes = Array.from(new Set(F.all.map((f) => localName(f.problem)))).sort();
   $("f-class").replaceChildren(el("option", { value: "" }, "all"), ...classes.map((c) => el("option", { value: c }, c)));
-  const sites = Array.from(new Set(F.all.map((f) => siteOf(f.experiment || f.subject)).filter(Boolean))).sort();
+  const sites = Array.from(new Set(F.all.map((f) => siteOfExperiment(f.experiment)).filter(Boolean))).sort(naturalCompare);
   $("f-site").replaceChildren(el("option", { value: "" }, "all"), ...sites.map((s) => el("option", { value: s }, s)));
   F.page = 0;
   renderFindings();
@@ -823,7 +840,7 @@ function siteOf(iri) { const m = /\/site\/([^/]+)/.exec(iri || ""); return m ? m
 
 function filteredFindings() {
   const cls = $("f-class").value, sev = Number($("f-sev").value) || 0, exp = $("f-exp").value.trim(), site = $("f-site").value, sort = $("f-sort").value;
-  const list = F.all.filter((f) => (!cls || localName(f.problem) === cls) && (f.severity || 0) >= sev && (!exp || (f.experiment || "").includes(exp)) && (!site || siteOf(f.experiment || f.subject) === site));
+  const list = F.all.filter((f) => (!cls || localName(f.problem) === cls) && (f.severity || 0) >= sev && (!exp || (f.experiment || "").includes(exp)) && (!site || siteOfExperiment(f.experiment) === site));
   const by = { severity: (a, b) => (b.severity || 0) - (a.severity || 0), class: (a, b) => localName(a.problem).localeCompare(localName(b.problem)), experiment: (a, b) => (a.experiment || "").localeCompare(b.experiment || "") };
   return list.sort((a, b) => by[sort](a, b) || (b.severity || 0) - (a.severity || 0));
 }
@@ -852,7 +869,7 @@ function renderFindings() {
     const tr = el("tr", { "data-iri": f.subject },
       el("td", {}, localName(f.problem)),
       el("td", { class: "num" }, f.severity != null ? `${f.severity} ${f.severityClass || ""}` : ""),
-      el("td", { title: f.region || f.subject, "data-region": f.region || f.subject, class: "region" }, shortIRI(f.region || f.subject)),
+      el("td", { title: f.region || f.subject, "data-region": f.region || f.subject, "data-experiment": f.experiment || "", class: "region" }, shortIRI(f.region || f.subject)),
       el("td", { title: f.experiment || "" }, shortIRI(f.experiment || "")),
       el("td", { class: "desc" }, readableNumbers(f.description || "")));
     tr.addEventListener("click", () => {
@@ -867,7 +884,7 @@ function renderFindings() {
   // page are known (cells of a page no longer shown are simply detached).
   const cells = Array.from(document.querySelectorAll("#findings td.region"));
   fetchLabels(Array.from(new Set(cells.map((td) => td.dataset.region)))).then(() => cells.forEach((td) => {
-    const name = labelCache.get(td.dataset.region), site = siteOf(td.dataset.region);
+    const name = labelCache.get(td.dataset.region), site = siteOfExperiment(td.dataset.experiment);
     if (name) td.textContent = site ? `${name} · ${site}` : name;
   }));
 }
@@ -1014,7 +1031,10 @@ function showTab(name) {
   if (name === "findings" && F.all.length === 0) loadFindings();
   if (name === "tree" && !WB.tree) showTree();
   if (name === "compare") loadExperiments().catch((e) => setStatus("cmp-status", String(e.message || e), true));
-  if (name === "scaling") showScaling();
+  if (name === "scaling") showScaling().then(showRegionCurves);
+  if (name === "experiments") showExperimentTable();
+  if (name === "stats") showStats();
+  if (name === "tree" && WB.tree) drawFlame(WB.tree);
 }
 
 async function init() {
@@ -1057,7 +1077,7 @@ async function init() {
   ["tree-pu", "tree-agg"].forEach((id) => $(id).addEventListener("change", showTree));
   ["tree-metric", "tree-sort"].forEach((id) => $(id).addEventListener("change", () => { if (WB.tree) renderTree(WB.tree); }));
   $("cmp-run").addEventListener("click", runCompare);
-  ["scal-version", "scal-kind", "scal-log"].forEach((id) => $(id).addEventListener("change", showScaling));
+  ["scal-version", "scal-kind", "scal-log"].forEach((id) => $(id).addEventListener("change", () => showScaling().then(showRegionCurves)));
   ["f-class", "f-sev", "f-exp", "f-site", "f-sort"].forEach((id) => $(id).addEventListener("change", () => { F.page = 0; renderFindings(); }));
   $("f-prev").addEventListener("click", () => { F.page = Math.max(0, F.page - 1); renderFindings(); });
   $("f-next").addEventListener("click", () => { F.page++; renderFindings(); });
@@ -1066,6 +1086,7 @@ async function init() {
   const saved = sessionStorage.getItem("perfkb-token");
   if (saved) $("token").value = saved;
   $("token").addEventListener("change", () => sessionStorage.setItem("perfkb-token", $("token").value));
+  initViews();
   WB.ready = true;
 }
 
