@@ -1031,7 +1031,7 @@ function showTab(name) {
   if (name === "findings" && F.all.length === 0) loadFindings();
   if (name === "tree" && !WB.tree) showTree();
   if (name === "compare") loadExperiments().catch((e) => setStatus("cmp-status", String(e.message || e), true));
-  if (name === "scaling") showScaling().then(showRegionCurves);
+  if (name === "scaling") { showScaling(); showRegionCurves(); }
   if (name === "experiments") showExperimentTable();
   if (name === "stats") showStats();
   if (name === "tree" && WB.tree) drawFlame(WB.tree);
@@ -1077,7 +1077,7 @@ async function init() {
   ["tree-pu", "tree-agg"].forEach((id) => $(id).addEventListener("change", showTree));
   ["tree-metric", "tree-sort"].forEach((id) => $(id).addEventListener("change", () => { if (WB.tree) renderTree(WB.tree); }));
   $("cmp-run").addEventListener("click", runCompare);
-  ["scal-version", "scal-kind", "scal-log"].forEach((id) => $(id).addEventListener("change", () => showScaling().then(showRegionCurves)));
+  ["scal-version", "scal-kind", "scal-log"].forEach((id) => $(id).addEventListener("change", () => { showScaling(); showRegionCurves(); }));
   ["f-class", "f-sev", "f-exp", "f-site", "f-sort"].forEach((id) => $(id).addEventListener("change", () => { F.page = 0; renderFindings(); }));
   $("f-prev").addEventListener("click", () => { F.page = Math.max(0, F.page - 1); renderFindings(); });
   $("f-next").addEventListener("click", () => { F.page++; renderFindings(); });

@@ -290,6 +290,8 @@ let curvesGen = 0;
 // the ideal strong-scaling line through the smallest run.
 async function showRegionCurves() {
   const gen = ++curvesGen;
+  await loadExperiments();
+  if (gen !== curvesGen) return;
   const version = $("scal-version").value;
   const box = $("region-chart");
   if (!version) return;
@@ -325,7 +327,7 @@ async function showRegionCurves() {
   rows.forEach((r) => { const p = Number(r.p.value); if (!byP.has(p)) byP.set(p, []); byP.get(p).push(Number(r.value.value)); });
   const points = Array.from(byP.entries()).map(([p, vs]) => ({ p, t: vs.reduce((s, v) => s + v, 0) / vs.length })).sort((a, b) => a.p - b.p);
   const f = parseFormula(model.formula);
-  WB.curve = { model: model.iri, formula: model.formula, points, fn: f };
+  WB.curve = { model: model.iri, formula: model.formula, points, fn: f, fitted: points.map((q) => (f ? f(q.p) : null)) };
   drawRegionCurve(box, model, points, f);
   setStatus("curve-status", `${model.path}: ${points.length} measured points, model ${model.text || model.formula}` + (isNaN(model.smape) ? "" : ` (SMAPE ${model.smape.toFixed(1)} %)`) + ` in ${Math.round(performance.now() - t0)} ms`);
 }
