@@ -235,6 +235,18 @@ func TestWorkbenchViewsInChromium(t *testing.T) {
 		version, model, formula := models[0][0], models[0][1], models[0][2]
 		tab("scaling")
 		wd.waitFor("versions", `Array.from(document.querySelectorAll("#scal-version option")).some(o => o.value === "`+version+`")`)
+		// It opens on the version with the most process counts (ties: the
+		// first by name), not on one with a single count.
+		most := sparqlRows(t, ds, pfx+`SELECT ?v (COUNT(DISTINCT ?p) AS ?n) WHERE { ?e perfonto:ofVersion ?v ; perfonto:numberOfProcesses ?p ; a perfonto:Experiment } GROUP BY ?v ORDER BY DESC(?n) ?v`)
+		var opened string
+		wd.script(`return document.getElementById("scal-version").value`, &opened)
+		countOf := map[string]string{}
+		for _, r := range most {
+			countOf[r[0]] = r[1]
+		}
+		if len(most) == 0 || countOf[opened] != most[0][1] {
+			t.Errorf("scaling opens on %s (%s process counts); the most any version has is %v", opened, countOf[opened], most)
+		}
 		start := time.Now()
 		wd.script(`const s = document.getElementById("scal-version"); s.value = "`+version+`"; s.dispatchEvent(new Event("change")); return true`, nil)
 		wd.waitFor("the model list", `window.perfkb.modelsFor === "`+version+`" && Array.from(document.querySelectorAll("#curve-region option")).some(o => o.value === "`+model+`")`)
@@ -437,7 +449,17 @@ func TestWorkbenchViewsInChromium(t *testing.T) {
 		if !slices.Contains(sites, "hpc") {
 			t.Errorf("site filter offers %v, want hpc (the graph %s holds the experiment of a finding)", sites, mylabGraph)
 		}
-		wd.script(`const s = document.getElementById("f-site"); s.value = "hpc"; s.dispatchEvent(new Event("change")); return true`, nil)
+		// An analysis finding (PoorScalability, on a region aggregate)
+		// explains itself like the rules' findings.
+		wd.script(`const s = document.getElementById("f-class"); s.value = "PoorScalability"; s.dispatchEvent(new Event("change")); return true`, nil)
+		wd.click("#findings tbody tr")
+		wd.waitFor("the explanation", `document.querySelector("#explanation .summary") || document.querySelector("#explanation .error")`)
+		var explained struct{ Error, Summary string }
+		wd.script(`const e = document.querySelector("#explanation .error"), s = document.querySelector("#explanation .summary"); return {Error: e ? e.textContent : "", Summary: s ? s.textContent : ""}`, &explained)
+		if explained.Error != "" || !strings.Contains(explained.Summary, "PoorScalability") {
+			t.Errorf("a PoorScalability finding explains as %+v", explained)
+		}
+		wd.script(`const c = document.getElementById("f-class"); c.value = ""; const s = document.getElementById("f-site"); s.value = "hpc"; s.dispatchEvent(new Event("change")); return true`, nil)
 		var status string
 		wd.script(`return document.getElementById("findings-status").textContent`, &status)
 		if !strings.HasPrefix(status, "1 of ") {

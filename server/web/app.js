@@ -548,6 +548,12 @@ SELECT ?exp ?version ?processes ?site WHERE {
   if (WB.experiments.length > 1) $("cmp-b").value = WB.experiments[1].iri;
   const versions = Array.from(new Set(WB.experiments.map((e) => e.version).filter(Boolean))).sort(naturalCompare);
   $("scal-version").replaceChildren(...versions.map((v) => el("option", { value: v }, shortIRI(v))));
+  // The scaling view opens on the version with the most process counts
+  // (the first in name order has a single run or two at one count).
+  const counts = new Map();
+  WB.experiments.forEach((e) => { if (e.version && !isNaN(e.processes)) { if (!counts.has(e.version)) counts.set(e.version, new Set()); counts.get(e.version).add(e.processes); } });
+  const best = versions.reduce((a, v) => ((counts.get(v) || new Set()).size > (counts.get(a) || new Set()).size ? v : a), versions[0]);
+  if (best) $("scal-version").value = best;
   return WB.experiments;
 }
 
@@ -782,8 +788,14 @@ async function showScaling() {
   if (!version) { setStatus("scal-status", "no versions with experiments"); return; }
   setStatus("scal-status", "loading…");
   try {
-    const { rows, source } = await scalingRows(version);
-    if (gen !== scalingGen) return;
+    // Time, speedup, efficiency and the log axis redraw one version's
+    // rows: only another version asks the server again.
+    if (!WB.scalingRows || WB.scalingRows.version !== version) {
+      const got = await scalingRows(version);
+      if (gen !== scalingGen) return;
+      WB.scalingRows = { version, rows: got.rows, source: got.source };
+    }
+    const rows = WB.scalingRows.rows.map((r) => Object.assign({}, r)), source = WB.scalingRows.source;
     // One series per problem size (runs of different sizes do not scale
     // against each other); per process count the fastest run; speedup and
     // efficiency against the smallest count of the same size.
@@ -958,6 +970,22 @@ async function explain(f) {
   box.replaceChildren(el("p", { class: "hint" }, "explaining…"));
   const resp = await fetch("/explain?iri=" + encodeURIComponent(f.subject), { headers: authHeaders() });
   if (gen !== explainGen) return;
+  if (resp.status === 404 && f.problem) {
+    // No rule derived anything about the subject: the finding was written
+    // as it stands (by perfkb analyze: PoorScalability on a region
+    // aggregate, the models' findings). Show what it says and who wrote it.
+    await fetchLabels([f.subject, f.region].filter(Boolean));
+    if (gen !== explainGen) return;
+    const cls = localName(f.problem), advice = F.advice[f.problem];
+    const where = (f.region && labelCache.get(f.region)) || labelCache.get(f.subject) || shortIRI(f.region || f.subject);
+    box.replaceChildren(
+      el("h3", { title: f.subject }, `${cls} at ${where}`),
+      el("p", { class: "summary" }, `The analysis (perfkb analyze) found ${cls} here` + (f.severity != null ? ` with severity ${f.severity} (${f.severityClass || ""})` : "") +
+        (f.metric ? ` because of ${f.metric} = ${fmt(Number(f.value), metricUnit(f.metric))}` : "") + "; it is asserted, so no rule derivation explains it."),
+      el("p", { class: "desc" }, readableNumbers(f.description || "")),
+      advice ? el("div", { class: "advice", title: `${advice.file}:${advice.line}` }, el("strong", {}, "What to try: "), advice.text) : el("span"));
+    return;
+  }
   if (!resp.ok) { box.replaceChildren(el("p", { class: "error" }, await apiError(resp))); return; }
   const exp = (await resp.json()).data;
   if (gen !== explainGen) return;
