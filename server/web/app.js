@@ -377,6 +377,15 @@ function setupChart() {
   $("chart-column").value = numeric.includes(metric) ? metric : numeric[0];
   const firstLabel = last.vars.find((v) => !numeric.includes(v));
   $("label-column").value = firstLabel || numeric[0];
+  // A result over a scaling factor (?processes, ?threads, …) beside the
+  // value is a series: one line per label, the factor on x.
+  const factor = numeric.find((v) => v !== $("chart-column").value && /^(processes|procs|threads|p|n|nodes|size|problemsize)$/i.test(v));
+  $("chart-kind").value = factor ? "line" : "bar";
+  $("series-column").value = "";
+  if (factor) {
+    $("label-column").value = factor;
+    if (firstLabel) $("series-column").value = firstLabel;
+  }
   drawQueryChart();
 }
 
@@ -638,7 +647,11 @@ SELECT ?rs ?cr ?class WHERE {
 // NaN when the node has none.
 function treeValue(n, metric) {
   const v = metric === "exclusive" ? n.exclusive : n.metrics[metric];
-  return v == null ? NaN : v;
+  if (v == null) return NaN;
+  // Inclusive minus the children's inclusive leaves rounding noise
+  // (-3.6e-12 µs) where a node has no time of its own: that is 0.
+  if (metric === "exclusive" && Math.abs(v) <= 1e-9 * Math.abs(n.metrics.wtime || 0)) return 0;
+  return v;
 }
 
 function renderTree(tree) {
@@ -825,14 +838,18 @@ async function showScaling() {
 
 // ---------- findings ----------
 
-const F = { all: [], page: 0, size: 50, advice: {} };
+const F = { all: [], page: 0, size: 50, advice: {}, ruleRuns: 0 };
 
 async function loadFindings() {
+  // A rule run started while this loads owns the status line (its
+  // "needs the write token" must not be painted over by the list).
+  const runs = F.ruleRuns;
   setStatus("findings-status", "loading…");
+  const sitesReady = loadExperimentTable().catch(() => []); // the sites of the filter
   const resp = await fetch("/findings?limit=0", { headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
   F.all = (await resp.json()).data || [];
-  await loadExperimentTable().catch(() => []);
+  await sitesReady;
   // Advice per problem class IRI, written beside the rules (#@advice
   // comments in the rule files: shipped, serve --advice, uploaded).
   try {
@@ -844,7 +861,7 @@ async function loadFindings() {
   const sites = Array.from(new Set(F.all.map((f) => siteOfExperiment(f.experiment)).filter(Boolean))).sort(naturalCompare);
   $("f-site").replaceChildren(el("option", { value: "" }, "all"), ...sites.map((s) => el("option", { value: s }, s)));
   F.page = 0;
-  renderFindings();
+  renderFindings(runs !== F.ruleRuns);
 }
 
 function localName(iri) { return (iri || "").replace(/^.*[#/]/, ""); }
@@ -857,12 +874,12 @@ function filteredFindings() {
   return list.sort((a, b) => by[sort](a, b) || (b.severity || 0) - (a.severity || 0));
 }
 
-function renderFindings() {
+function renderFindings(keepStatus) {
   const list = filteredFindings();
   const pages = Math.max(1, Math.ceil(list.length / F.size));
   F.page = Math.min(F.page, pages - 1);
   const shown = list.slice(F.page * F.size, (F.page + 1) * F.size);
-  setStatus("findings-status", `${list.length} of ${F.all.length} findings`);
+  if (keepStatus !== true) setStatus("findings-status", `${list.length} of ${F.all.length} findings`);
   $("f-page").textContent = `page ${F.page + 1} of ${pages} (rows ${list.length ? F.page * F.size + 1 : 0}–${F.page * F.size + shown.length})`;
   // Per-run summary: counts per class, worst first, grouped by experiment.
   const byExp = new Map();
@@ -1010,6 +1027,7 @@ async function explain(f) {
 }
 
 async function runRules() {
+  F.ruleRuns++;
   setStatus("findings-status", "running rules…");
   const resp = await fetch("/rules/run", { method: "POST", headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
