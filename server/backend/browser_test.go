@@ -410,6 +410,12 @@ func TestQueryPageInChromium(t *testing.T) {
 				wd.screenshot("chart")
 			}
 			if strings.Contains(ex.Name, "(series)") {
+				// It opens as a line chart: x = ?processes, one line per ?version.
+				var opened struct{ Kind, X, Series string }
+				wd.script(`return {Kind: document.getElementById("chart-kind").value, X: document.getElementById("label-column").value, Series: document.getElementById("series-column").value}`, &opened)
+				if opened != (struct{ Kind, X, Series string }{"line", "processes", "version"}) {
+					t.Errorf("%q opens as %+v, want a line chart of ?processes per ?version", ex.Name, opened)
+				}
 				// Line chart: x = ?processes, one line per ?version, log scale.
 				var pts struct {
 					Circles, Lines int

@@ -377,6 +377,15 @@ function setupChart() {
   $("chart-column").value = numeric.includes(metric) ? metric : numeric[0];
   const firstLabel = last.vars.find((v) => !numeric.includes(v));
   $("label-column").value = firstLabel || numeric[0];
+  // A result over a scaling factor (?processes, ?threads, …) beside the
+  // value is a series: one line per label, the factor on x.
+  const factor = numeric.find((v) => v !== $("chart-column").value && /^(processes|procs|threads|p|n|nodes|size|problemsize)$/i.test(v));
+  $("chart-kind").value = factor ? "line" : "bar";
+  $("series-column").value = "";
+  if (factor) {
+    $("label-column").value = factor;
+    if (firstLabel) $("series-column").value = firstLabel;
+  }
   drawQueryChart();
 }
 
@@ -548,6 +557,12 @@ SELECT ?exp ?version ?processes ?site WHERE {
   if (WB.experiments.length > 1) $("cmp-b").value = WB.experiments[1].iri;
   const versions = Array.from(new Set(WB.experiments.map((e) => e.version).filter(Boolean))).sort(naturalCompare);
   $("scal-version").replaceChildren(...versions.map((v) => el("option", { value: v }, shortIRI(v))));
+  // The scaling view opens on the version with the most process counts
+  // (the first in name order has a single run or two at one count).
+  const counts = new Map();
+  WB.experiments.forEach((e) => { if (e.version && !isNaN(e.processes)) { if (!counts.has(e.version)) counts.set(e.version, new Set()); counts.get(e.version).add(e.processes); } });
+  const best = versions.reduce((a, v) => ((counts.get(v) || new Set()).size > (counts.get(a) || new Set()).size ? v : a), versions[0]);
+  if (best) $("scal-version").value = best;
   return WB.experiments;
 }
 
@@ -606,11 +621,25 @@ async function showTree() {
   }
 }
 
+// findingsBySubject maps each region summary of exp (and each code region
+// that an analysis finding on a perfonto:RegionAggregate names) to the
+// classes of its findings, the most specific only: a HighIdentifiedOverhead
+// is not listed again as its superclass PerformanceProblem.
 async function findingsBySubject(exp) {
   const rows = await sparql(`PREFIX perfonto: <${PERFONTO}>
-SELECT ?rs ?class WHERE { ?rs perfonto:inExperiment <${exp}> ; perfonto:hasProblem ?f . ?f a ?class }`).catch(() => []);
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?rs ?cr ?class WHERE {
+  ?rs perfonto:inExperiment <${exp}> ; perfonto:hasProblem ?f . ?f a ?class .
+  FILTER NOT EXISTS { ?f a ?sub . ?sub rdfs:subClassOf ?class . FILTER(?sub != ?class) }
+  OPTIONAL { ?rs a perfonto:RegionAggregate ; perfonto:ofCodeRegion ?cr }
+}`).catch(() => []);
   const m = new Map();
-  rows.forEach((r) => { if (!m.has(r.rs.value)) m.set(r.rs.value, new Set()); m.get(r.rs.value).add(compact(r.class.value).replace(/^perfonto:/, "")); });
+  const add = (k, c) => { if (!m.has(k)) m.set(k, new Set()); m.get(k).add(c); };
+  rows.forEach((r) => {
+    const c = compact(r.class.value).replace(/^perfonto:/, "");
+    add(r.rs.value, c);
+    if (r.cr) add("cr:" + r.cr.value, c);
+  });
   return m;
 }
 
@@ -618,7 +647,11 @@ SELECT ?rs ?class WHERE { ?rs perfonto:inExperiment <${exp}> ; perfonto:hasProbl
 // NaN when the node has none.
 function treeValue(n, metric) {
   const v = metric === "exclusive" ? n.exclusive : n.metrics[metric];
-  return v == null ? NaN : v;
+  if (v == null) return NaN;
+  // Inclusive minus the children's inclusive leaves rounding noise
+  // (-3.6e-12 µs) where a node has no time of its own: that is 0.
+  if (metric === "exclusive" && Math.abs(v) <= 1e-9 * Math.abs(n.metrics.wtime || 0)) return 0;
+  return v;
 }
 
 function renderTree(tree) {
@@ -644,6 +677,7 @@ function renderTree(tree) {
     const open = !collapsed.has(n.path);
     const findings = new Set();
     n.regionSummaries.forEach((rs) => ((WB.treeFindings && WB.treeFindings.get(rs)) || []).forEach((c) => findings.add(c)));
+    ((WB.treeFindings && WB.treeFindings.get("cr:" + n.region)) || []).forEach((c) => findings.add(c));
     const toggle = n.children.length ? el("button", { type: "button", class: "toggle", onclick: () => { open ? collapsed.add(n.path) : collapsed.delete(n.path); renderTree(tree); } }, open ? "▾" : "▸") : el("span", { class: "toggle-space" });
     const pct = total > 0 && Number.isFinite(treeValue(n, "wtime")) ? (100 * treeValue(n, "wtime")) / total : NaN;
     const heat = Number.isFinite(pct) ? `background: rgba(214, 69, 65, ${(Math.max(0, Math.min(pct, 100)) / 100 * 0.55).toFixed(3)})` : "";
@@ -659,6 +693,7 @@ function renderTree(tree) {
   };
   tree.roots.slice().sort(cmp).forEach((r) => walk(r, 0));
   $("tree").tBodies[0].replaceChildren(...body);
+  if (WB.flameFor !== tree) { WB.flameFor = tree; drawFlame(tree); }
 }
 
 // ---------- comparison ----------
@@ -766,8 +801,14 @@ async function showScaling() {
   if (!version) { setStatus("scal-status", "no versions with experiments"); return; }
   setStatus("scal-status", "loading…");
   try {
-    const { rows, source } = await scalingRows(version);
-    if (gen !== scalingGen) return;
+    // Time, speedup, efficiency and the log axis redraw one version's
+    // rows: only another version asks the server again.
+    if (!WB.scalingRows || WB.scalingRows.version !== version) {
+      const got = await scalingRows(version);
+      if (gen !== scalingGen) return;
+      WB.scalingRows = { version, rows: got.rows, source: got.source };
+    }
+    const rows = WB.scalingRows.rows.map((r) => Object.assign({}, r)), source = WB.scalingRows.source;
     // One series per problem size (runs of different sizes do not scale
     // against each other); per process count the fastest run; speedup and
     // efficiency against the smallest count of the same size.
@@ -797,13 +838,18 @@ async function showScaling() {
 
 // ---------- findings ----------
 
-const F = { all: [], page: 0, size: 50, advice: {} };
+const F = { all: [], page: 0, size: 50, advice: {}, ruleRuns: 0 };
 
 async function loadFindings() {
+  // A rule run started while this loads owns the status line (its
+  // "needs the write token" must not be painted over by the list).
+  const runs = F.ruleRuns;
   setStatus("findings-status", "loading…");
+  const sitesReady = loadExperimentTable().catch(() => []); // the sites of the filter
   const resp = await fetch("/findings?limit=0", { headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
   F.all = (await resp.json()).data || [];
+  await sitesReady;
   // Advice per problem class IRI, written beside the rules (#@advice
   // comments in the rule files: shipped, serve --advice, uploaded).
   try {
@@ -812,10 +858,10 @@ async function loadFindings() {
   } catch (_) { F.advice = {}; }
   const classes = Array.from(new Set(F.all.map((f) => localName(f.problem)))).sort();
   $("f-class").replaceChildren(el("option", { value: "" }, "all"), ...classes.map((c) => el("option", { value: c }, c)));
-  const sites = Array.from(new Set(F.all.map((f) => siteOf(f.experiment || f.subject)).filter(Boolean))).sort();
+  const sites = Array.from(new Set(F.all.map((f) => siteOfExperiment(f.experiment)).filter(Boolean))).sort(naturalCompare);
   $("f-site").replaceChildren(el("option", { value: "" }, "all"), ...sites.map((s) => el("option", { value: s }, s)));
   F.page = 0;
-  renderFindings();
+  renderFindings(runs !== F.ruleRuns);
 }
 
 function localName(iri) { return (iri || "").replace(/^.*[#/]/, ""); }
@@ -823,17 +869,17 @@ function siteOf(iri) { const m = /\/site\/([^/]+)/.exec(iri || ""); return m ? m
 
 function filteredFindings() {
   const cls = $("f-class").value, sev = Number($("f-sev").value) || 0, exp = $("f-exp").value.trim(), site = $("f-site").value, sort = $("f-sort").value;
-  const list = F.all.filter((f) => (!cls || localName(f.problem) === cls) && (f.severity || 0) >= sev && (!exp || (f.experiment || "").includes(exp)) && (!site || siteOf(f.experiment || f.subject) === site));
+  const list = F.all.filter((f) => (!cls || localName(f.problem) === cls) && (f.severity || 0) >= sev && (!exp || (f.experiment || "").includes(exp)) && (!site || siteOfExperiment(f.experiment) === site));
   const by = { severity: (a, b) => (b.severity || 0) - (a.severity || 0), class: (a, b) => localName(a.problem).localeCompare(localName(b.problem)), experiment: (a, b) => (a.experiment || "").localeCompare(b.experiment || "") };
   return list.sort((a, b) => by[sort](a, b) || (b.severity || 0) - (a.severity || 0));
 }
 
-function renderFindings() {
+function renderFindings(keepStatus) {
   const list = filteredFindings();
   const pages = Math.max(1, Math.ceil(list.length / F.size));
   F.page = Math.min(F.page, pages - 1);
   const shown = list.slice(F.page * F.size, (F.page + 1) * F.size);
-  setStatus("findings-status", `${list.length} of ${F.all.length} findings`);
+  if (keepStatus !== true) setStatus("findings-status", `${list.length} of ${F.all.length} findings`);
   $("f-page").textContent = `page ${F.page + 1} of ${pages} (rows ${list.length ? F.page * F.size + 1 : 0}–${F.page * F.size + shown.length})`;
   // Per-run summary: counts per class, worst first, grouped by experiment.
   const byExp = new Map();
@@ -852,7 +898,7 @@ function renderFindings() {
     const tr = el("tr", { "data-iri": f.subject },
       el("td", {}, localName(f.problem)),
       el("td", { class: "num" }, f.severity != null ? `${f.severity} ${f.severityClass || ""}` : ""),
-      el("td", { title: f.region || f.subject, "data-region": f.region || f.subject, class: "region" }, shortIRI(f.region || f.subject)),
+      el("td", { title: f.region || f.subject, "data-region": f.region || f.subject, "data-experiment": f.experiment || "", class: "region" }, shortIRI(f.region || f.subject)),
       el("td", { title: f.experiment || "" }, shortIRI(f.experiment || "")),
       el("td", { class: "desc" }, readableNumbers(f.description || "")));
     tr.addEventListener("click", () => {
@@ -867,7 +913,7 @@ function renderFindings() {
   // page are known (cells of a page no longer shown are simply detached).
   const cells = Array.from(document.querySelectorAll("#findings td.region"));
   fetchLabels(Array.from(new Set(cells.map((td) => td.dataset.region)))).then(() => cells.forEach((td) => {
-    const name = labelCache.get(td.dataset.region), site = siteOf(td.dataset.region);
+    const name = labelCache.get(td.dataset.region), site = siteOfExperiment(td.dataset.experiment);
     if (name) td.textContent = site ? `${name} · ${site}` : name;
   }));
 }
@@ -941,6 +987,22 @@ async function explain(f) {
   box.replaceChildren(el("p", { class: "hint" }, "explaining…"));
   const resp = await fetch("/explain?iri=" + encodeURIComponent(f.subject), { headers: authHeaders() });
   if (gen !== explainGen) return;
+  if (resp.status === 404 && f.problem) {
+    // No rule derived anything about the subject: the finding was written
+    // as it stands (by perfkb analyze: PoorScalability on a region
+    // aggregate, the models' findings). Show what it says and who wrote it.
+    await fetchLabels([f.subject, f.region].filter(Boolean));
+    if (gen !== explainGen) return;
+    const cls = localName(f.problem), advice = F.advice[f.problem];
+    const where = (f.region && labelCache.get(f.region)) || labelCache.get(f.subject) || shortIRI(f.region || f.subject);
+    box.replaceChildren(
+      el("h3", { title: f.subject }, `${cls} at ${where}`),
+      el("p", { class: "summary" }, `The analysis (perfkb analyze) found ${cls} here` + (f.severity != null ? ` with severity ${f.severity} (${f.severityClass || ""})` : "") +
+        (f.metric ? ` because of ${f.metric} = ${fmt(Number(f.value), metricUnit(f.metric))}` : "") + "; it is asserted, so no rule derivation explains it."),
+      el("p", { class: "desc" }, readableNumbers(f.description || "")),
+      advice ? el("div", { class: "advice", title: `${advice.file}:${advice.line}` }, el("strong", {}, "What to try: "), advice.text) : el("span"));
+    return;
+  }
   if (!resp.ok) { box.replaceChildren(el("p", { class: "error" }, await apiError(resp))); return; }
   const exp = (await resp.json()).data;
   if (gen !== explainGen) return;
@@ -965,6 +1027,7 @@ async function explain(f) {
 }
 
 async function runRules() {
+  F.ruleRuns++;
   setStatus("findings-status", "running rules…");
   const resp = await fetch("/rules/run", { method: "POST", headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
@@ -1014,7 +1077,10 @@ function showTab(name) {
   if (name === "findings" && F.all.length === 0) loadFindings();
   if (name === "tree" && !WB.tree) showTree();
   if (name === "compare") loadExperiments().catch((e) => setStatus("cmp-status", String(e.message || e), true));
-  if (name === "scaling") showScaling();
+  if (name === "scaling") { showScaling(); showRegionCurves(); }
+  if (name === "experiments") showExperimentTable();
+  if (name === "stats") showStats();
+  if (name === "tree" && WB.tree) drawFlame(WB.tree);
 }
 
 async function init() {
@@ -1057,7 +1123,7 @@ async function init() {
   ["tree-pu", "tree-agg"].forEach((id) => $(id).addEventListener("change", showTree));
   ["tree-metric", "tree-sort"].forEach((id) => $(id).addEventListener("change", () => { if (WB.tree) renderTree(WB.tree); }));
   $("cmp-run").addEventListener("click", runCompare);
-  ["scal-version", "scal-kind", "scal-log"].forEach((id) => $(id).addEventListener("change", showScaling));
+  ["scal-version", "scal-kind", "scal-log"].forEach((id) => $(id).addEventListener("change", () => { showScaling(); showRegionCurves(); }));
   ["f-class", "f-sev", "f-exp", "f-site", "f-sort"].forEach((id) => $(id).addEventListener("change", () => { F.page = 0; renderFindings(); }));
   $("f-prev").addEventListener("click", () => { F.page = Math.max(0, F.page - 1); renderFindings(); });
   $("f-next").addEventListener("click", () => { F.page++; renderFindings(); });
@@ -1066,6 +1132,7 @@ async function init() {
   const saved = sessionStorage.getItem("perfkb-token");
   if (saved) $("token").value = saved;
   $("token").addEventListener("change", () => sessionStorage.setItem("perfkb-token", $("token").value));
+  initViews();
   WB.ready = true;
 }
 
