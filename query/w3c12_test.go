@@ -12,6 +12,7 @@ import (
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // w3c12Root is the W3C SPARQL 1.2 test suites' copy in the repository
@@ -76,6 +77,7 @@ func TestW3CSPARQL12(t *testing.T) {
 				if path, err := rep.WriteIfAsked("sparql12.ttl"); err != nil {
 					t.Error(err)
 				} else if path != "" {
+					checkEARL(t, path)
 					t.Logf("EARL report: %s", path)
 				}
 			})
@@ -118,4 +120,36 @@ func loadGraphs(ctx context.Context, path string) (map[kb.Term][]kb.Triple, erro
 		}
 	}
 	return out, nil
+}
+
+// checkEARL reads an EARL report back with the Turtle parser: every test
+// of the suites has one assertion with an outcome.
+func checkEARL(t *testing.T, path string) {
+	t.Helper()
+	g, err := readManifest(path)
+	if err != nil {
+		t.Fatalf("EARL report %s is not Turtle: %v", path, err)
+	}
+	tests, outcomes := map[string]bool{}, 0
+	for _, props := range g.out {
+		for _, ty := range props[ontology.RDFType] {
+			if ty.Value == ontology.EARLNamespace+"Assertion" {
+				for _, tt := range props[ontology.EARLNamespace+"test"] {
+					tests[tt.Value] = true
+				}
+			}
+		}
+		outcomes += len(props[ontology.EARLNamespace+"outcome"])
+	}
+	want := 0
+	for _, s := range w3c12Suites() {
+		ts, err := readTests(s.manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want += len(ts)
+	}
+	if len(tests) != want || outcomes != want {
+		t.Errorf("EARL report %s: %d tests and %d outcomes, want %d of each", path, len(tests), outcomes, want)
+	}
 }
