@@ -30,10 +30,12 @@ const (
 // the expected one on the properties the suite lists (focus node, result
 // path, value, source shape, source constraint component, severity and
 // the messages the expected report names), or, where the expected result
-// is sht:Failure, when the shapes are refused. The SPARQL section is
-// counted separately: perfkb implements SHACL Core, and shapes with
-// sh:sparql are refused, so those tests are logged, not failed, and stay
-// out of the EARL report.
+// is sht:Failure, when the shapes are refused. The SPARQL section
+// (SHACL-SPARQL) is counted separately: perfkb implements SPARQL-based
+// constraints (sh:sparql) but not SPARQL-based constraint components
+// (sh:ConstraintComponent with validators), whose tests are listed in
+// shaclSPARQLKnown; any other failure in either section fails the test.
+// Both sections go into the EARL report, failures as failed.
 func TestW3CSHACL(t *testing.T) {
 	rep := earl.New()
 	for _, section := range []string{"core", "sparql"} {
@@ -49,19 +51,19 @@ func TestW3CSHACL(t *testing.T) {
 					}
 					c := perDir[dir]
 					c[1]++
-					if tc.why == "" {
+					reason, known := shaclSPARQLKnown[tc.iri]
+					switch {
+					case tc.why == "" && known:
+						t.Errorf("%s passes now: remove it from shaclSPARQLKnown", tc.iri)
+					case tc.why == "":
 						c[0]++
-					} else if section == "core" {
+					case known:
+						t.Logf("not passed (%s): %s: %s", reason, tc.iri, tc.why)
+					default:
 						t.Errorf("%s: %s", tc.iri, tc.why)
-					} else {
-						t.Logf("not passed (SHACL-SPARQL): %s: %s", tc.iri, tc.why)
 					}
 					perDir[dir] = c
-					if section == "core" {
-						// SHACL-SPARQL is not implemented, so its tests
-						// are left out of the conformance report
-						rep.Add(tc.iri, tc.why == "")
-					}
+					rep.Add(tc.iri, tc.why == "")
 				}
 			}
 			total := [2]int{}
@@ -72,9 +74,6 @@ func TestW3CSHACL(t *testing.T) {
 				total[1] += c[1]
 			}
 			t.Logf("%s: %d/%d passed", section, total[0], total[1])
-			if section == "sparql" {
-				t.Logf("sparql: the tests passed are ones that expect shapes to be refused (sht:Failure); perfkb refuses every sh:sparql")
-			}
 		})
 	}
 	if path, err := rep.WriteIfAsked("shacl.ttl"); err != nil {
@@ -82,6 +81,15 @@ func TestW3CSHACL(t *testing.T) {
 	} else if path != "" {
 		t.Logf("EARL report: %s", path)
 	}
+}
+
+// shaclSPARQLKnown are the SHACL-SPARQL tests perfkb does not pass, with
+// the reason.
+var shaclSPARQLKnown = map[string]string{
+	"urn:x-shacl-test:/sparql/component/optional-001":                 "SPARQL-based constraint components are not implemented",
+	"urn:x-shacl-test:/sparql/component/propertyValidator-select-001": "SPARQL-based constraint components are not implemented",
+	"urn:x-shacl-test:/sparql/component/validator-001":                "SPARQL-based constraint components are not implemented",
+	"urn:x-shacl-test:/sparql/pre-binding/unsupported-sparql-006":     "SPARQL-based constraint components are not implemented, so their ASK validators are not checked",
 }
 
 // manifestFiles follows mf:include from a manifest to the test files.
