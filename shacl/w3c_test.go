@@ -12,6 +12,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // suiteBase is the base IRI test files are read with, so that test IRIs
@@ -79,6 +80,7 @@ func TestW3CSHACL(t *testing.T) {
 	if path, err := rep.WriteIfAsked("shacl.ttl"); err != nil {
 		t.Error(err)
 	} else if path != "" {
+		checkEARL(t, path, rep)
 		t.Logf("EARL report: %s", path)
 	}
 }
@@ -273,3 +275,26 @@ func compareReport(v *view, want kb.ID, rep *Report, exact bool) string {
 }
 
 func TestMain(m *testing.M) { os.Exit(m.Run()) }
+
+// checkEARL reads the written EARL report back as Turtle: one outcome per
+// test run.
+func checkEARL(t *testing.T, path string, rep *earl.Report) {
+	t.Helper()
+	ds := native.OpenMemory()
+	defer ds.Close()
+	ctx := context.Background()
+	if _, err := rdfio.LoadFile(ctx, ds, path, rdfio.LoadOptions{}); err != nil {
+		t.Fatalf("EARL report %s is not Turtle: %v", path, err)
+	}
+	outcome, ok, err := ds.Lookup(ctx, kb.IRI(ontology.EARLNamespace+"outcome"))
+	if err != nil || !ok {
+		t.Fatalf("EARL report %s has no earl:outcome (%v)", path, err)
+	}
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{P: outcome}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := rep.Len(); len(quads) != want {
+		t.Errorf("EARL report %s: %d outcomes, want %d", path, len(quads), want)
+	}
+}
