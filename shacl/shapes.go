@@ -216,6 +216,10 @@ func subclasses(v *view, class kb.ID) []kb.ID {
 type parser struct {
 	v   *view
 	out *Shapes
+	// components are the SPARQL-based constraint components of the
+	// shapes graph, found on first use (components.go).
+	components     []*customComponent
+	componentsRead bool
 }
 
 func (p *parser) errorf(id kb.ID, format string, args ...any) error {
@@ -390,6 +394,11 @@ func (p *parser) shape(id kb.ID, depth int) (*shape, error) {
 			s.comps = append(s.comps, c)
 		}
 	}
+	cs, err := p.componentConstraints(s, id, props)
+	if err != nil {
+		return nil, err
+	}
+	s.comps = append(s.comps, cs...)
 	return s, nil
 }
 

@@ -30,6 +30,13 @@ type sparqlConstraint struct {
 	query       *query.Prepared
 	messages    []kb.Term
 	shapesGraph kb.Term // zero when unknown: $shapesGraph stays unbound
+	// A SPARQL-based constraint component's validator (components.go)
+	// also pre-binds its parameters; an ASK validator runs once per
+	// value node, with $value bound, and a false answer is a result.
+	component bool
+	ask       bool
+	params    []algebra.Var
+	args      []kb.Term // the shape's value of each parameter, zero when none
 }
 
 // sparql parses the sh:sparql constraint at node of the shape s
@@ -79,7 +86,7 @@ func (p *parser) sparql(s *shape, shapeID, node kb.ID) (*component, error) {
 	if prep.Query.Form != algebra.FormSelect {
 		return nil, p.errorf(shapeID, "sh:select of %s is not a SELECT query", v.term(node))
 	}
-	if err := checkPreBindable(prep.Query.Pattern); err != nil {
+	if err := checkPreBindable(prep.Query.Pattern, nil); err != nil {
 		return nil, p.errorf(shapeID, "sh:select of %s: %v", v.term(node), err)
 	}
 	sc := &sparqlConstraint{node: v.term(node), query: prep, shapesGraph: p.out.graph}
@@ -95,7 +102,7 @@ var pathVar = regexp.MustCompile(`\$PATH\b`)
 // checkPreBindable refuses the queries whose pre-binding SHACL leaves
 // undefined (SHACL 5.3.1.1): MINUS, SERVICE, VALUES, assigning a
 // pre-bound variable with AS, and subqueries that do not return $this.
-func checkPreBindable(op algebra.Op) error {
+func checkPreBindable(op algebra.Op, more []algebra.Var) error {
 	// The SELECT of the query itself: its projection is the result.
 	top := op
 	for {
@@ -127,7 +134,7 @@ func checkPreBindable(op algebra.Op) error {
 				err = fmt.Errorf("VALUES is not allowed in SHACL-SPARQL queries")
 			}
 		case *algebra.Extend:
-			if preBound(o.Var) {
+			if preBound(o.Var) || containsVar(more, o.Var) {
 				err = fmt.Errorf("the pre-bound variable $%s may not be assigned", o.Var)
 			}
 		case *algebra.Project:
@@ -214,13 +221,23 @@ func preBind(op algebra.Op, tab *algebra.Table) algebra.Op {
 // checkSPARQL runs the constraint's query for one focus node: each
 // solution is a result, with ?value (default: the focus node of a node
 // shape) and ?path (default: the shape's path) when the query binds them.
-func (x *validator) checkSPARQL(s *shape, c *component, focus kb.ID, out *sink) {
+func (x *validator) checkSPARQL(s *shape, c *component, focus kb.ID, values []kb.ID, out *sink) {
 	sc := c.sparql
 	focusTerm := x.d.term(focus)
 	tab := &algebra.Table{Vars: []algebra.Var{varThis, varCurrentShape}, Rows: [][]kb.Term{{focusTerm, s.term}}}
 	if !sc.shapesGraph.IsZero() {
 		tab.Vars = append(tab.Vars, varShapesGraph)
 		tab.Rows[0] = append(tab.Rows[0], sc.shapesGraph)
+	}
+	for i, p := range sc.params {
+		if !sc.args[i].IsZero() {
+			tab.Vars = append(tab.Vars, p)
+			tab.Rows[0] = append(tab.Rows[0], sc.args[i])
+		}
+	}
+	if sc.ask {
+		x.checkASK(s, c, focusTerm, values, tab, out)
+		return
 	}
 	q := *sc.query.Query
 	q.Pattern = preBind(q.Pattern, tab)
@@ -264,6 +281,9 @@ func (x *validator) checkSPARQL(s *shape, c *component, focus kb.ID, out *sink) 
 		}
 		r := Result{Focus: focusTerm, Path: s.path, SourceShape: s.term, Component: c.iri,
 			SourceConstraint: sc.node, Severity: s.severity.Value}
+		if sc.component {
+			r.SourceConstraint = kb.Term{}
+		}
 		if t := get(row, "this"); !t.IsZero() {
 			r.Focus = t
 		}
@@ -279,7 +299,12 @@ func (x *validator) checkSPARQL(s *shape, c *component, focus kb.ID, out *sink) 
 			msgs = s.messages
 		}
 		for _, m := range msgs {
-			r.Messages = append(r.Messages, fillMessage(m, func(name string) kb.Term { return get(row, name) }))
+			r.Messages = append(r.Messages, fillMessage(m, func(name string) kb.Term {
+				if t := get(row, name); !t.IsZero() {
+					return t
+				}
+				return sc.arg(name)
+			}))
 		}
 		if len(r.Messages) == 0 {
 			r.Messages = []kb.Term{kb.String(fmt.Sprintf("focus node %s fails the SPARQL constraint %s", r.Focus, sc.node))}
