@@ -132,7 +132,7 @@ func (p *parser) componentConstraints(s *shape, id kb.ID, props map[string][]kb.
 		} else {
 			return nil, p.errorf(id, "validator %s of %s has neither sh:ask nor sh:select", v.term(val), cc.term)
 		}
-		prep, err := p.prepareValidator(val, text, s)
+		prep, err := p.prepareSPARQL(val, text, s)
 		if err != nil {
 			return nil, p.errorf(id, "%s validator of %s: %v", form, cc.term, err)
 		}
@@ -155,10 +155,11 @@ func (p *parser) componentConstraints(s *shape, id kb.ID, props map[string][]kb.
 	return out, nil
 }
 
-// prepareValidator parses a validator's query with the prefixes it
-// declares (sh:prefixes, through owl:imports) and $PATH replaced by the
-// property shape's path.
-func (p *parser) prepareValidator(node kb.ID, text string, s *shape) (*query.Prepared, error) {
+// prepareSPARQL parses the query text of an sh:sparql constraint or a
+// validator (node) with the prefixes it declares (sh:prefixes and,
+// through owl:imports, the ontologies they import; SHACL 5.2.1) and $PATH
+// replaced by the property shape's path (SHACL 5.3.2).
+func (p *parser) prepareSPARQL(node kb.ID, text string, s *shape) (*query.Prepared, error) {
 	v := p.v
 	var prologue strings.Builder
 	nodes := v.objects(node, v.iri(sh("prefixes")))
@@ -172,15 +173,16 @@ func (p *parser) prepareValidator(node kb.ID, text string, s *shape) (*query.Pre
 		for _, d := range v.objects(nodes[i], v.iri(sh("declare"))) {
 			pf, ok1 := v.object(d, v.iri(sh("prefix")))
 			ns, ok2 := v.object(d, v.iri(sh("namespace")))
-			if ok1 && ok2 {
-				fmt.Fprintf(&prologue, "PREFIX %s: <%s>\n", v.term(pf).Value, v.term(ns).Value)
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("sh:declare %s needs sh:prefix and sh:namespace", v.term(d))
 			}
+			fmt.Fprintf(&prologue, "PREFIX %s: <%s>\n", v.term(pf).Value, v.term(ns).Value)
 		}
 	}
 	if s.path != nil {
 		text = pathVar.ReplaceAllLiteralString(text, s.path.String())
 	}
-	return query.Prepare(prologue.String()+text, query.Options{Source: "validator"})
+	return query.Prepare(prologue.String()+text, query.Options{Source: "sh:select"})
 }
 
 // arg returns the shape's value of the parameter name, zero when none.
@@ -197,13 +199,7 @@ func (sc *sparqlConstraint) arg(name string) kb.Term {
 // (SHACL 6.3.1): a false answer makes the value a result.
 func (x *validator) checkASK(s *shape, c *component, focus kb.Term, values []kb.ID, tab *algebra.Table, out *sink) {
 	sc := c.sparql
-	var opts query.Options
-	for _, g := range x.d.graphs {
-		opts.Dataset.Default = append(opts.Dataset.Default, x.d.term(g))
-	}
-	if x.d.graphs != nil && len(opts.Dataset.Default) == 0 {
-		opts.Dataset.DefaultEmpty = true
-	}
+	opts := x.queryOptions()
 	for _, vid := range values {
 		value := x.d.term(vid)
 		row := &algebra.Table{Vars: append(append([]algebra.Var{}, tab.Vars...), "value"),

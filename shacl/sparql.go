@@ -3,11 +3,9 @@ package shacl
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/algebra"
 )
@@ -53,33 +51,7 @@ func (p *parser) sparql(s *shape, shapeID, node kb.ID) (*component, error) {
 	if !ok || !v.term(sel).IsLiteral() {
 		return nil, p.errorf(shapeID, "sh:sparql %s has no sh:select string", v.term(node))
 	}
-	text := v.term(sel).Value
-	var prologue strings.Builder
-	// The prefixes are declared by the sh:prefixes nodes and, through
-	// owl:imports, by the ontologies they import (SHACL 5.2.1).
-	prefixNodes := v.objects(node, v.iri(sh("prefixes")))
-	seen := map[kb.ID]bool{}
-	for i := 0; i < len(prefixNodes); i++ {
-		pr := prefixNodes[i]
-		if seen[pr] {
-			continue
-		}
-		seen[pr] = true
-		prefixNodes = append(prefixNodes, v.objects(pr, v.iri(ontology.OWLNamespace+"imports"))...)
-		for _, d := range v.objects(pr, v.iri(sh("declare"))) {
-			pf, ok1 := v.object(d, v.iri(sh("prefix")))
-			ns, ok2 := v.object(d, v.iri(sh("namespace")))
-			if !ok1 || !ok2 {
-				return nil, p.errorf(shapeID, "sh:declare %s needs sh:prefix and sh:namespace", v.term(d))
-			}
-			fmt.Fprintf(&prologue, "PREFIX %s: <%s>\n", v.term(pf).Value, v.term(ns).Value)
-		}
-	}
-	if s.path != nil {
-		// SHACL 5.3.2: $PATH stands for the property shape's path.
-		text = pathVar.ReplaceAllLiteralString(text, s.path.String())
-	}
-	prep, err := query.Prepare(prologue.String()+text, query.Options{Source: "sh:select"})
+	prep, err := p.prepareSPARQL(node, v.term(sel).Value, s)
 	if err != nil {
 		return nil, p.errorf(shapeID, "sh:select of %s: %v", v.term(node), err)
 	}
@@ -241,15 +213,7 @@ func (x *validator) checkSPARQL(s *shape, c *component, focus kb.ID, values []kb
 	}
 	q := *sc.query.Query
 	q.Pattern = preBind(q.Pattern, tab)
-	var spec query.Options
-	for _, g := range x.d.graphs {
-		spec.Dataset.Default = append(spec.Dataset.Default, x.d.term(g))
-	}
-	if x.d.graphs != nil && len(spec.Dataset.Default) == 0 {
-		// The data graphs named are all absent: an empty default graph.
-		spec.Dataset.DefaultEmpty = true
-	}
-	res, err := query.Exec(x.d.ctx, x.d.ds, &query.Prepared{Text: sc.query.Text, Language: sc.query.Language, Query: &q}, spec)
+	res, err := query.Exec(x.d.ctx, x.d.ds, &query.Prepared{Text: sc.query.Text, Language: sc.query.Language, Query: &q}, x.queryOptions())
 	if err != nil {
 		x.d.fail(fmt.Errorf("sh:sparql %s on %s: %w", sc.node, focusTerm, err))
 		return
@@ -331,4 +295,18 @@ func fillMessage(m kb.Term, get func(string) kb.Term) kb.Term {
 	})
 	m.Value = text
 	return m
+}
+
+// queryOptions makes the data graphs being validated the default graph
+// of SHACL-SPARQL queries (every graph named, for GRAPH $shapesGraph).
+func (x *validator) queryOptions() query.Options {
+	var opts query.Options
+	for _, g := range x.d.graphs {
+		opts.Dataset.Default = append(opts.Dataset.Default, x.d.term(g))
+	}
+	if x.d.graphs != nil && len(opts.Dataset.Default) == 0 {
+		// The data graphs named are all absent: an empty default graph.
+		opts.Dataset.DefaultEmpty = true
+	}
+	return opts
 }
