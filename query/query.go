@@ -92,6 +92,10 @@ type Options struct {
 	// Yield is called every YieldEvery evaluation steps; a scheduler may
 	// block in it (see eval.Options.Yield).
 	Yield func(ctx context.Context) error
+	// CheckUpdate, when set, sees the quads an update request adds before
+	// any is applied, and refuses the request by returning an error (see
+	// eval.Options.CheckUpdate).
+	CheckUpdate func(ctx context.Context, added []kb.TermQuad) error
 	// NoOptimize runs the algebra as written, without the optimizer's
 	// reordering and filter placement (see eval.Options.NoOptimize).
 	NoOptimize bool
@@ -165,7 +169,8 @@ func evalOptions(opts Options) eval.Options {
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
 		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield,
-		NoOptimize: opts.NoOptimize, Functions: functions(opts), ReuseRows: opts.ReuseRows}
+		NoOptimize: opts.NoOptimize, Functions: functions(opts), ReuseRows: opts.ReuseRows,
+		CheckUpdate: opts.CheckUpdate}
 }
 
 // Result is the outcome of Exec. For SELECT, read rows with Next until it

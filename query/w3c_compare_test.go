@@ -159,6 +159,14 @@ func termsMatch(e, a kb.Term, m, inv map[string]string, added *[]string) bool {
 		*added = append(*added, e.Value)
 		return true
 	}
+	// Triple terms (SPARQL 1.2) match when their parts do, so blank nodes
+	// inside them are renamed with the others.
+	if e.IsTriple() && a.IsTriple() {
+		et, eok := e.Triple()
+		at, aok := a.Triple()
+		return eok && aok && termsMatch(et.S, at.S, m, inv, added) &&
+			termsMatch(et.P, at.P, m, inv, added) && termsMatch(et.O, at.O, m, inv, added)
+	}
 	// RDF term equality, as the suites specify: same kind, same lexical
 	// form, same datatype, same language tag. A number computed as "2.0"
 	// does not match an expected "2.0E0" or "2" — the lexical form is the

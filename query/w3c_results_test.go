@@ -51,7 +51,7 @@ func TestW3CResultFormats(t *testing.T) {
 			name = "server"
 		}
 		t.Run(name, func(t *testing.T) {
-			runSuites(t, suites, nil, func(tc w3cTest) (res outcome, why string) {
+			runSuites(t, suites, nil, earlTestIRI, func(tc w3cTest) (res outcome, why string) {
 				defer func() {
 					if p := recover(); p != nil {
 						res, why = failed, fmt.Sprintf("panic: %v", p)

@@ -158,7 +158,7 @@ func TestW3C(t *testing.T) {
 }
 
 func testW3C(t *testing.T, newStore func() kb.Dataset, noOpt bool, rep *earl.Report) {
-	runSuites(t, w3cSuites(), rep, func(tc w3cTest) (outcome, string) { return runW3C(tc, newStore, noOpt) })
+	runSuites(t, w3cSuites(), rep, earlTestIRI, func(tc w3cTest) (outcome, string) { return runW3C(tc, newStore, noOpt) })
 	if rep == nil {
 		return
 	}
@@ -185,8 +185,8 @@ func earlTestIRI(local string) string {
 
 // runSuites runs every test of the suites with run and checks the counts
 // against testdata/w3c-floor.txt; rep, when not nil, records the outcomes
-// for an EARL report.
-func runSuites(t *testing.T, suites []struct{ name, manifest string }, rep *earl.Report, run func(w3cTest) (outcome, string)) {
+// for an EARL report under the test IRIs testIRI gives.
+func runSuites(t *testing.T, suites []struct{ name, manifest string }, rep *earl.Report, testIRI func(string) string, run func(w3cTest) (outcome, string)) {
 	floor := readFloor(t)
 	var report []string
 	total := [3]int{}
@@ -203,7 +203,7 @@ func runSuites(t *testing.T, suites []struct{ name, manifest string }, rep *earl
 		for _, tc := range tests {
 			res, why := run(tc)
 			if rep != nil && res != skipped {
-				rep.Add(earlTestIRI(tc.iri), res == passed)
+				rep.Add(testIRI(tc.iri), res == passed)
 			}
 			counts[res]++
 			seen[tc.id] = true
@@ -273,9 +273,9 @@ func runW3C(tc w3cTest, newStore func() kb.Dataset, noOpt bool) (res outcome, wh
 		return runQueryTest(ctx, tc, newStore, noOpt)
 	case "UpdateEvaluationTest":
 		return runUpdateTest(ctx, tc, newStore, noOpt)
-	case "PositiveSyntaxTest11", "PositiveSyntaxTest", "PositiveUpdateSyntaxTest11":
+	case "PositiveSyntaxTest11", "PositiveSyntaxTest", "PositiveUpdateSyntaxTest11", "PositiveUpdateSyntaxTest":
 		return runSyntaxTest(tc, true)
-	case "NegativeSyntaxTest11", "NegativeSyntaxTest", "NegativeUpdateSyntaxTest11":
+	case "NegativeSyntaxTest11", "NegativeSyntaxTest", "NegativeUpdateSyntaxTest11", "NegativeUpdateSyntaxTest":
 		return runSyntaxTest(tc, false)
 	}
 	return skipped, "test type " + tc.kind
@@ -362,7 +362,7 @@ func runQueryTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset, n
 			}
 		}
 	}
-	spec := eval.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}, NamedNone: true}
+	spec := eval.DatasetSpec{Default: []kb.Term{kb.DefaultGraph}, NamedNone: !quadData(tc.data)}
 	for iri := range tc.graphData {
 		spec.Named = append(spec.Named, kb.IRI(iri))
 	}
@@ -447,7 +447,13 @@ func runUpdateTest(ctx context.Context, tc w3cTest, newStore func() kb.Dataset, 
 		return failed, "update: " + err.Error()
 	}
 	expected := map[kb.Term][]kb.Triple{}
-	if tc.resultData != "" {
+	if quadData([]string{tc.resultData}) {
+		byGraph, err := loadGraphs(ctx, tc.resultData)
+		if err != nil {
+			return skipped, err.Error()
+		}
+		expected = byGraph
+	} else if tc.resultData != "" {
 		ts, err := loadTriples(ctx, tc.resultData)
 		if err != nil {
 			return skipped, err.Error()

@@ -61,6 +61,10 @@ type UpdateRequest struct {
 	// Scope is what the request's token may read and write (nil:
 	// everything); the update runs over RestrictDataset(ds, Scope).
 	Scope *Scope
+	// Check, when set, is given the quads the update adds before any is
+	// stored; an error from it refuses the update, storing nothing (serve
+	// --validate checks them against the shapes).
+	Check func(ctx context.Context, added []kb.TermQuad) error
 }
 
 // ResultKind says which of the QueryResult fields holds the answer.

@@ -274,7 +274,15 @@ func (s *Server) runUpdate(c *gin.Context, text string, params url.Values) {
 		BaseIRI:          s.endpointIRI(c),
 		Scope:            requestScope(c),
 	}
+	if s.opts.ValidatePushes.Mode != ValidateOff {
+		req.Check = s.checkUpdate(c)
+	}
 	summary, err := s.opts.Query.Update(c.Request.Context(), req)
+	var refused *updateRefused
+	if errors.As(err, &refused) {
+		s.refuseUpdate(c, refused.report)
+		return
+	}
 	if err != nil {
 		respondError(c, err)
 		return

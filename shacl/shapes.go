@@ -23,6 +23,9 @@ type Shapes struct {
 	// shapes graph gave them.
 	targeted []*shape
 	byTerm   map[kb.Term]*shape
+	// graph is the shapes graph when the shapes come from one graph
+	// (SHACL-SPARQL's $shapesGraph), zero otherwise.
+	graph kb.Term
 }
 
 // Len returns the number of shapes parsed (targeted and referenced).
@@ -149,6 +152,9 @@ func Parse(ctx context.Context, ds kb.Dataset, graphs []kb.Term) (*Shapes, error
 		return nil, err
 	}
 	p := &parser{v: v, out: &Shapes{byTerm: map[kb.Term]*shape{}}}
+	if len(graphs) == 1 {
+		p.out.graph = graphs[0]
+	}
 	var roots idSet
 	for _, pred := range []string{shTargetNode, shTargetClass, shTargetSubjectsOf, shTargetObjectsOf} {
 		for _, s := range v.collect(kb.Pattern{P: v.iri(pred)}, func(q kb.Quad) kb.ID { return q.S }) {
@@ -210,6 +216,10 @@ func subclasses(v *view, class kb.ID) []kb.ID {
 type parser struct {
 	v   *view
 	out *Shapes
+	// components are the SPARQL-based constraint components of the
+	// shapes graph, found on first use (components.go).
+	components     []*customComponent
+	componentsRead bool
 }
 
 func (p *parser) errorf(id kb.ID, format string, args ...any) error {
@@ -376,7 +386,7 @@ func (p *parser) shape(id kb.ID, depth int) (*shape, error) {
 		s.comps = append(s.comps, c)
 	}
 	for _, sq := range props[sh("sparql")] {
-		c, err := p.sparql(id, sq)
+		c, err := p.sparql(s, id, sq)
 		if err != nil {
 			return nil, err
 		}
@@ -384,6 +394,11 @@ func (p *parser) shape(id kb.ID, depth int) (*shape, error) {
 			s.comps = append(s.comps, c)
 		}
 	}
+	cs, err := p.componentConstraints(s, id, props)
+	if err != nil {
+		return nil, err
+	}
+	s.comps = append(s.comps, cs...)
 	return s, nil
 }
 

@@ -431,7 +431,7 @@ func (x *validator) check(s *shape, c *component, focus kb.ID, values []kb.ID, d
 			}
 		}
 	case cSPARQL:
-		x.checkSPARQL(s, c, focus, out)
+		x.checkSPARQL(s, c, focus, values, out)
 	}
 }
 

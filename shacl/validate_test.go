@@ -103,7 +103,11 @@ func TestParseErrors(t *testing.T) {
 		{"minCount not a number", `ex:S sh:targetNode ex:a ; sh:path ex:p ; sh:minCount "x" .`, `sh:minCount needs a non-negative integer, not "x"`},
 		{"minCount on a node shape", `ex:S sh:targetNode ex:a ; sh:minCount 1 .`, "sh:minCount is allowed only on property shapes"},
 		{"literal path", `ex:S sh:targetNode ex:a ; sh:path "p" ; sh:minCount 1 .`, `literal "p" is not a property path`},
-		{"sparql", `ex:S sh:targetNode ex:a ; sh:sparql [ sh:select "SELECT $this WHERE {}" ] .`, "sh:sparql constraints are not supported"},
+		{"sparql without select", `ex:S sh:targetNode ex:a ; sh:sparql [ sh:message "m" ] .`, "has no sh:select string"},
+		{"sparql syntax", `ex:S sh:targetNode ex:a ; sh:sparql [ sh:select "SELECT $this WHERE { $this ?p }" ] .`, "sh:select"},
+		{"sparql ask", `ex:S sh:targetNode ex:a ; sh:sparql [ sh:select "ASK { $this ?p ?o }" ] .`, "is not a SELECT query"},
+		{"sparql minus", `ex:S sh:targetNode ex:a ; sh:sparql [ sh:select "SELECT $this WHERE { $this ?p ?o MINUS { $this ?p 1 } }" ] .`, "MINUS is not allowed"},
+		{"sparql assigns this", `ex:S sh:targetNode ex:a ; sh:sparql [ sh:select "SELECT $this WHERE { BIND(1 AS $this) }" ] .`, "may not be assigned"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := loadTurtle(t, testPrefixes+tc.doc)

@@ -66,7 +66,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.advice.bind(fs)
 	f.queryMemory.bindServe(fs)
 	f.long.bind(fs)
-	f.push.bind(fs, "Graph Store writes (PUT and POST to /data; each document on its own, beside PERFONTO)")
+	f.push.bind(fs, "Graph Store writes (PUT and POST to /data) and SPARQL updates (the quads each adds), each on its own beside PERFONTO")
 }
 
 // resolveToken fills the token from the environment when the flag is unset.

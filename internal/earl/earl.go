@@ -39,6 +39,13 @@ func (r *Report) Add(test string, passed bool) {
 	r.outcomes[test] = passed
 }
 
+// Len returns the number of tests recorded.
+func (r *Report) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.outcomes)
+}
+
 // Turtle renders the report.
 func (r *Report) Turtle(date time.Time) string {
 	r.mu.Lock()

@@ -14,6 +14,10 @@ func TestReport(t *testing.T) {
 	r := New()
 	r.Add("urn:x:b", false)
 	r.Add("urn:x:a", true)
+	r.Add("urn:x:a", true) // a test recorded twice counts once
+	if r.Len() != 2 {
+		t.Errorf("Len = %d, want 2", r.Len())
+	}
 	out := r.Turtle(time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
 	for _, want := range []string{
 		"earl:test <urn:x:a> ;\n  earl:mode earl:automatic ;\n  earl:result [ a earl:TestResult ; earl:outcome earl:passed ; dc:date \"2026-11-27\"^^xsd:date ]",

@@ -46,6 +46,11 @@ type DatasetSpec struct {
 
 // Options configure one evaluation.
 type Options struct {
+	// CheckUpdate, when set, is called by Update with the quads an update
+	// request adds, before anything is applied; an error from it refuses
+	// the whole request, leaving the dataset unchanged (a server checks
+	// the writes against SHACL shapes this way).
+	CheckUpdate func(ctx context.Context, added []kb.TermQuad) error
 	// Timeout bounds the evaluation (0: none).
 	Timeout time.Duration
 	// MaxRows caps the number of result rows or triples (0: none).

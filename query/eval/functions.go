@@ -192,7 +192,7 @@ func fnLang(a []kb.Term) (kb.Term, error) {
 	if a[0].Kind != kb.KindLiteral {
 		return kb.Term{}, typeErr("LANG of %s", a[0])
 	}
-	return kb.String(a[0].Lang), nil
+	return kb.String(a[0].Language()), nil
 }
 
 func fnLangMatches(a []kb.Term) (kb.Term, error) {
@@ -305,9 +305,10 @@ func fnRound(a []kb.Term) (kb.Term, error) {
 	})
 }
 
-// stringArg accepts simple literals, xsd:string and language-tagged strings.
+// stringArg accepts simple literals, xsd:string and language-tagged strings
+// (with or without a base direction).
 func stringArg(t kb.Term) (kb.Term, error) {
-	if t.Kind == kb.KindLiteral && (t.Datatype == ontology.XSDString || t.Datatype == ontology.RDFLangString) {
+	if t.Kind == kb.KindLiteral && (t.Datatype == ontology.XSDString || isLangString(t)) {
 		return t, nil
 	}
 	return kb.Term{}, typeErr("not a string literal: %s", t)
@@ -318,13 +319,14 @@ func argCompatible(a, b kb.Term) bool {
 	if isStringLit(b) {
 		return true
 	}
-	return a.Datatype == ontology.RDFLangString && b.Datatype == ontology.RDFLangString && a.Lang == b.Lang
+	return isLangString(a) && a.Datatype == b.Datatype && a.Lang == b.Lang
 }
 
-// sameKind returns a string literal of value s with a's language tag.
+// sameKind returns a string literal of value s with a's language tag (and
+// base direction).
 func sameKind(a kb.Term, s string) kb.Term {
-	if a.Datatype == ontology.RDFLangString {
-		return kb.LangLiteral(s, a.Lang)
+	if isLangString(a) {
+		return kb.Term{Kind: kb.KindLiteral, Value: s, Datatype: a.Datatype, Lang: a.Lang}
 	}
 	return kb.String(s)
 }
@@ -348,13 +350,13 @@ func fnConcat(a []kb.Term) (kb.Term, error) {
 		if i == 0 {
 			lang = s.Lang
 		}
-		if s.Lang != lang || s.Datatype != ontology.RDFLangString {
+		if s.Lang != lang || !isLangString(s) || s.Datatype != a[0].Datatype {
 			sameLang = false
 		}
 		b.WriteString(s.Value)
 	}
 	if len(a) > 0 && sameLang && lang != "" {
-		return kb.LangLiteral(b.String(), lang), nil
+		return sameKind(a[0], b.String()), nil
 	}
 	return kb.String(b.String()), nil
 }

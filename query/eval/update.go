@@ -43,6 +43,19 @@ func Update(ctx context.Context, ds kb.Dataset, u *algebra.Update, opts Options)
 	if len(d.Add) == 0 && len(d.Remove) == 0 {
 		return sum, nil
 	}
+	if opts.CheckUpdate != nil && len(d.Add) > 0 {
+		added := make([]kb.TermQuad, len(d.Add))
+		for i, q := range d.Add {
+			tq, err := kb.ResolveQuad(ctx, ds, q)
+			if err != nil {
+				return sum, err
+			}
+			added[i] = tq
+		}
+		if err := opts.CheckUpdate(ctx, added); err != nil {
+			return sum, err
+		}
+	}
 	return sum, ds.Apply(ctx, d)
 }
 

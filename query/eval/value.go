@@ -231,7 +231,9 @@ func unaryPlus(a kb.Term) (kb.Term, error) {
 	return a, nil
 }
 
-// effectiveBool computes the effective boolean value of a term (§17.2.2).
+// effectiveBool computes the effective boolean value of a term (§17.2.2),
+// as SPARQL 1.2 states it: a language-tagged string and an xsd:boolean
+// with an invalid lexical form have none.
 func effectiveBool(t kb.Term) (bool, error) {
 	if t.Kind != kb.KindLiteral {
 		return false, typeErr("no effective boolean value for %s", t)
@@ -241,9 +243,11 @@ func effectiveBool(t kb.Term) (bool, error) {
 		switch t.Value {
 		case "true", "1":
 			return true, nil
+		case "false", "0":
+			return false, nil
 		}
-		return false, nil
-	case t.Datatype == ontology.XSDString || t.Datatype == ontology.RDFLangString:
+		return false, typeErr("no effective boolean value for the invalid %s", t)
+	case t.Datatype == ontology.XSDString:
 		return t.Value != "", nil
 	case isNumericType(t.Datatype):
 		n, ok := function.ParseNumeric(t)
@@ -426,6 +430,9 @@ func compareNumeric(x, y function.Numeric) (int, error) {
 // datatypes, RDF term equality otherwise, with a type error for two
 // different literals whose values cannot be compared (RDFterm-equal).
 func equal(a, b kb.Term) (bool, error) {
+	if a.Kind == kb.KindTriple && b.Kind == kb.KindTriple {
+		return equalTriples(a, b)
+	}
 	c, err := Compare(a, b)
 	if err == nil {
 		return c == 0, nil
@@ -473,8 +480,9 @@ func validLexical(t kb.Term) bool {
 	return true
 }
 
-// kindRank orders term kinds for ORDER BY: unbound, blank, IRI, literal.
-var kindRank = [...]int{0: 0, kb.KindBlank: 1, kb.KindIRI: 2, kb.KindLiteral: 3}
+// kindRank orders term kinds for ORDER BY: unbound, blank, IRI, literal,
+// triple term (SPARQL 1.2 §15.1).
+var kindRank = [...]int{0: 0, kb.KindBlank: 1, kb.KindIRI: 2, kb.KindLiteral: 3, kb.KindTriple: 4}
 
 // orderCompare orders two terms for ORDER BY (§15.1): unbound (zero Term)
 // < blank nodes < IRIs < literals; literals by value where the < operator
@@ -489,6 +497,8 @@ func orderCompare(a, b kb.Term) int {
 		return 0
 	case kb.KindBlank, kb.KindIRI:
 		return strings.Compare(a.Value, b.Value)
+	case kb.KindTriple:
+		return orderTriples(a, b)
 	}
 	if c, err := Compare(a, b); err == nil && c != 0 {
 		return c

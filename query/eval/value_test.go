@@ -62,7 +62,13 @@ func TestEffectiveBooleanValue(t *testing.T) {
 		{lit("0", "boolean"), false, false},
 		{kb.String(""), false, false},
 		{kb.String("x"), true, false},
-		{kb.LangLiteral("x", "en"), true, false},
+		// SPARQL 1.2 (W3C test sparql12/expression not-not): only
+		// xsd:string has an EBV among the strings, and an ill-typed
+		// xsd:boolean has none.
+		{kb.LangLiteral("x", "en"), false, true},
+		{kb.DirLangLiteral("x", "en", "ltr"), false, true},
+		{lit("z", "boolean"), false, true},
+		{lit("1", "boolean"), true, false},
 		{lit("0.0", "decimal"), false, false},
 		{lit("NaN", "double"), false, false},
 		{lit("abc", "integer"), false, false}, // invalid lexical form

@@ -31,12 +31,7 @@ func ReadJSON(r io.Reader) (*ResultSet, error) {
 		} `json:"head"`
 		Boolean *bool `json:"boolean"`
 		Results *struct {
-			Bindings []map[string]struct {
-				Type     string `json:"type"`
-				Value    string `json:"value"`
-				Lang     string `json:"xml:lang"`
-				Datatype string `json:"datatype"`
-			} `json:"bindings"`
+			Bindings []map[string]jsonTerm `json:"bindings"`
 		} `json:"results"`
 	}
 	if err := json.NewDecoder(r).Decode(&doc); err != nil {
@@ -63,23 +58,21 @@ func ReadJSON(r io.Reader) (*ResultSet, error) {
 				}
 				row = append(row, kb.Term{})
 			}
-			switch v.Type {
-			case "uri":
-				row[i] = kb.IRI(v.Value)
-			case "bnode":
-				row[i] = kb.Blank(v.Value)
-			case "literal", "typed-literal":
-				row[i] = literal(v.Value, v.Datatype, v.Lang)
-			default:
-				return nil, fmt.Errorf("results: unknown JSON term type %q", v.Type)
+			t, err := v.term(0)
+			if err != nil {
+				return nil, err
 			}
+			row[i] = t
 		}
 		rs.Rows = append(rs.Rows, row)
 	}
 	return rs, nil
 }
 
-func literal(value, datatype, lang string) kb.Term {
+func literal(value, datatype, lang, dir string) kb.Term {
+	if lang != "" && dir != "" {
+		return kb.DirLangLiteral(value, lang, dir)
+	}
 	if lang != "" {
 		return kb.LangLiteral(value, lang)
 	}
@@ -98,14 +91,8 @@ func ReadXML(r io.Reader) (*ResultSet, error) {
 		Results struct {
 			Results []struct {
 				Bindings []struct {
-					Name    string  `xml:"name,attr"`
-					URI     *string `xml:"uri"`
-					BNode   *string `xml:"bnode"`
-					Literal *struct {
-						Value    string `xml:",chardata"`
-						Lang     string `xml:"http://www.w3.org/XML/1998/namespace lang,attr"`
-						Datatype string `xml:"datatype,attr"`
-					} `xml:"literal"`
+					Name string `xml:"name,attr"`
+					xmlTerm
 				} `xml:"binding"`
 			} `xml:"result"`
 		} `xml:"results"`
@@ -131,14 +118,11 @@ func ReadXML(r io.Reader) (*ResultSet, error) {
 			if !ok {
 				return nil, fmt.Errorf("results: binding of undeclared variable %q", b.Name)
 			}
-			switch {
-			case b.URI != nil:
-				row[i] = kb.IRI(strings.TrimSpace(*b.URI))
-			case b.BNode != nil:
-				row[i] = kb.Blank(strings.TrimSpace(*b.BNode))
-			case b.Literal != nil:
-				row[i] = literal(b.Literal.Value, b.Literal.Datatype, b.Literal.Lang)
+			t, err := b.term(0)
+			if err != nil {
+				return nil, err
 			}
+			row[i] = t
 		}
 		rs.Rows = append(rs.Rows, row)
 	}
@@ -211,6 +195,12 @@ func ReadCSV(r io.Reader) (*ResultSet, error) {
 			switch {
 			case strings.HasPrefix(f, "_:"):
 				row[i] = kb.Blank(f[2:])
+			case strings.HasPrefix(f, "<<("):
+				t, err := rdfio.ParseTerm(f)
+				if err != nil {
+					return nil, fmt.Errorf("results: CSV row %d: %w", n, err)
+				}
+				row[i] = t
 			case strings.Contains(f, "://") || strings.HasPrefix(f, "mailto:") || strings.HasPrefix(f, "urn:"):
 				row[i] = kb.IRI(f)
 			default:

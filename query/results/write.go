@@ -150,13 +150,19 @@ func AppendJSONTerm(b []byte, t kb.Term) []byte {
 	case kb.KindBlank:
 		b = append(b, `{"type":"bnode","value":`...)
 		b = rdfio.AppendJSONString(b, t.Value)
+	case kb.KindTriple:
+		b = appendJSONTriple(b, t)
 	default:
 		b = append(b, `{"type":"literal","value":`...)
 		b = rdfio.AppendJSONString(b, t.Value)
 		switch {
 		case t.Lang != "":
 			b = append(b, `,"xml:lang":`...)
-			b = rdfio.AppendJSONString(b, t.Lang)
+			b = rdfio.AppendJSONString(b, t.Language())
+			if dir := t.Direction(); dir != "" {
+				b = append(b, `,"its:dir":`...)
+				b = rdfio.AppendJSONString(b, dir)
+			}
 		case t.Datatype != "" && t.Datatype != ontology.XSDString:
 			b = append(b, `,"datatype":`...)
 			b = rdfio.AppendJSONString(b, t.Datatype)
@@ -221,11 +227,17 @@ func writeXMLTerm(w *bufio.Writer, t kb.Term) {
 		w.WriteString("<bnode>")
 		xmlEscape(w, t.Value)
 		w.WriteString("</bnode>")
+	case kb.KindTriple:
+		writeXMLTriple(w, t)
 	default:
 		switch {
 		case t.Lang != "":
 			w.WriteString(`<literal xml:lang="`)
-			xmlEscape(w, t.Lang)
+			xmlEscape(w, t.Language())
+			if dir := t.Direction(); dir != "" {
+				w.WriteString(`" xmlns:its="` + itsNS + `" its:dir="`)
+				xmlEscape(w, dir)
+			}
 			w.WriteString(`">`)
 		case t.Datatype != "" && t.Datatype != ontology.XSDString:
 			w.WriteString(`<literal datatype="`)
@@ -290,6 +302,9 @@ func (c *csvWriter) Row(row []kb.Term) error {
 		case 0:
 		case kb.KindBlank:
 			csvField(c.w, "_:"+t.Value)
+		case kb.KindTriple:
+			// CSV has no form of its own for a triple term: N-Triples.
+			csvField(c.w, t.String())
 		default:
 			csvField(c.w, t.Value)
 		}

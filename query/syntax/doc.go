@@ -11,7 +11,10 @@
 // SERVICE, FILTER, BIND, inline VALUES, subqueries, property paths with their
 // precedence), expressions with all built-ins and XSD casts, aggregates with
 // GROUP BY / HAVING / ORDER BY, LIMIT/OFFSET and trailing VALUES, and every
-// update operation.
+// update operation. SPARQL 1.2 adds triple terms <<( s p o )>>, reified
+// triples << s p o ~ r >>, annotations {| … |}, VERSION and base
+// directions ("…"@en--ltr); triple terms with variables are translated
+// away as triple12.go explains.
 //
 // Translation follows §18.2: blank nodes of WHERE patterns become
 // non-distinguished variables; collections expand to rdf:first/rdf:rest;

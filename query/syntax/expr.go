@@ -239,6 +239,8 @@ func (p *parser) primaryExpression() algebra.Expr {
 		return &algebra.ConstExpr{Term: p.literal()}
 	case p.isBuiltinStart(t):
 		return p.builtinCall()
+	case t.is("<<("):
+		return p.exprTripleTerm()
 	case t.kind == tokWord:
 		p.failAt(t, "unknown function or keyword %q in expression", t.text)
 	}

@@ -218,6 +218,19 @@ func (l *lexer) next() (token, error) {
 		if l.rdql && l.peekByte(1) == '<' {
 			return finish(tokPunct, "<<", 2)
 		}
+		// SPARQL 1.2: '<<(' opens a triple term, '<<' a reified triple;
+		// '<' followed by an IRI stays a comparison with that IRI.
+		if l.peekByte(1) == '<' {
+			if l.peekByte(2) == '(' {
+				return finish(tokPunct, "<<(", 3)
+			}
+			l.pos++
+			_, _, isIRI := l.scanIRIRef()
+			l.pos--
+			if !isIRI {
+				return finish(tokPunct, "<<", 2)
+			}
+		}
 		return finish(tokPunct, "<", 1)
 	case c == '?' || c == '$':
 		r, size := l.runeAt(l.pos + 1)
@@ -252,6 +265,13 @@ func (l *lexer) next() (token, error) {
 				n++
 			}
 		}
+		// SPARQL 1.2 LANG_DIR: a base direction after "--".
+		if l.pos+n+2 < len(l.src) && l.src[l.pos+n] == '-' && l.src[l.pos+n+1] == '-' && isLetter(l.src[l.pos+n+2]) {
+			n += 3
+			for l.pos+n < len(l.src) && isLetter(l.src[l.pos+n]) {
+				n++
+			}
+		}
 		return finish(tokLang, l.src[l.pos+1:l.pos+n], n)
 	case isDigit(c) || (c == '.' && isDigit(l.peekByte(1))):
 		kind, n := l.scanNumber(0)
@@ -277,7 +297,7 @@ func (l *lexer) next() (token, error) {
 	}
 	for _, p := range punctuation {
 		if strings.HasPrefix(l.src[l.pos:], p) {
-			if !l.rdql && rdqlOnly[p] {
+			if !l.rdql && rdqlOnly[p] || l.rdql && sparql12Only[p] {
 				continue
 			}
 			return finish(tokPunct, p, len(p))
@@ -288,12 +308,18 @@ func (l *lexer) next() (token, error) {
 
 // punctuation lists operators longest first.
 var punctuation = []string{
-	"^^", "<=", ">=", "!=", "&&", "||", "==", "=~", "!~", ">>",
+	")>>", "{|", "|}", "^^", "<=", ">=", "!=", "&&", "||", "==", "=~", "!~", ">>",
 	"{", "}", "(", ")", "[", "]", ";", ",", ".", "=", ">", "!", "+", "-", "*", "/",
 	"^", "|", "%", "&", "~",
 }
 
-var rdqlOnly = map[string]bool{"==": true, "=~": true, "!~": true, ">>": true, "%": true, "&": true, "~": true}
+// rdqlOnly lists the operators of RDQL that SPARQL does not have (SPARQL
+// 1.2 uses '>>' and '~' for reified triples).
+var rdqlOnly = map[string]bool{"==": true, "=~": true, "!~": true, "%": true, "&": true}
+
+// sparql12Only lists the SPARQL 1.2 delimiters of triple terms and
+// annotations, which RDQL expressions could otherwise contain.
+var sparql12Only = map[string]bool{")>>": true, "{|": true, "|}": true}
 
 func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 

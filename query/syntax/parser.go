@@ -92,6 +92,10 @@ type parser struct {
 	aggDepth int
 
 	funcs *function.Registry
+
+	// templateTTs are the triple terms with variables of the template
+	// parsed last (see triple12.go).
+	templateTTs []tripleTermVar
 }
 
 // aggScope collects the aggregates of one SELECT level.
@@ -246,6 +250,15 @@ func (p *parser) prologue() {
 			}
 			p.nextTok()
 			p.base = p.resolve(it)
+		case t.isWord("VERSION"):
+			// SPARQL 1.2 VersionDecl: a short string naming the version
+			// the query is written for; any version is read the same way.
+			p.nextTok()
+			st := p.peek()
+			if st.kind != tokString || strings.HasPrefix(p.src[st.off:], `"""`) || strings.HasPrefix(p.src[st.off:], "'''") {
+				p.expected("version string (like \"1.2\") after VERSION")
+			}
+			p.nextTok()
 		case t.isWord("PREFIX"):
 			p.nextTok()
 			nt := p.peek()
@@ -315,6 +328,12 @@ func (p *parser) literal() kb.Term {
 		switch nt := p.peek(); {
 		case nt.kind == tokLang:
 			p.nextTok()
+			if lang, dir, ok := strings.Cut(nt.text, "--"); ok {
+				if dir != "ltr" && dir != "rtl" {
+					p.failAt(nt, "base direction %q is not ltr or rtl", dir)
+				}
+				return kb.DirLangLiteral(t.text, lang, dir)
+			}
 			return kb.LangLiteral(t.text, nt.text)
 		case nt.is("^^"):
 			p.nextTok()

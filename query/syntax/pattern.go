@@ -36,6 +36,7 @@ type triplesCtx struct {
 	mode  nodeMode
 	graph algebra.Node
 	items []tripleItem
+	tts   []tripleTermVar // the triple terms with variables, innermost first
 }
 
 func (tc *triplesCtx) add(s, p, o algebra.Node) {
@@ -81,7 +82,7 @@ func (tc *triplesCtx) op() algebra.Op {
 	if len(run) > 0 {
 		op = join(op, &algebra.BGP{Triples: run})
 	}
-	return op
+	return unnestWhere(op, tc.tts)
 }
 
 // isEmptyBGP reports whether op is the empty group Z.
@@ -251,7 +252,7 @@ func (p *parser) isTriplesStart(t token) bool {
 	case tokVar, tokIRI, tokPName, tokBNode, tokString, tokInteger, tokDecimal, tokDouble:
 		return true
 	case tokPunct:
-		return t.text == "(" || t.text == "["
+		return t.text == "(" || t.text == "[" || t.text == "<<" || t.text == "<<("
 	case tokWord:
 		return t.isWord("true") || t.isWord("false")
 	}
@@ -293,6 +294,13 @@ func (p *parser) triplesSameSubject(tc *triplesCtx) {
 		}
 	case t.is("(") && !p.peekN(1).is(")"):
 		s := p.collection(tc)
+		if p.isVerbStart(tc, p.peek()) {
+			p.propertyListNotEmpty(tc, s)
+		}
+	case t.is("<<"):
+		// ReifiedTripleBlock: a reified triple and a possibly empty
+		// property list.
+		s := p.reifiedTriple(tc)
 		if p.isVerbStart(tc, p.peek()) {
 			p.propertyListNotEmpty(tc, s)
 		}
@@ -343,6 +351,7 @@ func (p *parser) propertyListNotEmpty(tc *triplesCtx, subj algebra.Node) {
 			} else {
 				tc.add(subj, verb, obj)
 			}
+			p.annotation(tc, subj, verb, path != nil, obj)
 			if !p.accept(",") {
 				break
 			}
@@ -389,6 +398,8 @@ func (p *parser) graphNode(tc *triplesCtx) algebra.Node {
 		return p.blankNodePropertyList(tc)
 	case t.is("(") && !p.peekN(1).is(")"):
 		return p.collection(tc)
+	case t.is("<<"):
+		return p.reifiedTriple(tc)
 	}
 	return p.varOrTerm(tc)
 }
@@ -459,6 +470,8 @@ func (p *parser) varOrTerm(tc *triplesCtx) algebra.Node {
 	case t.is("(") && p.peekN(1).is(")"):
 		p.pos += 2
 		return algebra.TermNode(kb.IRI(rdfNil))
+	case t.is("<<("):
+		return p.tripleTerm(tc)
 	}
 	p.expected("variable, IRI, literal or blank node")
 	return algebra.Node{}

@@ -84,7 +84,7 @@ func (p *parser) queryUnit() *algebra.Query {
 		mods := p.solutionModifiers()
 		mods.values = p.valuesClause()
 		p.aggs = scope
-		q.Pattern = p.buildOther(where, mods, scope)
+		q.Pattern = bindTemplate(p.buildOther(where, mods, scope), p.templateTTs)
 	case "ASK":
 		p.nextTok()
 		q.Form = algebra.FormAsk
@@ -398,8 +398,10 @@ func (p *parser) dataBlockValue() kb.Term {
 		return kb.IRI(p.iri())
 	case isLiteralStart(t):
 		return p.literal()
+	case t.is("<<("):
+		return p.tripleTermData()
 	}
-	p.expected("IRI, literal or UNDEF")
+	p.expected("IRI, literal, triple term or UNDEF")
 	return kb.Term{}
 }
 
@@ -528,6 +530,7 @@ func (p *parser) constructTemplate() []algebra.TriplePattern {
 	tc := &triplesCtx{mode: modeTemplate}
 	p.triplesTemplate(tc)
 	p.expect("}")
+	p.templateTTs = tc.tts
 	return tc.triples()
 }
 
@@ -541,5 +544,5 @@ func (p *parser) constructWhere() ([]algebra.TriplePattern, algebra.Op) {
 	p.expect("}")
 	p.endBlock()
 	ts := tc.triples()
-	return ts, &algebra.BGP{Triples: ts}
+	return templateBlanks(ts, tc.tts), unnestWhere(&algebra.BGP{Triples: ts}, tc.tts)
 }

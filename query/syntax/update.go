@@ -80,7 +80,7 @@ func (p *parser) update1() algebra.UpdateOp {
 		case p.peekN(1).isWord("WHERE"):
 			p.pos += 2
 			quads := p.quadBlock(modeDeleteTemplate)
-			return &algebra.DeleteWhere{Quads: quads, Where: quadsPattern(quads)}
+			return &algebra.DeleteWhere{Quads: quads, Where: unnestWhere(quadsPattern(quads), p.templateTTs)}
 		}
 		return p.modify("")
 	case "WITH":
@@ -94,11 +94,14 @@ func (p *parser) update1() algebra.UpdateOp {
 // modify parses ( DeleteClause InsertClause? | InsertClause ) UsingClause* 'WHERE' GroupGraphPattern.
 func (p *parser) modify(with string) algebra.UpdateOp {
 	op := &algebra.DeleteInsert{With: with}
+	var tts []tripleTermVar
 	if p.acceptWord("DELETE") {
 		op.Delete = p.quadBlock(modeDeleteTemplate)
+		tts = p.templateTTs
 	}
 	if p.acceptWord("INSERT") {
 		op.Insert = p.quadBlock(modeTemplate)
+		tts = append(tts, p.templateTTs...)
 	}
 	if op.Delete == nil && op.Insert == nil {
 		p.expected("DELETE or INSERT")
@@ -111,7 +114,7 @@ func (p *parser) modify(with string) algebra.UpdateOp {
 		}
 	}
 	p.expectWord("WHERE")
-	op.Where = p.groupGraphPatternNoAggs()
+	op.Where = bindTemplate(p.groupGraphPatternNoAggs(), tts)
 	return op
 }
 
@@ -167,6 +170,7 @@ func (p *parser) quadBlock(mode nodeMode) []algebra.QuadPattern {
 		p.accept(".")
 	}
 	p.expect("}")
+	p.templateTTs = tc.tts
 	qs := tc.quads()
 	if qs == nil {
 		qs = []algebra.QuadPattern{}

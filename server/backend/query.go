@@ -107,7 +107,7 @@ func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (ser
 		return server.UpdateSummary{}, err
 	}
 	opts := query.Options{Base: req.BaseIRI, Load: query.LoadPolicy{Refuse: e.LoadDir == "", Dir: e.LoadDir}, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool,
-		Protocol: &query.ProtocolDataset{Default: req.UsingGraphs, Named: req.UsingNamedGraphs}}
+		Protocol: &query.ProtocolDataset{Default: req.UsingGraphs, Named: req.UsingNamedGraphs}, CheckUpdate: req.Check}
 	ds, _, err := e.scoped(ctx, req.Scope, "", false)
 	if err != nil {
 		return server.UpdateSummary{}, err

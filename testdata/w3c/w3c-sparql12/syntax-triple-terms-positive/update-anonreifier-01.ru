@@ -1,0 +1,5 @@
+PREFIX : <http://example.com/ns#>
+
+INSERT DATA {
+    << :a :b :c >> :p :o .
+}
