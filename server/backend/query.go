@@ -116,7 +116,7 @@ func (e *QueryEngine) Update(ctx context.Context, req server.UpdateRequest) (ser
 	if err != nil {
 		return server.UpdateSummary{}, translateError(ctx, err)
 	}
-	if err := checkUpdateGraphs(req.Scope, u); err != nil {
+	if err := checkUpdateGraphs(req.Scope, query.UpdateGraphs(u)); err != nil {
 		return server.UpdateSummary{}, err
 	}
 	sum, err := query.ExecUpdate(ctx, ds, u, opts)
