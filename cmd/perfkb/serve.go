@@ -137,7 +137,7 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 	}
 	sites := newSiteRegistry(store, ds, f.fed)
 	opts := server.Options{
-		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.reg, f.maxRows), Long: f.long.scheduler()},
+		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.reg, f.maxRows), Admission: f.long.scheduler()},
 		Graphs:        store,
 		Rules:         &backend.Reasoner{DS: ds, Options: f.rules.opts},
 		Analysis:      &backend.Analysis{DS: ds},
@@ -152,8 +152,8 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		MaxConcurrent: f.maxConcurrent,
 		QueueWait:     f.queueWait,
 		Advice:        f.advice.list,
-		// A long query's thread gets a lower priority: each query
-		// needs a thread of its own for that.
+		// A heavy query's thread gets a lower priority (deprecated
+		// --long-query-nice): each query needs a thread of its own for that.
 		ThreadPerQuery: f.long.after > 0 && f.long.nice > 0,
 	}
 	opts.ValidatePushes = f.push.checked
