@@ -168,12 +168,13 @@ func TestAdmissionTurnsPerClient(t *testing.T) {
 }
 
 // TestAdmissionQuantum: a heavy query that has held its slot for Quantum
-// hands it to a waiting query at its next checkpoint and waits for a turn
-// itself; with nobody waiting it keeps the slot.
+// hands it to another client's waiting query at its next checkpoint and
+// waits for a turn itself; alone, or with only its own client's queries
+// waiting, it keeps the slot.
 func TestAdmissionQuantum(t *testing.T) {
 	a := heavyNow(1)
 	a.Quantum = 10 * time.Millisecond
-	ctx := clientCtx("c")
+	ctx, other := clientCtx("c"), clientCtx("d")
 	q1 := a.begin(ctx, "1")
 	returnsSoon(t, "first", yieldAsync(ctx, q1))
 	time.Sleep(15 * time.Millisecond)
@@ -181,15 +182,25 @@ func TestAdmissionQuantum(t *testing.T) {
 	if !q1.holds {
 		t.Fatal("a query alone gave up its slot")
 	}
-	q2 := a.begin(ctx, "2")
-	second := yieldAsync(ctx, q2)
+	own := a.begin(ctx, "own")
+	ownDone := yieldAsync(ctx, own)
 	waitQueued(t, a, 1)
 	time.Sleep(15 * time.Millisecond)
-	first := yieldAsync(ctx, q1) // past its quantum, someone waits
-	returnsSoon(t, "the waiting query after the holder's quantum", second)
+	returnsSoon(t, "past its quantum with its own client's query waiting", yieldAsync(ctx, q1))
+	if !q1.holds {
+		t.Fatal("a query handed its slot to a query of its own client")
+	}
+	q2 := a.begin(other, "2")
+	second := yieldAsync(other, q2)
+	waitQueued(t, a, 2)
+	first := yieldAsync(ctx, q1) // past its quantum, another client waits
+	returnsSoon(t, "the other client's query after the holder's quantum", second)
 	stillWaiting(t, "the holder that handed over", first)
+	stillWaiting(t, "its own client's waiting query", ownDone)
 	q2.end()
-	returnsSoon(t, "the first query after the second ended", first)
+	returnsSoon(t, "the own client's query, first in its queue, after the other ended", ownDone)
+	own.end()
+	returnsSoon(t, "the first query after the own one ended", first)
 	q1.end()
 }
 
