@@ -203,9 +203,9 @@ func (s *Server) routes() *gin.Engine {
 	// limit, concurrency limit. A POST to /sparql reads its (bounded) body
 	// before it takes a slot, so clients that stall while sending never
 	// hold one.
-	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.bufferBody, s.limit, compress, s.ownThread, s.sparqlPost)
+	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.bufferBody, s.limit, compress, tagClient, s.ownThread, s.sparqlPost)
 	data := e.Group("/", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.limit, compress)
-	data.GET("/sparql", s.ownThread, s.sparqlGet)
+	data.GET("/sparql", tagClient, s.ownThread, s.sparqlGet)
 	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete} {
 		data.Handle(method, "/data", s.graphStore)
 		data.Handle(method, "/data/*graph", s.graphStore) // direct graph identification

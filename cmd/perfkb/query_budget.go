@@ -64,5 +64,8 @@ func (f *queryMemoryFlag) apply(opts *server.Options) {
 	if qe, ok := opts.Query.(*backend.QueryEngine); ok {
 		qe.QueryMemory = f.bytes
 		qe.MemoryPool = query.NewMemoryPool(f.totalBytes)
+		if qe.Admission != nil && qe.MemoryPool != nil {
+			qe.Admission.Memory = qe.MemoryPool
+		}
 	}
 }

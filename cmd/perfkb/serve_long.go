@@ -19,8 +19,8 @@ import (
 // priority (server.LowerPriority leaves it alone).
 func init() { runtime.LockOSThread() }
 
-// longQueryFlags configure how queries that run long share the cores with
-// short ones (backend.LongQueries).
+// longQueryFlags configure admission by cost: when a query is heavy and
+// how many heavy queries run at once (backend.Admission).
 type longQueryFlags struct {
 	after time.Duration
 	steps int64
@@ -32,11 +32,12 @@ type longQueryFlags struct {
 }
 
 func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
-	fs.DurationVar(&f.after, "long-query-after", 100*time.Millisecond, "a query running longer than this gives way to shorter ones (pauses while they run, at most 10ms at a time); 0: no scheduling")
-	fs.Int64Var(&f.steps, "long-query-steps", backend.DefaultSteps, "a query past this many evaluation steps is long too, however fast it ran (0: only --long-query-after counts)")
-	fs.IntVar(&f.nice, "long-query-nice", backend.DefaultNice, "the OS priority (nice value, 1-19) of a long query's thread, so that the kernel runs short requests first; 0: unchanged (Linux only)")
+	fs.DurationVar(&f.after, "long-query-after", 100*time.Millisecond, "a query running longer than this is heavy: it runs only while it holds one of the run slots, which heavy queries share in turns per client; light queries never wait (0: no admission)")
+	fs.Int64Var(&f.steps, "long-query-steps", backend.DefaultSteps, "a query past this many evaluation steps is heavy too, however fast it ran (0: only --long-query-after counts)")
+	fs.IntVar(&f.nice, "long-query-nice", 0, "the OS priority (nice value, 1-19) of a heavy query's thread; 0: unchanged (Linux only)")
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
-	fs.IntVar(&f.lanes, "long-query-lanes", 0, "long queries that run at once; the others wait for a turn (default: one fewer than the cores, at least one)")
+	fs.IntVar(&f.lanes, "long-query-lanes", 0, "heavy queries that run at once (run slots); the others wait for a turn (default: one per core)")
+	_ = fs.MarkDeprecated("long-query-nice", "the run slots keep heavy queries to the cores; a lowered thread loses the processor to everything else on the machine")
 }
 
 func (f *longQueryFlags) validate() error {
@@ -72,7 +73,7 @@ const defaultGCPercent = 200
 // $GOMAXPROCS says otherwise, and remembers the cores for the lanes. The
 // runtime polls the network only from an idle processor (or else from
 // its 10 ms system monitor), so with every processor busy in
-// query work a short request's connection would be noticed late at each
+// query work a light request's connection would be noticed late at each
 // read and write; the spare processor is idle whenever the cores are
 // saturated and lets the kernel, with its finer time slices, run the
 // request at once. Called once, by perfkb serve.
@@ -87,20 +88,20 @@ func (f *longQueryFlags) tuneRuntime(logger *slog.Logger) {
 	}
 }
 
-// scheduler returns the long-query scheduler, or nil when it is off.
-func (f *longQueryFlags) scheduler() *backend.LongQueries {
+// scheduler returns the admission, or nil when it is off.
+func (f *longQueryFlags) scheduler() *backend.Admission {
 	if f.after == 0 {
 		return nil
 	}
-	lanes := f.lanes
-	if lanes == 0 {
+	slots := f.lanes
+	if slots == 0 {
 		cores := f.cores
 		if cores == 0 {
 			cores = runtime.GOMAXPROCS(0)
 		}
-		lanes = backend.DefaultLanes(cores)
+		slots = backend.DefaultSlots(cores)
 	}
-	l := backend.NewLongQueries(f.after, lanes)
-	l.Steps, l.Nice = f.steps, f.nice
-	return l
+	a := backend.NewAdmission(f.after, slots)
+	a.Steps, a.Nice = f.steps, f.nice
+	return a
 }

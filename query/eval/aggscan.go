@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unsafe"
 
@@ -40,6 +41,10 @@ type aggScanNode struct {
 	counted bool // answered by Count
 	src     algebra.TriplePattern
 	fsrc    []algebra.Expr
+	// What a parallel scan's workers compile their own expressions from
+	// (compiled expressions keep per-call scratch space).
+	inner   scope
+	slotPos map[int]int
 }
 
 // fastTest is one FILTER conjunct over one pattern position, with a fast
@@ -131,6 +136,7 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 		n.keyPos = pos
 	}
 	inner := sc.with(sc.seed.union(ex.maybe(o.Input)))
+	n.inner, n.slotPos = inner, slotPos
 	counted := len(exprs) == 0 && n.key == nil
 	for _, a := range o.Aggregates {
 		g := groupAgg{slot: ex.vars.slot(a.Var), agg: a.Aggregate, varSlot: -1}
@@ -149,17 +155,44 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 		n.aggs = append(n.aggs, g)
 	}
 	n.counted = counted
-	for _, e := range exprs {
-		c, err := ex.compileExpr(e, inner)
-		if err != nil {
-			return nil, false, err
-		}
-		t := fastTest{pos: -1, expr: c}
-		t.analyse(ex, e, slotPos)
-		n.tests = append(n.tests, t)
+	tests, err := n.compileTests(ex)
+	if err != nil {
+		return nil, false, err
 	}
+	n.tests = tests
 	n.est = 1
 	return n, true, nil
+}
+
+// compileTests compiles the node's FILTER conjuncts for ex.
+func (n *aggScanNode) compileTests(ex *executor) ([]fastTest, error) {
+	var tests []fastTest
+	for _, e := range n.fsrc {
+		c, err := ex.compileExpr(e, n.inner)
+		if err != nil {
+			return nil, err
+		}
+		t := fastTest{pos: -1, expr: c}
+		t.analyse(ex, e, n.slotPos)
+		tests = append(tests, t)
+	}
+	return tests, nil
+}
+
+// compileAggs compiles the aggregates' arguments again for ex: a copy of
+// n.aggs with expressions of its own.
+func (n *aggScanNode) compileAggs(ex *executor) ([]groupAgg, error) {
+	aggs := slices.Clone(n.aggs)
+	for i := range aggs {
+		if e := aggs[i].agg.Expr; e != nil {
+			c, err := ex.compileExpr(e, n.inner)
+			if err != nil {
+				return nil, err
+			}
+			aggs[i].expr = c
+		}
+	}
+	return aggs, nil
 }
 
 // aggScanOn turns the fused scan on; tests compare it with groupNode.
@@ -289,8 +322,78 @@ func cmpOrdered[T int64 | float64](a, b T) int {
 
 // aggScanGroup is one group of an aggScanNode.
 type aggScanGroup struct {
-	key  kb.ID
-	aggs []aggState
+	key   kb.ID
+	aggs  []aggState
+	first int64 // the scan position of the group's first row
+}
+
+// aggScanPart folds rows into groups: the whole scan's, or, in a parallel
+// scan, the groups of the keys one worker owns.
+type aggScanPart struct {
+	n          *aggScanNode
+	ex         *executor
+	acct       *account
+	tests      []fastTest
+	aggs       []groupAgg
+	groups     map[kb.ID]*aggScanGroup
+	order      []*aggScanGroup
+	last       *aggScanGroup
+	r          row
+	groupBytes int64
+}
+
+func (n *aggScanNode) newPart(ex *executor, seed row, tests []fastTest, aggs []groupAgg) *aggScanPart {
+	return &aggScanPart{
+		n: n, ex: ex, acct: ex.account("GROUP BY"), tests: tests, aggs: aggs,
+		groups: map[kb.ID]*aggScanGroup{}, r: seed.clone(len(seed)),
+		groupBytes: int64(unsafe.Sizeof(aggScanGroup{})) + 8 + mapEntryExtra + allocExtra +
+			int64(len(n.aggs))*int64(unsafe.Sizeof(aggState{})) + allocExtra,
+	}
+}
+
+// visit folds the quad ids, the scan's row at position seq, into its
+// group: what groupNode would do with the pattern's solution.
+func (p *aggScanPart) visit(ids [3]kb.ID, seq int64) error {
+	n, ex, r := p.n, p.ex, p.r
+	for k, pt := range n.pat {
+		if pt.slot >= 0 {
+			r[pt.slot] = ids[k]
+		}
+	}
+	for i := range p.tests {
+		t := &p.tests[i]
+		var id kb.ID
+		if t.pos >= 0 {
+			id = ids[t.pos]
+		}
+		ok, err := t.decide(ex, id, r)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	var key kb.ID
+	if n.key != nil {
+		key = ids[n.keyPos]
+	}
+	g := p.last
+	if g == nil || g.key != key {
+		g = p.groups[key]
+		if g == nil {
+			if err := p.acct.charge(p.groupBytes); err != nil {
+				return err
+			}
+			g = &aggScanGroup{key: key, aggs: make([]aggState, len(n.aggs)), first: seq}
+			p.groups[key] = g
+			p.order = append(p.order, g)
+		}
+		p.last = g
+	}
+	for i, a := range p.aggs {
+		if err := g.aggs[i].add(ex, a, r, p.acct); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
@@ -298,79 +401,54 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if n.counted {
 		return n.runCounted(ex, seed, emit)
 	}
-	acct := ex.account("GROUP BY")
-	defer acct.done()
-	groupBytes := int64(unsafe.Sizeof(aggScanGroup{})) + 8 + mapEntryExtra + allocExtra +
-		int64(len(n.aggs))*int64(unsafe.Sizeof(aggState{})) + allocExtra
-	var (
-		groups = map[kb.ID]*aggScanGroup{}
-		order  []*aggScanGroup
-		last   *aggScanGroup
-		r      = seed.clone(len(seed))
-		inner  error
-	)
-	visit := func(q kb.Quad) error {
-		ids := [3]kb.ID{q.S, q.P, q.O}
-		for k, p := range n.pat {
-			if p.slot >= 0 {
-				r[p.slot] = ids[k]
-			}
+	if workers := n.parallelism(ex); workers > 1 {
+		return n.runParallel(ex, seed, emit, workers)
+	}
+	p := n.newPart(ex, seed, n.tests, n.aggs)
+	defer p.acct.done()
+	var seq int64
+	err := n.scan(ex, func(q kb.Quad) error {
+		if err := p.visit([3]kb.ID{q.S, q.P, q.O}, seq); err != nil {
+			return err
 		}
-		for i := range n.tests {
-			t := &n.tests[i]
-			var id kb.ID
-			if t.pos >= 0 {
-				id = ids[t.pos]
-			}
-			ok, err := t.decide(ex, id, r)
-			if err != nil || !ok {
-				return err
-			}
-		}
-		var key kb.ID
-		if n.key != nil {
-			key = ids[n.keyPos]
-		}
-		g := last
-		if g == nil || g.key != key {
-			g = groups[key]
-			if g == nil {
-				if err := acct.charge(groupBytes); err != nil {
-					return err
-				}
-				g = &aggScanGroup{key: key, aggs: make([]aggState, len(n.aggs))}
-				groups[key] = g
-				order = append(order, g)
-			}
-			last = g
-		}
-		for i, a := range n.aggs {
-			if err := g.aggs[i].add(ex, a, r, acct); err != nil {
-				return err
-			}
-		}
+		seq++
 		return ex.check()
+	})
+	if err != nil {
+		return err
 	}
-	if n.missing == "" {
-		for _, gr := range n.graphs {
-			pat := kb.Pattern{S: n.pat[0].id, P: n.pat[1].id, O: n.pat[2].id, G: gr}
-			var err error
-			if ex.scanner != nil {
-				err = ex.scanner.ScanQuads(ex.ctx, pat, func(q kb.Quad) bool {
-					inner = visit(q)
-					return inner == nil
-				})
-			} else {
-				err = scanMatch(ex, pat, visit)
-			}
-			if inner != nil {
-				return inner
-			}
-			if err != nil {
-				return err
-			}
+	return n.emitGroups(ex, seed, p.order, p.acct, emit)
+}
+
+// scan visits the pattern's matches in every graph of the node.
+func (n *aggScanNode) scan(ex *executor, visit func(kb.Quad) error) error {
+	if n.missing != "" {
+		return nil
+	}
+	var inner error
+	for _, gr := range n.graphs {
+		pat := kb.Pattern{S: n.pat[0].id, P: n.pat[1].id, O: n.pat[2].id, G: gr}
+		var err error
+		if ex.scanner != nil {
+			err = ex.scanner.ScanQuads(ex.ctx, pat, func(q kb.Quad) bool {
+				inner = visit(q)
+				return inner == nil
+			})
+		} else {
+			err = scanMatch(ex, pat, visit)
+		}
+		if inner != nil {
+			return inner
+		}
+		if err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// emitGroups emits the groups' answers, in the order given.
+func (n *aggScanNode) emitGroups(ex *executor, seed row, order []*aggScanGroup, acct *account, emit func(row) bool) error {
 	if n.key == nil && len(order) == 0 {
 		order = append(order, &aggScanGroup{aggs: make([]aggState, len(n.aggs))})
 	}

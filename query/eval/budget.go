@@ -267,3 +267,11 @@ func idSetBytes(key, v int64) int64 { return key + v + mapEntryExtra }
 
 // termBytes is a term held by value, with its own lexical form.
 func termBytes(t kb.Term) int64 { return termSize + int64(len(t.Value)+len(t.Lang)) }
+
+// Limit returns the pool's bound in bytes (0 for a nil pool: no bound).
+func (p *MemoryPool) Limit() int64 {
+	if p == nil {
+		return 0
+	}
+	return p.limit
+}

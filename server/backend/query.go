@@ -28,9 +28,9 @@ type QueryEngine struct {
 	// MemoryPool bounds what all the queries hold together (nil: no
 	// bound); past it a query fails with 503 and Retry-After.
 	MemoryPool *query.MemoryPool
-	// Long, when set, makes queries that have run long give way to short
-	// ones (see LongQueries).
-	Long *LongQueries
+	// Admission, when set, decides when queries run by their cost: heavy
+	// ones take turns on the cores, light ones never wait (see Admission).
+	Admission *Admission
 }
 
 var _ server.QueryService = (*QueryEngine)(nil)
@@ -62,7 +62,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
-	long := e.Long.begin()
+	long := e.Admission.begin(ctx, req.Query)
 	opts.Yield = long.yieldFunc()
 	handedOver := false // a SELECT's rows end the query, not this function
 	defer func() {
@@ -70,6 +70,9 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 			long.end()
 		}
 	}()
+	if err := long.admit(ctx); err != nil {
+		return nil, translateError(ctx, err)
+	}
 	// The protocol's default-graph-uri and named-graph-uri replace the
 	// query's FROM and FROM NAMED; the sites parameter fans the query out
 	// to registered sites only, so the SSRF guard holds.
@@ -160,7 +163,7 @@ type solutions struct {
 	ctx  context.Context
 	res  *query.Result
 	row  []kb.Term
-	long *longQuery // ended with the rows
+	long *admitted // ended with the rows
 }
 
 func (s *solutions) Next() bool {
@@ -178,7 +181,7 @@ type triples struct {
 	ctx  context.Context
 	res  *query.Result
 	t    kb.Triple
-	long *longQuery // ended with the triples
+	long *admitted // ended with the triples
 }
 
 func (t *triples) Next() bool {

@@ -48,11 +48,11 @@ func nicedThreads(t *testing.T, nice string) []string {
 	return out
 }
 
-// TestLongQueryLowersItsThread runs the real engine behind the real
-// server: a cross join, long by its steps, runs on a thread at the
-// scheduler's nice value while it lasts, and that thread is gone once the
+// TestHeavyQueryLowersItsThread runs the real engine behind the real
+// server: a cross join, heavy by its steps, runs on a thread at the
+// admission's nice value (deprecated --long-query-nice) while it lasts, and that thread is gone once the
 // request is; a short query alongside is not lowered.
-func TestLongQueryLowersItsThread(t *testing.T) {
+func TestHeavyQueryLowersItsThread(t *testing.T) {
 	// Under nice the threads start above 0 and a request is only ever
 	// lowered from there.
 	b, err := os.ReadFile("/proc/thread-self/stat")
@@ -78,11 +78,11 @@ func TestLongQueryLowersItsThread(t *testing.T) {
 	if _, err := rdfio.Load(context.Background(), ds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
 		t.Fatal(err)
 	}
-	long := NewLongQueries(time.Hour, 1) // long by steps only
+	long := NewAdmission(time.Hour, 1) // heavy by steps only
 	long.Steps, long.Nice = 4*query.YieldEvery, base+9
 	store := server.NewDatasetStore(ds)
 	ts := httptest.NewServer(server.New(server.Options{
-		Query: &QueryEngine{DS: ds, Long: long}, Graphs: store, Store: store, ThreadPerQuery: true,
+		Query: &QueryEngine{DS: ds, Admission: long}, Graphs: store, Store: store, ThreadPerQuery: true,
 	}))
 	defer ts.Close()
 

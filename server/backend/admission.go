@@ -1,0 +1,423 @@
+package backend
+
+import (
+	"context"
+	"hash/maphash"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/server"
+)
+
+// Admission decides when queries run, by what they cost. Every query
+// starts light: it runs at once, and never waits for another query. A
+// query becomes heavy when its observed cost passes a threshold — Steps
+// evaluation steps or After of wall-clock time — or at once when its
+// estimated cost does: the same text was heavy when it last ran. A heavy
+// query runs only while it holds one of Slots run slots; the others wait
+// at their checkpoints (every query.YieldEvery steps) in a queue per
+// client, and slots go round the clients in turn, first come first served
+// within a client, so one client sending many heavy queries gets no more
+// of the cores than one sending a few. A heavy query holds its slot for
+// Quantum, then hands it on if another client's query waits; a client's
+// own queries run one after the other. With Slots as many as the
+// cores, the cores are busy while heavy work waits, and light queries
+// run beside the heavy ones on the processor the server keeps spare
+// (perfkb serve runs the Go runtime with one processor more than the
+// cores); a heavy query also lets ready goroutines run at each of its
+// checkpoints while light queries are running, so that a light one does
+// not wait for the runtime's 10 ms preemption.
+//
+// Memory counts as cost too: while the queries of Memory hold more than
+// three quarters of its bound, no further heavy query gets a slot while
+// one runs, so heavy queries finish rather than all fail for want of
+// memory. A query's own budget and the pool still refuse what passes
+// them.
+//
+// A query that holds a slot but reaches no checkpoint for stallAfter —
+// blocked writing to a client that does not read its answer, or in one
+// long step — loses the slot to a waiting query and asks for it again at
+// its next checkpoint, so it costs the others that much at most.
+//
+// nil admits everything at once.
+type Admission struct {
+	// After is the wall-clock time after which a query is heavy (0: only
+	// Steps counts).
+	After time.Duration
+	// Steps is the evaluation steps after which a query is heavy (0:
+	// only After counts). Steps, unlike time, do not grow when the server
+	// is busy, so a light query slowed by load is not taken for a heavy
+	// one.
+	Steps int64
+	// Slots is how many heavy queries run at once (at least one).
+	Slots int
+	// Quantum is how long a heavy query runs before it gives its slot to
+	// a waiting one.
+	Quantum time.Duration
+	// Nice, when positive, is the OS priority (nice value, 1 to 19) a
+	// heavy query's thread is lowered to (server.LowerPriority). Off by
+	// default: the slots already keep heavy queries from taking more than
+	// the cores, and a lowered thread loses the processor to everything
+	// else on the machine, which throttles ordinary work.
+	Nice int
+	// Memory is the server's query memory pool, a *query.MemoryPool (nil:
+	// memory does not decide admission).
+	Memory MemoryGauge
+
+	light atomic.Int64 // light queries running
+
+	mu      sync.Mutex
+	running int // slots held
+	holders map[*admitted]struct{}
+	queues  map[string][]*admitted // waiting heavy queries per client
+	turns   []string               // clients with waiting queries, in turn order
+
+	memo costMemo
+	// begun, when set, sees each query begin (tests).
+	begun func(*admitted)
+}
+
+// MemoryGauge says how much memory the queries hold and the bound on it
+// (0: none); *query.MemoryPool is one.
+type MemoryGauge interface {
+	InUse() int64
+	Limit() int64
+}
+
+// DefaultSteps is Admission.Steps: about 30 times what the soak test's
+// selective lookups take (a three-pattern join with a filter: 13,000
+// steps), and a few percent of a scan of a 200,000-triple store.
+const DefaultSteps = 32 * query.YieldEvery
+
+// DefaultQuantum is Admission.Quantum: long enough that handing a slot
+// over (a goroutine switch, a cache refill) is a small part of it, short
+// enough that a query waiting behind a few others starts within a few
+// tens of milliseconds.
+const DefaultQuantum = 20 * time.Millisecond
+
+// DefaultSlots is Admission.Slots on cores processors: one per core.
+func DefaultSlots(cores int) int { return max(1, cores) }
+
+// stallAfter is how long a query may hold a slot without reaching a
+// checkpoint before a waiting query takes the slot.
+const stallAfter = 100 * time.Millisecond
+
+// NewAdmission returns admission with heavy queries those past
+// DefaultSteps steps or older than after, slots of them running at once
+// (at least one), each for DefaultQuantum at a time.
+func NewAdmission(after time.Duration, slots int) *Admission {
+	return &Admission{After: after, Steps: DefaultSteps, Slots: max(1, slots), Quantum: DefaultQuantum}
+}
+
+// admitted is one query's standing with the admission.
+type admitted struct {
+	a      *Admission
+	client string
+	text   uint64 // hash of the query text, for the cost memo
+	start  time.Time
+	// Only the query's own goroutine uses these.
+	steps   int64
+	heavy   bool
+	granted time.Time // when it last got its slot
+	// lastCheck is when the query last reached a checkpoint, in Unix ns.
+	lastCheck atomic.Int64
+	grant     chan struct{} // a slot was given to the waiting query
+	// holds and ended are guarded by a.mu.
+	holds bool
+	ended bool
+}
+
+// begin starts counting a query's cost; its client is the one ctx names
+// (server.ClientOf). end must be called when its answer is done.
+func (a *Admission) begin(ctx context.Context, text string) *admitted {
+	if a == nil || (a.After <= 0 && a.Steps <= 0) {
+		return nil
+	}
+	q := &admitted{a: a, client: server.ClientOf(ctx), text: a.memo.hash(text), start: time.Now(), grant: make(chan struct{}, 1)}
+	q.lastCheck.Store(q.start.UnixNano())
+	a.light.Add(1)
+	if a.begun != nil {
+		a.begun(q)
+	}
+	return q
+}
+
+// admit makes a query whose text was heavy when it last ran heavy from
+// the start, waiting for a slot before it runs.
+func (q *admitted) admit(ctx context.Context) error {
+	if q == nil || !q.a.memo.heavy(q.text) {
+		return nil
+	}
+	q.becomeHeavy(ctx)
+	return q.acquire(ctx)
+}
+
+func (q *admitted) becomeHeavy(ctx context.Context) {
+	q.heavy = true
+	q.a.light.Add(-1)
+	q.a.memo.mark(q.text, true)
+	if q.a.Nice > 0 {
+		server.LowerPriority(ctx, q.a.Nice)
+	}
+}
+
+// yield is query.Options.Yield: the query's checkpoint.
+func (q *admitted) yield(ctx context.Context) error {
+	if q == nil {
+		return nil
+	}
+	q.steps += query.YieldEvery
+	now := time.Now()
+	q.lastCheck.Store(now.UnixNano())
+	a := q.a
+	if !q.heavy {
+		if (a.Steps <= 0 || q.steps < a.Steps) && (a.After <= 0 || now.Sub(q.start) < a.After) {
+			return nil
+		}
+		q.becomeHeavy(ctx)
+		return q.acquire(ctx)
+	}
+	a.mu.Lock()
+	holds := q.holds
+	handOver := holds && now.Sub(q.granted) >= a.Quantum && a.othersWaitLocked(q.client)
+	if handOver {
+		if a.turns[0] == q.client {
+			// The slot is for another client: this one's turn comes after.
+			a.turns = append(a.turns[1:], q.client)
+		}
+		a.releaseLocked(q)
+	}
+	a.mu.Unlock()
+	if holds && !handOver {
+		if a.light.Load() > 0 {
+			// A light query's goroutine may be queued behind this one.
+			runtime.Gosched()
+		}
+		return nil
+	}
+	return q.acquire(ctx)
+}
+
+// othersWaitLocked reports whether a client other than client has a
+// query waiting for a slot. A client's own heavy queries do not take
+// turns with each other: run one after the other, the first finishes
+// long before the last, where taking turns would finish them all late.
+func (a *Admission) othersWaitLocked(client string) bool {
+	return len(a.turns) > 1 || (len(a.turns) == 1 && a.turns[0] != client)
+}
+
+// acquire waits for a slot: at once when one is free and nobody waits,
+// else in the client's queue.
+func (q *admitted) acquire(ctx context.Context) error {
+	a := q.a
+	a.mu.Lock()
+	if q.holds {
+		a.mu.Unlock()
+		return nil
+	}
+	if len(a.turns) == 0 && a.free() {
+		a.takeLocked(q)
+		a.mu.Unlock()
+		return nil
+	}
+	if len(a.queues[q.client]) == 0 {
+		a.turns = append(a.turns, q.client)
+	}
+	if a.queues == nil {
+		a.queues = map[string][]*admitted{}
+	}
+	a.queues[q.client] = append(a.queues[q.client], q)
+	a.mu.Unlock()
+	check := time.NewTicker(stallAfter / 2)
+	defer check.Stop()
+	for {
+		select {
+		case <-q.grant:
+			return nil
+		case <-ctx.Done():
+			a.mu.Lock()
+			if q.holds {
+				a.releaseLocked(q)
+			} else {
+				a.dequeueLocked(q)
+			}
+			a.mu.Unlock()
+			return ctx.Err()
+		case <-check.C:
+			a.mu.Lock()
+			a.reclaimLocked()
+			a.mu.Unlock()
+		}
+	}
+}
+
+// free reports whether a slot may be given now.
+func (a *Admission) free() bool {
+	if a.running >= max(1, a.Slots) {
+		return false
+	}
+	if a.running > 0 && a.Memory != nil && a.Memory.Limit() > 0 && a.Memory.InUse() > a.Memory.Limit()/4*3 {
+		return false
+	}
+	return true
+}
+
+func (a *Admission) takeLocked(q *admitted) {
+	a.running++
+	q.holds = true
+	q.granted = time.Now()
+	if a.holders == nil {
+		a.holders = map[*admitted]struct{}{}
+	}
+	a.holders[q] = struct{}{}
+}
+
+// releaseLocked gives q's slot back and to the next waiting query.
+func (a *Admission) releaseLocked(q *admitted) {
+	if !q.holds {
+		return
+	}
+	q.holds = false
+	a.running--
+	delete(a.holders, q)
+	a.grantLocked()
+}
+
+// grantLocked gives free slots to waiting queries, one client at a time.
+func (a *Admission) grantLocked() {
+	for len(a.turns) > 0 && a.free() {
+		client := a.turns[0]
+		a.turns = a.turns[1:]
+		waiting := a.queues[client]
+		next := waiting[0]
+		if len(waiting) == 1 {
+			delete(a.queues, client)
+		} else {
+			a.queues[client] = waiting[1:]
+			a.turns = append(a.turns, client)
+		}
+		a.takeLocked(next)
+		next.grant <- struct{}{}
+	}
+}
+
+// dequeueLocked takes a waiting query out of its client's queue.
+func (a *Admission) dequeueLocked(q *admitted) {
+	waiting := a.queues[q.client]
+	for i, w := range waiting {
+		if w != q {
+			continue
+		}
+		waiting = append(waiting[:i:i], waiting[i+1:]...)
+		if len(waiting) > 0 {
+			a.queues[q.client] = waiting
+			return
+		}
+		delete(a.queues, q.client)
+		for j, c := range a.turns {
+			if c == q.client {
+				a.turns = append(a.turns[:j:j], a.turns[j+1:]...)
+				break
+			}
+		}
+		return
+	}
+}
+
+// reclaimLocked takes the slots of holders that have reached no
+// checkpoint for stallAfter and gives them to waiting queries; such a
+// holder asks for a slot again at its next checkpoint.
+func (a *Admission) reclaimLocked() {
+	if len(a.turns) == 0 {
+		return
+	}
+	stale := time.Now().Add(-stallAfter).UnixNano()
+	for h := range a.holders {
+		if h.lastCheck.Load() < stale {
+			a.releaseLocked(h)
+			if len(a.turns) == 0 {
+				return
+			}
+		}
+	}
+}
+
+// end takes the query out of the admission: gives back its slot or its
+// place in a queue, and notes in the memo whether its text was heavy.
+// Safe to call twice.
+func (q *admitted) end() {
+	if q == nil {
+		return
+	}
+	a := q.a
+	a.mu.Lock()
+	if q.ended {
+		a.mu.Unlock()
+		return
+	}
+	q.ended = true
+	if q.holds {
+		a.releaseLocked(q)
+	} else {
+		a.dequeueLocked(q)
+	}
+	a.mu.Unlock()
+	if !q.heavy {
+		a.light.Add(-1)
+		a.memo.mark(q.text, false)
+	} else if (a.Steps <= 0 || q.steps < a.Steps) && (a.After <= 0 || time.Since(q.start) < a.After) {
+		// Heavy by the memo, light this time (the store changed).
+		a.memo.mark(q.text, false)
+	}
+}
+
+// yieldFunc returns q.yield, or nil when nothing is admitted.
+func (q *admitted) yieldFunc() func(context.Context) error {
+	if q == nil {
+		return nil
+	}
+	return q.yield
+}
+
+// costMemo remembers which query texts were heavy when they last ran,
+// the estimate of a query's cost before it runs: a dashboard or a
+// benchmark repeats its queries, and a heavy one that waits for a slot
+// before it starts takes no processor from the running ones meanwhile.
+// It holds at most memoSize texts (by hash); when full it forgets them
+// all, which only makes the next runs start light.
+type costMemo struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	once sync.Once
+	set  map[uint64]struct{}
+}
+
+const memoSize = 4096
+
+func (m *costMemo) hash(text string) uint64 {
+	m.once.Do(func() { m.seed = maphash.MakeSeed() })
+	return maphash.String(m.seed, text)
+}
+
+func (m *costMemo) heavy(h uint64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.set[h]
+	return ok
+}
+
+func (m *costMemo) mark(h uint64, heavy bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !heavy {
+		delete(m.set, h)
+		return
+	}
+	if m.set == nil || len(m.set) >= memoSize {
+		m.set = map[uint64]struct{}{}
+	}
+	m.set[h] = struct{}{}
+}
