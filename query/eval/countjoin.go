@@ -66,6 +66,20 @@ type cjOp struct {
 	keyPos  int      // cjTriple: 0 (subject) or 2 (object)
 	missing bool     // cjTriple: a constant the store does not know
 	src     algebra.TriplePattern
+	// cjTriple: the position and name of its variable other than the key
+	// (-1: none), and the parts keyed on that variable that weigh each
+	// match (a chain: ?a :p ?b . ?b :q ?c counted on ?a weighs each
+	// (a, b) by the count of ?b :q ?c for b).
+	other    int
+	otherVar algebra.Var
+	subs     []cjSub
+}
+
+// cjSub is a part joined (or OPTIONAL, EXISTS, NOT EXISTS) to a triple
+// pattern through the pattern's other variable only.
+type cjSub struct {
+	kind cjKind // cjJoin, cjLeft, cjSemi or cjAnti
+	op   *cjOp
 }
 
 // keyCounts maps key IDs (ascending, distinct) to positive counts.
@@ -120,33 +134,31 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 		return nil, false, nil
 	}
 	var triples []algebra.TriplePattern
-	if !cjTriples(ex, in, &triples) || len(triples) < 2 {
-		return nil, false, nil // one pattern is the fused aggregate scan's
+	if !cjTriples(ex, in, &triples) || len(triples) < 2 || len(triples) > cjMaxTriples {
+		// One pattern is the fused aggregate scan's; past cjMaxTriples
+		// the analysis (quadratic in the patterns per chain link) would
+		// cost more than it saves, and the planner's deadline rules.
+		return nil, false, nil
 	}
-	// The key occurs in every triple pattern.
+	// The key: a variable of the first pattern under which the rest
+	// compiles (the one every pattern holds, or the end of a chain).
 	var key algebra.Var
+	var root *cjOp
 	for _, v := range []algebra.Node{triples[0].S, triples[0].O} {
 		if !v.IsVar() {
 			continue
 		}
-		all := true
-		for _, t := range triples {
-			if t.S != v && t.O != v {
-				all = false
-				break
-			}
+		r, _, ok, err := ex.cjCompile(in, v.Var)
+		if err != nil {
+			return nil, false, err
 		}
-		if all {
-			key = v.Var
+		if ok {
+			key, root = v.Var, r
 			break
 		}
 	}
-	if key == "" {
+	if root == nil {
 		return nil, false, nil
-	}
-	root, _, ok, err := ex.cjCompile(in, key)
-	if err != nil || !ok {
-		return nil, false, err
 	}
 	n := &countJoinNode{root: root, key: key, graphs: graphs, union: sc.graph.kind == gDefault && ex.unionAll}
 	n.dedupe = n.union && ex.multi
@@ -156,6 +168,9 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 	n.est = 1
 	return n, true, nil
 }
+
+// cjMaxTriples bounds the triple patterns of a counted join.
+const cjMaxTriples = 64
 
 // countJoinOn turns the counting join on; tests compare it with the
 // general operators.
@@ -221,19 +236,35 @@ func (ex *executor) cjCompile(op algebra.Op, key algebra.Var) (*cjOp, map[algebr
 		}
 		return &cjOp{kind: kind, a: a, b: b}, va, true
 	}
+	// part combines a with the part bop: on the key when bop holds it,
+	// else through the one variable bop shares with a's spine.
+	part := func(kind cjKind, a *cjOp, va map[algebra.Var]bool, bop algebra.Op) (*cjOp, map[algebra.Var]bool, bool, error) {
+		bv := cjVars(ex, bop)
+		if !bv[key] {
+			if kind == cjUnion {
+				return nil, nil, false, nil
+			}
+			ok, err := ex.cjAttach(kind, a, va, bop, bv)
+			return a, va, ok, err
+		}
+		b, vb, ok, err := ex.cjCompile(bop, key)
+		if err != nil || !ok {
+			return nil, nil, ok, err
+		}
+		r, vr, ok := combine(kind, a, b, va, vb)
+		return r, vr, ok, nil
+	}
 	exists := func(a *cjOp, va map[algebra.Var]bool, exprs []algebra.Expr) (*cjOp, map[algebra.Var]bool, bool, error) {
 		for _, e := range exprs {
 			x := e.(*algebra.ExistsExpr) // cjTriples checked
-			b, vb, ok, err := ex.cjCompile(ex.plan.Pattern(x.Pattern), key)
-			if err != nil || !ok {
-				return nil, nil, ok, err
-			}
 			kind := cjSemi
 			if x.Not {
 				kind = cjAnti
 			}
-			if a, va, ok = combine(kind, a, b, va, vb); !ok {
-				return nil, nil, false, nil
+			var ok bool
+			var err error
+			if a, va, ok, err = part(kind, a, va, ex.plan.Pattern(x.Pattern)); err != nil || !ok {
+				return nil, nil, ok, err
 			}
 		}
 		return a, va, true, nil
@@ -242,7 +273,12 @@ func (ex *executor) cjCompile(op algebra.Op, key algebra.Var) (*cjOp, map[algebr
 	case *algebra.BGP:
 		var acc *cjOp
 		vars := map[algebra.Var]bool{}
+		var rest []algebra.TriplePattern
 		for _, tp := range o.Triples {
+			if !tripleHas(tp, key) {
+				rest = append(rest, tp)
+				continue
+			}
 			t, vt, ok, err := ex.cjTriple(tp, key)
 			if err != nil || !ok {
 				return nil, nil, ok, err
@@ -257,6 +293,30 @@ func (ex *executor) cjCompile(op algebra.Op, key algebra.Var) (*cjOp, map[algebr
 		}
 		if acc == nil {
 			return nil, nil, false, nil
+		}
+		// The other triple patterns, in groups connected by variables,
+		// each joined through the one variable it shares.
+		for len(rest) > 0 {
+			group := []algebra.TriplePattern{rest[0]}
+			gv := map[algebra.Var]bool{}
+			addVars(gv, rest[0])
+			rest = rest[1:]
+			for grown := true; grown; {
+				grown = false
+				for i := 0; i < len(rest); i++ {
+					if shares(gv, rest[i], vars) {
+						group = append(group, rest[i])
+						addVars(gv, rest[i])
+						rest = append(rest[:i], rest[i+1:]...)
+						grown = true
+						i--
+					}
+				}
+			}
+			ok, err := ex.cjAttach(cjJoin, acc, vars, &algebra.BGP{Triples: group}, gv)
+			if err != nil || !ok {
+				return nil, nil, ok, err
+			}
 		}
 		if bp := ex.plan.BGP(o); bp != nil {
 			for _, fs := range bp.Filters {
@@ -296,19 +356,107 @@ func (ex *executor) cjCompile(op algebra.Op, key algebra.Var) (*cjOp, map[algebr
 	if err != nil || !ok {
 		return nil, nil, ok, err
 	}
-	b, vb, ok, err := ex.cjCompile(right, key)
-	if err != nil || !ok {
-		return nil, nil, ok, err
+	return part(kind, a, va, right)
+}
+
+// cjAttach joins bop (with variables bv) to the one triple pattern on
+// a's spine (reached through joins and left sides, so present in every
+// solution of a) whose other variable is the only variable bop shares
+// with a: (t ⋈ A') ⟕ B = (t ⟕ B) ⋈ A' when B shares nothing with A',
+// and likewise for ⋈, EXISTS, NOT EXISTS and MINUS. bop is counted
+// keyed on that variable; va gains bop's variables for ⋈ and ⟕.
+func (ex *executor) cjAttach(kind cjKind, a *cjOp, va map[algebra.Var]bool, bop algebra.Op, bv map[algebra.Var]bool) (bool, error) {
+	var v algebra.Var
+	for w := range bv {
+		if va[w] {
+			if v != "" {
+				return false, nil // shares two variables
+			}
+			v = w
+		}
 	}
-	r, vr, ok := combine(kind, a, b, va, vb)
-	return r, vr, ok, nil
+	if v == "" {
+		return false, nil // a cross product
+	}
+	t := spineTriple(a, v)
+	if t == nil {
+		return false, nil
+	}
+	sub, vs, ok, err := ex.cjCompile(bop, v)
+	if err != nil || !ok {
+		return ok, err
+	}
+	t.subs = append(t.subs, cjSub{kind: kind, op: sub})
+	if kind == cjJoin || kind == cjLeft {
+		for w := range vs {
+			va[w] = true
+		}
+	}
+	return true, nil
+}
+
+// spineTriple returns the triple pattern of op whose other variable is v
+// and that every solution of op holds, or nil.
+func spineTriple(op *cjOp, v algebra.Var) *cjOp {
+	switch op.kind {
+	case cjTriple:
+		if op.other >= 0 && op.otherVar == v {
+			return op
+		}
+		return nil
+	case cjJoin:
+		if t := spineTriple(op.a, v); t != nil {
+			return t
+		}
+		return spineTriple(op.b, v)
+	case cjLeft, cjSemi, cjAnti:
+		return spineTriple(op.a, v)
+	}
+	return nil
+}
+
+// cjVars returns the variables of op's triple patterns (EXISTS patterns
+// included).
+func cjVars(ex *executor, op algebra.Op) map[algebra.Var]bool {
+	var ts []algebra.TriplePattern
+	cjTriples(ex, op, &ts)
+	vs := map[algebra.Var]bool{}
+	for _, t := range ts {
+		addVars(vs, t)
+	}
+	return vs
+}
+
+// addVars adds t's variables to vs.
+func addVars(vs map[algebra.Var]bool, t algebra.TriplePattern) {
+	for _, n := range [3]algebra.Node{t.S, t.P, t.O} {
+		if n.IsVar() {
+			vs[n.Var] = true
+		}
+	}
+}
+
+// tripleHas reports whether t holds v as subject or object.
+func tripleHas(t algebra.TriplePattern, v algebra.Var) bool {
+	return (t.S.IsVar() && t.S.Var == v) || (t.O.IsVar() && t.O.Var == v)
+}
+
+// shares reports whether t has a variable in gv that is not in outer
+// (variables of the group's own, which connect its patterns).
+func shares(gv map[algebra.Var]bool, t algebra.TriplePattern, outer map[algebra.Var]bool) bool {
+	for _, n := range [3]algebra.Node{t.S, t.P, t.O} {
+		if n.IsVar() && gv[n.Var] && !outer[n.Var] {
+			return true
+		}
+	}
+	return false
 }
 
 // cjTriple builds the cjOp of one triple pattern holding key as subject
 // or object; its predicate is a constant and its other variable (if any)
 // is neither key nor repeated.
 func (ex *executor) cjTriple(tp algebra.TriplePattern, key algebra.Var) (*cjOp, map[algebra.Var]bool, bool, error) {
-	t := &cjOp{kind: cjTriple, src: tp, keyPos: -1}
+	t := &cjOp{kind: cjTriple, src: tp, keyPos: -1, other: -1}
 	vars := map[algebra.Var]bool{}
 	for k, nd := range [3]algebra.Node{tp.S, tp.P, tp.O} {
 		switch {
@@ -321,6 +469,7 @@ func (ex *executor) cjTriple(tp algebra.TriplePattern, key algebra.Var) (*cjOp, 
 			}
 			vars[nd.Var] = true
 			t.pat[k] = kb.Any
+			t.other, t.otherVar = k, nd.Var
 		default:
 			id, ok, err := ex.dict.lookup(nd.Term)
 			if err != nil {
@@ -480,6 +629,9 @@ func (n *countJoinNode) estimate(ex *executor, op *cjOp) (int64, error) {
 // lookup with the key bound.
 func (n *countJoinNode) probe(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, int64, error) {
 	var kc keyCounts
+	if len(op.subs) > 0 {
+		return n.weighted(ex, op, keys)
+	}
 	bytes := int64(len(keys)) * 16
 	if err := ex.mem.charge(bytes, countJoinOp); err != nil {
 		return kc, 0, err
@@ -531,6 +683,9 @@ func (n *countJoinNode) scan(ex *executor, op *cjOp) (keyCounts, int64, error) {
 	var kc keyCounts
 	if op.missing {
 		return kc, 0, nil
+	}
+	if len(op.subs) > 0 {
+		return n.weighted(ex, op, nil)
 	}
 	var held int64
 	var keys []kb.ID
@@ -589,6 +744,131 @@ func (n *countJoinNode) scan(ex *executor, op *cjOp) (keyCounts, int64, error) {
 		i = j
 	}
 	kc.ids = out
+	return kc, held, nil
+}
+
+// weighted counts a triple pattern with parts on its other variable:
+// each match (k, v) adds to k the product over the parts of count(v) (⋈),
+// max(count(v), 1) (⟕), [count(v) > 0] (EXISTS) or [count(v) = 0] (NOT
+// EXISTS, MINUS). keys nil scans the pattern; otherwise only those keys
+// (ascending) are read, each by a lookup with the key bound.
+func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, int64, error) {
+	var kc keyCounts
+	var held int64
+	subs := make([]keyCounts, len(op.subs))
+	for i, sub := range op.subs {
+		c, h, err := n.counts(ex, sub.op, nil)
+		held += h
+		if err != nil {
+			return kc, held, err
+		}
+		subs[i] = c
+	}
+	weight := func(v kb.ID) (int64, error) {
+		w := int64(1)
+		for i, sub := range op.subs {
+			var c int64
+			if j, ok := slices.BinarySearch(subs[i].ids, v); ok {
+				c = subs[i].n[j]
+			}
+			switch sub.kind {
+			case cjLeft:
+				c = max(c, 1)
+			case cjSemi:
+				c = min(c, 1)
+			case cjAnti:
+				c = 1 - min(c, 1)
+			}
+			hi, lo := bits.Mul64(uint64(w), uint64(c))
+			if hi != 0 || lo>>63 != 0 {
+				return 0, fmt.Errorf("eval: a counted join's count overflows 64 bits")
+			}
+			if w = int64(lo); w == 0 {
+				return 0, nil
+			}
+		}
+		return w, nil
+	}
+	type pair struct {
+		k kb.ID
+		w int64
+	}
+	var pairs []pair
+	visit := func(p kb.Pattern) error {
+		i := 0
+		var last kb.Quad
+		return scanMatch(ex, p, func(q kb.Quad) error {
+			if i++; i&0xffff == 0 {
+				if err := ex.ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if n.dedupe {
+				if ex.hidden[q.G] || (i > 1 && q.S == last.S && q.P == last.P && q.O == last.O) {
+					return nil
+				}
+				last = q
+			}
+			ids := [3]kb.ID{q.S, q.P, q.O}
+			w, err := weight(ids[op.other])
+			if err != nil || w == 0 {
+				return err
+			}
+			if len(pairs)&0xfff == 0 {
+				if err := ex.mem.charge(0x1000*16, countJoinOp); err != nil {
+					return err
+				}
+				held += 0x1000 * 16
+			}
+			pairs = append(pairs, pair{ids[op.keyPos], w})
+			return nil
+		})
+	}
+	for _, g := range n.graphs {
+		p := kb.Pattern{S: op.pat[0], P: op.pat[1], O: op.pat[2], G: g}
+		if keys == nil {
+			if err := visit(p); err != nil {
+				return kc, held, err
+			}
+			continue
+		}
+		for i, k := range keys {
+			if i&1023 == 1023 {
+				if err := ex.ctx.Err(); err != nil {
+					return kc, held, err
+				}
+			}
+			kp := p
+			if op.keyPos == 0 {
+				kp.S = k
+			} else {
+				kp.O = k
+			}
+			if err := visit(kp); err != nil {
+				return kc, held, err
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(a, b pair) int {
+		switch {
+		case a.k < b.k:
+			return -1
+		case a.k > b.k:
+			return 1
+		}
+		return 0
+	})
+	for i := 0; i < len(pairs); {
+		k, sum := pairs[i].k, int64(0)
+		for ; i < len(pairs) && pairs[i].k == k; i++ {
+			var carry uint64
+			if sum, carry = addCount(sum, pairs[i].w); carry != 0 {
+				return kc, held, fmt.Errorf("eval: a counted join's count overflows 64 bits")
+			}
+		}
+		kc.ids = append(kc.ids, k)
+		kc.n = append(kc.n, sum)
+	}
 	return kc, held, nil
 }
 
@@ -718,6 +998,11 @@ func (op *cjOp) write(b *strings.Builder) {
 	name := [...]string{cjJoin: "join", cjLeft: "optional", cjSemi: "exists", cjAnti: "notexists", cjUnion: "union"}
 	if op.kind == cjTriple {
 		b.WriteString(op.src.String())
+		for _, sub := range op.subs {
+			b.WriteString(" (" + name[sub.kind] + " on " + op.otherVar.String() + " ")
+			sub.op.write(b)
+			b.WriteString(")")
+		}
 		return
 	}
 	b.WriteString("(" + name[op.kind] + " ")

@@ -65,7 +65,23 @@ func TestCountJoin(t *testing.T) {
 		{"empty exists side", "{ ?s :p ?o FILTER EXISTS { ?s :nothing ?v } }", "0", true},
 		// Graph g1 alone: a x1 and f x9.
 		{"named graph", "{ GRAPH :g1 { ?s :p ?o . ?s :p ?o2 } }", "2", true},
+		// Chains: parts joined through a variable other than the key
+		// weigh each match of the pattern holding it. r's (d a), (e b),
+		// (e c); p of a: x1, x2 (both t), of b: x1, of c: x3 (no t).
+		{"chain", "{ ?d :r ?s . ?s :p ?o . ?o :t ?c }", "3", true},
+		// (d a x1) (d a x2) (e b x1) matched, (e c x3) kept unmatched.
+		{"chain, optional end", "{ ?d :r ?s . ?s :p ?o OPTIONAL { ?o :t ?c } }", "4", true},
+		// a 2, b 1, c (nothing) 1.
+		{"chain, optional middle", "{ ?d :r ?s OPTIONAL { ?s :p ?o . ?o :t ?c } }", "4", true},
+		{"chain, minus end", "{ ?d :r ?s . ?s :p ?o MINUS { ?o :t ?c } }", "1", true},
+		{"chain, exists end", "{ ?d :r ?s . ?s :p ?o FILTER EXISTS { ?o :t ?c } }", "3", true},
+		{"chain, not exists middle", "{ ?d :r ?s FILTER NOT EXISTS { ?s :p ?o . ?o :t ?c } }", "1", true},
+		// Two parts on ?s: a 2·3, b 1·1, c 1·0.
+		{"fork", "{ ?d :r ?s . ?s :p ?o . ?s :q ?v }", "7", true},
 		// Not countable per key, answered by the row operators:
+		// a join through a variable only the OPTIONAL binds ((d a x1),
+		// (d a x2), (e b x1) have t);
+		{"join through an optional variable", "{ ?d :r ?s OPTIONAL { ?s :p ?o } ?o :t ?c }", "3", false},
 		// a second shared variable (p objects are IRIs, q's literals);
 		{"second shared variable", "{ ?s :p ?o . ?s :q ?o }", "0", false},
 		// an OPTIONAL with a FILTER: a 2 rows × {"2","3"}, b's "1" filtered

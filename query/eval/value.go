@@ -746,6 +746,12 @@ func compareNumeric(x, y Numeric) (int, error) {
 // datatypes, RDF term equality otherwise, with a type error for two
 // different literals whose values cannot be compared (RDFterm-equal).
 func Equal(a, b kb.Term) (bool, error) {
+	if a.Kind != kb.KindLiteral || b.Kind != kb.KindLiteral {
+		// RDFterm-equal: an IRI, blank node or triple term equals only
+		// itself (Compare has no order for them, and building its error
+		// per row dominated FILTER(?s = ?o)).
+		return a == b, nil
+	}
 	c, err := Compare(a, b)
 	if err == nil {
 		return c == 0, nil
