@@ -270,6 +270,9 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		}
 		return n, nil
 	case *algebra.Group:
+		if n, ok, err := ex.compileCountJoin(o, sc); ok || err != nil {
+			return n, err
+		}
 		return ex.compileGroup(o, sc)
 	case *algebra.Project:
 		input, err := ex.compile(o.Input, sc)
