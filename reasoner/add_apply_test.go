@@ -46,8 +46,8 @@ func TestAddWritesABatchAndItsRoundsInOneApply(t *testing.T) {
 	if sum.Derived != 6 || sum.Rounds < 3 {
 		t.Errorf("summary %+v, want 6 derived over at least 3 rounds", sum)
 	}
-	// 2 asserted + 6 derived + 6 derivation quads (two subjects, one
-	// per round) + the 3 rule labels they name.
+	// 2 asserted + 6 derived + 6 derivation quads (a batch per round,
+	// its first and last subject) + the 3 rule labels they name.
 	if ds.applies != 1 || ds.adds[0] != 17 {
 		t.Errorf("Add made %d applies with %v quads, want 1 with 17", ds.applies, ds.adds)
 	}

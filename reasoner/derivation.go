@@ -27,11 +27,16 @@ import (
 // L is the ID of the rule's label (a literal of datatype
 // urn:x-perfkb:rule-label), S P O the derived triple, then each premise
 // (the triple that matched a body pattern). For each distinct subject S of
-// a batch one quad
+// a batch's lowest subject ID FIRST and highest LAST the quads
 //
-//	S <urn:x-perfkb:derivation> BATCH <urn:x-perfkb:derivations>
+//	FIRST <urn:x-perfkb:derivation-first> BATCH <urn:x-perfkb:derivations>
+//	LAST <urn:x-perfkb:derivation-last> BATCH <urn:x-perfkb:derivations>
 //
-// lets Explain find the batches that hold S's derivations, and for each
+// (the second only when LAST differs from FIRST) let Explain find the
+// batches that may hold S's derivations: those whose ID range holds S's
+// ID. The range quads of all batches are read once per explainer; a round
+// writes batches of disjoint ranges, so a subject falls in about one batch
+// per round. For each
 // rule label L a batch names, the same write adds
 //
 //	<urn:x-perfkb:derivations> <urn:x-perfkb:rule-label> L <urn:x-perfkb:derivations>
@@ -42,7 +47,9 @@ import (
 // export and re-import of the data gives new IDs and no explanations: run
 // the rules again there).
 //
-// Stores written before batches existed hold one record per derived triple,
+// Stores written before the range quads hold one quad
+// S <urn:x-perfkb:derivation> BATCH per distinct subject of a batch, and
+// stores written before batches existed hold one record per derived triple,
 // with terms instead of IDs (datatype urn:x-perfkb:derivation-record,
 // encodeRecord's format); Explain reads both.
 
@@ -233,6 +240,81 @@ type explainer struct {
 	memo                     map[kb.Triple]*Derivation
 	// batches holds the derivation batches decoded so far, by literal ID.
 	batches map[kb.ID]map[[3]kb.ID]idEntry
+	// ranges are the subject ID ranges of the batches, read on first use.
+	ranges     []batchRange
+	rangesRead bool
+}
+
+// batchRange is the range of subject IDs of one derivation batch.
+type batchRange struct{ first, last, batch kb.ID }
+
+// readRanges reads the range quads of every derivation batch.
+func (x *explainer) readRanges() error {
+	x.rangesRead = true
+	var ps [2]kb.ID
+	for i, iri := range [2]string{DerivationFirstPredicateIRI, DerivationLastPredicateIRI} {
+		id, ok, err := x.ds.Lookup(x.ctx, kb.IRI(iri))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			if i == 0 {
+				return nil
+			}
+			break
+		}
+		ps[i] = id
+	}
+	byBatch := map[kb.ID]int{}
+	for i, p := range ps {
+		if p == 0 {
+			continue
+		}
+		quads, err := kb.Collect(x.ds.Match(x.ctx, kb.Pattern{P: p, G: x.derivG}))
+		if err != nil {
+			return err
+		}
+		for _, q := range quads {
+			j, ok := byBatch[q.O]
+			if !ok {
+				j = len(x.ranges)
+				byBatch[q.O] = j
+				x.ranges = append(x.ranges, batchRange{first: q.S, last: q.S, batch: q.O})
+			}
+			if i == 0 {
+				x.ranges[j].first = q.S
+			} else {
+				x.ranges[j].last = q.S
+			}
+		}
+	}
+	return nil
+}
+
+// candidateBatches returns the IDs of the batches that may hold a
+// derivation of a triple with subject s.
+func (x *explainer) candidateBatches(s kb.ID) ([]kb.ID, error) {
+	var out []kb.ID
+	if x.derivP != 0 {
+		quads, err := kb.Collect(x.ds.Match(x.ctx, kb.Pattern{S: s, P: x.derivP, G: x.derivG}))
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range quads {
+			out = append(out, q.O)
+		}
+	}
+	if !x.rangesRead {
+		if err := x.readRanges(); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range x.ranges {
+		if r.first <= s && s <= r.last {
+			out = append(out, r.batch)
+		}
+	}
+	return out, nil
 }
 
 func newExplainer(ctx context.Context, ds kb.Dataset) (*explainer, error) {
@@ -249,7 +331,8 @@ func newExplainer(ctx context.Context, ds kb.Dataset) (*explainer, error) {
 		return nil, err
 	}
 	if x.haveRecords {
-		if x.derivP, x.haveRecords, err = ds.Lookup(ctx, kb.IRI(DerivationPredicateIRI)); err != nil {
+		// Absent from stores written with range quads only (derivP stays 0).
+		if x.derivP, _, err = ds.Lookup(ctx, kb.IRI(DerivationPredicateIRI)); err != nil {
 			return nil, err
 		}
 	}
@@ -335,18 +418,18 @@ func (x *explainer) findRecord(ids [3]kb.ID, t kb.Triple) (record, bool, error) 
 	if !x.haveRecords {
 		return record{}, false, nil
 	}
-	quads, err := kb.Collect(x.ds.Match(x.ctx, kb.Pattern{S: ids[0], P: x.derivP, G: x.derivG}))
+	cands, err := x.candidateBatches(ids[0])
 	if err != nil {
 		return record{}, false, err
 	}
-	for _, q := range quads {
-		if batch, ok := x.batches[q.O]; ok {
+	for _, b := range cands {
+		if batch, ok := x.batches[b]; ok {
 			if e, ok := batch[ids]; ok {
 				return x.resolveEntry(e)
 			}
 			continue
 		}
-		lit, err := x.ds.Resolve(x.ctx, q.O)
+		lit, err := x.ds.Resolve(x.ctx, b)
 		if err != nil {
 			return record{}, false, err
 		}
@@ -356,7 +439,7 @@ func (x *explainer) findRecord(ids [3]kb.ID, t kb.Triple) (record, bool, error) 
 			if err != nil {
 				return record{}, false, err
 			}
-			x.batches[q.O] = batch
+			x.batches[b] = batch
 			if e, ok := batch[ids]; ok {
 				return x.resolveEntry(e)
 			}

@@ -142,3 +142,62 @@ func TestExplainAfterReopen(t *testing.T) {
 		t.Errorf("after reopening: %+v", d)
 	}
 }
+
+// TestExplainReadsSubjectIndexedBatches reads batches in the format of
+// stores written before the range quads: one quad per distinct subject of
+// a batch, S <urn:x-perfkb:derivation> BATCH. The test rewrites a run's
+// range quads into that form and expects the same explanations.
+func TestExplainReadsSubjectIndexedBatches(t *testing.T) {
+	ctx := context.Background()
+	ds := loadTurtle(t, `ex:Dog rdfs:subClassOf ex:Mammal . ex:a rdf:type ex:Dog . ex:b rdf:type ex:Dog . ex:c rdf:type ex:Dog .`)
+	prog := mustProgram(t, `[sub: (?c rdfs:subClassOf ?d), (?x rdf:type ?c) -> (?x rdf:type ?d)]`)
+	if _, err := Run(ctx, ds, prog, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	explainAll := func() string {
+		var b strings.Builder
+		for _, s := range []string{"a", "b", "c"} {
+			ders, err := Explain(ctx, ds, ex(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range ders {
+				d.Format(&b, "")
+			}
+		}
+		return b.String()
+	}
+	before := explainAll()
+	if strings.Count(before, "[rule sub]") != 3 {
+		t.Fatalf("want 3 derivations by rule sub:\n%s", before)
+	}
+	ids, err := ds.Intern(ctx, []kb.Term{DerivationsGraph, kb.IRI(DerivationFirstPredicateIRI), kb.IRI(DerivationLastPredicateIRI), kb.IRI(DerivationPredicateIRI)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d kb.Delta
+	for _, p := range ids[1:3] {
+		quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{P: p, G: ids[0]}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Remove = append(d.Remove, quads...)
+	}
+	if len(d.Remove) != 2 {
+		t.Fatalf("%d range quads, want 2 (one batch: first and last subject)", len(d.Remove))
+	}
+	batch := d.Remove[0].O
+	for _, s := range []string{"a", "b", "c"} {
+		sid, ok, err := ds.Lookup(ctx, ex(s))
+		if err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+		d.Add = append(d.Add, kb.Quad{S: sid, P: ids[3], O: batch, G: ids[0]})
+	}
+	if err := ds.Apply(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if after := explainAll(); after != before {
+		t.Errorf("subject-indexed batches explain\n%s\nwant\n%s", after, before)
+	}
+}

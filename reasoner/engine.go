@@ -25,6 +25,15 @@ const DerivationsGraphIRI = kb.DerivationsGraphIRI
 // derivation record (a literal, see derivation.go).
 const DerivationPredicateIRI = "urn:x-perfkb:derivation"
 
+// DerivationFirstPredicateIRI links the lowest subject ID of a derivation
+// batch to the batch, and DerivationLastPredicateIRI the highest (written
+// only when it differs), so that Explain finds a subject's batches from
+// two quads per batch instead of one quad per subject (see derivation.go).
+const (
+	DerivationFirstPredicateIRI = "urn:x-perfkb:derivation-first"
+	DerivationLastPredicateIRI  = "urn:x-perfkb:derivation-last"
+)
+
 // DerivationDatatypeIRI is the datatype of derivation record literals.
 const DerivationDatatypeIRI = "urn:x-perfkb:derivation-record"
 
@@ -149,6 +158,8 @@ type Engine struct {
 	cur   uint32 // the newest generation
 
 	inferredG, derivG, derivP kb.ID
+	// derivFirstP and derivLastP bound the subject IDs of a batch.
+	derivFirstP, derivLastP kb.ID
 	// labelP links the derivations graph to the rule labels its records
 	// use, so that the labels' IDs are stored with them.
 	labelP kb.ID
@@ -247,11 +258,13 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 	e.summary.Rules = prog.Len()
 	e.summary.Firings = map[string]int64{}
 	e.summary.RuleTime = map[string]time.Duration{}
-	ids, err := e.internAll(ctx, []kb.Term{opts.InferredGraph, DerivationsGraph, kb.IRI(DerivationPredicateIRI), kb.IRI(kb.RulesInternalGraphIRI), kb.IRI(ruleLabelPredicateIRI)})
+	ids, err := e.internAll(ctx, []kb.Term{opts.InferredGraph, DerivationsGraph, kb.IRI(DerivationPredicateIRI), kb.IRI(kb.RulesInternalGraphIRI), kb.IRI(ruleLabelPredicateIRI),
+		kb.IRI(DerivationFirstPredicateIRI), kb.IRI(DerivationLastPredicateIRI)})
 	if err != nil {
 		return nil, err
 	}
 	e.inferredG, e.derivG, e.derivP, e.internalG, e.labelP = ids[0], ids[1], ids[2], ids[3], ids[4]
+	e.derivFirstP, e.derivLastP = ids[5], ids[6]
 	e.internalP = map[kb.ID]bool{}
 	if opts.ReadGraphs != nil {
 		e.readGraphs = map[kb.ID]bool{}
@@ -751,22 +764,21 @@ func (e *Engine) graphOf(p kb.ID) kb.ID {
 
 // addRecords adds to delta the derivation batches of the pending triples
 // fresh (see derivation.go): sorted by subject, recordBatch to a literal,
-// and one quad per distinct subject of a batch.
+// and the quads that bound the literal's subject IDs.
 func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, fresh []int32) error {
 	if len(fresh) == 0 {
 		return nil
 	}
 	slices.SortStableFunc(fresh, func(a, b int32) int { return cmp.Compare(e.out.pending[a].s, e.out.pending[b].s) })
 	var (
-		lits     []kb.Term
-		subjects [][]kb.ID // per literal, its distinct subjects
-		buf      []byte
-		prem     [][3]kb.ID
+		lits   []kb.Term
+		bounds [][2]kb.ID // per literal, its lowest and highest subject
+		buf    []byte
+		prem   [][3]kb.ID
 	)
 	for start := 0; start < len(fresh); start += recordBatch {
 		chunk := fresh[start:min(start+recordBatch, len(fresh))]
 		buf = buf[:0]
-		var subs []kb.ID
 		for k, i := range chunk {
 			d := &e.out.pending[i]
 			prem = prem[:0]
@@ -779,20 +791,18 @@ func (e *Engine) addRecords(ctx context.Context, delta *kb.Delta, fresh []int32)
 				buf = append(buf, '\n')
 			}
 			buf = appendEntry(buf, e.rules[d.rule].labelID, [3]kb.ID{d.s, d.p, d.o}, prem)
-			if len(subs) == 0 || subs[len(subs)-1] != d.s {
-				subs = append(subs, d.s)
-			}
 		}
 		lits = append(lits, kb.Literal(string(buf), DerivationBatchDatatypeIRI))
-		subjects = append(subjects, subs)
+		bounds = append(bounds, [2]kb.ID{e.out.pending[chunk[0]].s, e.out.pending[chunk[len(chunk)-1]].s})
 	}
 	ids, err := e.ds.Intern(ctx, lits)
 	if err != nil {
 		return fmt.Errorf("reasoner: interning derivation records: %w", err)
 	}
 	for i, id := range ids {
-		for _, s := range subjects[i] {
-			delta.Add = append(delta.Add, kb.Quad{S: s, P: e.derivP, O: id, G: e.derivG})
+		delta.Add = append(delta.Add, kb.Quad{S: bounds[i][0], P: e.derivFirstP, O: id, G: e.derivG})
+		if bounds[i][1] != bounds[i][0] {
+			delta.Add = append(delta.Add, kb.Quad{S: bounds[i][1], P: e.derivLastP, O: id, G: e.derivG})
 		}
 	}
 	// A store keeps only the terms its quads use: each label the records

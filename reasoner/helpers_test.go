@@ -69,13 +69,13 @@ func graphTriples(t testing.TB, ds kb.Dataset, g kb.Term) []string {
 
 func ex(local string) kb.Term { return kb.IRI("http://example.org/" + local) }
 
-// derivationQuads lists the quads that link a subject to a derivation
-// batch (not the rule-label quads).
+// derivationQuads lists the quads that bound a derivation batch's subject
+// IDs (not the rule-label quads).
 func derivationQuads(t testing.TB, ds kb.Dataset) []string {
 	t.Helper()
 	var out []string
 	for _, l := range graphTriples(t, ds, DerivationsGraph) {
-		if strings.Contains(l, "<"+DerivationPredicateIRI+">") {
+		if strings.Contains(l, "<"+DerivationFirstPredicateIRI+">") || strings.Contains(l, "<"+DerivationLastPredicateIRI+">") {
 			out = append(out, l)
 		}
 	}

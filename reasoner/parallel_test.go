@@ -117,7 +117,7 @@ func derivationLines(t *testing.T, ds kb.Dataset) []string {
 	}
 	seen := map[kb.ID]bool{}
 	var out []string
-	derivP, _, err := ds.Lookup(ctx, kb.IRI(DerivationPredicateIRI))
+	derivP, _, err := ds.Lookup(ctx, kb.IRI(DerivationFirstPredicateIRI))
 	if err != nil {
 		t.Fatal(err)
 	}
