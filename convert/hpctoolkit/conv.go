@@ -189,6 +189,11 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 	metaPath := filepath.Join(c.dir, "meta.db")
 	profPath := filepath.Join(c.dir, "profile.db")
 	em := convert.NewEmitter("hpctoolkit", c.dir, sink)
+	if st, err := os.Stat(c.dir); err != nil {
+		return em.Report(), err
+	} else if !st.IsDir() {
+		return em.Report(), convert.Errorf(c.dir, "", "not a directory: an HPCToolkit database is the directory holding meta.db and profile.db, or experiment.xml and *.metric-db files")
+	}
 	if _, err := os.Stat(metaPath); errors.Is(err, fs.ErrNotExist) {
 		if _, err := os.Stat(filepath.Join(c.dir, "experiment.xml")); err == nil {
 			err := c.convertXMLDir(ctx, em)
