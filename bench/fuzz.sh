@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-60s}
 FUZZPARALLEL=${FUZZPARALLEL:-1}
 FUZZMINIMIZE=${FUZZMINIMIZE:-2s}
-targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads ./kb/rdfio:FuzzJSONLD ./query/syntax:FuzzParseQuery ./query/syntax:FuzzParseUpdate ./reasoner:FuzzParseProgram ./query/results:FuzzReaders ./convert/sensor:FuzzMessages ./convert/sensor:FuzzMapperDepth ./convert/tau:FuzzParse ./convert/trace:FuzzReadText ./convert/chrometrace:FuzzRead ./convert/pprof:FuzzRead ./convert/cube:FuzzConvert ./convert/hpctoolkit:FuzzConvert ./convert/caliper:FuzzRead ./convert/otlp:FuzzConvert"
+targets="./kb/rdfio:FuzzTurtle ./kb/rdfio:FuzzTriG ./kb/rdfio:FuzzRDFXML ./kb/rdfio:FuzzNTriples ./kb/rdfio:FuzzNQuads ./kb/rdfio:FuzzJSONLD ./query/syntax:FuzzParseQuery ./query/syntax:FuzzParseUpdate ./reasoner:FuzzParseProgram ./query/results:FuzzReaders ./convert/sensor:FuzzMessages ./convert/sensor:FuzzMapperDepth ./convert/tau:FuzzParse ./convert/trace:FuzzReadText ./convert/chrometrace:FuzzRead ./convert/pprof:FuzzRead ./convert/cube:FuzzConvert ./convert/hpctoolkit:FuzzConvert ./convert/hpctoolkit:FuzzExperimentXML ./convert/caliper:FuzzRead ./convert/otlp:FuzzConvert"
 status=0
 for t in $targets; do
 	pkg=${t%%:*}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -239,8 +240,19 @@ func printReport(out, errOut io.Writer, format string, rep convert.Report, targe
 		}
 		fmt.Fprintf(errOut, "perfkb: warning: %s\n", w)
 	}
-	fmt.Fprintf(out, "converted %s rows of %d tables into %s triples (%s) in %.2f s (%s rows/s, %s triples/s), %d warnings\n",
-		humanCount(rep.Rows), len(rep.Tables), humanCount(rep.Triples), target, rep.DurationSeconds,
+	// The report's tables are a database's tables or a file's record
+	// kinds: name them with their counts rather than count "tables".
+	const kinds = 6
+	var per []string
+	for i, tr := range rep.Tables {
+		if i == kinds {
+			per = append(per, fmt.Sprintf("… %d more", len(rep.Tables)-kinds))
+			break
+		}
+		per = append(per, tr.Name+" "+humanCount(tr.Rows))
+	}
+	fmt.Fprintf(out, "converted %s records (%s) into %s triples (%s) in %.2f s (%s records/s, %s triples/s), %d warnings\n",
+		humanCount(rep.Rows), strings.Join(per, ", "), humanCount(rep.Triples), target, rep.DurationSeconds,
 		humanCount(int64(rep.RowsPerSecond)), humanCount(int64(rep.TriplesPerSecond)), rep.WarningCount)
 	return nil
 }

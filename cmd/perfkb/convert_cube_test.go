@@ -25,7 +25,7 @@ func TestConvertCube(t *testing.T) {
 	base := "--base=http://perfkb.example/site/t/"
 	count := []string{"query", store, "--format", "tsv", "-e", "SELECT (COUNT(*) AS ?n) { GRAPH <http://perfkb.example/site/t> { ?s ?p ?o } }"}
 	code, stdout, stderr := runCLI(t, "", "convert", "cube", store, base, good)
-	if code != 0 || !strings.Contains(stdout, "converted 445 rows of 4 tables into 5,926 triples") {
+	if code != 0 || !strings.Contains(stdout, "converted 445 records (location 4, region 262, call path 173, metric 6) into 5,926 triples") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	_, before, _ := runCLI(t, "", count...)

@@ -16,14 +16,17 @@ func newConvertHPCToolkitCmd(app *App) *cobra.Command {
 	var opt hpctoolkit.Options
 	cmd := &cobra.Command{
 		Use:   "hpctoolkit DATABASE-DIR --base IRI",
-		Short: "Convert an HPCToolkit database (meta.db, profile.db) to call-path region summaries",
+		Short: "Convert an HPCToolkit database (meta.db and profile.db, or experiment.xml and metric-db files) to call-path region summaries",
 		Long: `hpctoolkit reads an HPCToolkit database directory as hpcprof 2022.10 and later
 write it (meta.db and profile.db, format version 4): one region summary per
 calling context and thread profile, linked by hasChildRS along the context
 tree, with each metric's inclusive (execution scope) value under its name and
 its exclusive (function scope) value under excl_<name>; REALTIME and CPUTIME
 become wtime and ctime (µs). Functions, loops, source lines and instructions
-are code regions. The mapping table is in go doc ./convert/hpctoolkit.`,
+are code regions. A directory with experiment.xml and *.metric-db files instead
+(hpcprof before 2020, the layout Hatchet reads) is converted the same way,
+column "M (I)" as M and "M (E)" as excl_M. The mapping table is in go doc
+./convert/hpctoolkit.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runConversion(cmd.Context(), app, cf, "hpctoolkit", func(ctx context.Context, base convert.Base, sink convert.Sink) (convert.Report, error) {

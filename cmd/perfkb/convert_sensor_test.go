@@ -24,7 +24,7 @@ func TestConvertSensorCommand(t *testing.T) {
 		stdout []string
 		stderr []string
 	}{
-		{"into the store", "", []string{"convert", "sensor", store, "--base", base, good}, 0, []string{"converted 6 rows of 3 tables"}, nil},
+		{"into the store", "", []string{"convert", "sensor", store, "--base", base, good}, 0, []string{"converted 6 records (sensorinit 1, path.bandwidth 4, sensorfinal 1)"}, nil},
 		{"bad input leaves the store", "", []string{"convert", "sensor", store, "--base", base, bad}, 1, nil,
 			[]string{"bad.xml:1:1", `element <bandwidth> = "fast" is not an xsd:double`, "unchanged"}},
 		{"count unchanged", "", []string{"query", store, "--format", "tsv", "-e", "SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?m a <http://www.par.univie.ac.at/project/scalea/perfonto#PathBandwidthMeasurement> } }"}, 0, []string{"\n3"}, nil},

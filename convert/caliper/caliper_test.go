@@ -2,14 +2,18 @@ package caliper
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/perfkb/perfkb/convert"
+	"github.com/perfkb/perfkb/internal/oracle"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -243,36 +247,105 @@ func TestTimeUnitOption(t *testing.T) {
 	}
 }
 
-// TestCaliperReader would compare with LLNL's caliper-reader.
-func TestCaliperReader(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skipf("python3 is not installed: %v", err)
+// oracleOut is what testdata/oracle/read.py prints.
+type oracleOut struct {
+	Rows []struct {
+		Path   []string
+		Rank   int
+		Values map[string]*float64
 	}
-	if err := exec.Command(py, "-c", "import caliperreader").Run(); err != nil {
-		t.Skipf("caliper-reader is not installed (PyPI is unreachable here): %v", err)
-	}
-	out, err := exec.Command(py, "-c", `import caliperreader, sys
-r = caliperreader.CaliperReader()
-r.read(sys.argv[1])
-for rec in r.records:
-    if "path" in rec and "sum#time.duration" in rec:
-        p = rec["path"] if isinstance(rec["path"], list) else [rec["path"]]
-        print(" => ".join(p) + "\t" + rec["sum#time.duration"])`, filepath.Join("testdata", "lulesh-annotation-profile.cali")).Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := run(t, "lulesh-annotation-profile.cali", Options{})
-	n := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		path, val, _ := strings.Cut(line, "\t")
-		v, _ := strconv.ParseFloat(val, 64)
-		if got := r.values[key(0, strings.Split(path, " => ")...)]["excl_wtime"]; !near(got, v*1e6) {
-			t.Errorf("%s: excl_wtime %v, caliper-reader says %v s", path, got, v)
-		}
-		n++
-	}
-	if n != 19 {
-		t.Errorf("caliper-reader gave %d records with a path, want 19", n)
+	Edges [][2][]string
+}
+
+// TestIndependentReaders compares every numeric value per (region path,
+// rank) and every call-tree edge with LLNL's caliper-reader and with
+// Hatchet's two Caliper readers (testdata/oracle/read.py). The readers name
+// the columns by attribute (Hatchet: "time" for sum#time.duration, "time
+// (inc)" for its inclusive sum, which Hatchet computes where the file has
+// none); perfkb's name for an attribute is metricFor's, and the file's
+// time.duration aggregates are in the file's time unit (seconds in these
+// Caliper 2 .cali files, µs in json-split). Hatchet gives each sampled
+// source line a node below its function; perfkb does not convert source
+// lines, so read.py adds their values to the function's.
+func TestIndependentReaders(t *testing.T) {
+	for _, tc := range []struct {
+		reader, module, file string
+		unit                 float64 // µs per time.duration unit
+	}{
+		{"caliperreader", "caliperreader", "lulesh-annotation-profile.cali", 1e6},
+		{"caliperreader", "caliperreader", "spot-lulesh.cali", 1e6},
+		{"hatchet-cali", "hatchet", "lulesh-annotation-profile.cali", 1e6},
+		{"hatchet-cali", "hatchet", "spot-lulesh.cali", 1e6},
+		{"hatchet-json", "hatchet", "lulesh-annotation-profile.json", 1},
+		{"hatchet-json", "hatchet", "cpi-callpath-profile.json", 1},
+	} {
+		t.Run(tc.reader+"/"+tc.file, func(t *testing.T) {
+			py := oracle.Python(t, tc.module)
+			cmd := exec.Command(py, filepath.Join("testdata", "oracle", "read.py"), tc.reader, filepath.Join("testdata", tc.file))
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", tc.reader, err, stderr.String())
+			}
+			var want oracleOut
+			if err := json.Unmarshal(out, &want); err != nil {
+				t.Fatal(err)
+			}
+			r := run(t, tc.file, Options{})
+			compared, equal, absentZero := 0, 0, 0
+			for _, row := range want.Rows {
+				k := key(row.Rank, row.Path...)
+				for col, v := range row.Values {
+					if v == nil {
+						continue
+					}
+					name, _ := metricFor(col)
+					switch col {
+					case "time":
+						name = "excl_wtime"
+					case "time (inc)":
+						name = "wtime"
+					}
+					w := *v
+					if col == "time" || col == "time (inc)" || strings.HasSuffix(col, "time.duration") {
+						w *= tc.unit
+					}
+					got, ok := r.values[k][name]
+					if !ok && w == 0 {
+						absentZero++ // Hatchet fills ranks without a record with 0
+						continue
+					}
+					compared++
+					if !ok || !near(got, w) {
+						t.Errorf("%s %s: perfkb %s = %v (present %v), %s %v", k, col, name, got, ok, tc.reader, w)
+						continue
+					}
+					equal++
+				}
+			}
+			var wantEdges, gotEdges []string
+			for _, e := range want.Edges {
+				wantEdges = append(wantEdges, convert.EscapeSegment(strings.Join(e[0], " => "))+" -> "+convert.EscapeSegment(strings.Join(e[1], " => ")))
+			}
+			seen := map[string]bool{}
+			for child, parent := range r.parent {
+				e := parent[strings.Index(parent, "/")+1:] + " -> " + child[strings.Index(child, "/")+1:]
+				if !seen[e] {
+					seen[e] = true
+					gotEdges = append(gotEdges, e)
+				}
+			}
+			sort.Strings(wantEdges)
+			sort.Strings(gotEdges)
+			if !slices.Equal(gotEdges, wantEdges) {
+				t.Errorf("call-tree edges differ from %s's:\n got %d %v\nwant %d %v", tc.reader, len(gotEdges), gotEdges, len(wantEdges), wantEdges)
+			}
+			if compared == 0 {
+				t.Fatalf("%s gave no values", tc.reader)
+			}
+			t.Logf("%s by %s: %d of %d values equal (%d zero values of rows perfkb has no record for), %d of %d call-tree edges",
+				tc.file, tc.reader, equal, compared, absentZero, len(gotEdges), len(wantEdges))
+		})
 	}
 }

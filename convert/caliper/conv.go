@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +125,7 @@ type summary struct {
 	parent  *summary
 	values  map[string]float64
 	hasData bool
+	records float64 // the count attribute summed over the merged records, weighting averages
 }
 
 // Convert implements convert.Converter.
@@ -172,6 +176,7 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, data []byt
 		return s
 	}
 	outside, otherChannel, dups := 0, 0, 0
+	dropped := map[string]bool{} // averages that cannot be merged without counts
 	var firstDup string
 	metricUnits := map[string]float64{}
 	for _, r := range prof.Records {
@@ -192,14 +197,16 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, data []byt
 			}
 		}
 		s := get(rank, r.Path)
-		if s.hasData {
+		merge := s.hasData
+		if merge {
 			dups++
 			if firstDup == "" {
 				firstDup = r.Pos
 			}
-			continue
 		}
 		s.hasData = true
+		weight, prior := r.Values["count"], s.records
+		s.records += weight
 		for attr, v := range r.Values {
 			if attr == rankAttr {
 				continue
@@ -219,8 +226,29 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, data []byt
 				}
 			}
 			metricUnits[name] = sc
-			s.values[name] = v * sc
+			v *= sc
+			old, had := s.values[name]
+			switch op := strings.TrimPrefix(attr, "sum#avg#"); {
+			case !merge || !had:
+			case strings.HasPrefix(op, "min#"):
+				v = min(old, v)
+			case strings.HasPrefix(op, "max#"):
+				v = max(old, v)
+			case strings.HasPrefix(op, "avg#"):
+				if prior+weight == 0 || math.IsNaN(old) {
+					dropped[name] = true
+					v = math.NaN() // removed below, whatever records follow
+				} else {
+					v = (old*prior + v*weight) / (prior + weight)
+				}
+			default:
+				v += old
+			}
+			s.values[name] = v
 		}
+	}
+	for _, s := range sums {
+		maps.DeleteFunc(s.values, func(_ string, v float64) bool { return math.IsNaN(v) })
 	}
 	if outside > 0 {
 		em.Warn(c.path, "%d records outside every region are not converted", outside)
@@ -229,7 +257,10 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, data []byt
 		em.Warn(c.path, "%d records of spot.channel other than regionprofile (time series) are not converted", otherChannel)
 	}
 	if dups > 0 {
-		em.Warn(firstDup, "%d records repeat a (rank, region path) already read: the first one is kept, as Hatchet does", dups)
+		em.Warn(firstDup, "%d records repeat a (rank, region path) already read, differing in columns that are not converted: their values are merged as Hatchet merges them (added; min and max kept; averages weighted by count)", dups)
+	}
+	if len(dropped) > 0 {
+		em.Warn(c.path, "averages %s of merged records without a count are not converted", strings.Join(slices.Sorted(maps.Keys(dropped)), ", "))
 	}
 	if len(order) == 0 {
 		return convert.Errorf(c.path, "", "no records inside a region: nothing to convert")

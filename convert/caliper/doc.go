@@ -43,9 +43,13 @@
 //
 // Not converted, each counted in a warning: records outside every region,
 // records of a spot.channel other than regionprofile (Spot time series,
-// which Hatchet skips too), a second record of the same (rank, path) (the
-// first is kept, as Hatchet keeps it), json-split columns that are neither
+// which Hatchet skips too), json-split columns that are neither
 // values nor the region path (sampler program counters …).
+//
+// Records of the same (rank, path), which differ only in columns that are
+// not converted (a sampled profile's source lines), are merged with one
+// warning, as Hatchet's json-split reader merges them: values added, min#
+// and max# kept, avg# weighted by count (without counts: not converted).
 //
 // Errors: "FILE:LINE:COLUMN" for .cali (a line without __rec, an entry
 // that is not KEY=VALUE, a node or attribute referenced before it is

@@ -28,6 +28,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/shacl"
 )
 
@@ -254,4 +255,37 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return "(prefix)"
+}
+
+// Findings converts c into an in-memory store, runs the named shipped rule
+// sets on it unchanged (as perfkb reason does) and returns, per problem
+// class (its local name: "LoadImbalance"), the sorted subjects of the
+// findings.
+func Findings(t testing.TB, c convert.Converter, sets ...string) map[string][]string {
+	t.Helper()
+	ctx := context.Background()
+	ds := native.OpenMemory()
+	if _, err := convert.Run(ctx, c, convert.NewStoreSink(ctx, ds, rdfio.LoadOptions{})); err != nil {
+		t.Fatalf("conversion failed: %v", err)
+	}
+	prog, err := reasoner.LoadProgram(sets, reasoner.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reasoner.Run(ctx, ds, prog, reasoner.Options{NoDerivations: true}); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := reasoner.Findings(ctx, ds, reasoner.FindingFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, f := range fs {
+		class := f.Type[strings.LastIndexAny(f.Type, "#/")+1:]
+		out[class] = append(out[class], f.Subject.Value)
+	}
+	for _, subjects := range out {
+		slices.Sort(subjects)
+	}
+	return out
 }

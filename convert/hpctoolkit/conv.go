@@ -2,7 +2,9 @@ package hpctoolkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path"
@@ -67,9 +69,25 @@ func mapMetric(pm PropMetric) (metricOut, bool) {
 	default:
 		return metricOut{}, false
 	}
-	name, scale := pm.Metric, 1.0
-	if s, ok := strings.CutSuffix(name, " (sec)"); ok {
-		name, scale = s, 1e6
+	name, scale := catalogName(pm.Metric)
+	return metricOut{prefix + name, scale}, true
+}
+
+// catalogName names the PERFONTO metric of a HPCToolkit event name and
+// gives the factor to its unit: time in seconds or milliseconds becomes
+// µs, REALTIME wtime and CPUTIME ctime, Linux perf's cycles and
+// instructions the catalog's TOT_CYC and TOT_INS, and PAPI events lose
+// their PAPI_ prefix, as the catalog names them.
+func catalogName(name string) (string, float64) {
+	scale := 1.0
+	for _, u := range []struct {
+		suffix string
+		scale  float64
+	}{{" (sec)", 1e6}, {" (msec)", 1e3}, {" (usec)", 1}, {" (nsec)", 1e-3}} {
+		if s, ok := strings.CutSuffix(name, u.suffix); ok {
+			name, scale = s, u.scale
+			break
+		}
 	}
 	switch strings.ToUpper(name) {
 	case "REALTIME":
@@ -83,7 +101,7 @@ func mapMetric(pm PropMetric) (metricOut, bool) {
 	default:
 		name = metricName(strings.TrimPrefix(name, "PAPI_"))
 	}
-	return metricOut{prefix + name, scale}, true
+	return name, scale
 }
 
 // metricName makes a metric name of a HPCToolkit event name: letters,
@@ -171,6 +189,18 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 	metaPath := filepath.Join(c.dir, "meta.db")
 	profPath := filepath.Join(c.dir, "profile.db")
 	em := convert.NewEmitter("hpctoolkit", c.dir, sink)
+	if st, err := os.Stat(c.dir); err != nil {
+		return em.Report(), err
+	} else if !st.IsDir() {
+		return em.Report(), convert.Errorf(c.dir, "", "not a directory: an HPCToolkit database is the directory holding meta.db and profile.db, or experiment.xml and *.metric-db files")
+	}
+	if _, err := os.Stat(metaPath); errors.Is(err, fs.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(c.dir, "experiment.xml")); err == nil {
+			err := c.convertXMLDir(ctx, em)
+			return em.Report(), err
+		}
+		return em.Report(), convert.Errorf(c.dir, "", "neither meta.db (hpcprof 2022.10 and later) nor experiment.xml (earlier hpcprof) is in the directory: not an HPCToolkit database")
+	}
 	metaData, err := os.ReadFile(metaPath)
 	if err != nil {
 		return em.Report(), err
@@ -206,14 +236,9 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, metaPath s
 	}
 
 	exp := c.ExperimentIRI()
-	b := c.base.String()
-	nm := trace.Names{Base: b, Exp: exp}
+	nm := trace.Names{Base: c.base.String(), Exp: exp}
 
 	// The processing units: one per thread profile.
-	type prof struct {
-		index int
-		loc   trace.Location
-	}
 	var ps []prof
 	seen := map[string]int{}
 	for i := range profs.Len() {
@@ -237,6 +262,58 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, metaPath s
 	if len(ps) == 0 {
 		return convert.Errorf(profPath, "", "no thread profiles to convert (%d profiles, all summaries or GPU streams)", profs.Len())
 	}
+	return c.emit(ctx, em, exp, meta.Contexts, meta.Context, ps, func(p prof, valT *convert.Table) (map[uint32][]val, error) {
+		vals := map[uint32][]val{}
+		unlisted := 0
+		err := profs.Values(p.index, func(v Value) error {
+			valT.Row()
+			if v.Ctx == 0 {
+				return nil // the global context: the profile's total
+			}
+			if meta.Context(v.Ctx) == nil {
+				unlisted++
+				return nil
+			}
+			o, ok := outs[v.Metric]
+			if !ok {
+				return nil
+			}
+			vals[v.Ctx] = append(vals[v.Ctx], val{o.name, v.V * o.scale})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if unlisted > 0 {
+			// hpcprof writes values of call-site and instruction
+			// contexts that meta.db does not list; hpcviewer skips them
+			// too (their costs are in the listed ancestors' values).
+			em.Warn(fmt.Sprintf("%s profile %d", profPath, p.index), "%d values of contexts that meta.db does not list are not converted", unlisted)
+		}
+		return vals, nil
+	})
+}
+
+// prof is one thread profile: where its values are and its processing unit.
+type prof struct {
+	index int
+	loc   trace.Location
+}
+
+// val is one metric value of a context.
+type val struct {
+	name string
+	v    float64
+}
+
+// emit writes the processing units, the code regions of the contexts
+// (parents before children) and, per thread profile (its values read by
+// valuesOf, counting them in the table it is given), the region summaries
+// of the contexts with values and of their ancestors, whichever database
+// layout they were read from.
+func (c *Converter) emit(ctx context.Context, em *convert.Emitter, exp string, contexts []*Context, lookup func(uint32) *Context, ps []prof, valuesOf func(prof, *convert.Table) (map[uint32][]val, error)) error {
+	b := c.base.String()
+	nm := trace.Names{Base: b, Exp: exp}
 	locs := make([]trace.Location, len(ps))
 	for i, p := range ps {
 		locs[i] = p.loc
@@ -250,7 +327,7 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, metaPath s
 	ctxT := em.Table("context")
 	regions := map[string]bool{}
 	regionIRI := map[uint32]kb.Term{}
-	for _, cx := range meta.Contexts {
+	for _, cx := range contexts {
 		ctxT.Row()
 		name, mn := regionOf(cx)
 		iri := nm.Region(name)
@@ -275,46 +352,19 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, metaPath s
 	rsT := em.Table("call path")
 	expT := kb.IRI(exp)
 	emit := func(s kb.Term, p string, o kb.Term) error { return rsT.Emit(ctx, s, kb.IRI(p), o) }
-	type val struct {
-		name string
-		v    float64
-	}
 	for _, p := range ps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		vals := map[uint32][]val{}
-		unlisted := 0
-		err := profs.Values(p.index, func(v Value) error {
-			valT.Row()
-			if v.Ctx == 0 {
-				return nil // the global context: the profile's total
-			}
-			if meta.Context(v.Ctx) == nil {
-				unlisted++
-				return nil
-			}
-			o, ok := outs[v.Metric]
-			if !ok {
-				return nil
-			}
-			vals[v.Ctx] = append(vals[v.Ctx], val{o.name, v.V * o.scale})
-			return nil
-		})
+		vals, err := valuesOf(p, valT)
 		if err != nil {
 			return err
-		}
-		if unlisted > 0 {
-			// hpcprof writes values of call-site and instruction
-			// contexts that meta.db does not list; hpcviewer skips them
-			// too (their costs are in the listed ancestors' values).
-			em.Warn(fmt.Sprintf("%s profile %d", profPath, p.index), "%d values of contexts that meta.db does not list are not converted", unlisted)
 		}
 		// A context with values has a summary, and so have its ancestors,
 		// so that the hasChildRS tree reaches it from an entry point.
 		with := map[uint32]bool{}
 		for id := range vals {
-			for cx := meta.Context(id); cx != nil && !with[cx.ID]; cx = meta.Context(cx.Parent) {
+			for cx := lookup(id); cx != nil && !with[cx.ID]; cx = lookup(cx.Parent) {
 				with[cx.ID] = true
 			}
 		}
@@ -328,7 +378,7 @@ func (c *Converter) convert(ctx context.Context, em *convert.Emitter, metaPath s
 		slices.Sort(ids)
 		for _, id := range ids {
 			rsT.Row()
-			cx := meta.Context(id)
+			cx := lookup(id)
 			rs := kb.IRI(rsPrefix + strconv.FormatUint(uint64(id), 10))
 			for _, e := range []error{
 				emit(rs, ontology.RDFType, kb.IRI(ontology.RegionSummary)),

@@ -53,6 +53,23 @@
 // written. The relation of a context (call, inlined call) has no PERFONTO
 // term.
 //
+// # The experiment.xml layout
+//
+// A directory without meta.db but with experiment.xml (hpcprof before
+// 2020) is read as that layout: experiment.xml's MetricDBTable names the
+// columns and SecCallPathProfileData the context tree (PF and Pr
+// procedures, L loops, S statements, C call sites), and one
+// <prog>-<rank>-<thread>-<hostid>-<pid>-<gen>.metric-db file per thread
+// holds a 32-byte header and big-endian float64 values per (context id,
+// column). PF/Pr map as function contexts, L as loops, S as source lines
+// (in the enclosing file); call sites are no summaries, their callee's
+// summary being the caller's child. A column "M (I)" is M, "M (E)" excl_M
+// minus the exclusive values of the loops, statements and inlined
+// procedures directly inside (which HPCToolkit counts in the enclosing
+// context's too). Thread ids from 500 (GPU streams) and call sites'
+// exclusive values are warned and skipped. Errors are
+// "experiment.xml:LINE:COL" and "<file>.metric-db: byte N (field)".
+//
 // Errors name the file and "byte N (structure field)": a missing magic,
 // format or footer, a section or array outside the file or its section, a
 // child-context array shared by two contexts (a cycle), a value block

@@ -43,3 +43,33 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// FuzzExperimentXML feeds arbitrary experiment.xml and metric-db bytes to
+// the conversion of the older layout: it may reject them, always with a
+// positioned invalid-input error naming one of the two files, and never
+// panics or loops.
+func FuzzExperimentXML(f *testing.F) {
+	xmlData, err := os.ReadFile(filepath.Join(cpiDB, "experiment.xml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	db, err := os.ReadFile(filepath.Join(cpiDB, rank0DB))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(xmlData, db)
+	f.Add(xmlData[:len(xmlData)/2], db)
+	f.Add(xmlData, db[:100])
+	const xmlName, dbName = "fuzz/experiment.xml", "fuzz/" + rank0DB
+	f.Fuzz(func(t *testing.T, xmlData, db []byte) {
+		em := convert.NewEmitter("hpctoolkit", "fuzz", discard{})
+		err := New("fuzz", base, Options{}).convertXML(context.Background(), em, xmlName, xmlData, []namedFile{{dbName, db}})
+		if err == nil {
+			return
+		}
+		var ce *convert.Error
+		if !errors.As(err, &ce) || !ce.InvalidInput() || (ce.Source != xmlName && ce.Source != dbName) {
+			t.Fatalf("error is not a positioned invalid-input error of experiment.xml or the metric-db file: %v", err)
+		}
+	})
+}

@@ -22,6 +22,12 @@
 //	end − start                          PerformanceMetric <ri>/wtime (µs)
 //	parentSpanId                         <exp>/ri/<traceId>/<parentSpanId> hasChildRI the
 //	                                     span's instance (the parent may arrive later)
+//	span attribute K = V                 EventAttribute <ri>/enter/attr/<K> of the Enter
+//	                                     event: hasAttrName K, hasAttrValue V as a string
+//	                                     (arrays and maps as JSON)
+//	status code OK / ERROR, message      EventAttributes of the Exit event: otel.status_code
+//	                                     "OK" / "ERROR", otel.status_description (the names
+//	                                     OpenTelemetry gives them outside OTLP); Unset: none
 //	gauge or sum data point              PerformanceMetric and SensorMeasurement
 //	                                     <pu>/m/<name>/<timeUnixNano>[/a<attribute hash>]:
 //	                                     hasMetricName (punctuation as '_'),
@@ -32,7 +38,7 @@
 //
 // Every IRI comes from the data's own keys, so a request resent after a
 // lost acknowledgement maps to the same statements and is stored once.
-// Not converted: span kind, status, attributes, events and links; data
+// Not converted: span kind, span events and links, scope attributes; data
 // point attributes (beyond telling points apart), exemplars and bucket
 // counts; NaN and infinite values. Logs and profiles are not received.
 //

@@ -152,7 +152,10 @@ func micros(t pcommon.Timestamp) float64 { return float64(t) / 1e3 }
 // Traces maps spans: each span is a RegionInstance of the code region
 // named by the span, in its resource's activity unit, with Enter and Exit
 // events at its start and end times (µs since the Unix epoch), its
-// duration as wtime (µs), and the parent span's instance hasChildRI it.
+// duration as wtime (µs), and the parent span's instance hasChildRI it;
+// its attributes are EventAttributes of the Enter event, its status
+// (otel.status_code OK or ERROR, otel.status_description) of the Exit
+// event.
 // It returns the number of spans. A span without trace or span id, or
 // ending before it starts, is refused with its index; nothing of the
 // request should then be stored (the caller discards the statements).
@@ -221,6 +224,17 @@ func (m *Mapper) Traces(ctx context.Context, td ptrace.Traces, source string, em
 				if p := sp.ParentSpanID(); !p.IsEmpty() {
 					q = append(q, [3]kb.Term{kb.IRI(m.Experiment + "/ri/" + tid + "/" + p.String()), kb.IRI(ontology.HasChildRI), r})
 				}
+				// Attributes describe the span from its start; the status
+				// is set when it ends.
+				for k, v := range sp.Attributes().All() {
+					q = appendAttr(q, enter, k, v.AsString())
+				}
+				if code := sp.Status().Code(); code != ptrace.StatusCodeUnset {
+					q = appendAttr(q, exit, "otel.status_code", strings.ToUpper(code.String()))
+				}
+				if msg := sp.Status().Message(); msg != "" {
+					q = appendAttr(q, exit, "otel.status_description", msg)
+				}
 				for _, t := range q {
 					if err := emit(t[0], t[1], t[2]); err != nil {
 						return n, err
@@ -231,6 +245,18 @@ func (m *Mapper) Traces(ctx context.Context, td ptrace.Traces, source string, em
 		}
 	}
 	return n, nil
+}
+
+// appendAttr adds the statements of an event attribute: the event
+// hasEventAttr <event>/attr/<name>, an EventAttribute with its name and
+// value.
+func appendAttr(q [][3]kb.Term, event kb.Term, name, value string) [][3]kb.Term {
+	a := kb.IRI(event.Value + "/attr/" + trace.Segment(name))
+	return append(q,
+		[3]kb.Term{event, kb.IRI(ontology.HasEventAttr), a},
+		[3]kb.Term{a, kb.IRI(ontology.RDFType), kb.IRI(ontology.EventAttribute)},
+		[3]kb.Term{a, kb.IRI(ontology.HasAttrName), kb.String(name)},
+		[3]kb.Term{a, kb.IRI(ontology.HasAttrValue), kb.String(value)})
 }
 
 // Metrics maps data points: each point of a gauge or sum is a

@@ -13,6 +13,8 @@ import (
 	"github.com/perfkb/perfkb/convert/converttest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
 var base = convert.MustBase("http://perfkb.example/otlp/")
@@ -169,4 +171,82 @@ func FuzzConvert(f *testing.F) {
 			t.Fatalf("error is not a positioned invalid-input error of fuzz.otlp: %v", err)
 		}
 	})
+}
+
+// TestSpanAttributesAndStatus: the example span's attribute (my.span.attr =
+// "some value", read off testdata/trace.json) and, on spans built here,
+// every attribute type and both status codes with a message.
+func TestSpanAttributesAndStatus(t *testing.T) {
+	sink := &memSink{}
+	if _, err := New(filepath.Join("testdata", "trace.json"), base, Options{}).Convert(context.Background(), sink); err != nil {
+		t.Fatal(err)
+	}
+	enter := base.String() + "exp/trace.json/ri/5b8efff798038103d269b633813fc60c/eee19b7ec3c1b174/enter"
+	attr := enter + "/attr/my.span.attr"
+	for _, c := range []struct {
+		s, p string
+		o    kb.Term
+	}{
+		{enter, ontology.HasEventAttr, kb.IRI(attr)},
+		{attr, ontology.RDFType, kb.IRI(ontology.EventAttribute)},
+		{attr, ontology.HasAttrName, kb.String("my.span.attr")},
+		{attr, ontology.HasAttrValue, kb.String("some value")},
+	} {
+		if !has(sink.qs, c.s, c.p, c.o) {
+			t.Errorf("missing %s %s %v", c.s, c.p, c.o)
+		}
+	}
+	for _, q := range sink.qs {
+		if strings.Contains(q.S.Value, "/exit/attr/") {
+			t.Errorf("a span without a status has status attributes: %v", q)
+		}
+	}
+
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	for i, st := range []struct {
+		code ptrace.StatusCode
+		msg  string
+	}{{ptrace.StatusCodeError, "deadline exceeded"}, {ptrace.StatusCodeOk, ""}} {
+		sp := spans.AppendEmpty()
+		sp.SetTraceID(pcommon.TraceID{1})
+		sp.SetSpanID(pcommon.SpanID{byte(i + 1)})
+		sp.SetName("rpc")
+		sp.SetStartTimestamp(1000)
+		sp.SetEndTimestamp(3000)
+		sp.Status().SetCode(st.code)
+		sp.Status().SetMessage(st.msg)
+		sp.Attributes().PutInt("retries", 3)
+		sp.Attributes().PutDouble("ratio", 0.5)
+		sp.Attributes().PutBool("cached", true)
+		sp.Attributes().PutEmptySlice("hosts").AppendEmpty().SetStr("a")
+	}
+	sink = &memSink{}
+	m := &Mapper{Base: base, Experiment: "http://x/exp"}
+	if _, err := m.Traces(context.Background(), td, "test", func(s, p, o kb.Term) error {
+		sink.qs = append(sink.qs, kb.TermQuad{S: s, P: p, O: o})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ri := func(i int) string {
+		return "http://x/exp/ri/01000000000000000000000000000000/0" + strconv.Itoa(i) + "00000000000000"
+	}
+	for _, c := range []struct{ s, name, value string }{
+		{ri(1) + "/enter", "retries", "3"},
+		{ri(1) + "/enter", "ratio", "0.5"},
+		{ri(1) + "/enter", "cached", "true"},
+		{ri(1) + "/enter", "hosts", `["a"]`},
+		{ri(1) + "/exit", "otel.status_code", "ERROR"},
+		{ri(1) + "/exit", "otel.status_description", "deadline exceeded"},
+		{ri(2) + "/exit", "otel.status_code", "OK"},
+	} {
+		a := c.s + "/attr/" + c.name
+		if !has(sink.qs, c.s, ontology.HasEventAttr, kb.IRI(a)) || !has(sink.qs, a, ontology.HasAttrName, kb.String(c.name)) || !has(sink.qs, a, ontology.HasAttrValue, kb.String(c.value)) {
+			t.Errorf("no attribute %s = %q on %s", c.name, c.value, c.s)
+		}
+	}
+	if has(sink.qs, ri(2)+"/exit", ontology.HasEventAttr, kb.IRI(ri(2)+"/exit/attr/otel.status_description")) {
+		t.Error("an empty status message is written")
+	}
 }
