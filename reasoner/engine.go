@@ -17,10 +17,6 @@ import (
 	"github.com/perfkb/perfkb/kb"
 )
 
-// DerivationsGraphIRI names the graph where the engine records, for every
-// triple it derives, the rule and premises that produced it.
-const DerivationsGraphIRI = kb.DerivationsGraphIRI
-
 // DerivationPredicateIRI links a derived triple's subject to one
 // derivation record (a literal, see derivation.go).
 const DerivationPredicateIRI = "urn:x-perfkb:derivation"
@@ -37,8 +33,10 @@ const (
 // DerivationDatatypeIRI is the datatype of derivation record literals.
 const DerivationDatatypeIRI = "urn:x-perfkb:derivation-record"
 
-// DerivationsGraph is the graph of derivation records.
-var DerivationsGraph = kb.IRI(DerivationsGraphIRI)
+// DerivationsGraph is the graph of derivation records
+// (kb.DerivationsGraphIRI): for every triple the engine derives, the rule
+// and premises that produced it.
+var DerivationsGraph = kb.IRI(kb.DerivationsGraphIRI)
 
 // Errors that stop a run early. The triples derived before the limit are
 // written; Summary says how far the run got.

@@ -149,7 +149,7 @@ type FindingFilter struct {
 func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Finding, error) {
 	ids := map[string]kb.ID{}
 	for _, iri := range []string{ontology.HasProblem, ontology.Severity, ontology.SeverityClass, ontology.TriggeredByMetric,
-		ontology.ProblemDescription, ontology.HasMetricName, ontology.HasMetricValue, ontology.RDFType, DerivationsGraphIRI,
+		ontology.ProblemDescription, ontology.HasMetricName, ontology.HasMetricValue, ontology.RDFType, kb.DerivationsGraphIRI,
 		ontology.InExperiment, ontology.OfCodeRegion} {
 		id, _, err := ds.Lookup(ctx, kb.IRI(iri))
 		if err != nil {
@@ -194,7 +194,7 @@ func Findings(ctx context.Context, ds kb.Dataset, filter FindingFilter) ([]Findi
 	seen := map[[2]kb.ID]bool{}
 	var out []Finding
 	for _, q := range quads {
-		if seen[[2]kb.ID{q.S, q.O}] || q.G == ids[DerivationsGraphIRI] {
+		if seen[[2]kb.ID{q.S, q.O}] || q.G == ids[kb.DerivationsGraphIRI] {
 			continue
 		}
 		seen[[2]kb.ID{q.S, q.O}] = true
