@@ -790,6 +790,12 @@ const (
 	PredictedValue = Namespace + "predictedValue"
 	// PredictedShare is the datatype property perfonto:predictedShare. The predicted value divided by the program's predicted value of the same metric at the same parameter value.
 	PredictedShare = Namespace + "predictedShare"
+	// MeasuredBy is the datatype property perfonto:measuredBy. On a reifier of a metric value statement (RDF 1.2 rdf:reifies): the tool, with its version where the input says it, that measured or computed the value, e.g. "TAU" or "CUBE 4.8.2".
+	MeasuredBy = Namespace + "measuredBy"
+	// ValueCompensationBound is the datatype property perfonto:valueCompensationBound. On a reifier of a compensated metric value statement: which end of the bounds of Wolf et al. eq. (11) the overhead compensation chose, "lower" or "upper" (the experiment's compensationBound, stated on the value).
+	ValueCompensationBound = Namespace + "valueCompensationBound"
+	// ValuePerEventOverhead is the datatype property perfonto:valuePerEventOverhead. On a reifier of a compensated metric value statement: the calibrated per-event overhead O, in microseconds, that the compensation removed (the experiment's perEventOverhead, stated on the value).
+	ValuePerEventOverhead = Namespace + "valuePerEventOverhead"
 	// HasFuzzyMembership is the object property perfonto:hasFuzzyMembership. A fuzzy membership of the subject's measured value in a linguistic term.
 	HasFuzzyMembership = Namespace + "hasFuzzyMembership"
 	// MembershipTerm is the object property perfonto:membershipTerm. The linguistic term whose fuzzy set the membership degree is about.

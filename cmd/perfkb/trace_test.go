@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -121,5 +122,72 @@ SELECT ?v WHERE {
 		if len(rows) != 2 || strings.TrimSpace(rows[1]) != c.want {
 			t.Errorf("%s: compensated MPI_Recv wtime = %q, want %s µs", c.bound, out, c.want)
 		}
+		// The value itself says how it was compensated (an RDF 1.2
+		// annotation): the bound asked for and O = 100 ns = 0.1 µs.
+		code, out, errs = runCmd(t, "query", "--data", nt, "--format", "csv", "-e", `PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>
+SELECT ?v ?bound ?o WHERE {
+  ?e perfonto:compensatedFrom ?measured .
+  ?rs perfonto:inExperiment ?e ; perfonto:ofCodeRegion ?r ; perfonto:hasMetric ?m .
+  ?r perfonto:regionName "MPI_Recv" .
+  ?m perfonto:hasMetricName "wtime" ;
+     perfonto:hasMetricValue ?v {| perfonto:valueCompensationBound ?bound ; perfonto:valuePerEventOverhead ?o |} }`)
+		if code != exitOK {
+			t.Fatalf("%s: annotation query: exit %d: %s", c.bound, code, errs)
+		}
+		if got, want := strings.TrimSpace(out), "v,bound,o\n"+c.want+","+c.bound+",0.1"; strings.ReplaceAll(got, "\r", "") != want {
+			t.Errorf("%s: annotated compensated value:\n%s\nwant\n%s", c.bound, got, want)
+		}
+		// Measured values carry no compensation annotation.
+		code, out, _ = runCmd(t, "query", "--data", nt, "--format", "csv", "-e", `PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>
+SELECT (COUNT(*) AS ?n) WHERE {
+  ?rs perfonto:inExperiment ?e ; perfonto:hasMetric ?m . ?m perfonto:hasMetricValue ?v .
+  FILTER NOT EXISTS { ?e perfonto:compensatedFrom ?x }
+  << ?m perfonto:hasMetricValue ?v >> perfonto:valueCompensationBound ?b }`)
+		if code != exitOK || strings.TrimSpace(strings.Split(strings.TrimSpace(out), "\n")[1]) != "0" {
+			t.Errorf("%s: measured values annotated as compensated: exit %d, %s", c.bound, code, out)
+		}
+	}
+}
+
+// TestConvertersAnnotateValues checks that TAU and CUBE values say which
+// tool measured them (RDF 1.2 annotations, queried with SPARQL 1.2): every
+// metric value statement has exactly one, naming the tool as its input
+// does. The TAU example's profiles carry no "TAU Version" metadata; the
+// CUBE anchors say "Cube Version" 4.8.2, and two name their Creator.
+func TestConvertersAnnotateValues(t *testing.T) {
+	dir := t.TempDir()
+	const counts = `PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>
+SELECT ?tool (COUNT(*) AS ?n) WHERE {
+  ?m perfonto:hasMetricValue ?v
+  OPTIONAL { << ?m perfonto:hasMetricValue ?v >> perfonto:measuredBy ?tool }
+} GROUP BY ?tool ORDER BY ?tool`
+	for _, c := range []struct {
+		name string
+		args []string
+		tool string
+	}{
+		{"tau", []string{"convert", "tau", "../../convert/tau/testdata/example"}, "TAU"},
+		{"cube", []string{"convert", "cube", "../../convert/cube/testdata/time.p4/profile.cubex"}, "CUBE 4.8.2 (Score-P 9.0-dev)"},
+		{"cube-values", []string{"convert", "cube", "../../convert/cube/testdata/cube-values_example.cubex"}, "CUBE 4.8.2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			nt := filepath.Join(dir, c.name+".nt")
+			if code, _, errs := runCmd(t, append(c.args, "--base", "http://perfkb.example/a/", "-o", nt)...); code != exitOK {
+				t.Fatalf("convert: exit %d: %s", code, errs)
+			}
+			code, out, errs := runCmd(t, "query", "--data", nt, "--format", "csv", "-e", counts)
+			if code != exitOK {
+				t.Fatalf("query: exit %d: %s", code, errs)
+			}
+			rows := strings.Split(strings.ReplaceAll(strings.TrimSpace(out), "\r", ""), "\n")
+			// One row: every value annotated, all with the same tool (no
+			// row with an unbound ?tool).
+			if len(rows) != 2 || !strings.HasPrefix(rows[1], strconv.Quote(c.tool)+",") && !strings.HasPrefix(rows[1], c.tool+",") {
+				t.Fatalf("values by annotating tool:\n%s\nwant one row, tool %q", out, c.tool)
+			}
+			if n := strings.TrimPrefix(strings.TrimPrefix(rows[1], strconv.Quote(c.tool)+","), c.tool+","); n == "0" {
+				t.Errorf("no values converted:\n%s", out)
+			}
+		})
 	}
 }

@@ -397,3 +397,20 @@ func nodeName(sys []sysNode) string {
 	}
 	return ""
 }
+
+// Tool names what wrote the values of the report, for their annotation:
+// the CUBE library version the anchor states ("Cube Version", else the
+// anchor syntax version), and the measurement system when the anchor
+// names one (Score-P writes a "Creator" attribute).
+func (a *Anchor) Tool() string {
+	tool := "CUBE"
+	if v := a.Attrs["Cube Version"]; v != "" {
+		tool += " " + v
+	} else if a.Version != "" {
+		tool += " (anchor " + a.Version + ")"
+	}
+	if c := a.Attrs["Creator"]; c != "" {
+		tool += " (" + c + ")"
+	}
+	return tool
+}

@@ -450,6 +450,11 @@ func (s *state) value(name string, c, l int, v *values, scale float64, children 
 			return err
 		}
 	}
+	for _, q := range convert.ValueAnnotation(mi, lit, convert.MeasuredBy(s.a.Tool())) {
+		if err := t.Emit(s.ctx, q[0], q[1], q[2]); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

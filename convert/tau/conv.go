@@ -382,6 +382,7 @@ func (c *Converter) thread(ctx context.Context, em *convert.Emitter, fnT, evT *c
 				emit(fnT, mi, ontology.RDFType, kb.IRI(ontology.PerformanceMetric)),
 				emit(fnT, mi, ontology.HasMetricName, kb.String(name)),
 				emit(fnT, mi, ontology.HasMetricValue, lit),
+				annotate(ctx, fnT, main, mi, lit),
 			} {
 				if e != nil {
 					return e
@@ -490,10 +491,30 @@ func (c *Converter) thread(ctx context.Context, em *convert.Emitter, fnT, evT *c
 			emit(evT, mi, ontology.RDFType, kb.IRI(ontology.PerformanceMetric)),
 			emit(evT, mi, ontology.HasMetricName, kb.String("AvgMessageLength")),
 			emit(evT, mi, ontology.HasMetricValue, kb.Double(a.sum/a.n)),
+			annotate(ctx, evT, main, mi, kb.Double(a.sum/a.n)),
 		} {
 			if e != nil {
 				return e
 			}
+		}
+	}
+	return nil
+}
+
+// toolOf names the tool that measured a thread's values: TAU, with the
+// version its metadata gives (TauMetaData.cpp writes "TAU Version").
+func toolOf(p *Profile) []kb.Triple {
+	if v := strings.TrimSpace(p.Metadata["TAU Version"]); v != "" {
+		return convert.MeasuredBy("TAU " + v)
+	}
+	return convert.MeasuredBy("TAU")
+}
+
+// annotate states who measured the value statement (mi, hasMetricValue, v).
+func annotate(ctx context.Context, t *convert.Table, p *Profile, mi, v kb.Term) error {
+	for _, st := range convert.ValueAnnotation(mi, v, toolOf(p)) {
+		if err := t.Emit(ctx, st[0], st[1], st[2]); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -555,6 +576,9 @@ func (c *Converter) userEvent(ctx context.Context, em *convert.Emitter, t *conve
 			if err := t.Emit(ctx, mi, po[0], po[1]); err != nil {
 				return err
 			}
+		}
+		if err := annotate(ctx, t, p, mi, lit); err != nil {
+			return err
 		}
 	}
 	return nil

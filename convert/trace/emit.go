@@ -28,13 +28,18 @@ type EmitOptions struct {
 	// Extra statements about the experiment (e.g. compensation metadata),
 	// as predicate → object.
 	ExperimentProps []kb.Triple
+	// ValueProps annotate every metric value statement of the summaries
+	// (RDF 1.2, convert.ValueAnnotation), e.g. a compensated value's bound
+	// and calibration.
+	ValueProps []kb.Triple
 }
 
 // writer builds terms and counts statements.
 type writer struct {
-	ctx  context.Context
-	sink Sink
-	n    int64
+	ctx        context.Context
+	sink       Sink
+	n          int64
+	valueProps []kb.Triple // annotations of each metric value (EmitOptions.ValueProps)
 }
 
 func (w *writer) add(s kb.Term, p string, o kb.Term) error {
@@ -213,6 +218,12 @@ func (w *writer) metric(rs kb.Term, rsIRI, name string, v float64) error {
 			return err
 		}
 	}
+	for _, st := range convert.ValueAnnotation(m, val, w.valueProps) {
+		w.n++
+		if err := w.sink.Add(w.ctx, kb.TermQuad{S: st[0], P: st[1], O: st[2]}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -233,7 +244,7 @@ func IsP2P(r Region) bool {
 // message counts and bytes, AvgMessageLength on point-to-point regions,
 // ls_wait/ls_count and wnxn_wait/wnxn_count where there was waiting.
 func EmitSummary(ctx context.Context, sink Sink, s *Summary, opts EmitOptions) (int64, error) {
-	w := &writer{ctx: ctx, sink: sink}
+	w := &writer{ctx: ctx, sink: sink, valueProps: opts.ValueProps}
 	if err := emitDefs(w, s.Defs, opts); err != nil {
 		return w.n, err
 	}

@@ -128,6 +128,9 @@ func (c *Converter) Convert(ctx context.Context, sink convert.Sink) (convert.Rep
 		{P: kb.IRI(ontology.CompensatedFrom), O: kb.IRI(exp)},
 		{P: kb.IRI(ontology.CompensationBound), O: kb.String(c.opts.Bound.String())},
 		{P: kb.IRI(ontology.PerEventOverhead), O: kb.Double(c.opts.Calibration.OverheadUs)},
+	}, ValueProps: []kb.Triple{
+		{P: kb.IRI(ontology.ValueCompensationBound), O: kb.String(c.opts.Bound.String())},
+		{P: kb.IRI(ontology.ValuePerEventOverhead), O: kb.Double(c.opts.Calibration.OverheadUs)},
 	}}
 	ct := em.Table("compensated region summary")
 	for range csum.Nodes {
