@@ -19,6 +19,10 @@ type Site = federation.Site
 // SiteInfo is a registered site with what its last refresh learned.
 type SiteInfo = federation.SiteInfo
 
+// SiteEntry is one row of a server's site listing, local or remote (see
+// federation.SiteEntry).
+type SiteEntry = federation.SiteEntry
+
 // SiteRegistry keeps the sites in the store's registry graph:
 // &SiteRegistry{DS: ds}.
 type SiteRegistry = federation.Registry
@@ -42,6 +46,10 @@ type SiteReport = federation.SiteReport
 // DefaultSiteTimeout bounds each call to a site unless the client says
 // otherwise.
 const DefaultSiteTimeout = federation.DefaultSiteTimeout
+
+// RegistryGraph is the named graph holding the site registry (see
+// federation.RegistryGraph).
+const RegistryGraph = federation.RegistryGraph
 
 // Registry errors, for errors.Is.
 var (

@@ -11,13 +11,14 @@
 //	client ──HTTP──▶ gin engine ── middleware: request log, metrics, auth,
 //	                  │            concurrency limit, body limit, timeout
 //	                  ├─ /sparql  ──▶ QueryService  (query package)
-//	                  ├─ /data    ──▶ GraphStore    (kb.Dataset + RDF decoder)
+//	                  ├─ /data    ──▶ GraphStore    (server/graphstore over a kb.Dataset)
 //	                  ├─ /rules…  ──▶ RuleService   (reasoner, rules)
-//	                  └─ /sites   ──▶ SiteService   (graphs and their sizes)
+//	                  └─ /sites   ──▶ SiteService   (local graphs, registered sites)
 //
 // The handlers depend only on the small interfaces in services.go, so the
 // server can be tested with fakes and wired to the real packages by thin
-// adapters (package server/backend). Errors leave the server in one JSON
+// adapters: package server/graphstore keeps graphs in a kb.Dataset, and
+// package server/backend connects queries, rules, analyses and sites. Errors leave the server in one JSON
 // envelope modelled on Prometheus' web API:
 // {"status":"error","errorType":…,"error":…}, with the line and column of
 // a syntax error when the service reports one; other answers are

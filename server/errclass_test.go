@@ -13,14 +13,15 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // fullDisk is a graph store whose writes fail as Pebble's do on a full
 // disk: an *os.PathError wrapping ENOSPC.
 type fullDisk struct{ GraphStore }
 
-func (fullDisk) Append(context.Context, kb.Term, RDFSource) (GraphChange, error) {
-	return GraphChange{}, fmt.Errorf("pebble: %w", &os.PathError{Op: "write", Path: "000042.log", Err: syscall.ENOSPC})
+func (fullDisk) Append(context.Context, kb.Term, graphstore.RDFSource) (graphstore.GraphChange, error) {
+	return graphstore.GraphChange{}, fmt.Errorf("pebble: %w", &os.PathError{Op: "write", Path: "000042.log", Err: syscall.ENOSPC})
 }
 
 // failingQuery fails every query with err.
@@ -33,7 +34,7 @@ func (f failingQuery) Update(context.Context, UpdateRequest) (UpdateSummary, err
 
 func TestGSPFullDisk(t *testing.T) {
 	srv, _, mem := newTestServer(t, nil)
-	srv.opts.Graphs = fullDisk{NewDatasetStore(mem)}
+	srv.opts.Graphs = fullDisk{graphstore.New(mem)}
 	rec := do(srv, "POST", "/data?default", "application/n-triples", "<http://a> <http://b> <http://c> .\n", bearer...)
 	if rec.Code != http.StatusInsufficientStorage || !strings.Contains(rec.Body.String(), "no space left on device") {
 		t.Errorf("POST on a full disk: %d %s, want 507", rec.Code, rec.Body)

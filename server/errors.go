@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/query"
+	"github.com/perfkb/perfkb/server/graphstore"
 	"github.com/perfkb/perfkb/textpos"
 )
 
@@ -156,6 +157,8 @@ func classify(err error) *apiError {
 		return &apiError{typ: ErrorTooLarge, err: fmt.Errorf("request body larger than %d bytes", tooLarge.Limit)}
 	case errors.Is(err, ErrTooLarge):
 		return &apiError{typ: ErrorTooLarge, err: err}
+	case errors.Is(err, graphstore.ErrUnsupportedFormat):
+		return &apiError{typ: ErrorUnsupported, err: err}
 	case errors.Is(err, ErrNotAvailable):
 		return &apiError{typ: ErrorNotAvailable, err: err}
 	case errors.Is(err, ErrNotFound):

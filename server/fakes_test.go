@@ -18,6 +18,7 @@ import (
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/server/graphstore"
 	"github.com/perfkb/perfkb/textpos"
 )
 
@@ -239,7 +240,7 @@ func (f *fakeRules) Explain(ctx context.Context, iri string) (Explanation, error
 func newTestServer(t *testing.T, mutate func(*Options)) (*Server, *fakeQuery, *native.MemStore) {
 	t.Helper()
 	mem := native.OpenMemory()
-	store := NewDatasetStore(mem)
+	store := graphstore.New(mem)
 	fq := &fakeQuery{}
 	opts := Options{Query: fq, Graphs: store, Rules: &fakeRules{}, Sites: store, Store: store, Token: testToken, PublicBase: "http://example.com"}
 	if mutate != nil {

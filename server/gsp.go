@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // graphStore serves the SPARQL 1.1 Graph Store HTTP Protocol at /data with
@@ -153,7 +154,7 @@ func (s *Server) gspGet(c *gin.Context, graph kb.Term) {
 }
 
 func (s *Server) gspWrite(c *gin.Context, graph kb.Term, replace bool) {
-	var src RDFSource
+	var src graphstore.RDFSource
 	var err error
 	if mt, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type")); mt == "multipart/form-data" && !replace {
 		if src, err = multipartSource(c.Request.Body, c.GetHeader("Content-Type"), s.graphBase(c, graph)); err != nil {
@@ -167,13 +168,13 @@ func (s *Server) gspWrite(c *gin.Context, graph kb.Term, replace bool) {
 			respondError(c, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("unsupported Content-Type %q: send one of %s", c.GetHeader("Content-Type"), offeredMediaTypes(rdfInputFormats))})
 			return
 		}
-		src = RDFSource{Body: c.Request.Body, Format: format, Name: "request body", BaseIRI: s.graphBase(c, graph), Size: c.Request.ContentLength}
+		src = graphstore.RDFSource{Body: c.Request.Body, Format: string(format), Name: "request body", BaseIRI: s.graphBase(c, graph), Size: c.Request.ContentLength}
 	}
 	src, pass := s.checkPush(c, s.opts.ValidatePushes, graph, src)
 	if !pass {
 		return
 	}
-	var change GraphChange
+	var change graphstore.GraphChange
 	if replace {
 		change, err = s.opts.Graphs.Replace(c.Request.Context(), graph, src)
 	} else {
@@ -215,5 +216,5 @@ func (s *Server) gspDelete(c *gin.Context, graph kb.Term) {
 		respondError(c, fmt.Errorf("graph <%s>: %w", graph.Value, ErrNotFound))
 		return
 	}
-	respondData(c, http.StatusOK, GraphChange{Graph: graph.Value, Removed: removed})
+	respondData(c, http.StatusOK, graphstore.GraphChange{Graph: graph.Value, Removed: removed})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // loadTurtle loads Turtle text into a graph of ds.
@@ -29,7 +30,7 @@ func loadTurtle(t *testing.T, ds kb.Dataset, graph, text string) {
 func graphLines(t *testing.T, ds kb.Dataset, graph kb.Term) []string {
 	t.Helper()
 	var lines []string
-	err := NewDatasetStore(ds).Triples(context.Background(), graph, func(tr kb.Triple) error {
+	err := graphstore.New(ds).Triples(context.Background(), graph, func(tr kb.Triple) error {
 		lines = append(lines, tr.S.String()+" "+tr.P.String()+" "+tr.O.String()+" .")
 		return nil
 	})
@@ -57,7 +58,7 @@ func TestGraphStoreRoundTrip(t *testing.T) {
 		t.Fatalf("PUT: status %d: %s", rec.Code, rec.Body)
 	}
 	var resp struct {
-		Data GraphChange `json:"data"`
+		Data graphstore.GraphChange `json:"data"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || resp.Data.Added != 3 || !resp.Data.Created {
 		t.Fatalf("PUT answer %s (%v)", rec.Body, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // directGraph reads direct graph identification (Graph Store Protocol
@@ -37,13 +38,15 @@ func (s *Server) directGraph(c *gin.Context) (kb.Term, bool) {
 
 // multipartSource is the source of a multipart/form-data body (Graph
 // Store Protocol 5.5: a POST of several RDF documents), which the store
-// adds as one atomic write (RDFSource.Boundary).
-func multipartSource(body io.Reader, contentType, base string) (RDFSource, error) {
+// adds as one atomic write (graphstore.RDFSource.Statements).
+func multipartSource(body io.Reader, contentType, base string) (graphstore.RDFSource, error) {
 	_, params, err := mime.ParseMediaType(contentType)
 	if err != nil || params["boundary"] == "" {
-		return RDFSource{}, newAPIError(ErrorBadData, "multipart/form-data without a boundary")
+		return graphstore.RDFSource{}, newAPIError(ErrorBadData, "multipart/form-data without a boundary")
 	}
-	return RDFSource{Body: body, Boundary: params["boundary"], Name: "request body", BaseIRI: base}, nil
+	boundary := params["boundary"]
+	return graphstore.RDFSource{Body: body, Name: "request body", BaseIRI: base,
+		Statements: func(r io.Reader) func() (kb.TermQuad, error) { return multipartQuads(r, boundary, base) }}, nil
 }
 
 // multipartQuads streams the statements of a multipart body's parts, one

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfkb/perfkb/query"
 )
 
 func TestHealthz(t *testing.T) {
@@ -62,7 +64,7 @@ func TestSites(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
-	var sites []Site
+	var sites []query.SiteEntry
 	dataOf(t, rec, &sites)
 	if len(sites) != 1 || sites[0].Name != "vienna" || sites[0].Triples != 2 || len(sites[0].Experiments) != 2 {
 		t.Errorf("sites %+v", sites)

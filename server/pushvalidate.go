@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/server/graphstore"
 	"github.com/perfkb/perfkb/shacl"
 )
 
@@ -48,7 +49,7 @@ type PushValidation struct {
 // asks. It returns the source to store (the same bytes, read again) and
 // true, or false when it has answered the request itself: the upload did
 // not parse, or does not conform and is refused with the report.
-func (s *Server) checkPush(c *gin.Context, pv PushValidation, graph kb.Term, src RDFSource) (RDFSource, bool) {
+func (s *Server) checkPush(c *gin.Context, pv PushValidation, graph kb.Term, src graphstore.RDFSource) (graphstore.RDFSource, bool) {
 	if pv.Mode == ValidateOff {
 		return src, true
 	}
@@ -91,7 +92,7 @@ func (s *Server) checkPush(c *gin.Context, pv PushValidation, graph kb.Term, src
 // validateDocument parses one upload into a scratch store beside the
 // built-in ontology and validates it against shapes (nil: the shipped
 // ones).
-func validateDocument(ctx context.Context, shapes *shacl.Shapes, graph kb.Term, src RDFSource, data []byte) (*shacl.Report, error) {
+func validateDocument(ctx context.Context, shapes *shacl.Shapes, graph kb.Term, src graphstore.RDFSource, data []byte) (*shacl.Report, error) {
 	if shapes == nil {
 		shippedShapes.once.Do(func() { shippedShapes.shapes, shippedShapes.err = shacl.Default(ctx) })
 		if shippedShapes.err != nil {
@@ -101,7 +102,7 @@ func validateDocument(ctx context.Context, shapes *shacl.Shapes, graph kb.Term, 
 	}
 	mem := native.OpenMemory()
 	defer mem.Close()
-	if _, err := src.load(ctx, mem, bytes.NewReader(data), rdfio.LoadOptions{Graph: graph}); err != nil {
+	if _, err := src.Load(ctx, mem, bytes.NewReader(data), rdfio.LoadOptions{Graph: graph}); err != nil {
 		return nil, err
 	}
 	if err := shacl.AddOntology(ctx, mem); err != nil {

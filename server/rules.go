@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/perfkb/perfkb/query"
 )
 
 // maxRuleFile caps a rule file read from a multipart upload.
@@ -212,7 +213,7 @@ func (s *Server) sites(c *gin.Context) {
 		return
 	}
 	if list == nil {
-		list = []Site{}
+		list = []query.SiteEntry{}
 	}
 	respondData(c, http.StatusOK, list)
 }

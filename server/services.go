@@ -2,14 +2,12 @@ package server
 
 import (
 	"context"
-	"io"
-	"time"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/rules"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // QueryService runs SPARQL queries and updates. It is the seam to the query
@@ -129,7 +127,7 @@ type TripleIterator interface {
 // graph argument is an IRI term, or kb.DefaultGraph for ?default.
 type GraphStore interface {
 	// Graphs lists the graphs that hold triples, with their sizes.
-	Graphs(ctx context.Context) ([]GraphInfo, error)
+	Graphs(ctx context.Context) ([]graphstore.GraphInfo, error)
 	// Size returns the number of triples in graph (0 when it does not
 	// exist).
 	Size(ctx context.Context, graph kb.Term) (int64, error)
@@ -137,60 +135,11 @@ type GraphStore interface {
 	Triples(ctx context.Context, graph kb.Term, emit func(kb.Triple) error) error
 	// Replace atomically replaces the content of graph with the RDF read
 	// from src. On any error (a syntax error included) nothing changes.
-	Replace(ctx context.Context, graph kb.Term, src RDFSource) (GraphChange, error)
+	Replace(ctx context.Context, graph kb.Term, src graphstore.RDFSource) (graphstore.GraphChange, error)
 	// Append atomically adds the RDF read from src to graph.
-	Append(ctx context.Context, graph kb.Term, src RDFSource) (GraphChange, error)
+	Append(ctx context.Context, graph kb.Term, src graphstore.RDFSource) (graphstore.GraphChange, error)
 	// Drop removes every triple of graph and reports how many there were.
 	Drop(ctx context.Context, graph kb.Term) (int64, error)
-}
-
-// GraphInfo describes one graph of the store.
-type GraphInfo struct {
-	IRI     string `json:"iri"`
-	Triples int64  `json:"triples"`
-}
-
-// RDFSource is an RDF document to read into a graph.
-type RDFSource struct {
-	Body   io.Reader
-	Format Format
-	// Name identifies the source in error messages (e.g. "request body").
-	Name string
-	// BaseIRI resolves relative IRIs in the document.
-	BaseIRI string
-	// Size is the document's length in bytes when known (Content-Length),
-	// otherwise 0 or negative; stores use it to size their buffers.
-	Size int64
-	// Boundary, when set, makes Body a multipart/form-data body with this
-	// boundary (Graph Store Protocol 5.5): several documents, each in the
-	// syntax its part's Content-Type or file name gives, read as one
-	// (Format unused).
-	Boundary string
-}
-
-// load reads the source from body (its Body, or a copy of it) into ds with
-// rdfio, each multipart part streamed into one rdfio.LoadQuads.
-func (src RDFSource) load(ctx context.Context, ds kb.Dataset, body io.Reader, opts rdfio.LoadOptions) (rdfio.LoadSummary, error) {
-	opts.SourceName, opts.BaseIRI = src.Name, src.BaseIRI
-	if src.Boundary != "" {
-		return rdfio.LoadQuads(ctx, ds, multipartQuads(body, src.Boundary, src.BaseIRI), opts)
-	}
-	format, err := kbFormat(src.Format)
-	if err != nil {
-		return rdfio.LoadSummary{}, err
-	}
-	opts.Format = format
-	return rdfio.Load(ctx, ds, body, opts)
-}
-
-// GraphChange reports what a Graph Store write did. For a replace, Added
-// is the graph's new size; for an append it is the number of statements
-// the request carried (triples already stored included).
-type GraphChange struct {
-	Graph   string `json:"graph"`
-	Added   int64  `json:"added"`
-	Removed int64  `json:"removed"`
-	Created bool   `json:"created"`
 }
 
 // RuleService runs rules and reports their findings; it is the seam to the
@@ -269,28 +218,7 @@ type Derivation = reasoner.Derivation
 
 // SiteService lists the grid sites this server knows about.
 type SiteService interface {
-	Sites(ctx context.Context) ([]Site, error)
-}
-
-// Site is one entry of the site registry.
-type Site struct {
-	Name string `json:"name"`
-	// Graph is the named graph holding the site's data locally, if any.
-	Graph string `json:"graph,omitempty"`
-	// Endpoint is the site's SPARQL endpoint, if remote.
-	Endpoint    string   `json:"endpoint,omitempty"`
-	Triples     int64    `json:"triples"`
-	Experiments []string `json:"experiments,omitempty"`
-	// Kind is "local" (a graph of this store) or "remote" (a registered
-	// site reached over SPARQL).
-	Kind string `json:"kind,omitempty"`
-	// For remote sites: the outcome of the last refresh, when it was, the
-	// number of experiments it holds and the name of the variable holding
-	// its token (never the token).
-	Status          string    `json:"status,omitempty"`
-	LastRefreshed   time.Time `json:"lastRefreshed,omitzero"`
-	ExperimentCount int       `json:"experimentCount,omitempty"`
-	TokenEnv        string    `json:"tokenEnv,omitempty"`
+	Sites(ctx context.Context) ([]query.SiteEntry, error)
 }
 
 // StoreStats is the part of the store the metrics and health checks read.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // trickle opens a POST /sparql with a 100,000-byte body and sends one
@@ -48,7 +49,7 @@ func trickle(t *testing.T, base string, interval time.Duration) <-chan string {
 // queries answered 503. The minimum body rate cuts them with 408 after
 // the grace of one stall timeout, and the POST queries are served.
 func TestSlowBodiesDoNotHoldPostSlots(t *testing.T) {
-	s := New(Options{Query: &fakeQuery{}, Graphs: NewDatasetStore(native.OpenMemory()), Token: testToken,
+	s := New(Options{Query: &fakeQuery{}, Graphs: graphstore.New(native.OpenMemory()), Token: testToken,
 		MaxConcurrent: 2, Timeout: 30 * time.Second, StallTimeout: 500 * time.Millisecond, QueueWait: time.Second})
 	base := startServer(t, s)
 	var answers []<-chan string
@@ -95,7 +96,7 @@ func TestSlowBodiesDoNotHoldPostSlots(t *testing.T) {
 // any minimum rate that still has not finished after BodyTimeout is cut
 // with 408.
 func TestBodyTimeout(t *testing.T) {
-	s := New(Options{Query: &fakeQuery{}, Graphs: NewDatasetStore(native.OpenMemory()), Token: testToken,
+	s := New(Options{Query: &fakeQuery{}, Graphs: graphstore.New(native.OpenMemory()), Token: testToken,
 		Timeout: 30 * time.Second, StallTimeout: 2 * time.Second, MinBodyRate: -1, BodyTimeout: time.Second})
 	base := startServer(t, s)
 	start := time.Now()

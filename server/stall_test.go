@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // startServer serves s on a loopback port with Serve (the production
@@ -74,7 +75,7 @@ func rawConn(t *testing.T, base, text string) net.Conn {
 func TestStalledClientsDoNotLockOutOthers(t *testing.T) {
 	q := &fakeQuery{}
 	ds := native.OpenMemory()
-	s := New(Options{Query: q, Graphs: NewDatasetStore(ds), Token: testToken, ProtectReads: true,
+	s := New(Options{Query: q, Graphs: graphstore.New(ds), Token: testToken, ProtectReads: true,
 		MaxConcurrent: 4, Timeout: 20 * time.Second, StallTimeout: 300 * time.Millisecond, QueueWait: 8 * time.Second})
 	base := startServer(t, s)
 	host := strings.TrimPrefix(base, "http://")
@@ -136,7 +137,7 @@ func TestStalledClientsDoNotLockOutOthers(t *testing.T) {
 // within the stall timeout instead of holding its request open until the
 // request timeout.
 func TestStalledBodyIsCut(t *testing.T) {
-	s := New(Options{Query: &fakeQuery{}, Graphs: NewDatasetStore(native.OpenMemory()), Token: testToken,
+	s := New(Options{Query: &fakeQuery{}, Graphs: graphstore.New(native.OpenMemory()), Token: testToken,
 		Timeout: 20 * time.Second, StallTimeout: 200 * time.Millisecond})
 	base := startServer(t, s)
 	host := strings.TrimPrefix(base, "http://")

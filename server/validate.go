@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/server/graphstore"
 	"github.com/perfkb/perfkb/shacl"
 )
 
@@ -27,7 +28,7 @@ func (s *Server) validate(c *gin.Context) {
 	if !s.authorize(c, false) {
 		return
 	}
-	store, ok := s.opts.Graphs.(*DatasetStore)
+	store, ok := s.opts.Graphs.(*graphstore.Store)
 	if !ok {
 		respondError(c, fmt.Errorf("validate: %w (no store is wired into this server)", ErrNotAvailable))
 		return
@@ -51,7 +52,7 @@ func (s *Server) validate(c *gin.Context) {
 		respondError(c, shippedShapes.err)
 		return
 	}
-	rep, err := shacl.Validate(ctx, store.ds, shippedShapes.shapes, opts)
+	rep, err := shacl.Validate(ctx, store.Dataset(), shippedShapes.shapes, opts)
 	if err != nil {
 		respondError(c, err)
 		return

@@ -28,6 +28,7 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/server"
 	"github.com/perfkb/perfkb/server/backend"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // The W3C SPARQL 1.1 protocol suites, run against the real server (the
@@ -153,7 +154,7 @@ func readFloor(t *testing.T) map[string]string {
 type w3cServer struct {
 	base   string // http://127.0.0.1:PORT
 	ds     kb.Dataset
-	store  *server.DatasetStore
+	store  *graphstore.Store
 	client *http.Client
 }
 
@@ -162,7 +163,7 @@ type w3cServer struct {
 func startW3CServer(t *testing.T) *w3cServer {
 	t.Helper()
 	ds := native.OpenMemory()
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	srv := server.New(server.Options{
 		Query:  &backend.QueryEngine{DS: ds},
 		Graphs: store,
@@ -794,7 +795,7 @@ func runHTTPTest(t *testing.T, m *manifest, test kb.Term) error {
 		if err != nil {
 			return err
 		}
-		_, err = srv.store.Replace(context.Background(), kb.IRI(name), server.RDFSource{Body: f, Format: server.FormatNTriples, Name: u.Path})
+		_, err = srv.store.Replace(context.Background(), kb.IRI(name), graphstore.RDFSource{Body: f, Format: rdfio.NTriples, Name: u.Path})
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("load %s into <%s>: %w", u.Path, name, err)
@@ -1092,7 +1093,7 @@ func runServiceDescription(t *testing.T, path string, record func(*testing.T, st
 				kb.DefaultGraph:                     "<http://example.org/s> <http://example.org/p> \"default\" .\n",
 				kb.IRI("http://example.org/graph1"): "<http://example.org/s> <http://example.org/p> \"named\" .\n",
 			} {
-				if _, err := srv.store.Replace(context.Background(), graph, server.RDFSource{Body: strings.NewReader(doc), Format: server.FormatNTriples, Name: "fixture"}); err != nil {
+				if _, err := srv.store.Replace(context.Background(), graph, graphstore.RDFSource{Body: strings.NewReader(doc), Format: rdfio.NTriples, Name: "fixture"}); err != nil {
 					t.Fatal(err)
 				}
 			}

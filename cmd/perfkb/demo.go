@@ -15,10 +15,12 @@ import (
 	"github.com/perfkb/perfkb/analysis"
 	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/server"
 	"github.com/perfkb/perfkb/server/backend"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 func init() { register(newDemoCmd) }
@@ -119,7 +121,7 @@ made up and printed. Stop the server with Ctrl-C.`,
 // the graph held. Graphs that hold data are kept unless reload is set. It
 // reports whether any graph changed.
 func loadDemoSites(ctx context.Context, app *App, ds kb.Dataset, sites int, triples int64, seed uint64, reload bool) (bool, error) {
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	changed := false
 	for _, name := range sample.SiteNames(sites) {
 		graph := kb.IRI(sample.GraphIRI(sample.DefaultGraphBase, name))
@@ -141,7 +143,7 @@ func loadDemoSites(ctx context.Context, app *App, ds kb.Dataset, sites int, trip
 			})
 			pw.CloseWithError(err)
 		}()
-		change, err := store.Replace(ctx, graph, server.RDFSource{Body: pr, Format: server.FormatNQuads, Name: "sample data for " + name})
+		change, err := store.Replace(ctx, graph, graphstore.RDFSource{Body: pr, Format: rdfio.NQuads, Name: "sample data for " + name})
 		pr.CloseWithError(io.ErrClosedPipe) // stop the generator if loading failed
 		progress.Done()
 		if err != nil {
@@ -169,7 +171,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // changed or nothing was inferred yet.
 func runDemoRules(ctx context.Context, app *App, ds kb.Dataset, changed bool) error {
 	if !changed {
-		inferred, err := server.NewDatasetStore(ds).Size(ctx, kb.InferredGraph)
+		inferred, err := graphstore.New(ds).Size(ctx, kb.InferredGraph)
 		if err != nil {
 			return err
 		}
@@ -194,7 +196,7 @@ func runDemoRules(ctx context.Context, app *App, ds kb.Dataset, changed bool) er
 // urn:x-perfkb:analysis) when the data changed or none were stored yet.
 func runDemoAnalysis(ctx context.Context, app *App, ds kb.Dataset, changed bool) error {
 	if !changed {
-		n, err := server.NewDatasetStore(ds).Size(ctx, analysis.Graph)
+		n, err := graphstore.New(ds).Size(ctx, analysis.Graph)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/server"
 	"github.com/perfkb/perfkb/server/backend"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 func init() { register(newServeCmd) }
@@ -128,7 +129,7 @@ func (f *serveFlags) validate() error {
 // server.
 func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Server {
 	gin.SetMode(gin.ReleaseMode)
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	noLimitIfZero := func(d time.Duration) time.Duration {
 		if d == 0 {
 			return -1 // the flags' 0 means no limit

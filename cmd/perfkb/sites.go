@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/query"
-	"github.com/perfkb/perfkb/server"
 )
 
 func init() { register(newSitesCmd) }
@@ -86,7 +85,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var infos []query.SiteInfo
 			if f.server != "" {
-				var all []server.Site
+				var all []query.SiteEntry
 				if err := f.call(cmd.Context(), http.MethodGet, "/sites", nil, &all); err != nil {
 					return err
 				}
@@ -168,7 +167,7 @@ its store); writes then need its token in $PERFKB_TOKEN.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sites []query.Site
 			if f.server != "" {
-				var all []server.Site
+				var all []query.SiteEntry
 				if err := f.call(cmd.Context(), http.MethodGet, "/sites", nil, &all); err != nil {
 					return err
 				}

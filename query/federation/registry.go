@@ -54,6 +54,28 @@ type SiteInfo struct {
 	Experiments int `json:"experiments"`
 }
 
+// SiteEntry is one row of a server's site listing (GET /sites): a named
+// graph of the local store, or a registered site reached over SPARQL.
+type SiteEntry struct {
+	Name string `json:"name"`
+	// Graph is the named graph holding the site's data locally, if any.
+	Graph string `json:"graph,omitempty"`
+	// Endpoint is the site's SPARQL endpoint, if remote.
+	Endpoint    string   `json:"endpoint,omitempty"`
+	Triples     int64    `json:"triples"`
+	Experiments []string `json:"experiments,omitempty"`
+	// Kind is "local" (a graph of this store) or "remote" (a registered
+	// site reached over SPARQL).
+	Kind string `json:"kind,omitempty"`
+	// For remote sites: the outcome of the last refresh, when it was, the
+	// number of experiments it holds and the name of the variable holding
+	// its token (never the token).
+	Status          string    `json:"status,omitempty"`
+	LastRefreshed   time.Time `json:"lastRefreshed,omitzero"`
+	ExperimentCount int       `json:"experimentCount,omitempty"`
+	TokenEnv        string    `json:"tokenEnv,omitempty"`
+}
+
 // Registry is the site registry and GEM kept in RegistryGraph of a store.
 type Registry struct {
 	DS kb.Dataset

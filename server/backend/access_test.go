@@ -12,6 +12,7 @@ import (
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // The tokens of the access tests: a reader and a writer for each of two
@@ -47,7 +48,7 @@ func accessServer(t *testing.T, graphs ...string) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	return server.New(server.Options{Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store,
 		Analysis: &Analysis{DS: ds}, Token: token, ProtectReads: true, Access: access})
 }

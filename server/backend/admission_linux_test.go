@@ -19,6 +19,7 @@ import (
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // The main goroutine keeps the main thread, as in cmd/perfkb: the runtime
@@ -80,7 +81,7 @@ func TestHeavyQueryLowersItsThread(t *testing.T) {
 	}
 	long := NewAdmission(time.Hour, 1) // heavy by steps only
 	long.Steps, long.Nice = 4*query.YieldEvery, base+9
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	ts := httptest.NewServer(server.New(server.Options{
 		Query: &QueryEngine{DS: ds, Admission: long}, Graphs: store, Store: store, ThreadPerQuery: true,
 	}))

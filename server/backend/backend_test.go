@@ -24,6 +24,7 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 const token = "t0ken"
@@ -41,7 +42,7 @@ func newFixture(t *testing.T) (*server.Server, kb.Dataset, sample.Summary) {
 	if _, err := rdfio.Load(context.Background(), ds, &buf, rdfio.LoadOptions{Format: rdfio.NQuads, SourceName: "sample.nq"}); err != nil {
 		t.Fatal(err)
 	}
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	srv := server.New(server.Options{
 		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Analysis: &Analysis{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
 	})
@@ -212,7 +213,7 @@ SELECT (MAX(?v) AS ?max) WHERE { ?rs perfonto:inProcessingUnit ?pu . ?pu perfont
 	if column(one, "n")[0] == column(all, "n")[0] {
 		t.Errorf("default-graph-uri did not restrict the dataset: %v vs %v", column(one, "n"), column(all, "n"))
 	}
-	size, err := server.NewDatasetStore(ds).Size(context.Background(), kb.IRI(graph))
+	size, err := graphstore.New(ds).Size(context.Background(), kb.IRI(graph))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -947,9 +947,9 @@ func TestQueryPageInChromium(t *testing.T) {
 }
 
 // fakeSites is a site registry with remote entries, as perfkb serve's.
-type fakeSites []server.Site
+type fakeSites []query.SiteEntry
 
-func (f fakeSites) Sites(context.Context) ([]server.Site, error) { return f, nil }
+func (f fakeSites) Sites(context.Context) ([]query.SiteEntry, error) { return f, nil }
 
 // naturalLess orders strings with their digit runs compared by value.
 func naturalLess(a, b string) bool {

@@ -12,6 +12,7 @@ import (
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // TestQueryMemoryThroughHTTP: a query or update past the engine's
@@ -31,7 +32,7 @@ func TestQueryMemoryThroughHTTP(t *testing.T) {
 	if err := ds.Apply(t.Context(), kb.Delta{Add: ids}); err != nil {
 		t.Fatal(err)
 	}
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	srv := server.New(server.Options{
 		Query: &QueryEngine{DS: ds, QueryMemory: 1 << 20}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
 	})
@@ -103,7 +104,7 @@ func TestQueryMemoryThroughHTTP(t *testing.T) {
 // bound is 16 KiB of text.
 func TestQueryTextWithinBudget(t *testing.T) {
 	ds := native.OpenMemory()
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	srv := server.New(server.Options{
 		Query: &QueryEngine{DS: ds, QueryMemory: 1 << 20}, Rules: &Reasoner{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
 	})
@@ -146,7 +147,7 @@ func TestQueryTextWithinBudget(t *testing.T) {
 // /rules/run; a small one is checked. With 1 MiB the bound is 16 KiB.
 func TestRuleTextWithinBudget(t *testing.T) {
 	ds := native.OpenMemory()
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	srv := server.New(server.Options{
 		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds, Options: reasoner.Options{MemoryBudget: 1 << 20}}, Graphs: store, Sites: store, Store: store, Token: token,
 	})

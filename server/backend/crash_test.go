@@ -19,6 +19,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // crashChildEnv, when set to a directory, turns the test binary into a
@@ -34,7 +35,7 @@ func runCrashChild(dir string) {
 		fmt.Fprintln(os.Stderr, "crash child:", err)
 		os.Exit(3)
 	}
-	st := server.NewDatasetStore(ds)
+	st := graphstore.New(ds)
 	srv := server.New(server.Options{Graphs: st, Store: st, Token: token})
 	err = srv.ListenAndServe(ctx, "127.0.0.1:0", func(a net.Addr) {
 		os.WriteFile(filepath.Join(dir, "addr.tmp"), []byte(a.String()), 0o644)

@@ -6,7 +6,7 @@
 //
 //	server.QueryService ◀── QueryEngine ──▶ query.Prepare / query.Exec / query.Update
 //	server.RuleService  ◀── Reasoner    ──▶ reasoner.LoadSources (UploadResolver) / Run / Findings / Explain
-//	server.SiteRegistry ◀── Sites       ──▶ query.SiteRegistry (add, remove, refresh) / server.DatasetStore
+//	server.SiteRegistry ◀── Sites       ──▶ query.SiteRegistry (add, remove, refresh) / graphstore.Store
 //
 // The adapters translate errors into the forms the server maps to HTTP
 // statuses: syntax errors keep their line and column (400), limits become

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb/kbtest"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // TestErrorEnvelopePositions sends a bad SPARQL query, a bad rule file and
@@ -22,7 +23,7 @@ import (
 // files in testdata/errpos.
 func TestErrorEnvelopePositions(t *testing.T) {
 	ds := kbtest.NewMemory()
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	srv := server.New(server.Options{Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Graphs: store, Store: store, Token: token})
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join("testdata", "errpos", name))

@@ -23,6 +23,7 @@ import (
 	"github.com/perfkb/perfkb/kb/store"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // envInt reads a positive integer from the environment.
@@ -120,7 +121,7 @@ SELECT ?rs WHERE { ?rs perfonto:hasMetric ?m } LIMIT 2000`, query.Options{})
 		summaries = append(summaries, r[0].Value)
 	}
 
-	st := server.NewDatasetStore(ds)
+	st := graphstore.New(ds)
 	srv := server.New(server.Options{
 		Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Graphs: st, Sites: st, Store: st,
 		Token: token, MaxConcurrent: 64, Timeout: 2 * time.Minute,

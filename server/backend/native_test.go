@@ -12,6 +12,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // TestGraphStoreOnNative checks the Graph Store Protocol's atomicity on
@@ -20,7 +21,7 @@ import (
 func TestGraphStoreOnNative(t *testing.T) {
 	ds := native.OpenMemory()
 	defer ds.Close()
-	st := server.NewDatasetStore(ds)
+	st := graphstore.New(ds)
 	srv := server.New(server.Options{Graphs: st, Token: token})
 	graph := kb.IRI("http://native.example/g")
 	target := "/data?graph=http%3A%2F%2Fnative.example%2Fg"

@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // TestOntologyInTheStore checks the ontology part of the codecs issue: a
@@ -47,7 +48,7 @@ SELECT ?cr WHERE { ?cr a/rdfs:subClassOf* perfonto:SpecificCodeRegion }`, query.
 		t.Fatalf("?cr a/rdfs:subClassOf* perfonto:SpecificCodeRegion: %d rows, want 1", rows)
 	}
 
-	srv := server.New(server.Options{Graphs: server.NewDatasetStore(ds)})
+	srv := server.New(server.Options{Graphs: graphstore.New(ds)})
 	for accept, want := range map[string]string{"text/turtle": "owl:Class", "application/rdf+xml": "rdf:RDF"} {
 		req := httptest.NewRequest(http.MethodGet, "/ontology", nil)
 		req.Header.Set("Accept", accept)

@@ -10,6 +10,7 @@ import (
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // allQuads counts the store's quads, with the inferred graph's apart.
@@ -63,7 +64,7 @@ func TestFailedRuleRunLeavesNothing(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := native.OpenMemory()
-			store := server.NewDatasetStore(ds)
+			store := graphstore.New(ds)
 			srv := server.New(server.Options{Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds, Options: tc.opts},
 				Graphs: store, Sites: store, Store: store, Token: token})
 			if rec := post(t, srv, "/data?default", "application/n-quads", tc.data, "Authorization", "Bearer "+token); rec.Code/100 != 2 {

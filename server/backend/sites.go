@@ -9,13 +9,14 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // Sites serves /sites: the store's graphs (local sites) and the remote
 // sites of the registry kept in the store, which it adds, removes and
 // refreshes (server.SiteRegistry).
 type Sites struct {
-	Local    *server.DatasetStore
+	Local    *graphstore.Store
 	Registry *query.SiteRegistry
 	// Client asks remote sites for their experiments on a refresh.
 	Client *query.SiteClient
@@ -25,7 +26,7 @@ var _ server.SiteRegistry = (*Sites)(nil)
 
 // NewSites returns the site service over the store ds (served through
 // local), whose refresh calls give each site timeout.
-func NewSites(local *server.DatasetStore, ds kb.Dataset, timeout time.Duration) *Sites {
+func NewSites(local *graphstore.Store, ds kb.Dataset, timeout time.Duration) *Sites {
 	reg := &query.SiteRegistry{DS: ds}
 	c := query.NewSiteClient(nil)
 	c.Timeout = timeout
@@ -34,7 +35,7 @@ func NewSites(local *server.DatasetStore, ds kb.Dataset, timeout time.Duration) 
 }
 
 // Sites lists local graphs then remote sites.
-func (r *Sites) Sites(ctx context.Context) ([]server.Site, error) {
+func (r *Sites) Sites(ctx context.Context) ([]query.SiteEntry, error) {
 	out, err := r.Local.Sites(ctx)
 	if err != nil {
 		return nil, err
@@ -44,7 +45,7 @@ func (r *Sites) Sites(ctx context.Context) ([]server.Site, error) {
 		return nil, err
 	}
 	for _, s := range remote {
-		out = append(out, server.Site{Name: s.Name, Endpoint: s.Endpoint, Kind: "remote", Status: s.Status,
+		out = append(out, query.SiteEntry{Name: s.Name, Endpoint: s.Endpoint, Kind: "remote", Status: s.Status,
 			LastRefreshed: s.LastRefreshed, ExperimentCount: s.Experiments, TokenEnv: s.TokenEnv})
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // TestUpdateValidation: with serve --validate (server.ValidateReject), a
@@ -29,7 +30,7 @@ func TestUpdateValidation(t *testing.T) {
 	for _, mode := range []server.ValidationMode{server.ValidateReject, server.ValidateWarn} {
 		ds := native.OpenMemory()
 		defer ds.Close()
-		store := server.NewDatasetStore(ds)
+		store := graphstore.New(ds)
 		srv := server.New(server.Options{
 			Query: &QueryEngine{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token,
 			ValidatePushes: server.PushValidation{Mode: mode},

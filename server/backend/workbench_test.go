@@ -25,6 +25,7 @@ import (
 	"github.com/perfkb/perfkb/kb/store"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // mylabGraph holds data pushed with another base than perfkb's sample
@@ -82,7 +83,7 @@ func TestWorkbenchViewsInChromium(t *testing.T) {
 	}
 	wd := startChromium(t)
 	ds := workbenchStore(t)
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	ts := httptest.NewServer(server.New(server.Options{Query: &QueryEngine{DS: ds}, Rules: &Reasoner{DS: ds}, Analysis: &Analysis{DS: ds}, Graphs: store, Sites: store, Store: store, Token: token}))
 	defer ts.Close()
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-package server
+package graphstore
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/query"
 )
 
-// DatasetStore serves the Graph Store Protocol, the site registry and store
-// statistics straight from a kb.Dataset; uploads are parsed with rdfio.Load.
-type DatasetStore struct {
+// Store serves the Graph Store Protocol, the local site list and store
+// statistics straight from a kb.Dataset; uploads are parsed with rdfio.
+type Store struct {
 	ds kb.Dataset
 	// writes keeps replaces and drops (which read a graph, then remove
 	// what they read) apart from every other write; appends only take the
@@ -25,24 +26,22 @@ type DatasetStore struct {
 	writes *writeLock
 }
 
-// NewDatasetStore returns a DatasetStore over ds.
-func NewDatasetStore(ds kb.Dataset) *DatasetStore {
-	return &DatasetStore{ds: ds, writes: newWriteLock()}
+// New returns a Store over ds.
+func New(ds kb.Dataset) *Store {
+	return &Store{ds: ds, writes: newWriteLock()}
 }
 
-var (
-	_ GraphStore  = (*DatasetStore)(nil)
-	_ SiteService = (*DatasetStore)(nil)
-	_ StoreStats  = (*DatasetStore)(nil)
-)
+// Dataset returns the store the Store serves (for validation and other
+// read-only passes over it).
+func (d *Store) Dataset() kb.Dataset { return d.ds }
 
-// Quads implements StoreStats.
-func (d *DatasetStore) Quads(ctx context.Context) (int64, error) {
+// Quads returns the number of stored quads.
+func (d *Store) Quads(ctx context.Context) (int64, error) {
 	return d.ds.Count(ctx, kb.Pattern{}, false)
 }
 
-// Graphs implements GraphStore: every graph holding quads, sorted by IRI.
-func (d *DatasetStore) Graphs(ctx context.Context) ([]GraphInfo, error) {
+// Graphs lists every graph holding quads, sorted by IRI.
+func (d *Store) Graphs(ctx context.Context) ([]GraphInfo, error) {
 	ids, err := d.ds.Graphs(ctx)
 	if err != nil {
 		return nil, err
@@ -65,12 +64,12 @@ func (d *DatasetStore) Graphs(ctx context.Context) ([]GraphInfo, error) {
 	return out, nil
 }
 
-func (d *DatasetStore) graphID(ctx context.Context, graph kb.Term) (kb.ID, bool, error) {
+func (d *Store) graphID(ctx context.Context, graph kb.Term) (kb.ID, bool, error) {
 	return d.ds.Lookup(ctx, graph)
 }
 
-// Size implements GraphStore.
-func (d *DatasetStore) Size(ctx context.Context, graph kb.Term) (int64, error) {
+// Size returns the number of triples in graph (0 when it does not exist).
+func (d *Store) Size(ctx context.Context, graph kb.Term) (int64, error) {
 	id, ok, err := d.graphID(ctx, graph)
 	if err != nil || !ok {
 		return 0, err
@@ -78,8 +77,8 @@ func (d *DatasetStore) Size(ctx context.Context, graph kb.Term) (int64, error) {
 	return d.ds.Count(ctx, kb.Pattern{G: id}, true)
 }
 
-// Triples implements GraphStore.
-func (d *DatasetStore) Triples(ctx context.Context, graph kb.Term, emit func(kb.Triple) error) error {
+// Triples calls emit for every triple of graph.
+func (d *Store) Triples(ctx context.Context, graph kb.Term, emit func(kb.Triple) error) error {
 	id, ok, err := d.graphID(ctx, graph)
 	if err != nil || !ok {
 		return err
@@ -130,21 +129,22 @@ func newTermCache(ds kb.Dataset) func(context.Context, kb.ID) (kb.Term, error) {
 	}
 }
 
-// Replace implements GraphStore.
-func (d *DatasetStore) Replace(ctx context.Context, graph kb.Term, src RDFSource) (GraphChange, error) {
+// Replace atomically replaces the content of graph with the RDF read
+// from src. On any error (a syntax error included) nothing changes.
+func (d *Store) Replace(ctx context.Context, graph kb.Term, src RDFSource) (GraphChange, error) {
 	return d.write(ctx, graph, src, true)
 }
 
-// Append implements GraphStore.
-func (d *DatasetStore) Append(ctx context.Context, graph kb.Term, src RDFSource) (GraphChange, error) {
+// Append atomically adds the RDF read from src to graph.
+func (d *Store) Append(ctx context.Context, graph kb.Term, src RDFSource) (GraphChange, error) {
 	return d.write(ctx, graph, src, false)
 }
 
-func (d *DatasetStore) write(ctx context.Context, graph kb.Term, src RDFSource, replace bool) (GraphChange, error) {
+func (d *Store) write(ctx context.Context, graph kb.Term, src RDFSource, replace bool) (GraphChange, error) {
 	change := GraphChange{Graph: graph.Value}
-	if src.Boundary == "" {
-		if _, err := kbFormat(src.Format); err != nil {
-			return change, err
+	if src.Statements == nil {
+		if f, ok := rdfio.Lookup(src.Format); !ok || f.Name != src.Format {
+			return change, fmt.Errorf("%w: %q", ErrUnsupportedFormat, src.Format)
 		}
 	}
 	gid, err := d.ds.Intern(ctx, []kb.Term{graph})
@@ -186,7 +186,7 @@ func (d *DatasetStore) write(ctx context.Context, graph kb.Term, src RDFSource, 
 	// and replaces of existing content through one atomic Apply.
 	bulk := (!replace || before == 0) && (src.Size <= 0 || src.Size >= bulkUploadBytes)
 	target := &graphRewritingDataset{Dataset: d.ds, graph: gid[0], remove: remove, bulk: bulk}
-	sum, err := src.load(ctx, target, body, rdfio.LoadOptions{Graph: graph, BatchSize: batchSize(src.Size)})
+	sum, err := src.Load(ctx, target, body, rdfio.LoadOptions{Graph: graph, BatchSize: batchSize(src.Size)})
 	if body.err != nil {
 		// The body could not be read (too large, connection lost): that,
 		// not what the parser made of the cut input, is the error.
@@ -224,13 +224,6 @@ func batchSize(size int64) int {
 		return 10000
 	}
 	return int(size / bytesPerTriple)
-}
-
-func kbFormat(f Format) (string, error) {
-	if rf, ok := f.rdfFormat(); ok {
-		return rf.Name, nil
-	}
-	return "", &apiError{typ: ErrorUnsupported, err: fmt.Errorf("cannot read %v", f)}
 }
 
 // errorRecordingReader remembers the first read error other than io.EOF.
@@ -330,8 +323,8 @@ func (w *graphRewritingWriter) Abort() error {
 	return nil
 }
 
-// Drop implements GraphStore.
-func (d *DatasetStore) Drop(ctx context.Context, graph kb.Term) (int64, error) {
+// Drop removes every triple of graph and reports how many there were.
+func (d *Store) Drop(ctx context.Context, graph kb.Term) (int64, error) {
 	id, ok, err := d.graphID(ctx, graph)
 	if err != nil || !ok {
 		return 0, err
@@ -353,14 +346,14 @@ func (d *DatasetStore) Drop(ctx context.Context, graph kb.Term) (int64, error) {
 	return int64(len(quads)), nil
 }
 
-// Sites implements SiteService until the federation registry lands: every
-// named graph of asserted data is a local site, with its experiments.
-func (d *DatasetStore) Sites(ctx context.Context) ([]Site, error) {
+// Sites lists the local sites: every named graph of asserted data is one,
+// with up to 100 of its experiments.
+func (d *Store) Sites(ctx context.Context) ([]query.SiteEntry, error) {
 	graphs, err := d.Graphs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	typeID, okType, err := d.ds.Lookup(ctx, kb.IRI(rdfType))
+	typeID, okType, err := d.ds.Lookup(ctx, kb.IRI(ontology.RDFType))
 	if err != nil {
 		return nil, err
 	}
@@ -368,15 +361,15 @@ func (d *DatasetStore) Sites(ctx context.Context) ([]Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sites []Site
+	var sites []query.SiteEntry
 	for _, g := range graphs {
 		if g.IRI == kb.DefaultGraphIRI || g.IRI == kb.InferredGraphIRI {
 			continue
 		}
-		if g.IRI == "urn:x-perfkb:sites" {
+		if g.IRI == query.RegistryGraph {
 			continue // the registry of remote sites, not a site's data
 		}
-		site := Site{Name: siteName(g.IRI), Graph: g.IRI, Triples: g.Triples, Kind: "local"}
+		site := query.SiteEntry{Name: siteName(g.IRI), Graph: g.IRI, Triples: g.Triples, Kind: "local"}
 		if okType && okExp {
 			gid, _, err := d.ds.Lookup(ctx, kb.IRI(g.IRI))
 			if err != nil {
