@@ -13,6 +13,7 @@ import (
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/query/eval"
+	"github.com/perfkb/perfkb/query/results"
 	"github.com/perfkb/perfkb/query/syntax"
 )
 
@@ -135,7 +136,7 @@ func TestServiceDecodingStopsWithRequest(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: error %v, want context.Canceled", mt, err)
 		}
-		if charged > 100+ctxCheckRows {
+		if charged > 100+results.ContextCheckRows {
 			t.Errorf("%s: %d rows decoded after the request was cancelled at row 100", mt, charged-100)
 		}
 		cancel()
