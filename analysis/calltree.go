@@ -326,6 +326,7 @@ func mergeSummaries(nodes map[string]*rsNode, pu string) []*pathNode {
 			roots = append(roots, n)
 		}
 	}
+	roots = dropFlatEntries(roots, nodes, pu)
 	sort.Slice(roots, func(i, j int) bool { return roots[i].iri < roots[j].iri })
 	var merged []*pathNode
 	var visit func(n *rsNode, siblings *[]*pathNode)
@@ -361,6 +362,34 @@ func mergeSummaries(nodes map[string]*rsNode, pu string) []*pathNode {
 		visit(r, &merged)
 	}
 	return merged
+}
+
+// dropFlatEntries leaves out of the roots the flat-profile entries of a
+// profile that also has call paths: TAU writes each function once as a
+// flat total and once per call path ("main => MPI_Send()"), and ParaProf's
+// call tree shows only the paths. Such an entry is a root without children
+// whose code region the same processing unit also reaches through a call
+// path; it stays in the store (the per-function totals) but is not a node
+// of the tree.
+func dropFlatEntries(roots []*rsNode, nodes map[string]*rsNode, pu string) []*rsNode {
+	type key struct{ pu, region string }
+	reached := map[key]bool{}
+	for _, n := range nodes {
+		if pu != "" && n.pu != pu {
+			continue
+		}
+		if p := nodes[n.parent]; p != nil && (pu == "" || p.pu == pu) {
+			reached[key{n.pu, n.region}] = true
+		}
+	}
+	kept := roots[:0]
+	for _, r := range roots {
+		if len(r.children) == 0 && reached[key{r.pu, r.region}] {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept
 }
 
 // value combines key over the samples that have it.
