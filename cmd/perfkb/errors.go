@@ -19,6 +19,10 @@ func printError(w io.Writer, err error) {
 		for _, e := range errs {
 			fmt.Fprintln(w, e)
 		}
+		var h *hintedError
+		if errors.As(err, &h) {
+			fmt.Fprintf(w, "perfkb: %s\n", h.hint)
+		}
 		return
 	}
 	fmt.Fprintf(w, "perfkb: %v\n", err)
@@ -26,3 +30,13 @@ func printError(w io.Writer, err error) {
 		fmt.Fprintln(w, "perfkb: the disk is full: free space and run the command again (what was acknowledged before is kept)")
 	}
 }
+
+// hintedError is an error with a line of advice, printed after the error
+// (also after positioned errors, which otherwise print alone).
+type hintedError struct {
+	err  error
+	hint string
+}
+
+func (h *hintedError) Error() string { return h.err.Error() + "\n" + h.hint }
+func (h *hintedError) Unwrap() error { return h.err }

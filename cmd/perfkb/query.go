@@ -199,6 +199,11 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	}
 	prepared, err := query.PrepareContext(pctx, text, opts)
 	if err != nil {
+		if _, uerr := query.PrepareUpdate(text, opts); uerr == nil {
+			// Updates write, so they need the flag rather than being
+			// run on a guess (arq and Fuseki keep them apart too).
+			return usageError(&hintedError{err: err, hint: "this is a SPARQL Update request: run it with perfkb query --update"})
+		}
 		return err
 	}
 	if err := checkFormatForForm(prepared.Form(), format); err != nil {
