@@ -1253,35 +1253,8 @@ func isPNChars(r rune) bool {
 func (d *TurtleDecoder) tripleTerm() (kb.Term, error) {
 	in := d.in
 	line, col := in.line, in.col
-	in.skipASCII(3) // '<<('
-	if err := d.nest(); err != nil {
-		return kb.Term{}, err
-	}
-	if err := d.skipWS(); err != nil {
-		return kb.Term{}, err
-	}
-	s, err := d.simpleNode("the subject of a triple term (an IRI or a blank node)", false)
-	if err != nil {
-		return kb.Term{}, err
-	}
-	p, err := d.verb()
-	if err != nil {
-		return kb.Term{}, err
-	}
-	if err := d.skipWS(); err != nil {
-		return kb.Term{}, err
-	}
-	var o kb.Term
-	switch c := in.peek(); {
-	case c == '<' && in.peekAt(1) == '<' && in.peekAt(2) == '(':
-		o, err = d.tripleTerm()
-	case c == '<' && in.peekAt(1) == '<', c == '(':
-		return kb.Term{}, d.expected("the object of a triple term (an IRI, a blank node, a literal or a triple term)")
-	case c == '[':
-		o, err = d.simpleNode("", false)
-	default:
-		o, err = d.object()
-	}
+	s, p, o, err := d.tripleParts(3, "the subject of a triple term (an IRI or a blank node)", false,
+		"the object of a triple term (an IRI, a blank node, a literal or a triple term)")
 	if err != nil {
 		return kb.Term{}, err
 	}
@@ -1299,39 +1272,47 @@ func (d *TurtleDecoder) tripleTerm() (kb.Term, error) {
 	return kb.TripleTerm(s, p, o), nil
 }
 
+// tripleParts reads the opening of a triple term ('<<(', open 3) or of a
+// reified triple ('<<', open 2) and the subject, verb and object after it.
+// A reified triple's subject and object may be reified triples; a triple
+// term's may not, nor may either's object be a collection.
+func (d *TurtleDecoder) tripleParts(open int, subject string, reified bool, object string) (s, p, o kb.Term, err error) {
+	in := d.in
+	in.skipASCII(open)
+	if err = d.nest(); err != nil {
+		return
+	}
+	if err = d.skipWS(); err != nil {
+		return
+	}
+	if s, err = d.simpleNode(subject, reified); err != nil {
+		return
+	}
+	if p, err = d.verb(); err != nil {
+		return
+	}
+	if err = d.skipWS(); err != nil {
+		return
+	}
+	switch c := in.peek(); {
+	case c == '(', !reified && c == '<' && in.peekAt(1) == '<' && in.peekAt(2) != '(':
+		err = d.expected(object)
+	case c == '[':
+		o, err = d.simpleNode("", false)
+	default:
+		o, err = d.object()
+	}
+	return
+}
+
 // reifiedTriple parses << rtSubject verb rtObject reifier? >>: it emits
 // "reifier rdf:reifies <<( s p o )>>" and returns the reifier (a fresh
 // blank node when none is written).
 func (d *TurtleDecoder) reifiedTriple() (kb.Term, error) {
 	in := d.in
 	line, col := in.line, in.col
-	in.skipASCII(2) // '<<'
-	if err := d.nest(); err != nil {
-		return kb.Term{}, err
-	}
-	if err := d.skipWS(); err != nil {
-		return kb.Term{}, err
-	}
-	s, err := d.simpleNode("the subject of a reified triple (an IRI, a blank node or a reified triple)", true)
-	if err != nil {
-		return kb.Term{}, err
-	}
-	p, err := d.verb()
-	if err != nil {
-		return kb.Term{}, err
-	}
-	if err := d.skipWS(); err != nil {
-		return kb.Term{}, err
-	}
-	var o kb.Term
-	switch c := in.peek(); {
-	case c == '(':
-		return kb.Term{}, d.expected("the object of a reified triple (an IRI, a blank node, a literal, a triple term or a reified triple)")
-	case c == '[':
-		o, err = d.simpleNode("", false)
-	default:
-		o, err = d.object()
-	}
+	s, p, o, err := d.tripleParts(2, "the subject of a reified triple (an IRI, a blank node or a reified triple)", true,
+		"the object of a reified triple (an IRI, a blank node, a literal, a triple term or a reified triple)")
 	if err != nil {
 		return kb.Term{}, err
 	}
