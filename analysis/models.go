@@ -26,6 +26,11 @@ type ModelOptions struct {
 	// are also searched for falling terms such as p^-1 (Extra-P's
 	// allow_negative_exponents), which strong scaling needs.
 	Positive bool
+	// Repetitions chooses each model by the spread of the repetitions
+	// (pmnf.SelectRepetitions: inverse-variance weighted least squares and
+	// the Bayesian information criterion) instead of as Extra-P does; it
+	// applies to series whose every point has at least two repetitions.
+	Repetitions bool
 	// MinPoints is the fewest distinct values of a parameter a series
 	// needs (0: 5, Extra-P's minimum).
 	MinPoints int
@@ -226,6 +231,9 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, e
 	}
 	for _, s := range series {
 		md := &pmnf.Modeler{Median: opts.Median, Negative: !opts.Positive && s.ProblemSize != ""}
+		if opts.Repetitions {
+			md.Select = pmnf.SelectRepetitions
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
@@ -363,5 +364,60 @@ func TestTwoParameterSeries(t *testing.T) {
 				t.Errorf("%s: model %s at %v = %g, want %g (%s)", rm.Path, got, x, g, w, want[rm.Path])
 			}
 		}
+	}
+}
+
+// TestRepetitionsOption: with ModelOptions.Repetitions, repeated runs of
+// the same coordinates are modelled by pmnf.SelectRepetitions. Twenty
+// regions with 5% noise and 3 runs per p (a fixed seed) are fitted both
+// ways; every model must be SelectRepetitions' fit of the region's runs,
+// and at least one must differ from Extra-P's selection (otherwise the
+// case could not tell the options apart).
+func TestRepetitionsOption(t *testing.T) {
+	d := &Data{byIRI: map[string]*Experiment{}}
+	rng := rand.New(rand.NewPCG(7, 7))
+	ps := []int{2, 4, 8, 16, 32, 64}
+	const regions = 20
+	runs := map[string][]pmnf.Point{}
+	for k := range regions {
+		runs[fmt.Sprint("r", k)] = make([]pmnf.Point, len(ps))
+	}
+	for rep := range 3 {
+		for pi, p := range ps {
+			e := &Experiment{IRI: fmt.Sprintf("http://example.org/e%d-%d", p, rep), Version: "http://example.org/v",
+				Units: p, Processes: p, Threads: 1, Program: "r0", Regions: map[string]*Region{}}
+			for k := range regions {
+				name := fmt.Sprint("r", k)
+				v := (10 + float64(k) + 0.5*math.Pow(float64(p), 0.75)) * (1 + 0.05*(2*rng.Float64()-1))
+				e.Regions[name] = &Region{Path: name, CR: "http://example.org/" + name, Name: name, Summary: []*Summary{{Metrics: map[string]float64{"wtime": v}}}}
+				pt := &runs[name][pi]
+				pt.X = []float64{float64(p)}
+				pt.Values = append(pt.Values, v)
+			}
+			d.Experiments = append(d.Experiments, e)
+		}
+	}
+	res, err := fitModels(context.Background(), d, ModelOptions{Repetitions: true, Positive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Models) != regions {
+		t.Fatalf("%d models, want %d", len(res.Models), regions)
+	}
+	differ := 0
+	for _, rm := range res.Models {
+		want, err := (&pmnf.Modeler{Select: pmnf.SelectRepetitions}).Fit([]string{"p"}, runs[rm.Path])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rm.Model.String(); got != want.String() {
+			t.Errorf("%s: model %s, want SelectRepetitions' %s", rm.Path, got, want)
+		}
+		if ep, _ := (&pmnf.Modeler{}).Fit([]string{"p"}, runs[rm.Path]); ep.String() != want.String() {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Error("every model equals Extra-P's selection: the case does not tell the options apart")
 	}
 }

@@ -20,6 +20,7 @@ type analyzeFlags struct {
 	defines     []string
 	noWrite     bool
 	noModels    bool
+	models      analysis.ModelOptions // set by perfkb model's flags
 }
 
 func (f *analyzeFlags) bind(cmd *cobra.Command) {
@@ -39,7 +40,7 @@ func (f *analyzeFlags) run(cmd *cobra.Command, app *App, kind string, diffs [][2
 	default:
 		return usageError(fmt.Errorf("--format %q: want table, json or csv", f.format))
 	}
-	opts := analysis.Options{Diffs: diffs, DryRun: f.noWrite, Defines: map[string]string{}, NoModels: f.noModels && kind != analysis.KindModels}
+	opts := analysis.Options{Diffs: diffs, DryRun: f.noWrite, Defines: map[string]string{}, NoModels: f.noModels && kind != analysis.KindModels, Models: f.models}
 	for _, d := range f.defines {
 		k, v, ok := strings.Cut(d, "=")
 		if !ok || k == "" {

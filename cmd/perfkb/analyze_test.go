@@ -90,6 +90,12 @@ func TestModelCommand(t *testing.T) {
 			t.Errorf("model output lacks %q:\n%s", want, out)
 		}
 	}
+	if code, _, _ := runCLI(t, "", storeFlag, "model", "--select", "best"); code != exitUsage {
+		t.Errorf("--select best: exit %d, want %d", code, exitUsage)
+	}
+	if code, out, stderr := runCLI(t, "", storeFlag, "model", "--select", "repetitions", "--no-write"); code != exitOK || !strings.Contains(out, "performance models (") {
+		t.Errorf("model --select repetitions: %d\n%.2000s\n%s", code, out, stderr)
+	}
 	// CSV: the full-precision formula pf:predict reads.
 	code, out, _ = runCLI(t, "", storeFlag, "model", "--format", "csv")
 	if code != exitOK || !strings.Contains(out, ",formula\n") || !strings.Contains(out, "f(p) = ") {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/analysis"
@@ -10,6 +12,7 @@ func init() { register(newModelCmd) }
 
 func newModelCmd(app *App) *cobra.Command {
 	f := &analyzeFlags{}
+	var sel string
 	cmd := &cobra.Command{
 		Use:   "model",
 		Short: "Extra-P-style scaling models (PMNF) per experiment series, call path and metric",
@@ -29,16 +32,35 @@ fixed problem size (strong scaling) also search falling terms (p^-1 ...).
 A series needs 5 distinct values per parameter (Extra-P's minimum); shorter
 ones are listed.
 
+--select repetitions chooses by the repetitions' spread instead (series
+whose every point was measured at least twice): each hypothesis, for two
+parameters every exponent pair in all four combinations, is fitted to all
+points by least squares weighted by the inverse variance of each point's
+mean, and the smallest BIC (chi-square + k ln n) wins. It recovers the
+generating exponents of synthetic series more often than Extra-P's
+selection (docs/analysis.md), but its models are not Extra-P's.
+
 Models are written to urn:x-perfkb:analysis (perfonto:PerformanceModel with
 its terms, SMAPE, RSS, adjusted R², growth exponent and predictions), where
 SPARQL reads them and pf:predict(?formula, p) extrapolates; the MODELS rules
 flag PoorScalingModel and ExtrapolatedHotspot.`,
 		Example: `  perfkb model
   perfkb model --format csv > models.csv
-  perfkb model --define TARGET_PROCESSES=1024 --define HOTSPOT_SHARE=0.2`,
+  perfkb model --define TARGET_PROCESSES=1024 --define HOTSPOT_SHARE=0.2
+  perfkb model --select repetitions`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd, app, analysis.KindModels, nil) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch sel {
+			case "extrap":
+			case "repetitions":
+				f.models.Repetitions = true
+			default:
+				return usageError(fmt.Errorf("--select %q: want extrap or repetitions", sel))
+			}
+			return f.run(cmd, app, analysis.KindModels, nil)
+		},
 	}
 	f.bind(cmd)
+	cmd.Flags().StringVar(&sel, "select", "extrap", "model selection: extrap (Extra-P 4.2's) or repetitions (weighted by the repetitions' spread, BIC)")
 	return cmd
 }

@@ -26,6 +26,17 @@
 //   - repetitions of a point are aggregated by their mean (Extra-P 4.2's
 //     default) or median (Modeler.Median).
 //
+// Modeler.Select = SelectRepetitions replaces Extra-P's selection by one
+// that uses the repetitions' spread: every hypothesis (for two parameters
+// every pair of exponents in each of the four combinations, fitted to all
+// points rather than along lines) is fitted by least squares weighted by
+// the inverse variance of each point's mean (one relative variance pooled
+// over the points), and the smallest Bayesian information criterion
+// χ² + k·ln n wins. It recovers generating exponents more often than
+// Extra-P's selection where the points are few or there are two
+// parameters (docs/analysis.md has the figures), at the price of models
+// that differ from Extra-P's.
+//
 // Model.Formula writes a model as text that ParseFormula reads back
 // exactly; SPARQL's pf:predict (query/function/modelfn) evaluates it.
 package pmnf

@@ -250,21 +250,23 @@ func sameModel(a, b *Model, scale, tol float64) (hyp, coefs bool) {
 // (go test -timeout 30m).
 func TestAgainstExtraP(t *testing.T) {
 	py := oracle.Python(t, "extrap")
+	s, _ := seed(t)
 	dir := t.TempDir()
 	for di, tc := range designs {
 		if tc.extrap == 0 || (tc.extrap == 2 && os.Getenv("PERFKB_EXTRAP_FULL") == "") {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			cases := generate(synthSeed, tc.design)
+			cases := generate(s, tc.design)
 			file := filepath.Join(dir, fmt.Sprintf("design%d.txt", di))
 			if err := writeExtraPText(file, tc.design, cases); err != nil {
 				t.Fatal(err)
 			}
 			theirs := runExtraP(t, py, file, tc.params)
 			ours := fitAll(t, &Modeler{}, tc.design, cases)
-			var hyp, coef int
-			var rOurs, rTheirs recovery
+			reps := fitAll(t, &Modeler{Select: SelectRepetitions}, tc.design, cases)
+			var hyp, coef, repHyp, repCoef int
+			var rOurs, rTheirs, rReps recovery
 			for k, c := range cases {
 				th, ok := theirs[fmt.Sprintf("case%03d", k)]
 				if !ok {
@@ -285,13 +287,24 @@ func TestAgainstExtraP(t *testing.T) {
 				}
 				rOurs.add(ours[k], c.want)
 				rTheirs.add(th, c.want)
+				rReps.add(reps[k], c.want)
+				h, cf = sameModel(reps[k], th, scale, 0.01)
+				if h {
+					repHyp++
+				}
+				if cf {
+					repCoef++
+				}
 			}
 			n := float64(len(cases))
 			oe, on := rOurs.pct()
 			te, tn := rTheirs.pct()
-			t.Logf("%s: same hypothesis as Extra-P %.1f%%, same hypothesis and coefficients within 1%% %.1f%%; "+
+			re, rn := rReps.pct()
+			t.Logf("%s, seed %d: same hypothesis as Extra-P %.1f%%, same hypothesis and coefficients within 1%% %.1f%%; "+
 				"generating exponents exact/within 1/4: perfkb %.1f%%/%.1f%%, Extra-P %.1f%%/%.1f%%",
-				tc.name, 100*float64(hyp)/n, 100*float64(coef)/n, oe, on, te, tn)
+				tc.name, s, 100*float64(hyp)/n, 100*float64(coef)/n, oe, on, te, tn)
+			t.Logf("%s, seed %d, SelectRepetitions: exact/within 1/4 %.1f%%/%.1f%%; same hypothesis as Extra-P %.1f%%, and coefficients within 1%% %.1f%%",
+				tc.name, s, re, rn, 100*float64(repHyp)/n, 100*float64(repCoef)/n)
 			if float64(coef) < 0.95*n {
 				t.Errorf("only %d of %d models equal Extra-P's (want >= 95%%)", coef, len(cases))
 			}

@@ -226,7 +226,34 @@ type Modeler struct {
 	// allow_negative_exponents); logarithmic terms are then used only when
 	// every parameter value is above 1, as Extra-P does.
 	Negative bool
+	// Select is how the winning hypothesis is chosen; the zero value is
+	// Extra-P's selection.
+	Select Selection
 }
+
+// Selection is a rule for choosing among the hypotheses of the search
+// space.
+type Selection int
+
+const (
+	// SelectExtraP chooses as Extra-P 4.2 does (cross-validated SMAPE of
+	// the repetitions' means for one parameter; for two, the best
+	// single-parameter terms along measurement lines, combined).
+	SelectExtraP Selection = iota
+	// SelectRepetitions uses the spread of the repetitions: every
+	// hypothesis (for two parameters every pair of exponents in each of
+	// Extra-P's four combinations, fitted to all points at once) is fitted
+	// by least squares weighted by the inverse variance of each point's
+	// mean, and the smallest Bayesian information criterion
+	// (χ² + k·ln n, k coefficients, n points) wins. The variance is
+	// relative: one coefficient of variation pooled over all points
+	// (timing noise scales with the time), so a point's weight is
+	// r / (s²·ȳ²) for r repetitions of mean ȳ and pooled relative variance
+	// s². A series with a point of fewer than two repetitions, without
+	// spread, or with more than two parameters is modelled with
+	// SelectExtraP.
+	SelectRepetitions
+)
 
 // Extra-P's constants: a term contributing less than minTermContribution
 // of the measured value at every point disqualifies its hypothesis; a
@@ -291,6 +318,13 @@ func (md *Modeler) Fit(params []string, points []Point) (*Model, error) {
 	for i, p := range points {
 		xs[i] = p.X
 		ys[i] = md.measure(p.Values)
+	}
+	if md.Select == SelectRepetitions && len(params) <= 2 {
+		if m := md.fitWeighted(xs, ys, points); m != nil {
+			m.Params = params
+			m.Points = len(points)
+			return m, nil
+		}
 	}
 	if len(params) == 1 {
 		x1 := make([]float64, len(points))
@@ -693,4 +727,130 @@ func lstsq(a, b []float64, n, k int) []float64 {
 		x[j] = s / diag[j]
 	}
 	return x
+}
+
+// fitWeighted is SelectRepetitions; it returns nil when the repetitions
+// give no variance to weight by.
+func (md *Modeler) fitWeighted(xs [][]float64, ys []float64, points []Point) *Model {
+	n := len(ys)
+	// Pooled relative variance of one repetition, and each mean's weight
+	// r/ȳ² (in units of that variance).
+	w := make([]float64, n)
+	cv2, dof := 0.0, 0.0
+	for i, p := range points {
+		r := float64(len(p.Values))
+		if r < 2 || ys[i] == 0 {
+			return nil
+		}
+		ss := 0.0
+		for _, v := range p.Values {
+			ss += (v - ys[i]) * (v - ys[i])
+		}
+		cv2 += ss / (ys[i] * ys[i])
+		dof += r - 1
+		w[i] = r / (ys[i] * ys[i])
+	}
+	cv2 /= dof
+	if !(cv2 > 0) || math.IsInf(cv2, 0) {
+		return nil
+	}
+	sw := make([]float64, n) // √weight
+	for i := range w {
+		sw[i] = math.Sqrt(w[i] / cv2)
+	}
+	dims := len(xs[0])
+	// Each parameter's candidate factors and their shapes at the points.
+	type cand struct {
+		f     Factor
+		shape []float64
+	}
+	cands := make([][]cand, dims)
+	for d := 0; d < dims; d++ {
+		logOK := true
+		for _, x := range xs {
+			if x[d] < 1 || (md.Negative && x[d] <= 1) {
+				logOK = false
+			}
+		}
+		for _, e := range md.exponents() {
+			if e.Log != 0 && !logOK {
+				continue
+			}
+			c := cand{Factor{d, e}, make([]float64, n)}
+			for i, x := range xs {
+				c.shape[i] = e.eval(x[d])
+			}
+			cands[d] = append(cands[d], c)
+		}
+	}
+	a := make([]float64, n*4)
+	b := make([]float64, n)
+	prod := make([]float64, n)
+	var best *Model
+	bestScore := math.Inf(1)
+	// try fits c0 + Σ c_j·cols_j; terms names the factors of each column.
+	try := func(terms [][]Factor, cols ...[]float64) {
+		k := len(cols) + 1
+		for i := 0; i < n; i++ {
+			a[i*k] = sw[i]
+			for j, c := range cols {
+				a[i*k+j+1] = sw[i] * c[i]
+			}
+			b[i] = sw[i] * ys[i]
+		}
+		c := lstsq(a[:n*k], b, n, k)
+		chi2 := 0.0
+		for i := 0; i < n; i++ {
+			f := c[0]
+			for j, col := range cols {
+				f += c[j+1] * col[i]
+			}
+			d := (ys[i] - f) * sw[i]
+			chi2 += d * d
+		}
+		score := chi2 + float64(k)*math.Log(float64(n))
+		if math.IsNaN(score) || !(score < bestScore) {
+			return
+		}
+		bestScore = score
+		best = &Model{Constant: c[0]}
+		for j, f := range terms {
+			best.Terms = append(best.Terms, Term{Coefficient: c[j+1], Factors: slices.Clone(f)})
+		}
+	}
+	try(nil)
+	for d := range cands {
+		for _, c := range cands[d] {
+			try([][]Factor{{c.f}}, c.shape)
+		}
+	}
+	if dims == 2 {
+		for _, p := range cands[0] {
+			for _, q := range cands[1] {
+				for i := range prod {
+					prod[i] = p.shape[i] * q.shape[i]
+				}
+				pq := []Factor{p.f, q.f}
+				try([][]Factor{pq}, prod)
+				try([][]Factor{{p.f}, {q.f}}, p.shape, q.shape)
+				try([][]Factor{{p.f}, pq}, p.shape, prod)
+				try([][]Factor{{q.f}, pq}, q.shape, prod)
+			}
+		}
+	}
+	mean := 0.0
+	for _, y := range ys {
+		mean += y
+	}
+	mean /= float64(n)
+	tss := 0.0
+	for _, y := range ys {
+		tss += (y - mean) * (y - mean)
+	}
+	best.cost(xs, ys)
+	best.adjR2(tss, n)
+	if best.IsConstant() {
+		best.AR2 = 1
+	}
+	return best
 }
