@@ -172,6 +172,12 @@ func (e *Engine) bind(ctx context.Context) error {
 		}
 		e.rules = append(e.rules, br)
 	}
+	e.negation = false
+	for _, br := range e.rules {
+		if idx, _ := noValueArgs(br); len(idx) > 0 {
+			e.negation = true
+		}
+	}
 	e.setWorkers()
 	return e.plan(ctx)
 }
@@ -245,13 +251,23 @@ func (e *Engine) bindCall(ctx context.Context, c *compiledCall) (*boundCall, err
 // delta, or -1) first, then greedily the pattern with the most bound
 // positions, ties broken by the smaller predicate table.
 func (e *Engine) makePlan(ctx context.Context, br *boundRule, delta int) (*plan, error) {
+	return e.makePlanBound(ctx, br, delta, nil, -1)
+}
+
+// makePlanBound is makePlan for a join whose variables pre are bound
+// before it starts (retraction seeds a rule with one triple), leaving out
+// the body call at clause index drop (-1: none).
+func (e *Engine) makePlanBound(ctx context.Context, br *boundRule, delta int, pre []int, drop int) (*plan, error) {
 	cr := br.cr
 	pl := &plan{rule: br}
 	bound := map[int]bool{}
+	for _, v := range pre {
+		bound[v] = true
+	}
 	var calls []*boundCall
 	placed := map[*boundCall]bool{}
 	for _, c := range cr.body {
-		if c.call == nil {
+		if c.call == nil || c.index == drop {
 			continue
 		}
 		bc, err := e.bindCall(ctx, c.call)
@@ -480,6 +496,10 @@ type joiner struct {
 	// cs holds each call's reused invocation (a call never re-enters
 	// itself within one joiner).
 	cs map[*boundCall]*callState
+	// collect, when set, receives every head triple of every match,
+	// whether the working memory has it or not, and head calls do not
+	// run: retraction uses it to find what a removed triple supported.
+	collect func([3]kb.ID)
 }
 
 type callState struct {
@@ -494,12 +514,21 @@ var orderDependent = map[string]bool{"print": true, "remove": true, "drop": true
 // evaluate runs plan pl over the rows lo ≤ row < hi of its first step
 // (hi < 0: all), collecting derived triples in out.
 func (e *Engine) evaluate(ctx context.Context, pl *plan, out *output, lo, hi int32) error {
+	return e.evaluateBound(ctx, pl, out, lo, hi, nil, nil)
+}
+
+// evaluateBound is evaluate with the variables of preset that are not
+// kb.Any bound before the join starts (the plan must have been made with
+// them bound) and, when collect is set, the head triples handed to it.
+func (e *Engine) evaluateBound(ctx context.Context, pl *plan, out *output, lo, hi int32, preset []kb.ID, collect func([3]kb.ID)) error {
 	x := &joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi,
-		vals:  make([]kb.ID, len(pl.rule.cr.varNames)),
-		tvals: make([]kb.Term, len(pl.rule.cr.varNames)),
-		prem:  make([]premRef, len(pl.rule.cr.body)),
-		cs:    map[*boundCall]*callState{},
+		vals:    make([]kb.ID, len(pl.rule.cr.varNames)),
+		tvals:   make([]kb.Term, len(pl.rule.cr.varNames)),
+		prem:    make([]premRef, len(pl.rule.cr.body)),
+		cs:      map[*boundCall]*callState{},
+		collect: collect,
 	}
+	copy(x.vals, preset)
 	ok, err := x.calls(pl.pre)
 	if err != nil || !ok {
 		return err
@@ -509,7 +538,7 @@ func (e *Engine) evaluate(ctx context.Context, pl *plan, out *output, lo, hi int
 
 func (x *joiner) step(k int) error {
 	if k == len(x.pl.steps) {
-		if x.pl.headCheck && x.headExists() {
+		if x.collect == nil && x.pl.headCheck && x.headExists() {
 			return nil // nothing new to derive: skip the trailing filters
 		}
 		ok, err := x.calls(x.pl.final)
@@ -734,6 +763,9 @@ func (x *joiner) fire() error {
 	br := x.pl.rule
 	for _, h := range br.head {
 		if h.call != nil {
+			if x.collect != nil {
+				continue
+			}
 			c, err := x.makeCall(h.call)
 			if err != nil {
 				return err
@@ -773,6 +805,10 @@ func (x *joiner) fire() error {
 			}
 		}
 		if ids[0] == kb.Any || ids[1] == kb.Any || ids[2] == kb.Any {
+			continue
+		}
+		if x.collect != nil {
+			x.collect(ids)
 			continue
 		}
 		if e.ts.contains(ids[0], ids[1], ids[2]) {
