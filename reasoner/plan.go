@@ -80,9 +80,14 @@ type boundRule struct {
 	triplesOnly bool
 	patterns    map[int][3]position // body index -> constant/var positions
 	head        []headClause
-	plans       []*plan // one per body pattern, that pattern taking the delta
-	full        *plan   // no delta: the first round over freshly loaded data
-	noPatterns  *plan
+	// skolemIn lists the pattern variables that the builtins making a
+	// head-only variable (a makeSkolem node) read: retraction binds them
+	// to rederive such a head (see retract.go).
+	skolemIn   []int
+	headOnly   map[int]bool
+	plans      []*plan // one per body pattern, that pattern taking the delta
+	full       *plan   // no delta: the first round over freshly loaded data
+	noPatterns *plan
 }
 
 type headClause struct {
@@ -170,6 +175,7 @@ func (e *Engine) bind(ctx context.Context) error {
 			}
 			br.head = append(br.head, headClause{call: bc})
 		}
+		br.skolemIn, br.headOnly = skolemInputs(cr)
 		e.rules = append(e.rules, br)
 	}
 	e.negation = false
@@ -499,7 +505,7 @@ type joiner struct {
 	// collect, when set, receives every head triple of every match,
 	// whether the working memory has it or not, and head calls do not
 	// run: retraction uses it to find what a removed triple supported.
-	collect func([3]kb.ID)
+	collect func(h [3]kb.ID, vals []kb.ID)
 }
 
 type callState struct {
@@ -520,7 +526,7 @@ func (e *Engine) evaluate(ctx context.Context, pl *plan, out *output, lo, hi int
 // evaluateBound is evaluate with the variables of preset that are not
 // kb.Any bound before the join starts (the plan must have been made with
 // them bound) and, when collect is set, the head triples handed to it.
-func (e *Engine) evaluateBound(ctx context.Context, pl *plan, out *output, lo, hi int32, preset []kb.ID, collect func([3]kb.ID)) error {
+func (e *Engine) evaluateBound(ctx context.Context, pl *plan, out *output, lo, hi int32, preset []kb.ID, collect func(h [3]kb.ID, vals []kb.ID)) error {
 	x := &joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi,
 		vals:    make([]kb.ID, len(pl.rule.cr.varNames)),
 		tvals:   make([]kb.Term, len(pl.rule.cr.varNames)),
@@ -808,7 +814,7 @@ func (x *joiner) fire() error {
 			continue
 		}
 		if x.collect != nil {
-			x.collect(ids)
+			x.collect(ids, x.vals)
 			continue
 		}
 		if e.ts.contains(ids[0], ids[1], ids[2]) {

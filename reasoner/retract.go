@@ -84,6 +84,60 @@ func (e *Engine) retractable() error {
 	return nil
 }
 
+type skolemKey struct {
+	t    [3]kb.ID
+	rule int
+}
+
+// skolemInputs returns the pattern variables read by the body calls that
+// bind a variable the head uses and no pattern binds.
+func skolemInputs(cr *compiledRule) (inputs []int, headOnly map[int]bool) {
+	inPattern := map[int]bool{}
+	for _, c := range cr.body {
+		if c.triple != nil {
+			for _, sl := range c.triple {
+				if sl.kind == slotVar {
+					inPattern[sl.v] = true
+				}
+			}
+		}
+	}
+	inHead := map[int]bool{}
+	for _, c := range cr.head {
+		if c.triple != nil {
+			for _, sl := range c.triple {
+				if sl.kind == slotVar && !inPattern[sl.v] {
+					inHead[sl.v] = true
+				}
+			}
+		}
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, c := range cr.body {
+		if c.call == nil {
+			continue
+		}
+		makes := false
+		for j, a := range c.call.args {
+			if a.kind == slotVar && c.call.outputs[j] && inHead[a.v] {
+				makes = true
+			}
+		}
+		if !makes {
+			continue
+		}
+		for j, a := range c.call.args {
+			if a.kind == slotVar && !c.call.outputs[j] && inPattern[a.v] && !seen[a.v] {
+				seen[a.v] = true
+				out = append(out, a.v)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, inHead
+}
+
 // planKey names a plan made for a join with some variables bound.
 type planKey struct {
 	rule int
@@ -102,13 +156,19 @@ type retraction struct {
 	// unasserted holds the seeds that were asserted before the delete:
 	// they are not counted as retracted.
 	unasserted map[[3]kb.ID]bool
+	// hints holds, per marked triple and rule with head-only variables
+	// (skolemIn), the values of the skolem's inputs in each derivation
+	// that over-deleting found: rederiving binds them, since a head-only
+	// variable does not narrow the join.
+	hints map[skolemKey][][]kb.ID
 	// unrecorded holds asserted triples whose derived quad the caller
 	// deleted: their derivation records go.
 	unrecorded [][3]kb.ID
 }
 
 func (e *Engine) newRetraction() *retraction {
-	return &retraction{e: e, plans: map[planKey]*plan{}, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{}}
+	return &retraction{e: e, plans: map[planKey]*plan{}, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
+		hints: map[skolemKey][][]kb.ID{}}
 }
 
 // planFor returns the plan of rule br with the variables of preset that
@@ -178,7 +238,18 @@ func (rt *retraction) mark(t [3]kb.ID) bool {
 // derived with one of them as a premise, to a fixpoint. The working memory
 // still holds every marked triple.
 func (rt *retraction) overDelete(ctx context.Context, from int) error {
-	collect := func(h [3]kb.ID) { rt.mark(h) }
+	var br *boundRule
+	collect := func(h [3]kb.ID, vals []kb.ID) {
+		rt.mark(h)
+		if len(br.skolemIn) > 0 && rt.isMark[h] {
+			hint := make([]kb.ID, len(br.skolemIn))
+			for k, v := range br.skolemIn {
+				hint[k] = vals[v]
+			}
+			key := skolemKey{t: h, rule: br.index}
+			rt.hints[key] = append(rt.hints[key], hint)
+		}
+	}
 	var vals []kb.ID
 	var nothing output
 	for i := from; i < len(rt.marked); i++ {
@@ -186,7 +257,7 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 			return err
 		}
 		t := rt.marked[i]
-		for _, br := range rt.e.rules {
+		for _, br = range rt.e.rules {
 			if cap(vals) < len(br.cr.varNames) {
 				vals = make([]kb.ID, len(br.cr.varNames))
 			}
@@ -277,9 +348,20 @@ func unifyNeg(ps [3]position, t [3]kb.ID, vals []kb.ID) bool {
 // matched the test, for each triple of added that now does: the rule is
 // joined without the test, bound to the triple.
 func (rt *retraction) negated(ctx context.Context, added [][3]kb.ID) error {
-	collect := func(h [3]kb.ID) { rt.mark(h) }
+	var br *boundRule
+	collect := func(h [3]kb.ID, vals []kb.ID) {
+		rt.mark(h)
+		if len(br.skolemIn) > 0 && rt.isMark[h] {
+			hint := make([]kb.ID, len(br.skolemIn))
+			for k, v := range br.skolemIn {
+				hint[k] = vals[v]
+			}
+			key := skolemKey{t: h, rule: br.index}
+			rt.hints[key] = append(rt.hints[key], hint)
+		}
+	}
 	var nothing output
-	for _, br := range rt.e.rules {
+	for _, br = range rt.e.rules {
 		idx, pats := noValueArgs(br)
 		if len(idx) == 0 {
 			continue
@@ -311,8 +393,8 @@ func (rt *retraction) rederive(ctx context.Context) error {
 	e := rt.e
 	for _, br := range e.rules {
 		vals := make([]kb.ID, len(br.cr.varNames))
-		negIdx, negPats := noValueArgs(br)
-		_ = negIdx
+		_, negPats := noValueArgs(br)
+		full := false
 		for _, t := range rt.marked {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -337,6 +419,28 @@ func (rt *retraction) rederive(ctx context.Context) error {
 				if !ok {
 					continue
 				}
+				usesSkolem := false
+				for _, sl := range h.triple {
+					usesSkolem = usesSkolem || sl.kind == slotVar && br.headOnly[sl.v]
+				}
+				if usesSkolem {
+					hints, ok := rt.hints[skolemKey{t: t, rule: br.index}]
+					if !ok || len(br.skolemIn) == 0 {
+						// The head-only variable does not narrow the
+						// join: join the whole rule once, below.
+						full = true
+						continue
+					}
+					for _, hint := range hints {
+						for k, v := range br.skolemIn {
+							vals[v] = hint[k]
+						}
+						if err := rt.derive(ctx, br, vals); err != nil {
+							return err
+						}
+					}
+					continue
+				}
 				if err := rt.derive(ctx, br, vals); err != nil {
 					return err
 				}
@@ -348,6 +452,12 @@ func (rt *retraction) rederive(ctx context.Context) error {
 				if err := rt.derive(ctx, br, vals); err != nil {
 					return err
 				}
+			}
+		}
+		if full {
+			clear(vals)
+			if err := rt.derive(ctx, br, vals); err != nil {
+				return err
 			}
 		}
 	}

@@ -73,10 +73,10 @@ func TestRemoveWithdrawsWhatNoLongerFollows(t *testing.T) {
 // small store, maintained incrementally, and compares the inferred graph
 // after each step with a run from scratch over the asserted quads, and
 // checks the derivation records (every inferred triple has one, every
-// record's triple and premises are in the store). PERFKB_RETRACT_STEPS sets the steps (default 300);
+// record's triple and premises are in the store). PERFKB_RETRACT_STEPS sets the steps (default 200);
 // PERFKB_RETRACT_SEED the seed.
 func TestRetractMatchesRecompute(t *testing.T) {
-	steps := 300
+	steps := 200
 	if v := os.Getenv("PERFKB_RETRACT_STEPS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
