@@ -85,8 +85,9 @@ type boundRule struct {
 	// to rederive such a head (see retract.go).
 	skolemIn   []int
 	headOnly   map[int]bool
-	plans      []*plan // one per body pattern, that pattern taking the delta
-	full       *plan   // no delta: the first round over freshly loaded data
+	skolems    []skolemCall // makeSkolem calls making head-only variables
+	plans      []*plan      // one per body pattern, that pattern taking the delta
+	full       *plan        // no delta: the first round over freshly loaded data
 	noPatterns *plan
 }
 
@@ -178,6 +179,12 @@ func (e *Engine) bind(ctx context.Context) error {
 		br.skolemIn, br.headOnly = skolemInputs(cr)
 		e.rules = append(e.rules, br)
 	}
+	if err := e.plan(ctx); err != nil {
+		return err
+	}
+	for _, br := range e.rules {
+		br.skolems = skolemCalls(br) // constID reads the plans
+	}
 	e.negation = false
 	for _, br := range e.rules {
 		if idx, _ := noValueArgs(br); len(idx) > 0 {
@@ -185,7 +192,7 @@ func (e *Engine) bind(ctx context.Context) error {
 		}
 	}
 	e.setWorkers()
-	return e.plan(ctx)
+	return nil
 }
 
 // plan (re)builds every rule's join plans from the current table sizes.

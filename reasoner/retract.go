@@ -84,6 +84,105 @@ func (e *Engine) retractable() error {
 	return nil
 }
 
+// skolemCall is a makeSkolem call of a rule: its output variable and its
+// arguments (constant IDs, or variables with id kb.Any).
+type skolemCall struct {
+	out  int
+	args []position
+}
+
+// skolemCalls lists a rule's makeSkolem calls whose output the head uses
+// and no pattern binds.
+func skolemCalls(br *boundRule) []skolemCall {
+	var out []skolemCall
+	for _, c := range br.cr.body {
+		if c.call == nil || c.call.b.Name != "makeSkolem" || c.call.args[0].kind != slotVar || !br.headOnly[c.call.args[0].v] {
+			continue
+		}
+		sc := skolemCall{out: c.call.args[0].v}
+		for j, a := range c.call.args[1:] {
+			switch a.kind {
+			case slotConst:
+				sc.args = append(sc.args, position{mode: modeConst, id: constID(br, c.index, j+1)})
+			case slotVar:
+				sc.args = append(sc.args, position{mode: modeFree, v: a.v})
+			default:
+				sc.args = append(sc.args, position{})
+			}
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// noteSkolems records the arguments of the skolem nodes a derivation
+// found by over-deleting made: makeSkolem is injective, so any rule that
+// makes the same node does so from the same arguments.
+func (rt *retraction) noteSkolems(br *boundRule, vals []kb.ID) {
+	for _, sc := range br.skolems {
+		v := vals[sc.out]
+		if v == kb.Any || v == transientID {
+			continue
+		}
+		if _, ok := rt.skolemOf[v]; ok {
+			continue
+		}
+		args := make([]kb.ID, len(sc.args))
+		for j, a := range sc.args {
+			switch a.mode {
+			case modeConst:
+				args[j] = a.id
+			case modeFree:
+				args[j] = vals[a.v]
+			}
+			if args[j] == kb.Any || args[j] == transientID {
+				args = nil
+				break
+			}
+		}
+		if args != nil {
+			rt.skolemOf[v] = args
+		}
+	}
+}
+
+// bindSkolems binds, for each makeSkolem call of br whose output vals
+// holds, the call's argument variables from the arguments recorded for
+// that node. known is false when a node's arguments are not recorded;
+// ok is false when br cannot make the node (a constant argument differs).
+func (rt *retraction) bindSkolems(br *boundRule, vals []kb.ID) (known, ok bool) {
+	known = true
+	for _, sc := range br.skolems {
+		v := vals[sc.out]
+		if v == kb.Any {
+			continue
+		}
+		args, have := rt.skolemOf[v]
+		if !have {
+			return false, true
+		}
+		if len(args) != len(sc.args) {
+			return true, false
+		}
+		for j, a := range sc.args {
+			switch a.mode {
+			case modeConst:
+				if a.id != args[j] {
+					return true, false
+				}
+			case modeFree:
+				if vals[a.v] != kb.Any && vals[a.v] != args[j] {
+					return true, false
+				}
+				vals[a.v] = args[j]
+			default:
+				return false, true
+			}
+		}
+	}
+	return known, true
+}
+
 type skolemKey struct {
 	t    [3]kb.ID
 	rule int
@@ -161,6 +260,9 @@ type retraction struct {
 	// that over-deleting found: rederiving binds them, since a head-only
 	// variable does not narrow the join.
 	hints map[skolemKey][][]kb.ID
+	// skolemOf holds the makeSkolem arguments of each node a derivation
+	// that over-deleting found made (see noteSkolems).
+	skolemOf map[kb.ID][]kb.ID
 	// unrecorded holds asserted triples whose derived quad the caller
 	// deleted: their derivation records go.
 	unrecorded [][3]kb.ID
@@ -168,7 +270,7 @@ type retraction struct {
 
 func (e *Engine) newRetraction() *retraction {
 	return &retraction{e: e, plans: map[planKey]*plan{}, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
-		hints: map[skolemKey][][]kb.ID{}}
+		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{}}
 }
 
 // planFor returns the plan of rule br with the variables of preset that
@@ -241,6 +343,7 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 	var br *boundRule
 	collect := func(h [3]kb.ID, vals []kb.ID) {
 		rt.mark(h)
+		rt.noteSkolems(br, vals)
 		if len(br.skolemIn) > 0 && rt.isMark[h] {
 			hint := make([]kb.ID, len(br.skolemIn))
 			for k, v := range br.skolemIn {
@@ -351,6 +454,7 @@ func (rt *retraction) negated(ctx context.Context, added [][3]kb.ID) error {
 	var br *boundRule
 	collect := func(h [3]kb.ID, vals []kb.ID) {
 		rt.mark(h)
+		rt.noteSkolems(br, vals)
 		if len(br.skolemIn) > 0 && rt.isMark[h] {
 			hint := make([]kb.ID, len(br.skolemIn))
 			for k, v := range br.skolemIn {
@@ -422,6 +526,18 @@ func (rt *retraction) rederive(ctx context.Context) error {
 				usesSkolem := false
 				for _, sl := range h.triple {
 					usesSkolem = usesSkolem || sl.kind == slotVar && br.headOnly[sl.v]
+				}
+				if usesSkolem && len(br.skolems) > 0 {
+					known, can := rt.bindSkolems(br, vals)
+					if !can {
+						continue // br cannot make this node
+					}
+					if known {
+						if err := rt.derive(ctx, br, vals); err != nil {
+							return err
+						}
+						continue
+					}
 				}
 				if usesSkolem {
 					hints, ok := rt.hints[skolemKey{t: t, rule: br.index}]

@@ -15,16 +15,22 @@ import (
 	"github.com/perfkb/perfkb/kb/native"
 )
 
-// retractRules has recursion (link is asserted and transitive; path is
+// retractRules (retractBaseRules and two skolem rules) has recursion (link is asserted and transitive; path is
 // reachability over edge), negation as failure over an asserted predicate
 // (open needs no blocked), a rule over a negated rule's output, and a
-// rule with two head triples.
-const retractRules = `@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>.
+// rule with two head triples, and two rules making the same skolem nodes
+// (a node one rule derives a triple about may be kept by the other).
+const retractBaseRules = `@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>.
 [trans: (?a ex:link ?b), (?b ex:link ?c) -> (?a ex:link ?c)]
 [path0: (?a ex:edge ?b) -> (?a ex:path ?b)]
 [path1: (?a ex:path ?b), (?b ex:edge ?c) -> (?a ex:path ?c)]
 [open: (?a ex:path ?b), noValue(?a, ex:blocked, ?b) -> (?a ex:open ?b)]
 [kind: (?a ex:open ?b), (?b ex:link ?a) -> (?a rdf:type ex:Loop), (?b rdf:type ex:Loop)]
+`
+
+const retractRules = retractBaseRules + `
+[find: (?a ex:open ?b), makeSkolem(?f, ?a, ?b) -> (?a ex:finding ?f), (?f ex:about ?b)]
+[note: (?a ex:link ?b), (?b ex:edge ?a), makeSkolem(?f, ?a, ?b) -> (?f ex:about ?b)]
 `
 
 // A hand-computed retraction: deleting one edge of a chain withdraws the
@@ -34,7 +40,7 @@ func TestRemoveWithdrawsWhatNoLongerFollows(t *testing.T) {
 	ctx := context.Background()
 	ds := loadTurtle(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:c . ex:a ex:edge ex:c . ex:c ex:edge ex:d .
 		ex:a ex:blocked ex:d .`)
-	prog := mustProgram(t, retractRules)
+	prog := mustProgram(t, retractBaseRules)
 	eng, err := NewEngine(ctx, ds, prog, Options{})
 	if err != nil {
 		t.Fatal(err)
