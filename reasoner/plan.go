@@ -534,19 +534,35 @@ func (e *Engine) evaluate(ctx context.Context, pl *plan, out *output, lo, hi int
 // kb.Any bound before the join starts (the plan must have been made with
 // them bound) and, when collect is set, the head triples handed to it.
 func (e *Engine) evaluateBound(ctx context.Context, pl *plan, out *output, lo, hi int32, preset []kb.ID, collect func(h [3]kb.ID, vals []kb.ID)) error {
-	x := &joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi,
-		vals:    make([]kb.ID, len(pl.rule.cr.varNames)),
-		tvals:   make([]kb.Term, len(pl.rule.cr.varNames)),
-		prem:    make([]premRef, len(pl.rule.cr.body)),
-		cs:      map[*boundCall]*callState{},
-		collect: collect,
+	return e.evaluateWith(ctx, nil, pl, out, lo, hi, preset, collect)
+}
+
+// evaluateWith is evaluateBound reusing joiner x (nil: a new one), which
+// saves retraction, which joins many times with few matches each, the
+// allocations.
+func (e *Engine) evaluateWith(ctx context.Context, x *joiner, pl *plan, out *output, lo, hi int32, preset []kb.ID, collect func(h [3]kb.ID, vals []kb.ID)) error {
+	nv, nb := len(pl.rule.cr.varNames), len(pl.rule.cr.body)
+	if x == nil {
+		x = &joiner{cs: map[*boundCall]*callState{}}
 	}
+	*x = joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi, collect: collect,
+		vals: grow(x.vals, nv), tvals: grow(x.tvals, nv), prem: grow(x.prem, nb), cs: x.cs}
 	copy(x.vals, preset)
 	ok, err := x.calls(pl.pre)
 	if err != nil || !ok {
 		return err
 	}
 	return x.step(0)
+}
+
+// grow returns s cleared, with length n, reusing its array when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 func (x *joiner) step(k int) error {

@@ -263,6 +263,11 @@ type retraction struct {
 	// skolemOf holds the makeSkolem arguments of each node a derivation
 	// that over-deleting found made (see noteSkolems).
 	skolemOf map[kb.ID][]kb.ID
+	// x is the joiner every join of the retraction reuses.
+	x joiner
+	// asserted holds the asserted triples a marked one supported.
+	asserted   [][3]kb.ID
+	isAsserted map[[3]kb.ID]bool
 	// unrecorded holds asserted triples whose derived quad the caller
 	// deleted: their derivation records go.
 	unrecorded [][3]kb.ID
@@ -270,7 +275,8 @@ type retraction struct {
 
 func (e *Engine) newRetraction() *retraction {
 	return &retraction{e: e, plans: map[planKey]*plan{}, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
-		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{}}
+		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
+		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{}}
 }
 
 // planFor returns the plan of rule br with the variables of preset that
@@ -328,7 +334,16 @@ func (rt *retraction) mark(t [3]kb.ID) bool {
 		return false
 	}
 	r := tb.lookup(t[0], t[2])
-	if r < 0 || tb.asrt[r] > 0 {
+	if r < 0 {
+		return false
+	}
+	if tb.asrt[r] > 0 {
+		// Asserted, so it stays; a derivation record of it may name a
+		// lost premise (see pruneRecords).
+		if !rt.isAsserted[t] {
+			rt.isAsserted[t] = true
+			rt.asserted = append(rt.asserted, t)
+		}
 		return false
 	}
 	rt.isMark[t] = true
@@ -373,7 +388,7 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 				if err != nil {
 					return err
 				}
-				if err := rt.e.evaluateBound(ctx, pl, &nothing, 0, -1, vals, collect); err != nil {
+				if err := rt.e.evaluateWith(ctx, &rt.x, pl, &nothing, 0, -1, vals, collect); err != nil {
 					return err
 				}
 			}
@@ -480,7 +495,7 @@ func (rt *retraction) negated(ctx context.Context, added [][3]kb.ID) error {
 				if err != nil {
 					return err
 				}
-				if err := rt.e.evaluateBound(ctx, pl, &nothing, 0, -1, vals, collect); err != nil {
+				if err := rt.e.evaluateWith(ctx, &rt.x, pl, &nothing, 0, -1, vals, collect); err != nil {
 					return err
 				}
 			}
@@ -585,7 +600,7 @@ func (rt *retraction) derive(ctx context.Context, br *boundRule, vals []kb.ID) e
 	if err != nil {
 		return err
 	}
-	err = rt.e.evaluateBound(ctx, pl, &rt.e.out, 0, -1, vals, nil)
+	err = rt.e.evaluateWith(ctx, &rt.x, pl, &rt.e.out, 0, -1, vals, nil)
 	if errors.Is(err, ErrMaxDerived) {
 		return nil // the rounds that follow report it
 	}
@@ -708,8 +723,9 @@ func (e *Engine) maintain(ctx context.Context, rt *retraction) error {
 			e.held.Remove = append(e.held.Remove, kb.Quad{S: t[0], P: t[1], O: t[2], G: e.graphOf(t[1])})
 		}
 	}
-	if !e.opts.NoDerivations && len(rt.marked)+len(rt.unrecorded) > 0 {
-		if rerr := e.pruneRecords(context.WithoutCancel(ctx), append(rt.marked, rt.unrecorded...), lost, rt.unrecorded, &e.held); rerr != nil {
+	if !e.opts.NoDerivations && len(rt.marked)+len(rt.unrecorded)+len(rt.asserted) > 0 {
+		scan := append(append(append([][3]kb.ID(nil), rt.marked...), rt.unrecorded...), rt.asserted...)
+		if rerr := e.pruneRecords(context.WithoutCancel(ctx), scan, lost, rt.unrecorded, &e.held); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
 	}
@@ -747,6 +763,19 @@ func (e *Engine) pruneRecords(ctx context.Context, marked, lost, unrecorded [][3
 	subjects = slices.Compact(subjects)
 	var lits []kb.Term
 	var bounds [][2]kb.ID
+	// recorded: triples with an entry left in a batch read; unbacked:
+	// asserted triples that lost an entry.
+	recorded := map[[3]kb.ID]bool{}
+	var unbacked [][3]kb.ID
+	defer func() {
+		// An asserted triple with no recorded derivation left keeps no
+		// inferred copy: it stands as asserted, as in a run from scratch.
+		for _, t := range unbacked {
+			if !recorded[t] {
+				delta.Remove = append(delta.Remove, kb.Quad{S: t[0], P: t[1], O: t[2], G: e.graphOf(t[1])})
+			}
+		}
+	}()
 	for _, r := range x.ranges {
 		i, _ := slices.BinarySearch(subjects, r.first)
 		if i == len(subjects) || subjects[i] > r.last {
@@ -756,9 +785,17 @@ func (e *Engine) pruneRecords(ctx context.Context, marked, lost, unrecorded [][3
 		if err != nil {
 			return fmt.Errorf("reasoner: reading a derivation batch: %w", err)
 		}
-		kept, first, last, changed, err := pruneBatch(term.Value, isLost)
+		kept, first, last, dropped, err := pruneBatch(term.Value, isLost, recorded)
 		if err != nil {
 			return err
+		}
+		changed := len(dropped) > 0
+		for _, t := range dropped {
+			if tb := e.ts.tables[t[1]]; tb != nil && isLost[t] == 0 {
+				if r := tb.lookup(t[0], t[2]); r >= 0 && tb.asrt[r] > 0 {
+					unbacked = append(unbacked, t)
+				}
+			}
 		}
 		if !changed {
 			continue
@@ -789,20 +826,22 @@ func (e *Engine) pruneRecords(ctx context.Context, marked, lost, unrecorded [][3
 }
 
 // pruneBatch drops from a batch literal the entries that derive a triple
-// of isLost or name one lost from the store as a premise, keeping the others' lines (in subject
-// order) and their lowest and highest subject.
-func pruneBatch(lex string, isLost map[[3]kb.ID]uint8) (kept string, first, last kb.ID, changed bool, err error) {
+// of isLost or name one lost from the store as a premise, notes the
+// triples of the entries it keeps in recorded, and returns the kept lines
+// (in subject order), their lowest and highest subject and the triples
+// of the dropped entries.
+func pruneBatch(lex string, isLost map[[3]kb.ID]uint8, recorded map[[3]kb.ID]bool) (kept string, first, last kb.ID, dropped [][3]kb.ID, err error) {
 	var b strings.Builder
 	for line := range strings.SplitSeq(lex, "\n") {
 		f := strings.Fields(line)
 		if len(f) < 4 || (len(f)-4)%3 != 0 {
-			return "", 0, 0, false, fmt.Errorf("derivation batch: entry of %d IDs", len(f))
+			return "", 0, 0, nil, fmt.Errorf("derivation batch: entry of %d IDs", len(f))
 		}
 		ids := make([]kb.ID, len(f))
 		for i, s := range f {
 			n, perr := strconv.ParseUint(s, 36, 64)
 			if perr != nil {
-				return "", 0, 0, false, fmt.Errorf("derivation batch: %w", perr)
+				return "", 0, 0, nil, fmt.Errorf("derivation batch: %w", perr)
 			}
 			ids[i] = kb.ID(n)
 		}
@@ -811,9 +850,10 @@ func pruneBatch(lex string, isLost map[[3]kb.ID]uint8) (kept string, first, last
 			drop = isLost[[3]kb.ID{ids[i], ids[i+1], ids[i+2]}] == 1
 		}
 		if drop {
-			changed = true
+			dropped = append(dropped, [3]kb.ID{ids[1], ids[2], ids[3]})
 			continue
 		}
+		recorded[[3]kb.ID{ids[1], ids[2], ids[3]}] = true
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		} else {
@@ -822,5 +862,5 @@ func pruneBatch(lex string, isLost map[[3]kb.ID]uint8) (kept string, first, last
 		last = ids[1]
 		b.WriteString(line)
 	}
-	return b.String(), first, last, changed, nil
+	return b.String(), first, last, dropped, nil
 }
