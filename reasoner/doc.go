@@ -39,6 +39,13 @@
 // process, can print the derivation tree down to asserted triples
 // (Explain). Options.NoDerivations skips the records.
 //
+// Deletes: Engine.Remove (or RunRetract, after a delete already applied to
+// the store) withdraws the derived triples, derivation records and so
+// findings that no longer follow, by delete-and-rederive over the working
+// memory (retract.go); Engine.Add likewise withdraws what a noValue test
+// allowed before the added triples. Programs with remove or drop are not
+// retracted (ErrNotRetractable).
+//
 // remove and drop delete the matched triple from the working memory and from
 // every graph of the store at the end of the round; consequences derived
 // from it earlier are kept, as in Jena's forward engine.

@@ -105,7 +105,10 @@ type Summary struct {
 	Loaded  int64 `json:"loaded"`  // distinct triples read from the store
 	Derived int64 `json:"derived"` // new triples written to the inferred graph
 	Removed int64 `json:"removed"` // triples deleted by remove/drop
-	Rounds  int   `json:"rounds"`
+	// Retracted counts derived triples withdrawn because what they were
+	// derived from was deleted (Remove, RunRetract) or, for noValue, added.
+	Retracted int64 `json:"retracted,omitempty"`
+	Rounds    int   `json:"rounds"`
 	// Firings counts derived triples per rule label.
 	Firings map[string]int64 `json:"firings,omitempty"`
 	// RuleTime is the time spent joining each rule (by label), to find the
@@ -141,7 +144,7 @@ func RunIncremental(ctx context.Context, ds kb.Dataset, prog *Program, added []k
 		return Summary{}, err
 	}
 	e.ranOnce = true
-	return e.addRows(ctx, added)
+	return e.addRows(ctx, added, nil)
 }
 
 // Engine holds a program bound to a store with its working memory, so that
@@ -201,6 +204,9 @@ type Engine struct {
 	// addGens is the first generation of each Add still in the working
 	// memory (see Forget).
 	addGens []uint32
+	// negation: some rule tests noValue, so adding a triple may take a
+	// derivation away (see retract.go).
+	negation bool
 }
 
 type premRef struct {
@@ -456,6 +462,11 @@ func (e *Engine) reset(ctx context.Context) error {
 	return nil
 }
 
+// isDerivedGraph reports whether g holds only what rules derived (the
+// inferred and rules-internal graphs), so that its triples count as
+// derived, not asserted, when retracting.
+func (e *Engine) isDerivedGraph(g kb.ID) bool { return g == e.inferredG || g == e.internalG }
+
 func (e *Engine) reads(g kb.ID) bool {
 	if g == e.derivG {
 		return false
@@ -473,13 +484,21 @@ func (e *Engine) load(ctx context.Context, skip map[kb.Quad]bool) error {
 			continue
 		}
 		it := e.ds.Match(ctx, kb.Pattern{G: g})
+		derived := e.isDerivedGraph(g)
 		n := 0
 		for it.Next() {
 			q := it.Quad()
 			if skip != nil && skip[q] {
 				continue
 			}
-			if e.ts.table(q.P, true).insert(q.S, q.O, 0) {
+			t := e.ts.table(q.P, true)
+			fresh := false
+			if derived {
+				fresh = t.insert(q.S, q.O, 0)
+			} else {
+				fresh = t.assert(q.S, q.O, 0)
+			}
+			if fresh {
 				e.summary.Loaded++
 			}
 			if n++; n&0xffff == 0 {
@@ -522,9 +541,25 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 // when a rule removes triples), so a reader of the store sees a batch
 // with its consequences or not at all.
 func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
+	// A quad the store has already is not asserted a second time while
+	// the working memory has its triple (it counts the asserted graphs of
+	// each triple).
+	var stored map[kb.Quad]bool
+	for _, q := range quads {
+		has, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}))
+		if err != nil {
+			return e.finish(), fmt.Errorf("reasoner: adding quads: %w", err)
+		}
+		if len(has) > 0 {
+			if stored == nil {
+				stored = map[kb.Quad]bool{}
+			}
+			stored[q] = true
+		}
+	}
 	e.holding = true
-	e.held = kb.Delta{Add: append(e.held.Add[:0], quads...)}
-	sum, err := e.addRows(ctx, quads)
+	e.held = kb.Delta{Add: append(e.held.Add[:0], quads...), Remove: e.held.Remove[:0]}
+	sum, err := e.addRows(ctx, quads, stored)
 	e.holding = false
 	// The working memory has the quads and what was derived before any
 	// error, so the store gets them too, even when ctx ended meanwhile.
@@ -559,23 +594,46 @@ func (e *Engine) apply(ctx context.Context, d kb.Delta) error {
 
 // writeHeld applies what Add holds.
 func (e *Engine) writeHeld(ctx context.Context) error {
-	if len(e.held.Add) == 0 {
+	if len(e.held.Add) == 0 && len(e.held.Remove) == 0 {
 		return nil
 	}
 	err := e.ds.Apply(ctx, e.held)
 	clear(e.held.Add)
-	e.held.Add = e.held.Add[:0]
+	clear(e.held.Remove)
+	e.held.Add, e.held.Remove = e.held.Add[:0], e.held.Remove[:0]
 	return err
 }
 
-func (e *Engine) addRows(ctx context.Context, quads []kb.Quad) (Summary, error) {
+// addRows puts quads into the working memory and derives their
+// consequences; quads in stored are in the store already, so they count
+// as asserted only when the working memory lacks their triple.
+func (e *Engine) addRows(ctx context.Context, quads []kb.Quad, stored map[kb.Quad]bool) (Summary, error) {
 	next := e.cur + 1
 	added := 0
+	var neg [][3]kb.ID // triples new to the working memory, for noValue
+	seen := make(map[kb.Quad]bool, len(quads))
 	for _, q := range quads {
+		if seen[q] {
+			continue
+		}
+		seen[q] = true
 		if !e.reads(q.G) {
 			continue
 		}
-		if e.ts.table(q.P, true).insert(q.S, q.O, next) {
+		t := e.ts.table(q.P, true)
+		if stored[q] && t.lookup(q.S, q.O) >= 0 {
+			continue
+		}
+		fresh := false
+		if e.isDerivedGraph(q.G) {
+			fresh = t.insert(q.S, q.O, next)
+		} else {
+			fresh = t.assert(q.S, q.O, next)
+		}
+		if fresh {
+			if e.negation {
+				neg = append(neg, [3]kb.ID{q.S, q.P, q.O})
+			}
 			added++
 			e.summary.Loaded++
 		}
@@ -585,6 +643,24 @@ func (e *Engine) addRows(ctx context.Context, quads []kb.Quad) (Summary, error) 
 	}
 	e.cur = next
 	e.addGens = append(e.addGens, next)
+	if len(neg) > 0 {
+		// What a noValue test allowed before these triples came may not
+		// follow any more.
+		rt := e.newRetraction()
+		if err := rt.negated(ctx, neg); err != nil {
+			return e.finish(), err
+		}
+		if len(rt.marked) > 0 {
+			if err := e.retractable(); err != nil {
+				return e.finish(), err
+			}
+			err := e.maintain(ctx, rt)
+			if err == nil && !e.holding {
+				err = e.writeHeld(ctx)
+			}
+			return e.finish(), err
+		}
+	}
 	err := e.rounds(ctx, false)
 	return e.finish(), err
 }

@@ -80,7 +80,7 @@ func (t *table) forget(lo, hi uint32) {
 		if g == deletedGen || g >= lo && g < hi {
 			continue
 		}
-		t.s[n], t.o[n], t.gen[n] = t.s[r], t.o[r], g
+		t.s[n], t.o[n], t.gen[n], t.asrt[n] = t.s[r], t.o[r], g, t.asrt[r]
 		n++
 	}
 	if n == len(t.s) {
@@ -91,8 +91,9 @@ func (t *table) forget(lo, hi uint32) {
 		t.s = append([]kb.ID(nil), t.s[:n]...)
 		t.o = append([]kb.ID(nil), t.o[:n]...)
 		t.gen = append([]uint32(nil), t.gen[:n]...)
+		t.asrt = append([]uint16(nil), t.asrt[:n]...)
 	} else {
-		t.s, t.o, t.gen = t.s[:n], t.o[:n], t.gen[:n]
+		t.s, t.o, t.gen, t.asrt = t.s[:n], t.o[:n], t.gen[:n], t.asrt[:n]
 	}
 	t.set = make(map[[2]kb.ID]int32, n)
 	for r := range t.s {

@@ -80,9 +80,15 @@ type boundRule struct {
 	triplesOnly bool
 	patterns    map[int][3]position // body index -> constant/var positions
 	head        []headClause
-	plans       []*plan // one per body pattern, that pattern taking the delta
-	full        *plan   // no delta: the first round over freshly loaded data
-	noPatterns  *plan
+	// skolemIn lists the pattern variables that the builtins making a
+	// head-only variable (a makeSkolem node) read: retraction binds them
+	// to rederive such a head (see retract.go).
+	skolemIn   []int
+	headOnly   map[int]bool
+	skolems    []skolemCall // makeSkolem calls making head-only variables
+	plans      []*plan      // one per body pattern, that pattern taking the delta
+	full       *plan        // no delta: the first round over freshly loaded data
+	noPatterns *plan
 }
 
 type headClause struct {
@@ -170,10 +176,23 @@ func (e *Engine) bind(ctx context.Context) error {
 			}
 			br.head = append(br.head, headClause{call: bc})
 		}
+		br.skolemIn, br.headOnly = skolemInputs(cr)
 		e.rules = append(e.rules, br)
 	}
+	if err := e.plan(ctx); err != nil {
+		return err
+	}
+	for _, br := range e.rules {
+		br.skolems = skolemCalls(br) // constID reads the plans
+	}
+	e.negation = false
+	for _, br := range e.rules {
+		if idx, _ := noValueArgs(br); len(idx) > 0 {
+			e.negation = true
+		}
+	}
 	e.setWorkers()
-	return e.plan(ctx)
+	return nil
 }
 
 // plan (re)builds every rule's join plans from the current table sizes.
@@ -245,13 +264,23 @@ func (e *Engine) bindCall(ctx context.Context, c *compiledCall) (*boundCall, err
 // delta, or -1) first, then greedily the pattern with the most bound
 // positions, ties broken by the smaller predicate table.
 func (e *Engine) makePlan(ctx context.Context, br *boundRule, delta int) (*plan, error) {
+	return e.makePlanBound(ctx, br, delta, nil, -1)
+}
+
+// makePlanBound is makePlan for a join whose variables pre are bound
+// before it starts (retraction seeds a rule with one triple), leaving out
+// the body call at clause index drop (-1: none).
+func (e *Engine) makePlanBound(ctx context.Context, br *boundRule, delta int, pre []int, drop int) (*plan, error) {
 	cr := br.cr
 	pl := &plan{rule: br}
 	bound := map[int]bool{}
+	for _, v := range pre {
+		bound[v] = true
+	}
 	var calls []*boundCall
 	placed := map[*boundCall]bool{}
 	for _, c := range cr.body {
-		if c.call == nil {
+		if c.call == nil || c.index == drop {
 			continue
 		}
 		bc, err := e.bindCall(ctx, c.call)
@@ -480,6 +509,10 @@ type joiner struct {
 	// cs holds each call's reused invocation (a call never re-enters
 	// itself within one joiner).
 	cs map[*boundCall]*callState
+	// collect, when set, receives every head triple of every match,
+	// whether the working memory has it or not, and head calls do not
+	// run: retraction uses it to find what a removed triple supported.
+	collect func(h [3]kb.ID, vals []kb.ID)
 }
 
 type callState struct {
@@ -494,12 +527,27 @@ var orderDependent = map[string]bool{"print": true, "remove": true, "drop": true
 // evaluate runs plan pl over the rows lo ≤ row < hi of its first step
 // (hi < 0: all), collecting derived triples in out.
 func (e *Engine) evaluate(ctx context.Context, pl *plan, out *output, lo, hi int32) error {
-	x := &joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi,
-		vals:  make([]kb.ID, len(pl.rule.cr.varNames)),
-		tvals: make([]kb.Term, len(pl.rule.cr.varNames)),
-		prem:  make([]premRef, len(pl.rule.cr.body)),
-		cs:    map[*boundCall]*callState{},
+	return e.evaluateBound(ctx, pl, out, lo, hi, nil, nil)
+}
+
+// evaluateBound is evaluate with the variables of preset that are not
+// kb.Any bound before the join starts (the plan must have been made with
+// them bound) and, when collect is set, the head triples handed to it.
+func (e *Engine) evaluateBound(ctx context.Context, pl *plan, out *output, lo, hi int32, preset []kb.ID, collect func(h [3]kb.ID, vals []kb.ID)) error {
+	return e.evaluateWith(ctx, nil, pl, out, lo, hi, preset, collect)
+}
+
+// evaluateWith is evaluateBound reusing joiner x (nil: a new one), which
+// saves retraction, which joins many times with few matches each, the
+// allocations.
+func (e *Engine) evaluateWith(ctx context.Context, x *joiner, pl *plan, out *output, lo, hi int32, preset []kb.ID, collect func(h [3]kb.ID, vals []kb.ID)) error {
+	nv, nb := len(pl.rule.cr.varNames), len(pl.rule.cr.body)
+	if x == nil {
+		x = &joiner{cs: map[*boundCall]*callState{}}
 	}
+	*x = joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi, collect: collect,
+		vals: grow(x.vals, nv), tvals: grow(x.tvals, nv), prem: grow(x.prem, nb), cs: x.cs}
+	copy(x.vals, preset)
 	ok, err := x.calls(pl.pre)
 	if err != nil || !ok {
 		return err
@@ -507,9 +555,19 @@ func (e *Engine) evaluate(ctx context.Context, pl *plan, out *output, lo, hi int
 	return x.step(0)
 }
 
+// grow returns s cleared, with length n, reusing its array when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
 func (x *joiner) step(k int) error {
 	if k == len(x.pl.steps) {
-		if x.pl.headCheck && x.headExists() {
+		if x.collect == nil && x.pl.headCheck && x.headExists() {
 			return nil // nothing new to derive: skip the trailing filters
 		}
 		ok, err := x.calls(x.pl.final)
@@ -734,6 +792,9 @@ func (x *joiner) fire() error {
 	br := x.pl.rule
 	for _, h := range br.head {
 		if h.call != nil {
+			if x.collect != nil {
+				continue
+			}
 			c, err := x.makeCall(h.call)
 			if err != nil {
 				return err
@@ -773,6 +834,10 @@ func (x *joiner) fire() error {
 			}
 		}
 		if ids[0] == kb.Any || ids[1] == kb.Any || ids[2] == kb.Any {
+			continue
+		}
+		if x.collect != nil {
+			x.collect(ids, x.vals)
 			continue
 		}
 		if e.ts.contains(ids[0], ids[1], ids[2]) {

@@ -18,6 +18,10 @@ type table struct {
 	p    kb.ID
 	s, o []kb.ID
 	gen  []uint32
+	// asrt counts the asserted graphs that hold a row's triple (0: the
+	// triple is only derived), so that retraction knows which rows stand
+	// on their own and which need a derivation.
+	asrt []uint16
 	set  map[[2]kb.ID]int32
 	// The indexes by subject and by object are built on first use, which
 	// may come from several workers of a round at once (idxMu); between
@@ -72,6 +76,7 @@ func (t *table) insert(s, o kb.ID, g uint32) bool {
 	t.s = append(t.s, s)
 	t.o = append(t.o, o)
 	t.gen = append(t.gen, g)
+	t.asrt = append(t.asrt, 0)
 	t.set[key] = r
 	if m := t.bySubj.Load(); m != nil {
 		(*m)[s] = append((*m)[s], r)
@@ -81,6 +86,17 @@ func (t *table) insert(s, o kb.ID, g uint32) bool {
 	}
 	t.live++
 	return true
+}
+
+// assert inserts a triple in generation g, if it is not there, and counts
+// one more asserted graph holding it; it returns whether the row is new.
+func (t *table) assert(s, o kb.ID, g uint32) bool {
+	fresh := t.insert(s, o, g)
+	r := t.set[[2]kb.ID{s, o}]
+	if t.asrt[r] < ^uint16(0) {
+		t.asrt[r]++
+	}
+	return fresh
 }
 
 // remove deletes a triple; it returns false when it was not there.

@@ -7,20 +7,35 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/reasoner"
+	"github.com/perfkb/perfkb/rules"
 )
 
 func init() { register(newDropGraphCmd) }
 
 func newDropGraphCmd(app *App) *cobra.Command {
-	var silent bool
+	var (
+		silent    bool
+		retract   bool
+		ruleFiles []string
+		defines   []string
+	)
 	cmd := &cobra.Command{
 		Use:   "drop-graph IRI",
 		Short: "Delete every quad of one named graph",
 		Long: `drop-graph removes all quads of the named graph, in one atomic change, e.g. a
 site's data before reloading it, or the inferred graph before a fresh
 reasoner run. Naming a graph that holds nothing is an error unless --silent
-is given (as SPARQL's DROP SILENT).`,
+is given (as SPARQL's DROP SILENT).
+
+--retract (or --rules) also withdraws what the rules derived from the
+graph's triples and no longer follows: the derived triples, their
+derivation records and so the findings they made (delete and rederive,
+see docs/reasoning.md). Give the rule files and --define values that the
+inferred graph was made with (default: the shipped sets RDFS, OWL and
+PERFONTO). The drop and the withdrawals are one atomic change.`,
 		Example: `  perfkb drop-graph http://perfkb.example/site/vienna
+  perfkb drop-graph --retract http://perfkb.example/site/vienna
   perfkb drop-graph urn:x-perfkb:inferred`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -33,6 +48,23 @@ is given (as SPARQL's DROP SILENT).`,
 			graph, err := parseGraphIRI(args[0])
 			if err != nil {
 				return usageError(err)
+			}
+			var prog *reasoner.Program
+			if retract || len(ruleFiles) > 0 {
+				if err := checkRuleSources(ruleFiles); err != nil {
+					return usageError(err)
+				}
+				defs, err := parseDefines(defines)
+				if err != nil {
+					return usageError(err)
+				}
+				sources := ruleFiles
+				if len(sources) == 0 {
+					sources = rules.Default
+				}
+				if prog, err = reasoner.LoadProgram(sources, reasoner.ParseOptions{Defines: defs}); err != nil {
+					return err
+				}
 			}
 			ds, err := app.OpenStore(ctx)
 			if err != nil {
@@ -55,16 +87,31 @@ is given (as SPARQL's DROP SILENT).`,
 				}
 				return usageError(fmt.Errorf("no graph %s in the store (perfkb graphs lists the graphs)", graph))
 			}
-			if err := ds.Apply(ctx, kb.Delta{Remove: quads}); err != nil {
+			var sum reasoner.Summary
+			if prog != nil {
+				eng, err := reasoner.NewEngine(ctx, ds, prog, reasoner.Options{})
+				if err != nil {
+					return err
+				}
+				if sum, err = eng.Remove(ctx, quads); err != nil {
+					return err
+				}
+			} else if err := ds.Apply(ctx, kb.Delta{Remove: quads}); err != nil {
 				return err
 			}
 			if err := ds.Close(); err != nil {
 				return err
 			}
 			fmt.Fprintf(app.Stdout, "dropped %s quads from graph %s\n", humanCount(int64(len(quads))), graph)
+			if prog != nil {
+				fmt.Fprintf(app.Stdout, "withdrew %s derived triples that no longer follow\n", humanCount(sum.Retracted))
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&silent, "silent", false, "succeed quietly when the graph holds nothing")
+	cmd.Flags().BoolVar(&retract, "retract", false, "also withdraw the derived triples and findings that no longer follow (rules: --rules, default RDFS, OWL, PERFONTO)")
+	cmd.Flags().StringArrayVar(&ruleFiles, "rules", nil, "rule file or shipped set the inferred graph was made with; repeatable (implies --retract)")
+	cmd.Flags().StringArrayVar(&defines, "define", nil, "override a named constant, NAME=VALUE (repeatable), as given to reason")
 	return cmd
 }

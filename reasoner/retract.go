@@ -1,0 +1,866 @@
+package reasoner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// Retraction is delete-and-rederive (DRed, Gupta, Mumick and Subrahmanian
+// 1993) over the working memory:
+//
+//  1. Over-delete: every derived triple that has a derivation using a
+//     removed triple is marked, then every derived triple with a
+//     derivation using a marked one, to a fixpoint. Each step binds a
+//     rule's body pattern to the marked triple and joins the rest of the
+//     body over the working memory as it was before the delete, so the
+//     work is proportional to what the removed triples supported, not to
+//     the store.
+//  2. The marked triples leave the working memory.
+//  3. Rederive: each marked triple that a rule still derives from what is
+//     left (the rule's head bound to the triple, its body joined) comes
+//     back, and so does whatever a noValue test that a marked triple made
+//     fail now lets a rule derive; ordinary semi-naive rounds then derive
+//     what follows from the returned triples.
+//  4. The store loses the marked triples that did not come back, with the
+//     asserted quads being deleted, in one Dataset.Apply together with what
+//     the rounds wrote; derivation records that name a lost triple, as the
+//     derived triple or as a premise, are dropped from their batches.
+//
+// Adding a triple that a noValue test looks for takes away the
+// derivations that the test allowed: Add over-deletes what those
+// derivations produced and rederives in the same way. The closure after
+// Add and Remove is what a run from scratch over the same store derives
+// when every noValue tests predicates that rules do not derive or that
+// rules finish deriving before the test's rule can first fire (stratified
+// negation, as the shipped rule sets use it). Programs with remove or drop
+// cannot be retracted (ErrNotRetractable): what they deleted is not known.
+
+// ErrNotRetractable is returned by Remove and RunRetract for programs
+// whose rules delete triples (remove, drop).
+var ErrNotRetractable = errors.New("reasoner: the rules delete triples (remove, drop), so their consequences cannot be retracted")
+
+// Remove deletes quads from the store (in their graphs) and withdraws what
+// the rules derived from them that no longer follows: derived triples,
+// their derivation records and so the findings they made. Triples a rule
+// still derives without the removed quads stay. The removals, the
+// withdrawals and the triples the rules derive again are written in one
+// Dataset.Apply (more only beyond BatchSize quads).
+func (e *Engine) Remove(ctx context.Context, quads []kb.Quad) (Summary, error) {
+	return e.retract(ctx, quads, true)
+}
+
+// RunRetract withdraws what prog derived from removed, quads already
+// deleted from ds, assuming ds held prog's closure before the delete (for
+// example after an earlier Run): it loads the store as RunIncremental does
+// and then retracts as Engine.Remove.
+func RunRetract(ctx context.Context, ds kb.Dataset, prog *Program, removed []kb.Quad, opts Options) (Summary, error) {
+	e, err := newEngine(ctx, ds, prog, opts, nil)
+	if err != nil {
+		return Summary{}, err
+	}
+	e.ranOnce = true
+	return e.retract(ctx, removed, false)
+}
+
+func (e *Engine) retractable() error {
+	for _, r := range e.rules {
+		for _, c := range r.cr.body {
+			if c.call != nil && (c.call.b.Name == "remove" || c.call.b.Name == "drop") {
+				return ErrNotRetractable
+			}
+		}
+		for _, c := range r.cr.head {
+			if c.call != nil && (c.call.b.Name == "remove" || c.call.b.Name == "drop") {
+				return ErrNotRetractable
+			}
+		}
+	}
+	return nil
+}
+
+// skolemCall is a makeSkolem call of a rule: its output variable and its
+// arguments (constant IDs, or variables with id kb.Any).
+type skolemCall struct {
+	out  int
+	args []position
+}
+
+// skolemCalls lists a rule's makeSkolem calls whose output the head uses
+// and no pattern binds.
+func skolemCalls(br *boundRule) []skolemCall {
+	var out []skolemCall
+	for _, c := range br.cr.body {
+		if c.call == nil || c.call.b.Name != "makeSkolem" || c.call.args[0].kind != slotVar || !br.headOnly[c.call.args[0].v] {
+			continue
+		}
+		sc := skolemCall{out: c.call.args[0].v}
+		for j, a := range c.call.args[1:] {
+			switch a.kind {
+			case slotConst:
+				sc.args = append(sc.args, position{mode: modeConst, id: constID(br, c.index, j+1)})
+			case slotVar:
+				sc.args = append(sc.args, position{mode: modeFree, v: a.v})
+			default:
+				sc.args = append(sc.args, position{})
+			}
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// noteSkolems records the arguments of the skolem nodes a derivation
+// found by over-deleting made: makeSkolem is injective, so any rule that
+// makes the same node does so from the same arguments.
+func (rt *retraction) noteSkolems(br *boundRule, vals []kb.ID) {
+	for _, sc := range br.skolems {
+		v := vals[sc.out]
+		if v == kb.Any || v == transientID {
+			continue
+		}
+		if _, ok := rt.skolemOf[v]; ok {
+			continue
+		}
+		args := make([]kb.ID, len(sc.args))
+		for j, a := range sc.args {
+			switch a.mode {
+			case modeConst:
+				args[j] = a.id
+			case modeFree:
+				args[j] = vals[a.v]
+			}
+			if args[j] == kb.Any || args[j] == transientID {
+				args = nil
+				break
+			}
+		}
+		if args != nil {
+			rt.skolemOf[v] = args
+		}
+	}
+}
+
+// bindSkolems binds, for each makeSkolem call of br whose output vals
+// holds, the call's argument variables from the arguments recorded for
+// that node. known is false when a node's arguments are not recorded;
+// ok is false when br cannot make the node (a constant argument differs).
+func (rt *retraction) bindSkolems(br *boundRule, vals []kb.ID) (known, ok bool) {
+	known = true
+	for _, sc := range br.skolems {
+		v := vals[sc.out]
+		if v == kb.Any {
+			continue
+		}
+		args, have := rt.skolemOf[v]
+		if !have {
+			return false, true
+		}
+		if len(args) != len(sc.args) {
+			return true, false
+		}
+		for j, a := range sc.args {
+			switch a.mode {
+			case modeConst:
+				if a.id != args[j] {
+					return true, false
+				}
+			case modeFree:
+				if vals[a.v] != kb.Any && vals[a.v] != args[j] {
+					return true, false
+				}
+				vals[a.v] = args[j]
+			default:
+				return false, true
+			}
+		}
+	}
+	return known, true
+}
+
+type skolemKey struct {
+	t    [3]kb.ID
+	rule int
+}
+
+// skolemInputs returns the pattern variables read by the body calls that
+// bind a variable the head uses and no pattern binds.
+func skolemInputs(cr *compiledRule) (inputs []int, headOnly map[int]bool) {
+	inPattern := map[int]bool{}
+	for _, c := range cr.body {
+		if c.triple != nil {
+			for _, sl := range c.triple {
+				if sl.kind == slotVar {
+					inPattern[sl.v] = true
+				}
+			}
+		}
+	}
+	inHead := map[int]bool{}
+	for _, c := range cr.head {
+		if c.triple != nil {
+			for _, sl := range c.triple {
+				if sl.kind == slotVar && !inPattern[sl.v] {
+					inHead[sl.v] = true
+				}
+			}
+		}
+	}
+	var out []int
+	seen := map[int]bool{}
+	for _, c := range cr.body {
+		if c.call == nil {
+			continue
+		}
+		makes := false
+		for j, a := range c.call.args {
+			if a.kind == slotVar && c.call.outputs[j] && inHead[a.v] {
+				makes = true
+			}
+		}
+		if !makes {
+			continue
+		}
+		for j, a := range c.call.args {
+			if a.kind == slotVar && !c.call.outputs[j] && inPattern[a.v] && !seen[a.v] {
+				seen[a.v] = true
+				out = append(out, a.v)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, inHead
+}
+
+// planKey names a plan made for a join with some variables bound.
+type planKey struct {
+	rule int
+	pre  string
+	drop int
+}
+
+// retraction is the state of one Remove (or of the negation part of an
+// Add).
+type retraction struct {
+	e     *Engine
+	plans map[planKey]*plan
+	// marked holds the over-deleted triples, in the order found.
+	marked []([3]kb.ID)
+	isMark map[[3]kb.ID]bool
+	// unasserted holds the seeds that were asserted before the delete:
+	// they are not counted as retracted.
+	unasserted map[[3]kb.ID]bool
+	// hints holds, per marked triple and rule with head-only variables
+	// (skolemIn), the values of the skolem's inputs in each derivation
+	// that over-deleting found: rederiving binds them, since a head-only
+	// variable does not narrow the join.
+	hints map[skolemKey][][]kb.ID
+	// skolemOf holds the makeSkolem arguments of each node a derivation
+	// that over-deleting found made (see noteSkolems).
+	skolemOf map[kb.ID][]kb.ID
+	// x is the joiner every join of the retraction reuses.
+	x joiner
+	// asserted holds the asserted triples a marked one supported.
+	asserted   [][3]kb.ID
+	isAsserted map[[3]kb.ID]bool
+	// unrecorded holds asserted triples whose derived quad the caller
+	// deleted: their derivation records go.
+	unrecorded [][3]kb.ID
+}
+
+func (e *Engine) newRetraction() *retraction {
+	return &retraction{e: e, plans: map[planKey]*plan{}, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
+		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
+		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{}}
+}
+
+// planFor returns the plan of rule br with the variables of preset that
+// are not kb.Any bound, without the body call at index drop.
+func (rt *retraction) planFor(ctx context.Context, br *boundRule, preset []kb.ID, drop int) (*plan, error) {
+	var pre []int
+	var key strings.Builder
+	for v, id := range preset {
+		if id != kb.Any {
+			pre = append(pre, v)
+			key.WriteString(strconv.Itoa(v))
+			key.WriteByte(',')
+		}
+	}
+	k := planKey{rule: br.index, pre: key.String(), drop: drop}
+	if pl, ok := rt.plans[k]; ok {
+		return pl, nil
+	}
+	pl, err := rt.e.makePlanBound(ctx, br, -1, pre, drop)
+	if err != nil {
+		return nil, err
+	}
+	rt.plans[k] = pl
+	return pl, nil
+}
+
+// unify binds the variables of a pattern (positions of constants or
+// variables) to triple t; ok is false when a constant differs or a
+// variable would take two values.
+func unify(ps [3]position, t [3]kb.ID, vals []kb.ID) bool {
+	clear(vals)
+	for j, p := range ps {
+		switch p.mode {
+		case modeConst:
+			if p.id != t[j] {
+				return false
+			}
+		default:
+			if vals[p.v] != kb.Any && vals[p.v] != t[j] {
+				return false
+			}
+			vals[p.v] = t[j]
+		}
+	}
+	return true
+}
+
+// mark adds a present, derived-only triple to the over-deleted set.
+func (rt *retraction) mark(t [3]kb.ID) bool {
+	if rt.isMark[t] {
+		return false
+	}
+	tb := rt.e.ts.tables[t[1]]
+	if tb == nil {
+		return false
+	}
+	r := tb.lookup(t[0], t[2])
+	if r < 0 {
+		return false
+	}
+	if tb.asrt[r] > 0 {
+		// Asserted, so it stays; a derivation record of it may name a
+		// lost premise (see pruneRecords).
+		if !rt.isAsserted[t] {
+			rt.isAsserted[t] = true
+			rt.asserted = append(rt.asserted, t)
+		}
+		return false
+	}
+	rt.isMark[t] = true
+	rt.marked = append(rt.marked, t)
+	return true
+}
+
+// overDelete marks, from the marked triples at index from on, everything
+// derived with one of them as a premise, to a fixpoint. The working memory
+// still holds every marked triple.
+func (rt *retraction) overDelete(ctx context.Context, from int) error {
+	var br *boundRule
+	collect := func(h [3]kb.ID, vals []kb.ID) {
+		rt.mark(h)
+		rt.noteSkolems(br, vals)
+		if len(br.skolemIn) > 0 && rt.isMark[h] {
+			hint := make([]kb.ID, len(br.skolemIn))
+			for k, v := range br.skolemIn {
+				hint[k] = vals[v]
+			}
+			key := skolemKey{t: h, rule: br.index}
+			rt.hints[key] = append(rt.hints[key], hint)
+		}
+	}
+	var vals []kb.ID
+	var nothing output
+	for i := from; i < len(rt.marked); i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t := rt.marked[i]
+		for _, br = range rt.e.rules {
+			if cap(vals) < len(br.cr.varNames) {
+				vals = make([]kb.ID, len(br.cr.varNames))
+			}
+			vals = vals[:len(br.cr.varNames)]
+			for _, ci := range br.cr.patterns {
+				if !unify(br.patterns[ci], t, vals) {
+					continue
+				}
+				pl, err := rt.planFor(ctx, br, vals, -1)
+				if err != nil {
+					return err
+				}
+				if err := rt.e.evaluateWith(ctx, &rt.x, pl, &nothing, 0, -1, vals, collect); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// noValueArgs returns, per noValue call of a rule, its clause index and
+// its pattern (s, p and, when given, o) as positions; a missing object is
+// a wildcard (mode 0).
+func noValueArgs(br *boundRule) (idx []int, pats [][3]position) {
+	for _, c := range br.cr.body {
+		if c.call == nil || c.call.b.Name != "noValue" {
+			continue
+		}
+		var ps [3]position
+		for j, a := range c.call.args {
+			if j > 2 {
+				break
+			}
+			switch a.kind {
+			case slotConst:
+				ps[j] = position{mode: modeConst, id: constID(br, c.index, j)}
+			case slotVar:
+				ps[j] = position{mode: modeFree, v: a.v}
+			}
+		}
+		idx = append(idx, c.index)
+		pats = append(pats, ps)
+	}
+	return idx, pats
+}
+
+// constID finds the ID bound to the constant argument j of body call
+// clause ci (the rule's plans hold it).
+func constID(br *boundRule, ci, j int) kb.ID {
+	for _, pl := range append([]*plan{br.full, br.noPatterns}, br.plans...) {
+		if pl == nil {
+			continue
+		}
+		all := append(append([]*boundCall(nil), pl.pre...), pl.final...)
+		for _, st := range pl.steps {
+			all = append(all, st.calls...)
+		}
+		for _, bc := range all {
+			if bc.c == br.cr.body[ci].call && j < len(bc.args) {
+				return bc.args[j].id
+			}
+		}
+	}
+	return kb.Any
+}
+
+// unifyNeg binds a noValue pattern to t; wildcards (mode 0) match anything.
+func unifyNeg(ps [3]position, t [3]kb.ID, vals []kb.ID) bool {
+	clear(vals)
+	for j, p := range ps {
+		switch p.mode {
+		case modeConst:
+			if p.id == kb.Any || p.id != t[j] {
+				return false
+			}
+		case modeFree:
+			if vals[p.v] != kb.Any && vals[p.v] != t[j] {
+				return false
+			}
+			vals[p.v] = t[j]
+		}
+	}
+	return true
+}
+
+// negated marks what rules with a noValue test derived while no triple
+// matched the test, for each triple of added that now does: the rule is
+// joined without the test, bound to the triple.
+func (rt *retraction) negated(ctx context.Context, added [][3]kb.ID) error {
+	var br *boundRule
+	collect := func(h [3]kb.ID, vals []kb.ID) {
+		rt.mark(h)
+		rt.noteSkolems(br, vals)
+		if len(br.skolemIn) > 0 && rt.isMark[h] {
+			hint := make([]kb.ID, len(br.skolemIn))
+			for k, v := range br.skolemIn {
+				hint[k] = vals[v]
+			}
+			key := skolemKey{t: h, rule: br.index}
+			rt.hints[key] = append(rt.hints[key], hint)
+		}
+	}
+	var nothing output
+	for _, br = range rt.e.rules {
+		idx, pats := noValueArgs(br)
+		if len(idx) == 0 {
+			continue
+		}
+		vals := make([]kb.ID, len(br.cr.varNames))
+		for _, t := range added {
+			for k, ps := range pats {
+				if !unifyNeg(ps, t, vals) {
+					continue
+				}
+				pl, err := rt.planFor(ctx, br, vals, idx[k])
+				if err != nil {
+					return err
+				}
+				if err := rt.e.evaluateWith(ctx, &rt.x, pl, &nothing, 0, -1, vals, collect); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// rederive puts into e.out what the rules derive, from the working memory
+// without the marked triples, of each marked triple (its rule's head
+// bound to it) and what a noValue test that a marked triple failed now
+// lets a rule derive.
+func (rt *retraction) rederive(ctx context.Context) error {
+	e := rt.e
+	for _, br := range e.rules {
+		vals := make([]kb.ID, len(br.cr.varNames))
+		_, negPats := noValueArgs(br)
+		full := false
+		for _, t := range rt.marked {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			for _, h := range br.head {
+				if h.triple == nil {
+					continue
+				}
+				clear(vals)
+				ok := true
+				for j, sl := range h.triple {
+					switch sl.kind {
+					case slotConst:
+						ok = ok && h.ids[j] == t[j]
+					case slotVar:
+						if vals[sl.v] != kb.Any && vals[sl.v] != t[j] {
+							ok = false
+						}
+						vals[sl.v] = t[j]
+					}
+				}
+				if !ok {
+					continue
+				}
+				usesSkolem := false
+				for _, sl := range h.triple {
+					usesSkolem = usesSkolem || sl.kind == slotVar && br.headOnly[sl.v]
+				}
+				if usesSkolem && len(br.skolems) > 0 {
+					known, can := rt.bindSkolems(br, vals)
+					if !can {
+						continue // br cannot make this node
+					}
+					if known {
+						if err := rt.derive(ctx, br, vals); err != nil {
+							return err
+						}
+						continue
+					}
+				}
+				if usesSkolem {
+					hints, ok := rt.hints[skolemKey{t: t, rule: br.index}]
+					if !ok || len(br.skolemIn) == 0 {
+						// The head-only variable does not narrow the
+						// join: join the whole rule once, below.
+						full = true
+						continue
+					}
+					for _, hint := range hints {
+						for k, v := range br.skolemIn {
+							vals[v] = hint[k]
+						}
+						if err := rt.derive(ctx, br, vals); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+				if err := rt.derive(ctx, br, vals); err != nil {
+					return err
+				}
+			}
+			for _, ps := range negPats {
+				if !unifyNeg(ps, t, vals) {
+					continue
+				}
+				if err := rt.derive(ctx, br, vals); err != nil {
+					return err
+				}
+			}
+		}
+		if full {
+			clear(vals)
+			if err := rt.derive(ctx, br, vals); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (rt *retraction) derive(ctx context.Context, br *boundRule, vals []kb.ID) error {
+	pl, err := rt.planFor(ctx, br, vals, -1)
+	if err != nil {
+		return err
+	}
+	err = rt.e.evaluateWith(ctx, &rt.x, pl, &rt.e.out, 0, -1, vals, nil)
+	if errors.Is(err, ErrMaxDerived) {
+		return nil // the rounds that follow report it
+	}
+	return err
+}
+
+// retract is Remove; deleteQuads says whether quads are still in the
+// store.
+func (e *Engine) retract(ctx context.Context, quads []kb.Quad, deleteQuads bool) (Summary, error) {
+	if err := e.retractable(); err != nil {
+		return e.finish(), err
+	}
+	rt := e.newRetraction()
+	e.holding = true
+	e.held = kb.Delta{Add: e.held.Add[:0], Remove: e.held.Remove[:0]}
+	seen := make(map[kb.Quad]bool, len(quads))
+	for _, q := range quads {
+		if seen[q] {
+			continue
+		}
+		seen[q] = true
+		tr := [3]kb.ID{q.S, q.P, q.O}
+		if !deleteQuads {
+			// The working memory was loaded without the removed quads;
+			// over-deleting needs the triples that are gone entirely.
+			if !e.reads(q.G) {
+				continue
+			}
+			t := e.ts.table(q.P, true)
+			r := t.lookup(q.S, q.O)
+			switch {
+			case r < 0:
+				t.insert(q.S, q.O, e.cur)
+				if !e.isDerivedGraph(q.G) {
+					rt.unasserted[tr] = true
+				}
+				rt.mark(tr)
+			case t.asrt[r] == 0:
+				rt.mark(tr)
+			case e.isDerivedGraph(q.G):
+				rt.unrecorded = append(rt.unrecorded, tr)
+			}
+			continue
+		}
+		has, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}))
+		if err != nil {
+			e.holding = false
+			return e.finish(), fmt.Errorf("reasoner: retracting: %w", err)
+		}
+		if len(has) == 0 {
+			continue // not in the store: nothing to delete
+		}
+		e.held.Remove = append(e.held.Remove, q)
+		if !e.reads(q.G) {
+			continue
+		}
+		t := e.ts.tables[q.P]
+		if t == nil {
+			continue
+		}
+		r := t.lookup(q.S, q.O)
+		if r < 0 {
+			continue
+		}
+		if !e.isDerivedGraph(q.G) && t.asrt[r] > 0 {
+			if t.asrt[r]--; t.asrt[r] == 0 {
+				rt.unasserted[tr] = true
+			}
+		}
+		if e.isDerivedGraph(q.G) && t.asrt[r] > 0 {
+			// Asserted still: only its derivation records go.
+			rt.unrecorded = append(rt.unrecorded, tr)
+		}
+		rt.mark(tr)
+	}
+	// A new, empty generation: the rounds after rederiving must not join
+	// the newest rows again.
+	e.cur++
+	err := e.maintain(ctx, rt)
+	e.holding = false
+	// A derived quad deleted by the caller that the rules derive again
+	// stays.
+	if len(e.held.Add) > 0 {
+		back := make(map[kb.Quad]bool, len(e.held.Add))
+		for _, q := range e.held.Add {
+			back[q] = true
+		}
+		e.held.Remove = slices.DeleteFunc(e.held.Remove, func(q kb.Quad) bool { return back[q] })
+	}
+	// The store follows the working memory even when ctx ended meanwhile,
+	// as Add does.
+	if werr := e.writeHeld(context.WithoutCancel(ctx)); werr != nil {
+		err = errors.Join(err, fmt.Errorf("reasoner: retracting: %w", werr))
+	}
+	return e.finish(), err
+}
+
+// maintain finishes a retraction whose seeds are marked: it over-deletes,
+// rederives, runs the rounds from generation e.cur and adds to e.held the
+// removal of the triples that did not come back and the rewritten
+// derivation records.
+func (e *Engine) maintain(ctx context.Context, rt *retraction) error {
+	if err := rt.overDelete(ctx, 0); err != nil {
+		return err
+	}
+	for _, t := range rt.marked {
+		e.ts.tables[t[1]].remove(t[0], t[2])
+	}
+	err := rt.rederive(ctx)
+	if err == nil {
+		err = e.rounds(ctx, false)
+	}
+	var lost [][3]kb.ID
+	for _, t := range rt.marked {
+		if !e.ts.contains(t[0], t[1], t[2]) {
+			lost = append(lost, t)
+			if !rt.unasserted[t] {
+				e.summary.Retracted++
+			}
+			e.held.Remove = append(e.held.Remove, kb.Quad{S: t[0], P: t[1], O: t[2], G: e.graphOf(t[1])})
+		}
+	}
+	if !e.opts.NoDerivations && len(rt.marked)+len(rt.unrecorded)+len(rt.asserted) > 0 {
+		scan := append(append(append([][3]kb.ID(nil), rt.marked...), rt.unrecorded...), rt.asserted...)
+		if rerr := e.pruneRecords(context.WithoutCancel(ctx), scan, lost, rt.unrecorded, &e.held); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+	}
+	return err
+}
+
+// pruneRecords adds to delta the rewrite of every derivation batch that
+// may hold a derivation of a marked triple: entries that derive a lost
+// triple or use one as a premise go, and a batch left empty goes with its
+// range quads.
+func (e *Engine) pruneRecords(ctx context.Context, marked, lost, unrecorded [][3]kb.ID, delta *kb.Delta) error {
+	x := &explainer{ctx: ctx, ds: e.ds, derivG: e.derivG}
+	if err := x.readRanges(); err != nil {
+		return fmt.Errorf("reasoner: reading derivation ranges: %w", err)
+	}
+	if len(x.ranges) == 0 {
+		return nil
+	}
+	// isLost: 1 for a triple no longer in the store, 2 for one whose
+	// records go but that stays asserted (still a valid premise).
+	isLost := make(map[[3]kb.ID]uint8, len(lost)+len(unrecorded))
+	for _, t := range lost {
+		isLost[t] = 1
+	}
+	for _, t := range unrecorded {
+		isLost[t] = 2
+	}
+	// Marked triples that came back may keep records of derivations
+	// through lost triples: those batches are read too.
+	subjects := make([]kb.ID, 0, len(marked))
+	for _, t := range marked {
+		subjects = append(subjects, t[0])
+	}
+	slices.Sort(subjects)
+	subjects = slices.Compact(subjects)
+	var lits []kb.Term
+	var bounds [][2]kb.ID
+	// recorded: triples with an entry left in a batch read; unbacked:
+	// asserted triples that lost an entry.
+	recorded := map[[3]kb.ID]bool{}
+	var unbacked [][3]kb.ID
+	defer func() {
+		// An asserted triple with no recorded derivation left keeps no
+		// inferred copy: it stands as asserted, as in a run from scratch.
+		for _, t := range unbacked {
+			if !recorded[t] {
+				delta.Remove = append(delta.Remove, kb.Quad{S: t[0], P: t[1], O: t[2], G: e.graphOf(t[1])})
+			}
+		}
+	}()
+	for _, r := range x.ranges {
+		i, _ := slices.BinarySearch(subjects, r.first)
+		if i == len(subjects) || subjects[i] > r.last {
+			continue
+		}
+		term, err := e.ds.Resolve(ctx, r.batch)
+		if err != nil {
+			return fmt.Errorf("reasoner: reading a derivation batch: %w", err)
+		}
+		kept, first, last, dropped, err := pruneBatch(term.Value, isLost, recorded)
+		if err != nil {
+			return err
+		}
+		changed := len(dropped) > 0
+		for _, t := range dropped {
+			if tb := e.ts.tables[t[1]]; tb != nil && isLost[t] == 0 {
+				if r := tb.lookup(t[0], t[2]); r >= 0 && tb.asrt[r] > 0 {
+					unbacked = append(unbacked, t)
+				}
+			}
+		}
+		if !changed {
+			continue
+		}
+		delta.Remove = append(delta.Remove, kb.Quad{S: r.first, P: e.derivFirstP, O: r.batch, G: e.derivG})
+		if r.last != r.first {
+			delta.Remove = append(delta.Remove, kb.Quad{S: r.last, P: e.derivLastP, O: r.batch, G: e.derivG})
+		}
+		if kept != "" {
+			lits = append(lits, kb.Literal(kept, DerivationBatchDatatypeIRI))
+			bounds = append(bounds, [2]kb.ID{first, last})
+		}
+	}
+	if len(lits) == 0 {
+		return nil
+	}
+	ids, err := e.ds.Intern(ctx, lits)
+	if err != nil {
+		return fmt.Errorf("reasoner: interning derivation records: %w", err)
+	}
+	for i, id := range ids {
+		delta.Add = append(delta.Add, kb.Quad{S: bounds[i][0], P: e.derivFirstP, O: id, G: e.derivG})
+		if bounds[i][1] != bounds[i][0] {
+			delta.Add = append(delta.Add, kb.Quad{S: bounds[i][1], P: e.derivLastP, O: id, G: e.derivG})
+		}
+	}
+	return nil
+}
+
+// pruneBatch drops from a batch literal the entries that derive a triple
+// of isLost or name one lost from the store as a premise, notes the
+// triples of the entries it keeps in recorded, and returns the kept lines
+// (in subject order), their lowest and highest subject and the triples
+// of the dropped entries.
+func pruneBatch(lex string, isLost map[[3]kb.ID]uint8, recorded map[[3]kb.ID]bool) (kept string, first, last kb.ID, dropped [][3]kb.ID, err error) {
+	var b strings.Builder
+	for line := range strings.SplitSeq(lex, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || (len(f)-4)%3 != 0 {
+			return "", 0, 0, nil, fmt.Errorf("derivation batch: entry of %d IDs", len(f))
+		}
+		ids := make([]kb.ID, len(f))
+		for i, s := range f {
+			n, perr := strconv.ParseUint(s, 36, 64)
+			if perr != nil {
+				return "", 0, 0, nil, fmt.Errorf("derivation batch: %w", perr)
+			}
+			ids[i] = kb.ID(n)
+		}
+		drop := isLost[[3]kb.ID{ids[1], ids[2], ids[3]}] != 0
+		for i := 4; i+2 < len(ids) && !drop; i += 3 {
+			drop = isLost[[3]kb.ID{ids[i], ids[i+1], ids[i+2]}] == 1
+		}
+		if drop {
+			dropped = append(dropped, [3]kb.ID{ids[1], ids[2], ids[3]})
+			continue
+		}
+		recorded[[3]kb.ID{ids[1], ids[2], ids[3]}] = true
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		} else {
+			first = ids[1]
+		}
+		last = ids[1]
+		b.WriteString(line)
+	}
+	return b.String(), first, last, dropped, nil
+}

@@ -1,0 +1,185 @@
+package reasoner
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfkb/perfkb/convert/sample"
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/ontology"
+	"github.com/perfkb/perfkb/rules"
+)
+
+// BenchmarkRetractExperiment deletes one experiment (every quad whose
+// subject is the experiment's IRI or under it) from `perfkb sample` data
+// closed under the shipped rules, and compares the retraction with a
+// recompute from scratch over the data without that experiment, in the
+// same run: recompute (NewEngine + Run on a store loaded without the
+// experiment), live (Engine.Remove on the engine that materialised the
+// full data) and store (delete, then RunRetract, which loads the store
+// into a fresh engine first). It reports CPU seconds and wall time of
+// each and fails when the retracted stores' inferred graphs differ in size
+// from the recompute's. PERFKB_BENCH_TRIPLES (default 200000) and
+// PERFKB_BENCH_SITES (default 6: about 70 experiments) set the data.
+//
+//	go test -run '^$' -bench RetractExperiment -benchtime 1x ./reasoner/
+func BenchmarkRetractExperiment(b *testing.B) {
+	size, sites := int64(200000), 6
+	if v := os.Getenv("PERFKB_BENCH_TRIPLES"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			b.Fatalf("PERFKB_BENCH_TRIPLES: %v", err)
+		}
+		size = n
+	}
+	if v := os.Getenv("PERFKB_BENCH_SITES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.Fatalf("PERFKB_BENCH_SITES: %v", err)
+		}
+		sites = n
+	}
+	ctx := context.Background()
+	var data bytes.Buffer
+	info, err := sample.Generate(ctx, &data, sample.Options{Triples: size, Sites: sites, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The second experiment of the second site: an ordinary profiling run.
+	exp := sample.GraphIRI(sample.DefaultGraphBase, info.Sites[1]) + "/exp/2"
+	var without bytes.Buffer
+	for line := range strings.SplitSeq(data.String(), "\n") {
+		if strings.HasPrefix(line, "<"+exp+">") || strings.HasPrefix(line, "<"+exp+"/") {
+			continue
+		}
+		without.WriteString(line)
+		without.WriteByte('\n')
+	}
+	prog, err := LoadProgram(rules.Default, ParseOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	open := func(nq []byte) *native.MemStore {
+		ds := native.OpenMemory()
+		if _, err := rdfio.Load(ctx, ds, bytes.NewReader(nq), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := rdfio.Load(ctx, ds, ontology.TurtleReader(), rdfio.LoadOptions{Format: rdfio.Turtle, Graph: kb.IRI(ontology.OntologyIRI)}); err != nil {
+			b.Fatal(err)
+		}
+		return ds
+	}
+	experimentQuads := func(ds kb.Dataset) []kb.Quad {
+		quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out []kb.Quad
+		for _, q := range quads {
+			s, err := ds.Resolve(ctx, q.S)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := ds.Resolve(ctx, q.G)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if g.Value == kb.InferredGraphIRI || g.Value == kb.DerivationsGraphIRI || g.Value == kb.RulesInternalGraphIRI {
+				continue
+			}
+			if s.Value == exp || strings.HasPrefix(s.Value, exp+"/") {
+				out = append(out, q)
+			}
+		}
+		return out
+	}
+	inferred := func(ds kb.Dataset) int {
+		id, ok, err := ds.Lookup(ctx, kb.InferredGraph)
+		if err != nil || !ok {
+			b.Fatalf("no inferred graph: %v", err)
+		}
+		quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{G: id}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return len(quads)
+	}
+	type timing struct{ cpu, wall float64 }
+	measure := func(f func()) timing {
+		runtime.GC() // not charged to the measured step
+		c, w := cpuSeconds(), time.Now()
+		f()
+		return timing{cpuSeconds() - c, time.Since(w).Seconds()}
+	}
+	for b.Loop() {
+		// Recompute: the data without the experiment, from scratch.
+		c := open(without.Bytes())
+		var full Summary
+		recompute := measure(func() {
+			if full, err = Run(ctx, c, prog, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		})
+		want := inferred(c)
+
+		// Live: the engine that closed the full data removes the experiment.
+		a := open(data.Bytes())
+		eng, err := NewEngine(ctx, a, prog, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := eng.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+		del := experimentQuads(a)
+		var sum Summary
+		live := measure(func() {
+			if sum, err = eng.Remove(ctx, del); err != nil {
+				b.Fatal(err)
+			}
+		})
+		if got := inferred(a); got != want {
+			b.Errorf("live: %d inferred triples after retraction, recompute has %d", got, want)
+		}
+
+		// Store: another process deletes, then retracts from the store.
+		s := open(data.Bytes())
+		if _, err := Run(ctx, s, prog, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		del = experimentQuads(s)
+		store := measure(func() {
+			if err := s.Apply(ctx, kb.Delta{Remove: del}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := RunRetract(ctx, s, prog, del, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		})
+		if got := inferred(s); got != want {
+			b.Errorf("store: %d inferred triples after retraction, recompute has %d", got, want)
+		}
+		b.ReportMetric(float64(info.Experiments+info.TraceExperiments), "experiments")
+		b.ReportMetric(float64(len(del)), "deleted-quads")
+		b.ReportMetric(float64(sum.Retracted), "retracted")
+		b.ReportMetric(float64(full.Derived), "recompute-derived")
+		b.ReportMetric(recompute.cpu, "recompute-cpu-s")
+		b.ReportMetric(recompute.wall, "recompute-wall-s")
+		b.ReportMetric(live.cpu, "live-cpu-s")
+		b.ReportMetric(live.wall, "live-wall-s")
+		b.ReportMetric(store.cpu, "store-cpu-s")
+		b.ReportMetric(store.wall, "store-wall-s")
+		b.ReportMetric(recompute.cpu/live.cpu, "recompute/live-cpu")
+		b.ReportMetric(recompute.wall/live.wall, "recompute/live-wall")
+		b.ReportMetric(recompute.cpu/store.cpu, "recompute/store-cpu")
+		b.ReportMetric(recompute.wall/store.wall, "recompute/store-wall")
+	}
+}

@@ -1,0 +1,342 @@
+package reasoner
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
+)
+
+// retractRules (retractBaseRules and two skolem rules) has recursion (link is asserted and transitive; path is
+// reachability over edge), negation as failure over an asserted predicate
+// (open needs no blocked), a rule over a negated rule's output, and a
+// rule with two head triples, and two rules making the same skolem nodes
+// (a node one rule derives a triple about may be kept by the other).
+const retractBaseRules = `@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>.
+[trans: (?a ex:link ?b), (?b ex:link ?c) -> (?a ex:link ?c)]
+[path0: (?a ex:edge ?b) -> (?a ex:path ?b)]
+[path1: (?a ex:path ?b), (?b ex:edge ?c) -> (?a ex:path ?c)]
+[open: (?a ex:path ?b), noValue(?a, ex:blocked, ?b) -> (?a ex:open ?b)]
+[kind: (?a ex:open ?b), (?b ex:link ?a) -> (?a rdf:type ex:Loop), (?b rdf:type ex:Loop)]
+`
+
+const retractRules = retractBaseRules + `
+[find: (?a ex:open ?b), makeSkolem(?f, ?a, ?b) -> (?a ex:finding ?f), (?f ex:about ?b)]
+[note: (?a ex:link ?b), (?b ex:edge ?a), makeSkolem(?f, ?a, ?b) -> (?f ex:about ?b)]
+`
+
+// A hand-computed retraction: deleting one edge of a chain withdraws the
+// paths through it, keeps a path with another support, and a deleted
+// block lets open through.
+func TestRemoveWithdrawsWhatNoLongerFollows(t *testing.T) {
+	ctx := context.Background()
+	ds := loadTurtle(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:c . ex:a ex:edge ex:c . ex:c ex:edge ex:d .
+		ex:a ex:blocked ex:d .`)
+	prog := mustProgram(t, retractBaseRules)
+	eng, err := NewEngine(ctx, ds, prog, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	del := turtleQuads(t, ds, `ex:b ex:edge ex:c . ex:a ex:blocked ex:d .`)
+	sum, err := eng.Remove(ctx, del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Before: path a-b a-c a-d b-c b-d c-d, open for all but a-d.
+	// After: path a-b a-c a-d c-d (a-c by its own edge, a-d through c),
+	// b-c and b-d gone with their opens; a-d now open.
+	var want []string
+	for _, pr := range [][2]string{{"a", "b"}, {"a", "c"}, {"a", "d"}, {"c", "d"}} {
+		for _, p := range []string{"path", "open"} {
+			want = append(want, fmt.Sprintf("<http://example.org/%s> <http://example.org/%s> <http://example.org/%s> .", pr[0], p, pr[1]))
+		}
+	}
+	slices.Sort(want)
+	if got := graphTriples(t, ds, kb.InferredGraph); !slices.Equal(got, want) {
+		t.Errorf("inferred after remove:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if sum.Retracted != 4 {
+		t.Errorf("retracted %d, want 4 (path and open of b-c and b-d)", sum.Retracted)
+	}
+	if got := graphTriples(t, ds, kb.DefaultGraph); len(got) != 3 {
+		t.Errorf("asserted after remove: %v, want the 3 edges left", got)
+	}
+	checkRecords(t, ds)
+}
+
+// TestRetractMatchesRecompute applies random inserts and deletes to a
+// small store, maintained incrementally, and compares the inferred graph
+// after each step with a run from scratch over the asserted quads, and
+// checks the derivation records (every inferred triple has one, every
+// record's triple and premises are in the store). PERFKB_RETRACT_STEPS sets the steps (default 200);
+// PERFKB_RETRACT_SEED the seed.
+func TestRetractMatchesRecompute(t *testing.T) {
+	steps := 200
+	if v := os.Getenv("PERFKB_RETRACT_STEPS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("PERFKB_RETRACT_STEPS: %v", err)
+		}
+		steps = n
+	}
+	seed := uint64(25)
+	if v := os.Getenv("PERFKB_RETRACT_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("PERFKB_RETRACT_SEED: %v", err)
+		}
+		seed = n
+	}
+	stores := []struct {
+		name string
+		open func(t *testing.T) kb.Dataset
+	}{
+		{"memory", func(t *testing.T) kb.Dataset { return native.OpenMemory() }},
+		{"native", func(t *testing.T) kb.Dataset {
+			st, err := native.Open(context.Background(), filepath.Join(t.TempDir(), "db"), native.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		}},
+	}
+	for _, st := range stores {
+		for _, mode := range []string{"engine", "store"} {
+			t.Run(st.name+"/"+mode, func(t *testing.T) {
+				runRetractSteps(t, st.open(t), mode == "engine", steps, seed)
+			})
+		}
+	}
+}
+
+func runRetractSteps(t *testing.T, ds kb.Dataset, live bool, steps int, seed uint64) {
+	ctx := context.Background()
+	prog := mustProgram(t, retractRules)
+	rng := rand.New(rand.NewPCG(seed, 7))
+	nodes := []string{"a", "b", "c", "d", "e"}
+	preds := []string{"edge", "link", "blocked"}
+	graphs := []kb.Term{kb.IRI("http://example.org/g1"), kb.IRI("http://example.org/g2")}
+	var eng *Engine
+	if live {
+		var err error
+		if eng, err = NewEngine(ctx, ds, prog, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := eng.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for step := range steps {
+		// A batch of one to three quads, all inserts or all deletes; a
+		// delete picks asserted quads mostly, sometimes a derived one.
+		insert := rng.IntN(2) == 0
+		var batch []kb.TermQuad
+		for range 1 + rng.IntN(3) {
+			if !insert && rng.IntN(8) == 0 {
+				inf := graphTriples(t, ds, kb.InferredGraph)
+				if len(inf) > 0 {
+					tq := parseNT(t, inf[rng.IntN(len(inf))])
+					tq.G = kb.InferredGraph
+					batch = append(batch, tq)
+					continue
+				}
+			}
+			batch = append(batch, kb.TermQuad{
+				S: ex(nodes[rng.IntN(len(nodes))]), P: ex(preds[rng.IntN(len(preds))]),
+				O: ex(nodes[rng.IntN(len(nodes))]), G: graphs[rng.IntN(len(graphs))]})
+		}
+		quads := internQuads(t, ds, batch)
+		var err error
+		switch {
+		case live && insert:
+			_, err = eng.Add(ctx, quads)
+		case live:
+			_, err = eng.Remove(ctx, quads)
+		case insert:
+			if err = ds.Apply(ctx, kb.Delta{Add: quads}); err == nil {
+				_, err = RunIncremental(ctx, ds, prog, quads, Options{})
+			}
+		default:
+			if err = ds.Apply(ctx, kb.Delta{Remove: quads}); err == nil {
+				_, err = RunRetract(ctx, ds, prog, quads, Options{})
+			}
+		}
+		if err != nil {
+			t.Fatalf("step %d (insert %v %v): %v", step, insert, batch, err)
+		}
+		got := storeClosure(t, ds)
+		want := recompute(t, ds, prog)
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d (insert %v %v): closure differs from a recompute\n got: %s\nwant: %s",
+				step, insert, batch, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+		}
+		checkRecords(t, ds)
+		if t.Failed() {
+			t.Fatalf("step %d (insert %v %v): derivation records are wrong", step, insert, batch)
+		}
+	}
+}
+
+// storeClosure returns the distinct triples of every graph but the
+// derivations graph, as sorted N-Triples lines: what is asserted and what
+// is inferred (a triple derived before it was asserted stays in the
+// inferred graph too, so the graphs alone may differ from a recompute's).
+func storeClosure(t *testing.T, ds kb.Dataset) []string {
+	t.Helper()
+	ctx := context.Background()
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, q := range quads {
+		tq, err := kb.ResolveQuad(ctx, ds, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tq.G.Value == kb.DerivationsGraphIRI {
+			continue
+		}
+		tq.G = kb.Term{}
+		if l := tq.String(); !seen[l] {
+			seen[l] = true
+			out = append(out, l)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// recompute runs prog from scratch over the asserted quads of ds in a
+// fresh store and returns its closure.
+func recompute(t *testing.T, ds kb.Dataset, prog *Program) []string {
+	ctx := context.Background()
+	fresh := native.OpenMemory()
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := map[string]bool{kb.InferredGraphIRI: true, kb.DerivationsGraphIRI: true, kb.RulesInternalGraphIRI: true}
+	var add []kb.TermQuad
+	for _, q := range quads {
+		tq, err := kb.ResolveQuad(ctx, ds, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !skip[tq.G.Value] {
+			add = append(add, tq)
+		}
+	}
+	if err := fresh.Apply(ctx, kb.Delta{Add: internQuads(t, fresh, add)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctx, fresh, prog, Options{NoDerivations: true}); err != nil {
+		t.Fatal(err)
+	}
+	return storeClosure(t, fresh)
+}
+
+func internQuads(t *testing.T, ds kb.Dataset, tqs []kb.TermQuad) []kb.Quad {
+	t.Helper()
+	var terms []kb.Term
+	for _, q := range tqs {
+		terms = append(terms, q.S, q.P, q.O, q.G)
+	}
+	ids, err := ds.Intern(context.Background(), terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]kb.Quad, len(tqs))
+	for i := range tqs {
+		out[i] = kb.Quad{S: ids[4*i], P: ids[4*i+1], O: ids[4*i+2], G: ids[4*i+3]}
+	}
+	return out
+}
+
+// parseNT reads one N-Triples line of IRIs (graphTriples' output here).
+func parseNT(t *testing.T, line string) kb.TermQuad {
+	f := strings.Fields(strings.TrimSuffix(line, " ."))
+	if len(f) != 3 {
+		t.Fatalf("not a triple of IRIs: %q", line)
+	}
+	iri := func(s string) kb.Term { return kb.IRI(strings.Trim(s, "<>")) }
+	return kb.TermQuad{S: iri(f[0]), P: iri(f[1]), O: iri(f[2])}
+}
+
+// checkRecords reads every derivation batch of ds: each entry's triple is
+// in the inferred graph and its premises are in the store, and each
+// inferred triple has an entry.
+func checkRecords(t *testing.T, ds kb.Dataset) {
+	t.Helper()
+	ctx := context.Background()
+	x, err := newExplainer(ctx, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x == nil || !x.haveRecords {
+		if inf := graphTriples(t, ds, kb.InferredGraph); len(inf) > 0 {
+			t.Fatalf("no derivation records for %d inferred triples", len(inf))
+		}
+		return
+	}
+	if err := x.readRanges(); err != nil {
+		t.Fatal(err)
+	}
+	has := func(tr [3]kb.ID, g kb.ID) bool {
+		quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{S: tr[0], P: tr[1], O: tr[2], G: g}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range quads {
+			if q.G != x.derivG {
+				return true
+			}
+		}
+		return false
+	}
+	recorded := map[[3]kb.ID]bool{}
+	for _, r := range x.ranges {
+		term, err := ds.Resolve(ctx, r.batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := decodeBatch(term.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tr, e := range entries {
+			recorded[tr] = true
+			if !has(tr, x.inferred) {
+				t.Errorf("a derivation record names %v, which is not inferred", tr)
+			}
+			for _, p := range e.premises {
+				if !has(p, kb.Any) {
+					t.Errorf("the derivation record of %v names premise %v, which is not in the store", tr, p)
+				}
+			}
+		}
+	}
+	quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{G: x.inferred}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range quads {
+		if !recorded[[3]kb.ID{q.S, q.P, q.O}] {
+			tq, _ := kb.ResolveQuad(ctx, ds, q)
+			t.Errorf("inferred %v has no derivation record", tq)
+		}
+	}
+}
