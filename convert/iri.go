@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -77,6 +78,16 @@ func (b Base) IRI(segments ...string) kb.Term {
 		appendSegment(&sb, s)
 	}
 	return kb.IRI(sb.String())
+}
+
+// ExperimentIRI is a converter's experiment IRI: explicit when set,
+// otherwise <base>exp/NAME with NAME the last element of path (the input
+// file's or directory's name).
+func (b Base) ExperimentIRI(explicit, path string) string {
+	if explicit != "" {
+		return explicit
+	}
+	return b.IRI("exp", filepath.Base(path)).Value
 }
 
 // EscapeSegment makes a source key safe as one IRI path segment, and

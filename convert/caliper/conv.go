@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -45,10 +44,7 @@ func New(path string, base convert.Base, opts Options) *Converter {
 
 // ExperimentIRI returns the experiment IRI.
 func (c *Converter) ExperimentIRI() string {
-	if c.opts.Experiment != "" {
-		return c.opts.Experiment
-	}
-	return c.base.IRI("exp", filepath.Base(c.path)).Value
+	return c.base.ExperimentIRI(c.opts.Experiment, c.path)
 }
 
 // Read reads a .cali or json-split file (told apart by a leading '{').

@@ -41,10 +41,7 @@ func New(dir string, base convert.Base, opts Options) *Converter {
 
 // ExperimentIRI returns the experiment IRI.
 func (c *Converter) ExperimentIRI() string {
-	if c.opts.Experiment != "" {
-		return c.opts.Experiment
-	}
-	return c.base.IRI("exp", filepath.Base(filepath.Clean(c.dir))).Value
+	return c.base.ExperimentIRI(c.opts.Experiment, c.dir)
 }
 
 // metricOut says how a propagated metric is written.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
@@ -38,10 +37,7 @@ func New(path string, base convert.Base, opts Options) *Converter {
 
 // ExperimentIRI returns the experiment IRI.
 func (c *Converter) ExperimentIRI() string {
-	if c.opts.Experiment != "" {
-		return c.opts.Experiment
-	}
-	return c.base.IRI("exp", filepath.Base(c.path)).Value
+	return c.base.ExperimentIRI(c.opts.Experiment, c.path)
 }
 
 // Convert implements convert.Converter.

@@ -39,10 +39,7 @@ func New(path string, base convert.Base, opts Options) *Converter {
 
 // ExperimentIRI returns the experiment IRI.
 func (c *Converter) ExperimentIRI() string {
-	if c.opts.Experiment != "" {
-		return c.opts.Experiment
-	}
-	return c.base.IRI("exp", filepath.Base(c.path)).Value
+	return c.base.ExperimentIRI(c.opts.Experiment, c.path)
 }
 
 // Read reads and checks a pprof protobuf (gzip-compressed or not). name

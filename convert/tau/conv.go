@@ -207,10 +207,7 @@ func (s sinkAdapter) Add(ctx context.Context, q kb.TermQuad) error {
 
 // ExperimentIRI returns the experiment IRI.
 func (c *Converter) ExperimentIRI() string {
-	if c.opts.Experiment != "" {
-		return c.opts.Experiment
-	}
-	return c.base.IRI("exp", filepath.Base(filepath.Clean(c.dir))).Value
+	return c.base.ExperimentIRI(c.opts.Experiment, c.dir)
 }
 
 // Convert implements convert.Converter.
