@@ -38,8 +38,6 @@ type bulk struct {
 	ids    map[kb.ID]struct{} // IDs this process has not seen, checked at Commit
 	done   bool
 	err    error
-	row    [4]any
-	vals   [4]int64
 
 	local  map[kb.Term]int64 // load-local numbers of terms not in the cache
 	terms  []kb.Term         // by local number - 1
@@ -73,9 +71,6 @@ func (s *Store) BeginBulk(ctx context.Context) (kb.BulkWriter, error) {
 		}
 	}
 	b := &bulk{s: s, conn: conn, tx: tx, ids: map[kb.ID]struct{}{}, local: map[kb.Term]int64{}}
-	for i := range b.row {
-		b.row[i] = &b.vals[i]
-	}
 	return b, nil
 }
 
@@ -222,7 +217,7 @@ func (b *bulk) commit(ctx context.Context) error {
 		return b.loadEmpty(ctx, exec)
 	}
 	// Stage the quads and insert the ones the store lacks.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging"}, []string{"s", "p", "o", "g"}, b.quadRows()); err != nil {
+	if _, err := copyIn(ctx, tx, "perfkb_staging", "s, p, o, g", "", quadRowsFrom(b.quads)); err != nil {
 		return fmt.Errorf("COPY quads: %w", err)
 	}
 	// Temporary tables are never analyzed automatically; without
@@ -282,7 +277,15 @@ func (b *bulk) loadEmpty(ctx context.Context, exec func(string, ...any) error) e
 			return err
 		}
 	}
-	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{s.schema, "quads"}, []string{"s", "p", "o", "g"}, b.quadRows()); err != nil {
+	// quads is empty (counts is exact); truncating it in this transaction
+	// lets COPY write the rows frozen, so the first reads and autovacuum
+	// need not rewrite every page to set hint bits, and index-only scans
+	// work at once (see COPY … FREEZE). With wal_level = minimal it also
+	// lets COPY and the index builds skip the WAL.
+	if err := exec("TRUNCATE " + s.q.t("quads")); err != nil {
+		return err
+	}
+	if _, err := copyIn(ctx, b.tx, s.q.t("quads"), "s, p, o, g", ", FREEZE", quadRowsFrom(b.quads)); err != nil {
 		return fmt.Errorf("COPY quads: %w", err)
 	}
 	var ps, gs, ns []int64
@@ -310,19 +313,6 @@ func (b *bulk) createIndexes(exec func(string, ...any) error, indexes []index) e
 	return nil
 }
 
-// quadRows is a COPY source over b.quads.
-func (b *bulk) quadRows() pgx.CopyFromSource {
-	i := -1
-	return pgx.CopyFromFunc(func() ([]any, error) {
-		i++
-		if i == len(b.quads) {
-			return nil, nil
-		}
-		b.vals = b.quads[i]
-		return b.row[:], nil
-	})
-}
-
 // internTerms gives every load-local term its ID in b.newIDs: the ID the
 // dictionary has for it, or a new one, the new terms copied straight into
 // terms. It locks terms against other sessions' inserts until the load
@@ -344,14 +334,15 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error,
 	if held > 0 {
 		// Find the terms the dictionary holds: a hash join of the load's
 		// hashes with terms.
-		i := -1
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging_terms"}, []string{"local", "h"}, pgx.CopyFromFunc(func() ([]any, error) {
-			i++
+		i := 0
+		if _, err := copyIn(ctx, tx, "perfkb_staging_terms", "local, h", "", func(buf []byte) ([]byte, bool) {
 			if i == len(hashes) {
-				return nil, nil
+				return buf, false
 			}
-			return []any{int64(i), hashes[i]}, nil
-		})); err != nil {
+			buf = appendBytes(appendInt8(appendRowStart(buf, 2), int64(i)), hashes[i])
+			i++
+			return buf, true
+		}); err != nil {
 			return fmt.Errorf("COPY term hashes: %w", err)
 		}
 		if err := exec("ANALYZE perfkb_staging_terms"); err != nil {
@@ -383,53 +374,53 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error,
 	if len(fresh) == 0 {
 		return nil
 	}
-	rows, err := tx.Query(ctx, "SELECT nextval('"+s.q.t("term_ids")+"') FROM generate_series(1, $1)", len(fresh))
-	if err != nil {
-		return err
+	// Reserve len(fresh) IDs at once by moving the sequence past them.
+	// last_value is the highest ID any session has taken (its cached
+	// values included), and no session can take one meanwhile: every
+	// nextval of term_ids runs inside an INSERT into terms, which waits for
+	// the lock taken above.
+	var last int64
+	if err := tx.QueryRow(ctx, "SELECT setval('"+s.q.t("term_ids")+"', (SELECT last_value FROM "+s.q.t("term_ids")+") + $1)", len(fresh)).Scan(&last); err != nil {
+		return fmt.Errorf("reserving %d term IDs: %w", len(fresh), err)
 	}
-	k := 0
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		if k < len(fresh) {
-			b.newIDs[fresh[k]] = kb.ID(id)
-		}
-		k++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if k != len(fresh) {
-		return fmt.Errorf("asked for %d term IDs, got %d", len(fresh), k)
+	for k, i := range fresh {
+		b.newIDs[i] = kb.ID(last - int64(len(fresh)) + 1 + int64(k))
 	}
 	rebuildTerms := rebuild && float64(len(fresh)) > rebuildRatio*float64(held) && len(fresh) > rebuildMin
+	freeze := ""
 	if rebuildTerms {
 		for _, ix := range termIndexes {
 			if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
 				return err
 			}
 		}
+		if held == 0 {
+			// As for quads in loadEmpty: an empty table truncated here
+			// takes its rows frozen.
+			if err := exec("TRUNCATE " + s.q.t("terms")); err != nil {
+				return err
+			}
+			freeze = ", FREEZE"
+		}
 	}
-	k = -1
-	row := make([]any, 7)
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.schema, "terms"}, []string{"id", "h", "kind", "value", "datatype", "lang", "num"}, pgx.CopyFromFunc(func() ([]any, error) {
-		k++
+	k := 0
+	if _, err := copyIn(ctx, tx, s.q.t("terms"), "id, h, kind, value, datatype, lang, num", freeze, func(buf []byte) ([]byte, bool) {
 		if k == len(fresh) {
-			return nil, nil
+			return buf, false
 		}
 		i := fresh[k]
-		t := b.terms[i]
-		var num any
-		if v := numericValue(t); v.Valid {
-			num = v.Float64
-		}
-		row[0], row[1], row[2], row[3], row[4], row[5], row[6] = int64(b.newIDs[i]), hashes[i], int16(t.Kind), t.Value, t.Datatype, t.Lang, num
-		return row, nil
-	})); err != nil {
+		k++
+		t := &b.terms[i]
+		num := numericValue(*t)
+		buf = appendRowStart(buf, 7)
+		buf = appendInt8(buf, int64(b.newIDs[i]))
+		buf = appendBytes(buf, hashes[i])
+		buf = appendInt2(buf, int16(t.Kind))
+		buf = appendBytes(buf, t.Value)
+		buf = appendBytes(buf, t.Datatype)
+		buf = appendBytes(buf, t.Lang)
+		return appendFloat8(buf, num.Float64, num.Valid), true
+	}); err != nil {
 		return fmt.Errorf("COPY terms: %w", err)
 	}
 	if rebuildTerms {
