@@ -213,8 +213,8 @@ func (b *bulk) commit(ctx context.Context) error {
 			}
 		}
 	}
-	if rebuild && have == 0 {
-		return b.loadEmpty(ctx, exec)
+	if rebuild && have <= b.staged {
+		return b.loadRebuild(ctx, exec, have)
 	}
 	// Stage the quads and insert the ones the store lacks.
 	if _, err := copyIn(ctx, tx, "perfkb_staging", "s, p, o, g", "", quadRowsFrom(b.quads)); err != nil {
@@ -252,21 +252,36 @@ func (b *bulk) commit(ctx context.Context) error {
 	return b.finish(ctx)
 }
 
-// loadEmpty writes the quads of a large load into an empty store: sorted
-// and deduplicated here, copied straight into quads without its indexes,
-// which are built afterwards; counts are summed here too.
-func (b *bulk) loadEmpty(ctx context.Context, exec func(string, ...any) error) error {
+// loadRebuild writes the quads of a large load into a store that holds
+// at most as many (have, from counts): the load's quads are sorted and
+// deduplicated here, the ones the store holds (read here, in this
+// transaction, after the write lock) left out, and the rest copied straight
+// into quads without its indexes, which are built afterwards; counts are
+// summed here too. Joining a large staging table with quads in SQL
+// instead costs several times the copy.
+func (b *bulk) loadRebuild(ctx context.Context, exec func(string, ...any) error, have int64) error {
 	s := b.s
 	qs := b.quads
-	slices.SortFunc(qs, func(x, y [4]int64) int {
-		for i := range x {
-			if c := cmp.Compare(x[i], y[i]); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
+	slices.SortFunc(qs, compareQuads)
 	qs = slices.Compact(qs)
+	if have > 0 {
+		held, err := b.heldQuads(ctx, have)
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(held, compareQuads)
+		out, k := qs[:0], 0
+		for _, q := range qs {
+			for k < len(held) && compareQuads(held[k], q) < 0 {
+				k++
+			}
+			if k < len(held) && held[k] == q {
+				continue
+			}
+			out = append(out, q)
+		}
+		qs = out
+	}
 	b.quads = qs
 	counts := map[[2]int64]int64{}
 	for _, q := range qs {
@@ -277,28 +292,65 @@ func (b *bulk) loadEmpty(ctx context.Context, exec func(string, ...any) error) e
 			return err
 		}
 	}
-	// quads is empty (counts is exact); truncating it in this transaction
-	// lets COPY write the rows frozen, so the first reads and autovacuum
-	// need not rewrite every page to set hint bits, and index-only scans
-	// work at once (see COPY … FREEZE). With wal_level = minimal it also
-	// lets COPY and the index builds skip the WAL.
-	if err := exec("TRUNCATE " + s.q.t("quads")); err != nil {
-		return err
+	freeze := ""
+	if have == 0 {
+		// quads is empty (counts is exact); truncating it in this
+		// transaction lets COPY write the rows frozen, so the first reads
+		// and autovacuum need not rewrite every page to set hint bits, and
+		// index-only scans work at once (see COPY … FREEZE). With
+		// wal_level = minimal it also lets COPY and the index builds skip
+		// the WAL.
+		if err := exec("TRUNCATE " + s.q.t("quads")); err != nil {
+			return err
+		}
+		freeze = ", FREEZE"
 	}
-	if _, err := copyIn(ctx, b.tx, s.q.t("quads"), "s, p, o, g", ", FREEZE", quadRowsFrom(b.quads)); err != nil {
+	if _, err := copyIn(ctx, b.tx, s.q.t("quads"), "s, p, o, g", freeze, quadRowsFrom(qs)); err != nil {
 		return fmt.Errorf("COPY quads: %w", err)
 	}
 	var ps, gs, ns []int64
 	for k, n := range counts {
 		ps, gs, ns = append(ps, k[0]), append(gs, k[1]), append(ns, n)
 	}
-	if err := exec("INSERT INTO "+s.q.t("counts")+" SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])", ps, gs, ns); err != nil {
+	if err := exec("INSERT INTO "+s.q.t("counts")+" AS c SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[]) "+
+		"ON CONFLICT (p, g) DO UPDATE SET n = c.n + excluded.n", ps, gs, ns); err != nil {
 		return err
 	}
 	if err := b.createIndexes(exec, quadIndexes); err != nil {
 		return err
 	}
 	return b.finish(ctx)
+}
+
+// heldQuads reads every quad of the store (have of them) in the load's
+// transaction.
+func (b *bulk) heldQuads(ctx context.Context, have int64) ([][4]int64, error) {
+	rows, err := b.tx.Query(ctx, "SELECT s, p, o, g FROM "+b.s.q.t("quads"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the store's quads: %w", err)
+	}
+	defer rows.Close()
+	held := make([][4]int64, 0, have)
+	var q [4]int64
+	for rows.Next() {
+		if err := rows.Scan(&q[0], &q[1], &q[2], &q[3]); err != nil {
+			return nil, fmt.Errorf("reading the store's quads: %w", err)
+		}
+		held = append(held, q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the store's quads: %w", err)
+	}
+	return held, nil
+}
+
+func compareQuads(x, y [4]int64) int {
+	for i := range x {
+		if c := cmp.Compare(x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 func (b *bulk) createIndexes(exec func(string, ...any) error, indexes []index) error {

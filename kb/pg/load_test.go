@@ -51,7 +51,7 @@ func TestLargeLoads(t *testing.T) {
 		data []byte
 	}{
 		{"into the empty store", a},   // indexes rebuilt, quads copied straight in
-		{"a larger one on top", b},    // indexes rebuilt, quads merged by SQL
+		{"a larger one on top", b},    // indexes rebuilt, held quads left out in Go
 		{"the first again", a},        // ON CONFLICT: every quad exists
 		{"a small one", gen(3, 2000)}, // below the rebuild threshold
 		{"duplicates in one load", append(append([]byte(nil), b...), b...)},
