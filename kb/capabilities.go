@@ -142,7 +142,8 @@ type TermAdder interface {
 // with the same multiplicity, as matching the patterns one after another
 // with Match and joining on the variables — with vals[v] the ID bound to
 // variable v, until fn returns false; it returns nil then. vals is reused
-// between calls. Solutions come in no particular order.
+// between calls. Solutions come in no particular order. A store may leave
+// out the solutions that fail one of q.Numeric; it must keep every other.
 type BGPMatcher interface {
 	MatchBGP(ctx context.Context, q BGP, fn func(vals []ID) bool) error
 }
@@ -161,6 +162,28 @@ type BGP struct {
 	// Distinct makes a triple that is in several of the graphs match a
 	// pattern once (the union default graph), not once per graph.
 	Distinct bool
+	// Numeric are comparisons of variables with numbers that the caller
+	// applies to every solution afterwards (a FILTER such as ?v >= 3E8).
+	// A store may use them to leave out solutions early, but only those
+	// the comparison rejects under SPARQL's rules (§17.3): a variable bound
+	// to a non-numeric term fails every comparison; one bound to a numeric
+	// literal passes or fails by its value. A store that cannot tell keeps
+	// the solution.
+	Numeric []BGPNumeric
+}
+
+// BGPNumeric is the comparison Var Op Value of a BGP's Numeric hints; Op is
+// one of "<", "<=", ">", ">=", "=".
+type BGPNumeric struct {
+	Var   int
+	Op    string
+	Value float64
+}
+
+// BGPExplainer is implemented by a BGPMatcher that can say how it answers
+// a BGP (kb/pg: the SQL statement), for query plans (--explain).
+type BGPExplainer interface {
+	ExplainBGP(q BGP) string
 }
 
 // BGPTerm is a position of a BGP pattern: the constant ID, or, when ID is

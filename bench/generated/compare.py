@@ -98,6 +98,11 @@ class Endpoint:
             except TimeoutError:
                 self.close()
                 raise Failure("timeout", f"no answer in {self.timeout + 60} s")
+            except http.client.IncompleteRead as e:
+                # The server gave up while streaming the answer (its own
+                # timeout fired mid-response).
+                self.close()
+                raise Failure("error", f"answer cut off after {len(e.partial)} bytes")
         if resp.status != 200:
             text = data[:400].decode("utf-8", "replace").replace("\n", " ")
             kind = "timeout" if resp.status in (503, 504) and re.search(r"(?i)time", text) else "error"

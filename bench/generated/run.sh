@@ -1,5 +1,6 @@
 #!/bin/sh
-# Sparqloscope-generated benchmark: perfkb serve (native: store) against
+# Sparqloscope-generated benchmark: perfkb serve (native: store, or
+# $PERFKB_STORE) against
 # Virtuoso 7 on one N-Triples file, both restricted to the data graph.
 #
 #   bench/generated/run.sh NAME FILE.nt            # queries from bench/generated/queries/NAME
@@ -19,7 +20,9 @@
 # SLOW (s: one timed run where a warm-up took longer), QUERIES (files to run
 # instead), SKIP_WRK=1, GEN_ENDPOINT=virtuoso (run gen.py's placeholders there),
 # GEN_ONLY=1 (stop after generating), REUSE=1 (keep the stores an earlier
-# run of NAME loaded).
+# run of NAME loaded), PERFKB_STORE (the store perfkb loads and serves
+# instead of native:$DATA/NAME-perfkb.db, e.g. a postgres:// DSN of an
+# empty database; the script empties only a native: store itself).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -40,6 +43,7 @@ mkdir -p "$DATA"
 DATA=$(cd "$DATA" && pwd)
 OUT=${OUT:-$DATA/results}
 mkdir -p "$OUT"
+STORE=${PERFKB_STORE:-native:$DATA/$NAME-perfkb.db}
 if [ -z "${PERFKB:-}" ]; then
 	PERFKB=$DATA/perfkb
 	(cd "$repo" && go build -o "$PERFKB" ./cmd/perfkb)
@@ -56,12 +60,12 @@ log "$(nproc) CPUs; $NAME: $(wc -l <"$NT") lines in $NT"
 if [ -z "${REUSE:-}" ] || [ ! -f "$DATA/$NAME-loaded" ]; then
 	REUSE=""
 	rm -f "$DATA/$NAME-loaded"
-	rm -rf "$DATA/$NAME-perfkb.db"
+	case $STORE in native:*) rm -rf "${STORE#native:}" ;; esac
 	t0=$(date +%s.%N)
-	"$PERFKB" load --store "native:$DATA/$NAME-perfkb.db" --graph "$GRAPH" "$NT" >"$DATA/$NAME-perfkb-load.log" 2>&1
-	log "perfkb load: $(since "$t0") s"
+	"$PERFKB" load --store "$STORE" --graph "$GRAPH" "$NT" >"$DATA/$NAME-perfkb-load.log" 2>&1
+	log "perfkb load (${STORE%%:*}): $(since "$t0") s"
 fi
-"$PERFKB" serve --store "native:$DATA/$NAME-perfkb.db" --addr "127.0.0.1:$PK_PORT" --log-level warn \
+"$PERFKB" serve --store "$STORE" --addr "127.0.0.1:$PK_PORT" --log-level warn \
 	--max-concurrent 64 --timeout "$((TIMEOUT + 5))s" --query-memory 2GiB --query-memory-total 8GiB \
 	${PERFKB_FLAGS:-} >"$DATA/$NAME-perfkb-serve.log" 2>&1 &
 pk=$!

@@ -93,7 +93,13 @@ var servingRE = regexp.MustCompile(`at (http://[0-9.:]+)/ `)
 // serve starts perfkb serve on a free loopback port and waits for its URL.
 func (e *fedEnv) serve(t testing.TB, store string, extra ...string) *siteProc {
 	t.Helper()
-	args := append([]string{"--store", "native:" + store, "serve", "--addr", "127.0.0.1:0"}, extra...)
+	return e.serveSpec(t, "native:"+store, extra...)
+}
+
+// serveSpec is serve for any store spec.
+func (e *fedEnv) serveSpec(t testing.TB, store string, extra ...string) *siteProc {
+	t.Helper()
+	args := append([]string{"--store", store, "serve", "--addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(e.bin, args...)
 	cmd.Dir = e.dir
 	cmd.Env = e.env

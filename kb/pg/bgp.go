@@ -3,10 +3,12 @@ package pg
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // BGPSQL returns the SQL statement MatchBGP runs for q and its arguments:
@@ -108,11 +110,42 @@ func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 	if len(sel) == 0 {
 		sel = []string{"1"}
 	}
+	for i, h := range q.Numeric {
+		if h.Var < 0 || h.Var >= q.Vars {
+			return "", nil, fmt.Errorf("pg: BGP numeric comparison of variable %d out of range [0, %d)", h.Var, q.Vars)
+		}
+		op, ok := looseOps[h.Op]
+		if !ok || math.IsNaN(h.Value) {
+			continue // a hint the store need not use
+		}
+		n := "n" + strconv.Itoa(i)
+		from = append(from, s.q.t("terms")+" "+n)
+		conds = append(conds, n+".id = "+first[h.Var], numericCond(n, op, arg(h.Value), arg))
+	}
 	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + strings.Join(from, ", ")
 	if len(conds) > 0 {
 		sql += " WHERE " + strings.Join(conds, " AND ")
 	}
 	return sql, args, nil
+}
+
+// looseOps maps a kb.BGPNumeric comparison to the SQL one applied to
+// terms.num: a strict comparison loosened, because num is the value
+// rounded to a double, and rounding keeps v > c only as round(v) >=
+// round(c).
+var looseOps = map[string]string{"<": "<=", "<=": "<=", ">": ">=", ">=": ">=", "=": "="}
+
+// numericCond is the SQL condition that keeps a term (alias n) unless
+// SPARQL's comparison of it with the number c would fail: a literal with a
+// numeric value that passes, or a literal of an XSD datatype whose value
+// num does not hold exactly (num NULL: a type or lexical form numericValue
+// leaves to the query engine; xsd:float, which SPARQL rounds to single
+// precision). Terms that are not literals, or have another datatype, are
+// never numbers and fail every comparison (§17.3).
+func numericCond(n, op, c string, arg func(any) string) string {
+	return "(" + n + ".kind = " + strconv.Itoa(int(kb.KindLiteral)) + " AND (" +
+		"(" + n + ".num IS NOT NULL AND " + n + ".datatype <> " + arg(ontology.XSDFloat) + " AND " + n + ".num " + op + " " + c + ") OR " +
+		"((" + n + ".num IS NULL OR " + n + ".datatype = " + arg(ontology.XSDFloat) + ") AND starts_with(" + n + ".datatype, " + arg(ontology.XSDNamespace) + "))))"
 }
 
 // idArg is an ID as a bigint argument; an ID no term has becomes -1,
@@ -169,4 +202,14 @@ func (s *Store) MatchBGP(ctx context.Context, q kb.BGP, fn func(vals []kb.ID) bo
 		}
 	}
 	return nil
+}
+
+// ExplainBGP implements kb.BGPExplainer: the SQL statement of q, with its
+// arguments.
+func (s *Store) ExplainBGP(q kb.BGP) string {
+	sql, args, err := s.BGPSQL(q)
+	if err != nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s -- args %v", sql, args)
 }

@@ -38,8 +38,6 @@ type bulk struct {
 	ids    map[kb.ID]struct{} // IDs this process has not seen, checked at Commit
 	done   bool
 	err    error
-	row    [4]any
-	vals   [4]int64
 
 	local  map[kb.Term]int64 // load-local numbers of terms not in the cache
 	terms  []kb.Term         // by local number - 1
@@ -73,9 +71,6 @@ func (s *Store) BeginBulk(ctx context.Context) (kb.BulkWriter, error) {
 		}
 	}
 	b := &bulk{s: s, conn: conn, tx: tx, ids: map[kb.ID]struct{}{}, local: map[kb.Term]int64{}}
-	for i := range b.row {
-		b.row[i] = &b.vals[i]
-	}
 	return b, nil
 }
 
@@ -218,11 +213,11 @@ func (b *bulk) commit(ctx context.Context) error {
 			}
 		}
 	}
-	if rebuild && have == 0 {
-		return b.loadEmpty(ctx, exec)
+	if rebuild && have <= b.staged {
+		return b.loadRebuild(ctx, exec, have)
 	}
 	// Stage the quads and insert the ones the store lacks.
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging"}, []string{"s", "p", "o", "g"}, b.quadRows()); err != nil {
+	if _, err := copyIn(ctx, tx, "perfkb_staging", "s, p, o, g", "", quadRowsFrom(b.quads)); err != nil {
 		return fmt.Errorf("COPY quads: %w", err)
 	}
 	// Temporary tables are never analyzed automatically; without
@@ -257,21 +252,36 @@ func (b *bulk) commit(ctx context.Context) error {
 	return b.finish(ctx)
 }
 
-// loadEmpty writes the quads of a large load into an empty store: sorted
-// and deduplicated here, copied straight into quads without its indexes,
-// which are built afterwards; counts are summed here too.
-func (b *bulk) loadEmpty(ctx context.Context, exec func(string, ...any) error) error {
+// loadRebuild writes the quads of a large load into a store that holds
+// at most as many (have, from counts): the load's quads are sorted and
+// deduplicated here, the ones the store holds (read here, in this
+// transaction, after the write lock) left out, and the rest copied straight
+// into quads without its indexes, which are built afterwards; counts are
+// summed here too. Joining a large staging table with quads in SQL
+// instead costs several times the copy.
+func (b *bulk) loadRebuild(ctx context.Context, exec func(string, ...any) error, have int64) error {
 	s := b.s
 	qs := b.quads
-	slices.SortFunc(qs, func(x, y [4]int64) int {
-		for i := range x {
-			if c := cmp.Compare(x[i], y[i]); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
+	slices.SortFunc(qs, compareQuads)
 	qs = slices.Compact(qs)
+	if have > 0 {
+		held, err := b.heldQuads(ctx, have)
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(held, compareQuads)
+		out, k := qs[:0], 0
+		for _, q := range qs {
+			for k < len(held) && compareQuads(held[k], q) < 0 {
+				k++
+			}
+			if k < len(held) && held[k] == q {
+				continue
+			}
+			out = append(out, q)
+		}
+		qs = out
+	}
 	b.quads = qs
 	counts := map[[2]int64]int64{}
 	for _, q := range qs {
@@ -282,20 +292,65 @@ func (b *bulk) loadEmpty(ctx context.Context, exec func(string, ...any) error) e
 			return err
 		}
 	}
-	if _, err := b.tx.CopyFrom(ctx, pgx.Identifier{s.schema, "quads"}, []string{"s", "p", "o", "g"}, b.quadRows()); err != nil {
+	freeze := ""
+	if have == 0 {
+		// quads is empty (counts is exact); truncating it in this
+		// transaction lets COPY write the rows frozen, so the first reads
+		// and autovacuum need not rewrite every page to set hint bits, and
+		// index-only scans work at once (see COPY … FREEZE). With
+		// wal_level = minimal it also lets COPY and the index builds skip
+		// the WAL.
+		if err := exec("TRUNCATE " + s.q.t("quads")); err != nil {
+			return err
+		}
+		freeze = ", FREEZE"
+	}
+	if _, err := copyIn(ctx, b.tx, s.q.t("quads"), "s, p, o, g", freeze, quadRowsFrom(qs)); err != nil {
 		return fmt.Errorf("COPY quads: %w", err)
 	}
 	var ps, gs, ns []int64
 	for k, n := range counts {
 		ps, gs, ns = append(ps, k[0]), append(gs, k[1]), append(ns, n)
 	}
-	if err := exec("INSERT INTO "+s.q.t("counts")+" SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[])", ps, gs, ns); err != nil {
+	if err := exec("INSERT INTO "+s.q.t("counts")+" AS c SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[]) "+
+		"ON CONFLICT (p, g) DO UPDATE SET n = c.n + excluded.n", ps, gs, ns); err != nil {
 		return err
 	}
 	if err := b.createIndexes(exec, quadIndexes); err != nil {
 		return err
 	}
 	return b.finish(ctx)
+}
+
+// heldQuads reads every quad of the store (have of them) in the load's
+// transaction.
+func (b *bulk) heldQuads(ctx context.Context, have int64) ([][4]int64, error) {
+	rows, err := b.tx.Query(ctx, "SELECT s, p, o, g FROM "+b.s.q.t("quads"))
+	if err != nil {
+		return nil, fmt.Errorf("reading the store's quads: %w", err)
+	}
+	defer rows.Close()
+	held := make([][4]int64, 0, have)
+	var q [4]int64
+	for rows.Next() {
+		if err := rows.Scan(&q[0], &q[1], &q[2], &q[3]); err != nil {
+			return nil, fmt.Errorf("reading the store's quads: %w", err)
+		}
+		held = append(held, q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("reading the store's quads: %w", err)
+	}
+	return held, nil
+}
+
+func compareQuads(x, y [4]int64) int {
+	for i := range x {
+		if c := cmp.Compare(x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 func (b *bulk) createIndexes(exec func(string, ...any) error, indexes []index) error {
@@ -308,19 +363,6 @@ func (b *bulk) createIndexes(exec func(string, ...any) error, indexes []index) e
 		}
 	}
 	return nil
-}
-
-// quadRows is a COPY source over b.quads.
-func (b *bulk) quadRows() pgx.CopyFromSource {
-	i := -1
-	return pgx.CopyFromFunc(func() ([]any, error) {
-		i++
-		if i == len(b.quads) {
-			return nil, nil
-		}
-		b.vals = b.quads[i]
-		return b.row[:], nil
-	})
 }
 
 // internTerms gives every load-local term its ID in b.newIDs: the ID the
@@ -344,14 +386,15 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error,
 	if held > 0 {
 		// Find the terms the dictionary holds: a hash join of the load's
 		// hashes with terms.
-		i := -1
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"perfkb_staging_terms"}, []string{"local", "h"}, pgx.CopyFromFunc(func() ([]any, error) {
-			i++
+		i := 0
+		if _, err := copyIn(ctx, tx, "perfkb_staging_terms", "local, h", "", func(buf []byte) ([]byte, bool) {
 			if i == len(hashes) {
-				return nil, nil
+				return buf, false
 			}
-			return []any{int64(i), hashes[i]}, nil
-		})); err != nil {
+			buf = appendBytes(appendInt8(appendRowStart(buf, 2), int64(i)), hashes[i])
+			i++
+			return buf, true
+		}); err != nil {
 			return fmt.Errorf("COPY term hashes: %w", err)
 		}
 		if err := exec("ANALYZE perfkb_staging_terms"); err != nil {
@@ -383,53 +426,53 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error,
 	if len(fresh) == 0 {
 		return nil
 	}
-	rows, err := tx.Query(ctx, "SELECT nextval('"+s.q.t("term_ids")+"') FROM generate_series(1, $1)", len(fresh))
-	if err != nil {
-		return err
+	// Reserve len(fresh) IDs at once by moving the sequence past them.
+	// last_value is the highest ID any session has taken (its cached
+	// values included), and no session can take one meanwhile: every
+	// nextval of term_ids runs inside an INSERT into terms, which waits for
+	// the lock taken above.
+	var last int64
+	if err := tx.QueryRow(ctx, "SELECT setval('"+s.q.t("term_ids")+"', (SELECT last_value FROM "+s.q.t("term_ids")+") + $1)", len(fresh)).Scan(&last); err != nil {
+		return fmt.Errorf("reserving %d term IDs: %w", len(fresh), err)
 	}
-	k := 0
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		if k < len(fresh) {
-			b.newIDs[fresh[k]] = kb.ID(id)
-		}
-		k++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if k != len(fresh) {
-		return fmt.Errorf("asked for %d term IDs, got %d", len(fresh), k)
+	for k, i := range fresh {
+		b.newIDs[i] = kb.ID(last - int64(len(fresh)) + 1 + int64(k))
 	}
 	rebuildTerms := rebuild && float64(len(fresh)) > rebuildRatio*float64(held) && len(fresh) > rebuildMin
+	freeze := ""
 	if rebuildTerms {
 		for _, ix := range termIndexes {
 			if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
 				return err
 			}
 		}
+		if held == 0 {
+			// As for quads in loadEmpty: an empty table truncated here
+			// takes its rows frozen.
+			if err := exec("TRUNCATE " + s.q.t("terms")); err != nil {
+				return err
+			}
+			freeze = ", FREEZE"
+		}
 	}
-	k = -1
-	row := make([]any, 7)
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{s.schema, "terms"}, []string{"id", "h", "kind", "value", "datatype", "lang", "num"}, pgx.CopyFromFunc(func() ([]any, error) {
-		k++
+	k := 0
+	if _, err := copyIn(ctx, tx, s.q.t("terms"), "id, h, kind, value, datatype, lang, num", freeze, func(buf []byte) ([]byte, bool) {
 		if k == len(fresh) {
-			return nil, nil
+			return buf, false
 		}
 		i := fresh[k]
-		t := b.terms[i]
-		var num any
-		if v := numericValue(t); v.Valid {
-			num = v.Float64
-		}
-		row[0], row[1], row[2], row[3], row[4], row[5], row[6] = int64(b.newIDs[i]), hashes[i], int16(t.Kind), t.Value, t.Datatype, t.Lang, num
-		return row, nil
-	})); err != nil {
+		k++
+		t := &b.terms[i]
+		num := numericValue(*t)
+		buf = appendRowStart(buf, 7)
+		buf = appendInt8(buf, int64(b.newIDs[i]))
+		buf = appendBytes(buf, hashes[i])
+		buf = appendInt2(buf, int16(t.Kind))
+		buf = appendBytes(buf, t.Value)
+		buf = appendBytes(buf, t.Datatype)
+		buf = appendBytes(buf, t.Lang)
+		return appendFloat8(buf, num.Float64, num.Valid), true
+	}); err != nil {
 		return fmt.Errorf("COPY terms: %w", err)
 	}
 	if rebuildTerms {

@@ -5,9 +5,10 @@ import "github.com/perfkb/perfkb/kb"
 // The optional kb capabilities the store declares; kb/kbtest checks each
 // contract (pg_test.go).
 var (
-	_ kb.Dataset     = (*Store)(nil)
-	_ kb.TermTable   = (*Store)(nil)
-	_ kb.QuadScanner = (*Store)(nil)
-	_ kb.TermAdder   = (*bulk)(nil)
-	_ kb.BGPMatcher  = (*Store)(nil)
+	_ kb.Dataset      = (*Store)(nil)
+	_ kb.TermTable    = (*Store)(nil)
+	_ kb.QuadScanner  = (*Store)(nil)
+	_ kb.TermAdder    = (*bulk)(nil)
+	_ kb.BGPMatcher   = (*Store)(nil)
+	_ kb.BGPExplainer = (*Store)(nil)
 )

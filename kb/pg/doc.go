@@ -26,13 +26,24 @@
 // Writes (Apply, a bulk load's Commit) run in one transaction each and take
 // a transaction-scoped advisory lock first, so any number of processes can
 // share one database and their writes are serialized by PostgreSQL, not by
-// a lock in one process. A bulk load streams its quads with COPY (binary)
-// into a temporary staging table inside its own transaction and moves them
-// into quads with one INSERT … SELECT at Commit: a load that fails or is
-// aborted leaves the store as it was, and other sessions see all of it or
-// none. A large load into a comparatively small store drops the two
-// secondary indexes and builds them again afterwards, inside the same
-// transaction, which is faster than maintaining them row by row.
+// a lock in one process. A bulk load keeps its quads in memory and writes
+// them at Commit, in one transaction, with binary COPY: a load that fails
+// or is aborted leaves the store as it was, and other sessions see all of
+// it or none. A large load into a store holding no more quads than the load
+// is sorted and deduplicated in the process, left without the quads the
+// store holds, and copied straight into quads with its indexes dropped and
+// built again afterwards, inside the same transaction, which is faster than
+// maintaining three B-trees row by row; other loads go through a temporary
+// staging table and one INSERT … SELECT. The load's new terms take a block
+// of IDs with one setval of term_ids, which is safe because every other
+// nextval of it runs inside an INSERT into terms, which waits for the lock
+// the load holds on terms.
+//
+// The SQL of a BGP (MatchBGP, the kb.BGPMatcher capability) is one join of
+// quads with itself; the FILTER comparisons of a variable with a number the
+// query engine hands along (kb.BGP.Numeric) join terms and test num, so that
+// only solutions the FILTER may keep come back (the engine still applies
+// the FILTER).
 //
 // Match reads with one SELECT, so an iterator sees the snapshot of that
 // statement; it materialises the result, so the nested lookups of a join

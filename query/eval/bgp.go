@@ -42,6 +42,8 @@ type bgpNode struct {
 	memory  int8           // 0: not asked yet; 1: ex.ds has MemoryLookups; -1: not
 	scans   []*scanState   // per level: the ScanQuads callback and its frame
 	pushed  int            // requests answered by a kb.BGPMatcher (explain)
+	lastBGP kb.BGP         // the last BGP a kb.BGPMatcher answered (explain)
+	store   kb.Dataset     // the store that answered it
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -673,6 +675,9 @@ func (n *bgpNode) describe() string {
 	}
 	if n.pushed > 0 {
 		fmt.Fprintf(&b, " (whole BGP matched by the store: %d requests; actual counts the solutions only)", n.pushed)
+		if be, ok := n.store.(kb.BGPExplainer); ok {
+			b.WriteString("\n    store: " + be.ExplainBGP(n.lastBGP))
+		}
 	}
 	for i, p := range n.pats {
 		fmt.Fprintf(&b, "\n    %d. %s  [count=%.0f est=%.0f/row actual=%d]", i+1, p.src.String(), p.base, p.est, n.rows[i])

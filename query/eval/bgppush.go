@@ -1,6 +1,10 @@
 package eval
 
-import "github.com/perfkb/perfkb/kb"
+import (
+	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/function"
+)
 
 // runPushed answers the BGP with one request to a store that matches
 // whole BGPs (kb.BGPMatcher; kb/pg makes it one SQL join), instead of one
@@ -51,7 +55,9 @@ func (n *bgpNode) runPushed(ex *executor, bm kb.BGPMatcher, r row, emit func(row
 			q.Exclude = append(q.Exclude, g)
 		}
 	}
+	q.Numeric = n.numericHints(ex, varOf)
 	n.pushed++
+	n.lastBGP, n.store = q, ex.ds
 	var inner error
 	stopped := false
 	last := len(n.pats) - 1
@@ -89,4 +95,69 @@ func (n *bgpNode) runPushed(ex *executor, bm kb.BGPMatcher, r row, emit func(row
 		return errStop
 	}
 	return nil
+}
+
+// numericHints returns the conjuncts of n's filters that compare a variable
+// the store binds (varOf: slot to BGP variable) with a numeric constant, as
+// kb.BGP.Numeric: a store may drop the solutions they reject early. The
+// filters still run on every solution the store returns.
+func (n *bgpNode) numericHints(ex *executor, varOf map[int]int) []kb.BGPNumeric {
+	var out []kb.BGPNumeric
+	var add func(e algebra.Expr)
+	add = func(e algebra.Expr) {
+		x, ok := e.(*algebra.BinaryExpr)
+		if !ok {
+			return
+		}
+		if x.Op == algebra.OpAnd {
+			add(x.Left)
+			add(x.Right)
+			return
+		}
+		op, v, c := x.Op, x.Left, x.Right
+		if _, ok := v.(*algebra.VarExpr); !ok {
+			v, c = c, v
+			switch op {
+			case algebra.OpLess:
+				op = algebra.OpGreater
+			case algebra.OpGreater:
+				op = algebra.OpLess
+			case algebra.OpLessEq:
+				op = algebra.OpGreatEq
+			case algebra.OpGreatEq:
+				op = algebra.OpLessEq
+			}
+		}
+		switch op {
+		case algebra.OpLess, algebra.OpGreater, algebra.OpLessEq, algebra.OpGreatEq, algebra.OpEqual:
+		default:
+			return
+		}
+		ve, isVar := v.(*algebra.VarExpr)
+		ce, isConst := c.(*algebra.ConstExpr)
+		if !isVar || !isConst {
+			return
+		}
+		slot, ok := ex.vars.slots[ve.Var]
+		if !ok {
+			return
+		}
+		bv, ok := varOf[slot]
+		if !ok {
+			return
+		}
+		// An xsd:float constant compares in single precision, which the
+		// store's double values cannot decide.
+		num, ok := function.ParseNumeric(ce.Term)
+		if !ok || num.IsNaN() || num.Kind == function.NumFloat {
+			return
+		}
+		out = append(out, kb.BGPNumeric{Var: bv, Op: string(op), Value: num.Float64()})
+	}
+	for _, exprs := range n.fsrc {
+		for _, e := range exprs {
+			add(e)
+		}
+	}
+	return out
 }
