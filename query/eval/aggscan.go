@@ -31,9 +31,14 @@ import (
 // while the ID repeats.
 type aggScanNode struct {
 	nodeInfo
-	pat     [3]tpos
-	graphs  []kb.ID // the pattern's graphs: one, or kb.Any for a one-graph store
-	missing string  // a constant the store does not know: no matches
+	pat    [3]tpos
+	graphs []kb.ID // the pattern's graphs: one, or kb.Any for the union default graph
+	// union: graphs is kb.Any over a store with several graphs (or
+	// hidden ones): quads in hidden graphs are skipped, and a triple held
+	// by several graphs, whose quads come together (kb.GraphLast), is
+	// visited once, as the union default graph holds it once.
+	union   bool
+	missing string // a constant the store does not know: no matches
 	key     *groupKey
 	keyPos  int // the pattern position the key variable occupies
 	aggs    []groupAgg
@@ -94,8 +99,9 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 		n.graphs = []kb.ID{sc.graph.id}
 	case gDefault:
 		switch {
-		case ex.unionAll && !ex.multi && ex.hidden == nil:
+		case ex.unionAll && (!ex.multi || ex.graphLast):
 			n.graphs = anyGraph
+			n.union = ex.multi || ex.hidden != nil
 		case !ex.unionAll && len(ex.defaults) <= 1:
 			n.graphs = ex.defaults
 		default:
@@ -137,7 +143,7 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 	}
 	inner := sc.with(sc.seed.union(ex.maybe(o.Input)))
 	n.inner, n.slotPos = inner, slotPos
-	counted := len(exprs) == 0 && n.key == nil
+	counted := len(exprs) == 0 && n.key == nil && !n.union
 	for _, a := range o.Aggregates {
 		g := groupAgg{slot: ex.vars.slot(a.Var), agg: a.Aggregate, varSlot: -1}
 		if a.Aggregate.Expr != nil {
@@ -426,6 +432,18 @@ func (n *aggScanNode) scan(ex *executor, visit func(kb.Quad) error) error {
 		return nil
 	}
 	var inner error
+	if n.union {
+		var last kb.Quad
+		first := true
+		inner := visit
+		visit = func(q kb.Quad) error {
+			if ex.hidden[q.G] || (!first && q.S == last.S && q.P == last.P && q.O == last.O) {
+				return nil
+			}
+			first, last = false, q
+			return inner(q)
+		}
+	}
 	for _, gr := range n.graphs {
 		pat := kb.Pattern{S: n.pat[0].id, P: n.pat[1].id, O: n.pat[2].id, G: gr}
 		var err error
