@@ -153,6 +153,9 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 				return nil, false, err
 			}
 			g.expr = e
+			if numAggregate(a.Aggregate) {
+				g.num = ex.compileNum(a.Aggregate.Expr)
+			}
 		}
 		_, inPattern := slotPos[g.varSlot]
 		if a.Aggregate.Func != algebra.AggCount || a.Aggregate.Distinct || !(a.Aggregate.Star || inPattern) {
