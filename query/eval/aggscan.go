@@ -431,7 +431,7 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 
 // scan visits the pattern's matches in every graph of the node.
 func (n *aggScanNode) scan(ex *executor, visit func(kb.Quad) error) error {
-	if n.missing != "" {
+	if n.missing != "" || n.kindAbsent(ex) {
 		return nil
 	}
 	var inner error
@@ -497,6 +497,30 @@ func (n *aggScanNode) emitGroups(ex *executor, seed row, order []*aggScanGroup, 
 		}
 	}
 	return nil
+}
+
+// kindHolder is implemented by stores that know which term kinds their
+// dictionary holds (the native stores, from each term's tag byte).
+type kindHolder interface {
+	HoldsKind(kind kb.TermKind) (holds, known bool)
+}
+
+// kindAbsent reports whether a kind test of the node's filters can hold
+// for no row because the store holds no term of that kind: FILTER
+// isBlank(?s) over a store without blank nodes visits nothing.
+func (n *aggScanNode) kindAbsent(ex *executor) bool {
+	kh, ok := ex.ds.(kindHolder)
+	if !ok {
+		return false
+	}
+	for _, t := range n.tests {
+		if t.pos >= 0 && t.kind != 0 {
+			if holds, known := kh.HoldsKind(t.kind); known && !holds {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // scanMatch visits the matches of pat through kb.Dataset.Match.
