@@ -67,6 +67,10 @@ type fastTest struct {
 	cDbl  bool
 	memo  kb.ID // kind tests: the last ID decided and its verdict
 	memoV bool
+	// ?a = ?b or ?a != ?b of two pattern variables (op): slot2 is ?b's
+	// slot; t.pos is ?a's position.
+	slot2 int
+	vars  bool
 }
 
 // compileAggScan returns an aggScanNode for o when its input is one triple
@@ -251,6 +255,12 @@ func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
 			return
 		}
 		pos, ok := slotPos[ex.plainVarSlot(v)]
+		if s2 := ex.plainVarSlot(c); ok && s2 >= 0 && (op == algebra.OpEqual || op == algebra.OpNotEqual) {
+			if _, in := slotPos[s2]; in {
+				t.op, t.pos, t.slot2, t.vars = op, pos, s2, true
+			}
+			return
+		}
 		ce, isConst := c.(*algebra.ConstExpr)
 		if !ok || !isConst {
 			return
@@ -272,6 +282,9 @@ func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
 func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 	if t.pos < 0 {
 		return ex.filterRow([]cexpr{t.expr}, r)
+	}
+	if t.vars {
+		return t.decideVars(ex, id, r)
 	}
 	if t.kind != 0 {
 		if id == t.memo && id != 0 {
@@ -317,6 +330,32 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 		return c == 0, nil
 	}
 	return c != 0, nil
+}
+
+// decideVars decides ?a = ?b (or !=) on IDs when both are IRIs or blank
+// nodes, which are equal exactly when they are the same term, and the
+// store gives each term one ID; literals (value equality, NaN, ill-typed
+// values) and triple terms go through the general expression.
+func (t *fastTest) decideVars(ex *executor, id kb.ID, r row) (bool, error) {
+	id2 := r[t.slot2]
+	if !t.nonLiteral(ex, id, true) || !t.nonLiteral(ex, id2, false) {
+		return ex.filterRow([]cexpr{t.expr}, r)
+	}
+	return (id == id2) == (t.op == algebra.OpEqual), nil
+}
+
+// nonLiteral reports whether id is an IRI or a blank node, remembering
+// the first operand's last answer (a subject repeats along its quads).
+func (t *fastTest) nonLiteral(ex *executor, id kb.ID, memo bool) bool {
+	if memo && id == t.memo && id != 0 {
+		return t.memoV
+	}
+	term, err := ex.dict.term(id)
+	v := err == nil && (term.Kind == kb.KindIRI || term.Kind == kb.KindBlank)
+	if memo {
+		t.memo, t.memoV = id, v
+	}
+	return v
 }
 
 func cmpOrdered[T int64 | float64](a, b T) int {
