@@ -69,8 +69,10 @@ type fastTest struct {
 	memoV bool
 	// ?a = ?b or ?a != ?b of two pattern variables (op): slot2 is ?b's
 	// slot; t.pos is ?a's position.
-	slot2 int
-	vars  bool
+	slot2  int
+	vars   bool
+	memo2  kb.ID // ?b's last ID and whether it is an IRI or blank node
+	memo2V bool
 }
 
 // compileAggScan returns an aggScanNode for o when its input is one triple
@@ -338,23 +340,22 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 // values) and triple terms go through the general expression.
 func (t *fastTest) decideVars(ex *executor, id kb.ID, r row) (bool, error) {
 	id2 := r[t.slot2]
-	if !t.nonLiteral(ex, id, true) || !t.nonLiteral(ex, id2, false) {
+	if !nonLiteral(ex, id, &t.memo, &t.memoV) || !nonLiteral(ex, id2, &t.memo2, &t.memo2V) {
 		return ex.filterRow([]cexpr{t.expr}, r)
 	}
 	return (id == id2) == (t.op == algebra.OpEqual), nil
 }
 
 // nonLiteral reports whether id is an IRI or a blank node, remembering
-// the first operand's last answer (a subject repeats along its quads).
-func (t *fastTest) nonLiteral(ex *executor, id kb.ID, memo bool) bool {
-	if memo && id == t.memo && id != 0 {
-		return t.memoV
+// the last ID's answer in memo and memoV (along an index order one of the
+// two operands repeats).
+func nonLiteral(ex *executor, id kb.ID, memo *kb.ID, memoV *bool) bool {
+	if id == *memo && id != 0 {
+		return *memoV
 	}
 	term, err := ex.dict.term(id)
 	v := err == nil && (term.Kind == kb.KindIRI || term.Kind == kb.KindBlank)
-	if memo {
-		t.memo, t.memoV = id, v
-	}
+	*memo, *memoV = id, v
 	return v
 }
 
