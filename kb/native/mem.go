@@ -32,7 +32,8 @@ import (
 // writes are serialised internally.
 type MemStore struct {
 	dict   dictionary
-	wmu    sync.Mutex // serialises Apply, bulk commits and Close
+	kinds  kindSummary // which term kinds dict holds (kinds.go)
+	wmu    sync.Mutex  // serialises Apply, bulk commits and Close
 	snap   atomic.Pointer[memSnapshot]
 	closed atomic.Bool
 	// predStats are the planner's per-predicate statistics.

@@ -68,6 +68,8 @@ type Store struct {
 	// nil. IDs are never reissued and terms never change, so it stays
 	// right for the IDs it holds after writes remove the files.
 	side *sideDict
+	// kinds: which term kinds the dictionary holds (kinds.go).
+	kinds kindSummary
 	// memPending: the read side is to be built by the first read.
 	memPending atomic.Bool
 	predStats  predStatsCache // planner statistics of the read side

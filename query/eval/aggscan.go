@@ -31,9 +31,14 @@ import (
 // while the ID repeats.
 type aggScanNode struct {
 	nodeInfo
-	pat     [3]tpos
-	graphs  []kb.ID // the pattern's graphs: one, or kb.Any for a one-graph store
-	missing string  // a constant the store does not know: no matches
+	pat    [3]tpos
+	graphs []kb.ID // the pattern's graphs: one, or kb.Any for the union default graph
+	// union: graphs is kb.Any over a store with several graphs (or
+	// hidden ones): quads in hidden graphs are skipped, and a triple held
+	// by several graphs, whose quads come together (kb.GraphLast), is
+	// visited once, as the union default graph holds it once.
+	union   bool
+	missing string // a constant the store does not know: no matches
 	key     *groupKey
 	keyPos  int // the pattern position the key variable occupies
 	aggs    []groupAgg
@@ -62,6 +67,12 @@ type fastTest struct {
 	cDbl  bool
 	memo  kb.ID // kind tests: the last ID decided and its verdict
 	memoV bool
+	// ?a = ?b or ?a != ?b of two pattern variables (op): slot2 is ?b's
+	// slot; t.pos is ?a's position.
+	slot2  int
+	vars   bool
+	memo2  kb.ID // ?b's last ID and whether it is an IRI or blank node
+	memo2V bool
 }
 
 // compileAggScan returns an aggScanNode for o when its input is one triple
@@ -94,8 +105,9 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 		n.graphs = []kb.ID{sc.graph.id}
 	case gDefault:
 		switch {
-		case ex.unionAll && !ex.multi && ex.hidden == nil:
+		case ex.unionAll && (!ex.multi || ex.graphLast):
 			n.graphs = anyGraph
+			n.union = ex.multi || ex.hidden != nil
 		case !ex.unionAll && len(ex.defaults) <= 1:
 			n.graphs = ex.defaults
 		default:
@@ -137,7 +149,7 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 	}
 	inner := sc.with(sc.seed.union(ex.maybe(o.Input)))
 	n.inner, n.slotPos = inner, slotPos
-	counted := len(exprs) == 0 && n.key == nil
+	counted := len(exprs) == 0 && n.key == nil && !n.union
 	for _, a := range o.Aggregates {
 		g := groupAgg{slot: ex.vars.slot(a.Var), agg: a.Aggregate, varSlot: -1}
 		if a.Aggregate.Expr != nil {
@@ -147,6 +159,9 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 				return nil, false, err
 			}
 			g.expr = e
+			if numAggregate(a.Aggregate) {
+				g.num = ex.compileNum(a.Aggregate.Expr)
+			}
 		}
 		_, inPattern := slotPos[g.varSlot]
 		if a.Aggregate.Func != algebra.AggCount || a.Aggregate.Distinct || !(a.Aggregate.Star || inPattern) {
@@ -242,6 +257,12 @@ func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
 			return
 		}
 		pos, ok := slotPos[ex.plainVarSlot(v)]
+		if s2 := ex.plainVarSlot(c); ok && s2 >= 0 && (op == algebra.OpEqual || op == algebra.OpNotEqual) {
+			if _, in := slotPos[s2]; in {
+				t.op, t.pos, t.slot2, t.vars = op, pos, s2, true
+			}
+			return
+		}
 		ce, isConst := c.(*algebra.ConstExpr)
 		if !ok || !isConst {
 			return
@@ -263,6 +284,9 @@ func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
 func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 	if t.pos < 0 {
 		return ex.filterRow([]cexpr{t.expr}, r)
+	}
+	if t.vars {
+		return t.decideVars(ex, id, r)
 	}
 	if t.kind != 0 {
 		if id == t.memo && id != 0 {
@@ -308,6 +332,31 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 		return c == 0, nil
 	}
 	return c != 0, nil
+}
+
+// decideVars decides ?a = ?b (or !=) on IDs when both are IRIs or blank
+// nodes, which are equal exactly when they are the same term, and the
+// store gives each term one ID; literals (value equality, NaN, ill-typed
+// values) and triple terms go through the general expression.
+func (t *fastTest) decideVars(ex *executor, id kb.ID, r row) (bool, error) {
+	id2 := r[t.slot2]
+	if !nonLiteral(ex, id, &t.memo, &t.memoV) || !nonLiteral(ex, id2, &t.memo2, &t.memo2V) {
+		return ex.filterRow([]cexpr{t.expr}, r)
+	}
+	return (id == id2) == (t.op == algebra.OpEqual), nil
+}
+
+// nonLiteral reports whether id is an IRI or a blank node, remembering
+// the last ID's answer in memo and memoV (along an index order one of the
+// two operands repeats).
+func nonLiteral(ex *executor, id kb.ID, memo *kb.ID, memoV *bool) bool {
+	if id == *memo && id != 0 {
+		return *memoV
+	}
+	term, err := ex.dict.term(id)
+	v := err == nil && (term.Kind == kb.KindIRI || term.Kind == kb.KindBlank)
+	*memo, *memoV = id, v
+	return v
 }
 
 func cmpOrdered[T int64 | float64](a, b T) int {
@@ -422,10 +471,22 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 
 // scan visits the pattern's matches in every graph of the node.
 func (n *aggScanNode) scan(ex *executor, visit func(kb.Quad) error) error {
-	if n.missing != "" {
+	if n.missing != "" || n.kindAbsent(ex) {
 		return nil
 	}
 	var inner error
+	if n.union {
+		var last kb.Quad
+		first := true
+		inner := visit
+		visit = func(q kb.Quad) error {
+			if ex.hidden[q.G] || (!first && q.S == last.S && q.P == last.P && q.O == last.O) {
+				return nil
+			}
+			first, last = false, q
+			return inner(q)
+		}
+	}
 	for _, gr := range n.graphs {
 		pat := kb.Pattern{S: n.pat[0].id, P: n.pat[1].id, O: n.pat[2].id, G: gr}
 		var err error
@@ -476,6 +537,30 @@ func (n *aggScanNode) emitGroups(ex *executor, seed row, order []*aggScanGroup, 
 		}
 	}
 	return nil
+}
+
+// kindHolder is implemented by stores that know which term kinds their
+// dictionary holds (the native stores, from each term's tag byte).
+type kindHolder interface {
+	HoldsKind(kind kb.TermKind) (holds, known bool)
+}
+
+// kindAbsent reports whether a kind test of the node's filters can hold
+// for no row because the store holds no term of that kind: FILTER
+// isBlank(?s) over a store without blank nodes visits nothing.
+func (n *aggScanNode) kindAbsent(ex *executor) bool {
+	kh, ok := ex.ds.(kindHolder)
+	if !ok {
+		return false
+	}
+	for _, t := range n.tests {
+		if t.pos >= 0 && t.kind != 0 {
+			if holds, known := kh.HoldsKind(t.kind); known && !holds {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // scanMatch visits the matches of pat through kb.Dataset.Match.

@@ -24,8 +24,9 @@ type groupKey struct {
 type groupAgg struct {
 	slot    int
 	agg     *algebra.Aggregate
-	expr    cexpr // nil for COUNT(*)
-	varSlot int   // the slot when the argument is a plain variable, else -1
+	expr    cexpr   // nil for COUNT(*)
+	varSlot int     // the slot when the argument is a plain variable, else -1
+	num     numExpr // SUM/AVG: the argument on numbers (numexpr.go), or nil
 }
 
 // plainVarSlot returns the slot of e when it is a plain variable, else -1.
@@ -71,6 +72,9 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 				return nil, err
 			}
 			g.expr = e
+			if numAggregate(a.Aggregate) {
+				g.num = ex.compileNum(a.Aggregate.Expr)
+			}
 		}
 		n.aggs = append(n.aggs, g)
 	}
@@ -224,6 +228,9 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 		st.ids[r[a.varSlot]] = struct{}{}
 		return nil
 	}
+	if done, err := st.addFast(ex, a, r, acct); done || err != nil {
+		return err
+	}
 	ex.env.NewRow()
 	t, err := a.expr(ex, r)
 	if err != nil {
@@ -249,6 +256,9 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 				return err
 			}
 		}
+	}
+	if done, err := st.addSlow(agg, t, acct); done || err != nil {
+		return err
 	}
 	if agg.Distinct {
 		if st.seen == nil {
