@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -535,8 +537,9 @@ func (n *countJoinNode) counts(ex *executor, op *cjOp, only *keyCounts) (kc keyC
 		return n.scan(ex, op)
 	}
 	first, second := op.a, op.b
-	if op.kind == cjJoin {
-		// The smaller side first: it restricts the other.
+	if op.kind == cjJoin || op.kind == cjSemi {
+		// The smaller side first: it restricts the other (EXISTS keeps
+		// only the keys both sides have, whichever is read first).
 		ea, err := n.estimate(ex, op.a)
 		if err != nil {
 			return kc, 0, err
@@ -586,6 +589,11 @@ func (n *countJoinNode) counts(ex *executor, op *cjOp, only *keyCounts) (kc keyC
 // probe is an index range lookup; a scanned quad is a copy and a share
 // of a sort). Tests set it to 0 to probe whenever a side is restricted.
 var probeCost int64 = 16
+
+// existsCost is how many scanned quads deciding whether a part has a
+// solution for one key is worth: a lookup that stops at the part's first
+// solution, usually after one probe per chain link. Tests set it to 0.
+var existsCost int64 = 4
 
 // size returns an upper bound on the quads a scan of op reads.
 func (n *countJoinNode) size(ex *executor, op *cjOp) (int64, error) {
@@ -752,17 +760,51 @@ func (n *countJoinNode) scan(ex *executor, op *cjOp) (keyCounts, int64, error) {
 // max(count(v), 1) (⟕), [count(v) > 0] (EXISTS) or [count(v) = 0] (NOT
 // EXISTS, MINUS). keys nil scans the pattern; otherwise only those keys
 // (ascending) are read, each by a lookup with the key bound.
+//
+// The matches are read first, and the parts are then evaluated only for
+// the distinct values v the matches reach: a part that reads a large
+// predicate is restricted to those values (probed per value when they are
+// few), and an EXISTS, NOT EXISTS or MINUS part over few values is decided
+// per value by a lookup that stops at its first solution.
 func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, int64, error) {
 	var kc keyCounts
 	var held int64
-	subs := make([]keyCounts, len(op.subs))
-	for i, sub := range op.subs {
-		c, h, err := n.counts(ex, sub.op, nil)
-		held += h
+	// Restrict the parts when one of them is large beside the matches
+	// (bounded by the keys read, or by the pattern's size when it is
+	// scanned); otherwise each part is read whole before the scan, which
+	// costs no more than collecting the values first.
+	reach, err := n.size(ex, op)
+	if err != nil {
+		return kc, held, err
+	}
+	if keys != nil {
+		reach = min(reach, int64(len(keys)))
+	}
+	restrict := false
+	for _, sub := range op.subs {
+		est, err := n.estimate(ex, sub.op)
 		if err != nil {
 			return kc, held, err
 		}
-		subs[i] = c
+		cost := probeCost
+		if sub.kind == cjSemi || sub.kind == cjAnti {
+			cost = existsCost
+		}
+		if reach*cost < est {
+			restrict = true
+			break
+		}
+	}
+	subs := make([]keyCounts, len(op.subs))
+	if !restrict {
+		for i, sub := range op.subs {
+			c, h, err := n.counts(ex, sub.op, nil)
+			held += h
+			if err != nil {
+				return kc, held, err
+			}
+			subs[i] = c
+		}
 	}
 	weight := func(v kb.ID) (int64, error) {
 		w := int64(1)
@@ -789,6 +831,8 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 		}
 		return w, nil
 	}
+	// pairs holds (key, weight), or, restricted, (key, value) until the
+	// parts are known.
 	type pair struct {
 		k kb.ID
 		w int64
@@ -810,9 +854,12 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 				last = q
 			}
 			ids := [3]kb.ID{q.S, q.P, q.O}
-			w, err := weight(ids[op.other])
-			if err != nil || w == 0 {
-				return err
+			w := int64(ids[op.other])
+			if !restrict {
+				var err error
+				if w, err = weight(ids[op.other]); err != nil || w == 0 {
+					return err
+				}
 			}
 			if len(pairs)&0xfff == 0 {
 				if err := ex.mem.charge(0x1000*16, countJoinOp); err != nil {
@@ -849,15 +896,42 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 			}
 		}
 	}
-	slices.SortFunc(pairs, func(a, b pair) int {
-		switch {
-		case a.k < b.k:
-			return -1
-		case a.k > b.k:
-			return 1
+	if restrict && len(pairs) > 0 {
+		// The parts at the distinct values reached, then the weights.
+		vs := make([]kb.ID, len(pairs))
+		for i, p := range pairs {
+			vs[i] = kb.ID(p.w)
 		}
-		return 0
-	})
+		bytes := int64(len(vs)) * 8
+		if err := ex.mem.charge(bytes, countJoinOp); err != nil {
+			return kc, held, err
+		}
+		held += bytes
+		sortIDs(vs)
+		only := &keyCounts{ids: slices.Compact(vs)}
+		for i, sub := range op.subs {
+			c, h, err := n.subCounts(ex, sub, only)
+			held += h
+			if err != nil {
+				return kc, held, err
+			}
+			subs[i] = c
+		}
+		out := pairs[:0]
+		for _, p := range pairs {
+			w, err := weight(kb.ID(p.w))
+			if err != nil {
+				return kc, held, err
+			}
+			if w != 0 {
+				out = append(out, pair{p.k, w})
+			}
+		}
+		pairs = out
+	}
+	if !slices.IsSortedFunc(pairs, func(a, b pair) int { return cmp.Compare(a.k, b.k) }) {
+		slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.k, b.k) })
+	}
 	for i := 0; i < len(pairs); {
 		k, sum := pairs[i].k, int64(0)
 		for ; i < len(pairs) && pairs[i].k == k; i++ {
@@ -870,6 +944,118 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 		kc.n = append(kc.n, sum)
 	}
 	return kc, held, nil
+}
+
+// subCounts evaluates a chained part at the values in only: its counts,
+// or, for EXISTS, NOT EXISTS and MINUS parts whose values are few beside
+// the part's size, 1 for each value where the part has a solution, found
+// by lookups that stop at the first.
+func (n *countJoinNode) subCounts(ex *executor, sub cjSub, only *keyCounts) (keyCounts, int64, error) {
+	if only != nil && (sub.kind == cjSemi || sub.kind == cjAnti) {
+		est, err := n.estimate(ex, sub.op)
+		if err != nil {
+			return keyCounts{}, 0, err
+		}
+		if int64(len(only.ids))*existsCost < est {
+			var kc keyCounts
+			bytes := int64(len(only.ids)) * 16
+			if err := ex.mem.charge(bytes, countJoinOp); err != nil {
+				return kc, 0, err
+			}
+			for i, v := range only.ids {
+				if i&1023 == 1023 {
+					if err := ex.ctx.Err(); err != nil {
+						return kc, bytes, err
+					}
+				}
+				ok, err := n.exists(ex, sub.op, v)
+				if err != nil {
+					return kc, bytes, err
+				}
+				if ok {
+					kc.ids = append(kc.ids, v)
+					kc.n = append(kc.n, 1)
+				}
+			}
+			return kc, bytes, nil
+		}
+	}
+	return n.counts(ex, sub.op, only)
+}
+
+// errFound stops a scan at its first match.
+var errFound = errors.New("found")
+
+// exists reports whether op has a solution with key k.
+func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID) (bool, error) {
+	switch op.kind {
+	case cjTriple:
+		if op.missing {
+			return false, nil
+		}
+		pat := op.pat
+		pat[op.keyPos] = k
+		for _, g := range n.graphs {
+			p := kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}
+			err := scanMatch(ex, p, func(q kb.Quad) error {
+				if n.dedupe && ex.hidden[q.G] {
+					return nil
+				}
+				if len(op.subs) > 0 {
+					ids := [3]kb.ID{q.S, q.P, q.O}
+					ok, err := n.subsHold(ex, op, ids[op.other])
+					if err != nil || !ok {
+						return err
+					}
+				}
+				return errFound
+			})
+			if err == errFound {
+				return true, nil
+			}
+			if err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	case cjUnion:
+		ok, err := n.exists(ex, op.a, k)
+		if err != nil || ok {
+			return ok, err
+		}
+		return n.exists(ex, op.b, k)
+	}
+	ok, err := n.exists(ex, op.a, k)
+	if err != nil || !ok || op.kind == cjLeft {
+		return ok, err
+	}
+	okb, err := n.exists(ex, op.b, k)
+	if err != nil {
+		return false, err
+	}
+	if op.kind == cjAnti {
+		return !okb, nil
+	}
+	return okb, nil // ⋈ and EXISTS
+}
+
+// subsHold reports whether a match of op with other value v has a solution
+// of every part chained to it: each ⋈ or EXISTS part has one at v, each
+// NOT EXISTS or MINUS part none (OPTIONAL parts always hold).
+func (n *countJoinNode) subsHold(ex *executor, op *cjOp, v kb.ID) (bool, error) {
+	for _, sub := range op.subs {
+		if sub.kind == cjLeft {
+			continue
+		}
+		ok, err := n.exists(ex, sub.op, v)
+		if err != nil {
+			return false, err
+		}
+		if ok == (sub.kind == cjAnti) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // mergeCounts combines two key-count lists by kind (see countJoinNode).
