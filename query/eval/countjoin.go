@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/opt"
 )
 
 // countJoinNode answers COUNT(*) over joins that all meet in one variable,
@@ -45,7 +46,10 @@ type countJoinNode struct {
 	graphs []kb.ID
 	union  bool  // the union default graph: skip hidden graphs
 	dedupe bool  // … over several graphs: count a triple's quads once
-	slots  []int // the COUNT(*) aggregates' slots
+	slots  []int // the COUNT aggregates' slots
+	// GROUP BY the key: the key's slot, and one answer per key value;
+	// -1 without GROUP BY (one answer, the sum over the keys).
+	groupSlot int
 }
 
 // cjKind is what a cjOp computes from its operands.
@@ -95,15 +99,39 @@ type keyCounts struct {
 // ok false.
 func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, error) {
 	if !countJoinOn || ex.plan == nil || ex.plan.NoOptimize || len(sc.seed) > 0 || sc.substitute ||
-		len(o.Keys) > 0 || len(o.Aggregates) == 0 {
+		len(o.Keys) > 1 || len(o.Aggregates) == 0 {
 		return nil, false, nil
 	}
+	var group algebra.Var // GROUP BY ?group: the key
+	if len(o.Keys) == 1 {
+		ve, ok := o.Keys[0].Expr.(*algebra.VarExpr)
+		if !ok || ve.Var != o.Keys[0].Var {
+			return nil, false, nil
+		}
+		group = ve.Var
+	}
+	in := ex.plan.Pattern(o.Input)
+	wrapped := false // GRAPH <g> around the whole pattern
+	var certain opt.VarSet
 	for _, a := range o.Aggregates {
-		if a.Aggregate.Func != algebra.AggCount || !a.Aggregate.Star || a.Aggregate.Distinct {
+		if a.Aggregate.Func != algebra.AggCount || a.Aggregate.Distinct {
+			return nil, false, nil
+		}
+		if a.Aggregate.Star {
+			continue
+		}
+		// COUNT(?v) of a variable every solution binds counts them all.
+		ve, ok := a.Aggregate.Expr.(*algebra.VarExpr)
+		if !ok {
+			return nil, false, nil
+		}
+		if certain == nil {
+			certain = opt.Certain(in)
+		}
+		if !certain[ve.Var] {
 			return nil, false, nil
 		}
 	}
-	in := ex.plan.Pattern(o.Input)
 	if g, ok := in.(*algebra.Graph); ok && !g.Name.IsVar() && sc.graph.kind == gDefault {
 		// GRAPH <g> { … } as the whole pattern: g's triples.
 		id, ok, err := ex.dict.lookup(g.Name.Term)
@@ -112,6 +140,7 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 		}
 		sc.graph = graphRef{kind: gConst, id: id}
 		in = g.Input
+		wrapped = true
 	}
 	var graphs []kb.ID
 	switch sc.graph.kind {
@@ -136,17 +165,30 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 		return nil, false, nil
 	}
 	var triples []algebra.TriplePattern
-	if !cjTriples(ex, in, &triples) || len(triples) < 2 || len(triples) > cjMaxTriples {
-		// One pattern is the fused aggregate scan's; past cjMaxTriples
-		// the analysis (quadratic in the patterns per chain link) would
-		// cost more than it saves, and the planner's deadline rules.
+	if !cjTriples(ex, in, &triples) || len(triples) < 2 && group == "" || len(triples) > cjMaxTriples {
+		// One pattern without GROUP BY is the fused aggregate scan's
+		// (the store's count); past cjMaxTriples the analysis (quadratic
+		// in the patterns per chain link) would cost more than it saves,
+		// and the planner's deadline rules.
+		return nil, false, nil
+	}
+	if len(triples) == 1 && !wrapped && aggScanOn &&
+		!(sc.graph.kind == gDefault && ex.unionAll && (ex.multi || ex.hidden != nil)) {
+		// The fused aggregate scan takes one pattern read from one graph
+		// (in parallel); it declines the union of several graphs.
 		return nil, false, nil
 	}
 	// The key: a variable of the first pattern under which the rest
-	// compiles (the one every pattern holds, or the end of a chain).
+	// compiles (the one every pattern holds, or the end of a chain); the
+	// group's variable when grouped, so the per-key counts are the
+	// groups' counts.
 	var key algebra.Var
 	var root *cjOp
-	for _, v := range []algebra.Node{triples[0].S, triples[0].O} {
+	candidates := []algebra.Node{triples[0].S, triples[0].O}
+	if group != "" {
+		candidates = []algebra.Node{algebra.VarNode(group)}
+	}
+	for _, v := range candidates {
 		if !v.IsVar() {
 			continue
 		}
@@ -162,7 +204,10 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 	if root == nil {
 		return nil, false, nil
 	}
-	n := &countJoinNode{root: root, key: key, graphs: graphs, union: sc.graph.kind == gDefault && ex.unionAll}
+	n := &countJoinNode{root: root, key: key, graphs: graphs, union: sc.graph.kind == gDefault && ex.unionAll, groupSlot: -1}
+	if group != "" {
+		n.groupSlot = ex.vars.slot(group)
+	}
 	n.dedupe = n.union && ex.multi
 	for _, a := range o.Aggregates {
 		n.slots = append(n.slots, ex.vars.slot(a.Var))
@@ -492,6 +537,9 @@ func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if err != nil {
 		return err
 	}
+	if n.groupSlot >= 0 {
+		return n.emitGroups(ex, seed, kc, emit)
+	}
 	var total int64
 	for _, c := range kc.n {
 		var carry uint64
@@ -510,6 +558,36 @@ func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	}
 	if !emit(out) {
 		return errStop
+	}
+	return nil
+}
+
+// emitGroups emits one answer per key value: the key and its count.
+func (n *countJoinNode) emitGroups(ex *executor, seed row, kc keyCounts, emit func(row) bool) error {
+	ids := map[int64]kb.ID{} // few distinct counts: one dictionary term each
+	for i, k := range kc.ids {
+		if i&1023 == 1023 {
+			if err := ex.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		c := kc.n[i]
+		id, ok := ids[c]
+		if !ok {
+			var err error
+			if id, err = ex.dict.id(integerTerm(c)); err != nil {
+				return err
+			}
+			ids[c] = id
+		}
+		out, _ := hiddenSeed(ex, seed)
+		out[n.groupSlot] = k
+		for _, s := range n.slots {
+			out[s] = id
+		}
+		if !emit(out) {
+			return errStop
+		}
 	}
 	return nil
 }
@@ -1174,7 +1252,11 @@ func (n *countJoinNode) children() []node { return nil }
 
 func (n *countJoinNode) describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows): ", n.key)
+	if n.groupSlot >= 0 {
+		fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows, one group per key): ", n.key)
+	} else {
+		fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows): ", n.key)
+	}
 	n.root.write(&b)
 	return b.String()
 }
