@@ -884,11 +884,22 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 			subs[i] = c
 		}
 	}
+	// Matches often come in ascending order of v (an index sorted on
+	// it): each part's list is then walked forward, galloping, instead of
+	// searched from the start.
+	at := make([]int, len(op.subs))
+	var lastV kb.ID
 	weight := func(v kb.ID) (int64, error) {
+		if v < lastV {
+			clear(at)
+		}
+		lastV = v
 		w := int64(1)
 		for i, sub := range op.subs {
 			var c int64
-			if j, ok := slices.BinarySearch(subs[i].ids, v); ok {
+			j := gallop(subs[i].ids, at[i], v)
+			at[i] = j
+			if j < len(subs[i].ids) && subs[i].ids[j] == v {
 				c = subs[i].n[j]
 			}
 			switch sub.kind {
@@ -995,6 +1006,8 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 			}
 			subs[i] = c
 		}
+		clear(at)
+		lastV = 0
 		out := pairs[:0]
 		for _, p := range pairs {
 			w, err := weight(kb.ID(p.w))
@@ -1022,6 +1035,23 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 		kc.n = append(kc.n, sum)
 	}
 	return kc, held, nil
+}
+
+// gallop returns the first index i ≥ from with ids[i] ≥ v (len(ids) if
+// none), for ids ascending and every id before from below v: steps of
+// doubling length from from, then a binary search in the last step.
+func gallop(ids []kb.ID, from int, v kb.ID) int {
+	if from >= len(ids) || ids[from] >= v {
+		return from
+	}
+	lo, step := from, 1 // ids[lo] < v
+	for lo+step < len(ids) && ids[lo+step] < v {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(ids))
+	j, _ := slices.BinarySearch(ids[lo+1:hi], v)
+	return lo + 1 + j
 }
 
 // subCounts evaluates a chained part at the values in only: its counts,

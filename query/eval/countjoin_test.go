@@ -264,3 +264,22 @@ func TestCountJoinGrouped(t *testing.T) {
 		ds.Close()
 	}
 }
+
+// TestGallop checks gallop's index against answers worked by hand on one
+// ascending list, from several starting points.
+func TestGallop(t *testing.T) {
+	ids := []kb.ID{2, 4, 4, 7, 9, 12, 15, 20, 31}
+	tests := []struct {
+		from int
+		v    kb.ID
+		want int
+	}{
+		{0, 1, 0}, {0, 2, 0}, {0, 3, 1}, {0, 4, 1}, {0, 5, 3}, {0, 20, 7}, {0, 21, 8}, {0, 31, 8}, {0, 32, 9},
+		{3, 7, 3}, {3, 8, 4}, {3, 30, 8}, {5, 12, 5}, {5, 13, 6}, {8, 31, 8}, {8, 40, 9}, {9, 50, 9},
+	}
+	for _, tc := range tests {
+		if got := gallop(ids, tc.from, tc.v); got != tc.want {
+			t.Errorf("gallop(from %d, %d) = %d, want %d", tc.from, tc.v, got, tc.want)
+		}
+	}
+}
