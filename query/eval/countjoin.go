@@ -565,6 +565,7 @@ func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 // emitGroups emits one answer per key value: the key and its count.
 func (n *countJoinNode) emitGroups(ex *executor, seed row, kc keyCounts, emit func(row) bool) error {
 	ids := map[int64]kb.ID{} // few distinct counts: one dictionary term each
+	base, _ := hiddenSeed(ex, seed)
 	for i, k := range kc.ids {
 		if i&1023 == 1023 {
 			if err := ex.ctx.Err(); err != nil {
@@ -580,7 +581,7 @@ func (n *countJoinNode) emitGroups(ex *executor, seed row, kc keyCounts, emit fu
 			}
 			ids[c] = id
 		}
-		out, _ := hiddenSeed(ex, seed)
+		out := base.clone(len(base))
 		out[n.groupSlot] = k
 		for _, s := range n.slots {
 			out[s] = id
