@@ -891,14 +891,17 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 	at := make([]int, len(op.subs))
 	var lastV kb.ID
 	weight := func(v kb.ID) (int64, error) {
-		if v < lastV {
-			clear(at)
-		}
+		back := v < lastV
 		lastV = v
 		w := int64(1)
 		for i, sub := range op.subs {
 			var c int64
-			j := gallop(subs[i].ids, at[i], v)
+			var j int
+			if back {
+				j, _ = slices.BinarySearch(subs[i].ids, v)
+			} else {
+				j = gallop(subs[i].ids, at[i], v)
+			}
 			at[i] = j
 			if j < len(subs[i].ids) && subs[i].ids[j] == v {
 				c = subs[i].n[j]
