@@ -308,6 +308,7 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 				return nil, err
 			}
 			n.keys = append(n.keys, e)
+			n.slots = append(n.slots, ex.plainVarSlot(c.Expr))
 			n.desc = append(n.desc, c.Desc)
 		}
 		return n, nil

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -8,6 +10,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
+	"github.com/perfkb/perfkb/query/opt"
 )
 
 // countJoinNode answers COUNT(*) over joins that all meet in one variable,
@@ -43,7 +46,10 @@ type countJoinNode struct {
 	graphs []kb.ID
 	union  bool  // the union default graph: skip hidden graphs
 	dedupe bool  // … over several graphs: count a triple's quads once
-	slots  []int // the COUNT(*) aggregates' slots
+	slots  []int // the COUNT aggregates' slots
+	// GROUP BY the key: the key's slot, and one answer per key value;
+	// -1 without GROUP BY (one answer, the sum over the keys).
+	groupSlot int
 }
 
 // cjKind is what a cjOp computes from its operands.
@@ -93,15 +99,39 @@ type keyCounts struct {
 // ok false.
 func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, error) {
 	if !countJoinOn || ex.plan == nil || ex.plan.NoOptimize || len(sc.seed) > 0 || sc.substitute ||
-		len(o.Keys) > 0 || len(o.Aggregates) == 0 {
+		len(o.Keys) > 1 || len(o.Aggregates) == 0 {
 		return nil, false, nil
 	}
+	var group algebra.Var // GROUP BY ?group: the key
+	if len(o.Keys) == 1 {
+		ve, ok := o.Keys[0].Expr.(*algebra.VarExpr)
+		if !ok || ve.Var != o.Keys[0].Var {
+			return nil, false, nil
+		}
+		group = ve.Var
+	}
+	in := ex.plan.Pattern(o.Input)
+	wrapped := false // GRAPH <g> around the whole pattern
+	var certain opt.VarSet
 	for _, a := range o.Aggregates {
-		if a.Aggregate.Func != algebra.AggCount || !a.Aggregate.Star || a.Aggregate.Distinct {
+		if a.Aggregate.Func != algebra.AggCount || a.Aggregate.Distinct {
+			return nil, false, nil
+		}
+		if a.Aggregate.Star {
+			continue
+		}
+		// COUNT(?v) of a variable every solution binds counts them all.
+		ve, ok := a.Aggregate.Expr.(*algebra.VarExpr)
+		if !ok {
+			return nil, false, nil
+		}
+		if certain == nil {
+			certain = opt.Certain(in)
+		}
+		if !certain[ve.Var] {
 			return nil, false, nil
 		}
 	}
-	in := ex.plan.Pattern(o.Input)
 	if g, ok := in.(*algebra.Graph); ok && !g.Name.IsVar() && sc.graph.kind == gDefault {
 		// GRAPH <g> { … } as the whole pattern: g's triples.
 		id, ok, err := ex.dict.lookup(g.Name.Term)
@@ -110,6 +140,7 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 		}
 		sc.graph = graphRef{kind: gConst, id: id}
 		in = g.Input
+		wrapped = true
 	}
 	var graphs []kb.ID
 	switch sc.graph.kind {
@@ -134,17 +165,30 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 		return nil, false, nil
 	}
 	var triples []algebra.TriplePattern
-	if !cjTriples(ex, in, &triples) || len(triples) < 2 || len(triples) > cjMaxTriples {
-		// One pattern is the fused aggregate scan's; past cjMaxTriples
-		// the analysis (quadratic in the patterns per chain link) would
-		// cost more than it saves, and the planner's deadline rules.
+	if !cjTriples(ex, in, &triples) || len(triples) < 2 && group == "" || len(triples) > cjMaxTriples {
+		// One pattern without GROUP BY is the fused aggregate scan's
+		// (the store's count); past cjMaxTriples the analysis (quadratic
+		// in the patterns per chain link) would cost more than it saves,
+		// and the planner's deadline rules.
+		return nil, false, nil
+	}
+	if len(triples) == 1 && !wrapped && aggScanOn &&
+		!(sc.graph.kind == gDefault && ex.unionAll && (ex.multi || ex.hidden != nil)) {
+		// The fused aggregate scan takes one pattern read from one graph
+		// (in parallel); it declines the union of several graphs.
 		return nil, false, nil
 	}
 	// The key: a variable of the first pattern under which the rest
-	// compiles (the one every pattern holds, or the end of a chain).
+	// compiles (the one every pattern holds, or the end of a chain); the
+	// group's variable when grouped, so the per-key counts are the
+	// groups' counts.
 	var key algebra.Var
 	var root *cjOp
-	for _, v := range []algebra.Node{triples[0].S, triples[0].O} {
+	candidates := []algebra.Node{triples[0].S, triples[0].O}
+	if group != "" {
+		candidates = []algebra.Node{algebra.VarNode(group)}
+	}
+	for _, v := range candidates {
 		if !v.IsVar() {
 			continue
 		}
@@ -160,7 +204,10 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 	if root == nil {
 		return nil, false, nil
 	}
-	n := &countJoinNode{root: root, key: key, graphs: graphs, union: sc.graph.kind == gDefault && ex.unionAll}
+	n := &countJoinNode{root: root, key: key, graphs: graphs, union: sc.graph.kind == gDefault && ex.unionAll, groupSlot: -1}
+	if group != "" {
+		n.groupSlot = ex.vars.slot(group)
+	}
 	n.dedupe = n.union && ex.multi
 	for _, a := range o.Aggregates {
 		n.slots = append(n.slots, ex.vars.slot(a.Var))
@@ -490,6 +537,9 @@ func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if err != nil {
 		return err
 	}
+	if n.groupSlot >= 0 {
+		return n.emitGroups(ex, seed, kc, emit)
+	}
 	var total int64
 	for _, c := range kc.n {
 		var carry uint64
@@ -508,6 +558,37 @@ func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	}
 	if !emit(out) {
 		return errStop
+	}
+	return nil
+}
+
+// emitGroups emits one answer per key value: the key and its count.
+func (n *countJoinNode) emitGroups(ex *executor, seed row, kc keyCounts, emit func(row) bool) error {
+	ids := map[int64]kb.ID{} // few distinct counts: one dictionary term each
+	base, _ := hiddenSeed(ex, seed)
+	for i, k := range kc.ids {
+		if i&1023 == 1023 {
+			if err := ex.ctx.Err(); err != nil {
+				return err
+			}
+		}
+		c := kc.n[i]
+		id, ok := ids[c]
+		if !ok {
+			var err error
+			if id, err = ex.dict.id(integerTerm(c)); err != nil {
+				return err
+			}
+			ids[c] = id
+		}
+		out := base.clone(len(base))
+		out[n.groupSlot] = k
+		for _, s := range n.slots {
+			out[s] = id
+		}
+		if !emit(out) {
+			return errStop
+		}
 	}
 	return nil
 }
@@ -535,8 +616,9 @@ func (n *countJoinNode) counts(ex *executor, op *cjOp, only *keyCounts) (kc keyC
 		return n.scan(ex, op)
 	}
 	first, second := op.a, op.b
-	if op.kind == cjJoin {
-		// The smaller side first: it restricts the other.
+	if op.kind == cjJoin || op.kind == cjSemi {
+		// The smaller side first: it restricts the other (EXISTS keeps
+		// only the keys both sides have, whichever is read first).
 		ea, err := n.estimate(ex, op.a)
 		if err != nil {
 			return kc, 0, err
@@ -586,6 +668,11 @@ func (n *countJoinNode) counts(ex *executor, op *cjOp, only *keyCounts) (kc keyC
 // probe is an index range lookup; a scanned quad is a copy and a share
 // of a sort). Tests set it to 0 to probe whenever a side is restricted.
 var probeCost int64 = 16
+
+// existsCost is how many scanned quads deciding whether a part has a
+// solution for one key is worth: a lookup that stops at the part's first
+// solution, usually after one probe per chain link. Tests set it to 0.
+var existsCost int64 = 4
 
 // size returns an upper bound on the quads a scan of op reads.
 func (n *countJoinNode) size(ex *executor, op *cjOp) (int64, error) {
@@ -752,23 +839,71 @@ func (n *countJoinNode) scan(ex *executor, op *cjOp) (keyCounts, int64, error) {
 // max(count(v), 1) (⟕), [count(v) > 0] (EXISTS) or [count(v) = 0] (NOT
 // EXISTS, MINUS). keys nil scans the pattern; otherwise only those keys
 // (ascending) are read, each by a lookup with the key bound.
+//
+// The matches are read first, and the parts are then evaluated only for
+// the distinct values v the matches reach: a part that reads a large
+// predicate is restricted to those values (probed per value when they are
+// few), and an EXISTS, NOT EXISTS or MINUS part over few values is decided
+// per value by a lookup that stops at its first solution.
 func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, int64, error) {
 	var kc keyCounts
 	var held int64
-	subs := make([]keyCounts, len(op.subs))
-	for i, sub := range op.subs {
-		c, h, err := n.counts(ex, sub.op, nil)
-		held += h
+	// Restrict the parts when one of them is large beside the matches
+	// (bounded by the keys read, or by the pattern's size when it is
+	// scanned); otherwise each part is read whole before the scan, which
+	// costs no more than collecting the values first.
+	reach, err := n.size(ex, op)
+	if err != nil {
+		return kc, held, err
+	}
+	if keys != nil {
+		reach = min(reach, int64(len(keys)))
+	}
+	restrict := false
+	for _, sub := range op.subs {
+		est, err := n.estimate(ex, sub.op)
 		if err != nil {
 			return kc, held, err
 		}
-		subs[i] = c
+		cost := probeCost
+		if sub.kind == cjSemi || sub.kind == cjAnti {
+			cost = existsCost
+		}
+		if reach*cost < est {
+			restrict = true
+			break
+		}
 	}
+	subs := make([]keyCounts, len(op.subs))
+	if !restrict {
+		for i, sub := range op.subs {
+			c, h, err := n.counts(ex, sub.op, nil)
+			held += h
+			if err != nil {
+				return kc, held, err
+			}
+			subs[i] = c
+		}
+	}
+	// Matches often come in ascending order of v (an index sorted on
+	// it): each part's list is then walked forward, galloping, instead of
+	// searched from the start.
+	at := make([]int, len(op.subs))
+	var lastV kb.ID
 	weight := func(v kb.ID) (int64, error) {
+		back := v < lastV
+		lastV = v
 		w := int64(1)
 		for i, sub := range op.subs {
 			var c int64
-			if j, ok := slices.BinarySearch(subs[i].ids, v); ok {
+			var j int
+			if back {
+				j, _ = slices.BinarySearch(subs[i].ids, v)
+			} else {
+				j = gallop(subs[i].ids, at[i], v)
+			}
+			at[i] = j
+			if j < len(subs[i].ids) && subs[i].ids[j] == v {
 				c = subs[i].n[j]
 			}
 			switch sub.kind {
@@ -789,6 +924,8 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 		}
 		return w, nil
 	}
+	// pairs holds (key, weight), or, restricted, (key, value) until the
+	// parts are known.
 	type pair struct {
 		k kb.ID
 		w int64
@@ -810,9 +947,12 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 				last = q
 			}
 			ids := [3]kb.ID{q.S, q.P, q.O}
-			w, err := weight(ids[op.other])
-			if err != nil || w == 0 {
-				return err
+			w := int64(ids[op.other])
+			if !restrict {
+				var err error
+				if w, err = weight(ids[op.other]); err != nil || w == 0 {
+					return err
+				}
 			}
 			if len(pairs)&0xfff == 0 {
 				if err := ex.mem.charge(0x1000*16, countJoinOp); err != nil {
@@ -849,15 +989,44 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 			}
 		}
 	}
-	slices.SortFunc(pairs, func(a, b pair) int {
-		switch {
-		case a.k < b.k:
-			return -1
-		case a.k > b.k:
-			return 1
+	if restrict && len(pairs) > 0 {
+		// The parts at the distinct values reached, then the weights.
+		vs := make([]kb.ID, len(pairs))
+		for i, p := range pairs {
+			vs[i] = kb.ID(p.w)
 		}
-		return 0
-	})
+		bytes := int64(len(vs)) * 8
+		if err := ex.mem.charge(bytes, countJoinOp); err != nil {
+			return kc, held, err
+		}
+		held += bytes
+		sortIDs(vs)
+		only := &keyCounts{ids: slices.Compact(vs)}
+		for i, sub := range op.subs {
+			c, h, err := n.subCounts(ex, sub, only)
+			held += h
+			if err != nil {
+				return kc, held, err
+			}
+			subs[i] = c
+		}
+		clear(at)
+		lastV = 0
+		out := pairs[:0]
+		for _, p := range pairs {
+			w, err := weight(kb.ID(p.w))
+			if err != nil {
+				return kc, held, err
+			}
+			if w != 0 {
+				out = append(out, pair{p.k, w})
+			}
+		}
+		pairs = out
+	}
+	if !slices.IsSortedFunc(pairs, func(a, b pair) int { return cmp.Compare(a.k, b.k) }) {
+		slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.k, b.k) })
+	}
 	for i := 0; i < len(pairs); {
 		k, sum := pairs[i].k, int64(0)
 		for ; i < len(pairs) && pairs[i].k == k; i++ {
@@ -870,6 +1039,135 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 		kc.n = append(kc.n, sum)
 	}
 	return kc, held, nil
+}
+
+// gallop returns the first index i ≥ from with ids[i] ≥ v (len(ids) if
+// none), for ids ascending and every id before from below v: steps of
+// doubling length from from, then a binary search in the last step.
+func gallop(ids []kb.ID, from int, v kb.ID) int {
+	if from >= len(ids) || ids[from] >= v {
+		return from
+	}
+	lo, step := from, 1 // ids[lo] < v
+	for lo+step < len(ids) && ids[lo+step] < v {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(ids))
+	j, _ := slices.BinarySearch(ids[lo+1:hi], v)
+	return lo + 1 + j
+}
+
+// subCounts evaluates a chained part at the values in only: its counts,
+// or, for EXISTS, NOT EXISTS and MINUS parts whose values are few beside
+// the part's size, 1 for each value where the part has a solution, found
+// by lookups that stop at the first.
+func (n *countJoinNode) subCounts(ex *executor, sub cjSub, only *keyCounts) (keyCounts, int64, error) {
+	if only != nil && (sub.kind == cjSemi || sub.kind == cjAnti) {
+		est, err := n.estimate(ex, sub.op)
+		if err != nil {
+			return keyCounts{}, 0, err
+		}
+		if int64(len(only.ids))*existsCost < est {
+			var kc keyCounts
+			bytes := int64(len(only.ids)) * 16
+			if err := ex.mem.charge(bytes, countJoinOp); err != nil {
+				return kc, 0, err
+			}
+			for i, v := range only.ids {
+				if i&1023 == 1023 {
+					if err := ex.ctx.Err(); err != nil {
+						return kc, bytes, err
+					}
+				}
+				ok, err := n.exists(ex, sub.op, v)
+				if err != nil {
+					return kc, bytes, err
+				}
+				if ok {
+					kc.ids = append(kc.ids, v)
+					kc.n = append(kc.n, 1)
+				}
+			}
+			return kc, bytes, nil
+		}
+	}
+	return n.counts(ex, sub.op, only)
+}
+
+// errFound stops a scan at its first match.
+var errFound = errors.New("found")
+
+// exists reports whether op has a solution with key k.
+func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID) (bool, error) {
+	switch op.kind {
+	case cjTriple:
+		if op.missing {
+			return false, nil
+		}
+		pat := op.pat
+		pat[op.keyPos] = k
+		for _, g := range n.graphs {
+			p := kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}
+			err := scanMatch(ex, p, func(q kb.Quad) error {
+				if n.dedupe && ex.hidden[q.G] {
+					return nil
+				}
+				if len(op.subs) > 0 {
+					ids := [3]kb.ID{q.S, q.P, q.O}
+					ok, err := n.subsHold(ex, op, ids[op.other])
+					if err != nil || !ok {
+						return err
+					}
+				}
+				return errFound
+			})
+			if err == errFound {
+				return true, nil
+			}
+			if err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	case cjUnion:
+		ok, err := n.exists(ex, op.a, k)
+		if err != nil || ok {
+			return ok, err
+		}
+		return n.exists(ex, op.b, k)
+	}
+	ok, err := n.exists(ex, op.a, k)
+	if err != nil || !ok || op.kind == cjLeft {
+		return ok, err
+	}
+	okb, err := n.exists(ex, op.b, k)
+	if err != nil {
+		return false, err
+	}
+	if op.kind == cjAnti {
+		return !okb, nil
+	}
+	return okb, nil // ⋈ and EXISTS
+}
+
+// subsHold reports whether a match of op with other value v has a solution
+// of every part chained to it: each ⋈ or EXISTS part has one at v, each
+// NOT EXISTS or MINUS part none (OPTIONAL parts always hold).
+func (n *countJoinNode) subsHold(ex *executor, op *cjOp, v kb.ID) (bool, error) {
+	for _, sub := range op.subs {
+		if sub.kind == cjLeft {
+			continue
+		}
+		ok, err := n.exists(ex, sub.op, v)
+		if err != nil {
+			return false, err
+		}
+		if ok == (sub.kind == cjAnti) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // mergeCounts combines two key-count lists by kind (see countJoinNode).
@@ -988,7 +1286,11 @@ func (n *countJoinNode) children() []node { return nil }
 
 func (n *countJoinNode) describe() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows): ", n.key)
+	if n.groupSlot >= 0 {
+		fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows, one group per key): ", n.key)
+	} else {
+		fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows): ", n.key)
+	}
 	n.root.write(&b)
 	return b.String()
 }

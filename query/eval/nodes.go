@@ -646,8 +646,21 @@ type orderNode struct {
 	nodeInfo
 	input node
 	keys  []cexpr
+	slots []int // per key: the slot of a key that is a variable, or -1
 	desc  []bool
 	keep  int64 // > 0: only the first keep rows are needed (a LIMIT above)
+}
+
+// sameKeys reports whether every key of n is a variable and r binds each
+// to the term (ID) the kept row k has: equal keys, so r, arriving later,
+// sorts after k, known without decoding r's keys.
+func (n *orderNode) sameKeys(r row, k *orderedRow) bool {
+	for _, s := range n.slots {
+		if s < 0 || s >= len(r) || s >= len(k.r) || r[s] != k.r[s] {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
@@ -676,6 +689,11 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 	acct := ex.account(op)
 	defer acct.done()
 	err := runInner(ex, n.input, seed, func(r row) error {
+		if n.keep > 0 && int64(len(top.rows)) == n.keep && n.sameKeys(r, top.rows[0]) {
+			// Ties the worst kept row and comes later: not kept.
+			seq++
+			return ex.check()
+		}
 		k := &orderedRow{r: r, seq: seq, keys: make([]sortKey, len(n.keys))}
 		seq++
 		for i, e := range n.keys {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query/algebra"
@@ -16,11 +17,39 @@ type pathNode struct {
 	path      algebra.PathExpr
 	graph     graphRef
 	text      func() string // explain text, formatted on demand
+	// A path with * or + over fixed graphs, fed one bound end per row,
+	// remembers each end's pairs: rows that repeat an end (many subjects
+	// of one code region, say) do not walk the closure again.
+	memoOK bool
+	memoMu sync.Mutex
+	memo   map[[2]kb.ID][][2]kb.ID
+	pairs  int // in memo
+}
+
+// pathMemoMax bounds the pairs a pathNode remembers.
+const pathMemoMax = 1 << 20
+
+// hasClosure reports whether p holds * or +.
+func hasClosure(p algebra.PathExpr) bool {
+	switch x := p.(type) {
+	case *algebra.PathZeroOrMore, *algebra.PathOneOrMore:
+		return true
+	case *algebra.PathInverse:
+		return hasClosure(x.Path)
+	case *algebra.PathSeq:
+		return hasClosure(x.Left) || hasClosure(x.Right)
+	case *algebra.PathAlt:
+		return hasClosure(x.Left) || hasClosure(x.Right)
+	case *algebra.PathZeroOrOne:
+		return hasClosure(x.Path)
+	}
+	return false
 }
 
 func (ex *executor) compilePath(p *algebra.Path, sc scope) (node, error) {
 	n := &pathNode{path: p.Path, graph: sc.graph, text: func() string { return p.Subject.String() + " " + p.Path.String() + " " + p.Object.String() }}
 	n.est = -1
+	n.memoOK = sc.graph.kind != gSlot && hasClosure(p.Path)
 	for i, nd := range []algebra.Node{p.Subject, p.Object} {
 		var pos tpos
 		if nd.IsVar() {
@@ -67,7 +96,7 @@ func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
 		}
 	}
 	s, o := get(n.subj), get(n.obj)
-	return pc.eval(n.path, s, o, func(x, y kb.ID) error {
+	out := func(x, y kb.ID) error {
 		out := seed.clone(len(seed))
 		if n.subj.slot >= 0 {
 			if out[n.subj.slot] != 0 && out[n.subj.slot] != x {
@@ -85,7 +114,40 @@ func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
 			return errStop
 		}
 		return nil
-	})
+	}
+	if !n.memoOK || (s == 0) == (o == 0) {
+		return pc.eval(n.path, s, o, out)
+	}
+	key := [2]kb.ID{s, o}
+	n.memoMu.Lock()
+	pairs, ok := n.memo[key]
+	n.memoMu.Unlock()
+	if !ok {
+		// Walk once, then emit: the pairs are complete before anything
+		// downstream may stop the walk.
+		err := pc.eval(n.path, s, o, func(x, y kb.ID) error {
+			pairs = append(pairs, [2]kb.ID{x, y})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		n.memoMu.Lock()
+		if n.memo == nil {
+			n.memo = map[[2]kb.ID][][2]kb.ID{}
+		}
+		if n.pairs+len(pairs) <= pathMemoMax && ex.mem.tryCharge(int64(len(pairs))*16+64) {
+			n.memo[key] = pairs
+			n.pairs += len(pairs)
+		}
+		n.memoMu.Unlock()
+	}
+	for _, p := range pairs {
+		if err := out(p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (n *pathNode) children() []node { return nil }

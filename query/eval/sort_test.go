@@ -3,9 +3,14 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/kb/kbtest"
+	"github.com/perfkb/perfkb/query/syntax"
 )
 
 // TestSortOrdered checks the chunked parallel sort of ORDER BY against
@@ -56,5 +61,54 @@ func TestSortOrderedCanceled(t *testing.T) {
 	err := sortOrdered(ctx, rows, func(a, b *orderedRow) bool { return a.seq < b.seq })
 	if !errors.Is(err, ErrQueryCanceled) {
 		t.Fatalf("got %v, want %v", err, ErrQueryCanceled)
+	}
+}
+
+// TestOrderTopTies runs ORDER BY … LIMIT over VALUES (whose rows arrive
+// in the order written) where rows tie the worst kept row: the answer is
+// the stable order's first rows, worked by hand. Keys that are variables
+// let a tied later row be dropped by its IDs alone; an expression key
+// (?k + 0) decodes every row, and both must agree.
+func TestOrderTopTies(t *testing.T) {
+	const values = `VALUES (?x ?k) { (1 5) (2 3) (3 5) (4 5) (5 1) (6 UNDEF) (7 3) (8 UNDEF) }`
+	tests := []struct {
+		order string
+		limit int
+		want  string
+	}{
+		{"DESC(?k)", 2, "1 3"},
+		{"DESC(?k)", 3, "1 3 4"},
+		{"DESC(?k)", 5, "1 3 4 2 7"},
+		{"?k", 2, "6 8"}, // unbound sorts first
+		{"?k", 4, "6 8 5 2"},
+		{"?k DESC(?x)", 3, "8 6 5"},
+		{"DESC(?k + 0)", 2, "1 3"},
+		{"DESC(?k) ?x", 4, "1 3 4 2"},
+	}
+	ds := kbtest.NewMemory()
+	for _, tc := range tests {
+		text := fmt.Sprintf("SELECT ?x { %s } ORDER BY %s LIMIT %d", values, tc.order, tc.limit)
+		q, err := syntax.ParseQuery(text, syntax.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Query(context.Background(), ds, q, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			r, ok := res.Next()
+			if !ok {
+				break
+			}
+			got = append(got, r[0].Value)
+		}
+		if err := res.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if g := strings.Join(got, " "); g != tc.want {
+			t.Errorf("%s: got %s, want %s", text, g, tc.want)
+		}
 	}
 }
