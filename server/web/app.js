@@ -768,22 +768,28 @@ SELECT ?exp ?processes ?size (MAX(?v) AS ?time) WHERE {
 }
 WB.scalingQuery = scalingQuery;
 
-// scalingRows asks the analysis service (GET /analysis/scaling, whole-program
-// rows) and falls back to SPARQL (the longest call-tree root per run).
+// scalingRows asks the analysis service (GET /analysis/scaling: the
+// whole-program rows of every version, asked once per page and picked per
+// version here) and falls back to SPARQL (the longest call-tree root per run).
+let scalingTable = null;
 async function scalingRows(version) {
   try {
-    const resp = await fetch("/analysis/scaling?version=" + encodeURIComponent(version), { headers: authHeaders() });
-    if (resp.ok) {
-      const tables = (await resp.json()).data;
-      const table = Array.isArray(tables) && tables.find((t) => t.name === "scaling");
-      if (table) {
-        const col = (name) => table.columns.indexOf(name);
-        const rows = table.rows.filter((r) => r[col("region")] === "(program)" && r[col("time_us")] !== "").map((r) => ({
-          exp: r[col("experiment")], p: Number(r[col("processes")]), t: Number(r[col("time_us")]), size: r[col("problem_size")] || "",
-          speedup: Number(r[col("speedup")]), eff: Number(r[col("efficiency")]),
-        }));
-        if (rows.length) return { rows, source: "the analysis service (/analysis/scaling)" };
-      }
+    if (!scalingTable) {
+      scalingTable = fetch("/analysis/scaling", { headers: authHeaders() }).then(async (resp) => {
+        if (!resp.ok) return null;
+        const tables = (await resp.json()).data;
+        return (Array.isArray(tables) && tables.find((t) => t.name === "scaling")) || null;
+      });
+      scalingTable.catch(() => { scalingTable = null; });
+    }
+    const table = await scalingTable;
+    if (table) {
+      const col = (name) => table.columns.indexOf(name);
+      const rows = table.rows.filter((r) => r[col("region")] === "(program)" && r[col("version")] === version && r[col("time_us")] !== "").map((r) => ({
+        exp: r[col("experiment")], p: Number(r[col("processes")]), t: Number(r[col("time_us")]), size: r[col("problem_size")] || "",
+        speedup: Number(r[col("speedup")]), eff: Number(r[col("efficiency")]),
+      }));
+      if (rows.length) return { rows, source: "the analysis service (/analysis/scaling)" };
     }
   } catch (_) { /* fall back to SPARQL */ }
   const rows = (await sparql(scalingQuery(version))).map((r) => ({ exp: r.exp.value, p: Number(r.processes.value), t: Number(r.time.value), size: r.size ? r.size.value : "" }));
