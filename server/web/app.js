@@ -786,7 +786,6 @@ async function loadFindings() {
   const resp = await fetch("/findings?limit=0", { headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
   F.all = (await resp.json()).data || [];
-  await sitesReady;
   // Advice per problem class IRI, written beside the rules (#@advice
   // comments in the rule files: shipped, serve --advice, uploaded).
   try {
@@ -795,10 +794,16 @@ async function loadFindings() {
   } catch (_) { F.advice = {}; }
   const classes = Array.from(new Set(F.all.map((f) => localName(f.problem)))).sort();
   $("f-class").replaceChildren(el("option", { value: "" }, "all"), ...classes.map((c) => el("option", { value: c }, c)));
-  const sites = Array.from(new Set(F.all.map((f) => siteOfExperiment(f.experiment)).filter(Boolean))).sort(naturalCompare);
-  $("f-site").replaceChildren(el("option", { value: "" }, "all"), ...sites.map((s) => el("option", { value: s }, s)));
   F.page = 0;
   renderFindings(runs !== F.ruleRuns);
+  // The sites (of the experiment table) fill the site filter and the
+  // region cells' "· site" when they arrive; the list does not wait.
+  await sitesReady;
+  const sites = Array.from(new Set(F.all.map((f) => siteOfExperiment(f.experiment)).filter(Boolean))).sort(naturalCompare);
+  const picked = $("f-site").value;
+  $("f-site").replaceChildren(el("option", { value: "" }, "all"), ...sites.map((s) => el("option", { value: s }, s)));
+  if (sites.includes(picked)) $("f-site").value = picked;
+  renderFindings(true);
 }
 
 function localName(iri) { return (iri || "").replace(/^.*[#/]/, ""); }
