@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -688,6 +689,33 @@ func TestQueryPageInChromium(t *testing.T) {
 		}
 		if ideal != len(sizes) || chart.DistrX != wantDistr {
 			t.Errorf("scaling chart: %d ideal lines, x distribution %d; want %d (one per size), %d (counts %g … %g)", ideal, chart.DistrX, len(sizes), wantDistr, lo, hi)
+		}
+		// The exports: a PNG of the canvas, an SVG with a circle per
+		// measured point, a CSV with a line per x and the drawn values.
+		var exp struct {
+			PNG, SVG, CSV string
+			Buttons       int
+		}
+		wd.script(`const b = document.getElementById("scaling-chart");
+			return {PNG: b.plot.ctx.canvas.toDataURL("image/png").slice(0, 22), SVG: window.perfkb.chartSVG(b.plot), CSV: window.perfkb.chartCSVOf(b), Buttons: b.querySelectorAll(".chart-export button").length}`, &exp)
+		if exp.PNG != "data:image/png;base64," || exp.Buttons != 3 {
+			t.Errorf("PNG export starts %q, %d export buttons; want a PNG data URL and 3 buttons", exp.PNG, exp.Buttons)
+		}
+		if n := strings.Count(exp.SVG, `<circle class="point"`); n != len(chart.measured()) || !strings.HasPrefix(exp.SVG, "<svg") {
+			t.Errorf("SVG export has %d points, the chart %d", n, len(chart.measured()))
+		}
+		csvRows, err := csv.NewReader(strings.NewReader(exp.CSV)).ReadAll()
+		if err != nil || len(csvRows) != len(chart.X)+1 || len(csvRows[0]) != len(chart.Series)+1 {
+			t.Errorf("CSV export: %d rows, err %v; want a header and %d rows of %d columns", len(csvRows), err, len(chart.X), len(chart.Series)+1)
+		} else {
+			for i, row := range csvRows[1:] {
+				for j, s := range chart.Series {
+					got, perr := strconv.ParseFloat(row[j+1], 64)
+					if v := s.Values[i]; (v == nil) != (row[j+1] == "") || (v != nil && (perr != nil || got != *v)) {
+						t.Errorf("CSV export row %d, %s: %q, drawn %v", i+1, s.Label, row[j+1], v)
+					}
+				}
+			}
 		}
 		wd.screenshot("scaling")
 	})

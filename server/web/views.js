@@ -251,7 +251,7 @@ function drawChart(box, { kind, points, log, logX, yTitle, xTitle, unit, name })
       chart.series.push({ label: s || yTitle, values: col.slice() });
       columns.push(col.map(keepLog));
       series.push({ label: s || yTitle, stroke: color, width: 2, spanGaps: true, paths: kind === "scatter" ? () => null : undefined,
-        points: { show: true, size: 7, fill: color }, value: (u, v) => valueFmt(v), svgLine: kind !== "scatter" });
+        points: { show: true, size: 7, fill: color }, value: (u, v) => valueFmt(v), svgLine: kind !== "scatter", svgPoints: true });
       if (list.some((p) => p.ideal != null)) {
         const ideal = xs.map(() => null);
         list.forEach((p) => { ideal[at.get(p.x)] = p.ideal; });
@@ -305,10 +305,12 @@ function addChartExport(box, name, csv) {
   box.append(bar);
 }
 WB.addChartExport = addChartExport;
+WB.chartCSVOf = (box) => chartCSV(box.chart);
 
 // chartSVG draws a uPlot chart again as SVG: its plotting area, each
-// series' points (and line, unless it draws none) at the positions uPlot
-// computed, the axes' tick labels, and the title.
+// series at the positions uPlot computed (bars for svgBars, a line for
+// svgLine, points unless svgLine without svgPoints), the axes' tick
+// labels, and the title.
 function chartSVG(u) {
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   const W = u.width, H = u.height, pr = devicePixelRatio || 1;
@@ -340,7 +342,7 @@ function chartSVG(u) {
     if (s.svgLine && xy.length > 1) {
       out.push(`<polyline fill="none" stroke="${color}" stroke-width="${s.width || 1}"${s.dash ? ` stroke-dasharray="${s.dash.join(" ")}"` : ""} points="${xy.map((p) => p.join(",")).join(" ")}"/>`);
     }
-    if (s.svgLine && !(s.points && s.points.show === true)) return;
+    if (s.svgLine && !s.svgPoints) return;
     xy.forEach(([x, y]) => out.push(`<circle class="point" cx="${x}" cy="${y}" r="3" fill="${color}"><title>${esc(s.label)}</title></circle>`));
   });
   u.series.forEach((s, si) => { if (si > 0) out.push(`<text x="${bb.left + 8}" y="${bb.top + 14 * si}" fill="${typeof s.stroke === "string" ? s.stroke : "#333"}">${esc(s.label)}</text>`); });
