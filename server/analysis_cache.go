@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/gin-gonic/gin"
@@ -148,47 +149,52 @@ type genEntry[T any] struct {
 
 // Get returns key's value for the request's generation (GenerationOf), or
 // computes it. Without a generation, or while a write is in flight, it
-// just computes. The computation does not end with the request that
-// started it (others may be waiting for it); a waiter whose ctx ends
-// returns its error.
+// just computes. Callers of a key that is being computed wait for it; when
+// that computation ends because its own request did (its context's
+// error), a waiter whose context is still live computes it itself.
 func (c *GenCache[T]) Get(ctx context.Context, key string, compute func(context.Context) (T, error)) (T, error) {
 	g, ok := GenerationOf(ctx)
 	if !ok {
 		return compute(ctx)
 	}
-	gen, settled := g.Now()
-	if !settled {
-		return compute(ctx)
-	}
-	c.mu.Lock()
-	if c.entries == nil {
-		c.entries = map[string]*genEntry[T]{}
-	}
-	if e, ok := c.entries[key]; ok && e.gen == gen {
-		c.mu.Unlock()
-		select {
-		case <-e.done:
-			return e.val, e.err
-		case <-ctx.Done():
-			var zero T
-			return zero, ctx.Err()
+	for {
+		gen, settled := g.Now()
+		if !settled {
+			return compute(ctx)
 		}
-	}
-	c.evict(gen)
-	e := &genEntry[T]{gen: gen, done: make(chan struct{})}
-	c.entries[key] = e
-	c.mu.Unlock()
-
-	e.val, e.err = compute(context.WithoutCancel(ctx))
-	close(e.done)
-	if now, settled := g.Now(); e.err != nil || now != gen || !settled {
 		c.mu.Lock()
-		if c.entries[key] == e {
-			delete(c.entries, key)
+		if c.entries == nil {
+			c.entries = map[string]*genEntry[T]{}
 		}
+		if e, ok := c.entries[key]; ok && e.gen == gen {
+			c.mu.Unlock()
+			select {
+			case <-e.done:
+			case <-ctx.Done():
+				var zero T
+				return zero, ctx.Err()
+			}
+			if e.err != nil && ctx.Err() == nil && (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
+				continue // another request's end, not this one's
+			}
+			return e.val, e.err
+		}
+		c.evict(gen)
+		e := &genEntry[T]{gen: gen, done: make(chan struct{})}
+		c.entries[key] = e
 		c.mu.Unlock()
+
+		e.val, e.err = compute(ctx)
+		if now, settled := g.Now(); e.err != nil || now != gen || !settled {
+			c.mu.Lock()
+			if c.entries[key] == e {
+				delete(c.entries, key)
+			}
+			c.mu.Unlock()
+		}
+		close(e.done)
+		return e.val, e.err
 	}
-	return e.val, e.err
 }
 
 // evict makes room for one more entry; c.mu is held.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -169,5 +170,41 @@ func TestGenCacheOneComputation(t *testing.T) {
 	}
 	if v, _ := c.Get(ctx, "k", func(context.Context) (int, error) { return 10, nil }); v != 9 {
 		t.Errorf("same generation: %d, want the kept 9", v)
+	}
+}
+
+// TestGenCacheWaiterOutlivesCancelledComputation: the request that
+// computes a key goes away; the one waiting for it computes the value
+// itself instead of getting the other's context error.
+func TestGenCacheWaiterOutlivesCancelledComputation(t *testing.T) {
+	var g writeGeneration
+	base := context.WithValue(context.Background(), genKey{}, &g)
+	first, cancel := context.WithCancel(base)
+	var c GenCache[int]
+	started := make(chan struct{})
+	firstErr := make(chan error, 1)
+	go func() {
+		_, err := c.Get(first, "k", func(ctx context.Context) (int, error) {
+			close(started)
+			<-ctx.Done()
+			return 0, ctx.Err()
+		})
+		firstErr <- err
+	}()
+	<-started
+	got := make(chan int, 1)
+	go func() {
+		v, err := c.Get(base, "k", func(context.Context) (int, error) { return 5, nil })
+		if err != nil {
+			t.Errorf("waiter: %v", err)
+		}
+		got <- v
+	}()
+	cancel()
+	if err := <-firstErr; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled request: %v, want context.Canceled", err)
+	}
+	if v := <-got; v != 5 {
+		t.Errorf("waiter got %d, want its own 5", v)
 	}
 }
