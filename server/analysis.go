@@ -16,7 +16,10 @@ type AnalysisService interface {
 	// Run analyses the store and replaces the analysis graph.
 	Run(ctx context.Context) (AnalysisReport, error)
 	// Scaling returns the scaling table of the experiments of version (all
-	// experiments when version is ""), computed without writing.
+	// experiments when version is ""), computed without writing. The
+	// context may carry the store's write generation (GenerationOf): what
+	// was computed for it may be served again while it holds, as may
+	// Diff's.
 	Scaling(ctx context.Context, version string) (any, error)
 	// Diff compares two experiments, computed without writing; an unknown
 	// experiment is an error wrapping ErrNotFound.
@@ -78,7 +81,7 @@ func (s *Server) analysisScaling(c *gin.Context) {
 	if !s.authorize(c, false) || !s.analysisService(c) {
 		return
 	}
-	out, err := s.opts.Analysis.Scaling(c.Request.Context(), c.Query("version"))
+	out, err := s.opts.Analysis.Scaling(s.viewContext(c.Request.Context()), c.Query("version"))
 	if err != nil {
 		respondError(c, err)
 		return
@@ -96,7 +99,7 @@ func (s *Server) analysisDiff(c *gin.Context) {
 		respondError(c, newAPIError(ErrorBadData, "give both experiments: /analysis/diff?base=IRI&trial=IRI"))
 		return
 	}
-	out, err := s.opts.Analysis.Diff(c.Request.Context(), base, trial)
+	out, err := s.opts.Analysis.Diff(s.viewContext(c.Request.Context()), base, trial)
 	if err != nil {
 		respondError(c, err)
 		return

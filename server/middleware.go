@@ -246,6 +246,9 @@ func (s *Server) authorize(c *gin.Context, write bool) bool {
 		return false
 	}
 	c.Set(scopeKey, scope)
+	if write {
+		s.markWrite(c)
+	}
 	return true
 }
 

@@ -117,6 +117,14 @@ func formatByName(name string, offers []Format) (Format, bool) {
 	return "", false
 }
 
+// knownFormatName reports whether name selects a format of some kind of
+// result (bindings or graph).
+func knownFormatName(name string) bool {
+	_, b := formatByName(name, bindingsFormats)
+	_, g := formatByName(name, graphFormats)
+	return b || g
+}
+
 var graphNames = map[string]Format{"xml": FormatRDFXML, "rdf+xml": FormatRDFXML, "json": FormatJSONLD, "n3": FormatTurtle}
 
 // formatByMediaType finds the format a Content-Type names among offers.

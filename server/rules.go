@@ -147,7 +147,9 @@ func (s *Server) rulesCheck(c *gin.Context) {
 	respondData(c, http.StatusOK, report)
 }
 
-// findings answers GET /findings?problem=&experiment=&limit=.
+// findings answers GET /findings?problem=&experiment=&limit=&offset=: the
+// findings from offset on, at most limit, with their number before paging
+// in X-Total-Count when the server listed them all (findings_page.go).
 func (s *Server) findings(c *gin.Context) {
 	if !s.authorize(c, false) {
 		return
@@ -165,13 +167,22 @@ func (s *Server) findings(c *gin.Context) {
 		}
 		filter.Limit = n
 	}
-	list, err := s.opts.Rules.Findings(c.Request.Context(), filter)
+	offset := 0
+	if v := c.Query("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			respondError(c, newAPIError(ErrorBadData, "offset %q is not a non-negative integer", v))
+			return
+		}
+		offset = n
+	}
+	list, total, err := s.findingsPage(s.viewContext(c.Request.Context()), filter, offset)
 	if err != nil {
 		respondError(c, err)
 		return
 	}
-	if list == nil {
-		list = []Finding{}
+	if total >= 0 {
+		c.Header(totalCountHeader, itoa(total))
 	}
 	respondData(c, http.StatusOK, list)
 }

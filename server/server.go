@@ -153,6 +153,11 @@ type Server struct {
 	// from Options.PublicBase or the listen address.
 	publicBase atomic.Value
 	advice     adviceBook // advice per problem class for the page: advice.go
+	// writeGen, cacheViews and findingsCache keep the slow views' answers
+	// per write generation: analysis_cache.go.
+	writeGen      writeGeneration
+	cacheViews    atomic.Bool
+	findingsCache GenCache[[]Finding]
 }
 
 // New builds a Server and its routes.
@@ -180,7 +185,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.Se
 func (s *Server) routes() *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
-	e.Use(s.recoverer, requestID, s.requestLog, s.metrics.observe, s.checkHost, s.hops, corsMiddleware(s.opts.CORSOrigins))
+	e.Use(s.recoverer, requestID, s.requestLog, s.metrics.observe, s.countWrites, s.checkHost, s.hops, corsMiddleware(s.opts.CORSOrigins))
 	compress := gzip.Gzip(gzip.BestSpeed)
 	e.NoRoute(func(c *gin.Context) {
 		respondError(c, newAPIError(ErrorNotFound, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))

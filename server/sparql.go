@@ -243,8 +243,13 @@ func chooseFormatIn(c *gin.Context, params url.Values, offers []Format) (Format,
 		if f, ok := formatByName(name, offers); ok {
 			return f, true
 		}
-		respondError(c, newAPIError(ErrorNotAccept, "format %q is not available for this result; available: %s", name, offeredMediaTypes(offers)))
-		return "", false
+		// A format of the other kind of result (csv for a graph, turtle
+		// for bindings) is what SPARQLWrapper sends for every query form
+		// when asked for it, with Accept: */*: the Accept header decides.
+		if !knownFormatName(name) {
+			respondError(c, newAPIError(ErrorNotAccept, "format %q is not available for this result; available: %s", name, offeredMediaTypes(offers)))
+			return "", false
+		}
 	}
 	f, ok := negotiate(c.GetHeader("Accept"), offers)
 	if !ok {

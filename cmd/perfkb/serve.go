@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -228,7 +229,27 @@ SIGTERM stop the server after the requests in flight finish.`,
 // listener is bound (after the URL is printed).
 func serveUntilDone(ctx context.Context, app *App, ds kb.Dataset, flags serveFlags, logger *slog.Logger, ready func(url string)) error {
 	srv := newHTTPServer(ds, flags, logger)
+	// The server owns the store, so the workbench's slow views (scaling
+	// table, differences, findings) are kept per write generation and
+	// computed once the listener is up, before a page asks for them.
+	srv.CacheViews()
+	warmCtx, stopWarm := context.WithCancel(ctx)
+	warmed := make(chan struct{})
+	defer func() { stopWarm(); <-warmed }()
+	var warmOnce sync.Once
+	startWarm := func() {
+		warmOnce.Do(func() {
+			go func() {
+				defer close(warmed)
+				if err := srv.WarmViews(warmCtx); err != nil && warmCtx.Err() == nil {
+					logger.Warn("computing the workbench's views ahead of time failed; they are computed when asked", "err", err)
+				}
+			}()
+		})
+	}
+	defer warmOnce.Do(func() { close(warmed) }) // never started: nothing to wait for
 	err := srv.ListenAndServe(ctx, flags.addr, func(addr net.Addr) {
+		startWarm()
 		url := "http://" + addr.String()
 		fmt.Fprintf(app.Stdout, "perfkb serving %s at %s/ (query page), %s/sparql (SPARQL endpoint)\n", app.StoreSpec, url, url)
 		if flags.token == "" {

@@ -248,5 +248,43 @@ class TreeTest(unittest.TestCase):
             self.kb.to_hatchet(EXP)
 
 
+class SPARQLWrapperTest(unittest.TestCase):
+    """CONSTRUCT through the real SPARQLWrapper at its defaults (only the
+    return format set), in every format it offers; the graph it returns must
+    hold one rdf:type triple per experiment that a SELECT lists."""
+
+    def test_construct_in_every_format(self):
+        try:
+            import warnings
+            import rdflib
+            from SPARQLWrapper import SPARQLWrapper
+            from SPARQLWrapper import Wrapper
+        except ImportError as err:
+            self.skipTest("SPARQLWrapper or rdflib is not installed (Debian: python3-sparqlwrapper): %s" % err)
+        pf = "http://www.par.univie.ac.at/project/scalea/perfonto#"
+        want = set(perfkb.Client(state["url"]).query(
+            "SELECT ?e WHERE { ?e a <%sExperiment> }" % pf)["e"].tolist())
+        self.assertGreater(len(want), 1)
+        construct = "CONSTRUCT { ?e a <%sExperiment> } WHERE { ?e a <%sExperiment> }" % (pf, pf)
+        for fmt in Wrapper._allowedFormats:
+            with self.subTest(format=fmt):
+                sw = SPARQLWrapper(state["url"] + "/sparql")
+                sw.setQuery(construct)
+                sw.setReturnFormat(fmt)
+                with warnings.catch_warnings():
+                    # SPARQLWrapper warns that csv and tsv are no graph
+                    # formats, and again when it gets Turtle instead.
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    res = sw.query()
+                    ctype = res.info()["content-type"]
+                    got = res.convert()
+                if isinstance(got, (bytes, str)):  # Turtle and N3 come as text
+                    g = rdflib.Graph()
+                    g.parse(data=got, format="turtle")
+                    got = g
+                subjects = {str(s) for s, p, o in got if str(p) == str(rdflib.RDF.type) and str(o) == pf + "Experiment"}
+                self.assertEqual(subjects, want, "format %s (answered as %s)" % (fmt, ctype))
+
+
 if __name__ == "__main__":
     unittest.main()

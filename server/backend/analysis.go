@@ -4,17 +4,55 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/perfkb/perfkb/analysis"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/server"
 )
 
-// Analysis implements server.AnalysisService with package analysis.
+// Analysis implements server.AnalysisService with package analysis. The
+// scaling table and the data the differences are computed from are kept
+// per write generation when the server attaches one to the request
+// (server.GenerationOf), so the workbench's views read them once per
+// change of the data.
 type Analysis struct {
 	DS kb.Dataset
 	// Options are the analysis options of POST /analysis/run.
 	Options analysis.Options
+
+	scaling server.GenCache[*analysis.Result]
+	data    server.GenCache[*analysis.Data]
+	// compare keeps Compare apart: it resolves metric values into the
+	// shared Data as it goes.
+	compare sync.Mutex
+}
+
+var _ server.AnalysisWarmer = (*Analysis)(nil)
+
+// Warm computes what Scaling and Diff read, for the context's generation.
+func (a *Analysis) Warm(ctx context.Context) error {
+	if _, err := a.scalingResult(ctx); err != nil {
+		return err
+	}
+	_, err := a.readData(ctx)
+	return err
+}
+
+// scalingResult runs the analyses the scaling table needs (no models, no
+// rules, nothing written).
+func (a *Analysis) scalingResult(ctx context.Context) (*analysis.Result, error) {
+	return a.scaling.Get(ctx, "scaling", func(ctx context.Context) (*analysis.Result, error) {
+		opts := a.Options
+		opts.DryRun, opts.NoModels, opts.NoRules = true, true, true
+		return analysis.Run(ctx, a.DS, opts)
+	})
+}
+
+func (a *Analysis) readData(ctx context.Context) (*analysis.Data, error) {
+	return a.data.Get(ctx, "data", func(ctx context.Context) (*analysis.Data, error) {
+		return analysis.Read(ctx, a.DS)
+	})
 }
 
 // Run analyses the store and replaces the analysis graph.
@@ -34,9 +72,7 @@ func (a *Analysis) Run(ctx context.Context) (server.AnalysisReport, error) {
 // Scaling returns the scaling table of a version's experiments, computed
 // without writing.
 func (a *Analysis) Scaling(ctx context.Context, version string) (any, error) {
-	opts := a.Options
-	opts.DryRun = true
-	res, err := analysis.Run(ctx, a.DS, opts)
+	res, err := a.scalingResult(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -57,10 +93,12 @@ func (a *Analysis) Scaling(ctx context.Context, version string) (any, error) {
 
 // Diff compares two experiments without writing.
 func (a *Analysis) Diff(ctx context.Context, base, trial string) (any, error) {
-	d, err := analysis.Read(ctx, a.DS)
+	d, err := a.readData(ctx)
 	if err != nil {
 		return nil, err
 	}
+	a.compare.Lock()
+	defer a.compare.Unlock()
 	for _, e := range []string{base, trial} {
 		if d.Experiment(e) == nil {
 			return nil, fmt.Errorf("no experiment <%s> in the store: %w", e, server.ErrNotFound)

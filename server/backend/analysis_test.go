@@ -3,6 +3,9 @@ package backend
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"testing"
 
@@ -72,5 +75,60 @@ func TestAnalysisService(t *testing.T) {
 	}
 	if _, err := a.Diff(ctx, "http://example.org/e4", "http://example.org/nope"); !errors.Is(err, server.ErrNotFound) {
 		t.Errorf("unknown experiment: %v, want ErrNotFound", err)
+	}
+}
+
+// TestAnalysisCacheFollowsWrites serves the analysis from a caching server:
+// the scaling table and a difference are computed once for the data, and
+// dropping the data's graph through the server makes the next answers
+// follow (no experiments left: 404), where a stale cache would still
+// answer 200.
+func TestAnalysisCacheFollowsWrites(t *testing.T) {
+	ctx := context.Background()
+	ds := native.OpenMemory()
+	f, err := os.Open("../../analysis/testdata/scaling.ttl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := rdfio.Load(ctx, ds, f, rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "scaling.ttl", Graph: kb.IRI("http://example.org/g")}); err != nil {
+		t.Fatal(err)
+	}
+	store := server.NewDatasetStore(ds)
+	srv := server.New(server.Options{Analysis: &Analysis{DS: ds}, Graphs: store, Store: store, Token: "tok"})
+	srv.CacheViews()
+	if err := srv.WarmViews(ctx); err != nil {
+		t.Fatal(err)
+	}
+	get := func(target string) int {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest("GET", target, nil))
+		return rec.Code
+	}
+	exps := sparqlRows(t, ds, pfx+`SELECT ?e WHERE { ?e perfonto:ofVersion <http://example.org/v1> } ORDER BY ?e`)
+	if len(exps) < 2 {
+		t.Fatalf("%d experiments of v1 in the sample", len(exps))
+	}
+	diff := "/analysis/diff?base=" + url.QueryEscape(exps[0][0]) + "&trial=" + url.QueryEscape(exps[1][0])
+	for range 2 {
+		if code := get("/analysis/scaling?version=http%3A%2F%2Fexample.org%2Fv1"); code != http.StatusOK {
+			t.Fatalf("scaling before the drop: %d", code)
+		}
+		if code := get(diff); code != http.StatusOK {
+			t.Fatalf("diff before the drop: %d", code)
+		}
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("DELETE", "/data?graph=http%3A%2F%2Fexample.org%2Fg", nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	srv.ServeHTTP(rec, req)
+	if rec.Code/100 != 2 {
+		t.Fatalf("drop: %d %s", rec.Code, rec.Body)
+	}
+	if code := get("/analysis/scaling?version=http%3A%2F%2Fexample.org%2Fv1"); code != http.StatusNotFound {
+		t.Errorf("scaling after the drop: %d, want 404 (no experiments of v1 left)", code)
+	}
+	if code := get(diff); code != http.StatusNotFound {
+		t.Errorf("diff after the drop: %d, want 404", code)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -216,6 +217,48 @@ func sparqlRows(t *testing.T, ds kb.Dataset, text string) [][]string {
 	return out
 }
 
+// drawnChart is what a uPlot chart of the page (drawChart in views.js)
+// holds: the values it was given (Series) and the columns uPlot draws
+// (Data, one per series after x), its kind and axes.
+type drawnChart struct {
+	Kind, Log      string
+	X              []any
+	Series         []drawnSeries
+	Data           [][]*float64
+	DistrX, DistrY int
+}
+
+type drawnSeries struct {
+	Label  string
+	Ideal  bool
+	Values []*float64
+}
+
+// readChart reads the chart in the element with the id (nil when none is drawn).
+func readChart(wd *webDriver, id string) *drawnChart {
+	var c *drawnChart
+	wd.script(`const b = document.getElementById("`+id+`"); const u = b.plot; if (!u || !b.chart) return null;
+		return {Kind: b.dataset.kind, Log: b.dataset.log, X: b.chart.x, Series: b.chart.series.map(s => ({Label: s.label, Ideal: !!s.ideal, Values: s.values})),
+			Data: u.data.slice(1), DistrX: u.scales.x.distr, DistrY: u.scales.y.distr}`, &c)
+	return c
+}
+
+// measured returns the chart's measured (not ideal) values, by series label and x.
+func (c *drawnChart) measured() map[string]float64 {
+	out := map[string]float64{}
+	for _, s := range c.Series {
+		if s.Ideal {
+			continue
+		}
+		for i, v := range s.Values {
+			if v != nil {
+				out[fmt.Sprint(s.Label, "|", c.X[i])] = *v
+			}
+		}
+	}
+	return out
+}
+
 const pfx = "PREFIX perfonto: <http://www.par.univie.ac.at/project/scalea/perfonto#>\n"
 
 // TestQueryPageInChromium drives the workbench in headless Chromium and
@@ -395,8 +438,25 @@ func TestQueryPageInChromium(t *testing.T) {
 				var bars []string
 				// The chart is drawn after the rows (the status line comes
 				// first); under load the test could read it before.
-				wd.waitFor(ex.Name+"'s chart", `document.querySelectorAll("#chart text.bar-label").length > 0`)
-				wd.script(`document.getElementById("chart").scrollIntoView(); return Array.from(document.querySelectorAll("#chart text.bar-label")).map(t => t.textContent)`, &bars)
+				wd.waitFor(ex.Name+"'s chart", `document.getElementById("chart").chart && document.querySelector("#chart canvas")`)
+				chart := readChart(wd, "chart")
+				for _, x := range chart.X {
+					bars = append(bars, fmt.Sprint(x))
+				}
+				// Each bar's value is the engine's value of the charted column, row by row.
+				var col int
+				wd.script(`document.getElementById("chart").scrollIntoView(); return window.perfkb.last.vars.indexOf(document.getElementById("chart-column").value)`, &col)
+				rows := sparqlRows(t, ds, ex.Query)
+				if chart.Kind != "bar" || len(chart.Series) != 1 || len(chart.Series[0].Values) != len(rows) || col < 0 {
+					t.Errorf("chart of %q: %s, %d series, column %d; want bars, one per row (%d)", ex.Name, chart.Kind, len(chart.Series), col, len(rows))
+				} else {
+					for i, r := range rows {
+						want, err := strconv.ParseFloat(r[col], 64)
+						if v := chart.Series[0].Values[i]; err != nil || v == nil || *v != want || chart.Data[0][i] == nil || *chart.Data[0][i] != want {
+							t.Errorf("chart of %q, bar %d (%s): drawn %v, engine %s", ex.Name, i, bars[i], v, r[col])
+						}
+					}
+				}
 				if len(bars) != got.Rows || len(bars) == 0 || !slices.ContainsFunc(bars, func(b string) bool { return b == "main" || strings.HasPrefix(b, "main · ") }) {
 					t.Errorf("chart of %q labels its %d bars %v; want one per row, by regionName (e.g. main)", ex.Name, len(bars), bars)
 				}
@@ -417,17 +477,36 @@ func TestQueryPageInChromium(t *testing.T) {
 					t.Errorf("%q opens as %+v, want a line chart of ?processes per ?version", ex.Name, opened)
 				}
 				// Line chart: x = ?processes, one line per ?version, log scale.
-				var pts struct {
-					Circles, Lines int
-					Log            string
-				}
 				wd.script(`const set = (id, v) => { const s = document.getElementById(id); s.value = v; s.dispatchEvent(new Event("change")); };
 					set("chart-kind", "line"); set("label-column", "processes"); set("series-column", "version");
 					const log = document.getElementById("chart-log"); log.checked = true; log.dispatchEvent(new Event("change")); return true`, nil)
-				wd.waitFor("the line chart", `document.querySelector('#chart svg[data-kind="line"][data-log="true"]')`)
-				wd.script(`return {Circles: document.querySelectorAll("#chart circle.point").length, Lines: document.querySelectorAll("#chart polyline").length, Log: document.querySelector("#chart svg").dataset.log}`, &pts)
-				if pts.Circles != got.Rows {
-					t.Errorf("line chart of %q: %d points for %d rows", ex.Name, pts.Circles, got.Rows)
+				wd.waitFor("the line chart", `document.querySelector('#chart[data-kind="line"][data-log="true"] canvas')`)
+				chart := readChart(wd, "chart")
+				// Every row is a point (version, processes) → value, as the engine answers.
+				var cols struct{ P, V int }
+				wd.script(`const vs = window.perfkb.last.vars; return {P: vs.indexOf("processes"), V: vs.indexOf(document.getElementById("chart-column").value)}`, &cols)
+				drawn := chart.measured()
+				if chart.DistrY != 3 || len(drawn) != got.Rows {
+					t.Errorf("line chart of %q: y distribution %d (want 3, log), %d points for %d rows", ex.Name, chart.DistrY, len(drawn), got.Rows)
+				}
+				// The drawn (processes, value) pairs are the engine's rows'.
+				var gotPairs, wantPairs []string
+				for _, s := range chart.Series {
+					for i, v := range s.Values {
+						if v != nil {
+							gotPairs = append(gotPairs, fmt.Sprintf("%v|%g", chart.X[i], *v))
+						}
+					}
+				}
+				for _, r := range sparqlRows(t, ds, ex.Query) {
+					p, _ := strconv.ParseFloat(r[cols.P], 64)
+					v, _ := strconv.ParseFloat(r[cols.V], 64)
+					wantPairs = append(wantPairs, fmt.Sprintf("%v|%g", p, v))
+				}
+				slices.Sort(gotPairs)
+				slices.Sort(wantPairs)
+				if !slices.Equal(gotPairs, wantPairs) {
+					t.Errorf("line chart of %q draws %v; the engine answers %v", ex.Name, gotPairs, wantPairs)
 				}
 				wd.screenshot("series-chart")
 			}
@@ -576,17 +655,67 @@ func TestQueryPageInChromium(t *testing.T) {
 
 	run("scaling chart", func(t *testing.T) {
 		wd.click(`button[data-tab="scaling"]`)
-		wd.waitFor("the scaling chart", `document.querySelector("#scaling-chart svg") || document.querySelector("#scaling-chart p")`)
+		wd.waitFor("the scaling chart", `document.querySelector("#scaling-chart canvas") || document.querySelector("#scaling-chart p")`)
 		var version string
 		wd.script(`return document.getElementById("scal-version").value`, &version)
 		// Process counts of the version's runs that have a call-tree root with a wtime.
 		counts := sparqlRows(t, ds, pfx+`SELECT DISTINCT ?size ?p WHERE { ?exp perfonto:ofVersion <`+version+`> ; perfonto:numberOfProcesses ?p . OPTIONAL { ?exp perfonto:problemSize ?size }
 			?rs perfonto:inExperiment ?exp ; perfonto:ofCodeRegion ?cr ; perfonto:hasMetric ?m . FILTER NOT EXISTS { ?x perfonto:hasChildRS ?rs }
 			?m perfonto:hasMetricName "wtime" }`)
-		var points int
-		wd.script(`return document.querySelectorAll("#scaling-chart svg circle.point").length`, &points)
-		if points != len(counts) {
+		chart := readChart(wd, "scaling-chart")
+		if chart == nil {
+			t.Fatal("no scaling chart")
+		}
+		if points := len(chart.measured()); points != len(counts) {
 			t.Errorf("scaling chart of %s has %d points, want one per (problem size, process count) (%d)", version, points, len(counts))
+		}
+		// An ideal line per problem size; the x axis is logarithmic (3)
+		// when the process counts span a factor of 4 or more.
+		ideal, sizes := 0, map[string]bool{}
+		for _, s := range chart.Series {
+			if s.Ideal {
+				ideal++
+			}
+		}
+		lo, hi := math.Inf(1), 0.0
+		for _, r := range counts {
+			sizes[r[0]] = true
+			p, _ := strconv.ParseFloat(r[1], 64)
+			lo, hi = math.Min(lo, p), math.Max(hi, p)
+		}
+		wantDistr := 1
+		if hi/lo >= 4 {
+			wantDistr = 3
+		}
+		if ideal != len(sizes) || chart.DistrX != wantDistr {
+			t.Errorf("scaling chart: %d ideal lines, x distribution %d; want %d (one per size), %d (counts %g … %g)", ideal, chart.DistrX, len(sizes), wantDistr, lo, hi)
+		}
+		// The exports: a PNG of the canvas, an SVG with a circle per
+		// measured point, a CSV with a line per x and the drawn values.
+		var exp struct {
+			PNG, SVG, CSV string
+			Buttons       int
+		}
+		wd.script(`const b = document.getElementById("scaling-chart");
+			return {PNG: b.plot.ctx.canvas.toDataURL("image/png").slice(0, 22), SVG: window.perfkb.chartSVG(b.plot), CSV: window.perfkb.chartCSVOf(b), Buttons: b.querySelectorAll(".chart-export button").length}`, &exp)
+		if exp.PNG != "data:image/png;base64," || exp.Buttons != 3 {
+			t.Errorf("PNG export starts %q, %d export buttons; want a PNG data URL and 3 buttons", exp.PNG, exp.Buttons)
+		}
+		if n := strings.Count(exp.SVG, `<circle class="point"`); n != len(chart.measured()) || !strings.HasPrefix(exp.SVG, "<svg") {
+			t.Errorf("SVG export has %d points, the chart %d", n, len(chart.measured()))
+		}
+		csvRows, err := csv.NewReader(strings.NewReader(exp.CSV)).ReadAll()
+		if err != nil || len(csvRows) != len(chart.X)+1 || len(csvRows[0]) != len(chart.Series)+1 {
+			t.Errorf("CSV export: %d rows, err %v; want a header and %d rows of %d columns", len(csvRows), err, len(chart.X), len(chart.Series)+1)
+		} else {
+			for i, row := range csvRows[1:] {
+				for j, s := range chart.Series {
+					got, perr := strconv.ParseFloat(row[j+1], 64)
+					if v := s.Values[i]; (v == nil) != (row[j+1] == "") || (v != nil && (perr != nil || got != *v)) {
+						t.Errorf("CSV export row %d, %s: %q, drawn %v", i+1, s.Label, row[j+1], v)
+					}
+				}
+			}
 		}
 		wd.screenshot("scaling")
 	})
@@ -816,9 +945,9 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.click(`button[data-tab="scaling"]`)
 		wd.waitFor("the scaling chart", `/from the analysis service/.test(document.getElementById("scal-status").textContent) || document.getElementById("scal-status").className === "error"`)
 		var version string
-		var points int
 		wd.script(`return document.getElementById("scal-version").value`, &version)
-		wd.script(`return document.querySelectorAll("#scaling-chart svg circle.point").length`, &points)
+		drawn := readChart(wd, "scaling-chart").measured()
+		points := len(drawn)
 		resp, err = http.Get(ats.URL + "/analysis/scaling?version=" + url.QueryEscape(version))
 		if err != nil {
 			t.Fatal(err)
@@ -835,15 +964,26 @@ func TestQueryPageInChromium(t *testing.T) {
 		if err != nil || len(sc.Data) == 0 {
 			t.Fatalf("/analysis/scaling: %v", err)
 		}
-		procs := map[string]bool{}
+		// Per (problem size, process count) the fastest run's time, as the
+		// chart draws it ("size S" per series).
+		procs := map[string]float64{}
 		cols := sc.Data[0].Columns
 		for _, r := range sc.Data[0].Rows {
 			if r[slices.Index(cols, "region")] == "(program)" && r[slices.Index(cols, "time_us")] != "" {
-				procs[fmt.Sprint(r[slices.Index(cols, "problem_size")], "|", r[slices.Index(cols, "processes")])] = true
+				key := fmt.Sprint("size ", r[slices.Index(cols, "problem_size")], "|", r[slices.Index(cols, "processes")])
+				tm, _ := strconv.ParseFloat(fmt.Sprint(r[slices.Index(cols, "time_us")]), 64)
+				if old, ok := procs[key]; !ok || tm < old {
+					procs[key] = tm
+				}
 			}
 		}
 		if points != len(procs) {
 			t.Errorf("scaling chart from the analysis service has %d points, /analysis/scaling has %d process counts", points, len(procs))
+		}
+		for k, w := range procs {
+			if v, ok := drawn[k]; !ok || math.Abs(v-w) > 1e-9*w {
+				t.Errorf("scaling chart at %s: drawn %v (%v), /analysis/scaling %v", k, v, ok, w)
+			}
 		}
 	})
 
@@ -924,17 +1064,23 @@ func TestQueryPageInChromium(t *testing.T) {
 		wd.click(`button[data-tab="scaling"]`)
 		wd.waitFor("versions", `Array.from(document.querySelectorAll("#scal-version option")).some(o => o.value === "`+version+`")`)
 		wd.script(`const s = document.getElementById("scal-version"); s.value = "`+version+`"; document.getElementById("scal-kind").value = "speedup"; s.dispatchEvent(new Event("change")); return true`, nil)
-		wd.waitFor("the speedup chart", `window.perfkb.scaling && window.perfkb.scaling.length > 0 && /points, from SPARQL/.test(document.getElementById("scal-status").textContent) && document.querySelector('#scaling-chart svg[aria-label="line chart of speedup"]')`)
+		wd.waitFor("the speedup chart", `window.perfkb.scaling && window.perfkb.scaling.length > 0 && /points, from SPARQL/.test(document.getElementById("scal-status").textContent) && document.getElementById("scaling-chart").chart && /speedup/.test(document.querySelector("#scaling-chart .u-title").textContent)`)
 		var got struct {
 			Points []struct {
 				P, T, Speedup float64
 				Size          string
 			}
-			Circles int
 		}
-		wd.script(`return {Points: window.perfkb.scaling.map(r => ({P: r.p, T: r.t, Speedup: r.speedup, Size: r.size})), Circles: document.querySelectorAll("#scaling-chart svg circle.point").length}`, &got)
-		if len(got.Points) != len(want) || got.Circles != len(want) {
-			t.Errorf("speedup chart: %d points, %d drawn, want %d (size, processes) pairs", len(got.Points), got.Circles, len(want))
+		wd.script(`return {Points: window.perfkb.scaling.map(r => ({P: r.p, T: r.t, Speedup: r.speedup, Size: r.size}))}`, &got)
+		drawn := readChart(wd, "scaling-chart").measured()
+		if len(got.Points) != len(want) || len(drawn) != len(want) {
+			t.Errorf("speedup chart: %d points, %d drawn, want %d (size, processes) pairs", len(got.Points), len(drawn), len(want))
+		}
+		for k, w := range want {
+			size, p, _ := strings.Cut(k, "|")
+			if v, ok := drawn["size "+size+"|"+p]; !ok || math.Abs(v-w) > 1e-9*w {
+				t.Errorf("speedup chart at size %s, %s processes: drawn %v (%v), want %v", size, p, v, ok, w)
+			}
 		}
 		for _, g := range got.Points {
 			w, ok := want[fmt.Sprintf("%s|%g", g.Size, g.P)]

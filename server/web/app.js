@@ -424,84 +424,10 @@ async function drawQueryChart() {
     y: termNumber(r[col]),
     series: series && r[series] ? (r[series].type === "uri" ? name(r[series].value) : r[series].value) : "",
   }));
-  drawChart($("chart"), { kind, points, log: $("chart-log").checked, yTitle: "?" + col + (metric ? ` (${metric}${unit ? ", " + unit : ""})` : ""), xTitle: "?" + label, unit });
+  drawChart($("chart"), { kind, points, log: $("chart-log").checked, yTitle: "?" + col + (metric ? ` (${metric}${unit ? ", " + unit : ""})` : ""), xTitle: "?" + label, unit, name: "query-chart" });
 }
 
-// drawChart draws bars (one per point, labelled) or a line/scatter chart
-// (x numeric, one line per series) as SVG.
-function drawChart(box, { kind, points, log, yTitle, xTitle, unit }) {
-  const ns = "http://www.w3.org/2000/svg";
-  const mk = (tag, attrs, text) => {
-    const e = document.createElementNS(ns, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-    if (text != null) e.textContent = text;
-    return e;
-  };
-  const ys = (v) => (log ? Math.log10(Math.max(v, 1e-12)) : v);
-  const svg = mk("svg", { role: "img", "aria-label": `${kind} chart of ${yTitle}`, "data-kind": kind, "data-log": String(!!log) });
-  if (kind === "bar") {
-    const shown = points.slice(0, 40);
-    const barH = 18, gap = 4, labelW = 300, width = 960, plotW = width - labelW - 110;
-    const vals = shown.map((p) => ys(Math.abs(p.y)));
-    const lo = log ? Math.min(...vals) - 0.5 : 0, hi = Math.max(...vals) || 1;
-    svg.setAttribute("width", width);
-    svg.setAttribute("height", shown.length * (barH + gap) + 30);
-    svg.append(mk("text", { x: labelW, y: 12, class: "axis-title" }, yTitle + (log ? " — log scale" : "")));
-    shown.forEach((p, i) => {
-      const y = 20 + i * (barH + gap);
-      const w = Math.max(1, ((ys(Math.abs(p.y)) - lo) / (hi - lo || 1)) * plotW);
-      let text = p.label;
-      if (text.length > 44) text = "…" + text.slice(-43);
-      svg.append(mk("text", { x: labelW - 6, y: y + barH - 5, "text-anchor": "end", class: "bar-label" }, text));
-      const rect = mk("rect", { x: labelW, y, height: barH, width: w });
-      rect.append(mk("title", {}, `${p.label}: ${fmt(p.y, unit)}`));
-      svg.append(rect, mk("text", { x: labelW + w + 4, y: y + barH - 5 }, fmt(p.y, unit)));
-    });
-    box.replaceChildren(svg);
-    return;
-  }
-  const W = 900, H = 380, L = 80, R = 160, T = 24, B = 44;
-  svg.setAttribute("width", W);
-  svg.setAttribute("height", H);
-  const pts = points.filter((p) => !isNaN(p.x) && !isNaN(p.y));
-  if (pts.length === 0) { box.replaceChildren(el("p", { class: "hint" }, "line and scatter charts need a numeric x column")); return; }
-  const xs = pts.map((p) => p.x), yv = pts.map((p) => ys(p.y));
-  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = log ? Math.min(...yv) : Math.min(0, ...yv), y1 = Math.max(...yv);
-  const sx = (x) => L + ((x - x0) / (x1 - x0 || 1)) * (W - L - R);
-  const sy = (y) => H - B - ((y - y0) / (y1 - y0 || 1)) * (H - T - B);
-  svg.append(mk("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#888" }), mk("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#888" }));
-  svg.append(mk("text", { x: L, y: 14, class: "axis-title" }, yTitle + (log ? " — log scale" : "")));
-  svg.append(mk("text", { x: (W - R) / 2, y: H - 8, "text-anchor": "middle", class: "axis-title" }, xTitle));
-  for (let i = 0; i <= 4; i++) {
-    const yv_ = y0 + ((y1 - y0) * i) / 4;
-    svg.append(mk("text", { x: L - 4, y: sy(yv_) + 4, "text-anchor": "end" }, fmt(log ? 10 ** yv_ : yv_, unit)));
-    const xv = x0 + ((x1 - x0) * i) / 4;
-    svg.append(mk("text", { x: sx(xv), y: H - B + 14, "text-anchor": "middle" }, fmt(xv)));
-  }
-  const groups = new Map();
-  pts.forEach((p) => { if (!groups.has(p.series)) groups.set(p.series, []); groups.get(p.series).push(p); });
-  const colors = ["#2d66c8", "#c8462d", "#2a9a4a", "#8a4ac8", "#c8a02d", "#2db8c8"];
-  let gi = 0;
-  for (const [s, list] of groups) {
-    const color = colors[gi % colors.length];
-    list.sort((a, b) => a.x - b.x);
-    if (kind === "line" && list.length > 1) {
-      svg.append(mk("polyline", { points: list.map((p) => `${sx(p.x)},${sy(ys(p.y))}`).join(" "), fill: "none", stroke: color, "stroke-width": 2 }));
-    }
-    list.forEach((p) => {
-      const c = mk("circle", { cx: sx(p.x), cy: sy(ys(p.y)), r: 4, fill: color, class: "point" });
-      c.append(mk("title", {}, `${s ? s + ": " : ""}${p.x} → ${fmt(p.y, unit)}`));
-      svg.append(c);
-    });
-    // The legend's colour as a style: the page's CSS for chart text would
-    // override a fill attribute.
-    if (s) svg.append(mk("rect", { x: W - R + 8, y: T + 14 * gi + 2, width: 10, height: 10, style: `fill: ${color}`, class: "legend-swatch" }),
-      mk("text", { x: W - R + 22, y: T + 14 * gi + 11, style: `fill: ${color}` }, s.length > 22 ? "…" + s.slice(-21) : s));
-    gi++;
-  }
-  box.replaceChildren(svg);
-}
-WB.drawChart = drawChart;
+// drawChart (views.js) draws the query chart and the scaling chart with uPlot.
 
 // ---------- examples ----------
 
@@ -768,22 +694,28 @@ SELECT ?exp ?processes ?size (MAX(?v) AS ?time) WHERE {
 }
 WB.scalingQuery = scalingQuery;
 
-// scalingRows asks the analysis service (GET /analysis/scaling, whole-program
-// rows) and falls back to SPARQL (the longest call-tree root per run).
+// scalingRows asks the analysis service (GET /analysis/scaling: the
+// whole-program rows of every version, asked once per page and picked per
+// version here) and falls back to SPARQL (the longest call-tree root per run).
+let scalingTable = null;
 async function scalingRows(version) {
   try {
-    const resp = await fetch("/analysis/scaling?version=" + encodeURIComponent(version), { headers: authHeaders() });
-    if (resp.ok) {
-      const tables = (await resp.json()).data;
-      const table = Array.isArray(tables) && tables.find((t) => t.name === "scaling");
-      if (table) {
-        const col = (name) => table.columns.indexOf(name);
-        const rows = table.rows.filter((r) => r[col("region")] === "(program)" && r[col("time_us")] !== "").map((r) => ({
-          exp: r[col("experiment")], p: Number(r[col("processes")]), t: Number(r[col("time_us")]), size: r[col("problem_size")] || "",
-          speedup: Number(r[col("speedup")]), eff: Number(r[col("efficiency")]),
-        }));
-        if (rows.length) return { rows, source: "the analysis service (/analysis/scaling)" };
-      }
+    if (!scalingTable) {
+      scalingTable = fetch("/analysis/scaling", { headers: authHeaders() }).then(async (resp) => {
+        if (!resp.ok) return null;
+        const tables = (await resp.json()).data;
+        return (Array.isArray(tables) && tables.find((t) => t.name === "scaling")) || null;
+      });
+      scalingTable.catch(() => { scalingTable = null; });
+    }
+    const table = await scalingTable;
+    if (table) {
+      const col = (name) => table.columns.indexOf(name);
+      const rows = table.rows.filter((r) => r[col("region")] === "(program)" && r[col("version")] === version && r[col("time_us")] !== "").map((r) => ({
+        exp: r[col("experiment")], p: Number(r[col("processes")]), t: Number(r[col("time_us")]), size: r[col("problem_size")] || "",
+        speedup: Number(r[col("speedup")]), eff: Number(r[col("efficiency")]),
+      }));
+      if (rows.length) return { rows, source: "the analysis service (/analysis/scaling)" };
     }
   } catch (_) { /* fall back to SPARQL */ }
   const rows = (await sparql(scalingQuery(version))).map((r) => ({ exp: r.exp.value, p: Number(r.processes.value), t: Number(r.time.value), size: r.size ? r.size.value : "" }));
@@ -822,7 +754,12 @@ async function showScaling() {
     WB.scaling = pts;
     const kind = $("scal-kind").value, unit = metricUnit("wtime");
     const y = { time: (r) => r.t, speedup: (r) => r.speedup, efficiency: (r) => r.eff }[kind];
-    drawChart($("scaling-chart"), { kind: "line", points: pts.map((r) => ({ x: r.p, y: y(r), label: String(r.p), series: r.size ? "size " + r.size : shortIRI(version) })), log: $("scal-log").checked, yTitle: kind === "time" ? "wall-clock time of the run (wtime, µs)" : kind, xTitle: "processes", unit: kind === "time" ? unit : "" });
+    // The ideal line per problem size: time t₁·p₁/p, speedup p/p₁,
+    // efficiency 1, from the size's smallest process count.
+    const idealOf = (r) => { const b = baseOf.get(r.size); return { time: (b.t * b.p) / r.p, speedup: r.p / b.p, efficiency: 1 }[kind]; };
+    const seriesOf = (r) => (r.size ? "size " + r.size : shortIRI(version));
+    drawChart($("scaling-chart"), { kind: "line", points: pts.map((r) => ({ x: r.p, y: y(r), label: String(r.p), series: seriesOf(r), ideal: idealOf(r) })), log: $("scal-log").checked, logX: true,
+      yTitle: kind === "time" ? "wall-clock time of the run (wtime)" : kind, xTitle: "processes", unit: kind === "time" ? unit : "", name: "scaling-" + kind });
     $("scaling").tBodies[0].replaceChildren(...rows.sort((a, b) => a.size.localeCompare(b.size) || a.p - b.p).map((r) => {
       const b = best.get(r.size + "|" + r.p) === r;
       return el("tr", { class: b ? "" : "hint" }, el("td", { title: r.exp }, shortIRI(r.exp) + (r.size ? ` (size ${r.size})` : "")), el("td", { class: "num" }, String(r.p)), el("td", { class: "num" }, fmt(r.t, unit)),
@@ -849,7 +786,6 @@ async function loadFindings() {
   const resp = await fetch("/findings?limit=0", { headers: authHeaders() });
   if (!resp.ok) { setStatus("findings-status", await apiError(resp), true); return; }
   F.all = (await resp.json()).data || [];
-  await sitesReady;
   // Advice per problem class IRI, written beside the rules (#@advice
   // comments in the rule files: shipped, serve --advice, uploaded).
   try {
@@ -858,10 +794,16 @@ async function loadFindings() {
   } catch (_) { F.advice = {}; }
   const classes = Array.from(new Set(F.all.map((f) => localName(f.problem)))).sort();
   $("f-class").replaceChildren(el("option", { value: "" }, "all"), ...classes.map((c) => el("option", { value: c }, c)));
-  const sites = Array.from(new Set(F.all.map((f) => siteOfExperiment(f.experiment)).filter(Boolean))).sort(naturalCompare);
-  $("f-site").replaceChildren(el("option", { value: "" }, "all"), ...sites.map((s) => el("option", { value: s }, s)));
   F.page = 0;
   renderFindings(runs !== F.ruleRuns);
+  // The sites (of the experiment table) fill the site filter and the
+  // region cells' "· site" when they arrive; the list does not wait.
+  await sitesReady;
+  const sites = Array.from(new Set(F.all.map((f) => siteOfExperiment(f.experiment)).filter(Boolean))).sort(naturalCompare);
+  const picked = $("f-site").value;
+  $("f-site").replaceChildren(el("option", { value: "" }, "all"), ...sites.map((s) => el("option", { value: s }, s)));
+  if (sites.includes(picked)) $("f-site").value = picked;
+  renderFindings(true);
 }
 
 function localName(iri) { return (iri || "").replace(/^.*[#/]/, ""); }

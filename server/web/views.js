@@ -200,6 +200,157 @@ function chartWidth(box) {
   return Math.max(320, Math.min(2400, (box.clientWidth || box.parentElement.clientWidth || 800) - 8));
 }
 
+// drawChart draws the query chart and the scaling chart with uPlot: bars
+// (one per point, the first 40, labelled) or a line/scatter chart over a
+// numeric x with one series per point.series, a log y axis with log, a
+// log-2 x axis with logX, and a dashed ideal line where points carry
+// ideal. What it drew is kept in box.chart ({kind, log, logX, x, series:
+// [{label, values}]}) for the export buttons and the tests.
+function drawChart(box, { kind, points, log, logX, yTitle, xTitle, unit, name }) {
+  if (box.plot) box.plot.destroy();
+  box.plot = null;
+  box.replaceChildren();
+  const valueFmt = (v) => (v == null ? "" : fmt(v, unit));
+  const keepLog = (v) => (log && !(v > 0) ? null : v); // a log axis holds positive values only
+  let data, opts, chart;
+  if (kind === "bar") {
+    const shown = points.slice(0, 40);
+    const labels = shown.map((p) => p.label);
+    const xs = shown.map((_, i) => i);
+    const ys = shown.map((p) => keepLog(p.y));
+    chart = { kind, log: !!log, logX: false, x: labels, series: [{ label: yTitle, values: shown.map((p) => p.y) }] };
+    data = [xs, ys];
+    opts = {
+      title: yTitle + (log ? " — log scale" : ""), height: Math.max(260, Math.min(520, 120 + 10 * shown.length)),
+      scales: { x: { time: false, range: [-0.5, shown.length - 0.5] }, y: log ? { distr: 3 } : { range: (u, lo, hi) => [Math.min(0, lo), hi > 0 ? hi * 1.05 : 1] } },
+      axes: [
+        { values: (u, ticks) => ticks.map((t) => (Number.isInteger(t) && labels[t] != null ? (labels[t].length > 24 ? "…" + labels[t].slice(-23) : labels[t]) : "")), rotate: -35, size: 110, space: 10, incrs: [1, 2, 5, 10], label: xTitle },
+        { values: (u, ticks) => ticks.map(valueFmt), size: 80 },
+      ],
+      series: [
+        { label: xTitle, value: (u, i) => (i == null || labels[i] == null ? "" : labels[i]) },
+        { label: yTitle, stroke: "#2d66c8", fill: "rgba(45,102,200,0.4)", paths: uPlot.paths.bars({ size: [0.7, 40] }), points: { show: false }, value: (u, v) => valueFmt(v), svgBars: true },
+      ],
+    };
+  } else {
+    const pts = points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+    if (pts.length === 0) { box.replaceChildren(el("p", { class: "hint" }, "line and scatter charts need a numeric x column")); return; }
+    const xs = Array.from(new Set(pts.map((p) => p.x))).sort((a, b) => a - b);
+    const at = new Map(xs.map((x, i) => [x, i]));
+    const groups = new Map();
+    pts.forEach((p) => { if (!groups.has(p.series)) groups.set(p.series, []); groups.get(p.series).push(p); });
+    const colors = ["#2d66c8", "#c8462d", "#2a9a4a", "#8a4ac8", "#c8a02d", "#2db8c8"];
+    const series = [{ label: xTitle, value: (u, v) => (v == null ? "" : fmt(v)) }];
+    const columns = [];
+    chart = { kind, log: !!log, logX: !!logX, x: xs, series: [] };
+    let gi = 0;
+    for (const [s, list] of groups) {
+      const color = colors[gi % colors.length];
+      const col = xs.map(() => null);
+      list.forEach((p) => { col[at.get(p.x)] = p.y; });
+      chart.series.push({ label: s || yTitle, values: col.slice() });
+      columns.push(col.map(keepLog));
+      series.push({ label: s || yTitle, stroke: color, width: 2, spanGaps: true, paths: kind === "scatter" ? () => null : undefined,
+        points: { show: true, size: 7, fill: color }, value: (u, v) => valueFmt(v), svgLine: kind !== "scatter", svgPoints: true });
+      if (list.some((p) => p.ideal != null)) {
+        const ideal = xs.map(() => null);
+        list.forEach((p) => { ideal[at.get(p.x)] = p.ideal; });
+        chart.series.push({ label: "ideal" + (s ? " " + s : ""), values: ideal.slice(), ideal: true });
+        columns.push(ideal.map(keepLog));
+        series.push({ label: "ideal" + (s ? " " + s : ""), stroke: color, width: 1, dash: [6, 4], spanGaps: true, points: { show: false }, value: (u, v) => valueFmt(v), svgLine: true });
+      }
+      gi++;
+    }
+    const spread = xs[xs.length - 1] / xs[0];
+    data = [xs, ...columns];
+    opts = {
+      title: yTitle + (log ? " — log scale" : ""), height: 340,
+      scales: { x: { time: false, distr: logX && xs[0] > 0 && spread >= 4 ? 3 : 1, log: 2 }, y: log ? { distr: 3 } : {} },
+      axes: [{ label: xTitle, values: (u, ticks) => ticks.map((t) => fmt(t)) }, { values: (u, ticks) => ticks.map(valueFmt), size: 80 }],
+      series,
+    };
+  }
+  opts.width = chartWidth(box);
+  box.plot = new uPlot(opts, data, box);
+  box.chart = chart;
+  box.dataset.kind = kind;
+  box.dataset.log = String(!!log);
+  box.dataset.points = String(chart.series.filter((s) => !s.ideal).reduce((n, s) => n + s.values.filter((v) => v != null).length, 0));
+  addChartExport(box, name || box.id, () => chartCSV(chart));
+}
+WB.drawChart = drawChart;
+
+// chartCSV writes what a chart drew: x, then one column per series.
+function chartCSV(chart) {
+  const q = (v) => { const s = v == null ? "" : String(v); return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s; };
+  const lines = [["x", ...chart.series.map((s) => s.label)].map(q).join(",")];
+  chart.x.forEach((x, i) => lines.push([x, ...chart.series.map((s) => s.values[i])].map(q).join(",")));
+  return lines.join("\n") + "\n";
+}
+
+// addChartExport puts PNG, SVG and CSV download buttons under a uPlot
+// chart: PNG is the canvas as drawn, SVG redraws the series and axis
+// ticks as vectors from the chart's scales, CSV is csv().
+function addChartExport(box, name, csv) {
+  const save = (blob, ext) => {
+    const a = el("a", { href: URL.createObjectURL(blob), download: `${name}.${ext}` });
+    document.body.append(a);
+    a.click();
+    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  };
+  const bar = el("div", { class: "chart-export" }, "Export: ",
+    el("button", { type: "button", class: "export-png", onclick: () => box.plot.ctx.canvas.toBlob((b) => save(b, "png"), "image/png") }, "PNG"), " ",
+    el("button", { type: "button", class: "export-svg", onclick: () => save(new Blob([chartSVG(box.plot)], { type: "image/svg+xml" }), "svg") }, "SVG"), " ",
+    el("button", { type: "button", class: "export-csv", onclick: () => save(new Blob([csv()], { type: "text/csv" }), "csv") }, "CSV"));
+  box.append(bar);
+}
+WB.addChartExport = addChartExport;
+WB.chartCSVOf = (box) => chartCSV(box.chart);
+
+// chartSVG draws a uPlot chart again as SVG: its plotting area, each
+// series at the positions uPlot computed (bars for svgBars, a line for
+// svgLine, points unless svgLine without svgPoints), the axes' tick
+// labels, and the title.
+function chartSVG(u) {
+  const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  const W = u.width, H = u.height, pr = devicePixelRatio || 1;
+  const bb = { left: u.bbox.left / pr, top: u.bbox.top / pr, width: u.bbox.width / pr, height: u.bbox.height / pr };
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H + 30}" font-family="sans-serif" font-size="11">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="${W / 2}" y="16" text-anchor="middle" font-size="13">${esc(u.root.querySelector(".u-title") ? u.root.querySelector(".u-title").textContent : "")}</text>`,
+    `<g transform="translate(0,24)">`,
+    `<rect x="${bb.left}" y="${bb.top}" width="${bb.width}" height="${bb.height}" fill="none" stroke="#ccc"/>`];
+  u.axes.forEach((ax, ai) => {
+    const splits = ax._splits || [], values = ax._values || [];
+    const scale = ax.scale || (ai === 0 ? "x" : "y");
+    splits.forEach((v, i) => {
+      if (values[i] == null || values[i] === "") return;
+      if (ai === 0) out.push(`<text x="${bb.left + u.valToPos(v, scale)}" y="${bb.top + bb.height + 14}" text-anchor="middle">${esc(values[i])}</text>`);
+      else out.push(`<text x="${bb.left - 4}" y="${bb.top + u.valToPos(v, scale) + 4}" text-anchor="end">${esc(values[i])}</text>`);
+    });
+  });
+  u.series.forEach((s, si) => {
+    if (si === 0 || s.show === false) return;
+    const color = typeof s.stroke === "function" ? s.stroke(u, si) : s.stroke || "#333";
+    const xy = [];
+    u.data[0].forEach((x, i) => { const y = u.data[si][i]; if (y != null) xy.push([bb.left + u.valToPos(x, "x"), bb.top + u.valToPos(y, s.scale || "y")]); });
+    if (s.svgBars) {
+      const w = (0.7 * bb.width) / Math.max(1, u.data[0].length), y0 = bb.top + u.valToPos(Math.max(0, u.scales[s.scale || "y"].min), s.scale || "y");
+      xy.forEach(([x, y]) => out.push(`<rect x="${x - w / 2}" y="${Math.min(y, y0)}" width="${w}" height="${Math.abs(y0 - y)}" fill="${color}" fill-opacity="0.6"/>`));
+      return;
+    }
+    if (s.svgLine && xy.length > 1) {
+      out.push(`<polyline fill="none" stroke="${color}" stroke-width="${s.width || 1}"${s.dash ? ` stroke-dasharray="${s.dash.join(" ")}"` : ""} points="${xy.map((p) => p.join(",")).join(" ")}"/>`);
+    }
+    if (s.svgLine && !s.svgPoints) return;
+    xy.forEach(([x, y]) => out.push(`<circle class="point" cx="${x}" cy="${y}" r="3" fill="${color}"><title>${esc(s.label)}</title></circle>`));
+  });
+  u.series.forEach((s, si) => { if (si > 0) out.push(`<text x="${bb.left + 8}" y="${bb.top + 14 * si}" fill="${typeof s.stroke === "string" ? s.stroke : "#333"}">${esc(s.label)}</text>`); });
+  out.push("</g></svg>");
+  return out.join("\n");
+}
+WB.chartSVG = chartSVG;
+
 function drawStatsChart(list, unit) {
   const box = $("stats-chart");
   if (box.plot) box.plot.destroy();
@@ -216,13 +367,15 @@ function drawStatsChart(list, unit) {
     ],
     series: [
       { label: "region", value: (u, i) => (i == null || !list[i] ? "" : list[i].name) },
-      { label: "mean", stroke: "#2d66c8", fill: "rgba(45,102,200,0.35)", paths: bars, points: { show: false }, value: (u, v) => fmt(v, unit) },
+      { label: "mean", stroke: "#2d66c8", fill: "rgba(45,102,200,0.35)", paths: bars, points: { show: false }, value: (u, v) => fmt(v, unit), svgBars: true },
       { label: "min", stroke: "#2a9a4a", paths: () => null, points: { show: true, size: 7, fill: "#2a9a4a" }, value: (u, v) => fmt(v, unit) },
       { label: "max", stroke: "#c8462d", paths: () => null, points: { show: true, size: 7, fill: "#c8462d" }, value: (u, v) => fmt(v, unit) },
     ],
   };
   box.plot = new uPlot(opts, [xs, list.map((s) => s.mean), list.map((s) => s.min), list.map((s) => s.max)], box);
   box.dataset.points = String(list.length);
+  const chart = { x: list.map((s) => s.name), series: ["mean", "min", "max"].map((k) => ({ label: k, values: list.map((s) => s[k]) })) };
+  addChartExport(box, "statistics", () => chartCSV(chart));
 }
 
 // ---------- per-region scaling curves with the fitted models ----------
@@ -354,8 +507,8 @@ function drawRegionCurve(box, model, points, f) {
     series: [
       { label: "processes" },
       { label: "measured (max over units)", stroke: "#c8462d", paths: () => null, points: { show: true, size: 8, fill: "#c8462d" }, value: (u, v) => fmtDuration(v) },
-      { label: "model " + (model.text || ""), stroke: "#2d66c8", width: 2, points: { show: false }, value: (u, v) => fmtDuration(v), spanGaps: true },
-      { label: "ideal (t₁·p₁/p)", stroke: "#888", dash: [6, 4], points: { show: false }, value: (u, v) => fmtDuration(v) },
+      { label: "model " + (model.text || ""), stroke: "#2d66c8", width: 2, points: { show: false }, value: (u, v) => fmtDuration(v), spanGaps: true, svgLine: true },
+      { label: "ideal (t₁·p₁/p)", stroke: "#888", dash: [6, 4], points: { show: false }, value: (u, v) => fmtDuration(v), svgLine: true },
     ],
   };
   if (log) {
@@ -365,6 +518,8 @@ function drawRegionCurve(box, model, points, f) {
   }
   box.plot = new uPlot(opts, [xs, measured, fitted, ideal], box);
   box.dataset.points = String(points.length);
+  const chart = { x: xs, series: [["measured", measured], ["model", fitted], ["ideal", ideal]].map(([label, values]) => ({ label, values })) };
+  addChartExport(box, "scaling-region", () => chartCSV(chart));
 }
 
 // ---------- flame graph of the call tree ----------
@@ -511,7 +666,7 @@ function initViews() {
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => {
-      for (const id of ["stats-chart", "region-chart"]) { const b = $(id); if (b.plot) b.plot.setSize({ width: chartWidth(b), height: b.plot.height }); }
+      for (const id of ["stats-chart", "region-chart", "chart", "scaling-chart"]) { const b = $(id); if (b.plot) b.plot.setSize({ width: chartWidth(b), height: b.plot.height }); }
       if (WB.tree && !$("tab-tree").hidden) drawFlame(WB.tree);
     }, 150);
   });
