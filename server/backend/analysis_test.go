@@ -14,6 +14,7 @@ import (
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/server"
+	"github.com/perfkb/perfkb/server/graphstore"
 )
 
 // TestAnalysisService runs the real analysis behind the server interface
@@ -94,7 +95,7 @@ func TestAnalysisCacheFollowsWrites(t *testing.T) {
 	if _, err := rdfio.Load(ctx, ds, f, rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "scaling.ttl", Graph: kb.IRI("http://example.org/g")}); err != nil {
 		t.Fatal(err)
 	}
-	store := server.NewDatasetStore(ds)
+	store := graphstore.New(ds)
 	srv := server.New(server.Options{Analysis: &Analysis{DS: ds}, Graphs: store, Store: store, Token: "tok"})
 	srv.CacheViews()
 	if err := srv.WarmViews(ctx); err != nil {
