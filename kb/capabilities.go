@@ -192,3 +192,17 @@ type BGPTerm struct {
 	ID  ID
 	Var int
 }
+
+// ChangeReporter is implemented by stores that know, as they apply a
+// delta, which of its quads change the store. A caller that must be able
+// to take a write back (the rule service's undo log) then records only
+// those, without asking the store about each quad first.
+//
+// Contract: ApplyChanges(ctx, d) applies d as Apply(ctx, d) does, and on
+// success returns the quads whose presence it changed, each once: in Add
+// the quads of d.Add that were not stored before, in Remove the quads of
+// d.Remove that were stored before and are not in d.Add. On error it
+// changes nothing and returns an empty Delta.
+type ChangeReporter interface {
+	ApplyChanges(ctx context.Context, d Delta) (Delta, error)
+}

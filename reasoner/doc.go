@@ -29,8 +29,11 @@
 // in columns with hash indexes built on first use; it is loaded once from
 // the store (all graphs except the derivations graph, or Options.ReadGraphs)
 // and kept by an Engine, so Engine.Add (or RunIncremental) derives only the
-// consequences of new triples. New triples are written per round with
-// Dataset.Apply in batches of Options.BatchSize to kb.InferredGraph.
+// consequences of new triples. New triples go to kb.InferredGraph: Run
+// holds what its rounds derive and writes it with one Dataset.Apply at the
+// end (up to RunHoldQuads quads, or Options.BatchSize when set), so a store
+// that writes a large Apply as one ingest (the native store) writes the
+// run once instead of once per round; Add likewise per batch.
 //
 // Explanations: for each derived triple the engine records the rule and
 // the premises as store IDs, many derivations to one literal and one quad

@@ -63,7 +63,8 @@ type Options struct {
 	// bytes (0: DefaultMemoryBudget; negative: no bound). It is checked
 	// every few thousand new terms and after every round.
 	MemoryBudget int64
-	// BatchSize is the number of quads per Dataset.Apply (0: 50000).
+	// BatchSize is the number of quads per Dataset.Apply (0: 50000 for
+	// Add; Run then holds its writes up to RunHoldQuads).
 	BatchSize int
 	// ReadGraphs restricts the graphs rules read; nil reads every graph
 	// (asserted and inferred) except the derivations graph.
@@ -195,11 +196,15 @@ type Engine struct {
 	start   time.Time
 	ranOnce bool
 
-	// During Add, writes are collected in held (up to BatchSize quads)
-	// and applied once at the end, so a batch and all its rounds reach
-	// the store in one Apply instead of one per round.
-	holding bool
-	held    kb.Delta
+	// During Add and Run, writes are collected in held (up to holdLimit
+	// quads) and applied once at the end, so a batch and all its rounds
+	// reach the store in one Apply instead of one per round.
+	holding   bool
+	held      kb.Delta
+	holdLimit int
+	// runHold is holdLimit during Run: BatchSize when the caller set it,
+	// else RunHoldQuads.
+	runHold int
 
 	// addGens is the first generation of each Add still in the working
 	// memory (see Forget).
@@ -241,8 +246,10 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 	if opts.MaxIterations <= 0 {
 		opts.MaxIterations = 10000
 	}
+	runHold := opts.BatchSize
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 50000
+		runHold = RunHoldQuads
 	}
 	if opts.InferredGraph.IsZero() {
 		opts.InferredGraph = kb.InferredGraph
@@ -258,6 +265,7 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 		start:     time.Now(),
 		heapStart: heapBytes(),
 		runID:     strconv.FormatInt(time.Now().UnixNano(), 36),
+		runHold:   runHold,
 	}
 	e.summary.Rules = prog.Len()
 	e.summary.Firings = map[string]int64{}
@@ -526,12 +534,29 @@ func (e *Engine) progress(phase string, round int) {
 		Derived: e.summary.Derived, Removed: e.summary.Removed, Elapsed: time.Since(e.start)})
 }
 
+// RunHoldQuads is how many derived quads (triples and derivation records)
+// Run holds before it writes them, when Options.BatchSize is not set: 128
+// MiB of quads. A run that derives fewer reaches the store in one
+// Dataset.Apply at its end, which a store writes as one atomic, sorted
+// ingest (the native store) instead of one batch per round, each flushed
+// and compacted again: a kill during such a run leaves none of it.
+const RunHoldQuads = 1 << 22
+
 // Run derives every consequence of the loaded data to a fixpoint. Calling
-// it again without new data derives nothing.
+// it again without new data derives nothing. What it derives is written
+// at the end, in one Dataset.Apply up to RunHoldQuads quads (or
+// Options.BatchSize), and before a rule's removal reads the store.
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	first := !e.ranOnce
 	e.ranOnce = true
+	e.holding, e.holdLimit = true, e.runHold
 	err := e.rounds(ctx, first)
+	e.holding = false
+	// As in Add: the working memory has what was derived before an
+	// error, so the store gets it too.
+	if ferr := e.writeHeld(context.WithoutCancel(ctx)); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("reasoner: writing derived triples: %w", ferr))
+	}
 	return e.finish(), err
 }
 
@@ -557,7 +582,7 @@ func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
 			stored[q] = true
 		}
 	}
-	e.holding = true
+	e.holding, e.holdLimit = true, e.opts.BatchSize
 	e.held = kb.Delta{Add: append(e.held.Add[:0], quads...), Remove: e.held.Remove[:0]}
 	sum, err := e.addRows(ctx, quads, stored)
 	e.holding = false
@@ -572,8 +597,8 @@ func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
 	return sum, err
 }
 
-// apply writes a delta, or holds it during Add; held writes go out when
-// they reach BatchSize quads.
+// apply writes a delta, or holds it during Add and Run; held writes go out
+// when they reach holdLimit quads.
 func (e *Engine) apply(ctx context.Context, d kb.Delta) error {
 	if !e.holding {
 		return e.ds.Apply(ctx, d)
@@ -586,13 +611,13 @@ func (e *Engine) apply(ctx context.Context, d kb.Delta) error {
 		return e.ds.Apply(ctx, d)
 	}
 	e.held.Add = append(e.held.Add, d.Add...)
-	if len(e.held.Add) >= e.opts.BatchSize {
+	if len(e.held.Add) >= e.holdLimit {
 		return e.writeHeld(ctx)
 	}
 	return nil
 }
 
-// writeHeld applies what Add holds.
+// writeHeld applies what Add or Run holds.
 func (e *Engine) writeHeld(ctx context.Context) error {
 	if len(e.held.Add) == 0 && len(e.held.Remove) == 0 {
 		return nil

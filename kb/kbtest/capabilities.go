@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -33,6 +34,8 @@ var capabilityTests = []struct {
 	{"TermAdder", testTermAdder},
 	{"TermAdderAbort", testTermAdderAbort},
 	{"BGPMatcher", testBGPMatcher},
+	{"ChangeReporter", testChangeReporter},
+	{"ChangeReporterLarge", testChangeReporterLarge},
 }
 
 // capability returns ds as a C, or skips the test.
@@ -787,5 +790,79 @@ func testBGPMatcher(t *testing.T, ds kb.Dataset) {
 		if calls > 1 {
 			t.Errorf("%s: MatchBGP called fn %d times after it returned false", tc.name, calls)
 		}
+	}
+}
+
+// testChangeReporter applies one delta of every kind of change (a new
+// quad, a quad already stored, a removal of a stored and of an absent
+// quad, a quad both removed and added, duplicates) and compares the
+// reported changes with the ones worked out by hand.
+func testChangeReporter(t *testing.T, ds kb.Dataset) {
+	cr := capability[kb.ChangeReporter](t, ds)
+	ctx := context.Background()
+	f := newFixture(t, ds)
+	id := f.ids
+	q := func(s, p, o, g string) kb.Quad { return kb.Quad{S: id[s], P: id[p], O: id[o], G: id[g]} }
+	fresh := q("s3", "p2", "o1", "g1")     // not stored
+	freshBoth := q("s3", "p3", "o1", "g1") // not stored, removed and added
+	stored := f.quads[0]                   // stored, added again
+	storedBoth := f.quads[1]               // stored, removed and added
+	gone := f.quads[2]                     // stored, removed
+	absent := q("s2", "p3", "o2", "g2")    // not stored, removed
+	d := kb.Delta{
+		Remove: []kb.Quad{gone, absent, storedBoth, freshBoth, gone},
+		Add:    []kb.Quad{fresh, stored, storedBoth, freshBoth, fresh},
+	}
+	got, err := cr.ApplyChanges(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameQuads(t, "reported additions", got.Add, []kb.Quad{fresh, freshBoth})
+	sameQuads(t, "reported removals", got.Remove, []kb.Quad{gone})
+	want := append([]kb.Quad{fresh, freshBoth}, f.quads[:2]...)
+	want = append(want, f.quads[3:]...)
+	sameQuads(t, "store after ApplyChanges", allQuads(t, ds), want)
+
+	// Applied again, the delta changes nothing and reports nothing.
+	got, err = cr.ApplyChanges(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Add) != 0 || len(got.Remove) != 0 {
+		t.Errorf("the same delta again reported %d additions and %d removals; want none", len(got.Add), len(got.Remove))
+	}
+
+	// A failed delta (an unknown ID) changes nothing and reports nothing.
+	bad := kb.Delta{Add: []kb.Quad{q("s1", "p3", "o2", "g1"), {S: 1 << 40, P: id["p1"], O: id["o1"], G: id["g1"]}}}
+	got, err = cr.ApplyChanges(ctx, bad)
+	if err == nil {
+		t.Error("ApplyChanges with an unknown ID succeeded")
+	}
+	if len(got.Add) != 0 || len(got.Remove) != 0 {
+		t.Errorf("a failed ApplyChanges reported %d additions and %d removals", len(got.Add), len(got.Remove))
+	}
+	sameQuads(t, "store after the failed ApplyChanges", allQuads(t, ds), want)
+}
+
+// testChangeReporterLarge reports the additions of a delta large enough
+// to take a store's bulk path (the native store ingests from 16,384
+// quads): half of them stored before, some twice in the delta.
+func testChangeReporterLarge(t *testing.T, ds kb.Dataset) {
+	cr := capability[kb.ChangeReporter](t, ds)
+	ctx := context.Background()
+	quads := genQuads(t, ds, "large", 40000)
+	mustApply(t, ds, kb.Delta{Add: quads[:20000]})
+	d := kb.Delta{Add: append(slices.Clone(quads), quads[30000:31000]...)}
+	got, err := cr.ApplyChanges(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameQuads(t, "reported additions", got.Add, quads[20000:])
+	if len(got.Remove) != 0 {
+		t.Errorf("reported %d removals of an addition-only delta", len(got.Remove))
+	}
+	sameQuads(t, "store after ApplyChanges", allQuads(t, ds), quads)
+	if n := mustCount(t, ds, kb.Pattern{}, true); n != int64(len(quads)) {
+		t.Errorf("Count(all) = %d after the large delta, want %d", n, len(quads))
 	}
 }

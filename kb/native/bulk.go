@@ -100,12 +100,24 @@ func (w *bulkWriter) Commit(ctx context.Context) error {
 	if wide != nil {
 		return s.ingestWide(ctx, wide)
 	}
-	return s.ingestKeys(ctx, keys)
+	_, err := s.ingestKeys(ctx, keys, ingestOptions{sideFiles: true})
+	return err
+}
+
+// ingestOptions choose the extra work of ingestKeys.
+type ingestOptions struct {
+	// sideFiles: write side files (sidefile.go) when the quads already
+	// stored are no more than the new ones. A bulk load does; a large
+	// Apply does not, since the next write would remove them again.
+	sideFiles bool
+	// added: return the quads that were not stored before (SPOG order).
+	added bool
 }
 
 // ingestKeys writes the staged quads (which it reorders) with one atomic
-// ingest. The caller holds wmu.
-func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
+// ingest, and returns the ones it added when opts.added asks for them. The
+// caller holds wmu.
+func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions) ([]key32, error) {
 	// The dictionary tables need only the dictionary: write them while
 	// the indexes are sorted.
 	dict := s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)))
@@ -119,8 +131,12 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 		var err error
 		if keys, err = s.dropStoredKeys(keys); err != nil {
 			s.discardDictionaryTables(<-dict)
-			return err
+			return nil, err
 		}
+	}
+	var added []key32
+	if opts.added {
+		added = slices.Clone(keys) // keys is reordered per index below
 	}
 	delta := make(map[[2]kb.ID]int64)
 	for _, k := range keys {
@@ -135,7 +151,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 	// them back costs no more than the load).
 	side, sideErrs, build := false, [numOrders]error{}, sideBuild()
 	var old [numOrders][]key32
-	if !s.memory && !s.readOnly && len(keys) > 0 {
+	if opts.sideFiles && !s.memory && !s.readOnly && len(keys) > 0 {
 		s.cmu.RLock()
 		stored := s.counts.quads
 		s.cmu.RUnlock()
@@ -143,7 +159,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 			spog, err := s.readKeys(ctx)
 			if err != nil {
 				s.discardDictionaryTables(<-dict)
-				return err
+				return nil, err
 			}
 			if spog != nil || stored == 0 {
 				side = true
@@ -205,12 +221,12 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32) error {
 		}
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if capture && len(keys) > 0 {
 		s.bulkReadSide(sorted)
 	}
-	return nil
+	return added, nil
 }
 
 // ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same

@@ -39,7 +39,8 @@ func crashBatch(b int) []kb.TermQuad {
 }
 
 // TestCrashChild is the loader TestCrashRecovery re-executes and kills: it
-// writes batches until killed, odd ones with Apply and even ones as bulk
+// writes batches until killed, odd ones with Apply (every other one of
+// them through Apply's ingest path for large deltas) and even ones as bulk
 // loads, and prints "ack N" once batch N is acknowledged.
 func TestCrashChild(t *testing.T) {
 	dir := os.Getenv(crashDirEnv)
@@ -59,6 +60,10 @@ func TestCrashChild(t *testing.T) {
 			os.Exit(1)
 		}
 		if b%2 == 1 {
+			bulkApplyMin = 16384
+			if b%4 == 3 {
+				bulkApplyMin = crashBatchSize
+			}
 			err = s.Apply(ctx, kb.Delta{Add: ids})
 		} else {
 			var bw kb.BulkWriter

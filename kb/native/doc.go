@@ -5,7 +5,8 @@
 //	Intern    ──▶ arena dictionary (term ⇄ dense ID; fresh terms in memory,
 //	              older ones read from disk and cached)
 //	Apply     ──▶ one synced Pebble batch: six index entries per quad, the
-//	              (predicate, graph) counters they change, new dictionary entries
+//	              (predicate, graph) counters they change, new dictionary entries;
+//	              from 16,384 additions (and no removals) the bulk path below
 //	BeginBulk ──▶ stage 32-bit keys ─▶ radix sort per index on two cores
 //	              ─▶ one sstable per index + counters + dictionary
 //	              ─▶ one atomic Ingest
@@ -21,9 +22,12 @@
 // count and kept in memory; per-predicate, per-graph and total counts derive
 // from them.
 //
-// Crash safety: an Apply is one Pebble batch, synced before it returns; a
-// bulk load becomes visible in one Ingest, so a kill -9 leaves a store with
-// or without each batch, never part of one, and reopening needs no rebuild.
+// Crash safety: an Apply is one Pebble batch, synced before it returns, or
+// one Ingest; a bulk load becomes visible in one Ingest, so a kill -9
+// leaves a store with or without each batch, never part of one, and
+// reopening needs no rebuild. ApplyChanges (kb.ChangeReporter) is Apply
+// that also returns what it changed, which the rule service's undo log
+// records instead of asking about each quad first.
 //
 // Read side: while the quads fit Options.MemoryBudget, reads are answered
 // from sorted 16-byte ID-tuple arrays, one per index order (readside.go).

@@ -36,10 +36,24 @@ func cmpKey(a, b key32) int {
 	return 0
 }
 
+// radixSortMin is the length from which sortKeys uses radixSort32, whose
+// fixed cost (2 MiB of digit counts, up to eight passes) a comparison sort
+// of fewer keys undercuts.
+const radixSortMin = 1 << 14
+
+// sortKeys sorts keys lexicographically.
+func sortKeys(keys []key32) {
+	if len(keys) < radixSortMin {
+		slices.SortFunc(keys, cmpKey)
+		return
+	}
+	radixSort32(keys, make([]key32, len(keys)))
+}
+
 // sortedKeys returns quads as SPOG keys, sorted, without duplicates.
 func sortedKeys(quads []kb.Quad) []key32 {
 	keys := toKey32(make([]key32, 0, len(quads)), quads)
-	slices.SortFunc(keys, cmpKey)
+	sortKeys(keys)
 	return compactKeys(keys)
 }
 
@@ -48,7 +62,7 @@ func permuted(keys []key32, k int) []key32 {
 	out := make([]key32, len(keys))
 	permuteCopy(out, keys, k)
 	if k != 0 {
-		slices.SortFunc(out, cmpKey)
+		sortKeys(out)
 	}
 	return out
 }

@@ -30,7 +30,9 @@ func (s *Store) checkIDs(quads []kb.Quad, limit kb.ID) error {
 
 // Apply implements kb.Dataset: removals, then additions, written with every
 // index entry, the counters they change and any new dictionary entries in
-// one Pebble batch, synced before Apply returns (unless Options.NoSync).
+// one Pebble batch, synced before Apply returns (unless Options.NoSync). A
+// delta of bulkApplyMin or more additions and no removals is written as
+// BeginBulk's Commit writes a load: sorted sstables, ingested at once.
 //
 // Concurrent Apply calls commit together (group commit): the first caller
 // to find no commit under way becomes the leader, takes every delta queued
@@ -74,6 +76,40 @@ type applyReq struct {
 	err  error
 	done bool
 	wake chan struct{}
+	// changes, when not nil, receives the quads the delta changed (see
+	// ApplyChanges); only for a group of one.
+	changes *kb.Delta
+}
+
+// bulkApplyMin is the size from which an Apply of additions alone is
+// written as sorted sstables and ingested (as BeginBulk's Commit does)
+// instead of through a batch: a batch that large goes through the
+// memtable and the WAL and is then flushed and compacted, which costs
+// several times more than writing the sorted runs once. A variable for the
+// crash test, which takes the path with small batches.
+var bulkApplyMin = 16384
+
+// ApplyChanges implements kb.ChangeReporter: Apply, returning the quads it
+// added that were not stored and the quads it removed that were.
+func (s *Store) ApplyChanges(ctx context.Context, d kb.Delta) (kb.Delta, error) {
+	if err := ctx.Err(); err != nil {
+		return kb.Delta{}, err
+	}
+	if s.readOnly {
+		return kb.Delta{}, ErrReadOnly
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.checkOpen(); err != nil {
+		return kb.Delta{}, err
+	}
+	var changes kb.Delta
+	r := &applyReq{ctx: ctx, d: d, changes: &changes}
+	s.applyGroupLocked([]*applyReq{r})
+	if r.err != nil {
+		return kb.Delta{}, r.err
+	}
+	return changes, nil
 }
 
 // leadGroup commits every queued request as one group, then hands the
@@ -123,6 +159,10 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 // sets each request's err. The caller holds wmu.
 func (s *Store) applyGroupLocked(group []*applyReq) {
 	limit := s.dict.limit()
+	if len(group) == 1 && len(group[0].d.Remove) == 0 && len(group[0].d.Add) >= bulkApplyMin && fitsKey32(limit) {
+		s.applyBulkLocked(group[0], limit)
+		return
+	}
 	mem := s.mem.Load()
 	if !fitsKey32(limit) {
 		mem = nil // keys would not fit; applyReadSide drops the read side
@@ -257,6 +297,37 @@ func (s *Store) applyGroupLocked(group []*applyReq) {
 		return
 	}
 	s.applyReadSide(added, removed)
+	if len(group) == 1 && group[0].changes != nil {
+		*group[0].changes = kb.Delta{Add: added, Remove: removed}
+	}
+}
+
+// applyBulkLocked applies r, a large delta of additions alone, with one
+// atomic ingest of sorted sstables. Ingested tables are durable when
+// Ingest returns, so the delta is as durable as a synced batch. The caller
+// holds wmu.
+func (s *Store) applyBulkLocked(r *applyReq, limit kb.ID) {
+	if err := r.ctx.Err(); err != nil {
+		r.err = err
+		return
+	}
+	if err := s.checkIDs(r.d.Add, limit); err != nil {
+		r.err = err
+		return
+	}
+	added, err := s.ingestKeys(r.ctx, toKey32(nil, r.d.Add), ingestOptions{added: r.changes != nil})
+	if err != nil {
+		r.err = err
+		return
+	}
+	s.commits.Add(1)
+	if r.changes != nil {
+		quads := make([]kb.Quad, len(added))
+		for i, k := range added {
+			quads[i] = k.quad()
+		}
+		*r.changes = kb.Delta{Add: quads}
+	}
 }
 
 // commitBatch adds the pending dictionary entries and the changed counters

@@ -178,8 +178,20 @@ type undoLog struct {
 	removed []kb.Quad // quads the store held before
 }
 
-// Apply records the quads the delta really changes, then applies it.
+// Apply records the quads the delta really changes, then applies it. A
+// store that reports its changes (kb.ChangeReporter) tells the log what
+// it added and removed as it applies the delta; any other is asked about
+// each quad first.
 func (u *undoLog) Apply(ctx context.Context, d kb.Delta) error {
+	if cr, ok := u.Dataset.(kb.ChangeReporter); ok {
+		changes, err := cr.ApplyChanges(ctx, d)
+		if err != nil {
+			return err
+		}
+		u.added = append(u.added, changes.Add...)
+		u.removed = append(u.removed, changes.Remove...)
+		return nil
+	}
 	mark := len(u.added)
 	for _, q := range d.Add {
 		n, err := u.Dataset.Count(ctx, kb.Pattern(q), true)
