@@ -42,6 +42,13 @@ type SensorOptions struct {
 	// connection holding nothing may always queue one message. A reader
 	// that must wait stops reading its connection.
 	MaxQueueBytes int64
+	// MaxBatchBytes bounds the parsed size of the messages converted in
+	// one batch (default 16 MiB; negative: no bound beyond Batch): a
+	// batch is converted as soon as it reaches it. A message's triples
+	// take some ten times its parsed size while they are converted, so
+	// without this bound a queue full of large messages becomes one
+	// conversion of many times MaxQueueBytes.
+	MaxBatchBytes int64
 	// MaxConns bounds the open sensor connections (default 256). When
 	// they are all open, a new connection evicts the open one that has
 	// gone longest without completing a message, if that is at least
@@ -181,6 +188,9 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 	}
 	if opt.EvictAfter <= 0 {
 		opt.EvictAfter = 10 * time.Second
+	}
+	if opt.MaxBatchBytes == 0 {
+		opt.MaxBatchBytes = 16 << 20
 	}
 	if opt.MaxQueueBytes <= 0 {
 		opt.MaxQueueBytes = 256 << 20
