@@ -228,12 +228,14 @@ func (s *Server) healthz(c *gin.Context) {
 			c.JSON(http.StatusServiceUnavailable, errorResponse{Status: "error", ErrorType: ErrorUnavailable, Error: "store: " + err.Error()})
 			return
 		}
-		// The size of a store whose reads need the token is not told to
-		// a client without it.
-		if !s.opts.ProtectReads {
+		// The size of the store is told only to a client that may read
+		// all of it.
+		if s.anonymousScope().ReadsAll() {
 			body["quads"] = n
-		} else if token, ok := requestToken(c); ok && s.validToken(token) {
-			body["quads"] = n
+		} else if token, ok := requestToken(c); ok {
+			if scope, ok := s.scopeOf(c, token); ok && scope.ReadsAll() {
+				body["quads"] = n
+			}
 		}
 	}
 	c.JSON(http.StatusOK, body)

@@ -44,7 +44,9 @@ type Options struct {
 	// Token is the bearer token writes need (SPARQL Update, Graph Store
 	// writes, rule runs). With no token, writes are refused.
 	Token string
-	// ProtectReads makes reads need a token too.
+	// ProtectReads makes reads need a token too: requests without one
+	// read nothing. A tokens file's "anonymous" entry (Access) says
+	// instead which graphs they may read; the two do not go together.
 	ProtectReads bool
 	// Access, when set, holds the users of a tokens file, each with the
 	// graphs it may read and write and the sites it may call (access.go,
@@ -240,8 +242,8 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	if s.opts.PublicBase == "" {
 		s.publicBase.Store("http://" + l.Addr().String())
 	}
-	if ip := listenIP(l.Addr()); ip != nil && !ip.IsLoopback() && !s.opts.ProtectReads {
-		s.opts.Logger.Warn("serving beyond loopback with open reads: anyone who can reach this address can query the store; use --protect-reads to require the token", "addr", l.Addr().String())
+	if ip := listenIP(l.Addr()); ip != nil && !ip.IsLoopback() && !s.anonymousScope().readsNothing() {
+		s.opts.Logger.Warn("serving beyond loopback with open reads: anyone who can reach this address can query the graphs readable without a token; use --protect-reads (or a tokens file's \"anonymous\" entry) to limit them", "addr", l.Addr().String())
 	}
 	srv := &http.Server{
 		Handler:           s,
