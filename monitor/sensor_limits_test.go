@@ -47,7 +47,7 @@ func trickle(t *testing.T, addr, msg string, gap time.Duration, stop <-chan stru
 func TestListenSlowSenders(t *testing.T) {
 	t.Run("message deadline", func(t *testing.T) {
 		s := startListener(t, native.OpenMemory(), monitor.SensorOptions{FlushInterval: 20 * time.Millisecond,
-			IdleTimeout: 30 * time.Second, MessageTimeout: 500 * time.Millisecond})
+			ListenerLimits: monitor.ListenerLimits{IdleTimeout: 30 * time.Second, MessageTimeout: 500 * time.Millisecond}})
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		defer func() { close(stop); wg.Wait() }()
@@ -63,7 +63,7 @@ func TestListenSlowSenders(t *testing.T) {
 	t.Run("eviction", func(t *testing.T) {
 		const slots = 4
 		s := startListener(t, native.OpenMemory(), monitor.SensorOptions{FlushInterval: 20 * time.Millisecond,
-			MaxConns: slots, EvictAfter: 300 * time.Millisecond, IdleTimeout: 30 * time.Second, MessageTimeout: 30 * time.Second})
+			MaxConns: slots, EvictAfter: 300 * time.Millisecond, ListenerLimits: monitor.ListenerLimits{IdleTimeout: 30 * time.Second, MessageTimeout: 30 * time.Second}})
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		defer func() { close(stop); wg.Wait() }()
@@ -121,7 +121,7 @@ func TestListenQueueBound(t *testing.T) {
 	)
 	gate := make(chan struct{})
 	ds := native.OpenMemory()
-	s := startListener(t, gatedStore{ds, gate}, monitor.SensorOptions{Batch: 1000, FlushInterval: 10 * time.Millisecond, MaxQueueBytes: maxQueue})
+	s := startListener(t, gatedStore{ds, gate}, monitor.SensorOptions{Batch: 1000, FlushInterval: 10 * time.Millisecond, ListenerLimits: monitor.ListenerLimits{MaxQueueBytes: maxQueue}})
 	opened := false
 	defer func() {
 		if !opened {

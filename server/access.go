@@ -144,6 +144,21 @@ func (a *Access) lookup(token, name string, basic bool) (User, bool) {
 	return found, ok == 1
 }
 
+// Writer returns the user of token when the tokens file gives it a write
+// scope that covers graph (an IRI): the check of the listeners that take
+// data into one graph outside the HTTP routes (perfkb sensor-listen and
+// otlp-listen). Tokens are compared in constant time.
+func (a *Access) Writer(token, graph string) (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	u, ok := a.lookup(token, "", false)
+	if !ok || !u.scope().CanWrite(graph) {
+		return "", false
+	}
+	return u.Name, true
+}
+
 // Scope is what one request may read, write and call.
 type Scope struct {
 	User  string // "" for an anonymous reader
