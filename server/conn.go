@@ -1,13 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -185,12 +185,19 @@ func (s *Server) bufferBody(c *gin.Context) {
 			err: fmt.Errorf("server busy: %d request bodies being received; retry later", cap(s.readers))})
 		return
 	}
-	body, err := io.ReadAll(c.Request.Body)
+	body, release, err := s.bodies.readBody(c.Request.Body, c.Request.ContentLength)
 	<-s.readers
+	defer release()
 	if err != nil {
+		if _, ok := err.(*apiError); ok {
+			s.metrics.rejected.WithLabelValues("overloaded").Inc()
+		}
 		respondError(c, err)
 		return
 	}
-	c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	// The handler takes the body from the context (readRequestBody);
+	// the reader is for any other.
+	c.Set(bodyKey, body)
+	c.Request.Body = io.NopCloser(strings.NewReader(body))
 	c.Next()
 }

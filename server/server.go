@@ -63,6 +63,10 @@ type Options struct {
 	RuleTimeout time.Duration
 	// MaxBody caps request bodies in bytes (DefaultMaxBody when zero).
 	MaxBody int64
+	// BodyMemory bounds the bytes of the request bodies held whole at
+	// once, server-wide (DefaultBodyMemory when zero; negative: no
+	// bound): bodymemory.go.
+	BodyMemory int64
 	// MaxConcurrent caps the requests served at once on the data
 	// endpoints (DefaultMaxConcurrent when zero).
 	MaxConcurrent int
@@ -114,6 +118,9 @@ func (o Options) withDefaults() Options {
 	if o.RuleTimeout == 0 {
 		o.RuleTimeout = DefaultRuleTimeout
 	}
+	if o.BodyMemory == 0 {
+		o.BodyMemory = DefaultBodyMemory
+	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
@@ -149,6 +156,7 @@ type Server struct {
 	metrics *metrics
 	slots   chan struct{}
 	readers chan struct{} // bodies being buffered before a slot is taken
+	bodies  *bodyBudget   // bytes of the bodies held whole: bodymemory.go
 	buffers bufferPool
 	hosts   hostPolicy
 	// publicBase is the absolute IRI of the server's root (a string),
@@ -165,6 +173,7 @@ func New(opts Options) *Server {
 		metrics: newMetrics(opts.Store),
 		slots:   make(chan struct{}, opts.MaxConcurrent),
 		readers: make(chan struct{}, 2*opts.MaxConcurrent),
+		bodies:  newBodyBudget(opts.BodyMemory),
 	}
 	if opts.AllowedHosts != nil {
 		s.hosts.set(opts.AllowedHosts)
@@ -212,8 +221,8 @@ func (s *Server) routes() *gin.Engine {
 		data.Handle(method, "/data", s.graphStore)
 		data.Handle(method, "/data/*graph", s.graphStore) // direct graph identification
 	}
-	data.POST("/rules/run", s.wholeStore, s.rulesRun)
-	data.POST("/rules/check", s.rulesCheck)
+	data.POST("/rules/run", s.wholeStore, withBodies(s.rulesRun))
+	data.POST("/rules/check", withBodies(s.rulesCheck))
 	data.GET("/findings", s.wholeStore, s.findings)
 	data.GET("/explain", s.wholeStore, s.explain)
 	data.GET("/sites", s.wholeStore, s.sites)
