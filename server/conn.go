@@ -167,11 +167,18 @@ func (w *stallWriter) Flush() {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// bodyReaders is how many request bodies per MaxConcurrent slot may be
+// read at once (bufferBody).
+const bodyReaders = 16
+
 // bufferBody reads a request body whole before the request takes a
 // concurrency slot, so the slots go to requests that are ready to run.
-// How many bodies are read at once is capped too (twice MaxConcurrent,
-// then 503), which bounds the memory held by clients that send slowly;
-// the stall guard cuts the ones that stop.
+// The bytes of the bodies are bounded by Options.BodyMemory (charged
+// before they are read), their time by the stall guard, MinBodyRate and
+// BodyTimeout; how many are read at once is capped as well, at
+// bodyReaders times MaxConcurrent (then 503), a cap set high so that
+// clients reconnecting as soon as they are cut for sending too slowly
+// cannot hold every reader and keep POST queries out.
 func (s *Server) bufferBody(c *gin.Context) {
 	if c.Request.Body == nil || c.Request.Body == http.NoBody {
 		c.Next()

@@ -172,7 +172,7 @@ func New(opts Options) *Server {
 		opts:    opts,
 		metrics: newMetrics(opts.Store),
 		slots:   make(chan struct{}, opts.MaxConcurrent),
-		readers: make(chan struct{}, 2*opts.MaxConcurrent),
+		readers: make(chan struct{}, bodyReaders*opts.MaxConcurrent),
 		bodies:  newBodyBudget(opts.BodyMemory),
 	}
 	if opts.AllowedHosts != nil {

@@ -285,11 +285,13 @@ func run(c config) error {
 		fmt.Printf("legitimate sensors: %d messages sent on %d connections (%s), %d stored\n",
 			attacks.legitSent.Load(), attacks.legitConns.Load(), &attacks.legitErrors, stored)
 	}
+	fmt.Printf("acknowledged writes lost before the restart: %d\n", lost)
 	srv.stop()
-	srv, err = startServer(c, storeFlag)
+	restarted, err := startServer(c, storeFlag)
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
+	srv = restarted
 	lostAfter, err := verifyWrites(srv.base, &acked)
 	if err != nil {
 		return err
