@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -34,14 +35,26 @@ type SensorOptions struct {
 	// 500ms) behind the batches in flight.
 	Batch         int
 	FlushInterval time.Duration
-	// MaxMessage bounds one message in bytes (default 1 MiB).
-	MaxMessage int64
-	// MaxQueueBytes bounds the parsed size (sensor.Message.Footprint) of
-	// the messages received and not yet converted (default 256 MiB); a
-	// connection may hold at most a sixteenth of it, except that a
-	// connection holding nothing may always queue one message. A reader
-	// that must wait stops reading its connection.
-	MaxQueueBytes int64
+	// ListenerLimits: MaxMessage bounds one message in bytes (default 1
+	// MiB). MaxQueueBytes bounds the parsed size
+	// (sensor.Message.Footprint) of the messages received and not yet
+	// converted (default 256 MiB); a connection may hold at most a
+	// sixteenth of it, except that a connection holding nothing may
+	// always queue one message; a reader that must wait stops reading its
+	// connection. IdleTimeout (default 5m) counts from the last message
+	// (whitespace between messages does not count) or, inside a message,
+	// from the last byte. MessageTimeout defaults to 1m. With Authorize,
+	// a connection must begin with the line "Authorization: Bearer
+	// TOKEN" naming a token that may write Graph, or it is closed before
+	// anything is read as a message (counted as Unauthorized).
+	ListenerLimits
+	// MaxBatchBytes bounds the parsed size of the messages converted in
+	// one batch (default 16 MiB; negative: no bound beyond Batch): a
+	// batch is converted as soon as it reaches it. A message's triples
+	// take some ten times its parsed size while they are converted, so
+	// without this bound a queue full of large messages becomes one
+	// conversion of many times MaxQueueBytes.
+	MaxBatchBytes int64
 	// MaxConns bounds the open sensor connections (default 256). When
 	// they are all open, a new connection evicts the open one that has
 	// gone longest without completing a message, if that is at least
@@ -49,15 +62,6 @@ type SensorOptions struct {
 	// log line.
 	MaxConns   int
 	EvictAfter time.Duration
-	// IdleTimeout closes a connection that begins no message for that
-	// long after its last one (whitespace between messages does not
-	// count) or sends nothing for that long inside a message (default 5m;
-	// negative: never).
-	IdleTimeout time.Duration
-	// MessageTimeout closes a connection whose message has not arrived
-	// whole that long after its first byte (default 1m; negative: never),
-	// so a sender trickling bytes cannot hold a connection slot.
-	MessageTimeout time.Duration
 	// DrainTimeout is how long, at shutdown, connections may still deliver
 	// what they have sent (default 500ms).
 	DrainTimeout time.Duration
@@ -92,21 +96,22 @@ type SensorOptions struct {
 
 // SensorStats are the counters of a SensorListener.
 type SensorStats struct {
-	Connections int64 // accepted and served
-	Open        int64 // open now
-	Rejected    int64 // closed at once: --max-conns reached
-	Evicted     int64 // closed to make room for a new connection
-	Slow        int64 // closed: a message not whole within MessageTimeout
-	QueuedBytes int64 // parsed bytes received and not yet converted
-	Received    int64 // messages whose closing tag was parsed
-	Stored      int64 // messages written to the store
-	Invalid     int64 // received messages the mapping or Check refused (logged)
-	Partial     int64 // messages cut by a disconnect, discarded
-	Malformed   int64 // connections closed for malformed XML or an oversized message
-	Idle        int64 // connections closed for idleness
-	Triples     int64 // triples written (before the store drops duplicates)
-	Findings    int64 // new findings the rules derived
-	RuleMemory  int64 // triples in the rule engine's working memory
+	Connections  int64 // accepted and served
+	Open         int64 // open now
+	Rejected     int64 // closed at once: --max-conns reached
+	Evicted      int64 // closed to make room for a new connection
+	Slow         int64 // closed: a message not whole within MessageTimeout
+	QueuedBytes  int64 // parsed bytes received and not yet converted
+	Received     int64 // messages whose closing tag was parsed
+	Stored       int64 // messages written to the store
+	Invalid      int64 // received messages the mapping or Check refused (logged)
+	Partial      int64 // messages cut by a disconnect, discarded
+	Malformed    int64 // connections closed for malformed XML or an oversized message
+	Unauthorized int64 // connections closed: no valid token line (ListenerLimits.Authorize)
+	Idle         int64 // connections closed for idleness
+	Triples      int64 // triples written (before the store drops duplicates)
+	Findings     int64 // new findings the rules derived
+	RuleMemory   int64 // triples in the rule engine's working memory
 }
 
 // SensorListener is the live side of the sensor protocol (6.2.3.5 "Data
@@ -127,7 +132,7 @@ type SensorListener struct {
 
 	connSeq atomic.Int64
 	stats   struct {
-		conns, open, rejected, evicted, slow, received, stored, invalid, partial, malformed, idle, triples, findings, ruleMemory atomic.Int64
+		conns, open, rejected, evicted, slow, received, stored, invalid, partial, malformed, unauthorized, idle, triples, findings, ruleMemory atomic.Int64
 	}
 
 	mu    sync.Mutex
@@ -182,6 +187,9 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 	if opt.EvictAfter <= 0 {
 		opt.EvictAfter = 10 * time.Second
 	}
+	if opt.MaxBatchBytes == 0 {
+		opt.MaxBatchBytes = 16 << 20
+	}
 	if opt.MaxQueueBytes <= 0 {
 		opt.MaxQueueBytes = 256 << 20
 	}
@@ -211,7 +219,7 @@ func (l *SensorListener) Stats() SensorStats {
 	return SensorStats{Connections: s.conns.Load(), Open: s.open.Load(), Rejected: s.rejected.Load(),
 		Evicted: s.evicted.Load(), Slow: s.slow.Load(), QueuedBytes: l.gate.bytes(),
 		Received: s.received.Load(), Stored: s.stored.Load(), Invalid: s.invalid.Load(),
-		Partial: s.partial.Load(), Malformed: s.malformed.Load(), Idle: s.idle.Load(),
+		Partial: s.partial.Load(), Malformed: s.malformed.Load(), Unauthorized: s.unauthorized.Load(), Idle: s.idle.Load(),
 		Triples: s.triples.Load(), Findings: s.findings.Load(), RuleMemory: s.ruleMemory.Load()}
 }
 
@@ -344,7 +352,27 @@ func (l *SensorListener) serveConn(c net.Conn, n int64, st *connState) {
 	log.Debug("sensor connected")
 	src := fmt.Sprintf("connection #%d (%s)", n, remote)
 	ir := &idleReader{c: c, l: l, st: st, last: time.Now()}
-	rd := sensor.NewReader(ir, sensor.ReaderOptions{
+	var in io.Reader = ir
+	if l.opt.Authorize != nil {
+		br := bufio.NewReaderSize(ir, maxAuthLine+16)
+		token, err := readAuthLine(br)
+		user, ok := "", false
+		if err == nil {
+			user, ok = l.opt.Authorize(token)
+		}
+		if !ok {
+			l.stats.unauthorized.Add(1)
+			reason := "the token may not write this listener's graph"
+			if err != nil {
+				reason = err.Error()
+			}
+			log.Warn("connection refused: a sensor must begin with a token that may write the graph", "reason", reason)
+			return
+		}
+		log = log.With("user", user)
+		in = br
+	}
+	rd := sensor.NewReader(in, sensor.ReaderOptions{
 		Source:     src,
 		Position:   func(_, _ int, off int64) string { return convert.StreamPosition(int(n), off) },
 		MaxMessage: l.opt.MaxMessage,

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/convert/sensor"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/monitor"
@@ -46,7 +47,7 @@ func trickle(t *testing.T, addr, msg string, gap time.Duration, stop <-chan stru
 func TestListenSlowSenders(t *testing.T) {
 	t.Run("message deadline", func(t *testing.T) {
 		s := startListener(t, native.OpenMemory(), monitor.SensorOptions{FlushInterval: 20 * time.Millisecond,
-			IdleTimeout: 30 * time.Second, MessageTimeout: 500 * time.Millisecond})
+			ListenerLimits: monitor.ListenerLimits{IdleTimeout: 30 * time.Second, MessageTimeout: 500 * time.Millisecond}})
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		defer func() { close(stop); wg.Wait() }()
@@ -62,7 +63,7 @@ func TestListenSlowSenders(t *testing.T) {
 	t.Run("eviction", func(t *testing.T) {
 		const slots = 4
 		s := startListener(t, native.OpenMemory(), monitor.SensorOptions{FlushInterval: 20 * time.Millisecond,
-			MaxConns: slots, EvictAfter: 300 * time.Millisecond, IdleTimeout: 30 * time.Second, MessageTimeout: 30 * time.Second})
+			MaxConns: slots, EvictAfter: 300 * time.Millisecond, ListenerLimits: monitor.ListenerLimits{IdleTimeout: 30 * time.Second, MessageTimeout: 30 * time.Second}})
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		defer func() { close(stop); wg.Wait() }()
@@ -120,7 +121,7 @@ func TestListenQueueBound(t *testing.T) {
 	)
 	gate := make(chan struct{})
 	ds := native.OpenMemory()
-	s := startListener(t, gatedStore{ds, gate}, monitor.SensorOptions{Batch: 1000, FlushInterval: 10 * time.Millisecond, MaxQueueBytes: maxQueue})
+	s := startListener(t, gatedStore{ds, gate}, monitor.SensorOptions{Batch: 1000, FlushInterval: 10 * time.Millisecond, ListenerLimits: monitor.ListenerLimits{MaxQueueBytes: maxQueue}})
 	opened := false
 	defer func() {
 		if !opened {
@@ -179,4 +180,71 @@ func TestListenQueueBound(t *testing.T) {
 		st := s.l.Stats()
 		return st.Stored == flooders*per+1 && st.QueuedBytes == 0
 	})
+}
+
+// TestListenBatchBytesBound: while the store is stalled, large messages
+// pile up; once it writes again, each conversion holds at most
+// MaxBatchBytes of parsed messages (plus the one that crossed it), not
+// everything queued. This is what kept a flood of 100k-leaf messages from
+// becoming one conversion of gigabytes of triples (issue 30, item 4).
+func TestListenBatchBytesBound(t *testing.T) {
+	const (
+		leaves = 300
+		msgs   = 40
+	)
+	// The parsed size of a message and the triples of all, independently
+	// of the listener: the reader and the mapper it uses (which states a
+	// sensor's description once, with its first message).
+	var all strings.Builder
+	for j := range msgs {
+		all.WriteString(wideMessage(j, j, leaves))
+	}
+	rd := sensor.NewReader(strings.NewReader(all.String()), sensor.ReaderOptions{Source: "test", MaxMessage: 1 << 20})
+	mapper := sensor.NewMapper(base, sensor.Options{}, func(string, string, ...any) {})
+	var footprint int64
+	want, perMsg := 0, 0
+	for j := range msgs {
+		m, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		footprint = max(footprint, m.Footprint())
+		n := 0
+		if err := mapper.Map(m, func(string, kb.Term, kb.Term, kb.Term) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if j == 0 {
+			perMsg = n // the largest: with the description
+		}
+		want += n
+	}
+	var mu sync.Mutex
+	var batches []int
+	check := func(_ context.Context, quads []kb.TermQuad) error {
+		mu.Lock()
+		batches = append(batches, len(quads))
+		mu.Unlock()
+		return nil
+	}
+	gate := make(chan struct{})
+	s := startListener(t, gatedStore{native.OpenMemory(), gate}, monitor.SensorOptions{
+		Batch: 1000, FlushInterval: time.Hour, Check: check,
+		MaxBatchBytes: 2*footprint + footprint/2, // three messages reach it
+	})
+	send(t, s.addr, all.String())
+	waitFor(t, "every message received", func() bool { return s.l.Stats().Received == msgs })
+	close(gate)
+	waitFor(t, "every message stored", func() bool { return s.l.Stats().Stored == msgs })
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for i, n := range batches {
+		total += n
+		if n > 3*perMsg {
+			t.Errorf("batch %d converted %d triples (%d messages); want at most 3 messages' (%d)", i, n, n/perMsg, 3*perMsg)
+		}
+	}
+	if total != want {
+		t.Errorf("batches hold %d triples in all, want %d", total, want)
+	}
 }

@@ -247,7 +247,7 @@ func TestListenWritesAtOnceWhenIdle(t *testing.T) {
 // before its second message).
 func TestListenBadConnections(t *testing.T) {
 	ds := native.OpenMemory()
-	s := startListener(t, ds, monitor.SensorOptions{FlushInterval: 20 * time.Millisecond, MaxMessage: 4096, IdleTimeout: 2 * time.Second})
+	s := startListener(t, ds, monitor.SensorOptions{FlushInterval: 20 * time.Millisecond, ListenerLimits: monitor.ListenerLimits{MaxMessage: 4096, IdleTimeout: 2 * time.Second}})
 	good, err := net.Dial("tcp", s.addr)
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,7 @@ type batch struct {
 	buffers map[instanceKey][]received
 	order   []instanceKey
 	n       int
+	bytes   int64 // parsed size (received.size) of the messages
 	oldest  time.Time
 }
 
@@ -39,12 +40,14 @@ func (b *batch) add(r received) {
 		b.oldest = r.at
 	}
 	b.n++
+	b.bytes += r.size
 }
 
 func (b *batch) reset() {
 	clear(b.buffers)
 	b.order = b.order[:0]
 	b.n = 0
+	b.bytes = 0
 }
 
 // writer converts and stores messages: as soon as no batch is being
@@ -128,7 +131,8 @@ func (l *SensorListener) writer(ctx context.Context) error {
 				return finish(flush())
 			}
 			b.add(r)
-			if b.n >= l.opt.Batch || inflight == 0 {
+			full := b.n >= l.opt.Batch || (l.opt.MaxBatchBytes > 0 && b.bytes >= l.opt.MaxBatchBytes)
+			if full || inflight == 0 {
 				if err := flush(); err != nil {
 					return finish(err)
 				}

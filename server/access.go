@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,15 +47,26 @@ type User struct {
 	Sites []string `json:"sites,omitempty"`
 }
 
-// Access is the parsed tokens file: its users, looked up by token.
+// Anonymous is the scope of a request without a token, in a tokens file:
+// the graphs anyone may read and the sites their queries may call. It has
+// no write scope: writes always need a token.
+type Anonymous struct {
+	Read  []string `json:"read"`
+	Sites []string `json:"sites,omitempty"`
+}
+
+// Access is the parsed tokens file: its users, looked up by token, and
+// what a request without a token may read.
 type Access struct {
-	users []User
+	users     []User
+	anonymous *Scope // nil: as the server's ProtectReads says
 }
 
 // minTokenLength is the shortest token a tokens file may hold.
 const minTokenLength = 16
 
-// ReadAccess reads a tokens file (JSON: {"users": [User, …]}).
+// ReadAccess reads a tokens file (JSON: {"anonymous": Anonymous,
+// "users": [User, …]}, "anonymous" optional).
 func ReadAccess(path string) (*Access, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -70,7 +82,8 @@ func ReadAccess(path string) (*Access, error) {
 // ParseAccess parses the text of a tokens file.
 func ParseAccess(data []byte) (*Access, error) {
 	var doc struct {
-		Users []User `json:"users"`
+		Anonymous *Anonymous `json:"anonymous"`
+		Users     []User     `json:"users"`
 	}
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
@@ -96,8 +109,21 @@ func ParseAccess(data []byte) (*Access, error) {
 		}
 		names[u.Name], tokens[u.Token] = true, true
 	}
-	return &Access{users: doc.Users}, nil
+	a := &Access{users: doc.Users}
+	if an := doc.Anonymous; an != nil {
+		for _, p := range append(append([]string(nil), an.Read...), an.Sites...) {
+			if p == "" {
+				return nil, fmt.Errorf("anonymous: an empty scope entry (write %q for all)", AllGraphs)
+			}
+		}
+		a.anonymous = &Scope{read: slices.Clone(an.Read), sites: slices.Clone(an.Sites)}
+	}
+	return a, nil
 }
+
+// HasAnonymous reports whether the tokens file says what requests without
+// a token may read.
+func (a *Access) HasAnonymous() bool { return a != nil && a.anonymous != nil }
 
 // lookup finds the user of token (and, for HTTP Basic, name), comparing
 // every token in constant time so the answer's timing does not tell how
@@ -116,6 +142,21 @@ func (a *Access) lookup(token, name string, basic bool) (User, bool) {
 		ok |= m
 	}
 	return found, ok == 1
+}
+
+// Writer returns the user of token when the tokens file gives it a write
+// scope that covers graph (an IRI): the check of the listeners that take
+// data into one graph outside the HTTP routes (perfkb sensor-listen and
+// otlp-listen). Tokens are compared in constant time.
+func (a *Access) Writer(token, graph string) (string, bool) {
+	if a == nil {
+		return "", false
+	}
+	u, ok := a.lookup(token, "", false)
+	if !ok || !u.scope().CanWrite(graph) {
+		return "", false
+	}
+	return u.Name, true
 }
 
 // Scope is what one request may read, write and call.
@@ -137,6 +178,36 @@ func readOnlyScope() *Scope {
 	all := []string{AllGraphs}
 	return &Scope{read: all, sites: all}
 }
+
+// noReadScope is an anonymous reader's under ProtectReads: nothing.
+func noReadScope() *Scope { return &Scope{} }
+
+// anonymousScope is what a request without a token may read: the tokens
+// file's "anonymous" entry when it has one, else everything, or nothing
+// under --protect-reads (which is the entry {"read": []}).
+func (s *Server) anonymousScope() *Scope {
+	switch {
+	case s.opts.Access.HasAnonymous():
+		return s.opts.Access.anonymous
+	case s.opts.ProtectReads:
+		return noReadScope()
+	}
+	return readOnlyScope()
+}
+
+// withAnonymous widens a token's scope by what anyone may read: a token
+// never sees less than a request without one.
+func (s *Scope) withAnonymous(anon *Scope) *Scope {
+	if len(anon.read) == 0 && len(anon.sites) == 0 {
+		return s
+	}
+	return &Scope{User: s.User, write: s.write,
+		read:  append(slices.Clone(s.read), anon.read...),
+		sites: append(slices.Clone(s.sites), anon.sites...)}
+}
+
+// readsNothing reports whether the scope may read no graph at all.
+func (s *Scope) readsNothing() bool { return s != nil && len(s.read) == 0 }
 
 func (u User) scope() *Scope {
 	return &Scope{User: u.Name, read: append(append([]string(nil), u.Read...), u.Write...), write: u.Write, sites: u.Sites}

@@ -1,13 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -167,11 +167,18 @@ func (w *stallWriter) Flush() {
 // Unwrap lets http.ResponseController reach the connection.
 func (w *stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// bodyReaders is how many request bodies per MaxConcurrent slot may be
+// read at once (bufferBody).
+const bodyReaders = 16
+
 // bufferBody reads a request body whole before the request takes a
 // concurrency slot, so the slots go to requests that are ready to run.
-// How many bodies are read at once is capped too (twice MaxConcurrent,
-// then 503), which bounds the memory held by clients that send slowly;
-// the stall guard cuts the ones that stop.
+// The bytes of the bodies are bounded by Options.BodyMemory (charged
+// before they are read), their time by the stall guard, MinBodyRate and
+// BodyTimeout; how many are read at once is capped as well, at
+// bodyReaders times MaxConcurrent (then 503), a cap set high so that
+// clients reconnecting as soon as they are cut for sending too slowly
+// cannot hold every reader and keep POST queries out.
 func (s *Server) bufferBody(c *gin.Context) {
 	if c.Request.Body == nil || c.Request.Body == http.NoBody {
 		c.Next()
@@ -185,12 +192,19 @@ func (s *Server) bufferBody(c *gin.Context) {
 			err: fmt.Errorf("server busy: %d request bodies being received; retry later", cap(s.readers))})
 		return
 	}
-	body, err := io.ReadAll(c.Request.Body)
+	body, release, err := s.bodies.readBody(c.Request.Body, c.Request.ContentLength)
 	<-s.readers
+	defer release()
 	if err != nil {
+		if _, ok := err.(*apiError); ok {
+			s.metrics.rejected.WithLabelValues("overloaded").Inc()
+		}
 		respondError(c, err)
 		return
 	}
-	c.Request.Body = io.NopCloser(bytes.NewReader(body))
+	// The handler takes the body from the context (readRequestBody);
+	// the reader is for any other.
+	c.Set(bodyKey, body)
+	c.Request.Body = io.NopCloser(strings.NewReader(body))
 	c.Next()
 }

@@ -209,15 +209,25 @@ func isWrite(c *gin.Context) bool {
 // authorize finds the request's user and scope and checks that it may
 // read (or, with write, change) something. Writes always need a token:
 // the server's --token (every graph) or a user's of the tokens file
-// (Options.Access); reads need one only with ProtectReads. The scope is
-// kept for the handler, which checks it per graph (requestScope). It
-// answers the request and returns false when the request may not go on.
+// (Options.Access). A read without a token gets the anonymous scope
+// (anonymousScope: everything, nothing under ProtectReads, or the tokens
+// file's "anonymous" graphs) and needs a token only when that scope reads
+// nothing; a read with a token gets the token's scope widened by the
+// anonymous one. The scope is kept for the handler, which checks it per
+// graph (requestScope). It answers the request and returns false when the
+// request may not go on.
 func (s *Server) authorize(c *gin.Context, write bool) bool {
-	if !write && !s.opts.ProtectReads {
-		// Open reads: every graph, whatever the request carries (a
-		// scoped token limits reads only with ProtectReads).
-		c.Set(scopeKey, readOnlyScope())
+	anon := s.anonymousScope()
+	if !write && anon.ReadsAll() && coversAll(anon.sites) {
+		// Open reads: every graph, whatever the request carries.
+		c.Set(scopeKey, anon)
 		return true
+	}
+	if !write && !anon.readsNothing() {
+		if _, hasToken := requestToken(c); !hasToken {
+			c.Set(scopeKey, anon)
+			return true
+		}
 	}
 	token, hasToken := requestToken(c)
 	if s.opts.Token == "" && s.opts.Access == nil {
@@ -245,7 +255,7 @@ func (s *Server) authorize(c *gin.Context, write bool) bool {
 		respondError(c, newAPIError(ErrorForbidden, "user %s may not write", scope.User))
 		return false
 	}
-	c.Set(scopeKey, scope)
+	c.Set(scopeKey, scope.withAnonymous(anon))
 	if write {
 		s.markWrite(c)
 	}
@@ -280,6 +290,10 @@ func (s *Server) wholeStore(c *gin.Context) {
 	scope := requestScope(c)
 	if !scope.ReadsAll() || (isWrite(c) && !scope.WritesAll()) {
 		s.metrics.rejected.WithLabelValues("forbidden").Inc()
+		if scope.User == "" {
+			respondError(c, newAPIError(ErrorForbidden, "%s %s reads or changes the whole store; reads without a token are limited to some graphs: send a token that reads every graph", c.Request.Method, c.FullPath()))
+			return
+		}
 		respondError(c, newAPIError(ErrorForbidden, "%s %s reads or changes the whole store; user %s's token is limited to some graphs", c.Request.Method, c.FullPath(), scope.User))
 		return
 	}

@@ -29,7 +29,7 @@ func (s *Server) rulesRun(c *gin.Context) {
 		respondError(c, fmt.Errorf("rule runs: %w (the reasoner is not wired into this server)", ErrNotAvailable))
 		return
 	}
-	req, err := readRuleRunRequest(c)
+	req, err := s.readRuleRunRequest(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -50,7 +50,7 @@ func (s *Server) rulesRun(c *gin.Context) {
 	respondData(c, http.StatusOK, report)
 }
 
-func readRuleRunRequest(c *gin.Context) (RuleRunRequest, error) {
+func (s *Server) readRuleRunRequest(c *gin.Context) (RuleRunRequest, error) {
 	var req RuleRunRequest
 	mediaType, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
 	switch {
@@ -61,7 +61,7 @@ func readRuleRunRequest(c *gin.Context) (RuleRunRequest, error) {
 			return req, badJSON(err)
 		}
 	default:
-		name, text, err := readRuleText(c)
+		name, text, err := s.readRuleText(c)
 		if err != nil {
 			return req, err
 		}
@@ -87,7 +87,7 @@ func badJSON(err error) error {
 
 // readRuleText reads a rule file from a multipart upload (field "rules" or
 // "file") or from the raw body.
-func readRuleText(c *gin.Context) (name, text string, err error) {
+func (s *Server) readRuleText(c *gin.Context) (name, text string, err error) {
 	mediaType, _, _ := mime.ParseMediaType(c.GetHeader("Content-Type"))
 	if mediaType == "multipart/form-data" {
 		for _, field := range []string{"rules", "file"} {
@@ -108,11 +108,12 @@ func readRuleText(c *gin.Context) (name, text string, err error) {
 		}
 		return "", "", newAPIError(ErrorBadData, "the multipart form has no file field named rules or file")
 	}
-	b, err := io.ReadAll(c.Request.Body)
+	b, release, err := s.readRequestBody(c)
 	if err != nil {
 		return "", "", err
 	}
-	return c.Query("name"), string(b), nil
+	releaseAtEnd(c, release)
+	return c.Query("name"), b, nil
 }
 
 // rulesCheck answers POST /rules/check: it parses and compiles an uploaded
@@ -127,7 +128,7 @@ func (s *Server) rulesCheck(c *gin.Context) {
 		respondError(c, fmt.Errorf("rule checks: %w (the reasoner is not wired into this server)", ErrNotAvailable))
 		return
 	}
-	name, text, err := readRuleText(c)
+	name, text, err := s.readRuleText(c)
 	if err != nil {
 		respondError(c, err)
 		return
@@ -240,12 +241,14 @@ func (s *Server) healthz(c *gin.Context) {
 			c.JSON(http.StatusServiceUnavailable, errorResponse{Status: "error", ErrorType: ErrorUnavailable, Error: "store: " + err.Error()})
 			return
 		}
-		// The size of a store whose reads need the token is not told to
-		// a client without it.
-		if !s.opts.ProtectReads {
+		// The size of the store is told only to a client that may read
+		// all of it.
+		if s.anonymousScope().ReadsAll() {
 			body["quads"] = n
-		} else if token, ok := requestToken(c); ok && s.validToken(token) {
-			body["quads"] = n
+		} else if token, ok := requestToken(c); ok {
+			if scope, ok := s.scopeOf(c, token); ok && scope.ReadsAll() {
+				body["quads"] = n
+			}
 		}
 	}
 	c.JSON(http.StatusOK, body)

@@ -44,7 +44,9 @@ type Options struct {
 	// Token is the bearer token writes need (SPARQL Update, Graph Store
 	// writes, rule runs). With no token, writes are refused.
 	Token string
-	// ProtectReads makes reads need a token too.
+	// ProtectReads makes reads need a token too: requests without one
+	// read nothing. A tokens file's "anonymous" entry (Access) says
+	// instead which graphs they may read; the two do not go together.
 	ProtectReads bool
 	// Access, when set, holds the users of a tokens file, each with the
 	// graphs it may read and write and the sites it may call (access.go,
@@ -61,6 +63,10 @@ type Options struct {
 	RuleTimeout time.Duration
 	// MaxBody caps request bodies in bytes (DefaultMaxBody when zero).
 	MaxBody int64
+	// BodyMemory bounds the bytes of the request bodies held whole at
+	// once, server-wide (DefaultBodyMemory when zero; negative: no
+	// bound): bodymemory.go.
+	BodyMemory int64
 	// MaxConcurrent caps the requests served at once on the data
 	// endpoints (DefaultMaxConcurrent when zero).
 	MaxConcurrent int
@@ -112,6 +118,9 @@ func (o Options) withDefaults() Options {
 	if o.RuleTimeout == 0 {
 		o.RuleTimeout = DefaultRuleTimeout
 	}
+	if o.BodyMemory == 0 {
+		o.BodyMemory = DefaultBodyMemory
+	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
@@ -147,6 +156,7 @@ type Server struct {
 	metrics *metrics
 	slots   chan struct{}
 	readers chan struct{} // bodies being buffered before a slot is taken
+	bodies  *bodyBudget   // bytes of the bodies held whole: bodymemory.go
 	buffers bufferPool
 	hosts   hostPolicy
 	// publicBase is the absolute IRI of the server's root (a string),
@@ -167,7 +177,8 @@ func New(opts Options) *Server {
 		opts:    opts,
 		metrics: newMetrics(opts.Store),
 		slots:   make(chan struct{}, opts.MaxConcurrent),
-		readers: make(chan struct{}, 2*opts.MaxConcurrent),
+		readers: make(chan struct{}, bodyReaders*opts.MaxConcurrent),
+		bodies:  newBodyBudget(opts.BodyMemory),
 	}
 	if opts.AllowedHosts != nil {
 		s.hosts.set(opts.AllowedHosts)
@@ -215,8 +226,8 @@ func (s *Server) routes() *gin.Engine {
 		data.Handle(method, "/data", s.graphStore)
 		data.Handle(method, "/data/*graph", s.graphStore) // direct graph identification
 	}
-	data.POST("/rules/run", s.wholeStore, s.rulesRun)
-	data.POST("/rules/check", s.rulesCheck)
+	data.POST("/rules/run", s.wholeStore, withBodies(s.rulesRun))
+	data.POST("/rules/check", withBodies(s.rulesCheck))
 	data.GET("/findings", s.wholeStore, s.findings)
 	data.GET("/explain", s.wholeStore, s.explain)
 	data.GET("/sites", s.wholeStore, s.sites)
@@ -245,8 +256,8 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	if s.opts.PublicBase == "" {
 		s.publicBase.Store("http://" + l.Addr().String())
 	}
-	if ip := listenIP(l.Addr()); ip != nil && !ip.IsLoopback() && !s.opts.ProtectReads {
-		s.opts.Logger.Warn("serving beyond loopback with open reads: anyone who can reach this address can query the store; use --protect-reads to require the token", "addr", l.Addr().String())
+	if ip := listenIP(l.Addr()); ip != nil && !ip.IsLoopback() && !s.anonymousScope().readsNothing() {
+		s.opts.Logger.Warn("serving beyond loopback with open reads: anyone who can reach this address can query the graphs readable without a token; use --protect-reads (or a tokens file's \"anonymous\" entry) to limit them", "addr", l.Addr().String())
 	}
 	srv := &http.Server{
 		Handler:           s,

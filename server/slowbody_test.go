@@ -113,3 +113,35 @@ func TestBodyTimeout(t *testing.T) {
 		t.Fatal("a body still arriving after BodyTimeout was not cut")
 	}
 }
+
+// TestSlowBodiesCannotTakeEveryReader: the soak's item 8 attack (128
+// connections sending a POST body a byte every 3 s, reconnecting as soon as
+// they are cut) held all 2×MaxConcurrent body readers most of the time, so
+// normal POST queries answered 503 "request bodies being received". Body
+// memory is bounded by BodyMemory, so the readers are many more than the
+// slots: as many slow senders as that old cap leave POST queries served.
+func TestSlowBodiesCannotTakeEveryReader(t *testing.T) {
+	const maxConcurrent = 4
+	s := New(Options{Query: &fakeQuery{}, Graphs: graphstore.New(native.OpenMemory()), Token: testToken,
+		MaxConcurrent: maxConcurrent, Timeout: 30 * time.Second, StallTimeout: 10 * time.Second, MinBodyRate: -1, QueueWait: time.Second})
+	base := startServer(t, s)
+	for range 2*maxConcurrent + 2 {
+		trickle(t, base, 100*time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	client := &http.Client{Timeout: 10 * time.Second}
+	for i := range 4 {
+		req, _ := http.NewRequest(http.MethodPost, base+"/sparql", strings.NewReader("SELECT ?s ?n WHERE {}"))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		req.Header.Set("Content-Type", "application/sparql-query")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST query %d beside %d slow senders: status %d %s", i, 2*maxConcurrent+2, resp.StatusCode, b)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -55,12 +54,13 @@ func (s *Server) sparqlPost(c *gin.Context) {
 	urlParams := c.Request.URL.Query()
 	switch mediaType {
 	case mediaForm:
-		body, err := io.ReadAll(c.Request.Body)
+		body, release, err := s.readRequestBody(c)
+		defer release()
 		if err != nil {
 			respondError(c, err)
 			return
 		}
-		form, err := url.ParseQuery(string(body))
+		form, err := url.ParseQuery(body)
 		if err != nil {
 			respondError(c, newAPIError(ErrorBadData, "malformed form body: %v", err))
 			return
@@ -79,19 +79,21 @@ func (s *Server) sparqlPost(c *gin.Context) {
 			respondError(c, newAPIError(ErrorBadData, "the form has neither a query nor an update parameter"))
 		}
 	case mediaSPARQLQuery:
-		body, err := io.ReadAll(c.Request.Body)
+		body, release, err := s.readRequestBody(c)
+		defer release()
 		if err != nil {
 			respondError(c, err)
 			return
 		}
-		s.runQuery(c, string(body), urlParams)
+		s.runQuery(c, body, urlParams)
 	case mediaSPARQLUpdate:
-		body, err := io.ReadAll(c.Request.Body)
+		body, release, err := s.readRequestBody(c)
+		defer release()
 		if err != nil {
 			respondError(c, err)
 			return
 		}
-		s.runUpdate(c, string(body), urlParams)
+		s.runUpdate(c, body, urlParams)
 	default:
 		respondError(c, &apiError{typ: ErrorUnsupported, err: fmt.Errorf("unsupported Content-Type %q: use %s, %s or %s", mediaType, mediaForm, mediaSPARQLQuery, mediaSPARQLUpdate)})
 	}

@@ -55,6 +55,9 @@ type config struct {
 	serveArgs                   string
 	latencyLog                  string
 	loadNice                    int
+	vmem                        string
+	attacks                     bool
+	attack                      attackConfig
 	// role "readers" runs only the readers against target and prints
 	// their latencies as JSON: the parent measures reads in a process of
 	// their own (see readersProcess).
@@ -80,6 +83,21 @@ func main() {
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
 	flag.StringVar(&c.latencyLog, "latency-log", "", "write each read's phase, start (Unix ns), latency (ns) and query number to this file, to see what slow reads overlapped")
 	flag.IntVar(&c.loadNice, "load-nice", 0, "during the loaded phase, run this process (writers, stalled and hostile clients) at this nice value, below the server and the readers, as if those clients were on other machines (0: unchanged)")
+	flag.StringVar(&c.vmem, "vmem", "5G", "the server's virtual memory limit (ulimit -v), a number of bytes with K, M or G; empty: none")
+	flag.BoolVar(&c.attacks, "attacks", true, "run the request-count attacks of the hardening issue (items 1, 2, 4, 5, 8, 13) and legitimate sensors; the server is then perfkb sensor-listen --http")
+	flag.DurationVar(&c.attack.every, "attack-every", 20*time.Second, "pause between two rounds of each request attack (items 1, 2, 5)")
+	flag.IntVar(&c.attack.rounds, "attack-rounds", 30, "most rounds of each request attack")
+	flag.IntVar(&c.attack.queryMB, "attack-query-mb", 48, "size of item 1's query text in MB")
+	flag.IntVar(&c.attack.rulesMB, "attack-rules-mb", 60, "size of item 2's rule files in MB")
+	flag.IntVar(&c.attack.floodConns, "attack-flood-conns", 8, "item 4's sensor connections")
+	flag.IntVar(&c.attack.floodMessages, "attack-flood-messages", 48, "item 4's messages in all")
+	flag.IntVar(&c.attack.floodLeaves, "attack-flood-leaves", 100000, "leaves in each of item 4's messages")
+	flag.IntVar(&c.attack.federated, "attack-federated", 5, "item 5's concurrent federated queries per round")
+	flag.IntVar(&c.attack.answerMB, "attack-answer-mb", 60, "size of item 5's remote answer in MB")
+	flag.IntVar(&c.attack.slowPosts, "attack-slow-posts", 128, "item 8's slow POST connections")
+	flag.IntVar(&c.attack.sensorSlowloris, "attack-sensor-slowloris", 256, "item 13's slow sensor connections")
+	flag.IntVar(&c.attack.legitSensors, "legit-sensors", 4, "sensors sending real measurements during the attacks")
+	flag.DurationVar(&c.attack.legitSensorPeriod, "legit-sensor-period", time.Second, "one message per legitimate sensor per period")
 	flag.StringVar(&c.role, "role", "", "internal: \"readers\" runs only the readers against -target and prints their latencies")
 	flag.StringVar(&c.target, "target", "", "internal: the server's base URL for -role readers")
 	flag.Parse()
@@ -104,7 +122,7 @@ func main() {
 		runReaders(ctx, c.target, c.readers, c.readRate, lat)
 		lat.mu.Lock()
 		defer lat.mu.Unlock()
-		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Starts: lat.starts, Queries: lat.queries, Errors: lat.errors}); err != nil {
+		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Starts: lat.starts, Queries: lat.queries, Errors: lat.errors, FiveXX: lat.fiveXX, Throttled: lat.throttled, Why5xx: lat.why5xx}); err != nil {
 			os.Exit(1)
 		}
 		return
@@ -138,6 +156,18 @@ func run(c config) error {
 			return fmt.Errorf("perfkb %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
+	var siteURL string
+	if c.attacks {
+		site, u, err := fakeSite(c.attack.answerMB)
+		if err != nil {
+			return err
+		}
+		defer site.Close()
+		siteURL = u
+		if out, err := exec.Command(c.bin, storeFlag, "sites", "add", "bigsite", siteURL).CombinedOutput(); err != nil {
+			return fmt.Errorf("perfkb sites add: %v\n%s", err, out)
+		}
+	}
 	srv, err := startServer(c, storeFlag)
 	if err != nil {
 		return err
@@ -145,8 +175,12 @@ func run(c config) error {
 	// srv changes at the restart below; stop whichever is running.
 	defer func() { srv.stop() }()
 	hostileInputs := collectHostile(c.shared)
-	fmt.Printf("server pid %d on %s; %d hostile inputs\n", srv.cmd.Process.Pid, srv.base, len(hostileInputs))
+	fmt.Printf("server pid %d on %s (sensors on %q, virtual memory limit %q); %d hostile inputs\n", srv.cmd.Process.Pid, srv.base, srv.sensorAddr, c.vmem, len(hostileInputs))
 
+	var bodies attackBodies
+	if c.attacks {
+		bodies = buildAttackBodies(c.attack)
+	}
 	// Unloaded baseline: the readers alone.
 	base, err := readersProcess(c, srv.base, c.baseline, nil)
 	if err != nil {
@@ -161,11 +195,12 @@ func run(c config) error {
 	var loaded *latencies
 	var loadedErr error
 	var acked sync.Map // graph -> *atomic.Int64 of acknowledged writes
-	var writeErrs, hostileSent, hostile5xx, stallConns atomic.Int64
+	var writeErrs, write5xx, hostileSent, hostile5xx, stallConns atomic.Int64
+	var attacks attackTallies
 	var rssMax atomic.Int64
 	ctx, cancel := context.WithTimeout(context.Background(), c.duration)
 	var wg sync.WaitGroup
-	wg.Add(5)
+	wg.Add(6)
 	readersUp := make(chan struct{})
 	go func() {
 		defer wg.Done()
@@ -183,7 +218,13 @@ func run(c config) error {
 	}
 	go func() {
 		defer wg.Done()
-		runWriters(ctx, srv.base, c.writers, c.writeRate, &acked, &writeErrs)
+		runWriters(ctx, srv.base, c.writers, c.writeRate, &acked, &writeErrs, &write5xx)
+	}()
+	go func() {
+		defer wg.Done()
+		if c.attacks {
+			runAttacks(ctx, c.attack, bodies, srv.base, srv.sensorAddr, siteURL, &attacks)
+		}
 	}()
 	go func() { defer wg.Done(); runStallers(ctx, srv.addr, c.stallers, &stallConns) }()
 	go func() {
@@ -217,8 +258,15 @@ func run(c config) error {
 
 	alive := srv.alive()
 	fmt.Printf("loaded (%v): %s\n", c.duration, loaded.summary())
-	fmt.Printf("writes: %d acknowledged, %d refused or failed; hostile inputs sent: %d, answered 5xx: %d; stalled connections opened: %d\n",
-		totalAcked(&acked), writeErrs.Load(), hostileSent.Load(), hostile5xx.Load(), stallConns.Load())
+	fmt.Printf("normal reads answered 5xx: %d (503, shed or throttled: %d)\n", loaded.fiveXX, loaded.throttled)
+	for _, why := range loaded.why5xx {
+		fmt.Printf("  5xx to a normal read: %s\n", strings.TrimSpace(why))
+	}
+	fmt.Printf("writes: %d acknowledged, %d refused or failed (5xx: %d); hostile inputs sent: %d, answered 5xx: %d; stalled connections opened: %d\n",
+		totalAcked(&acked), writeErrs.Load(), write5xx.Load(), hostileSent.Load(), hostile5xx.Load(), stallConns.Load())
+	if c.attacks {
+		attacks.print()
+	}
 	fmt.Printf("server alive after the run: %v; peak RSS %d MiB\n", alive, rssMax.Load()>>20)
 	if !alive {
 		return errors.New("the server died during the run")
@@ -227,11 +275,23 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
+	if c.attacks {
+		// The listener writes what it received within --flush-interval.
+		time.Sleep(2 * time.Second)
+		stored, err := countLegit(srv.base)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("legitimate sensors: %d messages sent on %d connections (%s), %d stored\n",
+			attacks.legitSent.Load(), attacks.legitConns.Load(), &attacks.legitErrors, stored)
+	}
+	fmt.Printf("acknowledged writes lost before the restart: %d\n", lost)
 	srv.stop()
-	srv, err = startServer(c, storeFlag)
+	restarted, err := startServer(c, storeFlag)
 	if err != nil {
 		return fmt.Errorf("restart: %w", err)
 	}
+	srv = restarted
 	lostAfter, err := verifyWrites(srv.base, &acked)
 	if err != nil {
 		return err
@@ -244,9 +304,23 @@ func run(c config) error {
 	p99b, p99l := base.quantile(0.99), loaded.quantile(0.99)
 	fmt.Printf("acknowledged writes lost: %d before restart, %d after\n", lost, lostAfter)
 	fmt.Printf("read p99: unloaded %v, loaded %v (%.2fx)\n", p99b, p99l, float64(p99l)/float64(p99b))
+	var failed []string
 	if lost+lostAfter > 0 {
-		return fmt.Errorf("%d acknowledged writes lost", lost+lostAfter)
+		failed = append(failed, fmt.Sprintf("%d acknowledged writes lost", lost+lostAfter))
 	}
+	if n := loaded.fiveXX + base.fiveXX; n > 0 {
+		failed = append(failed, fmt.Sprintf("%d normal reads answered 5xx", n))
+	}
+	if n := write5xx.Load(); n > 0 {
+		failed = append(failed, fmt.Sprintf("%d normal writes answered 5xx", n))
+	}
+	if r := float64(p99l) / float64(p99b); r > 2 {
+		failed = append(failed, fmt.Sprintf("loaded read p99 %.2fx unloaded (limit 2x)", r))
+	}
+	if len(failed) > 0 {
+		return errors.New(strings.Join(failed, "; "))
+	}
+	fmt.Println("soak: passed")
 	return nil
 }
 
@@ -271,6 +345,11 @@ type readerReport struct {
 	Starts    []int64 // each read's scheduled start, Unix ns
 	Queries   []int   // each read's index in readQueries
 	Errors    int
+	FiveXX    int // answers with a 5xx status
+	Throttled int // of them, 503 (shed at the queue or by admission)
+	// Why5xx has the first bodies of 5xx answers, to tell which limit
+	// shed them.
+	Why5xx []string
 }
 
 // niceSelf lowers the priority of every thread of this process (new
@@ -324,31 +403,79 @@ func readersProcess(c config, base string, d time.Duration, started func()) (*la
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return nil, fmt.Errorf("readers process: %w", err)
 	}
-	return &latencies{d: r.Latencies, starts: r.Starts, queries: r.Queries, errors: r.Errors}, nil
+	return &latencies{d: r.Latencies, starts: r.Starts, queries: r.Queries, errors: r.Errors, fiveXX: r.FiveXX, throttled: r.Throttled, why5xx: r.Why5xx}, nil
 }
 
 // server is a running `perfkb serve`.
 type server struct {
 	cmd        *exec.Cmd
 	addr, base string
+	sensorAddr string // with -attacks: where sensors connect
 	exited     chan struct{}
 }
 
-func startServer(c config, storeFlag string) (*server, error) {
+// freeAddr returns a loopback address with a free port.
+func freeAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+// vmemKiB reads a size such as 5G as KiB, the unit of ulimit -v.
+func vmemKiB(s string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("-vmem %q: want a positive number of bytes with K, M or G", s)
+	}
+	return n * mult / 1024, nil
+}
+
+func startServer(c config, storeFlag string) (*server, error) {
+	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
 	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(c.bin, storeFlag, "serve", "--addr", addr, "--token", token, "--timeout", "10s",
+	args := []string{storeFlag, "serve", "--addr", addr}
+	var sensorAddr string
+	if c.attacks {
+		// One process takes the sensors and serves HTTP, as the native
+		// store admits one process at a time.
+		if sensorAddr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		args = []string{storeFlag, "sensor-listen", "--addr", sensorAddr, "--http", addr,
+			"--base", "http://soak.example/site/", "--message-timeout", "30s", "--idle-timeout", "30s"}
+	}
+	args = append(args, "--token", token, "--timeout", "10s",
 		"--max-concurrent", c.maxConcurrent, "--stall-timeout", c.stallTimeout, "--log-level", "error")
-	cmd.Args = append(cmd.Args, strings.Fields(c.serveArgs)...)
+	args = append(args, strings.Fields(c.serveArgs)...)
+	cmd := exec.Command(c.bin, args...)
+	if c.vmem != "" {
+		kib, err := vmemKiB(c.vmem)
+		if err != nil {
+			return nil, err
+		}
+		// The shell sets the limit and execs the server: same pid, so
+		// the RSS read from /proc is the server's.
+		cmd = exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -v %d && exec "$0" "$@"`, kib), c.bin}, args...)...)
+	}
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &server{cmd: cmd, addr: addr, base: "http://" + addr, exited: make(chan struct{})}
+	s := &server{cmd: cmd, addr: addr, base: "http://" + addr, sensorAddr: sensorAddr, exited: make(chan struct{})}
 	go func() { cmd.Wait(); close(s.exited) }()
 	for i := 0; i < 300; i++ {
 		if s.alive() {
@@ -414,14 +541,27 @@ type latencies struct {
 	starts  []int64 // Unix ns, beside d
 	queries []int   // index in readQueries, beside d
 	errors  int
+	// fiveXX counts answers with a 5xx status, throttled those of them
+	// that are 503.
+	fiveXX, throttled int
+	why5xx            []string // the first few distinct 5xx bodies
 }
 
 func newLatencies() *latencies { return &latencies{} }
 
-func (l *latencies) add(start time.Time, query int, d time.Duration, ok bool) {
+func (l *latencies) add(start time.Time, query int, d time.Duration, code int, body string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if ok {
+	if code >= 500 {
+		if len(l.why5xx) < 5 && !slices.Contains(l.why5xx, body) {
+			l.why5xx = append(l.why5xx, body)
+		}
+		l.fiveXX++
+		if code == http.StatusServiceUnavailable {
+			l.throttled++
+		}
+	}
+	if code == http.StatusOK {
 		l.d = append(l.d, d)
 		l.starts = append(l.starts, start.UnixNano())
 		l.queries = append(l.queries, query)
@@ -512,13 +652,18 @@ func runReaders(ctx context.Context, base string, n int, rate float64, lat *late
 				qi := k % len(readQueries)
 				q := readQueries[qi]
 				resp, err := client.PostForm(base+"/sparql", url.Values{"query": {q}})
-				ok := err == nil && resp.StatusCode == http.StatusOK
+				code, body := 0, "" // no answer
 				if err == nil {
+					code = resp.StatusCode
+					if code >= 500 {
+						b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+						body = strconv.Itoa(code) + " " + string(b)
+					}
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 				}
 				if ctx.Err() == nil {
-					lat.add(start, qi, time.Since(start), ok)
+					lat.add(start, qi, time.Since(start), code, body)
 				}
 			}
 		}()
@@ -526,7 +671,7 @@ func runReaders(ctx context.Context, base string, n int, rate float64, lat *late
 	wg.Wait()
 }
 
-func runWriters(ctx context.Context, base string, n int, rate float64, acked *sync.Map, errs *atomic.Int64) {
+func runWriters(ctx context.Context, base string, n int, rate float64, acked *sync.Map, errs, fiveXX *atomic.Int64) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	var wg sync.WaitGroup
 	for i := range n {
@@ -556,6 +701,9 @@ func runWriters(ctx context.Context, base string, n int, rate float64, acked *sy
 					count.Add(1)
 				} else {
 					errs.Add(1)
+					if resp.StatusCode >= 500 {
+						fiveXX.Add(1)
+					}
 				}
 			}
 		}()

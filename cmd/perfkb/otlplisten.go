@@ -23,8 +23,8 @@ func init() {
 // otlpListenFlags are the settings of perfkb otlp-listen.
 type otlpListenFlags struct {
 	addr, base, graph, experiment, token string
-	maxMessage, maxQueue                 string
-	queueWait, readTimeout, idleTimeout  time.Duration
+	listen                               listenerFlags
+	queueWait                            time.Duration
 	batch                                int
 }
 
@@ -47,8 +47,10 @@ durable, and a resent span is stored once (its IRI is its trace and span id).
 Limits: --max-message per request (compressed and decompressed), --max-queue
 bytes of mapped requests waiting for the writer (a request that finds no room
 within --queue-wait is answered 503, which OTLP clients retry), --read-timeout
-per request, --idle-timeout for kept-alive connections. SIGINT or SIGTERM stop
-accepting, let requests in flight finish and exit 0.`,
+per request, --idle-timeout for kept-alive connections. With --tokens-file, a
+request may also carry the token of a user whose write scope covers --graph
+(docs/access.md). SIGINT or SIGTERM stop accepting, let requests in flight
+finish and exit 0.`,
 		Example: `  PERFKB_TOKEN=s3cret perfkb otlp-listen --store native:./kb --base http://perfkb.example/site/innsbruck/
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer s3cret" ./service`,
 		Args: cobra.NoArgs,
@@ -60,11 +62,10 @@ accepting, let requests in flight finish and exit 0.`,
 	fs.StringVar(&f.graph, "graph", "", "graph receiving the data (default: --base without its trailing / or #)")
 	fs.StringVar(&f.experiment, "experiment", "", "experiment IRI of the received data (default <base>exp/otlp)")
 	fs.StringVar(&f.token, "token", "", "bearer token every request needs (default: $"+tokenEnv+"); without one, requests are refused")
-	fs.StringVar(&f.maxMessage, "max-message", "4MiB", "largest request body, compressed and decompressed (bytes, or with KiB, MiB, KB, MB)")
-	fs.StringVar(&f.maxQueue, "max-queue", "256MiB", "most bytes of mapped requests waiting to be written (bytes, or with KiB, MiB, KB, MB)")
+	f.listen.bind(fs, listenerDefaults{maxMessage: "4MiB",
+		messageFlag: "read-timeout", messageUsage: "longest time to read one request",
+		idleUsage: "close a kept-alive connection idle this long"})
 	fs.DurationVar(&f.queueWait, "queue-wait", 5*time.Second, "how long a request waits for room in a full queue before it is answered 503")
-	fs.DurationVar(&f.readTimeout, "read-timeout", time.Minute, "longest time to read one request")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "close a kept-alive connection idle this long")
 	fs.IntVar(&f.batch, "batch", 200000, "most statements per write")
 	return cmd
 }
@@ -84,30 +85,21 @@ func runOTLPListen(ctx context.Context, app *App, f *otlpListenFlags) error {
 			return usageError(err)
 		}
 	}
-	sizes := map[string]*int64{}
-	var maxMessage, maxQueue int64
-	sizes["--max-message"], sizes["--max-queue"] = &maxMessage, &maxQueue
-	for flag, spec := range map[string]string{"--max-message": f.maxMessage, "--max-queue": f.maxQueue} {
-		v, err := parseByteSize(spec)
-		if err == nil && v <= 0 {
-			err = errors.New("must be positive")
-		}
-		if err != nil {
-			return usageError(fmt.Errorf("%s %q: %w", flag, spec, err))
-		}
-		*sizes[flag] = v
+	if f.token == "" {
+		f.token = os.Getenv(tokenEnv)
+	}
+	limits, access, err := f.listen.limits("read-timeout", graph, f.token)
+	if err != nil {
+		return err
 	}
 	switch {
 	case f.batch <= 0:
 		return usageError(errors.New("--batch must be positive"))
-	case f.queueWait <= 0 || f.readTimeout <= 0 || f.idleTimeout <= 0:
-		return usageError(errors.New("--queue-wait, --read-timeout and --idle-timeout must be positive"))
+	case f.queueWait <= 0:
+		return usageError(errors.New("--queue-wait must be positive"))
 	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usageError(fmt.Errorf("--addr %q: %v", f.addr, err))
-	}
-	if f.token == "" {
-		f.token = os.Getenv(tokenEnv)
 	}
 	ds, err := app.OpenStore(ctx)
 	if err != nil {
@@ -115,8 +107,7 @@ func runOTLPListen(ctx context.Context, app *App, f *otlpListenFlags) error {
 	}
 	defer ds.Close()
 	r, err := motlp.New(ds, motlp.Options{Base: base, Graph: graph, Experiment: f.experiment, Token: f.token,
-		MaxMessage: maxMessage, MaxQueueBytes: maxQueue, QueueWait: f.queueWait, ReadTimeout: f.readTimeout,
-		IdleTimeout: f.idleTimeout, Batch: f.batch})
+		ListenerLimits: limits, QueueWait: f.queueWait, Batch: f.batch})
 	if err != nil {
 		return err
 	}
@@ -126,8 +117,8 @@ func runOTLPListen(ctx context.Context, app *App, f *otlpListenFlags) error {
 		return fmt.Errorf("otlp-listen: %w", err)
 	}
 	fmt.Fprintf(app.Stdout, "otlp-listen: receiving OTLP/HTTP on http://%s/v1/traces and /v1/metrics into graph <%s> of %s\n", ln.Addr(), graph.Value, app.StoreSpec)
-	if f.token == "" {
-		fmt.Fprintf(app.Stdout, "otlp-listen: no token: every request is refused; set $%s or --token\n", tokenEnv)
+	if f.token == "" && access == nil {
+		fmt.Fprintf(app.Stdout, "otlp-listen: no token: every request is refused; set $%s, --token or --tokens-file\n", tokenEnv)
 	}
 	err = r.Serve(ctx, ln)
 	st := r.Stats()

@@ -33,10 +33,9 @@ type sensorListenFlags struct {
 	ruleFiles, shipped         []string
 	defines                    []string
 	batch, maxConns            int
-	flushInterval, idleTimeout time.Duration
-	messageTimeout, evictAfter time.Duration
-	maxQueue                   string
-	maxMessage                 string
+	flushInterval, evictAfter  time.Duration
+	listen                     listenerFlags
+	maxBatch                   string
 	http                       string
 	noDerivations              bool
 	rulesWindow                int64
@@ -90,12 +89,12 @@ process at a time.`,
 	fs.StringArrayVar(&f.defines, "define", nil, "override a named rule constant, NAME=VALUE (repeatable), e.g. BW_VERYLOW_B=10")
 	fs.IntVar(&f.batch, "batch", 1000, "most messages per write")
 	fs.DurationVar(&f.flushInterval, "flush-interval", 500*time.Millisecond, "longest time a received message waits to be written")
-	fs.StringVar(&f.maxMessage, "max-message", "1MiB", "largest message (bytes, or with KiB, MiB, KB, MB)")
 	fs.IntVar(&f.maxConns, "max-conns", 256, "most sensor connections at once; a new one evicts the one longest without a complete message (at least --evict-after), else is closed at once")
 	fs.DurationVar(&f.evictAfter, "evict-after", 10*time.Second, "a connection that completed no message for this long may be evicted for a new one at --max-conns")
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "close a connection that begins no message (or sends nothing inside one) for this long (0: never)")
-	fs.DurationVar(&f.messageTimeout, "message-timeout", time.Minute, "close a connection whose message is not whole this long after its first byte (0: never)")
-	fs.StringVar(&f.maxQueue, "max-queue", "256MiB", "most parsed bytes of received messages waiting to be written; readers wait beyond it (bytes, or with KiB, MiB, KB, MB)")
+	f.listen.bind(fs, listenerDefaults{maxMessage: "1MiB",
+		messageFlag: "message-timeout", messageUsage: "close a connection whose message is not whole this long after its first byte",
+		idleUsage: "close a connection that begins no message (or sends nothing inside one) for this long"})
+	fs.StringVar(&f.maxBatch, "max-batch", "16MiB", "most parsed bytes of messages converted in one batch (bytes, or with KiB, MiB, KB, MB)")
 	fs.BoolVar(&f.noDerivations, "no-derivations", false, "with rules: write no derivation records (faster; no explanations of live findings)")
 	fs.Int64Var(&f.rulesWindow, "rules-window", 0, "with rules: the rules see the last N messages (up to 2N are held) besides what was stored before; older ones leave the rule engine's memory, not the store (right for per-message rules such as the shipped monitoring ones; 0: keep everything, memory grows with the data)")
 	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")
@@ -129,19 +128,19 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 			return usageError(err)
 		}
 	}
-	maxMessage, err := parseByteSize(f.maxMessage)
-	if err == nil && maxMessage <= 0 {
+	f.serve.resolveToken()
+	limits, _, err := f.listen.limits("message-timeout", graph, f.serve.token)
+	if err != nil {
+		return err
+	}
+	// --tokens-file is the listener's and, with --http, the endpoint's.
+	f.serve.exposure.tokensFile = f.listen.tokensFile
+	maxBatch, err := parseByteSize(f.maxBatch)
+	if err == nil && maxBatch <= 0 {
 		err = errors.New("must be positive")
 	}
 	if err != nil {
-		return usageError(fmt.Errorf("--max-message %q: %w", f.maxMessage, err))
-	}
-	maxQueue, err := parseByteSize(f.maxQueue)
-	if err == nil && maxQueue <= 0 {
-		err = errors.New("must be positive")
-	}
-	if err != nil {
-		return usageError(fmt.Errorf("--max-queue %q: %w", f.maxQueue, err))
+		return usageError(fmt.Errorf("--max-batch %q: %w", f.maxBatch, err))
 	}
 	switch {
 	case f.batch <= 0:
@@ -152,10 +151,6 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		return usageError(errors.New("--max-conns must be positive"))
 	case f.flushInterval <= 0:
 		return usageError(errors.New("--flush-interval must be positive"))
-	case f.idleTimeout < 0:
-		return usageError(errors.New("--idle-timeout must not be negative (0: never)"))
-	case f.messageTimeout < 0:
-		return usageError(errors.New("--message-timeout must not be negative (0: never)"))
 	case f.evictAfter <= 0:
 		return usageError(errors.New("--evict-after must be positive"))
 	}
@@ -208,13 +203,10 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	}
 	opt := monitor.SensorOptions{
 		Base: base, Graph: graph, Mapper: sensor.Options{Manager: f.manager},
-		Batch: f.batch, FlushInterval: f.flushInterval, MaxMessage: maxMessage,
-		MaxConns: f.maxConns, IdleTimeout: f.idleTimeout, Program: prog,
+		Batch: f.batch, FlushInterval: f.flushInterval, ListenerLimits: limits, MaxBatchBytes: maxBatch,
+		MaxConns: f.maxConns, Program: prog,
 		Reasoner: reasoner.Options{Print: app.Stderr, NoDerivations: f.noDerivations}, Logger: logger,
-		RulesWindow: f.rulesWindow, MessageTimeout: f.messageTimeout, EvictAfter: f.evictAfter, MaxQueueBytes: maxQueue,
-	}
-	if f.messageTimeout == 0 {
-		opt.MessageTimeout = -1
+		RulesWindow: f.rulesWindow, EvictAfter: f.evictAfter,
 	}
 	if f.push.checked.Mode != server.ValidateOff {
 		shapes, err := f.push.shapesOrDefault(ctx)
@@ -222,9 +214,6 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 			return err
 		}
 		opt.Check = sensorCheck(shapes, f.push.checked.Mode, logger)
-	}
-	if f.idleTimeout == 0 {
-		opt.IdleTimeout = -1
 	}
 	if prog != nil {
 		fmt.Fprintf(app.Stdout, "sensor-listen: reading the store for %d rules…\n", len(prog.Rules()))

@@ -52,7 +52,7 @@ type serveFlags struct {
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.addr, "addr", server.DefaultAddr, "address to listen on (host:port); the default serves loopback only")
 	fs.StringVar(&f.token, "token", "", "bearer token that writes need (default: $"+tokenEnv+"); without one, writes are refused")
-	fs.BoolVar(&f.protectReads, "protect-reads", false, "require the token for reads too")
+	fs.BoolVar(&f.protectReads, "protect-reads", false, "require a token for reads too (a tokens file's \"anonymous\" entry can instead open some graphs to everyone)")
 	fs.DurationVar(&f.timeout, "timeout", server.DefaultTimeout, "time limit of each request (queries, updates, uploads); 0: none")
 	fs.DurationVar(&f.ruleTimeout, "rules-timeout", server.DefaultRuleTimeout, "time limit of a rule run (POST /rules/run)")
 	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes")
@@ -123,7 +123,13 @@ func (f *serveFlags) validate() error {
 	if err := f.push.validate(); err != nil {
 		return err
 	}
-	return f.exposure.validate()
+	if err := f.exposure.validate(); err != nil {
+		return err
+	}
+	if f.protectReads && f.exposure.access.HasAnonymous() {
+		return usageError(fmt.Errorf("--protect-reads and the tokens file's \"anonymous\" entry both say what reads without a token see: keep one (--protect-reads is \"anonymous\": {\"read\": []})"))
+	}
+	return nil
 }
 
 // newHTTPServer wires the store, the query engine and the reasoner into a

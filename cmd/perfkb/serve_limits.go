@@ -24,6 +24,8 @@ type exposureFlags struct {
 	bodyTimeout  time.Duration
 	loadDir      string
 	tokensFile   string
+	bodyMemory   string
+	bodyBytes    int64          // parsed from bodyMemory by validate
 	access       *server.Access // read from tokensFile by validate
 }
 
@@ -34,6 +36,7 @@ func (f *exposureFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", server.DefaultStallTimeout, "cut a client that sends or reads nothing for this long in the middle of a request")
 	fs.Int64Var(&f.minBodyRate, "min-body-rate", server.DefaultMinBodyRate, "cut a client whose request body arrives slower than this many bytes per second (after one --stall-timeout; 0: no minimum)")
 	fs.DurationVar(&f.bodyTimeout, "body-timeout", server.DefaultBodyTimeout, "cut a client whose request body has not arrived whole after this long")
+	fs.StringVar(&f.bodyMemory, "body-memory", "512MiB", "most bytes of request bodies held whole at once (queries, updates, rule files), server-wide; a body that does not fit is answered 503 (bytes, or with KiB, MiB, KB, MB)")
 	fs.StringVar(&f.tokensFile, "tokens-file", "", "JSON file of users with tokens and the graphs they may read and write (docs/access.md); with --protect-reads, reads are limited too")
 	fs.StringVar(&f.loadDir, "load-dir", "", "directory SPARQL LOAD <file:…> may read from (default: LOAD of files is refused over HTTP)")
 }
@@ -49,6 +52,14 @@ func (f *exposureFlags) validate() error {
 	if f.bodyTimeout <= 0 {
 		return usageError(fmt.Errorf("--body-timeout must be positive"))
 	}
+	n, err := parseByteSize(f.bodyMemory)
+	if err == nil && n <= 0 {
+		err = fmt.Errorf("must be positive")
+	}
+	if err != nil {
+		return usageError(fmt.Errorf("--body-memory %q: %w", f.bodyMemory, err))
+	}
+	f.bodyBytes = n
 	if f.tokensFile != "" {
 		a, err := server.ReadAccess(f.tokensFile)
 		if err != nil {
@@ -81,6 +92,7 @@ func (f *exposureFlags) apply(opts *server.Options) {
 		opts.MinBodyRate = -1 // server.Options: negative is "no minimum"
 	}
 	opts.BodyTimeout = f.bodyTimeout
+	opts.BodyMemory = f.bodyBytes
 	opts.Access = f.access
 	if qe, ok := opts.Query.(*backend.QueryEngine); ok {
 		qe.LoadDir = f.loadDir

@@ -38,6 +38,7 @@ import (
 	"github.com/perfkb/perfkb/convert"
 	cotlp "github.com/perfkb/perfkb/convert/otlp"
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/monitor"
 )
 
 // Options configure a Receiver.
@@ -48,22 +49,19 @@ type Options struct {
 	// Experiment is the experiment IRI (default <base>exp/otlp).
 	Experiment string
 	// Token is the bearer token every request must carry; empty refuses
-	// all writes.
+	// all writes. With ListenerLimits.Authorize, a request may carry
+	// either it or a token Authorize accepts.
 	Token string
-	// MaxMessage bounds a request body, compressed and decompressed
-	// (default 4 MiB).
-	MaxMessage int64
-	// MaxQueueBytes bounds the mapped requests waiting to be written
-	// (default 256 MiB).
-	MaxQueueBytes int64
+	// ListenerLimits: MaxMessage bounds a request body, compressed and
+	// decompressed (default 4 MiB); MaxQueueBytes the mapped requests
+	// waiting to be written (default 256 MiB); MessageTimeout reading a
+	// whole request (default 1 min); IdleTimeout closes kept-alive
+	// connections idle this long (default 5 min). Negative timeouts:
+	// none.
+	monitor.ListenerLimits
 	// QueueWait is how long a request waits for room in the queue before
 	// it is answered 503 (default 5 s).
 	QueueWait time.Duration
-	// ReadTimeout bounds reading a whole request (default 1 min).
-	ReadTimeout time.Duration
-	// IdleTimeout closes kept-alive connections idle this long (default
-	// 5 min).
-	IdleTimeout time.Duration
 	// Batch bounds the statements of one write (default 200000); requests
 	// arriving while one is written are written together.
 	Batch int
@@ -127,12 +125,15 @@ func New(ds kb.Dataset, opt Options) (*Receiver, error) {
 	def(&opt.MaxMessage, 4<<20)
 	def(&opt.MaxQueueBytes, 256<<20)
 	defd := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
+		switch {
+		case *v == 0:
 			*v = d
+		case *v < 0:
+			*v = 0 // http.Server: no limit
 		}
 	}
 	defd(&opt.QueueWait, 5*time.Second)
-	defd(&opt.ReadTimeout, time.Minute)
+	defd(&opt.MessageTimeout, time.Minute)
 	defd(&opt.IdleTimeout, 5*time.Minute)
 	defd(&opt.DrainTimeout, 30*time.Second)
 	if opt.Batch <= 0 {
@@ -159,7 +160,7 @@ func (r *Receiver) Stats() Stats {
 // accepting, lets requests in flight finish (DrainTimeout), writes what
 // they sent and returns.
 func (r *Receiver) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: r.opt.ReadTimeout,
+	srv := &http.Server{Handler: r, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: r.opt.MessageTimeout,
 		IdleTimeout: r.opt.IdleTimeout, ErrorLog: slog.NewLogLogger(r.log.Handler(), slog.LevelWarn)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -301,11 +302,18 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 func (r *Receiver) authorized(req *http.Request) bool {
-	if r.opt.Token == "" {
+	tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	if !ok {
 		return false
 	}
-	tok, ok := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(tok), []byte(r.opt.Token)) == 1
+	if r.opt.Token != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(r.opt.Token)) == 1 {
+		return true
+	}
+	if r.opt.Authorize != nil {
+		_, ok := r.opt.Authorize(tok)
+		return ok
+	}
+	return false
 }
 
 // readBody reads the request body, gunzipping it, within MaxMessage.

@@ -22,6 +22,7 @@ import (
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/monitor"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -234,7 +235,7 @@ func post(t testing.TB, addr, path, ctype, auth string, body []byte, gz bool) (i
 // TestRequests: encodings, resends, the token and the limits.
 func TestRequests(t *testing.T) {
 	ds := native.OpenMemory()
-	_, addr, _ := start(t, ds, Options{MaxMessage: 4096})
+	_, addr, _ := start(t, ds, Options{ListenerLimits: monitor.ListenerLimits{MaxMessage: 4096}})
 	pb, js := request(t, false), request(t, true)
 	bearer := "Bearer " + token
 	for _, tc := range []struct {

@@ -229,7 +229,7 @@ func (r *rowReader) headFirst(vars []string) {
 		r.declare(v)
 	}
 	for j, row := range r.rs.Rows {
-		nr := make([]kb.Term, len(order))
+		nr := make([]kb.Term, len(r.rs.Vars))
 		for name, i := range old {
 			if i < len(row) {
 				nr[r.index[name]] = row[i]

@@ -25,6 +25,9 @@ func TestReadStreams(t *testing.T) {
 		{"json head last", JSON,
 			`{"results":{"bindings":[{"b":{"type":"uri","value":"http://ex.org/1"}},{"a":{"type":"literal","value":"x","xml:lang":"en"}}]},"head":{"vars":["a","b"]}}`,
 			[]string{"a", "b"}, [][]kb.Term{{{}, ex("1")}, {kb.LangLiteral("x", "en"), {}}}},
+		{"json head last, naming a variable twice", JSON,
+			`{"results":{"bindings":[{"x":{"type":"uri","value":"http://ex.org/1"}}]},"head":{"vars":["y","x","y"]}}`,
+			[]string{"y", "x"}, [][]kb.Term{{{}, ex("1")}}},
 		{"json undeclared variable", JSON,
 			`{"head":{"vars":["a"]},"results":{"bindings":[{"a":{"type":"bnode","value":"b0"},"z":{"type":"literal","value":"1","datatype":"http://www.w3.org/2001/XMLSchema#integer"}}]}}`,
 			[]string{"a", "z"}, [][]kb.Term{{kb.Blank("b0"), kb.Literal("1", "http://www.w3.org/2001/XMLSchema#integer")}}},
@@ -49,6 +52,11 @@ func TestReadStreams(t *testing.T) {
 		}
 		if strings.Join(rs.Vars, ",") != strings.Join(c.vars, ",") {
 			t.Errorf("%s: vars %v, want %v", c.name, rs.Vars, c.vars)
+		}
+		for i, row := range rs.Rows {
+			if len(row) != len(rs.Vars) {
+				t.Errorf("%s: row %d has %d terms for %d variables", c.name, i, len(row), len(rs.Vars))
+			}
 		}
 		if len(rs.Rows) != len(c.rows) {
 			t.Errorf("%s: %d rows, want %d", c.name, len(rs.Rows), len(c.rows))
