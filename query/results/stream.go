@@ -24,9 +24,9 @@ type ReadOptions struct {
 	// the request even when the rest of the document is already buffered.
 	Context context.Context
 	// Charge, when set, is called with each decoded row's estimated heap
-	// size before the row is kept (with the bytes read, for CSV, whose
-	// quoting makes it be read whole); its error stops reading and is
-	// returned unchanged.
+	// size before the row is kept (and, for CSV, whose quoting makes it be
+	// read whole, with the bytes of the text as they are read); its error
+	// stops reading and is returned unchanged.
 	Charge func(bytes int64) error
 }
 
@@ -442,8 +442,11 @@ func (r *rowReader) readCSV(in io.Reader) error {
 				row[i] = kb.String(f)
 			}
 		}
-		// The bytes were charged as they were read.
-		r.rs.Rows = append(r.rs.Rows, row)
+		// The text was charged as it was read; the decoded row is
+		// held beside it until the text is dropped.
+		if err := r.add(row); err != nil {
+			return err
+		}
 	}
 	return nil
 }
