@@ -232,11 +232,28 @@ class TreeTest(unittest.TestCase):
             self.skipTest(f"llnl-hatchet is not installed (PyPI is not reachable here), so the GraphFrame "
                           f"itself is not checked; test_hatchet_literal_matches_perfkb_tree checks its input: {e}")
         gf = self.kb.to_hatchet(EXP)
-        inc = sorted(gf.dataframe["time (inc)"].tolist(), reverse=True)
-        want = sorted((r[2] for r in parse_tree(state["tree"])), reverse=True)
-        self.assertEqual(len(inc), len(want))
-        for a, b in zip(inc, want):
-            self.assertTrue(close(a / 1e6, b / 1e6))
+        # Hatchet's own tree: every node by its path of frame names from
+        # the root, with the inclusive and exclusive time Hatchet holds.
+        got = []
+
+        def walk(node, path):
+            path = path + (node.frame["name"],)
+            got.append((path, gf.dataframe.loc[node, "time (inc)"], gf.dataframe.loc[node, "time"]))
+            for c in node.children:
+                walk(c, path)
+
+        for root in gf.graph.roots:
+            walk(root, ())
+        # perfkb tree's, by the same paths.
+        want, stack = {}, []
+        for depth, name, inc, exc, _ in parse_tree(state["tree"]):
+            stack[depth:] = [name]
+            want[tuple(stack)] = (inc, exc)
+        self.assertEqual(sorted(p for p, _, _ in got), sorted(want))
+        for path, inc, exc in got:
+            winc, wexc = want[path]
+            self.assertTrue(close(inc / 1e6, None if winc is None else winc / 1e6), (path, inc, winc))
+            self.assertTrue(close(exc / 1e6, None if wexc is None else wexc / 1e6), (path, exc, wexc))
 
     def test_to_hatchet_without_hatchet_says_so(self):
         try:
