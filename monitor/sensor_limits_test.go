@@ -117,7 +117,7 @@ func TestListenQueueBound(t *testing.T) {
 		maxQueue = 1 << 20
 		flooders = 24
 		per      = 4
-		leaves   = 300 // about 2.4 KB on the wire, tens of KB parsed
+		leaves   = 800 // about 6.4 KB on the wire, about 28 KB parsed: 96 messages are twice the bound
 	)
 	gate := make(chan struct{})
 	ds := native.OpenMemory()
