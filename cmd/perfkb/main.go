@@ -172,6 +172,7 @@ and answers SPARQL 1.1 queries on the command line and over HTTP.`,
 		root.AddCommand(newCommand(app))
 	}
 	addValueCompletions(app, root)
+	addExamples(root)
 	suggestSubcommands(root)
 	return root
 }
