@@ -48,11 +48,19 @@ var commandExamples = map[string]string{
 // addExamples sets the Examples of commands that have none from
 // commandExamples, keyed by the path below the root ("convert tau").
 func addExamples(root *cobra.Command) {
-	var walk func(c *cobra.Command, path string)
-	walk = func(c *cobra.Command, path string) {
+	walkCommands(root, func(c *cobra.Command, path string) {
 		if ex, ok := commandExamples[path]; ok && c.Example == "" {
 			c.Example = ex
 		}
+	})
+}
+
+// walkCommands calls fn for root and every command below it, with its path
+// below the root ("" for the root, "convert tau").
+func walkCommands(root *cobra.Command, fn func(c *cobra.Command, path string)) {
+	var walk func(c *cobra.Command, path string)
+	walk = func(c *cobra.Command, path string) {
+		fn(c, path)
 		for _, sub := range c.Commands() {
 			p := sub.Name()
 			if path != "" {

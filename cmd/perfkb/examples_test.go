@@ -11,23 +11,13 @@ import (
 // own help and completion commands aside), and every entry of
 // commandExamples names a command that exists.
 func TestEveryCommandHasExamples(t *testing.T) {
-	root := newRootCmd(&App{})
 	seen := map[string]bool{}
-	var walk func(c *cobra.Command, path string)
-	walk = func(c *cobra.Command, path string) {
+	walkCommands(newRootCmd(&App{}), func(c *cobra.Command, path string) {
 		seen[path] = true
 		if path != "" && c.Example == "" && c.Name() != "help" && c.Name() != "completion" && c.Parent().Name() != "completion" && !c.Hidden {
 			t.Errorf("perfkb %s --help shows no example", path)
 		}
-		for _, sub := range c.Commands() {
-			p := sub.Name()
-			if path != "" {
-				p = path + " " + p
-			}
-			walk(sub, p)
-		}
-	}
-	walk(root, "")
+	})
 	for path := range commandExamples {
 		if !seen[path] {
 			t.Errorf("commandExamples names %q, which is no command", path)
