@@ -5,8 +5,8 @@ import (
 )
 
 // byteGate bounds the parsed bytes of the messages that readers have
-// handed to the writer and it has not yet converted (queued or in the
-// batch being gathered). A reader whose message does not fit waits (back
+// handed to the writer and it has not yet stored (queued, in the batch
+// being gathered, or converted and waiting for the store). A reader whose message does not fit waits (back
 // pressure: it stops reading its connection, and TCP slows the sender).
 //
 // Fairness: a connection may hold at most perConn bytes, and a connection

@@ -81,7 +81,14 @@ func (l *SensorListener) writer(ctx context.Context) error {
 	inflight := 0
 	go func() {
 		for c := range applyQ {
-			if err := w.apply(ctx, c); err != nil {
+			err := w.apply(ctx, c)
+			// The queue bound covers a batch until it is stored: a
+			// stalled store holds the readers back rather than letting
+			// converted batches pile up beside the queue.
+			for _, h := range c.held {
+				l.gate.release(h.conn, h.size)
+			}
+			if err != nil {
 				applyErr <- err // send sees it and stops the writer
 				return
 			}
@@ -157,6 +164,14 @@ type converted struct {
 	quads  []kb.Quad
 	n      int64
 	oldest time.Time
+	// held are the queue bytes of the batch's messages, released once
+	// the batch is written (or has failed).
+	held []gateHold
+}
+
+// gateHold is one message's bytes in the queue bound.
+type gateHold struct {
+	conn, size int64
 }
 
 type batchWriter struct {
@@ -204,7 +219,7 @@ func (w *batchWriter) convert(ctx context.Context, b *batch) (converted, bool, e
 	c := converted{n: int64(b.n - refused), oldest: b.oldest}
 	for _, k := range b.order {
 		for _, r := range b.buffers[k] {
-			l.gate.release(r.conn, r.size)
+			c.held = append(c.held, gateHold{conn: r.conn, size: r.size})
 		}
 	}
 	b.reset()
