@@ -238,19 +238,7 @@ func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
 	case *algebra.BinaryExpr:
 		op := x.Op
 		v, c := x.Left, x.Right
-		if _, ok := v.(*algebra.VarExpr); !ok {
-			v, c = c, v
-			switch op {
-			case algebra.OpLess:
-				op = algebra.OpGreater
-			case algebra.OpGreater:
-				op = algebra.OpLess
-			case algebra.OpLessEq:
-				op = algebra.OpGreatEq
-			case algebra.OpGreatEq:
-				op = algebra.OpLessEq
-			}
-		}
+		op, v, c = varFirst(op, v, c)
 		switch op {
 		case algebra.OpLess, algebra.OpGreater, algebra.OpLessEq, algebra.OpGreatEq, algebra.OpEqual, algebra.OpNotEqual:
 		default:
@@ -625,4 +613,25 @@ func (n *aggScanNode) describe() string {
 		b.WriteString(" filter:" + filterText(n.fsrc))
 	}
 	return b.String()
+}
+
+// varFirst puts a comparison's variable operand on the left: with the
+// variable on the right the operands swap and an ordering operator turns
+// round (3 < ?x is ?x > 3). A comparison without a variable on the right
+// comes back as it is.
+func varFirst(op algebra.BinaryOp, v, c algebra.Expr) (algebra.BinaryOp, algebra.Expr, algebra.Expr) {
+	if _, ok := v.(*algebra.VarExpr); ok {
+		return op, v, c
+	}
+	switch op {
+	case algebra.OpLess:
+		op = algebra.OpGreater
+	case algebra.OpGreater:
+		op = algebra.OpLess
+	case algebra.OpLessEq:
+		op = algebra.OpGreatEq
+	case algebra.OpGreatEq:
+		op = algebra.OpLessEq
+	}
+	return op, c, v
 }

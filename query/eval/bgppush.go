@@ -115,19 +115,7 @@ func (n *bgpNode) numericHints(ex *executor, varOf map[int]int) []kb.BGPNumeric 
 			return
 		}
 		op, v, c := x.Op, x.Left, x.Right
-		if _, ok := v.(*algebra.VarExpr); !ok {
-			v, c = c, v
-			switch op {
-			case algebra.OpLess:
-				op = algebra.OpGreater
-			case algebra.OpGreater:
-				op = algebra.OpLess
-			case algebra.OpLessEq:
-				op = algebra.OpGreatEq
-			case algebra.OpGreatEq:
-				op = algebra.OpLessEq
-			}
-		}
+		op, v, c = varFirst(op, v, c)
 		switch op {
 		case algebra.OpLess, algebra.OpGreater, algebra.OpLessEq, algebra.OpGreatEq, algebra.OpEqual:
 		default:
