@@ -560,15 +560,7 @@ func (md *Modeler) fitMulti(xs [][]float64, ys []float64) *Model {
 			ks = append(ks, kept{p, t, sm.Constant})
 		}
 	}
-	mean := 0.0
-	for _, y := range ys {
-		mean += y
-	}
-	mean /= float64(n)
-	tss := 0.0
-	for _, y := range ys {
-		tss += (y - mean) * (y - mean)
-	}
+	mean, tss := meanTSS(ys)
 	switch len(ks) {
 	case 0:
 		m := &Model{Constant: mean, AR2: 1}
@@ -650,6 +642,19 @@ func (m *Model) cost(xs [][]float64, ys []float64) {
 		}
 	}
 	m.SMAPE = m.SMAPE / float64(len(ys)) * 100
+}
+
+// meanTSS returns the mean of ys and their total sum of squares about it,
+// the baseline that adjusted R² compares a model's residuals with.
+func meanTSS(ys []float64) (mean, tss float64) {
+	for _, y := range ys {
+		mean += y
+	}
+	mean /= float64(len(ys))
+	for _, y := range ys {
+		tss += (y - mean) * (y - mean)
+	}
+	return mean, tss
 }
 
 // adjR2 is Extra-P's multi-parameter adjusted R²: the degrees of freedom
@@ -838,15 +843,7 @@ func (md *Modeler) fitWeighted(xs [][]float64, ys []float64, points []Point) *Mo
 			}
 		}
 	}
-	mean := 0.0
-	for _, y := range ys {
-		mean += y
-	}
-	mean /= float64(n)
-	tss := 0.0
-	for _, y := range ys {
-		tss += (y - mean) * (y - mean)
-	}
+	_, tss := meanTSS(ys)
 	best.cost(xs, ys)
 	best.adjR2(tss, n)
 	if best.IsConstant() {
