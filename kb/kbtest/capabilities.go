@@ -34,6 +34,7 @@ var capabilityTests = []struct {
 	{"TermAdder", testTermAdder},
 	{"TermAdderAbort", testTermAdderAbort},
 	{"BGPMatcher", testBGPMatcher},
+	{"ClosureMatcher", testClosureMatcher},
 	{"ChangeReporter", testChangeReporter},
 	{"ChangeReporterLarge", testChangeReporterLarge},
 }

@@ -12,8 +12,8 @@ import (
 )
 
 // BGPSQL returns the SQL statement MatchBGP runs for q and its arguments:
-// one join of quads with itself, one alias per pattern (a DISTINCT
-// subquery per pattern when q.Distinct), selecting the variables.
+// one join of quads with itself, one alias per pattern, selecting the
+// variables (SELECT DISTINCT when q.Distinct).
 func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 	var args []any
 	arg := func(v any) string {
@@ -57,32 +57,13 @@ func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 	for i, pat := range q.Patterns {
 		alias := "t" + strconv.Itoa(i)
 		gc := graphCond("g")
-		switch {
-		case q.Distinct:
-			src := "(SELECT DISTINCT s, p, o FROM " + s.q.t("quads")
-			var inner []string
-			if gc != "" {
-				inner = append(inner, gc)
-			}
-			// Constants go inside, where the indexes are.
-			for k, pos := range pat {
-				if pos.ID != kb.Any {
-					inner = append(inner, cols[k]+" = "+arg(idArg(pos.ID)))
-				}
-			}
-			if len(inner) > 0 {
-				src += " WHERE " + strings.Join(inner, " AND ")
-			}
-			from = append(from, src+") "+alias)
-		default:
-			from = append(from, s.q.t("quads")+" "+alias)
-			if gc != "" {
-				conds = append(conds, graphCond(alias+".g"))
-			}
-			for k, pos := range pat {
-				if pos.ID != kb.Any {
-					conds = append(conds, alias+"."+cols[k]+" = "+arg(idArg(pos.ID)))
-				}
+		from = append(from, s.q.t("quads")+" "+alias)
+		if gc != "" {
+			conds = append(conds, graphCond(alias+".g"))
+		}
+		for k, pos := range pat {
+			if pos.ID != kb.Any {
+				conds = append(conds, alias+"."+cols[k]+" = "+arg(idArg(pos.ID)))
 			}
 		}
 		for k, pos := range pat {
@@ -122,7 +103,16 @@ func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 		from = append(from, s.q.t("terms")+" "+n)
 		conds = append(conds, n+".id = "+first[h.Var], numericCond(n, op, arg(h.Value), arg))
 	}
-	sql := "SELECT " + strings.Join(sel, ", ") + " FROM " + strings.Join(from, ", ")
+	// Every position of a pattern is a constant or a selected variable,
+	// so a solution names its triples: a DISTINCT over the whole
+	// solution counts a triple held in several graphs once per pattern,
+	// and keeps the join free to use the indexes (a DISTINCT subquery per
+	// pattern would be read whole before the join).
+	distinct := ""
+	if q.Distinct {
+		distinct = "DISTINCT "
+	}
+	sql := "SELECT " + distinct + strings.Join(sel, ", ") + " FROM " + strings.Join(from, ", ")
 	if len(conds) > 0 {
 		sql += " WHERE " + strings.Join(conds, " AND ")
 	}

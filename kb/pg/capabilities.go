@@ -12,3 +12,8 @@ var (
 	_ kb.BGPMatcher   = (*Store)(nil)
 	_ kb.BGPExplainer = (*Store)(nil)
 )
+
+var (
+	_ kb.ClosureMatcher   = (*Store)(nil)
+	_ kb.RoundTripLookups = (*Store)(nil)
+)

@@ -220,9 +220,11 @@ func (s *Store) Lookup(ctx context.Context, t kb.Term) (kb.ID, bool, error) {
 	return kb.ID(n), true, nil
 }
 
-// resolveWindow is how many IDs after a missed one Resolve fetches with
-// it: IDs are issued in load order, so the terms of one result set tend to
-// sit close together, and one round trip then serves many Resolve calls.
+// resolveWindow is the size of the aligned block of IDs Resolve fetches
+// with a missed one: IDs are issued in load order, so the terms of one
+// result set tend to sit close together, and one round trip then serves
+// many Resolve calls. Aligned blocks serve neighbours on either side (a
+// caller walking IDs downwards) and are never fetched twice.
 const resolveWindow = 512
 
 // Resolve implements kb.Dataset.
@@ -236,7 +238,7 @@ func (s *Store) Resolve(ctx context.Context, id kb.ID) (kb.Term, error) {
 	if id == 0 || id > 1<<62 {
 		return kb.Term{}, fmt.Errorf("%w: %d", kb.ErrUnknownID, id)
 	}
-	if err := s.fetchTerms(ctx, "id >= $1 AND id < $1 + $2", int64(id), int64(resolveWindow)); err != nil {
+	if err := s.fetchTerms(ctx, "id >= $1 AND id < $1 + $2", int64(id)&^(resolveWindow-1), int64(resolveWindow)); err != nil {
 		return kb.Term{}, err
 	}
 	if t, ok := s.TermOf(id); ok {

@@ -40,10 +40,15 @@
 // the load holds on terms.
 //
 // The SQL of a BGP (MatchBGP, the kb.BGPMatcher capability) is one join of
-// quads with itself; the FILTER comparisons of a variable with a number the
+// quads with itself (SELECT DISTINCT over the union default graph: a
+// solution names its triples, so that counts a triple held in several
+// graphs once); the FILTER comparisons of a variable with a number the
 // query engine hands along (kb.BGP.Numeric) join terms and test num, so that
 // only solutions the FILTER may keep come back (the engine still applies
-// the FILTER).
+// the FILTER). A property path p+ or p* from a node is one recursive query
+// (MatchClosure, kb.ClosureMatcher). The store declares kb.RoundTripLookups,
+// so the engine hashes OPTIONAL, EXISTS and MINUS patterns evaluated once,
+// alone, after a few rows instead of sending one statement per row.
 //
 // Match reads with one SELECT, so an iterator sees the snapshot of that
 // statement; it materialises the result, so the nested lookups of a join

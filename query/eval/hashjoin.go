@@ -150,6 +150,9 @@ func (h *hashPlan) use(ex *executor, r row) bool {
 		if hashAfter < 0 && (h.est < 0 || h.est > smallHashRows) && ex.cheapLookups() {
 			h.threshold = math.MaxInt64
 		}
+		if hashAfter < 0 && ex.roundTrips() {
+			h.threshold = roundTripThreshold(h.est)
+		}
 	}
 	if h.fed < h.threshold {
 		h.fed++

@@ -379,6 +379,9 @@ func (pc *pathCtx) closure(p algebra.PathExpr, s, o kb.ID, withZero bool, emit f
 // (forward, or backward when inverse), each once; with withZero start
 // itself is visited first.
 func (pc *pathCtx) alp(p algebra.PathExpr, start kb.ID, withZero, inverse bool, visit func(kb.ID) error) error {
+	if done, err := pc.storeClosure(p, start, withZero, inverse, visit); done {
+		return err
+	}
 	visited := map[kb.ID]bool{}
 	// Each visited node costs its set entry and its place in a frontier.
 	acct := pc.ex.account("property path * or + (visited nodes)")
