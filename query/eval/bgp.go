@@ -146,6 +146,7 @@ func (ex *executor) compileBGP(o *algebra.BGP, sc scope) (node, error) {
 		if err != nil {
 			return nil, err
 		}
+		ex.idEqualFilters(n, level, exprs, ces)
 		n.filters[level] = ces
 	}
 	return n, nil
