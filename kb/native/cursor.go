@@ -84,6 +84,23 @@ func (sc *scanCursor) ScanQuads(ctx context.Context, p kb.Pattern, fn func(kb.Qu
 	return nil
 }
 
+// Count returns the number of quads matching p, exactly, searching like
+// ScanQuads (a CountJoin probes a pattern per key, keys ascending).
+func (sc *scanCursor) Count(ctx context.Context, p kb.Pattern) (int64, error) {
+	m, err := sc.load()
+	if err != nil {
+		return 0, err
+	}
+	if m == nil {
+		n := int64(0)
+		err := sc.scan.ScanQuads(ctx, p, func(kb.Quad) bool { n++; return true })
+		return n, err
+	}
+	var r memRange
+	m.rangesAt(p, &r, &sc.c)
+	return int64(len(r.base) - len(r.dels) + len(r.adds)), nil
+}
+
 // keyRange is keyRange(base, lo, hi) for the base range of s's order
 // whose keys start with first, galloping from the cursor's last position
 // when lo is not below its last key in the same range.

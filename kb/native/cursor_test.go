@@ -137,7 +137,7 @@ func TestScanCursor(t *testing.T) {
 			if err := ds.Apply(ctx, kb.Delta{Add: toIDs(quads)}); err != nil {
 				t.Fatal(err)
 			}
-			cur := cs.NewScanCursor()
+			cur, counter := cs.NewScanCursor(), cs.NewScanCursor()
 			check := func(step string, i int, pr probe) {
 				t.Helper()
 				var got []kb.ID
@@ -159,6 +159,14 @@ func TestScanCursor(t *testing.T) {
 				slices.Sort(got)
 				if !slices.Equal(got, pr.want) {
 					t.Errorf("%s probe %d %+v: got %v, want %v", step, i, pr.p, got, pr.want)
+				}
+				// The same lookup counted through a second cursor that
+				// follows the same sequence.
+				n, err := counter.(interface {
+					Count(context.Context, kb.Pattern) (int64, error)
+				}).Count(ctx, p)
+				if err != nil || n != int64(len(pr.want)) {
+					t.Errorf("%s probe %d %+v: counted %d (%v), want %d", step, i, pr.p, n, err, len(pr.want))
 				}
 			}
 			for i, pr := range before {

@@ -731,6 +731,7 @@ func (n *countJoinNode) probe(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, 
 	if err := ex.mem.charge(bytes, countJoinOp); err != nil {
 		return kc, 0, err
 	}
+	count := probeCounter(ex)
 	for i, k := range keys {
 		if i&1023 == 1023 {
 			if err := ex.ctx.Err(); err != nil {
@@ -743,7 +744,7 @@ func (n *countJoinNode) probe(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, 
 		for _, g := range n.graphs {
 			p := kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}
 			if !n.dedupe {
-				m, err := ex.ds.Count(ex.ctx, p, true)
+				m, err := count(p)
 				if err != nil {
 					return kc, bytes, err
 				}
