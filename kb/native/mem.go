@@ -411,7 +411,11 @@ var inverses = func() (inv [numOrders][4]uint8) {
 
 // ranges sets r to the ranges of s that hold p's matches. IDs beyond 32
 // bits were never issued, so they match nothing.
-func (s *memSnapshot) ranges(p kb.Pattern, r *memRange) {
+func (s *memSnapshot) ranges(p kb.Pattern, r *memRange) { s.rangesAt(p, r, nil) }
+
+// rangesAt is ranges, searching the base through cursor c when c is not
+// nil (cursor.go).
+func (s *memSnapshot) rangesAt(p kb.Pattern, r *memRange, c *lookupCursor) {
 	mask := boundMask(p)
 	pl := plans[mask]
 	if mask == 15 {
@@ -440,7 +444,9 @@ func (s *memSnapshot) ranges(p kb.Pattern, r *memRange) {
 			base = nil
 		}
 	}
-	if pl.prefix > 1 || s.first[pl.order] == nil {
+	if c != nil && pl.prefix > 1 {
+		base = c.keyRange(s, pl.order, lo[0], base, lo, hi)
+	} else if pl.prefix > 1 || s.first[pl.order] == nil {
 		base = keyRange(base, lo, hi)
 	}
 	r.base = base
@@ -471,7 +477,12 @@ func keyRange(a []key32, lo, hi key32) []key32 {
 	if len(a) == 0 {
 		return nil
 	}
-	i := searchKey(a, lo, false)
+	return keyRangeFrom(a, searchKey(a, lo, false), hi)
+}
+
+// keyRangeFrom returns the keys k of sorted a with k <= hi from index i,
+// where a[i] is the first key not below the range's low end.
+func keyRangeFrom(a []key32, i int, hi key32) []key32 {
 	// Most ranges are short: gallop from i to bracket the end before the
 	// binary search, instead of searching the rest of a.
 	rest := a[i:]

@@ -44,6 +44,9 @@ type bgpNode struct {
 	pushed  int            // requests answered by a kb.BGPMatcher (explain)
 	lastBGP kb.BGP         // the last BGP a kb.BGPMatcher answered (explain)
 	store   kb.Dataset     // the store that answered it
+	// cursors are the per-level lookup cursors of cursorOf (bgpcursor.go).
+	cursors  []kb.QuadScanner
+	cursorOf cursorStore
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -146,6 +149,7 @@ func (ex *executor) compileBGP(o *algebra.BGP, sc scope) (node, error) {
 		if err != nil {
 			return nil, err
 		}
+		ex.idEqualFilters(n, level, exprs, ces)
 		n.filters[level] = ces
 	}
 	return n, nil
@@ -324,7 +328,7 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 			// that f itself stays on the stack for the other paths.
 			st := n.scanState(level)
 			st.f, st.inner, st.busy = f, nil, true
-			err := ex.scanner.ScanQuads(ex.ctx, pat, st.fn)
+			err := n.levelScanner(ex, level).ScanQuads(ex.ctx, pat, st.fn)
 			f.matched, st.busy = st.f.matched, false
 			inner := st.inner
 			st.f, st.inner = matchFrame{}, nil // keep no rows alive

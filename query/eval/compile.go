@@ -251,7 +251,7 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &extendNode{input: input, slot: ex.vars.slot(o.Var), expr: e, text: func() string { return fmt.Sprintf("%s := %s", o.Var, o.Expr) }}, nil
+		return &extendNode{input: input, slot: ex.vars.slot(o.Var), expr: e, from: ex.plainVarSlot(o.Expr), text: func() string { return fmt.Sprintf("%s := %s", o.Var, o.Expr) }}, nil
 	case *algebra.Table:
 		n := &tableNode{}
 		for _, v := range o.Vars {
@@ -326,6 +326,7 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 			}
 			if ord, ok := below.(*orderNode); ok {
 				ord.keep = o.Offset + o.Limit
+				pushTopCounts(ord)
 			}
 		}
 		return &sliceNode{input: input, offset: o.Offset, limit: o.Limit}, nil

@@ -50,6 +50,10 @@ type countJoinNode struct {
 	// GROUP BY the key: the key's slot, and one answer per key value;
 	// -1 without GROUP BY (one answer, the sum over the keys).
 	groupSlot int
+	// top > 0: only the groups that can be among the first top rows
+	// sorted on a count (topDesc: larger first) are emitted (counttop.go).
+	top     int64
+	topDesc bool
 }
 
 // cjKind is what a cjOp computes from its operands.
@@ -566,11 +570,15 @@ func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 func (n *countJoinNode) emitGroups(ex *executor, seed row, kc keyCounts, emit func(row) bool) error {
 	ids := map[int64]kb.ID{} // few distinct counts: one dictionary term each
 	base, _ := hiddenSeed(ex, seed)
+	pick := topCounts(kc.n, n.top, n.topDesc)
 	for i, k := range kc.ids {
 		if i&1023 == 1023 {
 			if err := ex.ctx.Err(); err != nil {
 				return err
 			}
+		}
+		if pick != nil && !pick[i] {
+			continue
 		}
 		c := kc.n[i]
 		id, ok := ids[c]
@@ -723,6 +731,7 @@ func (n *countJoinNode) probe(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, 
 	if err := ex.mem.charge(bytes, countJoinOp); err != nil {
 		return kc, 0, err
 	}
+	count := probeCounter(ex)
 	for i, k := range keys {
 		if i&1023 == 1023 {
 			if err := ex.ctx.Err(); err != nil {
@@ -735,7 +744,7 @@ func (n *countJoinNode) probe(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, 
 		for _, g := range n.graphs {
 			p := kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}
 			if !n.dedupe {
-				m, err := ex.ds.Count(ex.ctx, p, true)
+				m, err := count(p)
 				if err != nil {
 					return kc, bytes, err
 				}
@@ -1287,7 +1296,7 @@ func (n *countJoinNode) children() []node { return nil }
 func (n *countJoinNode) describe() string {
 	var b strings.Builder
 	if n.groupSlot >= 0 {
-		fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows, one group per key): ", n.key)
+		fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows, one group per key%s): ", n.key, n.topText())
 	} else {
 		fmt.Fprintf(&b, "CountJoin on %s (per-key counts, no rows): ", n.key)
 	}

@@ -459,6 +459,7 @@ type extendNode struct {
 	slot  int
 	expr  cexpr
 	text  func() string // explain text, formatted on demand
+	from  int           // the slot expr copies when it is a plain variable, else -1
 }
 
 func (n *extendNode) run(ex *executor, seed row, emit func(row) bool) error {
