@@ -188,7 +188,7 @@ type Engine struct {
 	removes [][3]kb.ID
 	// mu guards the term caches (terms, ids, nextLocal), the regexp cache,
 	// blanks and Print, which a round's workers share.
-	mu sync.Mutex
+	mu sync.RWMutex
 	// workers is the number of goroutines a round's joins run on.
 	workers int
 
@@ -260,7 +260,6 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 	e := &Engine{
 		ds: ds, prog: prog, opts: opts, ts: newTripleStore(),
 		terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, regexps: map[string]*regexp.Regexp{},
-		out:       output{set: map[[3]kb.ID]struct{}{}},
 		nextLocal: localBase,
 		start:     time.Now(),
 		heapStart: heapBytes(),
@@ -439,6 +438,13 @@ func (e *Engine) globalize(ctx context.Context) error {
 }
 
 func (e *Engine) term(ctx context.Context, id kb.ID) (kb.Term, error) {
+	// The workers of a round mostly read terms known already.
+	e.mu.RLock()
+	t, ok := e.terms[id]
+	e.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if t, ok := e.terms[id]; ok {
@@ -494,12 +500,15 @@ func (e *Engine) load(ctx context.Context, skip map[kb.Quad]bool) error {
 		it := e.ds.Match(ctx, kb.Pattern{G: g})
 		derived := e.isDerivedGraph(g)
 		n := 0
+		var t *table // the table of the last quad's predicate
 		for it.Next() {
 			q := it.Quad()
 			if skip != nil && skip[q] {
 				continue
 			}
-			t := e.ts.table(q.P, true)
+			if t == nil || t.p != q.P {
+				t = e.ts.table(q.P, true)
+			}
 			fresh := false
 			if derived {
 				fresh = t.insert(q.S, q.O, 0)
@@ -843,7 +852,7 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 	}
 	e.out.pending = e.out.pending[:0]
 	e.out.premArea = nil
-	clear(e.out.set)
+	e.out.set.clear()
 	return changed, nil
 }
 

@@ -95,9 +95,9 @@ func (t *table) forget(lo, hi uint32) {
 	} else {
 		t.s, t.o, t.gen, t.asrt = t.s[:n], t.o[:n], t.gen[:n], t.asrt[:n]
 	}
-	t.set = make(map[[2]kb.ID]int32, n)
+	t.set.reset(n)
 	for r := range t.s {
-		t.set[[2]kb.ID{t.s[r], t.o[r]}] = int32(r)
+		t.set.add(t.s[r], t.o[r], int32(r))
 	}
 	t.bySubj.Store(nil)
 	t.byObj.Store(nil)
