@@ -9,7 +9,6 @@ import "github.com/perfkb/perfkb/kb"
 // one cache miss where a Go map of that many terms costs two or three.
 type termCache struct {
 	pages map[kb.ID]*termPage
-	n     int
 }
 
 // termPageBits sizes a page (256 terms, 14 KiB): small enough that the
@@ -37,10 +36,5 @@ func (c *termCache) set(id kb.ID, t kb.Term) {
 		p = new(termPage)
 		c.pages[k] = p
 	}
-	if p[id&(1<<termPageBits-1)].Kind == 0 {
-		c.n++
-	}
 	p[id&(1<<termPageBits-1)] = t
 }
-
-func (c *termCache) len() int { return c.n }
