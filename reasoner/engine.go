@@ -172,7 +172,7 @@ type Engine struct {
 	internalP  map[kb.ID]bool
 	readGraphs map[kb.ID]bool
 
-	terms map[kb.ID]kb.Term
+	terms termCache
 	ids   map[kb.Term]kb.ID
 	// nextLocal numbers terms that builtins made and the store does not
 	// have yet; they get store IDs only if a derived triple uses them.
@@ -188,7 +188,7 @@ type Engine struct {
 	removes [][3]kb.ID
 	// mu guards the term caches (terms, ids, nextLocal), the regexp cache,
 	// blanks and Print, which a round's workers share.
-	mu sync.Mutex
+	mu sync.RWMutex
 	// workers is the number of goroutines a round's joins run on.
 	workers int
 
@@ -259,8 +259,7 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 	}
 	e := &Engine{
 		ds: ds, prog: prog, opts: opts, ts: newTripleStore(),
-		terms: map[kb.ID]kb.Term{}, ids: map[kb.Term]kb.ID{}, regexps: map[string]*regexp.Regexp{},
-		out:       output{set: map[[3]kb.ID]struct{}{}},
+		terms: newTermCache(), ids: map[kb.Term]kb.ID{}, regexps: map[string]*regexp.Regexp{},
 		nextLocal: localBase,
 		start:     time.Now(),
 		heapStart: heapBytes(),
@@ -326,7 +325,7 @@ func (e *Engine) internAll(ctx context.Context, terms []kb.Term) ([]kb.ID, error
 	for j, id := range ids {
 		out[at[j]] = id
 		e.ids[missing[j]] = id
-		e.terms[id] = missing[j]
+		e.terms.set(id, missing[j])
 	}
 	return out, nil
 }
@@ -373,7 +372,7 @@ func (e *Engine) internLocal(ctx context.Context, t kb.Term) (kb.ID, error) {
 		}
 	}
 	e.ids[t] = id
-	e.terms[id] = t
+	e.terms.set(id, t)
 	return id, nil
 }
 
@@ -410,7 +409,8 @@ func (e *Engine) globalize(ctx context.Context) error {
 		for _, id := range [3]kb.ID{d.s, d.p, d.o} {
 			if isLocal(id) && !seen[id] {
 				seen[id] = true
-				terms = append(terms, e.terms[id])
+				t, _ := e.terms.get(id)
+				terms = append(terms, t)
 			}
 		}
 	}
@@ -425,7 +425,7 @@ func (e *Engine) globalize(ctx context.Context) error {
 	for i, id := range ids {
 		real[e.ids[terms[i]]] = id
 		e.ids[terms[i]] = id
-		e.terms[id] = terms[i]
+		e.terms.set(id, terms[i])
 	}
 	for i := range e.out.pending {
 		d := &e.out.pending[i]
@@ -439,16 +439,23 @@ func (e *Engine) globalize(ctx context.Context) error {
 }
 
 func (e *Engine) term(ctx context.Context, id kb.ID) (kb.Term, error) {
+	// The workers of a round mostly read terms known already.
+	e.mu.RLock()
+	t, ok := e.terms.get(id)
+	e.mu.RUnlock()
+	if ok {
+		return t, nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if t, ok := e.terms[id]; ok {
+	if t, ok := e.terms.get(id); ok {
 		return t, nil
 	}
 	t, err := e.ds.Resolve(ctx, id)
 	if err != nil {
 		return kb.Term{}, fmt.Errorf("reasoner: resolving term %d: %w", id, err)
 	}
-	e.terms[id] = t
+	e.terms.set(id, t)
 	e.ids[t] = id
 	return t, nil
 }
@@ -494,12 +501,15 @@ func (e *Engine) load(ctx context.Context, skip map[kb.Quad]bool) error {
 		it := e.ds.Match(ctx, kb.Pattern{G: g})
 		derived := e.isDerivedGraph(g)
 		n := 0
+		var t *table // the table of the last quad's predicate
 		for it.Next() {
 			q := it.Quad()
 			if skip != nil && skip[q] {
 				continue
 			}
-			t := e.ts.table(q.P, true)
+			if t == nil || t.p != q.P {
+				t = e.ts.table(q.P, true)
+			}
 			fresh := false
 			if derived {
 				fresh = t.insert(q.S, q.O, 0)
@@ -843,7 +853,7 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 	}
 	e.out.pending = e.out.pending[:0]
 	e.out.premArea = nil
-	clear(e.out.set)
+	e.out.set.clear()
 	return changed, nil
 }
 
@@ -852,7 +862,8 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 func (e *Engine) graphOf(p kb.ID) kb.ID {
 	internal, ok := e.internalP[p]
 	if !ok {
-		internal = strings.HasPrefix(e.terms[p].Value, kb.RulesInternalNamespace) && e.terms[p].Kind == kb.KindIRI
+		t, _ := e.terms.get(p)
+		internal = strings.HasPrefix(t.Value, kb.RulesInternalNamespace) && t.Kind == kb.KindIRI
 		e.internalP[p] = internal
 	}
 	if internal {

@@ -50,14 +50,14 @@ func (e *Engine) Forget(ctx context.Context, keep int) error {
 	}
 	keepTerms := map[kb.ID]kb.Term{}
 	for _, id := range append(preds, e.inferredG, e.derivG, e.derivP, e.internalG) {
-		if t, ok := e.terms[id]; ok {
+		if t, ok := e.terms.get(id); ok {
 			keepTerms[id] = t
 		}
 	}
-	e.terms = make(map[kb.ID]kb.Term, len(keepTerms))
+	e.terms = newTermCache()
 	e.ids = make(map[kb.Term]kb.ID, len(keepTerms))
 	for id, t := range keepTerms {
-		e.terms[id] = t
+		e.terms.set(id, t)
 		e.ids[t] = id
 	}
 	for _, p := range preds {
@@ -95,9 +95,9 @@ func (t *table) forget(lo, hi uint32) {
 	} else {
 		t.s, t.o, t.gen, t.asrt = t.s[:n], t.o[:n], t.gen[:n], t.asrt[:n]
 	}
-	t.set = make(map[[2]kb.ID]int32, n)
+	t.set.reset(n)
 	for r := range t.s {
-		t.set[[2]kb.ID{t.s[r], t.o[r]}] = int32(r)
+		t.set.add(t.s[r], t.o[r], int32(r))
 	}
 	t.bySubj.Store(nil)
 	t.byObj.Store(nil)

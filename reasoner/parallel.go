@@ -23,7 +23,7 @@ import (
 // output is where a join puts what it derives.
 type output struct {
 	pending  []derivedTriple
-	set      map[[3]kb.ID]struct{}
+	set      tripleSet
 	premArea []premRef
 }
 
@@ -129,7 +129,6 @@ func (e *Engine) evaluateRound(ctx context.Context, first bool) (limitHit bool, 
 				if i >= len(ts) {
 					return
 				}
-				outs[i].set = map[[3]kb.ID]struct{}{}
 				began := time.Now()
 				errs[i] = e.evaluate(ctx, ts[i].pl, &outs[i], ts[i].lo, ts[i].hi)
 				took[i] = time.Since(began)
@@ -141,13 +140,13 @@ func (e *Engine) evaluateRound(ctx context.Context, first bool) (limitHit bool, 
 		e.summary.RuleTime[tk.rule.cr.label] += took[i]
 		for _, d := range outs[i].pending {
 			key := [3]kb.ID{d.s, d.p, d.o}
-			if _, dup := e.out.set[key]; dup {
+			if e.out.set.has(key) {
 				continue
 			}
 			if e.opts.MaxDerived > 0 && e.summary.Derived+int64(len(e.out.pending)) >= e.opts.MaxDerived {
 				return true, nil
 			}
-			e.out.set[key] = struct{}{}
+			e.out.set.add(key)
 			e.out.pending = append(e.out.pending, d)
 		}
 		if errs[i] != nil {

@@ -778,7 +778,7 @@ func (x *joiner) headExists() bool {
 			}
 		}
 		if !x.e.ts.contains(ids[0], ids[1], ids[2]) {
-			if _, pending := x.out.set[ids]; !pending {
+			if !x.out.set.has(ids) {
 				return false
 			}
 		}
@@ -844,13 +844,13 @@ func (x *joiner) fire() error {
 			continue
 		}
 		out := x.out
-		if _, dup := out.set[ids]; dup {
+		if out.set.has(ids) {
 			continue
 		}
 		if e.opts.MaxDerived > 0 && e.summary.Derived+int64(len(out.pending)) >= e.opts.MaxDerived {
 			return ErrMaxDerived
 		}
-		out.set[ids] = struct{}{}
+		out.set.add(ids)
 		d := derivedTriple{s: ids[0], p: ids[1], o: ids[2], rule: int32(br.index)}
 		if !e.opts.NoDerivations {
 			n := len(x.prem)

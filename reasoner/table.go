@@ -22,7 +22,7 @@ type table struct {
 	// triple is only derived), so that retraction knows which rows stand
 	// on their own and which need a derivation.
 	asrt []uint16
-	set  map[[2]kb.ID]int32
+	set  pairIndex
 	// The indexes by subject and by object are built on first use, which
 	// may come from several workers of a round at once (idxMu); between
 	// rounds insert keeps them up to date.
@@ -46,7 +46,7 @@ func newTripleStore() *tripleStore { return &tripleStore{tables: map[kb.ID]*tabl
 func (ts *tripleStore) table(p kb.ID, create bool) *table {
 	t := ts.tables[p]
 	if t == nil && create {
-		t = &table{p: p, set: map[[2]kb.ID]int32{}}
+		t = &table{p: p}
 		ts.tables[p] = t
 		ts.order = append(ts.order, t)
 	}
@@ -55,18 +55,20 @@ func (ts *tripleStore) table(p kb.ID, create bool) *table {
 
 // lookup returns the live row of (s, o), or -1.
 func (t *table) lookup(s, o kb.ID) int32 {
-	if r, ok := t.set[[2]kb.ID{s, o}]; ok {
-		return r
-	}
-	return -1
+	return t.set.find(s, o, t.s, t.o)
 }
 
 // insert adds a triple in generation g; it returns false when the triple
 // is already there.
 func (t *table) insert(s, o kb.ID, g uint32) bool {
-	key := [2]kb.ID{s, o}
-	if _, ok := t.set[key]; ok {
-		return false
+	_, fresh := t.insertRow(s, o, g)
+	return fresh
+}
+
+// insertRow is insert returning the triple's row too.
+func (t *table) insertRow(s, o kb.ID, g uint32) (int32, bool) {
+	if r := t.set.find(s, o, t.s, t.o); r >= 0 {
+		return r, false
 	}
 	r := int32(len(t.s))
 	if g != t.newestGen {
@@ -77,7 +79,7 @@ func (t *table) insert(s, o kb.ID, g uint32) bool {
 	t.o = append(t.o, o)
 	t.gen = append(t.gen, g)
 	t.asrt = append(t.asrt, 0)
-	t.set[key] = r
+	t.set.add(s, o, r)
 	if m := t.bySubj.Load(); m != nil {
 		(*m)[s] = append((*m)[s], r)
 	}
@@ -85,14 +87,13 @@ func (t *table) insert(s, o kb.ID, g uint32) bool {
 		(*m)[o] = append((*m)[o], r)
 	}
 	t.live++
-	return true
+	return r, true
 }
 
 // assert inserts a triple in generation g, if it is not there, and counts
 // one more asserted graph holding it; it returns whether the row is new.
 func (t *table) assert(s, o kb.ID, g uint32) bool {
-	fresh := t.insert(s, o, g)
-	r := t.set[[2]kb.ID{s, o}]
+	r, fresh := t.insertRow(s, o, g)
 	if t.asrt[r] < ^uint16(0) {
 		t.asrt[r]++
 	}
@@ -101,12 +102,11 @@ func (t *table) assert(s, o kb.ID, g uint32) bool {
 
 // remove deletes a triple; it returns false when it was not there.
 func (t *table) remove(s, o kb.ID) bool {
-	key := [2]kb.ID{s, o}
-	r, ok := t.set[key]
-	if !ok {
+	r := t.set.find(s, o, t.s, t.o)
+	if r < 0 {
 		return false
 	}
-	delete(t.set, key)
+	t.set.del(s, o, r)
 	t.gen[r] = deletedGen
 	t.live--
 	return true
