@@ -508,9 +508,10 @@ func (s *Store) newTable(filter bool) (*sstable.Writer, string, error) {
 }
 
 // writeIndexTable writes the sorted, permuted quads as the sstable of index
-// k. Only SPOG carries a bloom filter: it serves point lookups.
+// k. No index table carries a bloom filter: the store reads indexes with
+// iterators, which do not consult one (only Get, on dictionary keys, does).
 func (s *Store) writeIndexTable(k int, permuted []kb.Quad) (string, error) {
-	w, path, err := s.newTable(k == 0)
+	w, path, err := s.newTable(false)
 	if err != nil {
 		return "", err
 	}
@@ -536,7 +537,7 @@ func (s *Store) writeIndexTable(k int, permuted []kb.Quad) (string, error) {
 // writeIndexTable32 writes sorted keys, permuted for index k, as the
 // sstable of index k.
 func (s *Store) writeIndexTable32(k int, keys []key32) (string, error) {
-	w, path, err := s.newTable(k == 0)
+	w, path, err := s.newTable(false)
 	if err != nil {
 		return "", err
 	}
@@ -627,9 +628,7 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool) (idPath, termPath
 	for i := range order {
 		order[i] = uint32(i)
 	}
-	slices.SortFunc(order, func(a, b uint32) int {
-		return bytes.Compare(view.encoded(ids[a]), view.encoded(ids[b]))
-	})
+	sortByBytes(order, func(i uint32) []byte { return view.encoded(ids[i]) })
 	key := make([]byte, 0, 64)
 	var idv [8]byte
 	j := 0
