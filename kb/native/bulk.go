@@ -118,22 +118,33 @@ type ingestOptions struct {
 // ingest, and returns the ones it added when opts.added asks for them. The
 // caller holds wmu.
 func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions) ([]key32, error) {
-	// The dictionary tables need only the dictionary: write them while
-	// the indexes are sorted.
-	dict := s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)))
 	scratch := make([]key32, len(keys))
 	radixSort32(keys, scratch)
 	keys = compactKeys(keys)
 	s.cmu.RLock()
-	empty := s.counts.quads == 0
+	stored := s.counts.quads
 	s.cmu.RUnlock()
-	if !empty {
+	if stored > 0 {
 		var err error
 		if keys, err = s.dropStoredKeys(keys); err != nil {
-			s.discardDictionaryTables(<-dict)
 			return nil, err
 		}
 	}
+	// A load at least as large as the store rewrites the whole store
+	// (rewrite.go), so that every table lands in the bottom level and
+	// nothing is compacted after it.
+	var spog []key32
+	rewrite := false
+	if len(keys) > 0 && stored <= int64(len(keys)) && s.canRewrite() {
+		var err error
+		if spog, err = s.readKeys(ctx); err != nil {
+			return nil, err
+		}
+		rewrite = spog != nil || stored == 0
+	}
+	// The dictionary tables need only the dictionary: write them while
+	// the indexes are sorted.
+	dict := s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)), rewrite)
 	var added []key32
 	if opts.added {
 		added = slices.Clone(keys) // keys is reordered per index below
@@ -151,23 +162,18 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	// them back costs no more than the load).
 	side, sideErrs, build := false, [numOrders]error{}, sideBuild()
 	var old [numOrders][]key32
-	if opts.sideFiles && !s.memory && !s.readOnly && len(keys) > 0 {
-		s.cmu.RLock()
-		stored := s.counts.quads
-		s.cmu.RUnlock()
-		if stored <= int64(len(keys)) {
-			spog, err := s.readKeys(ctx)
-			if err != nil {
-				s.discardDictionaryTables(<-dict)
-				return nil, err
-			}
-			if spog != nil || stored == 0 {
-				side = true
-				if len(spog) > 0 {
-					old = sortOrders(spog, make([]key32, len(spog)))
-				}
-			}
+	if opts.sideFiles && !s.memory && !s.readOnly && len(keys) > 0 && stored <= int64(len(keys)) && !rewrite {
+		var err error
+		if spog, err = s.readKeys(ctx); err != nil {
+			s.discardDictionaryTables(<-dict)
+			return nil, err
 		}
+		side = spog != nil || stored == 0
+	} else if rewrite {
+		side = opts.sideFiles && !s.memory
+	}
+	if len(spog) > 0 && (side || rewrite) {
+		old = sortOrders(spog, make([]key32, len(spog)))
 	}
 	if len(keys) > 0 {
 		// Two goroutines, each with its own copy of the keys (made before
@@ -195,11 +201,17 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 					if capture {
 						sorted[k] = slices.Clone(buf)
 					}
-					if side {
+					table := buf
+					if side || rewrite {
 						all := unionSorted(old[k], buf)
-						sideErrs[k] = writeSideTmp(s.dir, k, build, all, firstIndex(all))
+						if side {
+							sideErrs[k] = writeSideTmp(s.dir, k, build, all, firstIndex(all))
+						}
+						if rewrite {
+							table = all
+						}
 					}
-					paths[k], errs[k] = s.writeIndexTable32(k, buf)
+					paths[k], errs[k] = s.writeIndexTable32(k, table)
 					if errs[k] != nil {
 						return
 					}
@@ -208,7 +220,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		}
 		wg.Wait()
 	}
-	err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict)
+	err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict, rewrite)
 	if side {
 		if err == nil && errors.Join(sideErrs[:]...) == nil && s.writeSideDictTmp(ctx, build) == nil {
 			// The load is committed whatever happens here: a failed
@@ -232,7 +244,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 // ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same
 // steps on kb.Quad with comparison sorts.
 func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
-	dict := s.startDictionaryTables(s.dict.unsavedIDs(quadIDs(quads)))
+	dict := s.startDictionaryTables(s.dict.unsavedIDs(quadIDs(quads)), false)
 	permuteSort(quads, 0)
 	quads = slices.Compact(quads)
 	s.cmu.RLock()
@@ -279,7 +291,7 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 		}
 		wg.Wait()
 	}
-	if err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict); err != nil {
+	if err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict, false); err != nil {
 		return err
 	}
 	if len(quads) > 0 {
@@ -297,8 +309,9 @@ type dictionaryTables struct {
 }
 
 // startDictionaryTables writes the pending dictionary entries on a
-// goroutine of their own; the channel yields the tables.
-func (s *Store) startDictionaryTables(ids []kb.ID) <-chan dictionaryTables {
+// goroutine of their own, with the stored ones when whole is set (a
+// rewrite); the channel yields the tables.
+func (s *Store) startDictionaryTables(ids []kb.ID, whole bool) <-chan dictionaryTables {
 	ch := make(chan dictionaryTables, 1)
 	if s.memory {
 		ch <- dictionaryTables{}
@@ -307,7 +320,7 @@ func (s *Store) startDictionaryTables(ids []kb.ID) <-chan dictionaryTables {
 	go func() {
 		var t dictionaryTables
 		t.ids = ids
-		t.idPath, t.termPath, t.err = s.writeDictionaryTables(ids)
+		t.idPath, t.termPath, t.err = s.writeDictionaryTables(ids, whole)
 		ch <- t
 	}()
 	return ch
@@ -324,8 +337,9 @@ func (s *Store) discardDictionaryTables(t dictionaryTables) {
 
 // ingestTables adds the counter and dictionary tables to the index tables
 // built for a bulk load and ingests all of them at once; it removes the
-// temporary files whatever happens.
-func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, delta map[[2]kb.ID]int64, dict dictionaryTables) error {
+// temporary files whatever happens. With rewrite, the tables hold the
+// whole store and replace it (rewrite.go).
+func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, delta map[[2]kb.ID]int64, dict dictionaryTables, rewrite bool) error {
 	var files []string
 	defer func() {
 		for _, f := range files {
@@ -349,7 +363,10 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	if firstErr != nil {
 		return firstErr
 	}
-	addFile(s.writeCounterTable(delta))
+	addFile(s.writeCounterTable(delta, rewrite))
+	if rewrite {
+		addFile(s.writeMetaTable())
+	}
 	if firstErr != nil {
 		return firstErr
 	}
@@ -359,7 +376,13 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	if err := s.dropSide(); err != nil {
 		return err
 	}
-	if err := s.db.Ingest(ctx, files); err != nil {
+	var err error
+	if rewrite {
+		_, err = s.db.IngestAndExcise(ctx, files, nil, nil, wholeStore)
+	} else {
+		err = s.db.Ingest(ctx, files)
+	}
+	if err != nil {
 		return fmt.Errorf("native: ingest: %w", err)
 	}
 	s.invalidateIters(false)
@@ -485,9 +508,10 @@ func (s *Store) newTable(filter bool) (*sstable.Writer, string, error) {
 }
 
 // writeIndexTable writes the sorted, permuted quads as the sstable of index
-// k. Only SPOG carries a bloom filter: it serves point lookups.
+// k. No index table carries a bloom filter: the store reads indexes with
+// iterators, which do not consult one (only Get, on dictionary keys, does).
 func (s *Store) writeIndexTable(k int, permuted []kb.Quad) (string, error) {
-	w, path, err := s.newTable(k == 0)
+	w, path, err := s.newTable(false)
 	if err != nil {
 		return "", err
 	}
@@ -513,7 +537,7 @@ func (s *Store) writeIndexTable(k int, permuted []kb.Quad) (string, error) {
 // writeIndexTable32 writes sorted keys, permuted for index k, as the
 // sstable of index k.
 func (s *Store) writeIndexTable32(k int, keys []key32) (string, error) {
-	w, path, err := s.newTable(k == 0)
+	w, path, err := s.newTable(false)
 	if err != nil {
 		return "", err
 	}
@@ -537,11 +561,8 @@ func (s *Store) writeIndexTable32(k int, keys []key32) (string, error) {
 }
 
 // writeCounterTable writes the new absolute counts of the (predicate,
-// graph) pairs delta changes.
-func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64) (string, error) {
-	if len(delta) == 0 {
-		return "", nil
-	}
+// graph) pairs delta changes, or of every pair when whole is set.
+func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64, whole bool) (string, error) {
 	type kv struct{ k, v []byte }
 	rows := make([]kv, 0, len(delta))
 	s.cmu.RLock()
@@ -549,7 +570,17 @@ func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64) (string, error) {
 		v := binary.AppendUvarint(nil, uint64(s.counts.byPG[pg]+n))
 		rows = append(rows, kv{counterKey(pg[0], pg[1]), v})
 	}
+	if whole {
+		for pg, n := range s.counts.byPG {
+			if _, ok := delta[pg]; !ok && n != 0 {
+				rows = append(rows, kv{counterKey(pg[0], pg[1]), binary.AppendUvarint(nil, uint64(n))})
+			}
+		}
+	}
 	s.cmu.RUnlock()
+	if len(rows) == 0 {
+		return "", nil
+	}
 	slices.SortFunc(rows, func(a, b kv) int { return bytes.Compare(a.k, b.k) })
 	w, path, err := s.newTable(false)
 	if err != nil {
@@ -568,29 +599,28 @@ func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64) (string, error) {
 }
 
 // writeDictionaryTables writes the dictionary entries of ids (ascending;
-// see dictsave.go) as two sstables (ID -> term, term -> ID). It reads the
-// entries in place: only a 4-byte index per entry is allocated, to sort
-// them by encoding.
-func (s *Store) writeDictionaryTables(ids []kb.ID) (idPath, termPath string, err error) {
-	if len(ids) == 0 {
+// see dictsave.go) as two sstables (ID -> term, term -> ID), merged with
+// the stored entries when whole is set. It reads the entries in place:
+// only a 4-byte index per entry is allocated, to sort them by encoding.
+func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool) (idPath, termPath string, err error) {
+	if len(ids) == 0 && !whole {
 		return "", "", nil
 	}
 	_, _, view := s.dict.pendingView()
-	w, idPath, err := s.newTable(false)
-	if err != nil {
-		return "", "", err
-	}
 	idk := make([]byte, 9)
 	idk[0] = prefixID
-	for _, id := range ids {
-		binary.BigEndian.PutUint64(idk[1:], uint64(id))
-		if err := w.Set(idk, view.encoded(id)); err != nil {
-			w.Close()
-			return idPath, "", fmt.Errorf("native: %w", err)
+	i := 0
+	idPath, err = s.writeMerged(prefixID, whole, func() ([]byte, []byte, bool) {
+		if i == len(ids) {
+			return nil, nil, false
 		}
-	}
-	if err := w.Close(); err != nil {
-		return idPath, "", fmt.Errorf("native: %w", err)
+		binary.BigEndian.PutUint64(idk[1:], uint64(ids[i]))
+		v := view.encoded(ids[i])
+		i++
+		return idk, v, true
+	})
+	if err != nil {
+		return idPath, "", err
 	}
 
 	// Encodings are unique in the dictionary, so the term keys are too.
@@ -598,26 +628,19 @@ func (s *Store) writeDictionaryTables(ids []kb.ID) (idPath, termPath string, err
 	for i := range order {
 		order[i] = uint32(i)
 	}
-	slices.SortFunc(order, func(a, b uint32) int {
-		return bytes.Compare(view.encoded(ids[a]), view.encoded(ids[b]))
-	})
-	w, termPath, err = s.newTable(true)
-	if err != nil {
-		return idPath, "", err
-	}
+	sortByBytes(order, func(i uint32) []byte { return view.encoded(ids[i]) })
 	key := make([]byte, 0, 64)
 	var idv [8]byte
-	for _, i := range order {
-		id := ids[i]
+	j := 0
+	termPath, err = s.writeMerged(prefixTerm, whole, func() ([]byte, []byte, bool) {
+		if j == len(order) {
+			return nil, nil, false
+		}
+		id := ids[order[j]]
+		j++
 		key = append(append(key[:0], prefixTerm), view.encoded(id)...)
 		binary.BigEndian.PutUint64(idv[:], uint64(id))
-		if err := w.Set(key, idv[:]); err != nil {
-			w.Close()
-			return idPath, termPath, fmt.Errorf("native: %w", err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		return idPath, termPath, fmt.Errorf("native: %w", err)
-	}
-	return idPath, termPath, nil
+		return key, idv[:], true
+	})
+	return idPath, termPath, err
 }

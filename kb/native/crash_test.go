@@ -20,13 +20,27 @@ import (
 
 const (
 	crashDirEnv    = "PERFKB_NATIVE_CRASH_DIR"
+	crashGrowEnv   = "PERFKB_NATIVE_CRASH_GROW"
 	crashBatchSize = 200
 )
+
+// crashGrow makes each batch as large as all the batches before it
+// together, so that every write after the first rewrites the whole store
+// (rewrite.go) and the kill lands in a rewrite.
+var crashGrow = os.Getenv(crashGrowEnv) != ""
+
+// crashBatchLen is the number of quads in batch b.
+func crashBatchLen(b int) int {
+	if crashGrow && b > 1 {
+		return crashBatchSize << (b - 2)
+	}
+	return crashBatchSize
+}
 
 // crashBatch returns the quads of batch b; every batch has its own subjects.
 func crashBatch(b int) []kb.TermQuad {
 	const ex = "http://example.org/crash/"
-	out := make([]kb.TermQuad, crashBatchSize)
+	out := make([]kb.TermQuad, crashBatchLen(b))
 	for j := range out {
 		out[j] = kb.TermQuad{
 			S: kb.IRI(fmt.Sprintf("%sbatch%d/s%d", ex, b, j)),
@@ -84,14 +98,24 @@ func TestCrashChild(t *testing.T) {
 // TestCrashRecovery kills a loading child process with SIGKILL and checks
 // that the reopened store holds exactly the acknowledged batches, plus at
 // most the one in flight (whole), with counters that agree with the data.
+// The grow cases kill it while it rewrites the whole store.
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary; skipped with -short")
 	}
-	for round, killAfter := range []int{5, 23} {
-		t.Run(fmt.Sprintf("kill-after-%d", killAfter), func(t *testing.T) {
+	for round, c := range []struct {
+		killAfter int
+		grow      bool
+	}{{5, false}, {23, false}, {4, true}, {8, true}} {
+		name := fmt.Sprintf("kill-after-%d", c.killAfter)
+		if c.grow {
+			name += "-grow"
+		}
+		t.Run(name, func(t *testing.T) {
+			crashGrow = c.grow
+			defer func() { crashGrow = false }()
 			dir := filepath.Join(t.TempDir(), fmt.Sprintf("db%d", round))
-			lastAck := runAndKill(t, dir, killAfter)
+			lastAck := runAndKill(t, dir, c.killAfter)
 			checkCrashedStore(t, dir, lastAck)
 		})
 	}
@@ -102,6 +126,9 @@ func TestCrashRecovery(t *testing.T) {
 func runAndKill(t *testing.T, dir string, killAfter int) int {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v=false")
 	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir)
+	if crashGrow {
+		cmd.Env = append(cmd.Env, crashGrowEnv+"=1")
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -175,14 +202,14 @@ func checkCrashedStore(t *testing.T, dir string, lastAck int) {
 	total := 0
 	for b := 1; b <= lastAck; b++ {
 		n := present(b)
-		if n != crashBatchSize {
-			t.Errorf("acknowledged batch %d: %d of %d quads after the crash", b, n, crashBatchSize)
+		if n != crashBatchLen(b) {
+			t.Errorf("acknowledged batch %d: %d of %d quads after the crash", b, n, crashBatchLen(b))
 		}
 		total += n
 	}
 	inFlight := present(lastAck + 1)
-	if inFlight != 0 && inFlight != crashBatchSize {
-		t.Errorf("batch %d in flight at the kill is half there: %d of %d quads", lastAck+1, inFlight, crashBatchSize)
+	if inFlight != 0 && inFlight != crashBatchLen(lastAck+1) {
+		t.Errorf("batch %d in flight at the kill is half there: %d of %d quads", lastAck+1, inFlight, crashBatchLen(lastAck+1))
 	}
 	total += inFlight
 	if n := present(lastAck + 2); n != 0 {

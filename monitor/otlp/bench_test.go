@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/ontology"
 )
 
 // ingestRequests returns n spans (parent/child pairs of one service) as
@@ -55,7 +56,8 @@ func ingestRequests(b *testing.B, n, per int) [][]byte {
 // reports spans per second of wall-clock time and per CPU-second of the
 // whole process (the store's background work included), the figure that
 // does not depend on how loaded the machine is. Every span is
-// acknowledged, so stored, when an iteration ends.
+// acknowledged when an iteration ends, and the store then holds one
+// region instance per span.
 func BenchmarkIngest(b *testing.B) {
 	const n, per, clients = 50000, 2000, 4
 	reqs := ingestRequests(b, n, per)
@@ -95,8 +97,14 @@ func BenchmarkIngest(b *testing.B) {
 				wg.Wait()
 				wall += time.Since(t0)
 				cpu += processCPU() - c0
-				if st := r.Stats(); st.Spans != n {
+				st := r.Stats()
+				if st.Spans != n {
 					b.Fatalf("%d spans acknowledged, want %d", st.Spans, n)
+				}
+				b.Logf("%s: %d statements in %d writes", store, st.Triples, st.Writes)
+				// Stored exactly once each: one region instance per span.
+				if got := count(b, ds, kb.IRI(ontology.RDFType), kb.IRI(ontology.RegionInstance)); got != n {
+					b.Fatalf("%d region instances stored, want %d", got, n)
 				}
 				stop()
 			}
