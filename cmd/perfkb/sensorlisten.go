@@ -77,7 +77,14 @@ process at a time.`,
 		Example: `  perfkb sensor-listen --store native:./kb --base http://perfkb.example/site/innsbruck/ --addr 127.0.0.1:8060
   perfkb sensor-listen --base http://perfkb.example/site/innsbruck/ --shipped monitoring --http 127.0.0.1:7878`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSensorListen(cmd.Context(), app, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// --memory-limit (a serve flag) sets --max-queue and
+			// --max-batch too, before they are read.
+			if err := f.serve.applyMemoryLimit(cmd.Flags()); err != nil {
+				return err
+			}
+			return runSensorListen(cmd.Context(), app, &f)
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8060", "address sensors connect to (host:port); loopback unless another interface is named")
@@ -191,6 +198,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	if logger, err = f.serve.logger(app.Stderr); err != nil {
 		return err
 	}
+	f.serve.memoryPlan.log(logger)
 
 	ds, err := app.OpenStore(ctx)
 	if err != nil {
