@@ -35,6 +35,8 @@ func TestMemoryLimitShares(t *testing.T) {
 			"max-queue": "64MiB", "max-batch": "4MiB", "query-memory-total": "1GiB", "body-memory": "256MiB"}, 3 << 30},
 		{"sensor-listen 512MiB", newSensorListenCmd, []string{"--memory-limit", "512MiB"}, map[string]string{
 			"max-queue": "8MiB", "max-batch": "1MiB"}, 384 << 20},
+		{"otlp-listen 4GiB", newOTLPListenCmd, []string{"--memory-limit", "4GiB"}, map[string]string{
+			"max-queue": "64MiB"}, 3 << 30},
 		{"sensor-listen 64GiB caps", newSensorListenCmd, []string{"--memory-limit", "64GiB"}, map[string]string{
 			"max-queue": "256MiB", "max-batch": "16MiB"}, 48 << 30},
 	} {
