@@ -55,6 +55,17 @@ type SensorOptions struct {
 	// without this bound a queue full of large messages becomes one
 	// conversion of many times MaxQueueBytes.
 	MaxBatchBytes int64
+	// WriteShare bounds the share of wall-clock time the writer spends
+	// storing batches of large messages (1 MiB parsed and more, on
+	// average; default 0.5; 1 or more: no bound): after such a batch's
+	// store write took d (at least 20ms), the writer rests
+	// d×(1−WriteShare)/WriteShare before the next one, while the queue
+	// bound holds the senders back. A flood of large messages otherwise
+	// keeps the store writing and compacting without a pause, and the
+	// queries a server answers from the same process wait for the
+	// processors behind it; batches of ordinary sensors' small messages
+	// never rest.
+	WriteShare float64
 	// MaxConns bounds the open sensor connections (default 256). When
 	// they are all open, a new connection evicts the open one that has
 	// gone longest without completing a message, if that is at least
@@ -186,6 +197,9 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 	}
 	if opt.EvictAfter <= 0 {
 		opt.EvictAfter = 10 * time.Second
+	}
+	if opt.WriteShare <= 0 {
+		opt.WriteShare = 0.5
 	}
 	if opt.MaxBatchBytes == 0 {
 		opt.MaxBatchBytes = 16 << 20

@@ -248,3 +248,57 @@ func TestListenBatchBytesBound(t *testing.T) {
 		t.Errorf("batches hold %d triples in all, want %d", total, want)
 	}
 }
+
+// slowStore takes at least delay per Apply and records when each began
+// and ended.
+type slowStore struct {
+	kb.Dataset
+	delay time.Duration
+	mu    *sync.Mutex
+	spans *[][2]time.Time
+}
+
+func (s slowStore) Apply(ctx context.Context, d kb.Delta) error {
+	began := time.Now()
+	time.Sleep(s.delay)
+	err := s.Dataset.Apply(ctx, d)
+	s.mu.Lock()
+	*s.spans = append(*s.spans, [2]time.Time{began, time.Now()})
+	s.mu.Unlock()
+	return err
+}
+
+// TestListenWriteShare: with WriteShare 0.5 the writer rests after each
+// long store write of large messages at least as long as the write took,
+// so a flood of them keeps the store busy half the time at most; every
+// message is still stored. (TestListenConcurrentSenders shows that small
+// messages are written without rests: its 10,000 messages are received
+// and stored within its time limit.)
+func TestListenWriteShare(t *testing.T) {
+	const msgs = 2
+	var mu sync.Mutex
+	var spans [][2]time.Time
+	store := slowStore{Dataset: native.OpenMemory(), delay: 60 * time.Millisecond, mu: &mu, spans: &spans}
+	s := startListener(t, store, monitor.SensorOptions{Batch: 1, FlushInterval: time.Hour, WriteShare: 0.5})
+	var all strings.Builder
+	for j := range msgs {
+		all.WriteString(wideMessage(j, j, 9000)) // 72 KB on the wire, over 1 MiB parsed: a flood's message
+	}
+	send(t, s.addr, all.String())
+	// Each write takes seconds under -race on a loaded machine, and each
+	// rest as long again.
+	waitWithin(t, 2*time.Minute, "every message stored", func() bool { return s.l.Stats().Stored == msgs })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(spans) < 2 {
+		t.Fatalf("%d store writes, want one per message (%d)", len(spans), msgs)
+	}
+	for i := 1; i < len(spans); i++ {
+		took := spans[i-1][1].Sub(spans[i-1][0])
+		// A rest is at most 5s (monitor's maxRest), so that a write
+		// slowed by a stall does not hold the sensors back long after.
+		if gap, want := spans[i][0].Sub(spans[i-1][1]), min(took, 5*time.Second); gap < want {
+			t.Errorf("write %d began %v after write %d ended, which took %v: want a rest of at least %v", i, gap, i-1, took, want)
+		}
+	}
+}

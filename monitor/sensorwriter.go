@@ -81,7 +81,19 @@ func (l *SensorListener) writer(ctx context.Context) error {
 	inflight := 0
 	go func() {
 		for c := range applyQ {
+			began := time.Now()
 			err := w.apply(ctx, c)
+			if rest := l.restAfterWrite(time.Since(began), c); rest > 0 && err == nil {
+				// Resting before the batch's queue bytes are released
+				// and it counts as written keeps the converter, and
+				// through the queue bound the senders, waiting too.
+				t := time.NewTimer(rest)
+				select {
+				case <-t.C:
+				case <-ctx.Done():
+					t.Stop()
+				}
+			}
 			// The queue bound covers a batch until it is stored: a
 			// stalled store holds the readers back rather than letting
 			// converted batches pile up beside the queue.
@@ -157,6 +169,39 @@ func (l *SensorListener) writer(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// restAfter is the shortest store write after which the writer rests
+// (SensorOptions.WriteShare).
+const restAfter = 20 * time.Millisecond
+
+// restMessageBytes is the parsed size per message, on average over a
+// batch, from which the writer rests after writing it: the size of a
+// flood's messages (a message of 100,000 leaves takes some 13 MB parsed),
+// far above an ordinary sensor's (under a kilobyte), so that sensors
+// sending many small messages are written as fast as the store takes
+// them.
+const restMessageBytes = 1 << 20
+
+// maxRest caps one rest, so that a store write slowed by a stall does
+// not hold the sensors back for long after it.
+const maxRest = 5 * time.Second
+
+// restAfterWrite is how long the writer rests after a store write of c
+// that took d; at shutdown it does not rest.
+func (l *SensorListener) restAfterWrite(d time.Duration, c converted) time.Duration {
+	share := l.opt.WriteShare
+	if share >= 1 || d < restAfter || c.n <= 0 || l.draining.Load() {
+		return 0
+	}
+	var bytes int64
+	for _, h := range c.held {
+		bytes += h.size
+	}
+	if bytes/c.n < restMessageBytes {
+		return 0
+	}
+	return min(time.Duration(float64(d)*(1-share)/share), maxRest)
 }
 
 // converted is a batch ready to be applied.

@@ -198,6 +198,10 @@ func (s *Server) bufferBody(c *gin.Context) {
 	if err != nil {
 		if _, ok := err.(*apiError); ok {
 			s.metrics.rejected.WithLabelValues("overloaded").Inc()
+		} else if errors.Is(err, io.ErrUnexpectedEOF) {
+			// The client ended the body before its Content-Length:
+			// its error, not the server's.
+			err = &apiError{typ: ErrorBadData, err: fmt.Errorf("the request body ended before its Content-Length: %w", err)}
 		}
 		respondError(c, err)
 		return

@@ -65,6 +65,9 @@ made up and printed. Stop the server with Ctrl-C.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags.resolveToken()
+			if err := flags.applyMemoryLimit(cmd.Flags()); err != nil {
+				return err
+			}
 			if err := flags.validate(); err != nil {
 				return err
 			}
@@ -75,6 +78,7 @@ made up and printed. Stop the server with Ctrl-C.`,
 			if err != nil {
 				return err
 			}
+			flags.memoryPlan.log(logger)
 			ctx := cmd.Context()
 			ds, err := app.OpenStore(ctx)
 			if err != nil {

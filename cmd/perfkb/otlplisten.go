@@ -26,6 +26,7 @@ type otlpListenFlags struct {
 	listen                               listenerFlags
 	queueWait                            time.Duration
 	batch                                int
+	memoryLimit                          memoryLimitFlag // sets --max-queue's default: memory_limit.go
 }
 
 func newOTLPListenCmd(app *App) *cobra.Command {
@@ -54,7 +55,12 @@ finish and exit 0.`,
 		Example: `  PERFKB_TOKEN=s3cret perfkb otlp-listen --store native:./kb --base http://perfkb.example/site/innsbruck/
   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer s3cret" ./service`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runOTLPListen(cmd.Context(), app, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if _, err := f.memoryLimit.apply(cmd.Flags()); err != nil {
+				return err
+			}
+			return runOTLPListen(cmd.Context(), app, &f)
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:4318", "address to receive OTLP/HTTP on (host:port); loopback unless another interface is named")
@@ -67,6 +73,7 @@ finish and exit 0.`,
 		idleUsage: "close a kept-alive connection idle this long"})
 	fs.DurationVar(&f.queueWait, "queue-wait", 5*time.Second, "how long a request waits for room in a full queue before it is answered 503")
 	fs.IntVar(&f.batch, "batch", 200000, "most statements per write")
+	f.memoryLimit.bind(fs)
 	return cmd
 }
 

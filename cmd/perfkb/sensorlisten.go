@@ -36,6 +36,7 @@ type sensorListenFlags struct {
 	flushInterval, evictAfter  time.Duration
 	listen                     listenerFlags
 	maxBatch                   string
+	writeShare                 float64
 	http                       string
 	noDerivations              bool
 	rulesWindow                int64
@@ -77,7 +78,14 @@ process at a time.`,
 		Example: `  perfkb sensor-listen --store native:./kb --base http://perfkb.example/site/innsbruck/ --addr 127.0.0.1:8060
   perfkb sensor-listen --base http://perfkb.example/site/innsbruck/ --shipped monitoring --http 127.0.0.1:7878`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSensorListen(cmd.Context(), app, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// --memory-limit (a serve flag) sets --max-queue and
+			// --max-batch too, before they are read.
+			if err := f.serve.applyMemoryLimit(cmd.Flags()); err != nil {
+				return err
+			}
+			return runSensorListen(cmd.Context(), app, &f)
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8060", "address sensors connect to (host:port); loopback unless another interface is named")
@@ -95,6 +103,7 @@ process at a time.`,
 		messageFlag: "message-timeout", messageUsage: "close a connection whose message is not whole this long after its first byte",
 		idleUsage: "close a connection that begins no message (or sends nothing inside one) for this long"})
 	fs.StringVar(&f.maxBatch, "max-batch", "16MiB", "most parsed bytes of messages converted in one batch (bytes, or with KiB, MiB, KB, MB)")
+	fs.Float64Var(&f.writeShare, "write-share", 0.5, "most share of the time the writer spends storing large batches (it rests after each as long again at 0.5), so floods leave processors to queries; 1: no rest")
 	fs.BoolVar(&f.noDerivations, "no-derivations", false, "with rules: write no derivation records (faster; no explanations of live findings)")
 	fs.Int64Var(&f.rulesWindow, "rules-window", 0, "with rules: the rules see the last N messages (up to 2N are held) besides what was stored before; older ones leave the rule engine's memory, not the store (right for per-message rules such as the shipped monitoring ones; 0: keep everything, memory grows with the data)")
 	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")
@@ -143,6 +152,8 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		return usageError(fmt.Errorf("--max-batch %q: %w", f.maxBatch, err))
 	}
 	switch {
+	case f.writeShare <= 0:
+		return usageError(errors.New("--write-share must be positive (1: no rest)"))
 	case f.batch <= 0:
 		return usageError(errors.New("--batch must be positive"))
 	case f.rulesWindow < 0:
@@ -191,19 +202,35 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	if logger, err = f.serve.logger(app.Stderr); err != nil {
 		return err
 	}
+	f.serve.memoryPlan.log(logger)
 
+	if f.http != "" {
+		// The endpoint is a server like serve's: the runtime tuned as
+		// serve tunes it (a spare processor for light queries, the
+		// collector's pace).
+		f.serve.long.tuneRuntime(logger)
+	}
 	ds, err := app.OpenStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
+	if f.http != "" {
+		// serve's --memory (the native store's read indexes) and --pprof
+		// apply to the endpoint too.
+		stop, err := f.serve.speed.apply(ctx, ds, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return fmt.Errorf("sensor-listen: %w", err)
 	}
 	opt := monitor.SensorOptions{
 		Base: base, Graph: graph, Mapper: sensor.Options{Manager: f.manager},
-		Batch: f.batch, FlushInterval: f.flushInterval, ListenerLimits: limits, MaxBatchBytes: maxBatch,
+		Batch: f.batch, FlushInterval: f.flushInterval, ListenerLimits: limits, MaxBatchBytes: maxBatch, WriteShare: f.writeShare,
 		MaxConns: f.maxConns, Program: prog,
 		Reasoner: reasoner.Options{Print: app.Stderr, NoDerivations: f.noDerivations}, Logger: logger,
 		RulesWindow: f.rulesWindow, EvictAfter: f.evictAfter,

@@ -47,6 +47,8 @@ type serveFlags struct {
 	queryMemory   queryMemoryFlag      // --query-memory, --query-memory-total: query_budget.go
 	long          longQueryFlags       // --long-query-after: serve_long.go
 	push          pushValidateFlags    // --validate, --shapes: serve_validate.go
+	memoryLimit   memoryLimitFlag      // --memory-limit: memory_limit.go
+	memoryPlan    memoryPlan           // what --memory-limit set, for the log
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -69,6 +71,15 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.queryMemory.bindServe(fs)
 	f.long.bind(fs)
 	f.push.bind(fs, "Graph Store writes (PUT and POST to /data) and SPARQL updates (the quads each adds), each on its own beside PERFONTO")
+	f.memoryLimit.bind(fs)
+}
+
+// applyMemoryLimit derives the unset budgets of fs from --memory-limit
+// (memory_limit.go); call it before validate.
+func (f *serveFlags) applyMemoryLimit(fs *pflag.FlagSet) error {
+	p, err := f.memoryLimit.apply(fs)
+	f.memoryPlan = p
+	return err
 }
 
 // resolveToken fills the token from the environment when the flag is unset.
@@ -205,6 +216,9 @@ SIGTERM stop the server after the requests in flight finish.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags.resolveToken()
+			if err := flags.applyMemoryLimit(cmd.Flags()); err != nil {
+				return err
+			}
 			if err := flags.validate(); err != nil {
 				return err
 			}
@@ -212,6 +226,7 @@ SIGTERM stop the server after the requests in flight finish.`,
 			if err != nil {
 				return err
 			}
+			flags.memoryPlan.log(logger)
 			flags.long.tuneRuntime(logger)
 			ctx := cmd.Context()
 			ds, err := app.OpenStore(ctx)
