@@ -65,7 +65,8 @@ type fastTest struct {
 	cf    float64 // c as a double, when cDbl
 	cInt  bool
 	cDbl  bool
-	memo  kb.ID // kind tests: the last ID decided and its verdict
+	ckind function.NumKind // c's kind, when cDbl
+	memo  kb.ID            // kind tests: the last ID decided and its verdict
 	memoV bool
 	// ?a = ?b or ?a != ?b of two pattern variables (op): slot2 is ?b's
 	// slot; t.pos is ?a's position.
@@ -263,7 +264,7 @@ func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
 			t.cInt, t.ci = true, num.R.Num().Int64()
 		}
 		// A double operand promotes c to a double (compareNumeric).
-		t.cDbl, t.cf = true, num.Float64()
+		t.cDbl, t.cf, t.ckind = true, num.Float64(), num.Kind
 		t.op, t.pos = op, pos
 	}
 }
@@ -280,11 +281,11 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 		if id == t.memo && id != 0 {
 			return t.memoV, nil
 		}
-		term, err := ex.dict.term(id)
+		k, err := ex.dict.kind(id)
 		if err != nil {
 			return false, err
 		}
-		t.memo, t.memoV = id, term.Kind == t.kind
+		t.memo, t.memoV = id, k == t.kind
 		return t.memoV, nil
 	}
 	term, err := ex.dict.term(id)
@@ -341,8 +342,8 @@ func nonLiteral(ex *executor, id kb.ID, memo *kb.ID, memoV *bool) bool {
 	if id == *memo && id != 0 {
 		return *memoV
 	}
-	term, err := ex.dict.term(id)
-	v := err == nil && (term.Kind == kb.KindIRI || term.Kind == kb.KindBlank)
+	k, err := ex.dict.kind(id)
+	v := err == nil && (k == kb.KindIRI || k == kb.KindBlank)
 	*memo, *memoV = id, v
 	return v
 }
@@ -438,13 +439,20 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if n.counted {
 		return n.runCounted(ex, seed, emit)
 	}
-	if workers := n.parallelism(ex); workers > 1 {
+	tests := n.tests
+	objs, rest, ordered, err := n.orderedObjects(ex, seed, n.orderedTests())
+	if err != nil {
+		return err
+	}
+	if ordered {
+		tests = rest
+	} else if workers := n.parallelism(ex); workers > 1 {
 		return n.runParallel(ex, seed, emit, workers)
 	}
-	p := n.newPart(ex, seed, n.tests, n.aggs)
+	p := n.newPart(ex, seed, tests, n.aggs)
 	defer p.acct.done()
 	var seq int64
-	err := n.scan(ex, func(q kb.Quad) error {
+	err = n.scanObjects(ex, objs, ordered, func(q kb.Quad) error {
 		if err := p.visit([3]kb.ID{q.S, q.P, q.O}, seq); err != nil {
 			return err
 		}
@@ -459,10 +467,15 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 
 // scan visits the pattern's matches in every graph of the node.
 func (n *aggScanNode) scan(ex *executor, visit func(kb.Quad) error) error {
+	return n.scanObjects(ex, nil, false, visit)
+}
+
+// scanObjects is scan, restricted to the quads whose object is in objs
+// (ascending IDs) when only is set.
+func (n *aggScanNode) scanObjects(ex *executor, objs []kb.ID, only bool, visit func(kb.Quad) error) error {
 	if n.missing != "" || n.kindAbsent(ex) {
 		return nil
 	}
-	var inner error
 	if n.union {
 		var last kb.Quad
 		first := true
@@ -478,22 +491,32 @@ func (n *aggScanNode) scan(ex *executor, visit func(kb.Quad) error) error {
 	for _, gr := range n.graphs {
 		pat := kb.Pattern{S: n.pat[0].id, P: n.pat[1].id, O: n.pat[2].id, G: gr}
 		var err error
-		if ex.scanner != nil {
-			err = ex.scanner.ScanQuads(ex.ctx, pat, func(q kb.Quad) bool {
-				inner = visit(q)
-				return inner == nil
-			})
+		if only {
+			err = n.scanSelected(ex, pat, objs, visit)
 		} else {
-			err = scanMatch(ex, pat, visit)
-		}
-		if inner != nil {
-			return inner
+			err = scanPattern(ex, pat, visit)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// scanPattern visits pat's matches.
+func scanPattern(ex *executor, pat kb.Pattern, visit func(kb.Quad) error) error {
+	if ex.scanner == nil {
+		return scanMatch(ex, pat, visit)
+	}
+	var inner error
+	err := ex.scanner.ScanQuads(ex.ctx, pat, func(q kb.Quad) bool {
+		inner = visit(q)
+		return inner == nil
+	})
+	if inner != nil {
+		return inner
+	}
+	return err
 }
 
 // emitGroups emits the groups' answers, in the order given.
@@ -611,6 +634,9 @@ func (n *aggScanNode) describe() string {
 	}
 	if len(n.fsrc) > 0 {
 		b.WriteString(" filter:" + filterText(n.fsrc))
+	}
+	if len(n.orderedTests()) > 0 {
+		b.WriteString(" (objects by value where the store keeps their order)")
 	}
 	return b.String()
 }
