@@ -160,8 +160,9 @@ func (m *MemStore) TermKindOf(id kb.ID) (kb.TermKind, bool) {
 // P-O-S-G order, until fn returns false. A value-ordered FILTER selects a
 // few thousand objects of a predicate; each is found by galloping forward
 // from the last through the predicate's sorted keys, not by a search of
-// the whole range. ok is false when the store cannot (reads from Pebble,
-// or writes since the read side was built): the caller uses ScanQuads.
+// the whole range (with writes since the read side was built, by one
+// range per object). ok is false when reads come from Pebble: the caller
+// uses ScanQuads.
 func (s *Store) ScanObjectQuads(ctx context.Context, p, g kb.ID, objs []kb.ID, fn func(kb.Quad) bool) (ok bool, err error) {
 	if err := s.checkOpen(); err != nil {
 		return false, err
@@ -186,8 +187,24 @@ func (m *MemStore) ScanObjectQuads(ctx context.Context, p, g kb.ID, objs []kb.ID
 const posg = 1
 
 func scanObjectQuads(ctx context.Context, m *memSnapshot, p, g kb.ID, objs []kb.ID, fn func(kb.Quad) bool) (bool, error) {
-	if len(m.adds[posg]) > 0 || len(m.dels[posg]) > 0 || p > 1<<32-1 || g > 1<<32-1 {
-		return false, nil
+	if len(m.adds[posg]) > 0 || len(m.dels[posg]) > 0 {
+		// A delta to merge: one range per object, as ScanQuads reads it.
+		for _, o := range objs {
+			var r memRange
+			m.ranges(kb.Pattern{P: p, O: o, G: g}, &r)
+			for r.next() {
+				if !fn(r.quad()) {
+					return true, nil
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
+		}
+		return true, nil
+	}
+	if p > 1<<32-1 || g > 1<<32-1 {
+		return true, nil // no quad holds an ID past 32 bits
 	}
 	var r memRange
 	m.ranges(kb.Pattern{P: p}, &r)

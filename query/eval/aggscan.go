@@ -159,7 +159,7 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 			if err != nil {
 				return nil, false, err
 			}
-			g.expr = e
+			g.expr = ex.memoAgg(a.Aggregate.Expr, e)
 			if numAggregate(a.Aggregate) {
 				g.num = ex.compileNum(a.Aggregate.Expr)
 			}
@@ -205,7 +205,7 @@ func (n *aggScanNode) compileAggs(ex *executor) ([]groupAgg, error) {
 			if err != nil {
 				return nil, err
 			}
-			aggs[i].expr = c
+			aggs[i].expr = ex.memoAgg(e, c)
 		}
 	}
 	return aggs, nil
@@ -363,6 +363,9 @@ type aggScanGroup struct {
 	key   kb.ID
 	aggs  []aggState
 	first int64 // the scan position of the group's first row
+	// last[i]: the ID aggregate i last added, where it skips repeats
+	// (repeatSkips).
+	last []kb.ID
 }
 
 // aggScanPart folds rows into groups: the whole scan's, or, in a parallel
@@ -420,13 +423,20 @@ func (p *aggScanPart) visit(ids [3]kb.ID, seq int64) error {
 			if err := p.acct.charge(p.groupBytes); err != nil {
 				return err
 			}
-			g = &aggScanGroup{key: key, aggs: make([]aggState, len(n.aggs)), first: seq}
+			g = &aggScanGroup{key: key, aggs: make([]aggState, len(n.aggs)), first: seq, last: make([]kb.ID, len(n.aggs))}
 			p.groups[key] = g
 			p.order = append(p.order, g)
 		}
 		p.last = g
 	}
 	for i, a := range p.aggs {
+		if repeatSkips(a) {
+			if id := r[a.varSlot]; id != 0 && id == g.last[i] {
+				continue
+			} else {
+				g.last[i] = id
+			}
+		}
 		if err := g.aggs[i].add(ex, a, r, p.acct); err != nil {
 			return err
 		}
