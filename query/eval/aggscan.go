@@ -323,13 +323,16 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 	return c != 0, nil
 }
 
-// decideVars decides ?a = ?b (or !=) on IDs when both are IRIs or blank
-// nodes, which are equal exactly when they are the same term, and the
-// store gives each term one ID; literals (value equality, NaN, ill-typed
-// values) and triple terms go through the general expression.
+// decideVars decides ?a = ?b (or !=) on IDs when either is an IRI or a
+// blank node: such a term equals only itself (RDFterm-equal, no type
+// error whatever the other is; see equal), and the store gives each term
+// one ID. Two literals (value equality, NaN, ill-typed values) or two
+// triple terms go through the general expression. ?b is looked at first:
+// along the P-O-S-G order of `?s p ?o` the object repeats, so its verdict
+// comes from the memo.
 func (t *fastTest) decideVars(ex *executor, id kb.ID, r row) (bool, error) {
 	id2 := r[t.slot2]
-	if !nonLiteral(ex, id, &t.memo, &t.memoV) || !nonLiteral(ex, id2, &t.memo2, &t.memo2V) {
+	if !nonLiteral(ex, id2, &t.memo2, &t.memo2V) && !nonLiteral(ex, id, &t.memo, &t.memoV) {
 		return ex.filterRow([]cexpr{t.expr}, r)
 	}
 	return (id == id2) == (t.op == algebra.OpEqual), nil
