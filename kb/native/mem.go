@@ -38,6 +38,8 @@ type MemStore struct {
 	closed atomic.Bool
 	// predStats are the planner's per-predicate statistics.
 	predStats predStatsCache
+	// derived: values built from a predicate's objects (objorder.go).
+	derived derivedCache
 }
 
 var _ kb.Dataset = (*MemStore)(nil)

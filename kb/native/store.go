@@ -70,6 +70,8 @@ type Store struct {
 	side *sideDict
 	// kinds: which term kinds the dictionary holds (kinds.go).
 	kinds kindSummary
+	// derived: values built from a predicate's objects (objorder.go).
+	derived derivedCache
 	// memPending: the read side is to be built by the first read.
 	memPending atomic.Bool
 	predStats  predStatsCache // planner statistics of the read side

@@ -65,7 +65,8 @@ type fastTest struct {
 	cf    float64 // c as a double, when cDbl
 	cInt  bool
 	cDbl  bool
-	memo  kb.ID // kind tests: the last ID decided and its verdict
+	ckind function.NumKind // c's kind, when cDbl
+	memo  kb.ID            // kind tests: the last ID decided and its verdict
 	memoV bool
 	// ?a = ?b or ?a != ?b of two pattern variables (op): slot2 is ?b's
 	// slot; t.pos is ?a's position.
@@ -158,7 +159,7 @@ func (ex *executor) compileAggScan(o *algebra.Group, sc scope) (node, bool, erro
 			if err != nil {
 				return nil, false, err
 			}
-			g.expr = e
+			g.expr = ex.memoAgg(a.Aggregate.Expr, e)
 			if numAggregate(a.Aggregate) {
 				g.num = ex.compileNum(a.Aggregate.Expr)
 			}
@@ -204,7 +205,7 @@ func (n *aggScanNode) compileAggs(ex *executor) ([]groupAgg, error) {
 			if err != nil {
 				return nil, err
 			}
-			aggs[i].expr = c
+			aggs[i].expr = ex.memoAgg(e, c)
 		}
 	}
 	return aggs, nil
@@ -263,7 +264,7 @@ func (t *fastTest) analyse(ex *executor, e algebra.Expr, slotPos map[int]int) {
 			t.cInt, t.ci = true, num.R.Num().Int64()
 		}
 		// A double operand promotes c to a double (compareNumeric).
-		t.cDbl, t.cf = true, num.Float64()
+		t.cDbl, t.cf, t.ckind = true, num.Float64(), num.Kind
 		t.op, t.pos = op, pos
 	}
 }
@@ -280,11 +281,11 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 		if id == t.memo && id != 0 {
 			return t.memoV, nil
 		}
-		term, err := ex.dict.term(id)
+		k, err := ex.dict.kind(id)
 		if err != nil {
 			return false, err
 		}
-		t.memo, t.memoV = id, term.Kind == t.kind
+		t.memo, t.memoV = id, k == t.kind
 		return t.memoV, nil
 	}
 	term, err := ex.dict.term(id)
@@ -322,13 +323,16 @@ func (t *fastTest) decide(ex *executor, id kb.ID, r row) (bool, error) {
 	return c != 0, nil
 }
 
-// decideVars decides ?a = ?b (or !=) on IDs when both are IRIs or blank
-// nodes, which are equal exactly when they are the same term, and the
-// store gives each term one ID; literals (value equality, NaN, ill-typed
-// values) and triple terms go through the general expression.
+// decideVars decides ?a = ?b (or !=) on IDs when either is an IRI or a
+// blank node: such a term equals only itself (RDFterm-equal, no type
+// error whatever the other is; see equal), and the store gives each term
+// one ID. Two literals (value equality, NaN, ill-typed values) or two
+// triple terms go through the general expression. ?b is looked at first:
+// along the P-O-S-G order of `?s p ?o` the object repeats, so its verdict
+// comes from the memo.
 func (t *fastTest) decideVars(ex *executor, id kb.ID, r row) (bool, error) {
 	id2 := r[t.slot2]
-	if !nonLiteral(ex, id, &t.memo, &t.memoV) || !nonLiteral(ex, id2, &t.memo2, &t.memo2V) {
+	if !nonLiteral(ex, id2, &t.memo2, &t.memo2V) && !nonLiteral(ex, id, &t.memo, &t.memoV) {
 		return ex.filterRow([]cexpr{t.expr}, r)
 	}
 	return (id == id2) == (t.op == algebra.OpEqual), nil
@@ -341,8 +345,8 @@ func nonLiteral(ex *executor, id kb.ID, memo *kb.ID, memoV *bool) bool {
 	if id == *memo && id != 0 {
 		return *memoV
 	}
-	term, err := ex.dict.term(id)
-	v := err == nil && (term.Kind == kb.KindIRI || term.Kind == kb.KindBlank)
+	k, err := ex.dict.kind(id)
+	v := err == nil && (k == kb.KindIRI || k == kb.KindBlank)
 	*memo, *memoV = id, v
 	return v
 }
@@ -362,6 +366,9 @@ type aggScanGroup struct {
 	key   kb.ID
 	aggs  []aggState
 	first int64 // the scan position of the group's first row
+	// last[i]: the ID aggregate i last added, where it skips repeats
+	// (repeatSkips).
+	last []kb.ID
 }
 
 // aggScanPart folds rows into groups: the whole scan's, or, in a parallel
@@ -419,13 +426,20 @@ func (p *aggScanPart) visit(ids [3]kb.ID, seq int64) error {
 			if err := p.acct.charge(p.groupBytes); err != nil {
 				return err
 			}
-			g = &aggScanGroup{key: key, aggs: make([]aggState, len(n.aggs)), first: seq}
+			g = &aggScanGroup{key: key, aggs: make([]aggState, len(n.aggs)), first: seq, last: make([]kb.ID, len(n.aggs))}
 			p.groups[key] = g
 			p.order = append(p.order, g)
 		}
 		p.last = g
 	}
 	for i, a := range p.aggs {
+		if repeatSkips(a) {
+			if id := r[a.varSlot]; id != 0 && id == g.last[i] {
+				continue
+			} else {
+				g.last[i] = id
+			}
+		}
 		if err := g.aggs[i].add(ex, a, r, p.acct); err != nil {
 			return err
 		}
@@ -438,13 +452,20 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if n.counted {
 		return n.runCounted(ex, seed, emit)
 	}
-	if workers := n.parallelism(ex); workers > 1 {
+	tests := n.tests
+	objs, rest, ordered, err := n.orderedObjects(ex, seed, n.orderedTests())
+	if err != nil {
+		return err
+	}
+	if ordered {
+		tests = rest
+	} else if workers := n.parallelism(ex); workers > 1 {
 		return n.runParallel(ex, seed, emit, workers)
 	}
-	p := n.newPart(ex, seed, n.tests, n.aggs)
+	p := n.newPart(ex, seed, tests, n.aggs)
 	defer p.acct.done()
 	var seq int64
-	err := n.scan(ex, func(q kb.Quad) error {
+	err = n.scanObjects(ex, objs, ordered, func(q kb.Quad) error {
 		if err := p.visit([3]kb.ID{q.S, q.P, q.O}, seq); err != nil {
 			return err
 		}
@@ -459,10 +480,15 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 
 // scan visits the pattern's matches in every graph of the node.
 func (n *aggScanNode) scan(ex *executor, visit func(kb.Quad) error) error {
+	return n.scanObjects(ex, nil, false, visit)
+}
+
+// scanObjects is scan, restricted to the quads whose object is in objs
+// (ascending IDs) when only is set.
+func (n *aggScanNode) scanObjects(ex *executor, objs []kb.ID, only bool, visit func(kb.Quad) error) error {
 	if n.missing != "" || n.kindAbsent(ex) {
 		return nil
 	}
-	var inner error
 	if n.union {
 		var last kb.Quad
 		first := true
@@ -478,22 +504,32 @@ func (n *aggScanNode) scan(ex *executor, visit func(kb.Quad) error) error {
 	for _, gr := range n.graphs {
 		pat := kb.Pattern{S: n.pat[0].id, P: n.pat[1].id, O: n.pat[2].id, G: gr}
 		var err error
-		if ex.scanner != nil {
-			err = ex.scanner.ScanQuads(ex.ctx, pat, func(q kb.Quad) bool {
-				inner = visit(q)
-				return inner == nil
-			})
+		if only {
+			err = n.scanSelected(ex, pat, objs, visit)
 		} else {
-			err = scanMatch(ex, pat, visit)
-		}
-		if inner != nil {
-			return inner
+			err = scanPattern(ex, pat, visit)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// scanPattern visits pat's matches.
+func scanPattern(ex *executor, pat kb.Pattern, visit func(kb.Quad) error) error {
+	if ex.scanner == nil {
+		return scanMatch(ex, pat, visit)
+	}
+	var inner error
+	err := ex.scanner.ScanQuads(ex.ctx, pat, func(q kb.Quad) bool {
+		inner = visit(q)
+		return inner == nil
+	})
+	if inner != nil {
+		return inner
+	}
+	return err
 }
 
 // emitGroups emits the groups' answers, in the order given.
@@ -611,6 +647,9 @@ func (n *aggScanNode) describe() string {
 	}
 	if len(n.fsrc) > 0 {
 		b.WriteString(" filter:" + filterText(n.fsrc))
+	}
+	if len(n.orderedTests()) > 0 {
+		b.WriteString(" (objects by value where the store keeps their order)")
 	}
 	return b.String()
 }

@@ -1,0 +1,257 @@
+package native
+
+import (
+	"context"
+	"sync"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// Structures derived from one predicate's distinct objects, for the query
+// evaluator's value-ordered access: a numeric FILTER over a predicate's
+// objects (`?s p ?o FILTER(?o >= c)`) binary-searches the objects sorted
+// by value and reads only the quads of the objects that pass, instead of
+// decoding every quad's object.
+//
+// The evaluator owns what is derived (the numeric semantics live in the
+// query packages); the store owns when it is valid. A derived value is
+// built on first use from the read side's snapshot and kept with that
+// snapshot: any write publishes a new snapshot, and the next call finds
+// the cache describing an older one and starts afresh. Nothing is
+// written to disk, so the side-file and crash rules (sidefile.go) do not
+// apply, and a bulk load needs no hook: the first query after it builds
+// what it needs.
+
+// derivedMax bounds the values kept for one snapshot; past it the cache
+// starts again (each value is a few words per distinct object).
+const derivedMax = 64
+
+// derivedKey names one derived value: a predicate and the kind of
+// structure built from its objects.
+type derivedKey struct {
+	p    kb.ID
+	kind string
+}
+
+// derivedCache holds the values derived from one snapshot.
+type derivedCache struct {
+	mu   sync.Mutex // one build at a time
+	snap *memSnapshot
+	vals map[derivedKey]any
+}
+
+// get returns the value under (p, kind) for snapshot m, calling build
+// with p's distinct objects in m (ascending IDs) when there is none.
+func (c *derivedCache) get(m *memSnapshot, p kb.ID, kind string, build func(objects []kb.ID) (any, error)) (any, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.snap != m || len(c.vals) >= derivedMax {
+		c.snap, c.vals = m, map[derivedKey]any{}
+	}
+	k := derivedKey{p, kind}
+	if v, ok := c.vals[k]; ok {
+		return v, nil
+	}
+	v, err := build(distinctObjects(m, p))
+	if err != nil {
+		return nil, err
+	}
+	c.vals[k] = v
+	return v, nil
+}
+
+// distinctObjects returns the distinct objects of p's quads in m, in
+// ascending ID order (the P-O-S-G order yields them so).
+func distinctObjects(m *memSnapshot, p kb.ID) []kb.ID {
+	var r memRange
+	m.ranges(kb.Pattern{P: p}, &r)
+	var objs []kb.ID
+	for r.next() {
+		if o := r.quad().O; len(objs) == 0 || objs[len(objs)-1] != o {
+			objs = append(objs, o)
+		}
+	}
+	return objs
+}
+
+// ObjectsDerived returns what build makes of the distinct objects of
+// predicate p (ascending IDs), built once per kind and per state of the
+// store: a later call before any write returns the same value, the first
+// call after a write builds it again. ok is false when reads do not come
+// from the in-memory read side (the store is past its memory budget):
+// the caller scans instead. An object whose quads a concurrent write
+// removes may still be listed; a caller reading its quads finds none.
+func (s *Store) ObjectsDerived(p kb.ID, kind string, build func(objects []kb.ID) (any, error)) (v any, ok bool, err error) {
+	if s.closed.Load() {
+		return nil, false, kb.ErrClosed
+	}
+	m := s.readSide()
+	if m == nil {
+		return nil, false, nil
+	}
+	v, err = s.derived.get(m, p, kind, build)
+	return v, err == nil, err
+}
+
+// ObjectsDerived is Store.ObjectsDerived on the in-memory store.
+func (m *MemStore) ObjectsDerived(p kb.ID, kind string, build func(objects []kb.ID) (any, error)) (v any, ok bool, err error) {
+	snap, err := m.load()
+	if err != nil {
+		return nil, false, err
+	}
+	v, err = m.derived.get(snap, p, kind, build)
+	return v, err == nil, err
+}
+
+// tagKinds maps an encoding's tag byte to its term's kind.
+var tagKinds = func() (k [tagDirLang + 1]kb.TermKind) {
+	for kind, tags := range kindTags {
+		for _, t := range tags {
+			k[t] = kind
+		}
+	}
+	return k
+}()
+
+// kindOfEncoding returns the kind of the term encoded as enc.
+func kindOfEncoding(enc []byte) (kb.TermKind, bool) {
+	if len(enc) == 0 || int(enc[0]) >= len(tagKinds) || tagKinds[enc[0]] == 0 {
+		return 0, false
+	}
+	return tagKinds[enc[0]], true
+}
+
+// TermKindOf returns the kind of the term with the given ID from its
+// encoding's tag byte, without decoding the term: FILTER isLiteral(?o)
+// and FILTER(?s = ?o) over a whole predicate ask only that. ok is false
+// where TermOf would be (an ID the store does not hold in memory).
+func (s *Store) TermKindOf(id kb.ID) (kb.TermKind, bool) {
+	if s.closed.Load() {
+		return 0, false
+	}
+	d := &s.dict
+	d.mu.RLock()
+	if id >= d.base {
+		var enc []byte
+		if i := uint64(id - d.base); i < uint64(len(d.refs)) {
+			enc = d.encoded(int(i))
+		}
+		d.mu.RUnlock()
+		return kindOfEncoding(enc)
+	}
+	t, ok := d.oldTerms[id]
+	d.mu.RUnlock()
+	if ok {
+		return t.Kind, true
+	}
+	return kindOfEncoding(s.side.encoded(id))
+}
+
+// TermKindOf is Store.TermKindOf on the in-memory store.
+func (m *MemStore) TermKindOf(id kb.ID) (kb.TermKind, bool) {
+	if m.closed.Load() {
+		return 0, false
+	}
+	return kindOfEncoding(dictEncoded(&m.dict, id))
+}
+
+// ScanObjectQuads calls fn with the quads of predicate p in graph g
+// (kb.Any: every graph) whose object is one of objs (ascending IDs), in
+// P-O-S-G order, until fn returns false. A value-ordered FILTER selects a
+// few thousand objects of a predicate; each is found by galloping forward
+// from the last through the predicate's sorted keys, not by a search of
+// the whole range (with writes since the read side was built, by one
+// range per object). ok is false when reads come from Pebble: the caller
+// uses ScanQuads.
+func (s *Store) ScanObjectQuads(ctx context.Context, p, g kb.ID, objs []kb.ID, fn func(kb.Quad) bool) (ok bool, err error) {
+	if err := s.checkOpen(); err != nil {
+		return false, err
+	}
+	m := s.readSide()
+	if m == nil {
+		return false, nil
+	}
+	return scanObjectQuads(ctx, m, p, g, objs, fn)
+}
+
+// ScanObjectQuads is Store.ScanObjectQuads on the in-memory store.
+func (m *MemStore) ScanObjectQuads(ctx context.Context, p, g kb.ID, objs []kb.ID, fn func(kb.Quad) bool) (ok bool, err error) {
+	snap, err := m.load()
+	if err != nil {
+		return false, err
+	}
+	return scanObjectQuads(ctx, snap, p, g, objs, fn)
+}
+
+// posg is the index of the P-O-S-G order.
+const posg = 1
+
+func scanObjectQuads(ctx context.Context, m *memSnapshot, p, g kb.ID, objs []kb.ID, fn func(kb.Quad) bool) (bool, error) {
+	if len(m.adds[posg]) > 0 || len(m.dels[posg]) > 0 {
+		// A delta to merge: one range per object, as ScanQuads reads it.
+		for _, o := range objs {
+			var r memRange
+			m.ranges(kb.Pattern{P: p, O: o, G: g}, &r)
+			for r.next() {
+				if !fn(r.quad()) {
+					return true, nil
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
+		}
+		return true, nil
+	}
+	if p > 1<<32-1 || g > 1<<32-1 {
+		return true, nil // no quad holds an ID past 32 bits
+	}
+	var r memRange
+	m.ranges(kb.Pattern{P: p}, &r)
+	if r.order != posg {
+		return false, nil
+	}
+	keys := r.base
+	i := 0
+	for n, o := range objs {
+		if n&255 == 255 {
+			if err := ctx.Err(); err != nil {
+				return true, err
+			}
+		}
+		if o > 1<<32-1 {
+			break
+		}
+		i += gallopObject(keys[i:], uint32(o))
+		for ; i < len(keys) && keys[i][1] == uint32(o); i++ {
+			if g != kb.Any && keys[i][3] != uint32(g) {
+				continue
+			}
+			if !fn(keyQuad(&keys[i], posg)) {
+				return true, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// gallopObject returns the index of the first P-O-S-G key in keys whose
+// object is at least o: doubling steps from the start, then a binary
+// search of the last step.
+func gallopObject(keys []key32, o uint32) int {
+	hi := 1
+	for hi < len(keys) && keys[hi-1][1] < o {
+		hi *= 2
+	}
+	lo := hi / 2
+	hi = min(hi, len(keys))
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if keys[mid][1] < o {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
