@@ -566,21 +566,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 // when a rule removes triples), so a reader of the store sees a batch
 // with its consequences or not at all.
 func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
-	// A quad the store has already is not asserted a second time while
-	// the working memory has its triple (it counts the asserted graphs of
-	// each triple).
-	var stored map[kb.Quad]bool
-	for _, q := range quads {
-		has, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}))
-		if err != nil {
-			return e.finish(), fmt.Errorf("reasoner: adding quads: %w", err)
-		}
-		if len(has) > 0 {
-			if stored == nil {
-				stored = map[kb.Quad]bool{}
-			}
-			stored[q] = true
-		}
+	stored, err := e.storedOf(ctx, quads)
+	if err != nil {
+		return e.finish(), err
 	}
 	e.holding, e.holdLimit = true, e.opts.BatchSize
 	e.held = kb.Delta{Add: append(e.held.Add[:0], quads...), Remove: e.held.Remove[:0]}
@@ -595,6 +583,26 @@ func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
 		err = errors.Join(err, ferr)
 	}
 	return sum, err
+}
+
+// storedOf returns the quads the store has already: they are not
+// asserted a second time while the working memory has their triple (it
+// counts the asserted graphs of each triple).
+func (e *Engine) storedOf(ctx context.Context, quads []kb.Quad) (map[kb.Quad]bool, error) {
+	var stored map[kb.Quad]bool
+	for _, q := range quads {
+		has, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}))
+		if err != nil {
+			return nil, fmt.Errorf("reasoner: adding quads: %w", err)
+		}
+		if len(has) > 0 {
+			if stored == nil {
+				stored = map[kb.Quad]bool{}
+			}
+			stored[q] = true
+		}
+	}
+	return stored, nil
 }
 
 // apply writes a delta, or holds it during Add and Run; held writes go out
