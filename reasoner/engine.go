@@ -212,6 +212,9 @@ type Engine struct {
 	// negation: some rule tests noValue, so adding a triple may take a
 	// derivation away (see retract.go).
 	negation bool
+	// aggLabels are the label IDs of the program's SPARQL rules
+	// (aggregate.go).
+	aggLabels []kb.ID
 }
 
 type premRef struct {
@@ -299,6 +302,9 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 		return nil, err
 	}
 	if err := e.bind(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.bindAggregates(ctx); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -551,6 +557,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.ranOnce = true
 	e.holding, e.holdLimit = true, e.runHold
 	err := e.rounds(ctx, first)
+	if err == nil {
+		err = e.aggregates(ctx)
+	}
 	e.holding = false
 	// As in Add: the working memory has what was derived before an
 	// error, so the store gets it too.
@@ -688,6 +697,9 @@ func (e *Engine) addRows(ctx context.Context, quads []kb.Quad, stored map[kb.Qua
 				return e.finish(), err
 			}
 			err := e.maintain(ctx, rt)
+			if err == nil {
+				err = e.aggregates(ctx)
+			}
 			if err == nil && !e.holding {
 				err = e.writeHeld(ctx)
 			}
@@ -695,6 +707,9 @@ func (e *Engine) addRows(ctx context.Context, quads []kb.Quad, stored map[kb.Qua
 		}
 	}
 	err := e.rounds(ctx, false)
+	if err == nil {
+		err = e.aggregates(ctx)
+	}
 	return e.finish(), err
 }
 

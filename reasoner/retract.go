@@ -821,8 +821,10 @@ func (e *Engine) retractHeld(ctx context.Context, quads []kb.Quad, deleteQuads b
 	// A new, empty generation: the rounds after rederiving must not join
 	// the newest rows again.
 	e.cur++
-	err := e.maintain(ctx, rt)
-	return err
+	if err := e.maintain(ctx, rt); err != nil {
+		return err
+	}
+	return e.aggregates(ctx)
 }
 
 // maintain finishes a retraction whose seeds are marked: it over-deletes,
