@@ -13,6 +13,7 @@ import (
 // independent of any store; an Engine binds it to one.
 type Program struct {
 	rules  []*compiledRule
+	aggs   []*aggRule // SPARQL rules (aggregate.go)
 	source *rulelang.RuleSet
 	advice []rules.Advice
 }
@@ -24,8 +25,8 @@ func (p *Program) Advice() []rules.Advice { return p.advice }
 // Rules returns the source rules, in file order.
 func (p *Program) Rules() []*rulelang.Rule { return p.source.Rules }
 
-// Len returns the number of rules.
-func (p *Program) Len() int { return len(p.rules) }
+// Len returns the number of rules, SPARQL rules included.
+func (p *Program) Len() int { return len(p.rules) + len(p.aggs) }
 
 type slotKind uint8
 
@@ -79,6 +80,7 @@ func Compile(rs *rulelang.RuleSet) (*Program, error) {
 		cr := compileRule(i, r, &errs)
 		prog.rules = append(prog.rules, cr)
 	}
+	prog.aggs = compileSPARQLRules(rs, prog.rules, &errs)
 	errs.Sort()
 	if len(errs) > 0 {
 		return nil, errs

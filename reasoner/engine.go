@@ -212,6 +212,9 @@ type Engine struct {
 	// negation: some rule tests noValue, so adding a triple may take a
 	// derivation away (see retract.go).
 	negation bool
+	// aggLabels are the label IDs of the program's SPARQL rules
+	// (aggregate.go).
+	aggLabels []kb.ID
 }
 
 type premRef struct {
@@ -298,6 +301,9 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 		return nil, err
 	}
 	if err := e.bind(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.bindAggregates(ctx); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -561,6 +567,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 	e.ranOnce = true
 	e.holding, e.holdLimit = true, e.runHold
 	err := e.rounds(ctx, first)
+	if err == nil {
+		err = e.aggregates(ctx)
+	}
 	e.holding = false
 	// As in Add: the working memory has what was derived before an
 	// error, so the store gets it too.
@@ -576,21 +585,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 // when a rule removes triples), so a reader of the store sees a batch
 // with its consequences or not at all.
 func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
-	// A quad the store has already is not asserted a second time while
-	// the working memory has its triple (it counts the asserted graphs of
-	// each triple).
-	var stored map[kb.Quad]bool
-	for _, q := range quads {
-		has, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}))
-		if err != nil {
-			return e.finish(), fmt.Errorf("reasoner: adding quads: %w", err)
-		}
-		if len(has) > 0 {
-			if stored == nil {
-				stored = map[kb.Quad]bool{}
-			}
-			stored[q] = true
-		}
+	stored, err := e.storedOf(ctx, quads)
+	if err != nil {
+		return e.finish(), err
 	}
 	e.holding, e.holdLimit = true, e.opts.BatchSize
 	e.held = kb.Delta{Add: append(e.held.Add[:0], quads...), Remove: e.held.Remove[:0]}
@@ -605,6 +602,26 @@ func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
 		err = errors.Join(err, ferr)
 	}
 	return sum, err
+}
+
+// storedOf returns the quads the store has already: they are not
+// asserted a second time while the working memory has their triple (it
+// counts the asserted graphs of each triple).
+func (e *Engine) storedOf(ctx context.Context, quads []kb.Quad) (map[kb.Quad]bool, error) {
+	var stored map[kb.Quad]bool
+	for _, q := range quads {
+		has, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}))
+		if err != nil {
+			return nil, fmt.Errorf("reasoner: adding quads: %w", err)
+		}
+		if len(has) > 0 {
+			if stored == nil {
+				stored = map[kb.Quad]bool{}
+			}
+			stored[q] = true
+		}
+	}
+	return stored, nil
 }
 
 // apply writes a delta, or holds it during Add and Run; held writes go out
@@ -690,6 +707,9 @@ func (e *Engine) addRows(ctx context.Context, quads []kb.Quad, stored map[kb.Qua
 				return e.finish(), err
 			}
 			err := e.maintain(ctx, rt)
+			if err == nil {
+				err = e.aggregates(ctx)
+			}
 			if err == nil && !e.holding {
 				err = e.writeHeld(ctx)
 			}
@@ -697,6 +717,9 @@ func (e *Engine) addRows(ctx context.Context, quads []kb.Quad, stored map[kb.Qua
 		}
 	}
 	err := e.rounds(ctx, false)
+	if err == nil {
+		err = e.aggregates(ctx)
+	}
 	return e.finish(), err
 }
 

@@ -27,6 +27,7 @@ func FuzzParseProgram(f *testing.F) {
 	f.Add("@include <inc>.\n@include <RDFS>.\n[r: (?a <http://e/p> ?b) -> (?b <http://e/p> ?a)]")
 	f.Add("[r: (?s <p> f(?o)) -> (?s <q> ?o)]")
 	f.Add("@define T 5.\n[r: (?s <p> ?o), greaterThan(?o, T), strConcat(?o, ?o, ?x) -> (?s <q> ?x)]")
+	f.Add("@define T 5.\n[a: CONSTRUCT { ?s <http://e/n> ?n } WHERE { SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s <http://e/p> ?o FILTER(?o > T) } GROUP BY ?s HAVING (COUNT(?o) > 1) }]\n[r: (?s <http://e/n> ?n) -> (?s <http://e/q> ?n)]")
 	readFile := func(path string) ([]byte, error) {
 		if filepath.Base(path) == "inc" {
 			return []byte("@include <inc>.\n[i: (?a <http://e/q> ?b) -> (?a <http://e/r> ?b)]"), nil

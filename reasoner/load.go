@@ -148,6 +148,7 @@ func LoadSources(ctx context.Context, sources []Source, opts ParseOptions) (*Pro
 		rs, err := rulelang.Parse(file, text, rulelang.Options{Resolve: recording, Defines: opts.Defines, Included: included})
 		if rs != nil {
 			all.Rules = append(all.Rules, rs.Rules...)
+			all.SPARQLRules = append(all.SPARQLRules, rs.SPARQLRules...)
 			all.Files = append(all.Files, rs.Files...)
 		}
 		var el textpos.ErrorList

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,7 +51,8 @@ var ErrNotRetractable = errors.New("reasoner: the rules delete triples (remove, 
 // their derivation records and so the findings they made. Triples a rule
 // still derives without the removed quads stay. The removals, the
 // withdrawals and the triples the rules derive again are written in one
-// Dataset.Apply (more only beyond BatchSize quads).
+// Dataset.Apply (more only beyond RunHoldQuads quads, or
+// Options.BatchSize when set).
 func (e *Engine) Remove(ctx context.Context, quads []kb.Quad) (Summary, error) {
 	return e.retract(ctx, quads, true)
 }
@@ -237,11 +239,20 @@ func skolemInputs(cr *compiledRule) (inputs []int, headOnly map[int]bool) {
 	return out, inHead
 }
 
-// planKey names a plan made for a join with some variables bound.
+// planKey names a plan made for a join with some variables bound: pre
+// has bit v set for each bound variable v (rules of more than 64
+// variables spell them in long).
 type planKey struct {
 	rule int
-	pre  string
+	pre  uint64
+	long string
 	drop int
+}
+
+// patternRef is body pattern ci of a rule.
+type patternRef struct {
+	br *boundRule
+	ci int
 }
 
 // retraction is the state of one Remove (or of the negation part of an
@@ -271,29 +282,59 @@ type retraction struct {
 	// unrecorded holds asserted triples whose derived quad the caller
 	// deleted: their derivation records go.
 	unrecorded [][3]kb.ID
+	// byPred lists the body patterns with a constant predicate by that
+	// predicate, anyPred those with a variable one: over-deleting binds a
+	// marked triple only to the patterns it can match.
+	byPred  map[kb.ID][]patternRef
+	anyPred []patternRef
 }
 
 func (e *Engine) newRetraction() *retraction {
-	return &retraction{e: e, plans: map[planKey]*plan{}, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
+	rt := &retraction{e: e, plans: map[planKey]*plan{}, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
 		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
-		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{}}
+		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{},
+		byPred: map[kb.ID][]patternRef{}}
+	for _, br := range e.rules {
+		for _, ci := range br.cr.patterns {
+			ref := patternRef{br: br, ci: ci}
+			if p := br.patterns[ci][1]; p.mode == modeConst {
+				rt.byPred[p.id] = append(rt.byPred[p.id], ref)
+			} else {
+				rt.anyPred = append(rt.anyPred, ref)
+			}
+		}
+	}
+	return rt
 }
 
 // planFor returns the plan of rule br with the variables of preset that
 // are not kb.Any bound, without the body call at index drop.
 func (rt *retraction) planFor(ctx context.Context, br *boundRule, preset []kb.ID, drop int) (*plan, error) {
+	k := planKey{rule: br.index, drop: drop}
+	if len(preset) <= 64 {
+		for v, id := range preset {
+			if id != kb.Any {
+				k.pre |= 1 << v
+			}
+		}
+	} else {
+		var key strings.Builder
+		for v, id := range preset {
+			if id != kb.Any {
+				key.WriteString(strconv.Itoa(v))
+				key.WriteByte(',')
+			}
+		}
+		k.long = key.String()
+	}
+	if pl, ok := rt.plans[k]; ok {
+		return pl, nil
+	}
 	var pre []int
-	var key strings.Builder
 	for v, id := range preset {
 		if id != kb.Any {
 			pre = append(pre, v)
-			key.WriteString(strconv.Itoa(v))
-			key.WriteByte(',')
 		}
-	}
-	k := planKey{rule: br.index, pre: key.String(), drop: drop}
-	if pl, ok := rt.plans[k]; ok {
-		return pl, nil
 	}
 	pl, err := rt.e.makePlanBound(ctx, br, -1, pre, drop)
 	if err != nil {
@@ -375,13 +416,14 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 			return err
 		}
 		t := rt.marked[i]
-		for _, br = range rt.e.rules {
-			if cap(vals) < len(br.cr.varNames) {
-				vals = make([]kb.ID, len(br.cr.varNames))
-			}
-			vals = vals[:len(br.cr.varNames)]
-			for _, ci := range br.cr.patterns {
-				if !unify(br.patterns[ci], t, vals) {
+		for _, refs := range [2][]patternRef{rt.byPred[t[1]], rt.anyPred} {
+			for _, ref := range refs {
+				br = ref.br
+				if cap(vals) < len(br.cr.varNames) {
+					vals = make([]kb.ID, len(br.cr.varNames))
+				}
+				vals = vals[:len(br.cr.varNames)]
+				if !unify(br.patterns[ref.ci], t, vals) {
 					continue
 				}
 				pl, err := rt.planFor(ctx, br, vals, -1)
@@ -513,8 +555,31 @@ func (rt *retraction) rederive(ctx context.Context) error {
 	for _, br := range e.rules {
 		vals := make([]kb.ID, len(br.cr.varNames))
 		_, negPats := noValueArgs(br)
+		// The predicates of the triples the rule's heads make or its
+		// noValue tests look for: other marked triples are skipped.
+		preds, anyPred := map[kb.ID]bool{}, false
+		for _, h := range br.head {
+			if h.triple == nil {
+				continue
+			}
+			if h.triple[1].kind == slotConst {
+				preds[h.ids[1]] = true
+			} else {
+				anyPred = true
+			}
+		}
+		for _, ps := range negPats {
+			if ps[1].mode == modeConst {
+				preds[ps[1].id] = true
+			} else {
+				anyPred = true
+			}
+		}
 		full := false
 		for _, t := range rt.marked {
+			if !anyPred && !preds[t[1]] {
+				continue
+			}
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -613,9 +678,87 @@ func (e *Engine) retract(ctx context.Context, quads []kb.Quad, deleteQuads bool)
 	if err := e.retractable(); err != nil {
 		return e.finish(), err
 	}
-	rt := e.newRetraction()
-	e.holding = true
+	e.holding, e.holdLimit = true, e.runHold
 	e.held = kb.Delta{Add: e.held.Add[:0], Remove: e.held.Remove[:0]}
+	err := e.retractHeld(ctx, quads, deleteQuads)
+	e.holding = false
+	keepRederived(&e.held)
+	// The store follows the working memory even when ctx ended meanwhile,
+	// as Add does.
+	if werr := e.writeHeld(context.WithoutCancel(ctx)); werr != nil {
+		err = errors.Join(err, fmt.Errorf("reasoner: retracting: %w", werr))
+	}
+	return e.finish(), err
+}
+
+// Change applies a delta to the store and keeps the closure in step with
+// it: the removed quads are retracted as Remove does, then the added ones
+// reasoned over as Add does, and everything (the delta, the withdrawals,
+// what the rules derive) is written in one Dataset.Apply, held in memory
+// whole; when a rule tests noValue, the removals and what they withdraw
+// go in a first Apply, the additions in a second. A quad both removed and
+// added stays, as in Apply.
+func (e *Engine) Change(ctx context.Context, d kb.Delta) (Summary, error) {
+	if len(d.Remove) == 0 {
+		return e.Add(ctx, d.Add)
+	}
+	if err := e.retractable(); err != nil {
+		return e.finish(), err
+	}
+	removed := d.Remove
+	if len(d.Add) > 0 {
+		adding := make(map[kb.Quad]bool, len(d.Add))
+		for _, q := range d.Add {
+			adding[q] = true
+		}
+		removed = slices.DeleteFunc(slices.Clone(d.Remove), func(q kb.Quad) bool { return adding[q] })
+	}
+	e.holding, e.holdLimit = true, math.MaxInt
+	e.held = kb.Delta{Add: e.held.Add[:0], Remove: e.held.Remove[:0]}
+	err := e.retractHeld(ctx, removed, true)
+	if err == nil && len(d.Add) > 0 {
+		if e.negation {
+			// The additions may make a noValue test fail and so take
+			// away what the retraction derived again, derivation records
+			// included, which are found in the store: it gets the
+			// retraction first.
+			keepRederived(&e.held)
+			err = e.writeHeld(ctx)
+		}
+		var stored map[kb.Quad]bool
+		if err == nil {
+			stored, err = e.storedOf(ctx, d.Add)
+		}
+		if err == nil {
+			e.held.Add = append(e.held.Add, d.Add...)
+			_, err = e.addRows(ctx, d.Add, stored)
+		}
+	}
+	e.holding = false
+	if werr := e.writeHeld(context.WithoutCancel(ctx)); werr != nil {
+		err = errors.Join(err, fmt.Errorf("reasoner: applying a change: %w", werr))
+	}
+	return e.finish(), err
+}
+
+// keepRederived takes out of d.Remove the quads d.Add puts back: a
+// derived quad deleted by the caller that the rules derive again stays.
+func keepRederived(d *kb.Delta) {
+	if len(d.Add) == 0 || len(d.Remove) == 0 {
+		return
+	}
+	back := make(map[kb.Quad]bool, len(d.Add))
+	for _, q := range d.Add {
+		back[q] = true
+	}
+	d.Remove = slices.DeleteFunc(d.Remove, func(q kb.Quad) bool { return back[q] })
+}
+
+// retractHeld marks the triples that quads take away, then over-deletes,
+// rederives and runs the rounds (maintain), adding the store's side of it
+// to e.held.
+func (e *Engine) retractHeld(ctx context.Context, quads []kb.Quad, deleteQuads bool) error {
+	rt := e.newRetraction()
 	seen := make(map[kb.Quad]bool, len(quads))
 	for _, q := range quads {
 		if seen[q] {
@@ -647,8 +790,7 @@ func (e *Engine) retract(ctx context.Context, quads []kb.Quad, deleteQuads bool)
 		}
 		has, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}))
 		if err != nil {
-			e.holding = false
-			return e.finish(), fmt.Errorf("reasoner: retracting: %w", err)
+			return fmt.Errorf("reasoner: retracting: %w", err)
 		}
 		if len(has) == 0 {
 			continue // not in the store: nothing to delete
@@ -679,23 +821,10 @@ func (e *Engine) retract(ctx context.Context, quads []kb.Quad, deleteQuads bool)
 	// A new, empty generation: the rounds after rederiving must not join
 	// the newest rows again.
 	e.cur++
-	err := e.maintain(ctx, rt)
-	e.holding = false
-	// A derived quad deleted by the caller that the rules derive again
-	// stays.
-	if len(e.held.Add) > 0 {
-		back := make(map[kb.Quad]bool, len(e.held.Add))
-		for _, q := range e.held.Add {
-			back[q] = true
-		}
-		e.held.Remove = slices.DeleteFunc(e.held.Remove, func(q kb.Quad) bool { return back[q] })
+	if err := e.maintain(ctx, rt); err != nil {
+		return err
 	}
-	// The store follows the working memory even when ctx ended meanwhile,
-	// as Add does.
-	if werr := e.writeHeld(context.WithoutCancel(ctx)); werr != nil {
-		err = errors.Join(err, fmt.Errorf("reasoner: retracting: %w", werr))
-	}
-	return e.finish(), err
+	return e.aggregates(ctx)
 }
 
 // maintain finishes a retraction whose seeds are marked: it over-deletes,

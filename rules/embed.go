@@ -19,6 +19,7 @@ var shipped = map[string]string{
 	"SCALABILITY": "scalability.rules", // findings over perfkb analyze results
 	"WAITSTATES":  "waitstates.rules",  // Late Sender / Wait at NxN over trace wait-state metrics
 	"MODELS":      "models.rules",      // findings over perfkb analyze performance models
+	"IMBALANCE":   "imbalance.rules",   // max/mean load imbalance, an aggregate (SPARQL) rule
 }
 
 // Default lists the rule sets perfkb reason runs when no --rules is given,

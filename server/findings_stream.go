@@ -409,3 +409,32 @@ func (s *Server) findingsFeed(filter FindingFilter) *findingsFeed {
 	feeds[filter] = f
 	return f
 }
+
+// FindingsChanged tells the server's findings feeds that a write may have
+// changed the findings (a store that reasons on write calls it after each
+// write): each feed with a client looks at once instead of at its next
+// poll, so a finding or its withdrawal reaches the client as soon as the
+// listing is done.
+func (s *Server) FindingsChanged() {
+	key := weak.Make(s)
+	findingsFeedsMu.Lock()
+	var feeds []*findingsFeed
+	for _, f := range findingsFeeds[key] {
+		feeds = append(feeds, f)
+	}
+	findingsFeedsMu.Unlock()
+	for _, f := range feeds {
+		f.mu.Lock()
+		active := f.subs > 0 && f.synced
+		f.mu.Unlock()
+		if !active {
+			continue
+		}
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			// An error here is the poll's to report: it lists again.
+			_ = f.refresh(ctx)
+		}()
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/server"
 	"github.com/perfkb/perfkb/server/backend"
 	"github.com/perfkb/perfkb/server/graphstore"
@@ -208,6 +209,11 @@ func newServeCmd(app *App) *cobra.Command {
   /sites          the site registry
   /healthz, /metrics (Prometheus), and the query page at /
 
+--rules FILE (repeatable; shipped set names too) keeps those rules in step
+with every write: an insert derives what follows from it, a delete (DELETE,
+DROP, CLEAR, a Graph Store DELETE or PUT) withdraws what no longer follows,
+in the same store change, and /findings/stream clients hear of both at once.
+
 Writes (updates, Graph Store writes, rule runs) need the bearer token from
 --token or $PERFKB_TOKEN; reads are open unless --protect-reads. SIGINT or
 SIGTERM stop the server after the requests in flight finish.`,
@@ -239,6 +245,9 @@ SIGTERM stop the server after the requests in flight finish.`,
 				return err
 			}
 			defer stop()
+			if ds, err = flags.rules.liveStore(ctx, app, ds, logger); err != nil {
+				return err
+			}
 			return serveUntilDone(ctx, app, ds, flags, logger, nil)
 		},
 	}
@@ -250,6 +259,9 @@ SIGTERM stop the server after the requests in flight finish.`,
 // listener is bound (after the URL is printed).
 func serveUntilDone(ctx context.Context, app *App, ds kb.Dataset, flags serveFlags, logger *slog.Logger, ready func(url string)) error {
 	srv := newHTTPServer(ds, flags, logger)
+	if live, ok := ds.(*reasoner.Live); ok {
+		live.SetOnChange(func(reasoner.Summary) { srv.FindingsChanged() })
+	}
 	// The server owns the store, so the workbench's slow views (scaling
 	// table, differences, findings) are kept per write generation and
 	// computed once the listener is up, before a page asks for them.

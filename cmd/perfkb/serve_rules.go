@@ -16,12 +16,18 @@ type serveRulesFlags struct {
 	maxTermBytes int
 	memory       string
 	opts         reasoner.Options // set by check
+	// live: rule files (or shipped sets) kept in step with every write
+	// (serve_live.go); defines their --define values.
+	live    []string
+	defines []string
 }
 
 func (f *serveRulesFlags) bind(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.maxDerived, "rules-max-derived", 50_000_000, "a rule run (POST /rules/run) stops after deriving this many triples; 0: no limit")
 	fs.IntVar(&f.maxTermBytes, "rules-max-term-bytes", reasoner.DefaultMaxTermBytes, "largest term a rule builtin may make in a rule run, in bytes")
 	fs.StringVar(&f.memory, "rules-memory", "1GiB", "a rule run stops when the heap grows by more than this (e.g. 512MiB, 2GiB)")
+	fs.StringArrayVar(&f.live, "rules", nil, "rule file or shipped set to keep in step with every write (inserts derive, deletes withdraw); repeatable")
+	fs.StringArrayVar(&f.defines, "define", nil, "override a named constant of the --rules files, NAME=VALUE (repeatable)")
 }
 
 // check validates the flags and sets opts from them.

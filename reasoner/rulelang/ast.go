@@ -115,9 +115,36 @@ func (r *Rule) String() string {
 	return b.String()
 }
 
+// SPARQLRule is a rule written as a SPARQL CONSTRUCT query (as
+// Stardog's and SHACL-AF's SPARQL rules are), for what Jena rules cannot
+// say: aggregates over groups (GROUP BY, MAX, AVG, COUNT …). The engine
+// evaluates it over the store after the rules it depends on and keeps
+// its output in step with its input.
+type SPARQLRule struct {
+	Name string // empty for unnamed rules
+	// Query is the query text: PREFIX lines for the file's prefixes, then
+	// the rule's CONSTRUCT with the file's constants written in.
+	Query string
+	Pos   textpos.Position
+	// QueryLine is the line of Query where the rule's own text starts
+	// (after the PREFIX lines), to map a query error back to the file.
+	QueryLine int
+}
+
+// Label is the rule's name, or "rule@file:line:col" for an unnamed rule.
+func (r *SPARQLRule) Label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return "rule@" + r.Pos.String()
+}
+
 // RuleSet is the result of parsing a file with its includes.
 type RuleSet struct {
 	Rules []*Rule
+	// SPARQLRules are the rules written as SPARQL CONSTRUCT queries, in
+	// file order.
+	SPARQLRules []*SPARQLRule
 	// Files lists the files read, the top one first, then includes in the
 	// order they were read.
 	Files []string

@@ -300,6 +300,10 @@ func (fp *fileParser) bracketRule() {
 		r.Name = strings.TrimSuffix(fp.tok.text, ":")
 		fp.next()
 	}
+	if fp.tok.kind == tName && strings.EqualFold(fp.tok.text, "CONSTRUCT") {
+		fp.sparqlRule(open, r.Name)
+		return
+	}
 	fp.ruleBody(r, tRBrack)
 	fp.expect(tRBrack, "to close the rule opened at "+open.pos.String())
 	fp.set.Rules = append(fp.set.Rules, r)
