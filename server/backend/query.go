@@ -64,6 +64,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	}
 	long := e.Admission.begin(ctx, req.Query)
 	opts.Yield = long.yieldFunc()
+	opts.Workers = long.workersFunc()
 	handedOver := false // a SELECT's rows end the query, not this function
 	defer func() {
 		if !handedOver {
@@ -88,6 +89,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 		return nil, translateError(ctx, err)
 	}
 	report := federationReport(res)
+	long.writeRows()
 	switch res.Form {
 	case query.FormSelect:
 		handedOver = true
@@ -167,7 +169,9 @@ type solutions struct {
 }
 
 func (s *solutions) Next() bool {
+	s.long.readRows()
 	row, ok := s.res.Next()
+	s.long.writeRows()
 	s.row = row
 	return ok
 }
@@ -185,7 +189,9 @@ type triples struct {
 }
 
 func (t *triples) Next() bool {
+	t.long.readRows()
 	tr, ok := t.res.NextTriple()
+	t.long.writeRows()
 	t.t = tr
 	return ok
 }
