@@ -8,6 +8,8 @@
 #   bench/serve/bigstore.sh PERFKB STORE_DIR
 #
 # Environment: PORT (18290), CLIENTS ("16"), DURATION (wrk seconds, 5),
+# QUERIES (files; default bench/serve/queries/*.rq), SKIP_CLI (set: no
+# `perfkb query` runs),
 # GRAPH (http://perfkb.example/bench; the server's default-graph-uri: the
 # CLI reads the same data through a FROM clause).
 set -eu
@@ -18,12 +20,13 @@ PORT=${PORT:-18290}
 CLIENTS=${CLIENTS:-16}
 DURATION=${DURATION:-5}
 GRAPH=${GRAPH:-http://perfkb.example/bench}
+QUERIES=${QUERIES:-$repo/bench/serve/queries/*.rq}
 now() { date +%s.%N; }
 since() { echo "$(now) - $1" | bc; }
-rss() { awk '/VmRSS/ {printf "%d MiB", $2 / 1024}' "/proc/$1/status"; }
-ask() { curl -sf -o /dev/null -w '%{time_total}' --data-urlencode "query@$1" \
+rss() { awk '/VmRSS|RssAnon|RssFile/ {printf "%s %d MiB ", $1, $2 / 1024}' "/proc/$1/status"; }
+ask() { curl -sf -o /dev/null -w '%{time_total}' --max-time 130 --data-urlencode "query@$1" \
 	--data-urlencode "default-graph-uri=$GRAPH" -H 'Accept: application/sparql-results+json' \
-	"http://127.0.0.1:$PORT/sparql"; }
+	"http://127.0.0.1:$PORT/sparql" || echo failed; }
 fromq() { # the query with FROM <GRAPH> before its first WHERE / {
 	awk -v g="$GRAPH" 'BEGIN{done=0} !done && /^(SELECT|ASK|CONSTRUCT)/ {print; print "FROM <" g ">"; done=1; next} {print}' "$1"
 }
@@ -36,7 +39,7 @@ t0=$(now)
 "$PERFKB" --version >/dev/null
 echo "process start (perfkb --version): $(since "$t0") s"
 # A native store is opened by one process at a time: the CLI runs first.
-for q in "$repo"/bench/serve/queries/*.rq; do
+[ -n "${SKIP_CLI:-}" ] || for q in $QUERIES; do
 	fromq "$q" >/tmp/bigstore-q.rq
 	t0=$(now)
 	"$PERFKB" query --store "$STORE" --timeout 120s /tmp/bigstore-q.rq >/tmp/bigstore-cli.out 2>&1 || true
@@ -52,14 +55,14 @@ until curl -sf "http://127.0.0.1:$PORT/sparql?query=ASK%7B%7D" >/dev/null 2>&1; 
 	sleep 0.05
 done
 echo "serve: first answer $(since "$t0") s after start; RSS $(rss $pid)"
-for q in "$repo"/bench/serve/queries/*.rq; do
+for q in $QUERIES; do
 	name=$(basename "$q" .rq)
 	first=$(ask "$q")
 	second=$(ask "$q")
 	echo "$name: server ${first} s first, ${second} s warm"
 done
 echo "serve RSS after one run of each query: $(rss $pid)"
-for q in "$repo"/bench/serve/queries/*.rq; do
+for q in $QUERIES; do
 	for c in $CLIENTS; do
 		line=$(QUERY_FILE=$q GRAPH=$GRAPH wrk -t 2 -c "$c" -d "${DURATION}s" --timeout 60s \
 			-s "$repo/bench/serve/post.lua" "http://127.0.0.1:$PORT/sparql" | grep '^WRK' || echo "WRK failed")
