@@ -44,8 +44,9 @@ import (
 // them.
 //
 // A query that holds a slot while its answer is being written, and has
-// been writing for stallAfter — to a client that does not read it —
-// loses the slot to a waiting query and asks for it again at its next
+// been writing for stallAfter — to a client that does not read it — or
+// that has waited that long for a SERVICE call (to a site that may be
+// this server, whose answer then needs a slot of its own) loses the slot to a waiting query and asks for it again at its next
 // checkpoint, so it costs the others that much at most. A query that is
 // computing keeps its slot between checkpoints however long they take:
 // on a loaded machine a thread may not run for a while, and taking its
@@ -148,8 +149,9 @@ type admitted struct {
 	// holding mirrors holds for the query's checkpoints, read without
 	// the lock.
 	holding atomic.Bool
-	// writing is set while the server writes the answer's rows, between
-	// two calls into the engine; lastCheck is then when it began.
+	// writing is set while the query waits outside the engine (the
+	// server writes its rows, or a SERVICE call runs); lastCheck is then
+	// when it began.
 	writing atomic.Bool
 	grant   chan struct{} // a slot was given to the waiting query
 	// holds, heldHeavy and ended are guarded by a.mu.
@@ -475,10 +477,11 @@ func (q *admitted) end() {
 	}
 }
 
-// writeRows marks the query as waiting for the server to write its rows
-// (its answer is out of the engine), which may block on a client that
-// does not read; readRows marks it back in the engine.
-func (q *admitted) writeRows() {
+// leaveEngine marks the query as waiting outside the engine — for the
+// server to write its rows, which may block on a client that does not
+// read, or for a SERVICE call's answer, which may need a slot of this same
+// server — and enterEngine marks it back in the engine.
+func (q *admitted) leaveEngine() {
 	if q == nil {
 		return
 	}
@@ -486,10 +489,30 @@ func (q *admitted) writeRows() {
 	q.writing.Store(true)
 }
 
-func (q *admitted) readRows() {
+func (q *admitted) enterEngine() {
 	if q != nil {
 		q.writing.Store(false)
 	}
+}
+
+// service wraps a SERVICE handler so that the query counts as outside
+// the engine while a call runs (see leaveEngine).
+func (q *admitted) service(h query.ServiceHandler) query.ServiceHandler {
+	if q == nil || h == nil {
+		return h
+	}
+	return outsideService{h: h, q: q}
+}
+
+type outsideService struct {
+	h query.ServiceHandler
+	q *admitted
+}
+
+func (s outsideService) Handle(ctx context.Context, req query.ServiceRequest) (*query.Solutions, error) {
+	s.q.leaveEngine()
+	defer s.q.enterEngine()
+	return s.h.Handle(ctx, req)
 }
 
 // workers is query.Options.Workers: the goroutines one operator of the

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/perfkb/perfkb/query"
 )
 
 // lightOnly returns admission with slots run slots where no query turns
@@ -169,4 +171,44 @@ func TestAdmissionWorkers(t *testing.T) {
 		t.Errorf("alone again: %d workers, want 4", got)
 	}
 	w.end()
+}
+
+type blockingService struct {
+	called  chan struct{}
+	release chan struct{}
+}
+
+func (b blockingService) Handle(ctx context.Context, req query.ServiceRequest) (*query.Solutions, error) {
+	close(b.called)
+	<-b.release
+	return &query.Solutions{}, nil
+}
+
+// TestAdmissionServiceCallGivesUpSlot: a query waiting for a SERVICE
+// answer (which may need a slot of this same server) for stallAfter gives
+// its slot to a waiting query, and asks for one again at its next
+// checkpoint.
+func TestAdmissionServiceCallGivesUpSlot(t *testing.T) {
+	a := lightOnly(1)
+	ctx := clientCtx("c")
+	caller := a.begin(ctx, "SELECT * { SERVICE <http://self/sparql> { ?s ?p ?o } }")
+	if err := caller.admit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	svc := blockingService{called: make(chan struct{}), release: make(chan struct{})}
+	h := caller.service(svc)
+	called := make(chan error, 1)
+	go func() { _, err := h.Handle(ctx, query.ServiceRequest{}); called <- err }()
+	<-svc.called
+	inner := a.begin(ctx, "SELECT inner")
+	innerDone := admitAsync(ctx, inner)
+	// The waiters' own checks take the slot back after stallAfter.
+	returnsSoon(t, "the query waiting behind a SERVICE call", innerDone)
+	close(svc.release)
+	returnsSoon(t, "the SERVICE call", called)
+	again := yieldAsync(ctx, caller)
+	stillWaiting(t, "the caller at its next checkpoint while the other holds the slot", again)
+	inner.end()
+	returnsSoon(t, "the caller once the slot is free", again)
+	caller.end()
 }

@@ -222,7 +222,7 @@ func TestAdmissionReclaimsStalledSlot(t *testing.T) {
 	a.mu.Unlock()
 	stillWaiting(t, "a waiter behind a holder computing past stallAfter", waiting)
 	computing.end()
-	stalled.writeRows()
+	stalled.leaveEngine()
 	q := a.begin(ctx, "2")
 	start := time.Now()
 	returnsSoon(t, "waiter behind a stalled holder", yieldAsync(ctx, q))

@@ -83,13 +83,13 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	if err != nil {
 		return nil, err
 	}
-	opts.Service = service
+	opts.Service = long.service(service)
 	res, err := query.Exec(ctx, ds, prepared, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
 	report := federationReport(res)
-	long.writeRows()
+	long.leaveEngine()
 	switch res.Form {
 	case query.FormSelect:
 		handedOver = true
@@ -169,9 +169,9 @@ type solutions struct {
 }
 
 func (s *solutions) Next() bool {
-	s.long.readRows()
+	s.long.enterEngine()
 	row, ok := s.res.Next()
-	s.long.writeRows()
+	s.long.leaveEngine()
 	s.row = row
 	return ok
 }
@@ -189,9 +189,9 @@ type triples struct {
 }
 
 func (t *triples) Next() bool {
-	t.long.readRows()
+	t.long.enterEngine()
 	tr, ok := t.res.NextTriple()
-	t.long.writeRows()
+	t.long.leaveEngine()
 	t.t = tr
 	return ok
 }
