@@ -22,8 +22,8 @@ import (
 // first come first served, and go before heavy ones; a light query keeps
 // its slot to its end. A query becomes heavy when its observed cost
 // passes a threshold — Steps evaluation steps or After of its own running
-// time — or at once when its estimated cost does: the same text was heavy
-// when it last ran. Heavy queries wait in a queue per client, and slots go
+// time — or at once when its estimated cost does: the same text passed
+// Steps when it last ran (or After, where steps do not count). Heavy queries wait in a queue per client, and slots go
 // round the clients in turn, first come first served within a client, so
 // one client sending many heavy queries gets no more of the cores than one
 // sending a few. A heavy query holds its slot for Quantum, then hands it
@@ -198,7 +198,9 @@ func (q *admitted) becomeHeavy(ctx context.Context) {
 	q.heavy = true
 	a := q.a
 	a.light.Add(-1)
-	a.memo.mark(q.text, true)
+	if a.costly(q.steps, time.Since(q.start)) {
+		a.memo.mark(q.text, true)
+	}
 	if a.Nice > 0 {
 		server.LowerPriority(ctx, a.Nice)
 	}
@@ -471,10 +473,23 @@ func (q *admitted) end() {
 	if !q.heavy {
 		a.light.Add(-1)
 		a.memo.mark(q.text, false)
-	} else if (a.Steps <= 0 || q.steps < a.Steps) && (a.After <= 0 || time.Since(q.start) < a.After) {
-		// Heavy by the memo, light this time (the store changed).
-		a.memo.mark(q.text, false)
+	} else {
+		// Heavy by the memo, or by its time on a loaded machine: its cost
+		// this time decides.
+		a.memo.mark(q.text, a.costly(q.steps, time.Since(q.start)))
 	}
+}
+
+// costly reports whether a query's cost makes its text heavy for the
+// memo: its steps when steps count, else its running time. A query that
+// turned heavy by time alone while steps count is not remembered: on a
+// loaded machine every query runs long, and remembering it would send
+// the next runs of a cheap text to wait behind the light queries.
+func (a *Admission) costly(steps int64, ran time.Duration) bool {
+	if a.Steps > 0 {
+		return steps >= a.Steps
+	}
+	return a.After > 0 && ran >= a.After
 }
 
 // leaveEngine marks the query as waiting outside the engine — for the

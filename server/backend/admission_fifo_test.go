@@ -212,3 +212,41 @@ func TestAdmissionServiceCallGivesUpSlot(t *testing.T) {
 	returnsSoon(t, "the caller once the slot is free", again)
 	caller.end()
 }
+
+// TestAdmissionMemoIgnoresTime: a query that turns heavy by its running
+// time alone (a loaded machine) while steps count is not remembered as
+// heavy; one past the steps is, and with steps off, time decides.
+func TestAdmissionMemoIgnoresTime(t *testing.T) {
+	cases := []struct {
+		name      string
+		steps     int64 // Admission.Steps
+		ran       int64 // checkpoints the query reaches
+		wantHeavy bool
+	}{
+		{"heavy by time, few steps", 100 * query.YieldEvery, 1, false},
+		{"past the steps", 2 * query.YieldEvery, 3, true},
+		{"steps off, past the time", 0, 1, true},
+	}
+	for _, tc := range cases {
+		a := NewAdmission(time.Millisecond, 1)
+		a.Steps = tc.steps
+		ctx := clientCtx("c")
+		q := a.begin(ctx, "SELECT x")
+		if err := q.admit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond) // past After
+		for range tc.ran {
+			if err := q.yield(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !q.heavy {
+			t.Errorf("%s: the query did not turn heavy", tc.name)
+		}
+		q.end()
+		if got := a.memo.heavy(a.memo.hash("SELECT x")); got != tc.wantHeavy {
+			t.Errorf("%s: remembered heavy = %v, want %v", tc.name, got, tc.wantHeavy)
+		}
+	}
+}
