@@ -92,6 +92,9 @@ type Options struct {
 	// Yield is called every YieldEvery evaluation steps; a scheduler may
 	// block in it (see eval.Options.Yield).
 	Yield func(ctx context.Context) error
+	// Workers says how many goroutines one operator may use at once (see
+	// eval.Options.Workers; nil: GOMAXPROCS).
+	Workers func() int
 	// CheckUpdate, when set, sees the quads an update request adds before
 	// any is applied, and refuses the request by returning an error (see
 	// eval.Options.CheckUpdate).
@@ -168,7 +171,7 @@ func evalOptions(opts Options) eval.Options {
 	return eval.Options{Timeout: opts.Timeout, MaxRows: opts.MaxRows, Dataset: opts.Dataset,
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
-		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield,
+		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield, Workers: opts.Workers,
 		NoOptimize: opts.NoOptimize, Functions: functions(opts), ReuseRows: opts.ReuseRows,
 		CheckUpdate: opts.CheckUpdate}
 }

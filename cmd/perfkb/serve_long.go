@@ -36,7 +36,7 @@ func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.steps, "long-query-steps", backend.DefaultSteps, "a query past this many evaluation steps is heavy too, however fast it ran (0: only --long-query-after counts)")
 	fs.IntVar(&f.nice, "long-query-nice", 0, "the OS priority (nice value, 1-19) of a heavy query's thread; 0: unchanged (Linux only)")
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
-	fs.IntVar(&f.lanes, "long-query-lanes", 0, "heavy queries that run at once (run slots); the others wait for a turn (default: one per core)")
+	fs.IntVar(&f.lanes, "long-query-lanes", 0, "queries that run at once (run slots); the others wait for a turn, light ones first (default: one per core)")
 	_ = fs.MarkDeprecated("long-query-nice", "the run slots keep heavy queries to the cores; a lowered thread loses the processor to everything else on the machine")
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -50,7 +49,7 @@ const aggScanBatch = 1024
 // parallelism returns how many workers should fold the node's scan: 1
 // for a serial scan.
 func (n *aggScanNode) parallelism(ex *executor) int {
-	workers := runtime.GOMAXPROCS(0)
+	workers := ex.workers()
 	if aggScanWorkers > 0 {
 		workers = aggScanWorkers
 	}

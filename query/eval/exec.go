@@ -87,6 +87,11 @@ type Options struct {
 	// server's scheduler may block in it, so that queries which have run
 	// long wait while short ones run; an error stops the query with it.
 	Yield func(ctx context.Context) error
+	// Workers, when set, says how many goroutines one operator of the
+	// query may use at once now (a parallel aggregate scan, a sort); nil
+	// means GOMAXPROCS. A server with every core busy answers 1, so that a
+	// query's own workers do not crowd out the queries it admitted.
+	Workers func() int
 	// NoOptimize runs the algebra as written (opt.Options.NoOptimize):
 	// triple patterns in syntactic order, FILTERs at the end of their
 	// group, and joins by value wherever more than a BGP, path or VALUES

@@ -732,7 +732,7 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if n.keep > 0 {
 		rows = top.rows
 	}
-	if err := sortOrdered(ex.ctx, rows, before); err != nil {
+	if err := sortOrdered(ex.ctx, ex.workers(), rows, before); err != nil {
 		return err
 	}
 	for _, k := range rows {

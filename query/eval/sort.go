@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"runtime"
 	"sort"
 	"sync"
 )
@@ -13,17 +12,17 @@ const sortRun = 1 << 13
 
 // sortOrdered sorts rows by before (a strict total order) and stops with
 // ctx's error when ctx ends, checking it every sortRun rows: runs of
-// sortRun rows are sorted on GOMAXPROCS workers, then merged pairwise, a
+// sortRun rows are sorted on workers goroutines, then merged pairwise, a
 // pass at a time, the pairs of a pass in parallel. A sort of millions of
 // rows thus honours a timeout within milliseconds instead of running to
 // its end, and uses the cores a machine has.
-func sortOrdered(ctx context.Context, rows []*orderedRow, before func(a, b *orderedRow) bool) error {
+func sortOrdered(ctx context.Context, workers int, rows []*orderedRow, before func(a, b *orderedRow) bool) error {
 	n := len(rows)
 	if n <= sortRun {
 		sort.Slice(rows, func(i, j int) bool { return before(rows[i], rows[j]) })
 		return nil
 	}
-	workers := max(1, runtime.GOMAXPROCS(0))
+	workers = max(1, workers)
 	var runs [][2]int // [start, end) of each sorted run
 	for lo := 0; lo < n; lo += sortRun {
 		runs = append(runs, [2]int{lo, min(lo+sortRun, n)})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -38,7 +39,7 @@ func TestSortOrdered(t *testing.T) {
 			want[i] = i
 		}
 		sort.SliceStable(want, func(i, j int) bool { return keys[want[i]] < keys[want[j]] })
-		if err := sortOrdered(context.Background(), rows, before); err != nil {
+		if err := sortOrdered(context.Background(), runtime.GOMAXPROCS(0), rows, before); err != nil {
 			t.Fatalf("n=%d: %v", n, err)
 		}
 		for i, r := range rows {
@@ -58,7 +59,7 @@ func TestSortOrderedCanceled(t *testing.T) {
 	for i := range rows {
 		rows[i] = &orderedRow{seq: int64(len(rows) - i)}
 	}
-	err := sortOrdered(ctx, rows, func(a, b *orderedRow) bool { return a.seq < b.seq })
+	err := sortOrdered(ctx, runtime.GOMAXPROCS(0), rows, func(a, b *orderedRow) bool { return a.seq < b.seq })
 	if !errors.Is(err, ErrQueryCanceled) {
 		t.Fatalf("got %v, want %v", err, ErrQueryCanceled)
 	}

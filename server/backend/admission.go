@@ -13,23 +13,29 @@ import (
 )
 
 // Admission decides when queries run, by what they cost. Every query
-// starts light: it runs at once, and never waits for another query. A
-// query becomes heavy when its observed cost passes a threshold — Steps
-// evaluation steps or After of wall-clock time — or at once when its
-// estimated cost does: the same text was heavy when it last ran. A heavy
-// query runs only while it holds one of Slots run slots; the others wait
-// at their checkpoints (every query.YieldEvery steps) in a queue per
-// client, and slots go round the clients in turn, first come first served
-// within a client, so one client sending many heavy queries gets no more
-// of the cores than one sending a few. A heavy query holds its slot for
-// Quantum, then hands it on if another client's query waits; a client's
-// own queries run one after the other. With Slots as many as the
-// cores, the cores are busy while heavy work waits, and light queries
-// run beside the heavy ones on the processor the server keeps spare
-// (perfkb serve runs the Go runtime with one processor more than the
-// cores); a heavy query also lets ready goroutines run at each of its
-// checkpoints while light queries are running, so that a light one does
-// not wait for the runtime's 10 ms preemption.
+// runs only while it holds one of Slots run slots (one per core), so the
+// running queries never outnumber the cores: a query that waits takes no
+// processor from the running ones, and requests finish in about the order
+// they came instead of all sharing the cores and all finishing late.
+//
+// Every query starts light. Light queries wait for a slot in one queue,
+// first come first served, and go before heavy ones; a light query keeps
+// its slot to its end. A query becomes heavy when its observed cost
+// passes a threshold — Steps evaluation steps or After of its own running
+// time — or at once when its estimated cost does: the same text passed
+// Steps when it last ran (or After, where steps do not count). Heavy queries wait in a queue per client, and slots go
+// round the clients in turn, first come first served within a client, so
+// one client sending many heavy queries gets no more of the cores than one
+// sending a few. A heavy query holds its slot for Quantum, then hands it
+// on when a light query or another client's heavy query waits; a client's
+// own heavy queries run one after the other. Light queries go first, but
+// not always: while no heavy query holds a slot, a waiting heavy query
+// gets the next one, so a stream of light queries slows heavy work down
+// without stopping it. So cheap queries wait only for the cheap queries
+// ahead of them and for at most a quantum of heavy work, and heavy ones
+// share the cores fairly. perfkb serve runs the Go runtime with one
+// processor more than the cores, which the network and the requests'
+// parsing and encoding use while the slots keep the cores busy.
 //
 // Memory counts as cost too: while the queries of Memory hold more than
 // three quarters of its bound, no further heavy query gets a slot while
@@ -37,10 +43,14 @@ import (
 // memory. A query's own budget and the pool still refuse what passes
 // them.
 //
-// A query that holds a slot but reaches no checkpoint for stallAfter —
-// blocked writing to a client that does not read its answer, or in one
-// long step — loses the slot to a waiting query and asks for it again at
-// its next checkpoint, so it costs the others that much at most.
+// A query that holds a slot while its answer is being written, and has
+// been writing for stallAfter — to a client that does not read it — or
+// that has waited that long for a SERVICE call (to a site that may be
+// this server, whose answer then needs a slot of its own) loses the slot to a waiting query and asks for it again at its next
+// checkpoint, so it costs the others that much at most. A query that is
+// computing keeps its slot between checkpoints however long they take:
+// on a loaded machine a thread may not run for a while, and taking its
+// slot then would let more queries share the cores than there are.
 //
 // nil admits everything at once.
 type Admission struct {
@@ -68,12 +78,20 @@ type Admission struct {
 	Memory MemoryGauge
 
 	light atomic.Int64 // light queries running
+	// waiting counts the queries waiting for a slot, so that a heavy
+	// query's checkpoint finds out without the lock whether to hand over.
+	waiting atomic.Int64
 
 	mu      sync.Mutex
 	running int // slots held
-	holders map[*admitted]struct{}
-	queues  map[string][]*admitted // waiting heavy queries per client
-	turns   []string               // clients with waiting queries, in turn order
+	heavy   int // slots held by heavy queries
+	// lightNext gives the next slot to a waiting light query even while
+	// no heavy query holds one: a heavy query handed its slot over.
+	lightNext bool
+	holders   map[*admitted]struct{}
+	lightq    []*admitted            // waiting light queries, in arrival order
+	queues    map[string][]*admitted // waiting heavy queries per client
+	turns     []string               // clients with waiting queries, in turn order
 
 	memo costMemo
 	// begun, when set, sees each query begin (tests).
@@ -117,17 +135,29 @@ type admitted struct {
 	a      *Admission
 	client string
 	text   uint64 // hash of the query text, for the cost memo
-	start  time.Time
+	// start is when the query began to run: when it first got a slot, or
+	// when it began if it never asked for one. Time spent waiting for a
+	// slot does not make a query heavy.
+	start time.Time
 	// Only the query's own goroutine uses these.
 	steps   int64
 	heavy   bool
+	slotted bool      // it got a slot before it started (admit)
 	granted time.Time // when it last got its slot
 	// lastCheck is when the query last reached a checkpoint, in Unix ns.
 	lastCheck atomic.Int64
-	grant     chan struct{} // a slot was given to the waiting query
-	// holds and ended are guarded by a.mu.
-	holds bool
-	ended bool
+	// holding mirrors holds for the query's checkpoints, read without
+	// the lock.
+	holding atomic.Bool
+	// writing is set while the query waits outside the engine (the
+	// server writes its rows, or a SERVICE call runs); lastCheck is then
+	// when it began.
+	writing atomic.Bool
+	grant   chan struct{} // a slot was given to the waiting query
+	// holds, heldHeavy and ended are guarded by a.mu.
+	holds     bool
+	heldHeavy bool // its slot counts among the heavy ones
+	ended     bool
 }
 
 // begin starts counting a query's cost; its client is the one ctx names
@@ -145,22 +175,42 @@ func (a *Admission) begin(ctx context.Context, text string) *admitted {
 	return q
 }
 
-// admit makes a query whose text was heavy when it last ran heavy from
-// the start, waiting for a slot before it runs.
+// admit waits for the query's run slot before it starts: in the light
+// queue, or in its client's heavy queue when its text was heavy when it
+// last ran.
 func (q *admitted) admit(ctx context.Context) error {
-	if q == nil || !q.a.memo.heavy(q.text) {
+	if q == nil {
 		return nil
 	}
-	q.becomeHeavy(ctx)
-	return q.acquire(ctx)
+	if q.a.memo.heavy(q.text) {
+		q.becomeHeavy(ctx)
+	}
+	if err := q.acquire(ctx); err != nil {
+		return err
+	}
+	q.slotted = true
+	q.start = time.Now()
+	q.lastCheck.Store(q.start.UnixNano())
+	return nil
 }
 
 func (q *admitted) becomeHeavy(ctx context.Context) {
 	q.heavy = true
-	q.a.light.Add(-1)
-	q.a.memo.mark(q.text, true)
-	if q.a.Nice > 0 {
-		server.LowerPriority(ctx, q.a.Nice)
+	a := q.a
+	a.light.Add(-1)
+	if a.costly(q.steps, time.Since(q.start)) {
+		a.memo.mark(q.text, true)
+	}
+	if a.Nice > 0 {
+		server.LowerPriority(ctx, a.Nice)
+	}
+	if q.holding.Load() {
+		a.mu.Lock()
+		if q.holds && !q.heldHeavy {
+			q.heldHeavy = true
+			a.heavy++
+		}
+		a.mu.Unlock()
 	}
 }
 
@@ -175,42 +225,53 @@ func (q *admitted) yield(ctx context.Context) error {
 	a := q.a
 	if !q.heavy {
 		if (a.Steps <= 0 || q.steps < a.Steps) && (a.After <= 0 || now.Sub(q.start) < a.After) {
+			if q.slotted && !q.holding.Load() {
+				// Its slot was taken back while it stalled.
+				return q.acquire(ctx)
+			}
 			return nil
 		}
 		q.becomeHeavy(ctx)
-		return q.acquire(ctx)
 	}
-	a.mu.Lock()
-	holds := q.holds
-	handOver := holds && now.Sub(q.granted) >= a.Quantum && a.othersWaitLocked(q.client)
-	if handOver {
-		if a.turns[0] == q.client {
-			// The slot is for another client: this one's turn comes after.
-			a.turns = append(a.turns[1:], q.client)
-		}
-		a.releaseLocked(q)
-	}
-	a.mu.Unlock()
-	if holds && !handOver {
+	if q.holding.Load() && (now.Sub(q.granted) < a.Quantum || a.waiting.Load() == 0) {
 		if a.light.Load() > 0 {
 			// A light query's goroutine may be queued behind this one.
 			runtime.Gosched()
 		}
 		return nil
 	}
+	a.mu.Lock()
+	holds := q.holds
+	handOver := holds && now.Sub(q.granted) >= a.Quantum && a.othersWaitLocked(q.client)
+	if handOver {
+		if len(a.turns) > 0 && a.turns[0] == q.client {
+			// The slot is for another client: this one's turn comes after.
+			a.turns = append(a.turns[1:], q.client)
+		}
+		// Its quantum was heavy work: the slot goes to a light query if
+		// one waits, or the light ones would wait a quantum per heavy
+		// query.
+		a.lightNext = true
+		a.releaseLocked(q)
+	}
+	a.mu.Unlock()
+	if holds && !handOver {
+		return nil
+	}
 	return q.acquire(ctx)
 }
 
-// othersWaitLocked reports whether a client other than client has a
-// query waiting for a slot. A client's own heavy queries do not take
-// turns with each other: run one after the other, the first finishes
-// long before the last, where taking turns would finish them all late.
+// othersWaitLocked reports whether a light query or a client other than
+// client has a query waiting for a slot. A client's own heavy queries do
+// not take turns with each other: run one after the other, the first
+// finishes long before the last, where taking turns would finish them all
+// late.
 func (a *Admission) othersWaitLocked(client string) bool {
-	return len(a.turns) > 1 || (len(a.turns) == 1 && a.turns[0] != client)
+	return len(a.lightq) > 0 || len(a.turns) > 1 || (len(a.turns) == 1 && a.turns[0] != client)
 }
 
-// acquire waits for a slot: at once when one is free and nobody waits,
-// else in the client's queue.
+// acquire waits for a slot: at once when one is free and nobody waits
+// before it, else in the light queue or in the client's heavy queue.
 func (q *admitted) acquire(ctx context.Context) error {
 	a := q.a
 	a.mu.Lock()
@@ -218,18 +279,24 @@ func (q *admitted) acquire(ctx context.Context) error {
 		a.mu.Unlock()
 		return nil
 	}
-	if len(a.turns) == 0 && a.free() {
+	if len(a.lightq) == 0 && (!q.heavy || len(a.turns) == 0) && a.free(q.heavy) {
 		a.takeLocked(q)
 		a.mu.Unlock()
 		return nil
 	}
-	if len(a.queues[q.client]) == 0 {
-		a.turns = append(a.turns, q.client)
+	if q.heavy {
+		if len(a.queues[q.client]) == 0 {
+			a.turns = append(a.turns, q.client)
+		}
+		if a.queues == nil {
+			a.queues = map[string][]*admitted{}
+		}
+		a.queues[q.client] = append(a.queues[q.client], q)
+	} else {
+		a.lightq = append(a.lightq, q)
 	}
-	if a.queues == nil {
-		a.queues = map[string][]*admitted{}
-	}
-	a.queues[q.client] = append(a.queues[q.client], q)
+	a.waiting.Add(1)
+	a.grantLocked() // a light query may pass heavy ones that memory holds back
 	a.mu.Unlock()
 	check := time.NewTicker(stallAfter / 2)
 	defer check.Stop()
@@ -254,12 +321,12 @@ func (q *admitted) acquire(ctx context.Context) error {
 	}
 }
 
-// free reports whether a slot may be given now.
-func (a *Admission) free() bool {
+// free reports whether a slot may be given now to a query, heavy or not.
+func (a *Admission) free(heavy bool) bool {
 	if a.running >= max(1, a.Slots) {
 		return false
 	}
-	if a.running > 0 && a.Memory != nil && a.Memory.Limit() > 0 && a.Memory.InUse() > a.Memory.Limit()/4*3 {
+	if heavy && a.running > 0 && a.Memory != nil && a.Memory.Limit() > 0 && a.Memory.InUse() > a.Memory.Limit()/4*3 {
 		return false
 	}
 	return true
@@ -268,7 +335,14 @@ func (a *Admission) free() bool {
 func (a *Admission) takeLocked(q *admitted) {
 	a.running++
 	q.holds = true
+	q.holding.Store(true)
+	if q.heavy {
+		q.heldHeavy = true
+		a.heavy++
+	}
 	q.granted = time.Now()
+	// A query that waited long must not lose the slot at once as stalled.
+	q.lastCheck.Store(q.granted.UnixNano())
 	if a.holders == nil {
 		a.holders = map[*admitted]struct{}{}
 	}
@@ -281,14 +355,36 @@ func (a *Admission) releaseLocked(q *admitted) {
 		return
 	}
 	q.holds = false
+	q.holding.Store(false)
 	a.running--
+	if q.heldHeavy {
+		q.heldHeavy = false
+		a.heavy--
+	}
 	delete(a.holders, q)
 	a.grantLocked()
 }
 
-// grantLocked gives free slots to waiting queries, one client at a time.
+// grantLocked gives free slots to waiting queries: light ones first, in
+// arrival order, except that a waiting heavy query goes first while no
+// heavy query holds a slot (unless a heavy one has just handed its slot
+// over after its quantum); heavy ones one client at a time.
 func (a *Admission) grantLocked() {
-	for len(a.turns) > 0 && a.free() {
+	for a.running < max(1, a.Slots) {
+		heavyFirst := len(a.turns) > 0 && a.heavy == 0 && a.free(true) && !a.lightNext
+		a.lightNext = false
+		if len(a.lightq) > 0 && !heavyFirst {
+			next := a.lightq[0]
+			a.lightq[0] = nil
+			a.lightq = a.lightq[1:]
+			a.waiting.Add(-1)
+			a.takeLocked(next)
+			next.grant <- struct{}{}
+			continue
+		}
+		if len(a.turns) == 0 || !a.free(true) {
+			return
+		}
 		client := a.turns[0]
 		a.turns = a.turns[1:]
 		waiting := a.queues[client]
@@ -299,18 +395,27 @@ func (a *Admission) grantLocked() {
 			a.queues[client] = waiting[1:]
 			a.turns = append(a.turns, client)
 		}
+		a.waiting.Add(-1)
 		a.takeLocked(next)
 		next.grant <- struct{}{}
 	}
 }
 
-// dequeueLocked takes a waiting query out of its client's queue.
+// dequeueLocked takes a waiting query out of its queue.
 func (a *Admission) dequeueLocked(q *admitted) {
+	for i, w := range a.lightq {
+		if w == q {
+			a.lightq = append(a.lightq[:i:i], a.lightq[i+1:]...)
+			a.waiting.Add(-1)
+			return
+		}
+	}
 	waiting := a.queues[q.client]
 	for i, w := range waiting {
 		if w != q {
 			continue
 		}
+		a.waiting.Add(-1)
 		waiting = append(waiting[:i:i], waiting[i+1:]...)
 		if len(waiting) > 0 {
 			a.queues[q.client] = waiting
@@ -327,18 +432,18 @@ func (a *Admission) dequeueLocked(q *admitted) {
 	}
 }
 
-// reclaimLocked takes the slots of holders that have reached no
-// checkpoint for stallAfter and gives them to waiting queries; such a
-// holder asks for a slot again at its next checkpoint.
+// reclaimLocked takes the slots of holders that have been writing their
+// answer for stallAfter and gives them to waiting queries; such a holder
+// asks for a slot again at its next checkpoint.
 func (a *Admission) reclaimLocked() {
-	if len(a.turns) == 0 {
+	if a.waiting.Load() == 0 {
 		return
 	}
 	stale := time.Now().Add(-stallAfter).UnixNano()
 	for h := range a.holders {
-		if h.lastCheck.Load() < stale {
+		if h.writing.Load() && h.lastCheck.Load() < stale {
 			a.releaseLocked(h)
-			if len(a.turns) == 0 {
+			if a.waiting.Load() == 0 {
 				return
 			}
 		}
@@ -368,10 +473,87 @@ func (q *admitted) end() {
 	if !q.heavy {
 		a.light.Add(-1)
 		a.memo.mark(q.text, false)
-	} else if (a.Steps <= 0 || q.steps < a.Steps) && (a.After <= 0 || time.Since(q.start) < a.After) {
-		// Heavy by the memo, light this time (the store changed).
-		a.memo.mark(q.text, false)
+	} else {
+		// Heavy by the memo, or by its time on a loaded machine: its cost
+		// this time decides.
+		a.memo.mark(q.text, a.costly(q.steps, time.Since(q.start)))
 	}
+}
+
+// costly reports whether a query's cost makes its text heavy for the
+// memo: its steps when steps count, else its running time. A query that
+// turned heavy by time alone while steps count is not remembered: on a
+// loaded machine every query runs long, and remembering it would send
+// the next runs of a cheap text to wait behind the light queries.
+func (a *Admission) costly(steps int64, ran time.Duration) bool {
+	if a.Steps > 0 {
+		return steps >= a.Steps
+	}
+	return a.After > 0 && ran >= a.After
+}
+
+// leaveEngine marks the query as waiting outside the engine — for the
+// server to write its rows, which may block on a client that does not
+// read, or for a SERVICE call's answer, which may need a slot of this same
+// server — and enterEngine marks it back in the engine.
+func (q *admitted) leaveEngine() {
+	if q == nil {
+		return
+	}
+	q.lastCheck.Store(time.Now().UnixNano())
+	q.writing.Store(true)
+}
+
+func (q *admitted) enterEngine() {
+	if q != nil {
+		q.writing.Store(false)
+	}
+}
+
+// service wraps a SERVICE handler so that the query counts as outside
+// the engine while a call runs (see leaveEngine).
+func (q *admitted) service(h query.ServiceHandler) query.ServiceHandler {
+	if q == nil || h == nil {
+		return h
+	}
+	return outsideService{h: h, q: q}
+}
+
+type outsideService struct {
+	h query.ServiceHandler
+	q *admitted
+}
+
+func (s outsideService) Handle(ctx context.Context, req query.ServiceRequest) (*query.Solutions, error) {
+	s.q.leaveEngine()
+	defer s.q.enterEngine()
+	return s.h.Handle(ctx, req)
+}
+
+// workers is query.Options.Workers: the goroutines one operator of the
+// query may use now — its own slot and the slots nobody holds, and only
+// its own while any query waits — so that a query's parallel workers do
+// not take the cores from the queries admitted beside it.
+func (q *admitted) workers() int {
+	a := q.a
+	if a.waiting.Load() > 0 {
+		return 1
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := max(1, a.Slots) - a.running
+	if q.holds {
+		n++
+	}
+	return max(1, n)
+}
+
+// workersFunc returns q.workers, or nil when nothing is admitted.
+func (q *admitted) workersFunc() func() int {
+	if q == nil {
+		return nil
+	}
+	return q.workers
 }
 
 // yieldFunc returns q.yield, or nil when nothing is admitted.

@@ -35,7 +35,7 @@ func waitQueued(t *testing.T, a *Admission, n int) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		a.mu.Lock()
-		got := 0
+		got := len(a.lightq)
 		for _, q := range a.queues {
 			got += len(q)
 		}
@@ -204,14 +204,25 @@ func TestAdmissionQuantum(t *testing.T) {
 	q1.end()
 }
 
-// TestAdmissionReclaimsStalledSlot: a holder that reaches no checkpoint
-// for stallAfter (blocked writing to a client that does not read) loses
-// its slot to a waiting query, and waits for one at its next checkpoint.
+// TestAdmissionReclaimsStalledSlot: a holder that has been writing its
+// answer for stallAfter (blocked on a client that does not read) loses
+// its slot to a waiting query, and waits for one at its next checkpoint;
+// a holder computing between checkpoints keeps its slot.
 func TestAdmissionReclaimsStalledSlot(t *testing.T) {
 	a := heavyNow(1)
 	ctx := clientCtx("c")
 	stalled := a.begin(ctx, "1")
 	returnsSoon(t, "first", yieldAsync(ctx, stalled))
+	computing := a.begin(ctx, "computing")
+	waiting := yieldAsync(ctx, computing)
+	waitQueued(t, a, 1)
+	time.Sleep(2 * stallAfter)
+	a.mu.Lock()
+	a.reclaimLocked()
+	a.mu.Unlock()
+	stillWaiting(t, "a waiter behind a holder computing past stallAfter", waiting)
+	computing.end()
+	stalled.leaveEngine()
 	q := a.begin(ctx, "2")
 	start := time.Now()
 	returnsSoon(t, "waiter behind a stalled holder", yieldAsync(ctx, q))
@@ -257,31 +268,44 @@ func TestAdmissionCancel(t *testing.T) {
 }
 
 // TestAdmissionMemo: a text that was heavy is heavy from its start next
-// time — it waits for a slot before running — and light again once it
-// ran light.
+// time — it waits in the heavy queue, behind a light query that came
+// after it — and light again once it ran light.
 func TestAdmissionMemo(t *testing.T) {
-	a := heavyNow(1)
+	a := heavyNow(2)
 	ctx := clientCtx("c")
 	q := a.begin(ctx, "SELECT heavy")
 	q.yield(ctx)
 	q.end()
 
-	hold := a.begin(ctx, "other")
-	returnsSoon(t, "holder", yieldAsync(ctx, hold))
+	hold1 := a.begin(ctx, "other")
+	returnsSoon(t, "first holder", yieldAsync(ctx, hold1))
+	hold2 := a.begin(ctx, "other")
+	returnsSoon(t, "second holder", yieldAsync(ctx, hold2))
 	a.begun = nil // no steps from here: light by their cost
 	again := a.begin(ctx, "SELECT heavy")
-	admitted := make(chan error, 1)
-	go func() { admitted <- again.admit(ctx) }()
-	stillWaiting(t, "a known heavy text before it runs", admitted)
+	admitted := admitAsync(ctx, again)
+	stillWaiting(t, "a known heavy text while the slots are held", admitted)
 	fresh := a.begin(ctx, "SELECT new")
-	returnsSoon(t, "an unknown text", func() <-chan error { c := make(chan error, 1); c <- fresh.admit(ctx); return c }())
+	freshDone := admitAsync(ctx, fresh)
+	waitQueued(t, a, 2)
+	hold1.end()
+	returnsSoon(t, "an unknown text, which came later, at the first free slot", freshDone)
+	stillWaiting(t, "the known heavy text while the light one holds the slot", admitted)
+	hold2.end()
+	returnsSoon(t, "the known heavy text once a slot is free", admitted)
 	fresh.end()
-	hold.end()
-	returnsSoon(t, "the known heavy text once the slot is free", admitted)
 	again.end() // ran no steps: light this time
 	if a.memo.heavy(a.memo.hash("SELECT heavy")) {
 		t.Error("a text that ran light is still taken for heavy")
 	}
+}
+
+// admitAsync runs q.admit on its own goroutine and reports when it
+// returns.
+func admitAsync(ctx context.Context, q *admitted) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- q.admit(ctx) }()
+	return done
 }
 
 type gauge struct{ used, limit atomic.Int64 }

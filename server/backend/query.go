@@ -64,6 +64,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	}
 	long := e.Admission.begin(ctx, req.Query)
 	opts.Yield = long.yieldFunc()
+	opts.Workers = long.workersFunc()
 	handedOver := false // a SELECT's rows end the query, not this function
 	defer func() {
 		if !handedOver {
@@ -82,12 +83,13 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	if err != nil {
 		return nil, err
 	}
-	opts.Service = service
+	opts.Service = long.service(service)
 	res, err := query.Exec(ctx, ds, prepared, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
 	report := federationReport(res)
+	long.leaveEngine()
 	switch res.Form {
 	case query.FormSelect:
 		handedOver = true
@@ -167,7 +169,9 @@ type solutions struct {
 }
 
 func (s *solutions) Next() bool {
+	s.long.enterEngine()
 	row, ok := s.res.Next()
+	s.long.leaveEngine()
 	s.row = row
 	return ok
 }
@@ -185,7 +189,9 @@ type triples struct {
 }
 
 func (t *triples) Next() bool {
+	t.long.enterEngine()
 	tr, ok := t.res.NextTriple()
+	t.long.leaveEngine()
 	t.t = tr
 	return ok
 }
