@@ -23,7 +23,8 @@ type RoundTripLookups interface {
 // Contract: MatchClosure calls visit once for each distinct node reachable
 // from q.Start by one or more edges of q.Pred — from subject to object, or
 // from object to subject when q.Inverse — among the quads in q.Graphs (in
-// any graph when q.Graphs is {Any}), in no particular order, until visit
+// any graph but those in q.Except when q.Graphs is {Any}), in no
+// particular order, until visit
 // returns false; it returns nil then. q.Start is visited only when a
 // cycle leads back to it.
 type ClosureMatcher interface {
@@ -35,4 +36,7 @@ type Closure struct {
 	Start, Pred ID
 	Inverse     bool
 	Graphs      []ID
+	// Except are graphs whose quads a walk over {Any} leaves out: the
+	// union default graph does not hold perfkb's bookkeeping graphs.
+	Except []ID
 }

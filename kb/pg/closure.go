@@ -26,6 +26,13 @@ func (s *Store) ClosureSQL(q kb.Closure) (string, []any) {
 		}
 		args = append(args, gs)
 		graph = func(alias string) string { return " AND " + alias + "g = ANY($3::int8[])" }
+	} else if len(q.Except) > 0 {
+		gs := make([]int64, 0, len(q.Except))
+		for _, g := range q.Except {
+			gs = append(gs, int64(g))
+		}
+		args = append(args, gs)
+		graph = func(alias string) string { return " AND " + alias + "g <> ALL($3::int8[])" }
 	}
 	quads := s.q.t("quads")
 	sql := "WITH RECURSIVE r(n) AS (SELECT " + to + " FROM " + quads +

@@ -77,6 +77,9 @@ type pathCtx struct {
 	// constants are the path's constant ends: zero-length paths match them
 	// even when the graph lacks them, unlike terms bound by variables.
 	constants map[kb.ID]bool
+	// hidden are the graphs a walk of the union default graph leaves out
+	// (kb.HiddenGraphs), as a BGP does; nil otherwise.
+	hidden map[kb.ID]bool
 }
 
 func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
@@ -90,6 +93,9 @@ func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
 	bg := bgpNode{graph: n.graph}
 	graphs, dedupe := bg.graphsFor(ex, seed)
 	pc := &pathCtx{ex: ex, graphs: graphs, dedupe: dedupe, constants: map[kb.ID]bool{}}
+	if n.graph.kind == gDefault {
+		pc.hidden = ex.hidden
+	}
 	for _, p := range []tpos{n.subj, n.obj} {
 		if p.slot < 0 {
 			pc.constants[p.id] = true
@@ -222,6 +228,9 @@ func (pc *pathCtx) match(p kb.Pattern, each func(q kb.Quad) error) error {
 		err := pc.ex.scan(p, func(q kb.Quad) error {
 			if err := pc.ex.check(); err != nil {
 				return err
+			}
+			if pc.hidden[q.G] {
+				return nil // perfkb's bookkeeping is not part of the union default graph
 			}
 			if seen != nil {
 				k := [3]kb.ID{q.S, q.P, q.O}

@@ -50,6 +50,9 @@ func (pc *pathCtx) storeClosure(p algebra.PathExpr, start kb.ID, withZero, inver
 			q.Graphs = append(q.Graphs, g)
 		}
 	}
+	for g := range pc.hidden {
+		q.Except = append(q.Except, g)
+	}
 	acct := pc.ex.account("property path * or + (visited nodes)")
 	defer acct.done()
 	const visitBytes = 8 + 1 + mapEntryExtra + 8
