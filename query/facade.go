@@ -35,6 +35,14 @@ type DatasetSpec = eval.DatasetSpec
 // ServiceHandler evaluates SERVICE clauses (see Options.Service).
 type ServiceHandler = eval.ServiceHandler
 
+// ServiceDescriber is a ServiceHandler that can ask an endpoint to
+// DESCRIBE resources (a DESCRIBE fanned out to sites); a wrapper around a
+// handler must keep it, or fan-out DESCRIBE is refused.
+type ServiceDescriber = eval.ServiceDescriber
+
+// Graph is an endpoint's DESCRIBE answer (see ServiceDescriber).
+type Graph = eval.Graph
+
 // ServiceRequest is one SERVICE call handed to a ServiceHandler.
 type ServiceRequest = eval.ServiceRequest
 

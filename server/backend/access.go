@@ -49,7 +49,11 @@ func (e *QueryEngine) scoped(ctx context.Context, scope *server.Scope, sites str
 		}
 	}
 	var inner query.ServiceHandler = e.Service
-	return ds, scopedService{inner: inner, allowed: allowed, user: scope.User}, nil
+	s := scopedService{inner: inner, allowed: allowed, user: scope.User}
+	if d, ok := inner.(query.ServiceDescriber); ok {
+		return ds, scopedDescriber{s, d}, nil
+	}
+	return ds, s, nil
 }
 
 // scopedService refuses SERVICE calls to endpoints outside the scope.
@@ -65,4 +69,19 @@ func (s scopedService) Handle(ctx context.Context, req query.ServiceRequest) (*q
 		return nil, fmt.Errorf("%w: user %s may not call SERVICE <%s>", server.ErrForbidden, s.user, req.Endpoint.Value)
 	}
 	return s.inner.Handle(ctx, req)
+}
+
+// scopedDescriber is a scopedService whose handler also DESCRIBEs at
+// endpoints (fan-out DESCRIBE), refused likewise outside the scope.
+type scopedDescriber struct {
+	scopedService
+	d query.ServiceDescriber
+}
+
+// Describe implements query.ServiceDescriber.
+func (s scopedDescriber) Describe(ctx context.Context, endpoint kb.Term, resources []kb.Term) (*query.Graph, error) {
+	if !s.allowed[endpoint.Value] {
+		return nil, fmt.Errorf("%w: user %s may not call SERVICE <%s>", server.ErrForbidden, s.user, endpoint.Value)
+	}
+	return s.d.Describe(ctx, endpoint, resources)
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )
@@ -516,6 +517,9 @@ func (q *admitted) service(h query.ServiceHandler) query.ServiceHandler {
 	if q == nil || h == nil {
 		return h
 	}
+	if d, ok := h.(query.ServiceDescriber); ok {
+		return outsideDescriber{outsideService{h: h, q: q}, d}
+	}
 	return outsideService{h: h, q: q}
 }
 
@@ -528,6 +532,19 @@ func (s outsideService) Handle(ctx context.Context, req query.ServiceRequest) (*
 	s.q.leaveEngine()
 	defer s.q.enterEngine()
 	return s.h.Handle(ctx, req)
+}
+
+// outsideDescriber is an outsideService whose handler also DESCRIBEs at
+// endpoints (fan-out DESCRIBE), likewise outside the engine.
+type outsideDescriber struct {
+	outsideService
+	d query.ServiceDescriber
+}
+
+func (s outsideDescriber) Describe(ctx context.Context, endpoint kb.Term, resources []kb.Term) (*query.Graph, error) {
+	s.q.leaveEngine()
+	defer s.q.enterEngine()
+	return s.d.Describe(ctx, endpoint, resources)
 }
 
 // workers is query.Options.Workers: the goroutines one operator of the
