@@ -69,19 +69,7 @@ func (sc *scanCursor) ScanQuads(ctx context.Context, p kb.Pattern, fn func(kb.Qu
 	}
 	var r memRange
 	m.rangesAt(p, &r, &sc.c)
-	n := 0
-	for r.next() {
-		n++
-		if n&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if !fn(r.quad()) {
-			return nil
-		}
-	}
-	return nil
+	return emitRange(ctx, &r, fn)
 }
 
 // Count returns the number of quads matching p, exactly, searching like

@@ -159,6 +159,12 @@ func (s *Store) dropReadSide() { s.mem.Store(nil) }
 func scanSnapshot(ctx context.Context, m *memSnapshot, p kb.Pattern, fn func(kb.Quad) bool) error {
 	var r memRange
 	m.ranges(p, &r)
+	return emitRange(ctx, &r, fn)
+}
+
+// emitRange calls fn on each quad of r until it returns false, looking at
+// ctx every 1,024 quads so that a long scan stops with its request.
+func emitRange(ctx context.Context, r *memRange, fn func(kb.Quad) bool) error {
 	n := 0
 	for r.next() {
 		n++

@@ -100,14 +100,7 @@ func TestAggScan(t *testing.T) {
 			if !sameRows(got, want) {
 				t.Errorf("%s %s: fused scan %v, groupNode %v", name, c.name, got, want)
 			}
-			var text [][]string
-			for _, r := range got {
-				var row []string
-				for _, term := range r {
-					row = append(row, term.String())
-				}
-				text = append(text, row)
-			}
+			text := rowsText(got)
 			if !sameText(text, c.want) {
 				t.Errorf("%s %s: got %v, want (by hand) %v", name, c.name, text, c.want)
 			}
@@ -158,6 +151,20 @@ func sameRows(a, b [][]kb.Term) bool {
 		}
 	}
 	return true
+}
+
+// rowsText writes each row's terms as N-Triples terms, for comparing
+// answers with rows worked out by hand.
+func rowsText(rows [][]kb.Term) [][]string {
+	var text [][]string
+	for _, r := range rows {
+		var row []string
+		for _, term := range r {
+			row = append(row, term.String())
+		}
+		text = append(text, row)
+	}
+	return text
 }
 
 func sameText(a, b [][]string) bool {

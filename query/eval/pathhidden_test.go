@@ -55,14 +55,7 @@ func TestPathsLeaveOutHiddenGraphs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, c.name, err)
 			}
-			var text [][]string
-			for _, r := range got {
-				var row []string
-				for _, term := range r {
-					row = append(row, term.String())
-				}
-				text = append(text, row)
-			}
+			text := rowsText(got)
 			if !sameText(text, c.want) {
 				t.Errorf("%s %s: got %v, want (by hand) %v", name, c.name, text, c.want)
 			}
