@@ -45,10 +45,13 @@ import (
 // them.
 //
 // A query that holds a slot while its answer is being written, and has
-// been writing for stallAfter — to a client that does not read it — or
-// that has waited that long for a SERVICE call (to a site that may be
-// this server, whose answer then needs a slot of its own) loses the slot to a waiting query and asks for it again at its next
-// checkpoint, so it costs the others that much at most. A query that is
+// been writing for stallAfter — to a client that does not read it —
+// loses the slot to a waiting query and asks for it again at its next
+// checkpoint, so it costs the others that much at most. A query waiting
+// for a SERVICE answer loses its slot to a waiting query at once: it uses
+// no CPU, and the site may be this server, whose answer then needs a slot
+// of its own (SERVICE <self> nested to the hop limit would otherwise wait
+// stallAfter per level). A query that is
 // computing keeps its slot between checkpoints however long they take:
 // on a loaded machine a thread may not run for a while, and taking its
 // slot then would let more queries share the cores than there are.
@@ -154,7 +157,12 @@ type admitted struct {
 	// server writes its rows, or a SERVICE call runs); lastCheck is then
 	// when it began.
 	writing atomic.Bool
-	grant   chan struct{} // a slot was given to the waiting query
+	// inService is set while the query waits for a SERVICE answer: it
+	// uses no CPU, and the answer may need a slot of this same server
+	// (SERVICE <self>), so a waiting query takes its slot at once rather
+	// than after stallAfter.
+	inService atomic.Bool
+	grant     chan struct{} // a slot was given to the waiting query
 	// holds, heldHeavy and ended are guarded by a.mu.
 	holds     bool
 	heldHeavy bool // its slot counts among the heavy ones
@@ -298,6 +306,7 @@ func (q *admitted) acquire(ctx context.Context) error {
 	}
 	a.waiting.Add(1)
 	a.grantLocked() // a light query may pass heavy ones that memory holds back
+	a.reclaimLocked()
 	a.mu.Unlock()
 	check := time.NewTicker(stallAfter / 2)
 	defer check.Stop()
@@ -442,7 +451,7 @@ func (a *Admission) reclaimLocked() {
 	}
 	stale := time.Now().Add(-stallAfter).UnixNano()
 	for h := range a.holders {
-		if h.writing.Load() && h.lastCheck.Load() < stale {
+		if h.writing.Load() && (h.inService.Load() || h.lastCheck.Load() < stale) {
 			a.releaseLocked(h)
 			if a.waiting.Load() == 0 {
 				return
@@ -505,9 +514,20 @@ func (q *admitted) leaveEngine() {
 	q.writing.Store(true)
 }
 
+// leaveService is leaveEngine for a SERVICE call, whose slot a waiting
+// query may take at once (see inService).
+func (q *admitted) leaveService() {
+	if q == nil {
+		return
+	}
+	q.inService.Store(true)
+	q.leaveEngine()
+}
+
 func (q *admitted) enterEngine() {
 	if q != nil {
 		q.writing.Store(false)
+		q.inService.Store(false)
 	}
 }
 
@@ -529,7 +549,7 @@ type outsideService struct {
 }
 
 func (s outsideService) Handle(ctx context.Context, req query.ServiceRequest) (*query.Solutions, error) {
-	s.q.leaveEngine()
+	s.q.leaveService()
 	defer s.q.enterEngine()
 	return s.h.Handle(ctx, req)
 }
@@ -542,7 +562,7 @@ type outsideDescriber struct {
 }
 
 func (s outsideDescriber) Describe(ctx context.Context, endpoint kb.Term, resources []kb.Term) (*query.Graph, error) {
-	s.q.leaveEngine()
+	s.q.leaveService()
 	defer s.q.enterEngine()
 	return s.d.Describe(ctx, endpoint, resources)
 }

@@ -185,9 +185,8 @@ func (b blockingService) Handle(ctx context.Context, req query.ServiceRequest) (
 }
 
 // TestAdmissionServiceCallGivesUpSlot: a query waiting for a SERVICE
-// answer (which may need a slot of this same server) for stallAfter gives
-// its slot to a waiting query, and asks for one again at its next
-// checkpoint.
+// answer (which may need a slot of this same server) gives its slot to a
+// waiting query, and asks for one again at its next checkpoint.
 func TestAdmissionServiceCallGivesUpSlot(t *testing.T) {
 	a := lightOnly(1)
 	ctx := clientCtx("c")
@@ -202,7 +201,7 @@ func TestAdmissionServiceCallGivesUpSlot(t *testing.T) {
 	<-svc.called
 	inner := a.begin(ctx, "SELECT inner")
 	innerDone := admitAsync(ctx, inner)
-	// The waiters' own checks take the slot back after stallAfter.
+	// The waiter takes the slot back when it arrives.
 	returnsSoon(t, "the query waiting behind a SERVICE call", innerDone)
 	close(svc.release)
 	returnsSoon(t, "the SERVICE call", called)
