@@ -1,15 +1,11 @@
 package eval
 
 import (
-	"context"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
@@ -56,19 +52,7 @@ func TestIDEqualFilters(t *testing.T) {
 			[]string{":a :a", ":a :a"}},
 		{"sameTerm beside =", "SELECT ?s { ?s :p ?o FILTER(?s = ?o && sameTerm(?o, ?s)) }", []string{":a", "_"}},
 	}
-	data, err := os.ReadFile("testdata/ideq.trig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stores := map[string]func() kb.Dataset{
-		"memory":        func() kb.Dataset { return kbtest.NewMemory() },
-		"native-memory": func() kb.Dataset { return native.OpenMemory() },
-	}
-	for sname, open := range stores {
-		ds := open()
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.TriG}); err != nil {
-			t.Fatal(err)
-		}
+	for sname, ds := range loadedStores(t, "testdata/ideq.trig", rdfio.TriG) {
 		for _, way := range []struct {
 			name string
 			opts Options

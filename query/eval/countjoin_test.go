@@ -2,14 +2,11 @@ package eval
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -93,19 +90,7 @@ func TestCountJoin(t *testing.T) {
 		// EXISTS correlated on a second variable: (a x1), (a x2) have t.
 		{"correlated exists", "{ ?s :p ?o FILTER EXISTS { ?o :t ?c . ?s :p ?o } }", "3", false},
 	}
-	data, err := os.ReadFile("testdata/countjoin.nq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stores := map[string]func() kb.Dataset{
-		"memory":        func() kb.Dataset { return kbtest.NewMemory() },
-		"native-memory": func() kb.Dataset { return native.OpenMemory() },
-	}
-	for sname, open := range stores {
-		ds := open()
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
-			t.Fatal(err)
-		}
+	for sname, ds := range loadedStores(t, "testdata/countjoin.nq", rdfio.NQuads) {
 		ways := []struct {
 			name  string
 			on    bool
@@ -192,19 +177,7 @@ func TestCountJoinGrouped(t *testing.T) {
 		{"count distinct", "SELECT ?s (COUNT(DISTINCT ?v) AS ?n) { ?s :q ?v . ?s :p ?o } GROUP BY ?s", "a=3 b=1", false},
 		{"group on a second shared variable", "SELECT ?o (COUNT(*) AS ?n) { ?s :p ?o . ?s :p ?o } GROUP BY ?o", "x1=2 x2=1 x3=1 x9=1", false},
 	}
-	data, err := os.ReadFile("testdata/countjoin.nq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stores := map[string]func() kb.Dataset{
-		"memory":        func() kb.Dataset { return kbtest.NewMemory() },
-		"native-memory": func() kb.Dataset { return native.OpenMemory() },
-	}
-	for sname, open := range stores {
-		ds := open()
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
-			t.Fatal(err)
-		}
+	for sname, ds := range loadedStores(t, "testdata/countjoin.nq", rdfio.NQuads) {
 		ways := []struct {
 			name  string
 			on    bool

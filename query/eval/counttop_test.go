@@ -2,14 +2,10 @@ package eval
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query/syntax"
 )
@@ -52,19 +48,7 @@ func TestCountJoinTop(t *testing.T) {
 		{"count renamed", "SELECT ?o ?m { { SELECT ?o (COUNT(*) AS ?n) { ?s :p ?o } GROUP BY ?o } BIND(?n AS ?m) } ORDER BY DESC(?m) LIMIT 2",
 			"x1=2 x2=1", "2 1", false},
 	}
-	data, err := os.ReadFile("testdata/countjoin.nq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stores := map[string]func() kb.Dataset{
-		"memory":        func() kb.Dataset { return kbtest.NewMemory() },
-		"native-memory": func() kb.Dataset { return native.OpenMemory() },
-	}
-	for sname, open := range stores {
-		ds := open()
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
-			t.Fatal(err)
-		}
+	for sname, ds := range loadedStores(t, "testdata/countjoin.nq", rdfio.NQuads) {
 		for _, way := range []struct {
 			name string
 			on   bool

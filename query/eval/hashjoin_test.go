@@ -86,19 +86,7 @@ func TestJoinOperators(t *testing.T) {
 		{"union join empty left side", "SELECT ?s ?v { { ?s :nothing ?o } UNION { ?s :nothing2 ?o } ?s :q ?v }", nil},
 		{"union then exists", "SELECT ?s { { ?s :p ?o } UNION { ?s :r ?o } FILTER EXISTS { ?s :q ?v } }", []string{":a", ":b"}},
 	}
-	data, err := os.ReadFile("testdata/joins.nq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stores := map[string]func() kb.Dataset{
-		"memory":        func() kb.Dataset { return kbtest.NewMemory() },
-		"native-memory": func() kb.Dataset { return native.OpenMemory() },
-	}
-	for sname, open := range stores {
-		ds := open()
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
-			t.Fatal(err)
-		}
+	for sname, ds := range loadedStores(t, "testdata/joins.nq", rdfio.NQuads) {
 		ways := []struct {
 			name  string
 			after int64
@@ -143,4 +131,22 @@ func TestJoinOperators(t *testing.T) {
 		}
 		ds.Close()
 	}
+}
+
+// loadedStores loads file (in format) into the reference memory store and
+// a native in-memory store, named "memory" and "native-memory", for tests
+// that check an operator's answers on both.
+func loadedStores(t *testing.T, file, format string) map[string]kb.Dataset {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]kb.Dataset{"memory": kbtest.NewMemory(), "native-memory": native.OpenMemory()}
+	for name, ds := range out {
+		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: format}); err != nil {
+			t.Fatalf("%s: load %s: %v", name, file, err)
+		}
+	}
+	return out
 }
