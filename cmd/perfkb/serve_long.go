@@ -54,7 +54,7 @@ func (f *longQueryFlags) validate() error {
 		return usageError(fmt.Errorf("--gc-percent must be positive"))
 	}
 	if f.lanes < 0 {
-		return usageError(fmt.Errorf("--long-query-lanes must not be negative (0: one fewer than the cores)"))
+		return usageError(fmt.Errorf("--long-query-lanes must not be negative (0: one per core)"))
 	}
 	return nil
 }
