@@ -42,6 +42,12 @@
 // process, can print the derivation tree down to asserted triples
 // (Explain). Options.NoDerivations skips the records.
 //
+// A Run that reaches the fixpoint leaves a marker in the derivations graph
+// naming the program and a digest of the store's other quads; a later Run
+// of that program over the same quads stops after one scan of the store
+// (Summary.UpToDate), and any write outside the derivations graph makes it
+// reason again (fixpoint.go).
+//
 // Deletes: Engine.Remove (or RunRetract, after a delete already applied to
 // the store) withdraws the derived triples, derivation records and so
 // findings that no longer follow, by delete-and-rederive over the working

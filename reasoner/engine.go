@@ -110,6 +110,9 @@ type Summary struct {
 	// derived from was deleted (Remove, RunRetract) or, for noValue, added.
 	Retracted int64 `json:"retracted,omitempty"`
 	Rounds    int   `json:"rounds"`
+	// UpToDate is set when the store was already at the program's
+	// fixpoint, as recorded by an earlier Run, and nothing was evaluated.
+	UpToDate bool `json:"up_to_date,omitempty"`
 	// Firings counts derived triples per rule label.
 	Firings map[string]int64 `json:"firings,omitempty"`
 	// RuleTime is the time spent joining each rule (by label), to find the
@@ -123,12 +126,46 @@ type Summary struct {
 // Run materialises prog over ds: it reads the store, derives every
 // consequence to a fixpoint, writes new triples to the inferred graph (and
 // derivation records), and returns what it did.
+//
+// A run that reaches the fixpoint records it in the store (fixpoint.go);
+// a later Run of the same program over a store with the same quads
+// outside the derivations graph returns at once with Summary.UpToDate,
+// after one scan of the store instead of loading and joining it all.
+// Options.Reset always runs in full.
 func Run(ctx context.Context, ds kb.Dataset, prog *Program, opts Options) (Summary, error) {
+	start := time.Now()
+	key, keyed := fixpointKey(prog, opts)
+	var digest *contentDigest
+	if keyed && !opts.Reset {
+		m, d, ok, err := atFixpoint(ctx, ds, key)
+		if err != nil {
+			return Summary{}, err
+		}
+		if ok {
+			sum := Summary{Rules: prog.Len(), Loaded: m.triples, UpToDate: true, Duration: time.Since(start)}
+			if opts.Progress != nil {
+				opts.Progress(Progress{Phase: "done", Loaded: m.triples, Elapsed: sum.Duration})
+			}
+			return sum, nil
+		}
+		digest = d
+	}
 	e, err := NewEngine(ctx, ds, prog, opts)
 	if err != nil {
 		return Summary{}, err
 	}
-	return e.Run(ctx)
+	sum, err := e.Run(ctx)
+	if err != nil || !keyed {
+		return sum, err
+	}
+	if sum.Derived != 0 || sum.Removed != 0 || sum.Retracted != 0 || opts.Reset {
+		digest = nil // the run changed the store: digest it again
+	}
+	if err := markFixpoint(ctx, ds, key, digest, sum.Loaded+sum.Derived); err != nil {
+		return sum, err
+	}
+	sum.Duration = time.Since(start)
+	return sum, nil
 }
 
 // RunIncremental derives only the consequences of added, quads already
@@ -173,7 +210,10 @@ type Engine struct {
 	readGraphs map[kb.ID]bool
 
 	terms termCache
-	ids   map[kb.Term]kb.ID
+	// classes answers kind tests from IDs (kindtest.go); nil when the
+	// store cannot.
+	classes termClasser
+	ids     map[kb.Term]kb.ID
 	// nextLocal numbers terms that builtins made and the store does not
 	// have yet; they get store IDs only if a derived triple uses them.
 	nextLocal kb.ID
@@ -269,6 +309,7 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 		runID:     strconv.FormatInt(time.Now().UnixNano(), 36),
 		runHold:   runHold,
 	}
+	e.classes, _ = ds.(termClasser)
 	e.summary.Rules = prog.Len()
 	e.summary.Firings = map[string]int64{}
 	e.summary.RuleTime = map[string]time.Duration{}

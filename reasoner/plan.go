@@ -41,6 +41,10 @@ type boundCall struct {
 	// binds marks the argument positions whose variable this call binds
 	// (outputs not bound before the call in this plan).
 	binds map[int]bool
+	// kindTest answers a one-argument term test (isLiteral, notLiteral,
+	// isBNode, notBNode) from the store's encoding tag (kindtest.go);
+	// nil for other calls.
+	kindTest *kindTest
 }
 
 type planStep struct {
@@ -249,7 +253,7 @@ func (e *Engine) internConsts(ctx context.Context, s slot) error {
 }
 
 func (e *Engine) bindCall(ctx context.Context, c *compiledCall) (*boundCall, error) {
-	bc := &boundCall{c: c}
+	bc := &boundCall{c: c, kindTest: e.kindTestFor(c)}
 	for _, a := range c.args {
 		p, err := e.bindSlot(ctx, a)
 		if err != nil {
@@ -694,6 +698,14 @@ func (x *joiner) match(k int, st *planStep, t *table, r int32) error {
 // value it bound for a previous match.
 func (x *joiner) calls(cs []*boundCall) (bool, error) {
 	for _, bc := range cs {
+		if bc.kindTest != nil {
+			if pass, known := x.e.testKind(bc, x.vals); known {
+				if !pass {
+					return false, nil
+				}
+				continue
+			}
+		}
 		for j := range bc.binds {
 			x.vals[bc.args[j].v] = kb.Any
 		}

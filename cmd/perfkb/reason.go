@@ -131,8 +131,13 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 			}
 			sum, runErr := reasoner.Run(ctx, ds, prog, opts)
 			progress.Done()
-			fmt.Fprintf(app.Stderr, "%d rules over %s triples: %s derived, %s removed in %d rounds (%.2fs)\n",
-				sum.Rules, humanCount(sum.Loaded), humanCount(sum.Derived), humanCount(sum.Removed), sum.Rounds, sum.Duration.Seconds())
+			if sum.UpToDate {
+				fmt.Fprintf(app.Stderr, "%d rules over %s triples: nothing to derive, the store has not changed since these rules reached their fixpoint (%.2fs; --reset runs them in full)\n",
+					sum.Rules, humanCount(sum.Loaded), sum.Duration.Seconds())
+			} else {
+				fmt.Fprintf(app.Stderr, "%d rules over %s triples: %s derived, %s removed in %d rounds (%.2fs)\n",
+					sum.Rules, humanCount(sum.Loaded), humanCount(sum.Derived), humanCount(sum.Removed), sum.Rounds, sum.Duration.Seconds())
+			}
 			if runErr != nil {
 				return runErr
 			}
