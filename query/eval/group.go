@@ -231,6 +231,9 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 	if done, err := st.addFast(ex, a, r, acct); done || err != nil {
 		return err
 	}
+	if st.addExtremeID(ex, a, r) {
+		return nil
+	}
 	ex.env.NewRow()
 	t, err := a.expr(ex, r)
 	if err != nil {
