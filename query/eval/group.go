@@ -44,6 +44,7 @@ type groupNode struct {
 	input node
 	keys  []groupKey
 	aggs  []groupAgg
+	src   groupJoinSource // the input BGP, compiled again per worker
 }
 
 func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
@@ -56,6 +57,9 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 	}
 	inner := sc.with(sc.seed.union(ex.maybe(o.Input)))
 	n := &groupNode{input: input}
+	if b, ok := ex.plan.Pattern(o.Input).(*algebra.BGP); ok && len(sc.seed) == 0 {
+		n.src = groupJoinSource{op: b, sc: sc} // for parallelJoin (groupjoin.go)
+	}
 	for _, k := range o.Keys {
 		e, err := ex.compileExpr(k.Expr, inner)
 		if err != nil {
@@ -96,7 +100,7 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 	// struct, its key IDs and its aggregate states.
 	groupBytes := keyBytes(len(n.keys), 8) + 8 + int64(unsafe.Sizeof(group{})) + allocExtra +
 		int64(len(n.keys))*8 + allocExtra + int64(len(n.aggs))*int64(unsafe.Sizeof(aggState{})) + allocExtra
-	err := runInner(ex, n.input, seed, func(r row) error {
+	err := n.feed(ex, seed, func(r row) error {
 		for i, k := range n.keys {
 			if k.varSlot >= 0 && k.varSlot < len(r) {
 				// IDs are unique per term within a query: no decoding.
