@@ -87,6 +87,9 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 
 func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
+	if done, err := n.runPathCount(ex, seed, emit); done {
+		return err // pathcount.go
+	}
 	type group struct {
 		keys []kb.ID
 		aggs []aggState // per aggregate: only what it needs, not the rows
