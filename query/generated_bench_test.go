@@ -21,7 +21,8 @@ import (
 //	  go test ./query -run '^$' -bench Generated -benchtime 5x
 //
 // PERFKB_BENCH_MATCH is a regular expression over the file names (all when
-// unset); PERFKB_BENCH_SET defaults to sample. PERFKB_BENCH_EXPLAIN=1 logs
+// unset); PERFKB_BENCH_SET defaults to sample, and PERFKB_BENCH_SET=workload
+// runs the five workload queries of bench/serve/queries. PERFKB_BENCH_EXPLAIN=1 logs
 // each plan. Skipped unless PERFKB_BENCH_NATIVE names a store.
 func BenchmarkGenerated(b *testing.B) {
 	dir := os.Getenv("PERFKB_BENCH_NATIVE")
@@ -33,7 +34,11 @@ func BenchmarkGenerated(b *testing.B) {
 		set = "sample"
 	}
 	match := regexp.MustCompile(os.Getenv("PERFKB_BENCH_MATCH"))
-	files, err := filepath.Glob(filepath.Join("..", "bench", "generated", "queries", set, "*.rq"))
+	qdir := filepath.Join("..", "bench", "generated", "queries", set)
+	if set == "workload" {
+		qdir = filepath.Join("..", "bench", "serve", "queries")
+	}
+	files, err := filepath.Glob(filepath.Join(qdir, "*.rq"))
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no queries for set %q: %v", set, err)
 	}

@@ -40,6 +40,8 @@ type MemStore struct {
 	predStats predStatsCache
 	// derived: values built from a predicate's objects (objorder.go).
 	derived derivedCache
+	// idcols: per-ID columns the query evaluator fills (idcolumns.go).
+	idcols idColumns
 }
 
 var _ kb.Dataset = (*MemStore)(nil)

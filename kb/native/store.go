@@ -72,6 +72,8 @@ type Store struct {
 	kinds kindSummary
 	// derived: values built from a predicate's objects (objorder.go).
 	derived derivedCache
+	// idcols: per-ID columns the query evaluator fills (idcolumns.go).
+	idcols idColumns
 	// memPending: the read side is to be built by the first read.
 	memPending atomic.Bool
 	predStats  predStatsCache // planner statistics of the read side

@@ -452,6 +452,9 @@ func (n *aggScanNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if n.counted {
 		return n.runCounted(ex, seed, emit)
 	}
+	if done, err := n.runKindCounted(ex, seed, emit); done {
+		return err // kindcount.go
+	}
 	tests := n.tests
 	objs, rest, ordered, err := n.orderedObjects(ex, seed, n.orderedTests())
 	if err != nil {

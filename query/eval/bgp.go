@@ -47,6 +47,9 @@ type bgpNode struct {
 	// cursors are the per-level lookup cursors of cursorOf (bgpcursor.go).
 	cursors  []kb.QuadScanner
 	cursorOf cursorStore
+	// split, when set, takes the first pattern's matches instead of the
+	// other patterns (a GROUP BY dealing them to workers: groupjoin.go).
+	split func(kb.Quad) error
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -391,6 +394,9 @@ func (f *matchFrame) visit(q kb.Quad) error {
 	}
 	if f.seen != nil && f.seen.duplicate(q) {
 		return nil
+	}
+	if f.level == 0 && f.n.split != nil {
+		return f.n.split(q)
 	}
 	r := f.r
 	vals := [3]kb.ID{q.S, q.P, q.O}

@@ -131,9 +131,10 @@ type executor struct {
 	source    kb.QuadSource  // ds as a kb.QuadSource, or nil
 	scanner   kb.QuadScanner // ds as a kb.QuadScanner, or nil
 	svc       *serviceState
-	mem       *memBudget // nil: no QueryMemory bound
-	plan      *opt.Plan  // the optimizer's plan of the pattern being compiled
-	keyBuf    []byte     // scratch for hash join keys (hashjoin.go)
+	mem       *memBudget   // nil: no QueryMemory bound
+	plan      *opt.Plan    // the optimizer's plan of the pattern being compiled
+	keyBuf    []byte       // scratch for hash join keys (hashjoin.go)
+	numcol    *kb.IDColumn // the store's numeric value per ID, or nil (numcolumn.go)
 }
 
 // YieldEvery is how many evaluation steps (a row visited, joined or
@@ -180,6 +181,7 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 		base = opts.Base
 	}
 	ex := &executor{ctx: ctx, ds: ds, dict: newDictionary(ctx, ds), env: NewFuncEnv(now, base), opts: opts, vars: newVarTable(), service: opts.Service}
+	ex.numcol = numColumnOf(ds)
 	ex.mem = newMemBudget(opts.QueryMemory, opts.MemoryPool)
 	ex.dict.mem = ex.mem
 	defer func() {

@@ -172,7 +172,7 @@ func (ex *executor) compileBinary(x *algebra.BinaryExpr, sc scope) (cexpr, error
 		}, nil
 	}
 	op := x.Op
-	return func(ex *executor, r row) (kb.Term, error) {
+	return ex.numCompare(x, func(ex *executor, r row) (kb.Term, error) {
 		a, err := left(ex, r)
 		if err != nil {
 			return a, err
@@ -211,7 +211,7 @@ func (ex *executor) compileBinary(x *algebra.BinaryExpr, sc scope) (cexpr, error
 		default:
 			return boolTerm(c >= 0), nil
 		}
-	}, nil
+	}), nil
 }
 
 func (ex *executor) compileBuiltin(x *algebra.BuiltinExpr, sc scope) (cexpr, error) {

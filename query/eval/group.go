@@ -44,6 +44,7 @@ type groupNode struct {
 	input node
 	keys  []groupKey
 	aggs  []groupAgg
+	src   groupJoinSource // the input BGP, compiled again per worker
 }
 
 func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
@@ -56,6 +57,9 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 	}
 	inner := sc.with(sc.seed.union(ex.maybe(o.Input)))
 	n := &groupNode{input: input}
+	if b, ok := ex.plan.Pattern(o.Input).(*algebra.BGP); ok && len(sc.seed) == 0 {
+		n.src = groupJoinSource{op: b, sc: sc} // for parallelJoin (groupjoin.go)
+	}
 	for _, k := range o.Keys {
 		e, err := ex.compileExpr(k.Expr, inner)
 		if err != nil {
@@ -83,6 +87,9 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 
 func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
+	if done, err := n.runPathCount(ex, seed, emit); done {
+		return err // pathcount.go
+	}
 	type group struct {
 		keys []kb.ID
 		aggs []aggState // per aggregate: only what it needs, not the rows
@@ -96,7 +103,7 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 	// struct, its key IDs and its aggregate states.
 	groupBytes := keyBytes(len(n.keys), 8) + 8 + int64(unsafe.Sizeof(group{})) + allocExtra +
 		int64(len(n.keys))*8 + allocExtra + int64(len(n.aggs))*int64(unsafe.Sizeof(aggState{})) + allocExtra
-	err := runInner(ex, n.input, seed, func(r row) error {
+	err := n.feed(ex, seed, func(r row) error {
 		for i, k := range n.keys {
 			if k.varSlot >= 0 && k.varSlot < len(r) {
 				// IDs are unique per term within a query: no decoding.
@@ -230,6 +237,9 @@ func (st *aggState) add(ex *executor, a groupAgg, r row, acct *account) error {
 	}
 	if done, err := st.addFast(ex, a, r, acct); done || err != nil {
 		return err
+	}
+	if st.addExtremeID(ex, a, r) {
+		return nil
 	}
 	ex.env.NewRow()
 	t, err := a.expr(ex, r)

@@ -74,11 +74,7 @@ func (ex *executor) compileNum(e algebra.Expr) numExpr {
 			if s >= len(r) || r[s] == 0 {
 				return numVal{}, false
 			}
-			t, err := ex.dict.term(r[s])
-			if err != nil {
-				return numVal{}, false // the general path reports it
-			}
-			return numValOf(t)
+			return ex.numOfID(r[s]) // a decoding error: the general path reports it
 		}
 	case *algebra.UnaryExpr:
 		arg := ex.compileNum(x.Arg)

@@ -84,24 +84,6 @@ type pathCtx struct {
 
 func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
-	get := func(p tpos) kb.ID {
-		if p.slot < 0 {
-			return p.id
-		}
-		return seed[p.slot]
-	}
-	bg := bgpNode{graph: n.graph}
-	graphs, dedupe := bg.graphsFor(ex, seed)
-	pc := &pathCtx{ex: ex, graphs: graphs, dedupe: dedupe, constants: map[kb.ID]bool{}}
-	if n.graph.kind == gDefault {
-		pc.hidden = ex.hidden
-	}
-	for _, p := range []tpos{n.subj, n.obj} {
-		if p.slot < 0 {
-			pc.constants[p.id] = true
-		}
-	}
-	s, o := get(n.subj), get(n.obj)
 	out := func(x, y kb.ID) error {
 		out := seed.clone(len(seed))
 		if n.subj.slot >= 0 {
@@ -121,8 +103,43 @@ func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
 		}
 		return nil
 	}
+	pairs, memo, err := n.endPairs(ex, seed, out)
+	if err != nil || !memo {
+		return err
+	}
+	for _, p := range pairs {
+		if err := out(p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// endPairs returns the path's (subject, object) pairs for the ends seed
+// binds, from the memo or walked and remembered, with memo true; where
+// the memo does not apply it walks the path calling direct with each pair
+// instead, and returns memo false.
+func (n *pathNode) endPairs(ex *executor, seed row, direct func(x, y kb.ID) error) (pairs [][2]kb.ID, memo bool, err error) {
+	get := func(p tpos) kb.ID {
+		if p.slot < 0 {
+			return p.id
+		}
+		return seed[p.slot]
+	}
+	bg := bgpNode{graph: n.graph}
+	graphs, dedupe := bg.graphsFor(ex, seed)
+	pc := &pathCtx{ex: ex, graphs: graphs, dedupe: dedupe, constants: map[kb.ID]bool{}}
+	if n.graph.kind == gDefault {
+		pc.hidden = ex.hidden
+	}
+	for _, p := range []tpos{n.subj, n.obj} {
+		if p.slot < 0 {
+			pc.constants[p.id] = true
+		}
+	}
+	s, o := get(n.subj), get(n.obj)
 	if !n.memoOK || (s == 0) == (o == 0) {
-		return pc.eval(n.path, s, o, out)
+		return nil, false, pc.eval(n.path, s, o, direct)
 	}
 	key := [2]kb.ID{s, o}
 	n.memoMu.Lock()
@@ -136,7 +153,7 @@ func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, true, err
 		}
 		n.memoMu.Lock()
 		if n.memo == nil {
@@ -148,12 +165,7 @@ func (n *pathNode) run(ex *executor, seed row, emit func(row) bool) error {
 		}
 		n.memoMu.Unlock()
 	}
-	for _, p := range pairs {
-		if err := out(p[0], p[1]); err != nil {
-			return err
-		}
-	}
-	return nil
+	return pairs, true, nil
 }
 
 func (n *pathNode) children() []node { return nil }
@@ -215,7 +227,12 @@ func (pc *pathCtx) match(p kb.Pattern, each func(q kb.Quad) error) error {
 	}
 	var seen map[[3]kb.ID]bool
 	var acct *account
-	if pc.dedupe {
+	// Over the union default graph of a store that yields a triple's
+	// quads together, a repeat is the previous quad's triple: no set (a
+	// set per step was most of a transitive path's allocations).
+	neighbours := pc.dedupe && pc.ex.graphLast && len(pc.graphs) == 1 && pc.graphs[0] == kb.Any
+	var last [3]kb.ID
+	if pc.dedupe && !neighbours {
 		seen = map[[3]kb.ID]bool{}
 		acct = pc.ex.account("property path (triples seen in several graphs)")
 		defer acct.done()
@@ -231,6 +248,13 @@ func (pc *pathCtx) match(p kb.Pattern, each func(q kb.Quad) error) error {
 			}
 			if pc.hidden[q.G] {
 				return nil // perfkb's bookkeeping is not part of the union default graph
+			}
+			if neighbours {
+				k := [3]kb.ID{q.S, q.P, q.O}
+				if k == last {
+					return nil
+				}
+				last = k
 			}
 			if seen != nil {
 				k := [3]kb.ID{q.S, q.P, q.O}

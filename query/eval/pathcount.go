@@ -1,0 +1,86 @@
+package eval
+
+import (
+	"sync/atomic"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// COUNT(*) over a join with a property path, without the rows:
+// `SELECT (COUNT(*) AS ?n) { ?s p ?x . ?x q+ ?o }` joined each left row
+// with each of its path pairs, cloned a row per pair and fed it to the
+// GROUP BY only to be counted (250,000 rows for 24,000 left rows on the
+// SCALEA data). Here the GROUP BY runs the left side and adds, per left
+// row, the number of path pairs that row is compatible with, read from
+// the path's memo of pairs per bound end: the count the nested-loop join
+// would have produced, with no row built.
+
+// pathCountOn turns the shortcut off (tests).
+var pathCountOn = true
+
+// pathCountRuns counts the GROUP BYs it answered (tests).
+var pathCountRuns atomic.Int64
+
+// runPathCount answers n when it has no keys and only COUNT(*) aggregates
+// over a nested-loop join whose right side is a path with a variable at
+// each end; done false leaves n to the general evaluation.
+func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (done bool, err error) {
+	if !pathCountOn || len(n.keys) != 0 || len(n.aggs) == 0 {
+		return false, nil
+	}
+	for _, a := range n.aggs {
+		if !a.agg.Star || a.agg.Distinct {
+			return false, nil
+		}
+	}
+	j, ok := n.input.(*joinNode)
+	if !ok || j.hash != nil {
+		return false, nil
+	}
+	p, ok := j.right.(*pathNode)
+	if !ok || p.subj.slot < 0 || p.obj.slot < 0 || p.subj.slot == p.obj.slot {
+		return false, nil
+	}
+	pathCountRuns.Add(1)
+	j.runs++
+	var total int64
+	err = runInner(ex, j.left, seed, func(l row) error {
+		s, o := l[p.subj.slot], l[p.obj.slot]
+		// The pairs the join would emit: those that agree with what l
+		// binds at either end (the path's run checks the same).
+		compatible := func(x, y kb.ID) bool { return (s == 0 || s == x) && (o == 0 || o == y) }
+		pairs, memo, err := p.endPairs(ex, l, func(x, y kb.ID) error {
+			if compatible(x, y) {
+				total++
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if memo {
+			for _, pr := range pairs {
+				if compatible(pr[0], pr[1]) {
+					total++
+				}
+			}
+		}
+		return ex.check()
+	})
+	if err != nil {
+		return true, err
+	}
+	j.actual += total
+	out, _ := hiddenSeed(ex, seed)
+	id, err := ex.dict.id(integerTerm(total))
+	if err != nil {
+		return true, err
+	}
+	for _, a := range n.aggs {
+		out[a.slot] = id
+	}
+	if !emit(out) {
+		return true, errStop
+	}
+	return true, nil
+}
