@@ -44,6 +44,9 @@ type bulk struct {
 	copied int               // terms already copied to perfkb_staging_terms
 	quads  [][4]int64
 	newIDs []kb.ID // the IDs of terms, known once Commit has interned them
+
+	partitioned bool            // quads is partitioned by graph
+	parts       []*newPartition // the new graphs' partitions, dropped when the load fails
 }
 
 // BeginBulk implements kb.Dataset.
@@ -161,6 +164,7 @@ func (b *bulk) Commit(ctx context.Context) error {
 	err := b.commit(ctx)
 	if err != nil {
 		_ = b.tx.Rollback(context.Background())
+		b.dropPartitions(b.parts)
 		return fmt.Errorf("pg: bulk commit: %w", err)
 	}
 	// Only a committed transaction's IDs may be cached: a rolled-back
@@ -200,9 +204,10 @@ func (b *bulk) commit(ctx context.Context) error {
 	if err := tx.QueryRow(ctx, "SELECT coalesce(sum(n), 0)::int8 FROM "+s.q.t("counts")).Scan(&have); err != nil {
 		return err
 	}
-	rebuild := b.staged > rebuildMin && float64(b.staged) > rebuildRatio*float64(have)
+	var copyTerms func() error
 	if len(b.terms) > 0 {
-		if err := b.internTerms(ctx, exec, rebuild); err != nil {
+		var err error
+		if copyTerms, err = b.internTerms(ctx, exec); err != nil {
 			return err
 		}
 		for i := range b.quads {
@@ -213,11 +218,45 @@ func (b *bulk) commit(ctx context.Context) error {
 			}
 		}
 	}
-	if rebuild && have <= b.staged {
+	parts, err := b.splitPartitions(ctx)
+	if err != nil {
+		return err
+	}
+	b.parts = parts
+	// The new graphs' partitions are built on connections of their own
+	// while this transaction copies the load's new terms.
+	built := make(chan error, 1)
+	go func() { built <- b.buildPartitions(ctx, parts) }()
+	if copyTerms != nil {
+		err = copyTerms()
+	}
+	if perr := <-built; err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	if len(b.quads) > 0 {
+		if err := b.writeRest(ctx, exec, have); err != nil {
+			return err
+		}
+	}
+	if err := b.attachPartitions(ctx, exec, parts); err != nil {
+		return err
+	}
+	return b.finish(ctx)
+}
+
+// writeRest writes the quads not bound for a partition of their own.
+func (b *bulk) writeRest(ctx context.Context, exec func(string, ...any) error, have int64) error {
+	s, tx := b.s, b.tx
+	n := int64(len(b.quads))
+	rebuild := n > rebuildMin && float64(n) > rebuildRatio*float64(have)
+	if rebuild && have <= n {
 		return b.loadRebuild(ctx, exec, have)
 	}
 	// Stage the quads and insert the ones the store lacks.
-	if _, err := copyIn(ctx, tx, "perfkb_staging", "s, p, o, g", "", quadRowsFrom(b.quads)); err != nil {
+	if _, err := copyIn(ctx, tx.Conn().PgConn(), "perfkb_staging", "s, p, o, g", "", quadRowsFrom(b.quads)); err != nil {
 		return fmt.Errorf("COPY quads: %w", err)
 	}
 	// Temporary tables are never analyzed automatically; without
@@ -226,13 +265,10 @@ func (b *bulk) commit(ctx context.Context) error {
 		return err
 	}
 	if !rebuild {
-		if err := exec(`WITH a AS (
+		return exec(`WITH a AS (
 			INSERT INTO ` + s.q.t("quads") + ` SELECT s, p, o, g FROM perfkb_staging
 			ON CONFLICT DO NOTHING RETURNING p, g)
-			` + s.bumpCounts("a", "")); err != nil {
-			return err
-		}
-		return b.finish(ctx)
+			` + s.bumpCounts("a", ""))
 	}
 	for _, ix := range quadIndexes {
 		if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
@@ -246,10 +282,7 @@ func (b *bulk) commit(ctx context.Context) error {
 		` + s.bumpCounts("a", "")); err != nil {
 		return err
 	}
-	if err := b.createIndexes(exec, quadIndexes); err != nil {
-		return err
-	}
-	return b.finish(ctx)
+	return b.createIndexes(exec, quadIndexes)
 }
 
 // loadRebuild writes the quads of a large load into a store that holds
@@ -293,7 +326,7 @@ func (b *bulk) loadRebuild(ctx context.Context, exec func(string, ...any) error,
 		}
 	}
 	freeze := ""
-	if have == 0 {
+	if have == 0 && !b.partitioned {
 		// quads is empty (counts is exact); truncating it in this
 		// transaction lets COPY write the rows frozen, so the first reads
 		// and autovacuum need not rewrite every page to set hint bits, and
@@ -305,7 +338,7 @@ func (b *bulk) loadRebuild(ctx context.Context, exec func(string, ...any) error,
 		}
 		freeze = ", FREEZE"
 	}
-	if _, err := copyIn(ctx, b.tx, s.q.t("quads"), "s, p, o, g", freeze, quadRowsFrom(qs)); err != nil {
+	if _, err := copyIn(ctx, b.tx.Conn().PgConn(), s.q.t("quads"), "s, p, o, g", freeze, quadRowsFrom(qs)); err != nil {
 		return fmt.Errorf("COPY quads: %w", err)
 	}
 	var ps, gs, ns []int64
@@ -316,10 +349,7 @@ func (b *bulk) loadRebuild(ctx context.Context, exec func(string, ...any) error,
 		"ON CONFLICT (p, g) DO UPDATE SET n = c.n + excluded.n", ps, gs, ns); err != nil {
 		return err
 	}
-	if err := b.createIndexes(exec, quadIndexes); err != nil {
-		return err
-	}
-	return b.finish(ctx)
+	return b.createIndexes(exec, quadIndexes)
 }
 
 // heldQuads reads every quad of the store (have of them) in the load's
@@ -366,13 +396,14 @@ func (b *bulk) createIndexes(exec func(string, ...any) error, indexes []index) e
 }
 
 // internTerms gives every load-local term its ID in b.newIDs: the ID the
-// dictionary has for it, or a new one, the new terms copied straight into
-// terms. It locks terms against other sessions' inserts until the load
-// commits, so that no term can be added twice.
-func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error, rebuild bool) error {
+// dictionary has for it, or a new one. copyTerms, nil when there are no
+// new terms, copies the new ones straight into terms in the load's
+// transaction. It locks terms against other sessions' inserts until the
+// load commits, so that no term can be added twice.
+func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error) (copyTerms func() error, err error) {
 	s, tx := b.s, b.tx
 	if err := exec("LOCK TABLE " + s.q.t("terms") + " IN SHARE ROW EXCLUSIVE MODE"); err != nil {
-		return err
+		return nil, err
 	}
 	b.newIDs = make([]kb.ID, len(b.terms))
 	hashes := make([][]byte, len(b.terms))
@@ -381,13 +412,13 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error,
 	}
 	var held int64
 	if err := tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+s.q.t("terms")+" LIMIT $1) x", 2*len(b.terms)).Scan(&held); err != nil {
-		return err
+		return nil, err
 	}
 	if held > 0 {
 		// Find the terms the dictionary holds: a hash join of the load's
 		// hashes with terms.
 		i := 0
-		if _, err := copyIn(ctx, tx, "perfkb_staging_terms", "local, h", "", func(buf []byte) ([]byte, bool) {
+		if _, err := copyIn(ctx, tx.Conn().PgConn(), "perfkb_staging_terms", "local, h", "", func(buf []byte) ([]byte, bool) {
 			if i == len(hashes) {
 				return buf, false
 			}
@@ -395,26 +426,26 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error,
 			i++
 			return buf, true
 		}); err != nil {
-			return fmt.Errorf("COPY term hashes: %w", err)
+			return nil, fmt.Errorf("COPY term hashes: %w", err)
 		}
 		if err := exec("ANALYZE perfkb_staging_terms"); err != nil {
-			return err
+			return nil, err
 		}
 		rows, err := tx.Query(ctx, "SELECT st.local, t.id FROM perfkb_staging_terms st JOIN "+s.q.t("terms")+" t ON t.h = st.h")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for rows.Next() {
 			var local, id int64
 			if err := rows.Scan(&local, &id); err != nil {
 				rows.Close()
-				return err
+				return nil, err
 			}
 			b.newIDs[local] = kb.ID(id)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var fresh []int
@@ -424,7 +455,7 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error,
 		}
 	}
 	if len(fresh) == 0 {
-		return nil
+		return nil, nil
 	}
 	// Reserve len(fresh) IDs at once by moving the sequence past them.
 	// last_value is the highest ID any session has taken (its cached
@@ -433,52 +464,55 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error,
 	// the lock taken above.
 	var last int64
 	if err := tx.QueryRow(ctx, "SELECT setval('"+s.q.t("term_ids")+"', (SELECT last_value FROM "+s.q.t("term_ids")+") + $1)", len(fresh)).Scan(&last); err != nil {
-		return fmt.Errorf("reserving %d term IDs: %w", len(fresh), err)
+		return nil, fmt.Errorf("reserving %d term IDs: %w", len(fresh), err)
 	}
 	for k, i := range fresh {
 		b.newIDs[i] = kb.ID(last - int64(len(fresh)) + 1 + int64(k))
 	}
-	rebuildTerms := rebuild && float64(len(fresh)) > rebuildRatio*float64(held) && len(fresh) > rebuildMin
-	freeze := ""
-	if rebuildTerms {
-		for _, ix := range termIndexes {
-			if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
-				return err
+	copyTerms = func() error {
+		rebuildTerms := float64(len(fresh)) > rebuildRatio*float64(held) && len(fresh) > rebuildMin
+		freeze := ""
+		if rebuildTerms {
+			for _, ix := range termIndexes {
+				if err := exec("DROP INDEX " + s.q.t(ix.name)); err != nil {
+					return err
+				}
+			}
+			if held == 0 {
+				// As for quads in loadEmpty: an empty table truncated here
+				// takes its rows frozen.
+				if err := exec("TRUNCATE " + s.q.t("terms")); err != nil {
+					return err
+				}
+				freeze = ", FREEZE"
 			}
 		}
-		if held == 0 {
-			// As for quads in loadEmpty: an empty table truncated here
-			// takes its rows frozen.
-			if err := exec("TRUNCATE " + s.q.t("terms")); err != nil {
-				return err
+		k := 0
+		if _, err := copyIn(ctx, tx.Conn().PgConn(), s.q.t("terms"), "id, h, kind, value, datatype, lang, num", freeze, func(buf []byte) ([]byte, bool) {
+			if k == len(fresh) {
+				return buf, false
 			}
-			freeze = ", FREEZE"
+			i := fresh[k]
+			k++
+			t := &b.terms[i]
+			num := numericValue(*t)
+			buf = appendRowStart(buf, 7)
+			buf = appendInt8(buf, int64(b.newIDs[i]))
+			buf = appendBytes(buf, hashes[i])
+			buf = appendInt2(buf, int16(t.Kind))
+			buf = appendBytes(buf, t.Value)
+			buf = appendBytes(buf, t.Datatype)
+			buf = appendBytes(buf, t.Lang)
+			return appendFloat8(buf, num.Float64, num.Valid), true
+		}); err != nil {
+			return fmt.Errorf("COPY terms: %w", err)
 		}
-	}
-	k := 0
-	if _, err := copyIn(ctx, tx, s.q.t("terms"), "id, h, kind, value, datatype, lang, num", freeze, func(buf []byte) ([]byte, bool) {
-		if k == len(fresh) {
-			return buf, false
+		if rebuildTerms {
+			return b.createIndexes(exec, termIndexes)
 		}
-		i := fresh[k]
-		k++
-		t := &b.terms[i]
-		num := numericValue(*t)
-		buf = appendRowStart(buf, 7)
-		buf = appendInt8(buf, int64(b.newIDs[i]))
-		buf = appendBytes(buf, hashes[i])
-		buf = appendInt2(buf, int16(t.Kind))
-		buf = appendBytes(buf, t.Value)
-		buf = appendBytes(buf, t.Datatype)
-		buf = appendBytes(buf, t.Lang)
-		return appendFloat8(buf, num.Float64, num.Valid), true
-	}); err != nil {
-		return fmt.Errorf("COPY terms: %w", err)
+		return nil
 	}
-	if rebuildTerms {
-		return b.createIndexes(exec, termIndexes)
-	}
-	return nil
+	return copyTerms, nil
 }
 
 func (b *bulk) finish(ctx context.Context) error {

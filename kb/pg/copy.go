@@ -6,7 +6,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // copyHeader starts PostgreSQL's binary COPY format: the signature, a
@@ -47,12 +47,11 @@ func (r *copyReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// copyIn runs COPY table (cols) FROM STDIN in binary format on tx's
-// connection, with the rows next appends; options are more COPY options
+// copyIn runs COPY table (cols) FROM STDIN in binary format on conn, with the rows next appends; options are more COPY options
 // (", FREEZE").
-func copyIn(ctx context.Context, tx pgx.Tx, table, cols, options string, next func(buf []byte) ([]byte, bool)) (int64, error) {
+func copyIn(ctx context.Context, conn *pgconn.PgConn, table, cols, options string, next func(buf []byte) ([]byte, bool)) (int64, error) {
 	r := &copyReader{buf: append(make([]byte, 0, copyChunk+4096), copyHeader...), next: next}
-	tag, err := tx.Conn().PgConn().CopyFrom(ctx, r, "COPY "+table+" ("+cols+") FROM STDIN (FORMAT binary"+options+")")
+	tag, err := conn.CopyFrom(ctx, r, "COPY "+table+" ("+cols+") FROM STDIN (FORMAT binary"+options+")")
 	return tag.RowsAffected(), err
 }
 

@@ -17,9 +17,15 @@
 // long literal exceeds. num holds the value of a numeric literal, for
 // filters evaluated in SQL.
 //
-// quads has one unique index (s, p, o, g) and two more, (p, o, s, g) and
-// (o, s, p, g), so that every quad pattern but one with only the graph
-// bound starts with an index prefix; counts lets Count and Stats answer
+// quads is partitioned by graph (LIST (g)): a load that brings many quads
+// to a graph the store holds nothing of builds a partition quads_g<ID> of
+// its own beside its transaction and attaches it in it (partition.go); the
+// other graphs share quads_default. Every partition has one unique index
+// (s, p, o, g) and two more, (p, o, s, g) and (o, s, p, g), so that every
+// quad pattern but one with only the graph bound starts with an index
+// prefix. Open sets plan_cache_mode = force_custom_plan: a generic plan
+// over the partitions can scan a predicate's quads where a custom one
+// probes an index. counts lets Count and Stats answer
 // predicate and graph counts without scanning quads, and is kept exact in
 // the same transaction as every write.
 //
