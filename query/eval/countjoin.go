@@ -811,6 +811,15 @@ func (n *countJoinNode) scan(ex *executor, op *cjOp) (keyCounts, int64, error) {
 	if len(op.subs) > 0 {
 		return n.weighted(ex, op, nil)
 	}
+	if kc, held, ok, err := n.scanKept(ex, op); ok || err != nil {
+		return kc, held, err
+	}
+	return n.scanQuads(ex, op)
+}
+
+// scanQuads is scan of a pattern without parts, from its quads.
+func (n *countJoinNode) scanQuads(ex *executor, op *cjOp) (keyCounts, int64, error) {
+	var kc keyCounts
 	var held int64
 	var keys []kb.ID
 	for _, g := range n.graphs {
