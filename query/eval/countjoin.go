@@ -955,15 +955,18 @@ func (n *countJoinNode) weightedInto(ex *executor, op *cjOp, keys []kb.ID, sum *
 	// Matches often come in ascending order of v (an index sorted on
 	// it): each part's list is then walked forward, galloping, instead of
 	// searched from the start.
+	// Each part remembers the value it was last searched for: a weight
+	// that stops at a part with no count leaves the later parts'
+	// positions at older values, which may lie above the next one.
 	at := make([]int, len(op.subs))
-	var lastV kb.ID
+	lastV := make([]kb.ID, len(op.subs))
 	weight := func(v kb.ID) (int64, error) {
-		back := v < lastV
-		lastV = v
 		w := int64(1)
 		for i, sub := range op.subs {
 			var c int64
 			var j int
+			back := v < lastV[i]
+			lastV[i] = v
 			if back {
 				j, _ = slices.BinarySearch(subs[i].ids, v)
 			} else {
@@ -1092,7 +1095,7 @@ func (n *countJoinNode) weightedInto(ex *executor, op *cjOp, keys []kb.ID, sum *
 			subs[i] = c
 		}
 		clear(at)
-		lastV = 0
+		clear(lastV)
 		out := pairs[:0]
 		for _, p := range pairs {
 			w, err := weight(kb.ID(p.w))
