@@ -186,12 +186,18 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 	// compiles (the one every pattern holds, or the end of a chain); the
 	// group's variable when grouped, so the per-key counts are the
 	// groups' counts.
-	var key algebra.Var
-	var root *cjOp
+	n := &countJoinNode{graphs: graphs, union: sc.graph.kind == gDefault && ex.unionAll, groupSlot: -1}
 	candidates := []algebra.Node{triples[0].S, triples[0].O}
 	if group != "" {
 		candidates = []algebra.Node{algebra.VarNode(group)}
+		n.groupSlot = ex.vars.slot(group)
+	} else if cjKeyChoiceOn {
+		candidates = cjCandidates(triples)
 	}
+	// Without GROUP BY any variable under which the whole compiles may
+	// be the key; of those, the one whose lists need the fewest quads
+	// sorted by key (keysSorted) is taken, the first on a tie.
+	best := int64(-1)
 	for _, v := range candidates {
 		if !v.IsVar() {
 			continue
@@ -200,17 +206,23 @@ func (ex *executor) compileCountJoin(o *algebra.Group, sc scope) (node, bool, er
 		if err != nil {
 			return nil, false, err
 		}
-		if ok {
-			key, root = v.Var, r
+		if !ok {
+			continue
+		}
+		if len(candidates) <= 2 {
+			n.key, n.root = v.Var, r
 			break
 		}
+		cost, err := n.sortCost(ex, r, true)
+		if err != nil {
+			return nil, false, err
+		}
+		if best < 0 || cost < best {
+			n.key, n.root, best = v.Var, r, cost
+		}
 	}
-	if root == nil {
+	if n.root == nil {
 		return nil, false, nil
-	}
-	n := &countJoinNode{root: root, key: key, graphs: graphs, union: sc.graph.kind == gDefault && ex.unionAll, groupSlot: -1}
-	if group != "" {
-		n.groupSlot = ex.vars.slot(group)
 	}
 	n.dedupe = n.union && ex.multi
 	for _, a := range o.Aggregates {
@@ -536,6 +548,16 @@ func (ex *executor) cjTriple(tp algebra.TriplePattern, key algebra.Var) (*cjOp, 
 }
 
 func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
+	if n.groupSlot < 0 && n.root.kind == cjTriple && len(n.root.subs) > 0 && !n.root.missing && cjSumOn {
+		// One answer, the sum over the keys: the root pattern's weighted
+		// matches are added up as they come, never sorted by key.
+		total, held, err := n.weightedSum(ex, n.root)
+		defer ex.mem.release(held)
+		if err != nil {
+			return err
+		}
+		return n.emitTotal(ex, seed, total, emit)
+	}
 	kc, held, err := n.counts(ex, n.root, nil)
 	defer ex.mem.release(held)
 	if err != nil {
@@ -552,6 +574,12 @@ func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 			return fmt.Errorf("eval: COUNT(*) over the join of %s overflows 64 bits", n.key)
 		}
 	}
+	return n.emitTotal(ex, seed, total, emit)
+}
+
+// emitTotal emits the one answer without GROUP BY: total in every
+// COUNT's slot.
+func (n *countJoinNode) emitTotal(ex *executor, seed row, total int64, emit func(row) bool) error {
 	out, _ := hiddenSeed(ex, seed)
 	id, err := ex.dict.id(integerTerm(total))
 	if err != nil {
@@ -783,6 +811,15 @@ func (n *countJoinNode) scan(ex *executor, op *cjOp) (keyCounts, int64, error) {
 	if len(op.subs) > 0 {
 		return n.weighted(ex, op, nil)
 	}
+	if kc, held, ok, err := n.scanKept(ex, op); ok || err != nil {
+		return kc, held, err
+	}
+	return n.scanQuads(ex, op)
+}
+
+// scanQuads is scan of a pattern without parts, from its quads.
+func (n *countJoinNode) scanQuads(ex *executor, op *cjOp) (keyCounts, int64, error) {
+	var kc keyCounts
 	var held int64
 	var keys []kb.ID
 	for _, g := range n.graphs {
@@ -855,8 +892,29 @@ func (n *countJoinNode) scan(ex *executor, op *cjOp) (keyCounts, int64, error) {
 // few), and an EXISTS, NOT EXISTS or MINUS part over few values is decided
 // per value by a lookup that stops at its first solution.
 func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCounts, int64, error) {
+	return n.weightedInto(ex, op, keys, nil)
+}
+
+// weightedSum is weighted's sum over every key: the COUNT(*) of a root
+// pattern, added up as the matches come instead of sorted by key.
+func (n *countJoinNode) weightedSum(ex *executor, op *cjOp) (int64, int64, error) {
+	var total int64
+	_, held, err := n.weightedInto(ex, op, nil, &total)
+	return total, held, err
+}
+
+// weightedInto is weighted; with sum non-nil it adds every weight to
+// *sum and returns no key counts.
+func (n *countJoinNode) weightedInto(ex *executor, op *cjOp, keys []kb.ID, sum *int64) (keyCounts, int64, error) {
 	var kc keyCounts
 	var held int64
+	add := func(w int64) error {
+		var carry uint64
+		if *sum, carry = addCount(*sum, w); carry != 0 {
+			return fmt.Errorf("eval: a counted join's count overflows 64 bits")
+		}
+		return nil
+	}
 	// Restrict the parts when one of them is large beside the matches
 	// (bounded by the keys read, or by the pattern's size when it is
 	// scanned); otherwise each part is read whole before the scan, which
@@ -897,15 +955,18 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 	// Matches often come in ascending order of v (an index sorted on
 	// it): each part's list is then walked forward, galloping, instead of
 	// searched from the start.
+	// Each part remembers the value it was last searched for: a weight
+	// that stops at a part with no count leaves the later parts'
+	// positions at older values, which may lie above the next one.
 	at := make([]int, len(op.subs))
-	var lastV kb.ID
+	lastV := make([]kb.ID, len(op.subs))
 	weight := func(v kb.ID) (int64, error) {
-		back := v < lastV
-		lastV = v
 		w := int64(1)
 		for i, sub := range op.subs {
 			var c int64
 			var j int
+			back := v < lastV[i]
+			lastV[i] = v
 			if back {
 				j, _ = slices.BinarySearch(subs[i].ids, v)
 			} else {
@@ -940,6 +1001,16 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 		w int64
 	}
 	var pairs []pair
+	charged := 0 // the pairs charged to the budget
+	if keys == nil && (sum == nil || restrict) && reach > 0 {
+		// A scan yields at most the pattern's size: one allocation.
+		if err := ex.mem.charge(reach*16, countJoinOp); err != nil {
+			return kc, held, err
+		}
+		held += reach * 16
+		charged = int(reach)
+		pairs = make([]pair, 0, reach)
+	}
 	visit := func(p kb.Pattern) error {
 		i := 0
 		var last kb.Quad
@@ -962,12 +1033,16 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 				if w, err = weight(ids[op.other]); err != nil || w == 0 {
 					return err
 				}
+				if sum != nil {
+					return add(w)
+				}
 			}
-			if len(pairs)&0xfff == 0 {
+			if len(pairs) >= charged {
 				if err := ex.mem.charge(0x1000*16, countJoinOp); err != nil {
 					return err
 				}
 				held += 0x1000 * 16
+				charged += 0x1000
 			}
 			pairs = append(pairs, pair{ids[op.keyPos], w})
 			return nil
@@ -1020,32 +1095,59 @@ func (n *countJoinNode) weighted(ex *executor, op *cjOp, keys []kb.ID) (keyCount
 			subs[i] = c
 		}
 		clear(at)
-		lastV = 0
+		clear(lastV)
 		out := pairs[:0]
 		for _, p := range pairs {
 			w, err := weight(kb.ID(p.w))
 			if err != nil {
 				return kc, held, err
 			}
-			if w != 0 {
-				out = append(out, pair{p.k, w})
+			if w == 0 {
+				continue
 			}
+			if sum != nil {
+				if err := add(w); err != nil {
+					return kc, held, err
+				}
+				continue
+			}
+			out = append(out, pair{p.k, w})
 		}
 		pairs = out
 	}
-	if !slices.IsSortedFunc(pairs, func(a, b pair) int { return cmp.Compare(a.k, b.k) }) {
-		slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.k, b.k) })
+	if sum != nil {
+		return kc, held, nil
 	}
+	if !slices.IsSortedFunc(pairs, func(a, b pair) int { return cmp.Compare(a.k, b.k) }) {
+		bytes := int64(len(pairs)) * 16 // the radix sort's buffer
+		if err := ex.mem.charge(bytes, countJoinOp); err != nil {
+			return kc, held, err
+		}
+		held += bytes
+		sortPairs(pairs, func(p *pair) kb.ID { return p.k })
+	}
+	distinct := 0
+	for i := range pairs {
+		if i == 0 || pairs[i].k != pairs[i-1].k {
+			distinct++
+		}
+	}
+	if err := ex.mem.charge(int64(distinct)*16, countJoinOp); err != nil {
+		return kc, held, err
+	}
+	held += int64(distinct) * 16
+	kc.ids = make([]kb.ID, 0, distinct)
+	kc.n = make([]int64, 0, distinct)
 	for i := 0; i < len(pairs); {
-		k, sum := pairs[i].k, int64(0)
+		k, total := pairs[i].k, int64(0)
 		for ; i < len(pairs) && pairs[i].k == k; i++ {
 			var carry uint64
-			if sum, carry = addCount(sum, pairs[i].w); carry != 0 {
+			if total, carry = addCount(total, pairs[i].w); carry != 0 {
 				return kc, held, fmt.Errorf("eval: a counted join's count overflows 64 bits")
 			}
 		}
 		kc.ids = append(kc.ids, k)
-		kc.n = append(kc.n, sum)
+		kc.n = append(kc.n, total)
 	}
 	return kc, held, nil
 }
@@ -1252,6 +1354,9 @@ func addCount(a, b int64) (int64, uint64) {
 // sortIDs sorts IDs ascending: a radix sort on 16-bit digits when they fit
 // 32 bits (the native store's do), slices.Sort otherwise.
 func sortIDs(a []kb.ID) {
+	if slices.IsSorted(a) {
+		return // an index sorted on the key (P-O-S-G, keys in object position)
+	}
 	if len(a) < 256 {
 		slices.Sort(a)
 		return
@@ -1321,4 +1426,102 @@ func (op *cjOp) write(b *strings.Builder) {
 	b.WriteString(" ")
 	op.b.write(b)
 	b.WriteString(")")
+}
+
+// cjSumOn lets a root pattern's weights be summed without sorting them
+// by key; tests turn it off to compare with the sorted lists.
+var cjSumOn = true
+
+// sortPairs sorts a by key(…) ascending, stable: a radix sort on 16-bit
+// digits when the keys fit 32 bits (the native store's do), a stable
+// comparison sort otherwise.
+func sortPairs[T any](a []T, key func(*T) kb.ID) {
+	var hi kb.ID
+	for i := range a {
+		hi |= key(&a[i])
+	}
+	if len(a) < 256 || hi>>32 != 0 {
+		slices.SortStableFunc(a, func(x, y T) int { return cmp.Compare(key(&x), key(&y)) })
+		return
+	}
+	tmp := make([]T, len(a))
+	src, dst := a, tmp
+	for shift := uint(0); shift < 32; shift += 16 {
+		if hi>>shift == 0 {
+			break
+		}
+		var cnt [1 << 16]int
+		for i := range src {
+			cnt[(key(&src[i])>>shift)&0xffff]++
+		}
+		sum := 0
+		for k, c := range cnt {
+			cnt[k] = sum
+			sum += c
+		}
+		for i := range src {
+			d := (key(&src[i]) >> shift) & 0xffff
+			dst[cnt[d]] = src[i]
+			cnt[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &a[0] {
+		copy(a, src)
+	}
+}
+
+// cjKeyChoiceOn lets a COUNT(*) without GROUP BY be keyed on any of its
+// variables (cjCandidates); tests turn it off to key it on the first
+// pattern's subject or object as written.
+var cjKeyChoiceOn = true
+
+// cjCandidates returns the distinct variables in subject or object
+// position of triples, in order of appearance: the keys a counted join
+// may be compiled under.
+func cjCandidates(triples []algebra.TriplePattern) []algebra.Node {
+	var out []algebra.Node
+	seen := map[algebra.Var]bool{}
+	for _, t := range triples {
+		for _, nd := range [2]algebra.Node{t.S, t.O} {
+			if nd.IsVar() && !seen[nd.Var] {
+				seen[nd.Var] = true
+				out = append(out, nd)
+			}
+		}
+	}
+	return out
+}
+
+// sortCost estimates the quads op's evaluation sorts by key: a triple
+// pattern counted on its subject yields its keys in no useful order (the
+// store reads a predicate's quads in P-O-S-G order) and is sorted, one
+// counted on its object comes sorted. The root pattern of a sum
+// (run's weightedSum) is never sorted.
+func (n *countJoinNode) sortCost(ex *executor, op *cjOp, root bool) (int64, error) {
+	var cost int64
+	if op.kind != cjTriple {
+		a, err := n.sortCost(ex, op.a, false)
+		if err != nil {
+			return 0, err
+		}
+		b, err := n.sortCost(ex, op.b, false)
+		return a + b, err
+	}
+	summed := root && n.groupSlot < 0 && len(op.subs) > 0
+	if op.keyPos == 0 && !op.missing && !summed {
+		c, err := n.size(ex, op)
+		if err != nil {
+			return 0, err
+		}
+		cost += c
+	}
+	for _, sub := range op.subs {
+		c, err := n.sortCost(ex, sub.op, false)
+		if err != nil {
+			return 0, err
+		}
+		cost += c
+	}
+	return cost, nil
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -76,6 +77,21 @@ func TestCountJoin(t *testing.T) {
 		{"chain, not exists middle", "{ ?d :r ?s FILTER NOT EXISTS { ?s :p ?o . ?o :t ?c } }", "1", true},
 		// Two parts on ?s: a 2·3, b 1·1, c 1·0.
 		{"fork", "{ ?d :r ?s . ?s :p ?o . ?s :q ?v }", "7", true},
+		// Keyed on ?c (every link then counted on its object): x1 is
+		// reached by p from a and b (a's (a p x1) in two graphs counts
+		// once), r reaches a from d and b from e, and ?s2 is a or b:
+		// 2·2; x2 from a only, r into a from d, ?s2 a: 1·1.
+		{"chain with a second branch", "{ ?d :r ?s . ?s :p ?o . ?o :t ?c . ?s2 :p ?o }", "5", true},
+		// a: ?o1 in {x1 x2} (both t) × ?o2 in {x1 x2}; b: x1 × x1; c
+		// and f reach no t.
+		{"star with a chained part", "{ ?s :p ?o1 . ?s :p ?o2 . ?o1 :t ?c }", "5", true},
+		// (a x1) (a x2) (b x1) matched, (c x3) (f x9) kept unmatched.
+		{"optional chain end", "{ ?s :p ?o OPTIONAL { ?o :t ?c } }", "5", true},
+		{"not exists chain end", "{ ?s :p ?o FILTER NOT EXISTS { ?o :t ?c } }", "2", true},
+		// Three links, each a duplicate-free chain: (d a x1 T) (d a x2
+		// T) (e b x1 T), times the t triples' subjects reached: x1 by a
+		// and b, x2 by a.
+		{"two chains meeting at their ends", "{ ?d :r ?s . ?s :p ?o . ?o :t ?c . ?s3 :p ?o2 . ?o2 :t ?c }", "9", true},
 		// Not countable per key, answered by the row operators:
 		// a join through a variable only the OPTIONAL binds ((d a x1),
 		// (d a x2), (e b x1) have t);
@@ -90,23 +106,32 @@ func TestCountJoin(t *testing.T) {
 		// EXISTS correlated on a second variable: (a x1), (a x2) have t.
 		{"correlated exists", "{ ?s :p ?o FILTER EXISTS { ?o :t ?c . ?s :p ?o } }", "3", false},
 	}
+	// Chains keyed where every link is counted on its object (P-O-S-G
+	// yields the keys sorted): the far end.
+	wantKey := map[string]string{"chain": "?c", "chain with a second branch": "?c", "two chains meeting at their ends": "?c"}
 	for sname, ds := range loadedStores(t, "testdata/countjoin.nq", rdfio.NQuads) {
 		ways := []struct {
 			name  string
 			on    bool
 			probe int64 // probeCost
 			opts  Options
+			first bool // keyed on the first pattern, no sum at the root
 		}{
-			{"counted", true, 16, Options{}},
-			{"counted-probed", true, 0, Options{}},
-			{"rows", false, 16, Options{}},
-			{"not-optimized", true, 16, Options{NoOptimize: true}},
+			{"counted", true, 16, Options{}, false},
+			{"counted-probed", true, 0, Options{}, false},
+			{"counted-first-key", true, 16, Options{}, true},
+			{"rows", false, 16, Options{}, false},
+			{"not-optimized", true, 16, Options{NoOptimize: true}, false},
 		}
 		for _, way := range ways {
 			for _, tc := range tests {
 				t.Run(sname+"/"+way.name+"/"+tc.name, func(t *testing.T) {
 					countJoinOn, probeCost = way.on, way.probe
-					defer func() { countJoinOn, probeCost = true, 16 }()
+					cjKeyChoiceOn, cjSumOn = !way.first, !way.first
+					defer func() {
+						countJoinOn, probeCost = true, 16
+						cjKeyChoiceOn, cjSumOn = true, true
+					}()
 					text := pre + tc.where
 					q, err := syntax.ParseQuery(text, syntax.Options{})
 					if err != nil {
@@ -133,6 +158,9 @@ func TestCountJoin(t *testing.T) {
 					graphLast := sname == "native-memory" || strings.Contains(tc.where, "GRAPH")
 					if want := tc.cj && way.on && !way.opts.NoOptimize && graphLast; used != want {
 						t.Errorf("%s: CountJoin used %v, want %v\n%s", text, used, want, res.Explain())
+					}
+					if k, ok := wantKey[tc.name]; ok && used && !way.first && !strings.Contains(res.Explain(), "CountJoin on "+k+" ") {
+						t.Errorf("%s: not keyed on %s\n%s", text, k, res.Explain())
 					}
 				})
 			}
@@ -254,5 +282,76 @@ func TestGallop(t *testing.T) {
 		if got := gallop(ids, tc.from, tc.v); got != tc.want {
 			t.Errorf("gallop(from %d, %d) = %d, want %d", tc.from, tc.v, got, tc.want)
 		}
+	}
+}
+
+// TestSortPairs checks sortPairs, radix and comparison paths, against
+// the standard library's stable sort: keys repeat (so stability shows
+// through the payload, the arrival index) and span both 16-bit digits;
+// one case has a key past 32 bits.
+func TestSortPairs(t *testing.T) {
+	type pair struct {
+		k kb.ID
+		i int
+	}
+	for _, tc := range []struct {
+		name string
+		n    int
+		mul  kb.ID
+		big  bool
+	}{
+		{"short", 100, 7919, false},
+		{"low digit only", 5000, 13, false},
+		{"two digits", 70000, 2654435761 % (1 << 31), false},
+		{"past 32 bits", 3000, 7919, true},
+	} {
+		a := make([]pair, tc.n)
+		for i := range a {
+			a[i] = pair{kb.ID(i%997) * tc.mul % (1 << 31), i}
+		}
+		if tc.big {
+			a[tc.n/2].k = 1 << 40
+		}
+		want := slices.Clone(a)
+		slices.SortStableFunc(want, func(x, y pair) int { return cmp.Compare(x.k, y.k) })
+		sortPairs(a, func(p *pair) kb.ID { return p.k })
+		if !slices.Equal(a, want) {
+			t.Errorf("%s: not the stable order", tc.name)
+		}
+	}
+}
+
+// TestCountJoinPartPositions counts a star keyed on an object, so the
+// root pattern :w is read in object order and its subjects (the parts'
+// values) arrive s3, s1, s2 (IDs ascending s1 < s2 < s3, o1 < o2 < o3,
+// from testdata/countjoin-parts.nt). s1 has no :x, so its weight stops
+// at the first part; the second part must still find s2 after it. By
+// hand: s1 1·0, s2 1·1·2, s3 1·1·1.
+func TestCountJoinPartPositions(t *testing.T) {
+	const text = "PREFIX : <http://ex/> SELECT (COUNT(*) AS ?n) { ?s :w ?o . ?s :x ?a . ?s :y ?b }"
+	for sname, ds := range loadedStores(t, "testdata/countjoin-parts.nt", rdfio.NTriples) {
+		for _, on := range []bool{true, false} {
+			countJoinOn = on
+			q, err := syntax.ParseQuery(text, syntax.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Query(context.Background(), ds, q, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := res.Next()
+			if !ok {
+				t.Fatalf("%s: no row: %v", sname, res.Err())
+			}
+			if r[0].Value != "3" {
+				t.Errorf("%s counted %v: COUNT(*) = %s, want 3\n%s", sname, on, r[0].Value, res.Explain())
+			}
+			if used := strings.Contains(res.Explain(), "CountJoin on ?o "); on && sname == "native-memory" && !used {
+				t.Errorf("%s: not counted on ?o\n%s", sname, res.Explain())
+			}
+		}
+		countJoinOn = true
+		ds.Close()
 	}
 }
