@@ -161,7 +161,8 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	}
 	var paths [numOrders]string
 	var errs [numOrders]error
-	var sorted [numOrders][]key32 // copies for the read side
+	var sorted [numOrders][]key32  // copies for the read side
+	var firsts [numOrders][]uint32 // with a rewrite, their first indexes
 	capture := s.mem.Load() != nil
 	// Side files (sidefile.go) of the store as the ingest leaves it, when
 	// the quads already stored are no more than the new ones (reading
@@ -204,17 +205,25 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 						radixSort32(buf, tmp)
 						prev = k
 					}
-					if capture {
+					if capture && !rewrite {
 						sorted[k] = slices.Clone(buf)
 					}
 					table := keyUnion{a: buf}
 					if side || rewrite {
 						all := keyUnion{a: old[k], b: buf}
+						var first []uint32
+						if side || capture {
+							first = all.firstIndex()
+						}
 						if side {
-							sideErrs[k] = writeSideTmp(s.dir, k, build, all, all.firstIndex())
+							sideErrs[k] = writeSideTmp(s.dir, k, build, all, first)
 						}
 						if rewrite {
 							table = all
+							if capture {
+								// The whole store: the read side's base.
+								sorted[k], firsts[k] = all.keys(), first
+							}
 						}
 					}
 					paths[k], errs[k] = s.writeIndexTable32(k, table)
@@ -249,9 +258,25 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		return nil, err
 	}
 	if capture && len(keys) > 0 {
-		s.bulkReadSide(sorted)
+		if rewrite {
+			s.rewriteReadSide(sorted, firsts)
+		} else {
+			s.bulkReadSide(sorted)
+		}
 	}
 	return added, nil
+}
+
+// rewriteReadSide publishes the read side of a store a rewrite has just
+// replaced: sorted holds every stored quad in each order and firsts their
+// first indexes, so the snapshot is built from them alone instead of
+// merging them into the previous one (which held a subset of them).
+func (s *Store) rewriteReadSide(sorted [numOrders][]key32, firsts [numOrders][]uint32) {
+	if !s.fitsBudget(int64(len(sorted[0]))) {
+		s.mem.Store(nil)
+		return
+	}
+	s.mem.Store(&memSnapshot{base: sorted, first: firsts, counts: countGPOS(sorted[4])})
 }
 
 // ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same

@@ -75,3 +75,13 @@ func (u keyUnion) firstIndex() []uint32 {
 	}
 	return off
 }
+
+// keys returns the union as one new list.
+func (u keyUnion) keys() []key32 {
+	out := make([]key32, 0, u.len())
+	_ = u.runs(func(run []key32) error {
+		out = append(out, run...)
+		return nil
+	})
+	return out
+}

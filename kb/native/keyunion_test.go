@@ -62,6 +62,9 @@ func TestKeyUnion(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("runs give %v, want %v", got, want)
 			}
+			if k := u.keys(); !slices.Equal(k, want) && len(k)+len(want) > 0 {
+				t.Fatalf("keys give %v, want %v", k, want)
+			}
 			if u.len() != len(want) {
 				t.Fatalf("len %d, want %d", u.len(), len(want))
 			}
