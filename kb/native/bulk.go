@@ -143,8 +143,14 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		rewrite = spog != nil || stored == 0
 	}
 	// The dictionary tables need only the dictionary: write them while
-	// the indexes are sorted.
-	dict := s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)), rewrite)
+	// the indexes are sorted (with a rewrite's side files, the
+	// dictionary's one too).
+	build := sideBuild()
+	var dictSide uint64
+	if rewrite && opts.sideFiles && !s.memory {
+		dictSide = build
+	}
+	dict := s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)), rewrite, dictSide)
 	var added []key32
 	if opts.added {
 		added = slices.Clone(keys) // keys is reordered per index below
@@ -155,12 +161,13 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	}
 	var paths [numOrders]string
 	var errs [numOrders]error
-	var sorted [numOrders][]key32 // copies for the read side
+	var sorted [numOrders][]key32  // copies for the read side
+	var firsts [numOrders][]uint32 // with a rewrite, their first indexes
 	capture := s.mem.Load() != nil
 	// Side files (sidefile.go) of the store as the ingest leaves it, when
 	// the quads already stored are no more than the new ones (reading
 	// them back costs no more than the load).
-	side, sideErrs, build := false, [numOrders]error{}, sideBuild()
+	side, sideErrs := false, [numOrders]error{}
 	var old [numOrders][]key32
 	if opts.sideFiles && !s.memory && !s.readOnly && len(keys) > 0 && stored <= int64(len(keys)) && !rewrite {
 		var err error
@@ -198,17 +205,25 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 						radixSort32(buf, tmp)
 						prev = k
 					}
-					if capture {
+					if capture && !rewrite {
 						sorted[k] = slices.Clone(buf)
 					}
-					table := buf
+					table := keyUnion{a: buf}
 					if side || rewrite {
-						all := unionSorted(old[k], buf)
+						all := keyUnion{a: old[k], b: buf}
+						var first []uint32
+						if side || capture {
+							first = all.firstIndex()
+						}
 						if side {
-							sideErrs[k] = writeSideTmp(s.dir, k, build, all, firstIndex(all))
+							sideErrs[k] = writeSideTmp(s.dir, k, build, all, first)
 						}
 						if rewrite {
 							table = all
+							if capture {
+								// The whole store: the read side's base.
+								sorted[k], firsts[k] = all.keys(), first
+							}
 						}
 					}
 					paths[k], errs[k] = s.writeIndexTable32(k, table)
@@ -220,9 +235,16 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		}
 		wg.Wait()
 	}
-	err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict, rewrite)
+	dt := <-dict
+	err := s.ingestTables(ctx, paths[:], errs[:], delta, dt, rewrite)
 	if side {
-		if err == nil && errors.Join(sideErrs[:]...) == nil && s.writeSideDictTmp(ctx, build) == nil {
+		sideDict := func() error {
+			if dt.sideDone {
+				return dt.sideErr
+			}
+			return s.writeSideDictTmp(ctx, build)
+		}
+		if err == nil && errors.Join(sideErrs[:]...) == nil && sideDict() == nil {
 			// The load is committed whatever happens here: a failed
 			// rename leaves an incomplete set, which open removes.
 			if s.commitSide() != nil {
@@ -236,15 +258,31 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		return nil, err
 	}
 	if capture && len(keys) > 0 {
-		s.bulkReadSide(sorted)
+		if rewrite {
+			s.rewriteReadSide(sorted, firsts)
+		} else {
+			s.bulkReadSide(sorted)
+		}
 	}
 	return added, nil
+}
+
+// rewriteReadSide publishes the read side of a store a rewrite has just
+// replaced: sorted holds every stored quad in each order and firsts their
+// first indexes, so the snapshot is built from them alone instead of
+// merging them into the previous one (which held a subset of them).
+func (s *Store) rewriteReadSide(sorted [numOrders][]key32, firsts [numOrders][]uint32) {
+	if !s.fitsBudget(int64(len(sorted[0]))) {
+		s.mem.Store(nil)
+		return
+	}
+	s.mem.Store(&memSnapshot{base: sorted, first: firsts, counts: countGPOS(sorted[4])})
 }
 
 // ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same
 // steps on kb.Quad with comparison sorts.
 func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
-	dict := s.startDictionaryTables(s.dict.unsavedIDs(quadIDs(quads)), false)
+	dict := s.startDictionaryTables(s.dict.unsavedIDs(quadIDs(quads)), false, 0)
 	permuteSort(quads, 0)
 	quads = slices.Compact(quads)
 	s.cmu.RLock()
@@ -300,18 +338,33 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 	return nil
 }
 
+// sideAdd returns sd's add, or nil when sd is nil.
+func sideAdd(sd *sideDictBuilder) func(k, v []byte) error {
+	if sd == nil {
+		return nil
+	}
+	return sd.add
+}
+
 // dictionaryTables are the sstables of a bulk load's new dictionary
 // entries (none in memory, where the dictionary is never stored).
 type dictionaryTables struct {
 	idPath, termPath string
 	ids              []kb.ID // the terms written, for markSaved
 	err              error
+	// sideDone: the dictionary's temporary side file was written too,
+	// unless sideErr says otherwise.
+	sideDone bool
+	sideErr  error
 }
 
 // startDictionaryTables writes the pending dictionary entries on a
 // goroutine of their own, with the stored ones when whole is set (a
-// rewrite); the channel yields the tables.
-func (s *Store) startDictionaryTables(ids []kb.ID, whole bool) <-chan dictionaryTables {
+// rewrite); the channel yields the tables. With whole and a side-file
+// build number other than 0, the goroutine also writes the dictionary's
+// temporary side file from the same entries (they are then the whole
+// id → term table), so that it is not read back after the ingest.
+func (s *Store) startDictionaryTables(ids []kb.ID, whole bool, sideDictBuild uint64) <-chan dictionaryTables {
 	ch := make(chan dictionaryTables, 1)
 	if s.memory {
 		ch <- dictionaryTables{}
@@ -320,7 +373,17 @@ func (s *Store) startDictionaryTables(ids []kb.ID, whole bool) <-chan dictionary
 	go func() {
 		var t dictionaryTables
 		t.ids = ids
-		t.idPath, t.termPath, t.err = s.writeDictionaryTables(ids, whole)
+		var sd *sideDictBuilder
+		if whole && sideDictBuild != 0 {
+			sd = &sideDictBuilder{}
+		}
+		t.idPath, t.termPath, t.err = s.writeDictionaryTables(ids, whole, sd)
+		if sd != nil {
+			t.sideDone = true
+			if t.err == nil {
+				t.sideErr = sd.write(s.dir, sideDictBuild)
+			}
+		}
 		ch <- t
 	}()
 	return ch
@@ -536,23 +599,29 @@ func (s *Store) writeIndexTable(k int, permuted []kb.Quad) (string, error) {
 
 // writeIndexTable32 writes sorted keys, permuted for index k, as the
 // sstable of index k.
-func (s *Store) writeIndexTable32(k int, keys []key32) (string, error) {
+func (s *Store) writeIndexTable32(k int, keys keyUnion) (string, error) {
 	w, path, err := s.newTable(false)
 	if err != nil {
 		return "", err
 	}
 	key := make([]byte, 0, 24)
 	prefix := prefixIndex + byte(k)
-	for _, q := range keys {
-		key = append(key[:0], prefix)
-		key = appendID(key, kb.ID(q[0]))
-		key = appendID(key, kb.ID(q[1]))
-		key = appendID(key, kb.ID(q[2]))
-		key = appendID(key, kb.ID(q[3]))
-		if err := w.Set(key, nil); err != nil {
-			w.Close()
-			return path, fmt.Errorf("native: %w", err)
+	err = keys.runs(func(run []key32) error {
+		for _, q := range run {
+			key = append(key[:0], prefix)
+			key = appendID(key, kb.ID(q[0]))
+			key = appendID(key, kb.ID(q[1]))
+			key = appendID(key, kb.ID(q[2]))
+			key = appendID(key, kb.ID(q[3]))
+			if err := w.Set(key, nil); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		w.Close()
+		return path, fmt.Errorf("native: %w", err)
 	}
 	if err := w.Close(); err != nil {
 		return path, fmt.Errorf("native: %w", err)
@@ -602,7 +671,7 @@ func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64, whole bool) (string,
 // see dictsave.go) as two sstables (ID -> term, term -> ID), merged with
 // the stored entries when whole is set. It reads the entries in place:
 // only a 4-byte index per entry is allocated, to sort them by encoding.
-func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool) (idPath, termPath string, err error) {
+func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBuilder) (idPath, termPath string, err error) {
 	if len(ids) == 0 && !whole {
 		return "", "", nil
 	}
@@ -618,7 +687,7 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool) (idPath, termPath
 		v := view.encoded(ids[i])
 		i++
 		return idk, v, true
-	})
+	}, sideAdd(side))
 	if err != nil {
 		return idPath, "", err
 	}
@@ -641,6 +710,6 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool) (idPath, termPath
 		key = append(append(key[:0], prefixTerm), view.encoded(id)...)
 		binary.BigEndian.PutUint64(idv[:], uint64(id))
 		return key, idv[:], true
-	})
+	}, nil)
 	return idPath, termPath, err
 }

@@ -207,3 +207,104 @@ func TestGroupCommitOneBatch(t *testing.T) {
 		t.Fatalf("stored %v, want %v", got, want)
 	}
 }
+
+// TestApplyQueuedHonoursContext queues Apply calls behind a held writer
+// lock (as behind a long commit) and ends the contexts of some of them:
+// each of those must return its context's error while the lock is still
+// held, leave nothing stored, and not stop the others (nor a write queued
+// after it) from committing once the lock is free.
+func TestApplyQueuedHonoursContext(t *testing.T) {
+	cases := []struct {
+		name   string
+		cancel []int // which of the three queued requests end their context
+	}{
+		{"leader", []int{0}},
+		{"middle", []int{1}},
+		{"last", []int{2}},
+		{"leader and last", []int{0, 2}},
+		{"all", []int{0, 1, 2}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openDisk(t)
+			defer s.Close()
+			quads := internAll(t, s, genTermQuads(0, 4))
+			s.wmu.Lock()
+			held := true
+			defer func() {
+				if held {
+					s.wmu.Unlock()
+				}
+			}()
+			const n = 3
+			cancels := make([]context.CancelFunc, n)
+			results := make([]chan error, n)
+			queued := func(want int) {
+				t.Helper()
+				for deadline := time.Now().Add(10 * time.Second); ; {
+					s.gmu.Lock()
+					got := len(s.queue)
+					s.gmu.Unlock()
+					if got == want {
+						return
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("%d requests queued, want %d", got, want)
+					}
+					time.Sleep(time.Millisecond)
+				}
+			}
+			for i := range n {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancels[i] = cancel
+				results[i] = make(chan error, 1)
+				go func() { results[i] <- s.Apply(ctx, kb.Delta{Add: quads[i : i+1]}) }()
+				queued(i + 1)
+			}
+			gone := map[int]bool{}
+			for _, i := range tc.cancel {
+				cancels[i]()
+				gone[i] = true
+				select {
+				case err := <-results[i]:
+					if !errors.Is(err, context.Canceled) {
+						t.Fatalf("request %d: %v, want context.Canceled", i, err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("request %d still waiting 10 s after its context ended", i)
+				}
+			}
+			queued(n - len(tc.cancel))
+			last := make(chan error, 1)
+			go func() { last <- s.Apply(context.Background(), kb.Delta{Add: quads[n:]}) }()
+			queued(n - len(tc.cancel) + 1)
+			held = false
+			s.wmu.Unlock()
+			var want []kb.Quad
+			for i := range n {
+				if gone[i] {
+					continue
+				}
+				if err := <-results[i]; err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				want = append(want, quads[i])
+			}
+			if err := <-last; err != nil {
+				t.Fatalf("request queued after the cancels: %v", err)
+			}
+			want = append(want, quads[n:]...)
+			for _, c := range cancels {
+				c()
+			}
+			slices.SortFunc(want, cmpQuad)
+			if got := collect(t, s, kb.Pattern{}); !slices.Equal(got, want) {
+				t.Fatalf("stored %v, want %v", got, want)
+			}
+			// The lead was handed on or given up: a later write commits.
+			if err := s.Apply(context.Background(), kb.Delta{Remove: quads[n:]}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

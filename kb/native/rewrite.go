@@ -51,9 +51,9 @@ func (s *Store) canRewrite() bool {
 
 // writeMerged writes one table of the keys with prefix: those next yields
 // (in ascending order), and with whole also the stored ones, a yielded key
-// replacing a stored one that is equal. It returns "" when there is
-// nothing to write.
-func (s *Store) writeMerged(prefix byte, whole bool, next func() (k, v []byte, ok bool)) (string, error) {
+// replacing a stored one that is equal. each, when not nil, is given every
+// entry written, in order. It returns "" when there is nothing to write.
+func (s *Store) writeMerged(prefix byte, whole bool, next func() (k, v []byte, ok bool), each func(k, v []byte) error) (string, error) {
 	var old *pebble.Iterator
 	oldOK := false
 	if whole {
@@ -84,6 +84,11 @@ func (s *Store) writeMerged(prefix byte, whole bool, next func() (k, v []byte, o
 	}
 	for ok || oldOK {
 		if oldOK && (!ok || bytes.Compare(old.Key(), k) < 0) {
+			if each != nil {
+				if err := each(old.Key(), old.Value()); err != nil {
+					return fail(err)
+				}
+			}
 			if err := w.Set(old.Key(), old.Value()); err != nil {
 				return fail(err)
 			}
@@ -92,6 +97,11 @@ func (s *Store) writeMerged(prefix byte, whole bool, next func() (k, v []byte, o
 		}
 		if oldOK && bytes.Equal(old.Key(), k) {
 			oldOK = old.Next()
+		}
+		if each != nil {
+			if err := each(k, v); err != nil {
+				return fail(err)
+			}
 		}
 		if err := w.Set(k, v); err != nil {
 			return fail(err)
@@ -112,5 +122,5 @@ func (s *Store) writeMerged(prefix byte, whole bool, next func() (k, v []byte, o
 // writeMetaTable copies the stored meta keys (the format version) into a
 // table of a rewrite.
 func (s *Store) writeMetaTable() (string, error) {
-	return s.writeMerged(prefixMeta, true, func() ([]byte, []byte, bool) { return nil, nil, false })
+	return s.writeMerged(prefixMeta, true, func() ([]byte, []byte, bool) { return nil, nil, false }, nil)
 }

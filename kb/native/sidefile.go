@@ -66,7 +66,7 @@ func sideBuild() uint64 {
 
 // writeSideTmp writes order k's keys and first index to its temporary
 // file, synced.
-func writeSideTmp(dir string, k int, build uint64, keys []key32, first []uint32) (err error) {
+func writeSideTmp(dir string, k int, build uint64, keys keyUnion, first []uint32) (err error) {
 	f, err := os.Create(filepath.Join(dir, sideName(k, true)))
 	if err != nil {
 		return fmt.Errorf("native: side file: %w", err)
@@ -81,15 +81,16 @@ func writeSideTmp(dir string, k int, build uint64, keys []key32, first []uint32)
 	binary.NativeEndian.PutUint32(h[8:], sideEndian)
 	binary.NativeEndian.PutUint32(h[12:], uint32(k))
 	binary.NativeEndian.PutUint64(h[16:], build)
-	binary.NativeEndian.PutUint64(h[24:], uint64(len(keys)))
+	binary.NativeEndian.PutUint64(h[24:], uint64(keys.len()))
 	binary.NativeEndian.PutUint64(h[32:], uint64(len(first)))
 	if _, err := f.Write(h[:]); err != nil {
 		return fmt.Errorf("native: side file: %w", err)
 	}
-	if len(keys) > 0 {
-		if _, err := f.Write(unsafe.Slice((*byte)(unsafe.Pointer(&keys[0])), len(keys)*16)); err != nil {
-			return fmt.Errorf("native: side file: %w", err)
-		}
+	if err := keys.runs(func(run []key32) error {
+		_, err := f.Write(unsafe.Slice((*byte)(unsafe.Pointer(&run[0])), len(run)*16))
+		return err
+	}); err != nil {
+		return fmt.Errorf("native: side file: %w", err)
 	}
 	if len(first) > 0 {
 		if _, err := f.Write(unsafe.Slice((*byte)(unsafe.Pointer(&first[0])), len(first)*4)); err != nil {
@@ -221,31 +222,51 @@ func (s *Store) writeSideDictTmp(ctx context.Context, build uint64) (err error) 
 			err = rerr
 		}
 	}()
-	var off []uint64
-	var blob []byte
+	var sd sideDictBuilder
+	n := 0
 	for ok := it.First(); ok; ok = it.Next() {
-		key := it.Key()
-		if len(key) != 9 {
-			return errCorruptKey
+		if err := sd.add(it.Key(), it.Value()); err != nil {
+			return err
 		}
-		id := binary.BigEndian.Uint64(key[1:])
-		if uint64(len(off)) > id {
-			return errCorruptKey
-		}
-		if id&0xffff == 0 {
+		if n++; n&0xffff == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		for uint64(len(off)) <= id {
-			off = append(off, uint64(len(blob)))
-		}
-		blob = append(blob, it.Value()...)
 	}
 	if err := it.Error(); err != nil {
 		return fmt.Errorf("native: %w", err)
 	}
-	off = append(off, uint64(len(blob)))
+	return sd.write(s.dir, build)
+}
+
+// sideDictBuilder collects the id → term entries (prefixID keys and their
+// values, in key order) of the dictionary's side file.
+type sideDictBuilder struct {
+	off  []uint64
+	blob []byte
+}
+
+// add appends one prefixID entry; keys must come in ascending order.
+func (b *sideDictBuilder) add(key, value []byte) error {
+	if len(key) != 9 {
+		return errCorruptKey
+	}
+	id := binary.BigEndian.Uint64(key[1:])
+	if uint64(len(b.off)) > id {
+		return errCorruptKey
+	}
+	for uint64(len(b.off)) <= id {
+		b.off = append(b.off, uint64(len(b.blob)))
+	}
+	b.blob = append(b.blob, value...)
+	return nil
+}
+
+// write writes the collected entries, with their hash table, as the
+// dictionary's temporary side file, synced.
+func (b *sideDictBuilder) write(dir string, build uint64) (err error) {
+	off, blob := append(b.off, uint64(len(b.blob))), b.blob
 	if uint64(len(off)) >= 1<<32 {
 		return errors.New("native: side file: IDs past 32 bits")
 	}
@@ -273,7 +294,7 @@ func (s *Store) writeSideDictTmp(ctx context.Context, build uint64) (err error) 
 		table[slot] = uint32(id)
 	}
 	pad := make([]byte, (4-len(blob)%4)%4)
-	f, err := os.Create(filepath.Join(s.dir, sideName(sideDictFile, true)))
+	f, err := os.Create(filepath.Join(dir, sideName(sideDictFile, true)))
 	if err != nil {
 		return fmt.Errorf("native: side file: %w", err)
 	}

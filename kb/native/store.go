@@ -51,7 +51,7 @@ type Store struct {
 	pebbleOpt *pebble.Options
 
 	closed atomic.Bool
-	wmu    sync.Mutex // serialises Apply, bulk commits and Close
+	wmu    ctxMutex // serialises Apply, bulk commits and Close
 	tmpSeq atomic.Uint64
 
 	dict  dictionary

@@ -41,6 +41,12 @@ func (s *Store) checkIDs(quads []kb.Quad, limit kb.ID) error {
 // one fsync, then wakes the others. A delta that fails its checks fails
 // alone; a failed commit fails the whole group, and none of it is stored.
 // Every Apply still returns only once its delta is durable (or refused).
+//
+// A request waits for its group with ctx in view: when ctx ends while the
+// request is still queued (or its caller waits, as the next leader, for the
+// writer lock), it leaves the queue unapplied and Apply returns ctx's
+// error. A request already taken into a committing group stays in it and
+// Apply returns that commit's outcome.
 func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -51,11 +57,21 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 	req := &applyReq{ctx: ctx, d: d, wake: make(chan struct{}, 1)}
 	s.gmu.Lock()
 	s.queue = append(s.queue, req)
-	lead := !s.leading
-	s.leading = true
+	if !s.leading {
+		s.leading = true
+		req.lead = true
+	}
+	lead := req.lead
 	s.gmu.Unlock()
 	if !lead {
-		<-req.wake
+		select {
+		case <-req.wake:
+		case <-ctx.Done():
+			if left, err := s.leaveQueue(req, ctx.Err()); left {
+				return err
+			}
+			<-req.wake // taken into a group, or handed the lead
+		}
 		s.gmu.Lock()
 		done := req.done
 		s.gmu.Unlock()
@@ -64,21 +80,60 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 		}
 		// Woken as the next leader; req is still queued.
 	}
-	s.leadGroup()
+	s.leadGroup(req)
 	return req.err
 }
 
-// applyReq is one Apply waiting for a group commit. done and err are
-// written under gmu by the leader that committed it, before wake.
+// applyReq is one Apply waiting for a group commit. done, err, taken and
+// lead are written under gmu: done and err by the leader that committed
+// it, before wake.
 type applyReq struct {
 	ctx  context.Context
 	d    kb.Delta
 	err  error
 	done bool
+	// taken: a leader has taken the request into the group it commits.
+	taken bool
+	// lead: the request's caller is (or is woken to become) the leader.
+	lead bool
 	wake chan struct{}
 	// changes, when not nil, receives the quads the delta changed (see
 	// ApplyChanges); only for a group of one.
 	changes *kb.Delta
+}
+
+// leaveQueue takes req out of the queue with err when no leader has taken
+// it yet, handing the lead on when req held it, and reports whether it
+// left. It returns req's own outcome when req is already done.
+func (s *Store) leaveQueue(req *applyReq, err error) (bool, error) {
+	s.gmu.Lock()
+	if req.done {
+		s.gmu.Unlock()
+		return true, req.err
+	}
+	if req.taken {
+		s.gmu.Unlock()
+		return false, nil
+	}
+	if i := slices.Index(s.queue, req); i >= 0 {
+		s.queue = slices.Delete(s.queue, i, i+1)
+	}
+	req.err, req.done = err, true
+	var next *applyReq
+	if req.lead {
+		req.lead = false
+		if len(s.queue) > 0 {
+			next = s.queue[0]
+			next.lead = true
+		} else {
+			s.leading = false
+		}
+	}
+	s.gmu.Unlock()
+	if next != nil {
+		next.wake <- struct{}{}
+	}
+	return true, err
 }
 
 // bulkApplyMin is the size from which an Apply of additions alone is
@@ -98,7 +153,9 @@ func (s *Store) ApplyChanges(ctx context.Context, d kb.Delta) (kb.Delta, error) 
 	if s.readOnly {
 		return kb.Delta{}, ErrReadOnly
 	}
-	s.wmu.Lock()
+	if err := s.wmu.LockCtx(ctx); err != nil {
+		return kb.Delta{}, err
+	}
 	defer s.wmu.Unlock()
 	if err := s.checkOpen(); err != nil {
 		return kb.Delta{}, err
@@ -114,12 +171,20 @@ func (s *Store) ApplyChanges(ctx context.Context, d kb.Delta) (kb.Delta, error) 
 
 // leadGroup commits every queued request as one group, then hands the
 // lead to the oldest request queued meanwhile (or gives it up) and wakes
-// the group. The caller is the leader and its own request is queued.
-func (s *Store) leadGroup() {
-	s.wmu.Lock()
+// the group. The caller is the leader and its own request, req, is queued;
+// when req's context ends before the writer lock is free, req leaves the
+// queue and the lead passes on without a commit.
+func (s *Store) leadGroup(req *applyReq) {
+	if err := s.wmu.LockCtx(req.ctx); err != nil {
+		s.leaveQueue(req, err)
+		return
+	}
 	s.gmu.Lock()
 	group := s.queue
 	s.queue = nil
+	for _, r := range group {
+		r.taken = true
+	}
 	s.gmu.Unlock()
 	if err := s.checkOpen(); err != nil {
 		for _, r := range group {
@@ -136,6 +201,7 @@ func (s *Store) leadGroup() {
 	var next *applyReq
 	if len(s.queue) > 0 {
 		next = s.queue[0] // leads the next group
+		next.lead = true
 	} else {
 		s.leading = false
 	}
