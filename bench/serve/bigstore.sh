@@ -49,7 +49,8 @@ t0=$(now)
 "$PERFKB" serve --store "$STORE" --addr "127.0.0.1:$PORT" --log-level warn --max-concurrent 64 \
 	--timeout 120s --query-memory 2GiB --query-memory-total 8GiB >/tmp/bigstore-serve.log 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT INT TERM
+# Wait for serve to exit: the next run (or command) opens the same store.
+trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' EXIT INT TERM
 until curl -sf "http://127.0.0.1:$PORT/sparql?query=ASK%7B%7D" >/dev/null 2>&1; do
 	kill -0 $pid || { cat /tmp/bigstore-serve.log; exit 1; }
 	sleep 0.05
@@ -70,3 +71,9 @@ for q in $QUERIES; do
 	done
 done
 echo "serve RSS after wrk: $(rss $pid); peak $(awk '/VmHWM/ {printf "%d MiB", $2 / 1024}' "/proc/$pid/status")"
+# An idle server gives its mapped store pages back after a second
+# (backend.QueryEngine.ReleaseWhenIdle).
+sleep 3
+echo "serve RSS 3 s after wrk: $(rss $pid)"
+sleep 7
+echo "serve RSS 10 s after wrk: $(rss $pid)"

@@ -49,6 +49,10 @@ type App struct {
 	// "sites add"); OpenStore creates a missing store only for the
 	// commands in creatingCommands.
 	command string
+	// readOnly opens the store without write access (perfkb query of a
+	// SELECT, ASK, CONSTRUCT or DESCRIBE), so that several such commands
+	// read one store at once.
+	readOnly bool
 }
 
 // creatingCommands are the subcommands that write data and may therefore
@@ -90,7 +94,7 @@ func (a *App) OpenStore(ctx context.Context) (kb.Dataset, error) {
 }
 
 func (a *App) openStore(ctx context.Context) (kb.Dataset, error) {
-	ds, err := store.Open(ctx, a.StoreSpec, store.Options{MustExist: a.command != "" && !createsStore(a.command)})
+	ds, err := store.Open(ctx, a.StoreSpec, store.Options{MustExist: a.command != "" && !createsStore(a.command), ReadOnly: a.readOnly})
 	var nf *store.NotFoundError
 	if errors.As(err, &nf) {
 		hint := "create one with 'perfkb load FILE' or 'perfkb demo', or name another with --store"

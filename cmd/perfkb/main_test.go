@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 type invalidInputError struct{}
@@ -139,6 +142,37 @@ func TestQueryWithoutStoreSaysSo(t *testing.T) {
 	stdout.Reset()
 	if code := run([]string{"query", "--format", "tsv", "-e", "SELECT ?o { ?s ?p ?o }"}, strings.NewReader(""), &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "<http://ex/b>") {
 		t.Fatalf("query after load: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// TestQueriesShareStore checks that perfkb query opens the store
+// read-only: it answers while another reader holds the store open (as a
+// second perfkb query or perfkb stats would), and a writer is still
+// refused beside it.
+func TestQueriesShareStore(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	nt := filepath.Join(dir, "a.nt")
+	if err := os.WriteFile(nt, []byte("<http://ex/a> <http://ex/p> <http://ex/b> .\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"load", nt}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+		t.Fatalf("load: exit %d: %s", code, stderr.String())
+	}
+	other, err := native.Open(context.Background(), filepath.Join(dir, "perfkb.db"), native.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"query", "--format", "tsv", "-e", "SELECT ?o { ?s <http://ex/p> ?o }"}, strings.NewReader(""), &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "<http://ex/b>") {
+		t.Fatalf("query beside a reader: exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	stderr.Reset()
+	if code := run([]string{"query", "--update", "-e", "INSERT DATA { <http://ex/c> <http://ex/p> <http://ex/d> }"}, strings.NewReader(""), &stdout, &stderr); code == exitOK || !strings.Contains(stderr.String(), "in use") {
+		t.Fatalf("update beside a reader: exit %d, stderr %q; want refused, store in use", code, stderr.String())
 	}
 }
 

@@ -235,6 +235,7 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 			}
 		}
 	}
+	app.readOnly = true // a query reads: other readers may share the store
 	ds, spec, err := openDataset(ctx, app, data, named)
 	if err != nil {
 		return err

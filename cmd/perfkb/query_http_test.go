@@ -97,7 +97,7 @@ func TestQueryCLIAndHTTPGiveTheSameBytes(t *testing.T) {
 	if err := fs.Parse(nil); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(newHTTPServer(ds, flags, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	hs := httptest.NewServer(newHTTPServer(t.Context(), ds, flags, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	defer hs.Close()
 
 	for _, j := range jobs {

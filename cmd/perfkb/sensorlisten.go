@@ -255,7 +255,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	var wg sync.WaitGroup
 	httpErr := make(chan error, 1)
 	if f.http != "" {
-		srv := newHTTPServer(ds, f.serve, logger)
+		srv := newHTTPServer(ctx, ds, f.serve, logger)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -145,8 +145,8 @@ func (f *serveFlags) validate() error {
 }
 
 // newHTTPServer wires the store, the query engine and the reasoner into a
-// server.
-func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Server {
+// server; ctx bounds its background work (releasing mapped store pages).
+func newHTTPServer(ctx context.Context, ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Server {
 	gin.SetMode(gin.ReleaseMode)
 	store := graphstore.New(ds)
 	noLimitIfZero := func(d time.Duration) time.Duration {
@@ -156,8 +156,11 @@ func newHTTPServer(ds kb.Dataset, f serveFlags, logger *slog.Logger) *server.Ser
 		return d
 	}
 	sites := backend.NewSites(store, ds, f.fed.siteTimeout)
+	engine := &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.Registry, f.maxRows), Admission: f.long.scheduler()}
+	// Mapped store pages and free heap go back after a second idle.
+	engine.ReleaseWhenIdle(ctx, time.Second)
 	opts := server.Options{
-		Query:         &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.Registry, f.maxRows), Admission: f.long.scheduler()},
+		Query:         engine,
 		Graphs:        store,
 		Rules:         &backend.Reasoner{DS: ds, Options: f.rules.opts},
 		Analysis:      &backend.Analysis{DS: ds},
@@ -258,7 +261,7 @@ SIGTERM stop the server after the requests in flight finish.`,
 // serveUntilDone serves until ctx ends; ready, if set, runs once the
 // listener is bound (after the URL is printed).
 func serveUntilDone(ctx context.Context, app *App, ds kb.Dataset, flags serveFlags, logger *slog.Logger, ready func(url string)) error {
-	srv := newHTTPServer(ds, flags, logger)
+	srv := newHTTPServer(ctx, ds, flags, logger)
 	if live, ok := ds.(*reasoner.Live); ok {
 		live.SetOnChange(func(reasoner.Summary) { srv.FindingsChanged() })
 	}

@@ -61,7 +61,7 @@ func TestServeRulesFlag(t *testing.T) {
 	if _, ok := ds.(*reasoner.Live); !ok {
 		t.Fatalf("--rules gave a %T, want a *reasoner.Live", ds)
 	}
-	hs := httptest.NewServer(newHTTPServer(ds, flags, logger))
+	hs := httptest.NewServer(newHTTPServer(t.Context(), ds, flags, logger))
 	defer hs.Close()
 	update := func(text string) {
 		t.Helper()

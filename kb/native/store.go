@@ -8,10 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -47,6 +45,8 @@ type Store struct {
 	dir       string
 	memory    bool
 	readOnly  bool
+	lock      *pebble.Lock // a read-only open's shared lock (openlock.go)
+	forget    func()       // drops a read-write open from writers (openlock.go)
 	writeOpts *pebble.WriteOptions
 	pebbleOpt *pebble.Options
 
@@ -153,14 +153,23 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 			}
 		}
 	}
+	var lock *pebble.Lock
+	if !memory && opts.ReadOnly && fs == vfs.Default {
+		var err error
+		if lock, err = lockShared(dir); err != nil {
+			return nil, lockError(dir, err)
+		}
+		po.Lock = lock
+	}
+	forget := func() {}
+	if !memory && !opts.ReadOnly && fs == vfs.Default {
+		forget = addWriter(dir)
+	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
-		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) || strings.Contains(err.Error(), "lock held by current process") {
-			// Pebble's directory lock: another process (or another Open in
-			// this one) has the store open.
-			return nil, fmt.Errorf("native: open %s: the store is in use by another perfkb process (perfkb serve or demo?) or is already open; stop it, or query it over HTTP: %w", dir, err)
-		}
-		return nil, fmt.Errorf("native: open %s: %w", dir, err)
+		closeLock(lock)
+		forget()
+		return nil, lockError(dir, err)
 	}
 	s := &Store{
 		db:        db,
@@ -170,12 +179,16 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		readOnly:  opts.ReadOnly,
 		pebbleOpt: po,
 		writeOpts: pebble.Sync,
+		lock:      lock,
+		forget:    forget,
 	}
 	if opts.NoSync || memory {
 		s.writeOpts = pebble.NoSync
 	}
 	if err := s.load(ctx); err != nil {
 		db.Close()
+		closeLock(lock)
+		forget()
 		return nil, err
 	}
 	if !memory {
@@ -195,6 +208,8 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 	if err != nil {
 		s.invalidateIters(true)
 		db.Close()
+		closeLock(lock)
+		forget()
 		return nil, err
 	}
 	return s, nil
@@ -273,6 +288,14 @@ func (s *Store) Close() error {
 	s.mem.Store(nil)
 	if cerr := s.db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("native: %w", cerr)
+	}
+	if s.lock != nil {
+		if cerr := s.lock.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("native: %w", cerr)
+		}
+	}
+	if s.forget != nil {
+		s.forget()
 	}
 	return err
 }

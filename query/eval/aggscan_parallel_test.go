@@ -104,7 +104,9 @@ func TestAggScanParallel(t *testing.T) {
 		if workers == 1 && ran != 0 {
 			t.Errorf("one worker: %d scans ran in parallel", ran)
 		}
-		if workers > 1 && ran < 5 { // the cases with a GROUP BY key and one graph
+		// The cases with a GROUP BY key, one graph and an aggregate other
+		// than COUNT (grouped counts alone are CountJoin's).
+		if workers > 1 && ran < 4 {
 			t.Errorf("%d workers: only %d scans ran in parallel", workers, ran)
 		}
 	}

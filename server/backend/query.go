@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/query"
@@ -31,6 +32,9 @@ type QueryEngine struct {
 	// Admission, when set, decides when queries run by their cost: heavy
 	// ones take turns on the cores, light ones never wait (see Admission).
 	Admission *Admission
+
+	started  atomic.Int64 // queries begun (ReleaseWhenIdle)
+	inflight atomic.Int64 // queries not yet ended
 }
 
 var _ server.QueryService = (*QueryEngine)(nil)
@@ -62,6 +66,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}
+	finish := e.track()
 	long := e.Admission.begin(ctx, req.Query)
 	opts.Yield = long.yieldFunc()
 	opts.Workers = long.workersFunc()
@@ -69,6 +74,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	defer func() {
 		if !handedOver {
 			long.end()
+			finish()
 		}
 	}()
 	if err := long.admit(ctx); err != nil {
@@ -93,7 +99,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	switch res.Form {
 	case query.FormSelect:
 		handedOver = true
-		return &server.QueryResult{Kind: server.ResultBindings, Vars: res.Vars, Solutions: &solutions{ctx: ctx, res: res, long: long}, Federation: report}, nil
+		return &server.QueryResult{Kind: server.ResultBindings, Vars: res.Vars, Solutions: &solutions{ctx: ctx, res: res, long: long, finish: finish}, Federation: report}, nil
 	case query.FormAsk:
 		defer res.Close()
 		if err := res.Err(); err != nil {
@@ -102,7 +108,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 		return &server.QueryResult{Kind: server.ResultBoolean, Boolean: res.Boolean, Federation: report}, nil
 	default:
 		handedOver = true
-		return &server.QueryResult{Kind: server.ResultGraph, Triples: &triples{ctx: ctx, res: res, long: long}, Federation: report}, nil
+		return &server.QueryResult{Kind: server.ResultGraph, Triples: &triples{ctx: ctx, res: res, long: long, finish: finish}, Federation: report}, nil
 	}
 }
 
@@ -162,10 +168,11 @@ func translateError(ctx context.Context, err error) error {
 
 // solutions adapts a SELECT result.
 type solutions struct {
-	ctx  context.Context
-	res  *query.Result
-	row  []kb.Term
-	long *admitted // ended with the rows
+	ctx    context.Context
+	res    *query.Result
+	row    []kb.Term
+	long   *admitted // ended with the rows
+	finish func()    // ends the query for ReleaseWhenIdle
 }
 
 func (s *solutions) Next() bool {
@@ -177,15 +184,21 @@ func (s *solutions) Next() bool {
 }
 func (s *solutions) Solution() []kb.Term { return s.row }
 func (s *solutions) Err() error          { return translateError(s.ctx, s.res.Err()) }
-func (s *solutions) Close() error        { s.res.Close(); s.long.end(); return nil }
+func (s *solutions) Close() error {
+	s.res.Close()
+	s.long.end()
+	s.finish()
+	return nil
+}
 
 // triples adapts a CONSTRUCT or DESCRIBE result, streamed as the engine
 // finds the triples.
 type triples struct {
-	ctx  context.Context
-	res  *query.Result
-	t    kb.Triple
-	long *admitted // ended with the triples
+	ctx    context.Context
+	res    *query.Result
+	t      kb.Triple
+	long   *admitted // ended with the triples
+	finish func()    // ends the query for ReleaseWhenIdle
 }
 
 func (t *triples) Next() bool {
@@ -197,4 +210,9 @@ func (t *triples) Next() bool {
 }
 func (t *triples) Triple() kb.Triple { return t.t }
 func (t *triples) Err() error        { return translateError(t.ctx, t.res.Err()) }
-func (t *triples) Close() error      { t.res.Close(); t.long.end(); return nil }
+func (t *triples) Close() error {
+	t.res.Close()
+	t.long.end()
+	t.finish()
+	return nil
+}
