@@ -73,11 +73,8 @@ func compileSPARQLRules(rs *rulelang.RuleSet, jena []*compiledRule, errs *textpo
 		if err != nil {
 			pos := r.Pos
 			var te *textpos.Error
-			if errors.As(err, &te) && te.Pos.Line >= r.QueryLine {
-				pos.Line += te.Pos.Line - r.QueryLine
-				if te.Pos.Line > r.QueryLine {
-					pos.Column = te.Pos.Column
-				}
+			if errors.As(err, &te) && te.Pos.Line > 0 {
+				pos = r.FilePos(te.Pos.Line, te.Pos.Column)
 				err = errors.New(te.Msg)
 			}
 			errs.Add(pos, "SPARQL rule %s: %v", r.Label(), err)

@@ -22,8 +22,13 @@ type Program struct {
 // from (LoadSources), in file order.
 func (p *Program) Advice() []rules.Advice { return p.advice }
 
-// Rules returns the source rules, in file order.
+// Rules returns the source rules in Jena syntax, in file order;
+// SPARQLRules returns the others.
 func (p *Program) Rules() []*rulelang.Rule { return p.source.Rules }
+
+// SPARQLRules returns the source rules written as SPARQL CONSTRUCT
+// queries, in file order.
+func (p *Program) SPARQLRules() []*rulelang.SPARQLRule { return p.source.SPARQLRules }
 
 // Len returns the number of rules, SPARQL rules included.
 func (p *Program) Len() int { return len(p.rules) + len(p.aggs) }

@@ -243,7 +243,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		opt.Check = sensorCheck(shapes, f.push.checked.Mode, logger)
 	}
 	if prog != nil {
-		fmt.Fprintf(app.Stdout, "sensor-listen: reading the store for %d rules…\n", len(prog.Rules()))
+		fmt.Fprintf(app.Stdout, "sensor-listen: reading the store for %d rules…\n", prog.Len())
 	}
 	l, err := monitor.NewSensorListener(ctx, ds, opt)
 	if err != nil {

@@ -1,6 +1,7 @@
 package rulelang
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -126,9 +127,45 @@ type SPARQLRule struct {
 	// the rule's CONSTRUCT with the file's constants written in.
 	Query string
 	Pos   textpos.Position
-	// QueryLine is the line of Query where the rule's own text starts
-	// (after the PREFIX lines), to map a query error back to the file.
-	QueryLine int
+	// anchors map Query back to the file: each is where a stretch of
+	// Query starts and where that stretch stands in the file (see FilePos).
+	anchors []anchor
+}
+
+// anchor is where a stretch of a SPARQL rule's query text starts, in the
+// query (line and column) and in the file. A verbatim stretch is the
+// file's text as written; the other kind is a constant written in, whose
+// every character maps to the constant's name.
+type anchor struct {
+	q        textpos.Position
+	file     textpos.Position
+	verbatim bool
+}
+
+// FilePos maps a line and column of r.Query (as a SPARQL error gives
+// them) to the position of that character in the rule file. Positions in
+// the PREFIX lines that come before the rule's own text map to the rule.
+func (r *SPARQLRule) FilePos(line, col int) textpos.Position {
+	i := sort.Search(len(r.anchors), func(i int) bool {
+		a := r.anchors[i].q
+		return a.Line > line || a.Line == line && a.Column > col
+	}) - 1
+	if i < 0 {
+		return r.Pos
+	}
+	a := r.anchors[i]
+	p := a.file
+	switch {
+	case !a.verbatim:
+	case line == a.q.Line:
+		p.Column += col - a.q.Column
+	default:
+		// A verbatim stretch keeps the file's line breaks, and a line that
+		// starts inside it is the file's line from its first column.
+		p.Line += line - a.q.Line
+		p.Column = col
+	}
+	return p
 }
 
 // Label is the rule's name, or "rule@file:line:col" for an unnamed rule.

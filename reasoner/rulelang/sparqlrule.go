@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/perfkb/perfkb/textpos"
 )
 
 // sparqlRule reads "[name: CONSTRUCT … ]" from the CONSTRUCT keyword (the
@@ -14,8 +16,27 @@ import (
 // word outside strings, IRIs and comments.
 func (fp *fileParser) sparqlRule(open token, name string) {
 	var b strings.Builder
-	b.WriteString("CONSTRUCT")
 	l := fp.lex
+	// qLine and qCol are where the next character of b stands in the
+	// rule's own text, counted as the SPARQL parser counts (runes).
+	qLine, qCol := 1, 1
+	var anchors []anchor
+	mark := func(at textpos.Position, verbatim bool) {
+		anchors = append(anchors, anchor{q: textpos.Position{Line: qLine, Column: qCol}, file: at, verbatim: verbatim})
+	}
+	write := func(s string) {
+		b.WriteString(s)
+		for _, r := range s {
+			if r == '\n' {
+				qLine++
+				qCol = 1
+			} else {
+				qCol++
+			}
+		}
+	}
+	mark(fp.tok.pos, true)
+	write("CONSTRUCT")
 	depth := 0
 	closed := false
 	for l.off < len(l.src) && !closed {
@@ -23,32 +44,32 @@ func (fp *fileParser) sparqlRule(open token, name string) {
 		switch {
 		case c == '[' || c == '{' || c == '(':
 			depth++
-			b.WriteByte(c)
+			write(string(c))
 			l.advance(1)
 		case c == ']' && depth == 0:
 			l.advance(1)
 			closed = true
 		case c == ']' || c == '}' || c == ')':
 			depth--
-			b.WriteByte(c)
+			write(string(c))
 			l.advance(1)
 		case c == '#':
 			for l.off < len(l.src) && l.src[l.off] != '\n' {
 				l.advance(1)
 			}
 		case c == '"' || c == '\'':
-			b.WriteString(l.rawString())
+			write(l.rawString())
 		case c == '<' && l.iriAhead():
 			for l.off < len(l.src) && l.src[l.off] != '>' {
-				b.WriteByte(l.src[l.off])
+				write(l.src[l.off : l.off+1])
 				l.advance(1)
 			}
-			b.WriteByte('>')
+			write(">")
 			l.advance(1)
 		default:
 			r, size := utf8.DecodeRuneInString(l.src[l.off:])
 			if !isNameStart(r) || l.off > 0 && strings.ContainsRune("?$:_.-", rune(l.src[l.off-1])) {
-				b.WriteString(l.src[l.off : l.off+size])
+				write(l.src[l.off : l.off+size])
 				l.advance(size)
 				continue
 			}
@@ -63,11 +84,14 @@ func (fp *fileParser) sparqlRule(open token, name string) {
 			word := l.src[l.off:end]
 			followedByColon := end < len(l.src) && l.src[end] == ':'
 			if v, ok := fp.constant(word); ok && !followedByColon {
-				b.WriteString(v)
+				mark(l.pos(), false)
+				write(v)
+				l.advance(end - l.off)
+				mark(l.pos(), true)
 			} else {
-				b.WriteString(word)
+				write(word)
+				l.advance(end - l.off)
 			}
-			l.advance(end - l.off)
 		}
 	}
 	if !closed {
@@ -82,8 +106,12 @@ func (fp *fileParser) sparqlRule(open token, name string) {
 	for _, k := range keys {
 		q.WriteString("PREFIX " + k + ": <" + fp.prefixes[k] + ">\n")
 	}
+	for i := range anchors {
+		// The PREFIX lines come first in the query.
+		anchors[i].q.Line += len(keys)
+	}
 	fp.set.SPARQLRules = append(fp.set.SPARQLRules, &SPARQLRule{
-		Name: name, Query: q.String() + b.String(), Pos: open.pos, QueryLine: len(keys) + 1,
+		Name: name, Query: q.String() + b.String(), Pos: open.pos, anchors: anchors,
 	})
 	fp.next()
 }
