@@ -295,7 +295,7 @@ func TestListenWriteShare(t *testing.T) {
 	}
 	for i := 1; i < len(spans); i++ {
 		took := spans[i-1][1].Sub(spans[i-1][0])
-		// A rest is at most 5s (monitor's maxRest), so that a write
+		// A rest is at most 15s (monitor's maxRest), so that a write
 		// slowed by a stall does not hold the sensors back long after.
 		if gap, want := spans[i][0].Sub(spans[i-1][1]), min(took, 5*time.Second); gap < want {
 			t.Errorf("write %d began %v after write %d ended, which took %v: want a rest of at least %v", i, gap, i-1, took, want)

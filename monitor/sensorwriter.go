@@ -184,8 +184,12 @@ const restAfter = 20 * time.Millisecond
 const restMessageBytes = 1 << 20
 
 // maxRest caps one rest, so that a store write slowed by a stall does
-// not hold the sensors back for long after it.
-const maxRest = 5 * time.Second
+// not hold the sensors back for long after it. Under load a flood's batch
+// takes seconds to write, and a cap near that would leave WriteShare
+// unmet. A sensor sending small messages is not held back by the queue
+// bound during a rest (byteGate's reserve); its messages wait for the
+// next write.
+const maxRest = 15 * time.Second
 
 // restAfterWrite is how long the writer rests after a store write of c
 // that took d; at shutdown it does not rest.
