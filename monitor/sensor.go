@@ -57,10 +57,11 @@ type SensorOptions struct {
 	MaxBatchBytes int64
 	// WriteShare bounds the share of wall-clock time the writer spends
 	// storing batches of large messages (1 MiB parsed and more, on
-	// average; default 0.5; 1 or more: no bound): after such a batch's
-	// store write took d (at least 20ms), the writer rests
-	// d×(1−WriteShare)/WriteShare before the next one, while the queue
-	// bound holds the senders back. A flood of large messages otherwise
+	// average; default 0.25; 1 or more: no bound): after such a batch's
+	// store write took d (at least 20ms), the next batch of large
+	// messages waits d×(1−WriteShare)/WriteShare (at most 15s), while the
+	// queue bound holds their senders back and small messages are
+	// written. A flood of large messages otherwise
 	// keeps the store writing and compacting without a pause, and the
 	// queries a server answers from the same process wait for the
 	// processors behind it; batches of ordinary sensors' small messages
@@ -199,7 +200,7 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 		opt.EvictAfter = 10 * time.Second
 	}
 	if opt.WriteShare <= 0 {
-		opt.WriteShare = 0.5
+		opt.WriteShare = 0.25
 	}
 	if opt.MaxBatchBytes == 0 {
 		opt.MaxBatchBytes = 16 << 20

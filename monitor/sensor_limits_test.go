@@ -295,10 +295,37 @@ func TestListenWriteShare(t *testing.T) {
 	}
 	for i := 1; i < len(spans); i++ {
 		took := spans[i-1][1].Sub(spans[i-1][0])
-		// A rest is at most 5s (monitor's maxRest), so that a write
+		// A rest is at most 15s (monitor's maxRest), so that a write
 		// slowed by a stall does not hold the sensors back long after.
 		if gap, want := spans[i][0].Sub(spans[i-1][1]), min(took, 5*time.Second); gap < want {
 			t.Errorf("write %d began %v after write %d ended, which took %v: want a rest of at least %v", i, gap, i-1, took, want)
 		}
 	}
+}
+
+// TestListenSmallMessagesSkipRests: while the writer rests after storing
+// a flood's large message (WriteShare), an ordinary sensor's small
+// message is stored at once, ahead of the large message waiting out the
+// rest. Resting in the store writer itself held every sensor back for
+// the whole rest, and the soak's legitimate sensors lost their messages
+// (issue 30's soak: 19 of 705 stored with rests of up to 15s).
+func TestListenSmallMessagesSkipRests(t *testing.T) {
+	var mu sync.Mutex
+	var spans [][2]time.Time
+	store := slowStore{Dataset: native.OpenMemory(), delay: 60 * time.Millisecond, mu: &mu, spans: &spans}
+	// WriteShare 0.01: after a write of d the large messages wait 99·d,
+	// 6s and more, at most 15s.
+	s := startListener(t, store, monitor.SensorOptions{Batch: 1, FlushInterval: time.Hour, WriteShare: 0.01})
+	send(t, s.addr, wideMessage(0, 0, 9000)+wideMessage(1, 1, 9000))
+	waitWithin(t, time.Minute, "the first large message stored", func() bool { return s.l.Stats().Stored >= 1 })
+	began := time.Now()
+	send(t, s.addr, bwMessage(1, 1, "2.5"))
+	waitWithin(t, 3*time.Second, "the small message stored during the rest", func() bool { return s.l.Stats().Stored >= 2 })
+	mu.Lock()
+	writes := len(spans)
+	mu.Unlock()
+	if st := s.l.Stats(); st.Stored != 2 || writes != 2 {
+		t.Fatalf("after %v: %d messages stored in %d writes; want the first large one and the small one, the second large one still resting", time.Since(began), st.Stored, writes)
+	}
+	waitWithin(t, time.Minute, "the second large message stored after the rest", func() bool { return s.l.Stats().Stored == 3 })
 }

@@ -9,11 +9,17 @@ import (
 // being gathered, or converted and waiting for the store). A reader whose message does not fit waits (back
 // pressure: it stops reading its connection, and TCP slows the sender).
 //
-// Fairness: a connection may hold at most perConn bytes, and a connection
-// holding nothing is always admitted, so connections flooding the queue
-// cannot keep another sensor's message out. The memory held is therefore
-// at most max plus one message per open connection, and each reader
-// goroutine holds one parsed message while it waits anyway.
+// Fairness: a connection may hold at most perConn bytes, a connection
+// holding nothing is always admitted, and a connection sending small
+// messages (at most smallMessage bytes parsed each) may hold up to
+// smallReserve bytes of them whatever the others hold. Connections
+// flooding the queue with large messages therefore cannot keep another
+// sensor's message out, nor hold a sensor sending small measurements back
+// until --max-conns evicts it for making no progress (a reader waiting
+// here completes no message). The memory held is at most max plus
+// smallReserve or one message per open connection, whichever is larger,
+// and each reader goroutine holds one parsed message while it waits
+// anyway.
 type byteGate struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -23,6 +29,15 @@ type byteGate struct {
 	held    map[int64]int64
 	closed  bool
 }
+
+// smallMessage and smallReserve: see byteGate. A bandwidth or CPU
+// measurement is about 1 KiB parsed (sensor.Message.Footprint), so a
+// sensor sending one a second keeps a minute of them within the reserve;
+// 256 connections (the default --max-conns) reserve 16 MiB in all.
+const (
+	smallMessage = 4 << 10
+	smallReserve = 64 << 10
+)
 
 func newByteGate(max, perConn int64) *byteGate {
 	g := &byteGate{max: max, perConn: perConn, held: map[int64]int64{}}
@@ -37,7 +52,8 @@ func (g *byteGate) acquire(conn, size int64) bool {
 	defer g.mu.Unlock()
 	for !g.closed {
 		h := g.held[conn]
-		if h == 0 || (h+size <= g.perConn && g.total+size <= g.max) {
+		if h == 0 || (h+size <= g.perConn && g.total+size <= g.max) ||
+			(size <= smallMessage && h+size <= smallReserve) {
 			g.held[conn] = h + size
 			g.total += size
 			return true

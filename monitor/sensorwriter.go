@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfkb/perfkb/convert/sensor"
@@ -56,6 +58,14 @@ func (b *batch) reset() {
 // goroutines: this one buffers and converts (the Mapper is not
 // concurrent), the other applies converted batches in order, so that the
 // conversion of one batch overlaps the store write of the previous one.
+//
+// Large messages (restMessageBytes parsed and more: a flood's) are
+// batched apart from small ones, one large batch in flight at a time, and
+// after a large batch is stored the next waits out the rest WriteShare
+// asks for (restAfterWrite). Small messages are written meanwhile: they
+// wait for the store write in progress, never for a rest nor behind the
+// large messages queued before them. So an instance sending both sizes
+// may have its small messages stored before earlier large ones.
 func (l *SensorListener) writer(ctx context.Context) error {
 	mapper := sensor.NewMapper(l.opt.Base, l.opt.Mapper, func(pos, format string, args ...any) {
 		l.log.Warn("sensor data: "+fmt.Sprintf(format, args...), "position", pos)
@@ -69,7 +79,17 @@ func (l *SensorListener) writer(ctx context.Context) error {
 		hasProblem = ids[0]
 	}
 	w := &batchWriter{l: l, mapper: mapper, hasProblem: hasProblem}
-	var b batch
+	var b, large batch
+	// pending are the large messages received and not yet in a batch:
+	// the next large batch takes them up to Batch and MaxBatchBytes.
+	// restUntil (unix nanoseconds, the applier's) is when it may be
+	// written; largeInflight counts the large batches sent and not yet
+	// written (at most one).
+	var pending []received
+	// restOver fires when the rest that holds pending back ends.
+	var restOver <-chan time.Time
+	var restUntil atomic.Int64
+	largeInflight := 0
 	applyQ := make(chan converted, 1)
 	applyErr := make(chan error, 1)
 	// applied has a token per batch written; inflight counts the batches
@@ -77,26 +97,21 @@ func (l *SensorListener) writer(ctx context.Context) error {
 	// and what has arrived is written at once rather than at the next
 	// tick (group commit: under load, batches grow while one is written;
 	// when idle, a message waits for no timer).
-	applied := make(chan struct{}, cap(applyQ)+2)
+	// applied carries whether the batch written was a large one.
+	applied := make(chan bool, cap(applyQ)+2)
 	inflight := 0
 	go func() {
 		for c := range applyQ {
 			began := time.Now()
 			err := w.apply(ctx, c)
 			if rest := l.restAfterWrite(time.Since(began), c); rest > 0 && err == nil {
-				// Resting before the batch's queue bytes are released
-				// and it counts as written keeps the converter, and
-				// through the queue bound the senders, waiting too.
-				t := time.NewTimer(rest)
-				select {
-				case <-t.C:
-				case <-ctx.Done():
-					t.Stop()
-				}
+				restUntil.Store(time.Now().Add(rest).UnixNano())
 			}
 			// The queue bound covers a batch until it is stored: a
 			// stalled store holds the readers back rather than letting
-			// converted batches pile up beside the queue.
+			// converted batches pile up beside the queue. Large
+			// messages waiting out a rest hold their bytes too, which
+			// holds their senders back.
 			for _, h := range c.held {
 				l.gate.release(h.conn, h.size)
 			}
@@ -104,12 +119,18 @@ func (l *SensorListener) writer(ctx context.Context) error {
 				applyErr <- err // send sees it and stops the writer
 				return
 			}
-			applied <- struct{}{}
+			applied <- c.large
 		}
 		applyErr <- nil
 	}()
 	// send hands a converted batch to the applier; it fails once the
 	// applier has failed.
+	done := func(wasLarge bool) {
+		inflight--
+		if wasLarge {
+			largeInflight--
+		}
+	}
 	send := func(c converted, ok bool) error {
 		if !ok {
 			return nil
@@ -118,21 +139,48 @@ func (l *SensorListener) writer(ctx context.Context) error {
 			select {
 			case applyQ <- c:
 				inflight++
+				if c.large {
+					largeInflight++
+				}
 				return nil
-			case <-applied:
-				inflight--
+			case wasLarge := <-applied:
+				done(wasLarge)
 			case err := <-applyErr:
 				applyErr <- err
 				return err
 			}
 		}
 	}
-	flush := func() error {
-		c, has, err := w.convert(ctx, &b)
+	convert := func(b *batch, isLarge bool) error {
+		c, has, err := w.convert(ctx, b)
+		c.large = isLarge
 		if err == nil {
 			err = send(c, has)
 		}
 		return err
+	}
+	// flush writes the small messages gathered, and the large ones when
+	// no large batch is in flight and the rest after the last is over (at
+	// shutdown, at once).
+	flush := func(closing bool) error {
+		if err := convert(&b, false); err != nil {
+			return err
+		}
+		if len(pending) == 0 || largeInflight > 0 {
+			return nil
+		}
+		if wait := time.Until(time.Unix(0, restUntil.Load())); wait > 0 && !closing && !l.draining.Load() {
+			restOver = time.After(wait)
+			return nil
+		}
+		large.reset()
+		k := 0
+		for k < len(pending) && large.n < l.opt.Batch && (l.opt.MaxBatchBytes <= 0 || large.bytes < l.opt.MaxBatchBytes) {
+			large.add(pending[k])
+			k++
+		}
+		pending = slices.Delete(pending, 0, k)
+		return convert(&large, true)
 	}
 	finish := func(err error) error {
 		close(applyQ)
@@ -147,24 +195,49 @@ func (l *SensorListener) writer(ctx context.Context) error {
 		select {
 		case r, ok := <-l.msgs:
 			if !ok {
-				return finish(flush())
+				err := flush(true)
+				// The large messages left, a batch at a time.
+				for err == nil && (len(pending) > 0 || largeInflight > 0) {
+					if largeInflight == 0 {
+						err = flush(true)
+						continue
+					}
+					select {
+					case wasLarge := <-applied:
+						done(wasLarge)
+					case err = <-applyErr:
+						applyErr <- err
+					}
+				}
+				return finish(err)
 			}
-			b.add(r)
-			full := b.n >= l.opt.Batch || (l.opt.MaxBatchBytes > 0 && b.bytes >= l.opt.MaxBatchBytes)
+			var full bool
+			if r.size >= restMessageBytes {
+				pending = append(pending, r)
+				full = true // written as soon as the rest allows
+			} else {
+				b.add(r)
+				full = b.n >= l.opt.Batch || (l.opt.MaxBatchBytes > 0 && b.bytes >= l.opt.MaxBatchBytes)
+			}
 			if full || inflight == 0 {
-				if err := flush(); err != nil {
+				if err := flush(false); err != nil {
 					return finish(err)
 				}
 			}
-		case <-applied:
-			inflight--
-			if inflight == 0 && b.n > 0 {
-				if err := flush(); err != nil {
+		case wasLarge := <-applied:
+			done(wasLarge)
+			if (inflight == 0 && b.n > 0) || (largeInflight == 0 && len(pending) > 0) {
+				if err := flush(false); err != nil {
 					return finish(err)
 				}
+			}
+		case <-restOver:
+			restOver = nil
+			if err := flush(false); err != nil {
+				return finish(err)
 			}
 		case <-tick.C:
-			if err := flush(); err != nil {
+			if err := flush(false); err != nil {
 				return finish(err)
 			}
 		}
@@ -184,8 +257,12 @@ const restAfter = 20 * time.Millisecond
 const restMessageBytes = 1 << 20
 
 // maxRest caps one rest, so that a store write slowed by a stall does
-// not hold the sensors back for long after it.
-const maxRest = 5 * time.Second
+// not hold the sensors back for long after it. Under load a flood's batch
+// takes seconds to write, and a cap near that would leave WriteShare
+// unmet. A sensor sending small messages is not held back by the queue
+// bound during a rest (byteGate's reserve); its messages wait for the
+// next write.
+const maxRest = 15 * time.Second
 
 // restAfterWrite is how long the writer rests after a store write of c
 // that took d; at shutdown it does not rest.
@@ -212,6 +289,8 @@ type converted struct {
 	// held are the queue bytes of the batch's messages, released once
 	// the batch is written (or has failed).
 	held []gateHold
+	// large: the batch's messages are large ones (restMessageBytes).
+	large bool
 }
 
 // gateHold is one message's bytes in the queue bound.

@@ -103,7 +103,7 @@ process at a time.`,
 		messageFlag: "message-timeout", messageUsage: "close a connection whose message is not whole this long after its first byte",
 		idleUsage: "close a connection that begins no message (or sends nothing inside one) for this long"})
 	fs.StringVar(&f.maxBatch, "max-batch", "16MiB", "most parsed bytes of messages converted in one batch (bytes, or with KiB, MiB, KB, MB)")
-	fs.Float64Var(&f.writeShare, "write-share", 0.5, "most share of the time the writer spends storing large batches (it rests after each as long again at 0.5), so floods leave processors to queries; 1: no rest")
+	fs.Float64Var(&f.writeShare, "write-share", 0.25, "most share of the time the writer spends storing batches of large messages (the next such batch waits three times as long at 0.25, at most 15s; small messages are written meanwhile), so floods leave processors to queries; 1: no rest")
 	fs.BoolVar(&f.noDerivations, "no-derivations", false, "with rules: write no derivation records (faster; no explanations of live findings)")
 	fs.Int64Var(&f.rulesWindow, "rules-window", 0, "with rules: the rules see the last N messages (up to 2N are held) besides what was stored before; older ones leave the rule engine's memory, not the store (right for per-message rules such as the shipped monitoring ones; 0: keep everything, memory grows with the data)")
 	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")

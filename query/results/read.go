@@ -34,14 +34,30 @@ func ReadTSV(r io.Reader) (*ResultSet, error) { return Read(r, TSV, ReadOptions{
 // literals.
 func ReadCSV(r io.Reader) (*ResultSet, error) { return Read(r, CSV, ReadOptions{}) }
 
-func literal(value, datatype, lang, dir string) kb.Term {
+// literal builds a literal from a results format's fields; a language
+// tag or direction that no RDF syntax could write is an error, not a term
+// that would print as `"v"@en"@x`.
+func literal(value, datatype, lang, dir string) (kb.Term, error) {
+	if lang != "" || dir != "" {
+		if err := rdfio.CheckLanguageTag(lang, dir); err != nil {
+			return kb.Term{}, fmt.Errorf("results: literal %q: invalid language tag %q (direction %q): %w", clip(value), lang, dir, err)
+		}
+	}
 	if lang != "" && dir != "" {
-		return kb.DirLangLiteral(value, lang, dir)
+		return kb.DirLangLiteral(value, lang, dir), nil
 	}
 	if lang != "" {
-		return kb.LangLiteral(value, lang)
+		return kb.LangLiteral(value, lang), nil
 	}
-	return kb.Literal(value, datatype)
+	return kb.Literal(value, datatype), nil
+}
+
+// clip shortens a value quoted in an error message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return strings.ToValidUTF8(s[:40], "") + "…"
+	}
+	return s
 }
 
 func parseCSV(s string) [][]string {

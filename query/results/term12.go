@@ -63,7 +63,7 @@ func (v *jsonTerm) term(depth int) (kb.Term, error) {
 	case "bnode":
 		return kb.Blank(value), nil
 	case "literal", "typed-literal":
-		return literal(value, v.Datatype, v.Lang, v.Dir), nil
+		return literal(value, v.Datatype, v.Lang, v.Dir)
 	}
 	return kb.Term{}, fmt.Errorf("results: unknown JSON term type %q", v.Type)
 }
@@ -95,7 +95,7 @@ func (x *xmlTerm) term(depth int) (kb.Term, error) {
 	case x.BNode != nil:
 		return kb.Blank(strings.TrimSpace(*x.BNode)), nil
 	case x.Literal != nil:
-		return literal(x.Literal.Value, x.Literal.Datatype, x.Literal.Lang, x.Literal.Dir), nil
+		return literal(x.Literal.Value, x.Literal.Datatype, x.Literal.Lang, x.Literal.Dir)
 	case x.Triple != nil:
 		if depth >= maxTripleDepth {
 			return kb.Term{}, fmt.Errorf("results: triple terms nested deeper than %d", maxTripleDepth)
