@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/query/syntax"
 	"github.com/perfkb/perfkb/kb/rdfio"
+	"github.com/perfkb/perfkb/query/syntax"
 )
 
 // TestCountTopOneGraph checks that a grouped count of one pattern over a
