@@ -129,22 +129,33 @@ func (s *Store) TermKindOf(id kb.ID) (kb.TermKind, bool) {
 	if s.closed.Load() {
 		return 0, false
 	}
+	enc, t, old := s.encodingOf(id)
+	if old {
+		return t.Kind, true
+	}
+	return kindOfEncoding(enc)
+}
+
+// encodingOf returns the dictionary's encoding of id (nil where the
+// store does not hold it in memory), or, for an ID below the fresh range
+// whose term the dictionary has cached decoded (read from disk), the
+// term itself (old).
+func (s *Store) encodingOf(id kb.ID) (enc []byte, t kb.Term, old bool) {
 	d := &s.dict
 	d.mu.RLock()
 	if id >= d.base {
-		var enc []byte
 		if i := uint64(id - d.base); i < uint64(len(d.refs)) {
 			enc = d.encoded(int(i))
 		}
 		d.mu.RUnlock()
-		return kindOfEncoding(enc)
+		return enc, kb.Term{}, false
 	}
-	t, ok := d.oldTerms[id]
+	t, old = d.oldTerms[id]
 	d.mu.RUnlock()
-	if ok {
-		return t.Kind, true
+	if old {
+		return nil, t, true
 	}
-	return kindOfEncoding(s.side.encoded(id))
+	return s.side.encoded(id), kb.Term{}, false
 }
 
 // TermKindOf is Store.TermKindOf on the in-memory store.

@@ -21,22 +21,11 @@ func (s *Store) TermClassOf(id kb.ID) (kind kb.TermKind, otherDatatype, ok bool)
 	if s.closed.Load() {
 		return 0, false, false
 	}
-	d := &s.dict
-	d.mu.RLock()
-	if id >= d.base {
-		var enc []byte
-		if i := uint64(id - d.base); i < uint64(len(d.refs)) {
-			enc = d.encoded(int(i))
-		}
-		d.mu.RUnlock()
-		return termClassOf(enc)
-	}
-	_, old := d.oldTerms[id]
-	d.mu.RUnlock()
+	enc, _, old := s.encodingOf(id)
 	if old {
 		return 0, false, false
 	}
-	return termClassOf(s.side.encoded(id))
+	return termClassOf(enc)
 }
 
 // TermClassOf is Store.TermClassOf on the in-memory store.

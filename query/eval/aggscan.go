@@ -618,18 +618,11 @@ func (n *aggScanNode) runCounted(ex *executor, seed row, emit func(row) bool) er
 			total += c
 		}
 	}
-	out, _ := hiddenSeed(ex, seed)
-	id, err := ex.dict.id(integerTerm(total))
-	if err != nil {
-		return err
-	}
-	for _, a := range n.aggs {
-		out[a.slot] = id
-	}
-	if !emit(out) {
-		return errStop
-	}
-	return nil
+	return emitCount(ex, seed, total, emit, func(out row, id kb.ID) {
+		for _, a := range n.aggs {
+			out[a.slot] = id
+		}
+	})
 }
 
 func (n *aggScanNode) children() []node { return nil }

@@ -578,14 +578,24 @@ func (n *countJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 // emitTotal emits the one answer without GROUP BY: total in every
 // COUNT's slot.
 func (n *countJoinNode) emitTotal(ex *executor, seed row, total int64, emit func(row) bool) error {
+	return emitCount(ex, seed, total, emit, func(out row, id kb.ID) {
+		for _, s := range n.slots {
+			out[s] = id
+		}
+	})
+}
+
+// emitCount emits one row: seed's hidden bindings, and total as an
+// xsd:integer in the slots set fills. Every operator that answers a
+// COUNT without rows (store counts, counted joins, kind counts, path
+// counts) ends here.
+func emitCount(ex *executor, seed row, total int64, emit func(row) bool, set func(out row, id kb.ID)) error {
 	out, _ := hiddenSeed(ex, seed)
 	id, err := ex.dict.id(integerTerm(total))
 	if err != nil {
 		return err
 	}
-	for _, s := range n.slots {
-		out[s] = id
-	}
+	set(out, id)
 	if !emit(out) {
 		return errStop
 	}

@@ -59,16 +59,9 @@ func (n *aggScanNode) runKindCounted(ex *executor, seed row, emit func(row) bool
 		return false, nil
 	}
 	kindCountRuns.Add(1)
-	out, _ := hiddenSeed(ex, seed)
-	id, err := ex.dict.id(integerTerm(total))
-	if err != nil {
-		return true, err
-	}
-	for _, a := range n.aggs {
-		out[a.slot] = id
-	}
-	if !emit(out) {
-		return true, errStop
-	}
-	return true, nil
+	return true, emitCount(ex, seed, total, emit, func(out row, id kb.ID) {
+		for _, a := range n.aggs {
+			out[a.slot] = id
+		}
+	})
 }

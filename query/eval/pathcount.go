@@ -71,16 +71,9 @@ func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (d
 		return true, err
 	}
 	j.actual += total
-	out, _ := hiddenSeed(ex, seed)
-	id, err := ex.dict.id(integerTerm(total))
-	if err != nil {
-		return true, err
-	}
-	for _, a := range n.aggs {
-		out[a.slot] = id
-	}
-	if !emit(out) {
-		return true, errStop
-	}
-	return true, nil
+	return true, emitCount(ex, seed, total, emit, func(out row, id kb.ID) {
+		for _, a := range n.aggs {
+			out[a.slot] = id
+		}
+	})
 }
