@@ -16,7 +16,7 @@ import (
 // GROUP_CONCAT, whose answer depends on the order the group's rows
 // arrive in, must equal the serial evaluation's.
 func TestGroupJoinParallel(t *testing.T) {
-	stores := numColumnStores(t)
+	stores := trigStores(t, "testdata/numcolumn.trig", "http://e/")
 	defer func(min float64, w, blk int) {
 		groupJoinMin, groupJoinWorkers, groupJoinBlock, groupJoinOn = min, w, blk, true
 	}(groupJoinMin, groupJoinWorkers, groupJoinBlock)
@@ -76,7 +76,7 @@ SELECT ?g (GROUP_CONCAT(STR(?s)) AS ?c) (SAMPLE(?v) AS ?x) { ?s ex:grp ?g . ?s e
 // the query's memory budget: a GROUP BY over a cross join stops with the
 // budget's error (the serial evaluation streams them and needs none).
 func TestGroupJoinBudget(t *testing.T) {
-	stores := numColumnStores(t)
+	stores := trigStores(t, "testdata/numcolumn.trig", "http://e/")
 	defer func(min float64, w, blk int) {
 		groupJoinMin, groupJoinWorkers, groupJoinBlock, groupJoinOn = min, w, blk, true
 	}(groupJoinMin, groupJoinWorkers, groupJoinBlock)

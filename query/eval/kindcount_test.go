@@ -20,7 +20,7 @@ import (
 // store, twice (the second reads the count kept for the snapshot), and
 // again after a write adds a literal and a blank node.
 func TestKindCount(t *testing.T) {
-	stores := valueOrderStores(t)
+	stores := trigStores(t, "testdata/valueorder.trig", "http://e/")
 	defer func() { kindCountOn = true }()
 	hidden := `<http://e/h1> <http://e/w> "hidden" <` + kb.RulesInternalGraphIRI + `> .
 <http://e/h2> <http://e/w> <http://e/thing> <` + kb.RulesInternalGraphIRI + `> .

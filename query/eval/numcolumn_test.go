@@ -4,14 +4,11 @@ import (
 	"context"
 	"math"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
@@ -97,35 +94,13 @@ func checkNum(t kb.Term, want numWant) bool {
 	return got == exp
 }
 
-// numColumnStores loads testdata/numcolumn.trig into the reference memory
-// store, the native in-memory store and a native store on disk.
-func numColumnStores(t *testing.T) map[string]kb.Dataset {
-	t.Helper()
-	data, err := os.ReadFile("testdata/numcolumn.trig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	disk, err := native.Open(context.Background(), t.TempDir(), native.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = disk.Close() })
-	stores := map[string]kb.Dataset{"kbtest": kbtest.NewMemory(), "native-mem": native.OpenMemory(), "native-disk": disk}
-	for name, ds := range stores {
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.TriG, BaseIRI: "http://e/"}); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	return stores
-}
-
 // TestNumColumn checks GROUP BY aggregates and numeric FILTERs over a join
 // (numcolumn.go) against the hand-worked answers, with the numeric column
 // on and off, optimized and not, on every store, twice (the second run
 // reads the column the first filled), then again after a write adds a
 // value to a group whose values the column holds.
 func TestNumColumn(t *testing.T) {
-	stores := numColumnStores(t)
+	stores := trigStores(t, "testdata/numcolumn.trig", "http://e/")
 	defer func() { numColumnOn = true }()
 	const grouped = `PREFIX ex: <http://e/>
 SELECT ?g (COUNT(?v) AS ?n) (SUM(?v) AS ?sum) (AVG(?v) AS ?avg) (MIN(?v) AS ?min) (MAX(?v) AS ?max)

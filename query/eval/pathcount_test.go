@@ -1,16 +1,8 @@
 package eval
 
 import (
-	"context"
-	"os"
 	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/perfkb/perfkb/kb"
-	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/kb/native"
-	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
 // TestPathCount checks COUNT(*) over a join with a property path
@@ -25,21 +17,7 @@ import (
 // ?s !parent ?o: the four child edges of the union default graph.
 // With the shortcut on and off, optimized and not, on every store.
 func TestPathCount(t *testing.T) {
-	data, err := os.ReadFile("testdata/pathcount.trig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	disk, err := native.Open(context.Background(), t.TempDir(), native.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = disk.Close() })
-	stores := map[string]kb.Dataset{"kbtest": kbtest.NewMemory(), "native-mem": native.OpenMemory(), "native-disk": disk}
-	for name, ds := range stores {
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.TriG}); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
+	stores := trigStores(t, "testdata/pathcount.trig", "")
 	defer func() { pathCountOn = true }()
 	cases := []struct {
 		query    string

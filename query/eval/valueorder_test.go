@@ -53,11 +53,11 @@ var valueOrderCases = []struct {
 	{"none", `FILTER(?o > 1e400)`, ""},
 }
 
-// valueOrderStores loads testdata/valueorder.trig into the reference
-// memory store, the native in-memory store and a native store on disk.
-func valueOrderStores(t *testing.T) map[string]kb.Dataset {
+// trigStores loads a TriG file into the reference memory store, the
+// native in-memory store and a native store on disk.
+func trigStores(t *testing.T, file, base string) map[string]kb.Dataset {
 	t.Helper()
-	data, err := os.ReadFile("testdata/valueorder.trig")
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func valueOrderStores(t *testing.T) map[string]kb.Dataset {
 	t.Cleanup(func() { _ = disk.Close() })
 	stores := map[string]kb.Dataset{"kbtest": kbtest.NewMemory(), "native-mem": native.OpenMemory(), "native-disk": disk}
 	for name, ds := range stores {
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.TriG, BaseIRI: "http://e/"}); err != nil {
+		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(data)), rdfio.LoadOptions{Format: rdfio.TriG, BaseIRI: base}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -96,7 +96,7 @@ func subjects(t *testing.T, ds kb.Dataset, query string, opts Options) string {
 // GROUP BY listing the subjects and as an ungrouped COUNT over the union
 // default graph (ex:i5's triple, in two graphs, counts once).
 func TestValueOrder(t *testing.T) {
-	stores := valueOrderStores(t)
+	stores := trigStores(t, "testdata/valueorder.trig", "http://e/")
 	defer func() { valueOrderOn, aggScanOn = true, true }()
 	for name, ds := range stores {
 		before := valueOrderRuns.Load()
@@ -134,7 +134,7 @@ func TestValueOrder(t *testing.T) {
 // the next query (the order belongs to the state of the store it was
 // built from).
 func TestValueOrderAfterWrite(t *testing.T) {
-	for name, ds := range valueOrderStores(t) {
+	for name, ds := range trigStores(t, "testdata/valueorder.trig", "http://e/") {
 		q := `SELECT ?s (COUNT(*) AS ?n) { ?s <http://e/w> ?o FILTER(?o > 10) } GROUP BY ?s ORDER BY ?s`
 		if got, want := subjects(t, ds, q, Options{}), "d1 ibig ibig2 inf short"; got != want {
 			t.Fatalf("%s: got %q, want %q", name, got, want)
