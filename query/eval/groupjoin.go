@@ -22,10 +22,15 @@ import (
 // same order. Only the joins run in parallel; the fold stays on the
 // query's goroutine, which also keeps its budget account and yields.
 //
-// Rows waiting to be folded are charged to the query's memory budget, and
-// at most groupJoinAhead blocks are dealt ahead of the fold, so a block
-// whose first-pattern matches fan out widely stops at the budget rather
-// than filling memory.
+// A worker hands its block's rows to the fold in chunks of
+// groupJoinChunk through a channel of groupJoinAhead chunks, and waits
+// when the fold has not reached its block yet: a block whose first-pattern
+// matches fan out widely (a cross join) then holds at most that many
+// chunks, as the serial evaluation streams its rows, rather than all of
+// them. Chunks waiting to be folded are charged to the query's memory
+// budget. A worker never waits on a later block's fold: blocks are taken
+// from the work channel in scan order, so the block the fold waits for is
+// always held by a running worker.
 
 // groupJoinBlock is how many first-pattern matches make one block. A
 // variable so that tests deal many blocks.
@@ -41,8 +46,13 @@ var groupJoinWorkers = 0
 // groupJoinRuns counts the GROUP BYs whose join ran on workers (tests).
 var groupJoinRuns atomic.Int64
 
-// groupJoinAhead is how many blocks, per worker, may wait to be folded.
+// groupJoinAhead is how many blocks, per worker, may be dealt ahead of
+// the fold, and how many chunks of rows a block may hold.
 const groupJoinAhead = 4
+
+// groupJoinChunk is how many rows a worker hands to the fold at once. A
+// variable for tests.
+var groupJoinChunk = 256
 
 // groupJoinOn turns the parallel join off (tests compare with it off).
 var groupJoinOn = true
@@ -79,14 +89,24 @@ func (n *groupNode) parallelJoin(ex *executor, seed row) int {
 	return workers
 }
 
-// joinBlock is one block of first-pattern matches and, once a worker has
-// matched it, its rows.
+// joinBlock is one block of first-pattern matches and the channel its
+// worker sends its rows through, closed when the block is done (err set
+// before).
 type joinBlock struct {
 	quads []kb.Quad
-	rows  []row
-	bytes int64 // charged for rows
+	rows  chan rowChunk
 	err   error
-	done  chan struct{}
+}
+
+// rowChunk is a worker's chunk of rows and the bytes charged for them.
+type rowChunk struct {
+	rows  []row
+	bytes int64
+}
+
+// newJoinBlock returns an empty block.
+func newJoinBlock() *joinBlock {
+	return &joinBlock{rows: make(chan rowChunk, groupJoinAhead)}
 }
 
 // feed runs n's input and calls each with its rows: on workers where
@@ -138,7 +158,7 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 			defer wg.Done()
 			for blk := range work {
 				n.matchBlock(wexs[k], nodes[k], seed, blk, &stop)
-				close(blk.done)
+				close(blk.rows)
 			}
 		}()
 	}
@@ -156,14 +176,14 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 				scanErr = fmt.Errorf("%w: in a parallel GROUP BY scan: %v", ErrInternal, r)
 			}
 		}()
-		cur := &joinBlock{done: make(chan struct{})}
+		cur := newJoinBlock()
 		deal := func() bool {
 			if stop.Load() {
 				return false
 			}
 			order <- cur
 			work <- cur
-			cur = &joinBlock{done: make(chan struct{})}
+			cur = newJoinBlock()
 			return true
 		}
 		scan.split = func(q kb.Quad) error {
@@ -182,25 +202,25 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 		}
 	}()
 
-	// The fold, in block order.
+	// The fold, in block order. After an error it goes on draining what
+	// was dealt, so no worker stays blocked on a send.
 	var foldErr error
 	for blk := range order {
-		<-blk.done
+		for ch := range blk.rows {
+			for _, r := range ch.rows {
+				if foldErr != nil {
+					break
+				}
+				foldErr = each(r)
+			}
+			ex.mem.release(ch.bytes)
+			if foldErr != nil {
+				stop.Store(true) // the producer deals no more
+			}
+		}
 		if foldErr == nil && blk.err != nil {
 			foldErr = blk.err
-		}
-		for _, r := range blk.rows {
-			if foldErr != nil {
-				break
-			}
-			foldErr = each(r)
-		}
-		if blk.bytes > 0 {
-			ex.mem.release(blk.bytes)
-		}
-		blk.rows = nil
-		if foldErr != nil {
-			stop.Store(true) // the producer deals no more; drain what it dealt
+			stop.Store(true)
 		}
 	}
 	wg.Wait()
@@ -222,29 +242,31 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 }
 
 // matchBlock matches the BGP's other patterns for each first-pattern
-// match of blk, keeping the rows (charged to the query's budget).
+// match of blk and sends the rows to the fold in chunks, each charged to
+// the query's budget before it is sent (the fold releases it).
 func (n *groupNode) matchBlock(wex *executor, b *bgpNode, seed row, blk *joinBlock, stop *atomic.Bool) {
+	var chunk []row
 	defer func() {
 		if r := recover(); r != nil {
 			blk.err = fmt.Errorf("%w: in a parallel GROUP BY worker: %v", ErrInternal, r)
+			return
+		}
+		if len(chunk) > 0 && blk.err == nil {
+			blk.err = sendChunk(wex, blk, chunk)
 		}
 	}()
 	if stop.Load() {
 		return
 	}
-	// Rows are charged 64 at a time: one lock of the budget per row cost
-	// more than the row.
-	rowBytes := int64(len(seed))*8 + 24 + allocExtra
 	emit := func(r row) bool {
-		if len(blk.rows)%64 == 0 {
-			if err := wex.mem.charge(64*rowBytes, "GROUP BY"); err != nil {
-				blk.err = err
+		b.actual++
+		chunk = append(chunk, r)
+		if len(chunk) == groupJoinChunk {
+			if blk.err = sendChunk(wex, blk, chunk); blk.err != nil {
 				return false
 			}
-			blk.bytes += 64 * rowBytes
+			chunk = nil
 		}
-		b.actual++
-		blk.rows = append(blk.rows, r)
 		return true
 	}
 	ok, err := wex.filterRow(b.filters[0], seed)
@@ -272,4 +294,16 @@ func (n *groupNode) matchBlock(wex *executor, b *bgpNode, seed row, blk *joinBlo
 			return
 		}
 	}
+}
+
+// sendChunk charges chunk to the query's budget (one lock of the budget
+// per chunk: per row it cost more than the row) and hands it to the fold,
+// waiting while the block already holds groupJoinAhead chunks.
+func sendChunk(wex *executor, blk *joinBlock, chunk []row) error {
+	bytes := int64(len(chunk)) * (int64(len(chunk[0]))*8 + 24 + allocExtra)
+	if err := wex.mem.charge(bytes, "GROUP BY"); err != nil {
+		return err
+	}
+	blk.rows <- rowChunk{rows: chunk, bytes: bytes}
+	return nil
 }

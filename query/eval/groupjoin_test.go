@@ -72,26 +72,43 @@ SELECT ?g (GROUP_CONCAT(STR(?s)) AS ?c) (SAMPLE(?v) AS ?x) { ?s ex:grp ?g . ?s e
 	}
 }
 
-// TestGroupJoinBudget checks that rows waiting to be folded count against
-// the query's memory budget: a GROUP BY over a cross join stops with the
-// budget's error (the serial evaluation streams them and needs none).
+// TestGroupJoinBudget checks that a GROUP BY over a cross join, whose
+// blocks each fan out to many rows, holds only a few chunks of them
+// waiting for the fold: with a budget far below all its rows it gives the
+// serial evaluation's answer (which streams them) on workers, and the
+// chunks it holds are charged: with a budget below one chunk it stops
+// with the budget's error.
 func TestGroupJoinBudget(t *testing.T) {
 	stores := trigStores(t, "testdata/numcolumn.trig", "http://e/")
-	defer func(min float64, w, blk int) {
-		groupJoinMin, groupJoinWorkers, groupJoinBlock, groupJoinOn = min, w, blk, true
-	}(groupJoinMin, groupJoinWorkers, groupJoinBlock)
+	defer func(min float64, w, blk, chunk int) {
+		groupJoinMin, groupJoinWorkers, groupJoinBlock, groupJoinChunk, groupJoinOn = min, w, blk, chunk, true
+	}(groupJoinMin, groupJoinWorkers, groupJoinBlock, groupJoinChunk)
 	groupJoinMin, groupJoinWorkers, groupJoinBlock = 0, 2, 2
 	const q = `PREFIX ex: <http://e/>
-SELECT ?g (COUNT(*) AS ?n) { ?s ex:grp ?g . ?a ex:v ?b . ?c ex:v ?d . ?e ex:v ?f } GROUP BY ?g`
+SELECT ?g (COUNT(*) AS ?n) { ?s ex:grp ?g . ?a ex:v ?b . ?c ex:v ?d . ?e ex:v ?f } GROUP BY ?g ORDER BY ?g`
 	for name, ds := range stores {
+		groupJoinOn, groupJoinChunk = false, 256
+		want, err := run(t, ds, q, Options{})
+		if err != nil {
+			t.Fatalf("%s serial: %v", name, err)
+		}
+		groupJoinOn, groupJoinChunk = true, 8
 		before := groupJoinRuns.Load()
-		_, err := run(t, ds, q, Options{QueryMemory: 64 << 10})
+		got, err := run(t, ds, q, Options{QueryMemory: 64 << 10})
 		if name != "kbtest" && groupJoinRuns.Load() == before {
 			t.Errorf("%s: the join did not run on workers", name)
 		}
+		if err != nil || !equalRows(got, want) {
+			t.Errorf("%s: got %v (%v), want %v", name, got, err, want)
+		}
+		if name == "kbtest" {
+			continue
+		}
+		groupJoinChunk = 64
+		_, err = run(t, ds, q, Options{QueryMemory: 4 << 10})
 		var le *LimitError
 		if !errors.As(err, &le) || le.Limit != LimitQueryMemory {
-			t.Errorf("%s: got %v, want the query-memory limit", name, err)
+			t.Errorf("%s: budget below one chunk: got %v, want the query-memory limit", name, err)
 		}
 	}
 }
