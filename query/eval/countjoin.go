@@ -1501,28 +1501,63 @@ func cjCandidates(triples []algebra.TriplePattern) []algebra.Node {
 	return out
 }
 
-// sortCost estimates the quads op's evaluation sorts by key: a triple
-// pattern counted on its subject yields its keys in no useful order (the
-// store reads a predicate's quads in P-O-S-G order) and is sorted, one
-// counted on its object comes sorted. The root pattern of a sum
-// (run's weightedSum) is never sorted.
+// sortCost estimates, in sorted quads, what op's evaluation costs by
+// key: a triple pattern counted on its subject yields its keys in no
+// useful order (the store reads a predicate's quads in P-O-S-G order)
+// and is sorted, one counted on its object comes sorted; the root
+// pattern of a sum (run's weightedSum) is never sorted. Every scanned
+// quad adds 1/scanShare of a sorted one, and the larger side of a join
+// that counts probes per key of the smaller one (counts) costs those
+// probes instead: keying a join of a small and a large pattern on the
+// large one's object sorts nothing but scans all of it, where keying it
+// on the shared subject probes the large one a few times.
 func (n *countJoinNode) sortCost(ex *executor, op *cjOp, root bool) (int64, error) {
 	var cost int64
 	if op.kind != cjTriple {
-		a, err := n.sortCost(ex, op.a, false)
+		first, second := op.a, op.b
+		var keys int64 = -1
+		if op.kind == cjJoin || op.kind == cjSemi {
+			ea, err := n.estimate(ex, op.a)
+			if err != nil {
+				return 0, err
+			}
+			eb, err := n.estimate(ex, op.b)
+			if err != nil {
+				return 0, err
+			}
+			if eb < ea {
+				first, second = op.b, op.a
+			}
+			keys = min(ea, eb)
+		}
+		a, err := n.sortCost(ex, first, false)
 		if err != nil {
 			return 0, err
 		}
-		b, err := n.sortCost(ex, op.b, false)
+		if keys >= 0 && second.kind == cjTriple && !second.missing {
+			size, err := n.size(ex, second)
+			if err != nil {
+				return 0, err
+			}
+			if keys*probeCost < size {
+				return a + keys*probeCost/scanShare, nil
+			}
+		}
+		b, err := n.sortCost(ex, second, false)
 		return a + b, err
 	}
-	summed := root && n.groupSlot < 0 && len(op.subs) > 0
-	if op.keyPos == 0 && !op.missing && !summed {
+	var size int64
+	if !op.missing {
 		c, err := n.size(ex, op)
 		if err != nil {
 			return 0, err
 		}
-		cost += c
+		size = c
+	}
+	cost += size / scanShare
+	summed := root && n.groupSlot < 0 && len(op.subs) > 0
+	if op.keyPos == 0 && !summed {
+		cost += size
 	}
 	for _, sub := range op.subs {
 		c, err := n.sortCost(ex, sub.op, false)
@@ -1533,3 +1568,7 @@ func (n *countJoinNode) sortCost(ex *executor, op *cjOp, root bool) (int64, erro
 	}
 	return cost, nil
 }
+
+// scanShare is how many scanned quads cost as much as one sorted quad
+// in sortCost.
+const scanShare = 4
