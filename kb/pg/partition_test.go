@@ -101,18 +101,7 @@ func TestPartitionLoads(t *testing.T) {
 		if attached != st.partition {
 			t.Errorf("%s: graph %v has a partition of its own: %v; want %v", st.name, st.graph, attached, st.partition)
 		}
-		got, want := termQuadSet(t, ds), termQuadSet(t, ref)
-		if len(got) != len(want) {
-			t.Errorf("%s: the store holds %d quads; the reference %d", st.name, len(got), len(want))
-		}
-		missing := 0
-		for q := range want {
-			if !got[q] {
-				if missing++; missing <= 3 {
-					t.Errorf("%s: missing %v", st.name, q)
-				}
-			}
-		}
+		sameQuads(t, st.name, ds, ref)
 		stats, err := ds.Stats(ctx)
 		if err != nil {
 			t.Fatal(err)
