@@ -246,8 +246,9 @@ func sameModel(a, b *Model, scale, tol float64) (hyp, coefs bool) {
 // scores Extra-P's recovery of the generating exponents on the same
 // inputs. It runs where internal/oracle finds Extra-P, on the issue's
 // designs (6 values of p; a 5×5 grid); PERFKB_EXTRAP_FULL=1 adds the
-// longer ones (p up to 4096; a 7×7 grid). On a loaded machine give it time
-// (go test -timeout 30m).
+// longer ones (p up to 4096; a 7×7 grid) and the two that follow the
+// Extra-P authors' documented evaluation (see designs). On a loaded
+// machine give it time (go test -timeout 30m).
 func TestAgainstExtraP(t *testing.T) {
 	py := oracle.Python(t, "extrap")
 	s, _ := seed(t)

@@ -29,7 +29,7 @@ func BenchmarkFit1000x3x6(b *testing.B) {
 // (5 repetitions each): SelectRepetitions fits every pair of exponents in
 // four combinations, so its cost per call path is far above Extra-P's.
 func BenchmarkFit100x5x5(b *testing.B) {
-	d := design{"bench", []string{"p", "n"}, [][]float64{{4, 8, 16, 32, 64}, {10, 20, 40, 80, 160}}, 0.01, 0.05, 100}
+	d := design{"bench", []string{"p", "n"}, [][]float64{{4, 8, 16, 32, 64}, {10, 20, 40, 80, 160}}, 0.01, 0.05, 100, nil}
 	var sets [][]Point
 	for _, c := range generate(1, d) {
 		sets = append(sets, c.points)

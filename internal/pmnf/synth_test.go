@@ -26,6 +26,9 @@ type design struct {
 	values [][]float64
 	lo, hi float64
 	n      int
+	// exps is the set the generating exponents are drawn from; nil is
+	// Extra-P's whole search space (DefaultExponents).
+	exps []Exponent
 }
 
 // noisy returns 5 repetitions of v with uniform relative noise ±nz.
@@ -61,8 +64,12 @@ func generate(seed uint64, d design) []synth {
 	out := make([]synth, d.n)
 	for k := range out {
 		s := &out[k]
+		exps := d.exps
+		if exps == nil {
+			exps = DefaultExponents
+		}
 		for range d.params {
-			s.want = append(s.want, DefaultExponents[rng.IntN(len(DefaultExponents))])
+			s.want = append(s.want, exps[rng.IntN(len(exps))])
 		}
 		c0 := 1 + rng.Float64()*99
 		s.mult = len(d.params) == 1 || k%2 == 0
