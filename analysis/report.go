@@ -319,13 +319,24 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 }
 
 // subjectNames names the subjects findings are about for people: an
-// experiment by its local name, a region aggregate as "experiment: call
-// path", a model as "version problem size: call path (metric)". Hash IRIs
-// say nothing to a reader.
+// experiment by its name (iriNames: its local name, with as much of its
+// IRI before it as tells it from the other experiments), a region
+// aggregate as "experiment: call path", a model as "version problem size:
+// call path (metric)". Hash IRIs say nothing to a reader.
 func (r *Result) subjectNames() map[string]string {
+	var iris []string
+	for _, e := range r.Experiments {
+		iris = append(iris, e.Exp.IRI)
+	}
+	if r.Models != nil {
+		for _, rm := range r.Models.Models {
+			iris = append(iris, rm.Series.Version)
+		}
+	}
+	short := iriNames(iris)
 	names := map[string]string{}
 	for _, e := range r.Experiments {
-		exp := localName(e.Exp.IRI)
+		exp := short[e.Exp.IRI]
 		names[e.Exp.IRI] = exp
 		for _, rr := range e.Regions {
 			names[RegionIRI(e.Exp.IRI, rr.Region.Path)] = exp + ": " + readablePath(e.Exp, rr.Region)
@@ -333,19 +344,20 @@ func (r *Result) subjectNames() map[string]string {
 	}
 	if r.Models != nil {
 		for _, rm := range r.Models.Models {
-			names[rm.IRI] = strings.TrimSpace(localName(rm.Series.Version)+" "+rm.Series.ProblemSize) + ": " + rm.Name + " (" + rm.Metric + ")"
+			names[rm.IRI] = strings.TrimSpace(short[rm.Series.Version]+" "+rm.Series.ProblemSize) + ": " + rm.Name + " (" + rm.Metric + ")"
 		}
 	}
 	return names
 }
 
 // cellText writes a cell: for people (humane) numbers with 4 significant
-// digits, times scaled, IRIs by their local name; else in full.
-func cellText(c any, humane bool) string {
+// digits, times scaled, IRIs by their names (names, from iriNames; the
+// local name where names has none); else in full.
+func cellText(c any, humane bool, names map[string]string) string {
 	switch v := c.(type) {
 	case string:
 		if humane {
-			return longDecimals.ReplaceAllStringFunc(shortIRIs(v), func(d string) string {
+			return longDecimals.ReplaceAllStringFunc(shortIRIs(v, names), func(d string) string {
 				f, err := strconv.ParseFloat(d, 64)
 				if err != nil {
 					return d
@@ -362,7 +374,7 @@ func cellText(c any, humane bool) string {
 	case int:
 		return strconv.Itoa(v)
 	case float64:
-		return cellText(Number{Value: v}, humane)
+		return cellText(Number{Value: v}, humane, names)
 	}
 	return fmt.Sprint(c)
 }
@@ -372,15 +384,20 @@ func cellText(c any, humane bool) string {
 var longDecimals = regexp.MustCompile(`\b[0-9]+\.[0-9]{5,}(?:[eE][+-]?[0-9]+)?\b`)
 
 // shortIRIs replaces every absolute IRI in a space-separated cell by its
-// local name (the part after the last '/' or '#').
-func shortIRIs(s string) string {
+// name in names, else by its local name (the part after the last '/' or
+// '#').
+func shortIRIs(s string, names map[string]string) string {
 	if !strings.Contains(s, "://") && !strings.HasPrefix(s, "urn:") {
 		return s
 	}
 	parts := strings.Split(s, " ")
 	for i, p := range parts {
-		if strings.Contains(p, "://") || strings.HasPrefix(p, "urn:") {
-			parts[i] = localName(p)
+		if isIRI(p) {
+			if n, ok := names[p]; ok {
+				parts[i] = n
+			} else {
+				parts[i] = localName(p)
+			}
 		}
 	}
 	return strings.Join(parts, " ")
@@ -424,7 +441,7 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 			for _, row := range t.Rows {
 				rec = rec[:0]
 				for _, c := range row {
-					rec = append(rec, cellText(c, false))
+					rec = append(rec, cellText(c, false, nil))
 				}
 				if err := cw.Write(rec); err != nil {
 					return err
@@ -437,6 +454,25 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 		}
 		return nil
 	case "table", "":
+		// One naming for all tables, so a run is called the same in each.
+		var iris []string
+		for _, t := range tables {
+			for _, row := range t.Rows {
+				for i, c := range row {
+					if i < len(t.Columns) && slices.Contains(t.Hide, t.Columns[i]) {
+						continue
+					}
+					if s, ok := c.(string); ok {
+						for _, tok := range strings.Split(s, " ") {
+							if isIRI(tok) {
+								iris = append(iris, tok)
+							}
+						}
+					}
+				}
+			}
+		}
+		names := iriNames(iris)
 		for i, t := range tables {
 			if i > 0 {
 				fmt.Fprintln(w)
@@ -460,7 +496,7 @@ func WriteTables(w io.Writer, format string, tables []Table) error {
 				cells = cells[:0]
 				for i, c := range row {
 					if i >= len(show) || show[i] {
-						cells = append(cells, cellText(c, true))
+						cells = append(cells, cellText(c, true, names))
 					}
 				}
 				fmt.Fprintln(tw, strings.Join(cells, "\t"))
