@@ -326,7 +326,7 @@ func (r *Result) Tables(kind string, experiments []string) ([]Table, error) {
 func (r *Result) subjectNames() map[string]string {
 	var iris []string
 	for _, e := range r.Experiments {
-		iris = append(iris, e.Exp.IRI)
+		iris = append(iris, e.Exp.IRI, e.Exp.Version)
 	}
 	if r.Models != nil {
 		for _, rm := range r.Models.Models {
