@@ -142,8 +142,9 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 
 // scalabilityRules runs the SCALABILITY and MODELS rules over the part of
 // the results they read (the efficiency metrics and the nodes they hang
-// off, baselines and their sizes; the performance models, their
-// predictions and extra, the code region types of the models) and returns
+// off, baselines and their sizes; the performance models, the code regions'
+// links to them, their predictions and extra, the code region types of the
+// models) and returns
 // the derived quads and the findings.
 func scalabilityRules(ctx context.Context, quads, extra []kb.TermQuad, defines map[string]string) ([]kb.TermQuad, []reasoner.Finding, error) {
 	effName := kb.String("efficiency")
@@ -153,7 +154,7 @@ func scalabilityRules(ctx context.Context, quads, extra []kb.TermQuad, defines m
 			eff[q.S] = true
 		}
 	}
-	keep := map[string]bool{ontology.HasBaseline: true, ontology.NumberOfProcessingUnits: true, ontology.InScalingGroup: true}
+	keep := map[string]bool{ontology.HasBaseline: true, ontology.NumberOfProcessingUnits: true, ontology.InScalingGroup: true, ontology.HasPerformanceModel: true}
 	model := map[kb.Term]bool{}
 	for _, q := range quads {
 		if q.P == tType && (q.O.Value == ontology.PerformanceModel || q.O.Value == ontology.ModelPrediction) {

@@ -45,7 +45,8 @@
 //	?c rdfs:subClassOf* perfonto:CommunicationOverhead .
 //
 // A performance model is a perfonto:PerformanceModel (perfonto:inSeries,
-// perfonto:ofCodeRegion, perfonto:callPath, perfonto:modelledMetric) with
+// perfonto:callPath, perfonto:modelledMetric; its code region points to
+// it with perfonto:hasPerformanceModel) with
 // its constant, its perfonto:ModelTerm nodes (coefficient and one
 // perfonto:TermFactor per parameter: perfonto:polynomialExponent,
 // perfonto:logarithmExponent), quality measures (perfonto:modelSMAPE,

@@ -425,7 +425,8 @@ func (w *writer) model(rm *RegionModel) {
 	mi := kb.IRI(rm.IRI)
 	w.add(mi, tType, kb.IRI(ontology.PerformanceModel))
 	w.add(mi, kb.IRI(ontology.InSeries), kb.IRI(rm.Series.IRI))
-	w.add(mi, kb.IRI(ontology.OfCodeRegion), kb.IRI(rm.CR))
+	// The code region points to its models; perfonto:ofCodeRegion the other
+	// way would make RDFS infer each model a DynamicRegion (its domain).
 	w.add(kb.IRI(rm.CR), kb.IRI(ontology.HasPerformanceModel), mi)
 	w.add(mi, kb.IRI(ontology.CallPath), kb.String(rm.Name))
 	w.add(mi, kb.IRI(ontology.ModelledMetric), kb.String(rm.Metric))

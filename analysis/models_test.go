@@ -325,6 +325,36 @@ func TestModelsInStore(t *testing.T) {
 	if want := []string{"main [CR_P] > exchange [CR_MPIP2P] 8242", "main [CR_P] > work [CR_L] 15"}; !slices.Equal(got, want) {
 		t.Errorf("pf:predict at 64: %q, want %q", got, want)
 	}
+	// A model is described only by properties whose rdfs:domain (in
+	// PERFONTO) admits it, so RDFS reasoning does not make it something
+	// else: perfonto:ofCodeRegion's domain is DynamicRegion, and a model
+	// on it would count as a dynamic region. Its code region reaches it by
+	// perfonto:hasPerformanceModel instead.
+	ont := native.OpenMemory()
+	if _, err := rdfio.Load(ctx, ont, ontology.TurtleReader(), rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "perfonto.ttl"}); err != nil {
+		t.Fatal(err)
+	}
+	domain := map[string]string{}
+	for _, row := range selectColumn(t, ont, `PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?p ?d WHERE { ?p rdfs:domain ?d }`) {
+		p, d, _ := strings.Cut(row, " ")
+		domain[p] = d
+	}
+	if len(domain) == 0 {
+		t.Fatal("no rdfs:domain in the ontology")
+	}
+	preds := selectColumn(t, ds, prefix+`SELECT DISTINCT ?p WHERE { ?m a perfonto:PerformanceModel ; ?p ?o }`)
+	if len(preds) < 10 {
+		t.Fatalf("models described by %d properties: %q", len(preds), preds)
+	}
+	for _, p := range preds {
+		if d, ok := domain[p]; ok && d != ontology.PerformanceModel {
+			t.Errorf("models have %s, whose domain %s would make each a %s", p, d, localName(d))
+		}
+	}
+	if got := selectColumn(t, ds, prefix+`SELECT ?path WHERE { ?cr perfonto:hasPerformanceModel ?m . ?m perfonto:modelledMetric "wtime" ; perfonto:callPath ?path . ?cr perfonto:regionName "exchange" }`); len(got) != 1 {
+		t.Errorf("the exchange's code region reaches %d wtime models: %q", len(got), got)
+	}
 	var poor []string
 	for _, f := range res.Findings {
 		if f.Type == ontology.PoorScalingModel {

@@ -274,7 +274,7 @@ func TestWorkbenchViewsInChromium(t *testing.T) {
 		// averaged.
 		perExp := map[string]float64{}
 		procs := map[string]float64{}
-		for _, r := range sparqlRows(t, ds, pfx+`SELECT ?e ?p ?v WHERE { <`+model+`> perfonto:fittedFrom ?e ; perfonto:ofCodeRegion ?cr . ?e perfonto:numberOfProcesses ?p .
+		for _, r := range sparqlRows(t, ds, pfx+`SELECT ?e ?p ?v WHERE { <`+model+`> perfonto:fittedFrom ?e ; ^perfonto:hasPerformanceModel ?cr . ?e perfonto:numberOfProcesses ?p .
 			?rs perfonto:inExperiment ?e ; perfonto:ofCodeRegion ?cr ; perfonto:inProcessingUnit ?pu ; perfonto:hasMetric ?m . ?m perfonto:hasMetricName "wtime" ; perfonto:hasMetricValue ?v }`) {
 			v, _ := strconv.ParseFloat(r[2], 64)
 			p, _ := strconv.ParseFloat(r[1], 64)

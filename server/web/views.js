@@ -386,7 +386,7 @@ function modelsQuery(version, metric) {
   return `PREFIX perfonto: <${PERFONTO}>
 SELECT ?model ?path ?cr ?formula ?function ?smape ?series ?size WHERE {
   ?model a perfonto:PerformanceModel ; perfonto:modelledMetric "${metric.replace(/["\\]/g, "")}" ; perfonto:callPath ?path ;
-         perfonto:ofCodeRegion ?cr ; perfonto:modelFormula ?formula ; perfonto:inSeries ?series ; perfonto:fittedFrom ?exp .
+         ^perfonto:hasPerformanceModel ?cr ; perfonto:modelFormula ?formula ; perfonto:inSeries ?series ; perfonto:fittedFrom ?exp .
   ?exp perfonto:ofVersion <${version}> .
   OPTIONAL { ?model perfonto:modelFunction ?function } OPTIONAL { ?model perfonto:modelSMAPE ?smape } OPTIONAL { ?series perfonto:problemSize ?size }
 } GROUP BY ?model ?path ?cr ?formula ?function ?smape ?series ?size`;
@@ -398,7 +398,7 @@ SELECT ?model ?path ?cr ?formula ?function ?smape ?series ?size WHERE {
 function regionPointsQuery(model, metric) {
   return `PREFIX perfonto: <${PERFONTO}>
 SELECT ?exp ?p ?size (MAX(?v) AS ?value) WHERE {
-  <${model}> perfonto:fittedFrom ?exp ; perfonto:ofCodeRegion ?cr .
+  <${model}> perfonto:fittedFrom ?exp ; ^perfonto:hasPerformanceModel ?cr .
   ?exp perfonto:numberOfProcesses ?p . OPTIONAL { ?exp perfonto:problemSize ?size }
   ?rs perfonto:inExperiment ?exp ; perfonto:ofCodeRegion ?cr ; perfonto:inProcessingUnit ?pu ; perfonto:hasMetric ?m .
   ?m perfonto:hasMetricName "${metric.replace(/["\\]/g, "")}" ; perfonto:hasMetricValue ?v .
