@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +20,9 @@ import (
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/query"
 )
+
+// hotPercent reads an ExtrapolatedHotspot finding's description.
+var hotPercent = regexp.MustCompile(`is predicted to take ([0-9.]+) % of the program's time at p = 4096(?:\.0)? \(threshold 30(?:\.0)? %\)$`)
 
 // TestSampleModels checks the models of the sample scaling series against
 // the generator's time model (ontology/sample/scaling.go): per version and
@@ -51,10 +55,12 @@ func TestSampleModels(t *testing.T) {
 		t.Errorf("%d Stommel series, want 2 sites x 2 versions x 2 sizes", series)
 	}
 	hot := map[string]bool{}
+	hotText := map[string]string{}
 	poor := map[string]reasonerFinding{}
 	for _, f := range res.Findings {
 		if f.Type == ontology.ExtrapolatedHotspot {
 			hot[f.Subject.Value] = true
+			hotText[f.Subject.Value] = f.Description
 		}
 		if f.Type == ontology.PoorScalingModel {
 			poor[f.Subject.Value] = reasonerFinding{f.Description, f.SeverityClass}
@@ -202,6 +208,16 @@ SELECT ?t32 ?ratio WHERE {
 			}
 			if hot[rm.IRI] != (share >= 0.3) {
 				t.Errorf("%s: predicted share %.3g, flagged %v (threshold 0.3)", rm.Name, share, hot[rm.IRI])
+			}
+			// The finding gives the share as a percentage, with the
+			// threshold's.
+			if hot[rm.IRI] {
+				m := hotPercent.FindStringSubmatch(hotText[rm.IRI])
+				if m == nil {
+					t.Errorf("%s: hotspot description %q, want \"... is predicted to take N %% of the program's time at p = 4096 (threshold 30 %%)\"", rm.Name, hotText[rm.IRI])
+				} else if pct, _ := strconv.ParseFloat(m[1], 64); math.Abs(pct-100*share) > 1e-9*100 {
+					t.Errorf("%s: hotspot description says %s %%, the prediction %.12g %%", rm.Name, m[1], 100*share)
+				}
 			}
 		case rm.Name == exchange && strings.Contains(rm.Series.Version, "/Stommel/v1"):
 			checked++
