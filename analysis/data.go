@@ -26,9 +26,13 @@ type Experiment struct {
 	ProblemSize string // perfonto:problemSize, "" when absent
 	Site        string // IRI of perfonto:atSite, "" when absent
 	Machine     string // cluster IRI of the nodes it used, "" when unknown
-	Processes   int    // distinct perfonto:processID among its processing units
-	Threads     int    // largest number of threads of one process
-	Units       int    // thread-level processing units: the machine size n
+	// CommLib is the communication library (perfonto:mpiLibName of the
+	// point-to-point performance of the machine's networks, 5.5.3.2), ""
+	// when unknown or when the networks name different ones.
+	CommLib   string
+	Processes int // distinct perfonto:processID among its processing units
+	Threads   int // largest number of threads of one process
+	Units     int // thread-level processing units: the machine size n
 
 	PUs     []*PU              // thread-level units that ran region summaries, sorted
 	Regions map[string]*Region // by call path key

@@ -67,6 +67,8 @@ func factorValue(e *Experiment, name string) (string, bool) {
 		return e.Machine, e.Machine != ""
 	case "site":
 		return e.Site, e.Site != ""
+	case "commlib":
+		return e.CommLib, e.CommLib != ""
 	case "version":
 		return e.Version, e.Version != ""
 	}

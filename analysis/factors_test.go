@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/ontology"
 )
 
@@ -262,4 +263,71 @@ func TestFuzzyClustersWritten(t *testing.T) {
 // strconvHash is the membership node's name for an expression and term.
 func strconvHash(expr, term string) string {
 	return strconv.FormatUint(hash64(expr+"\x00"+term), 16)
+}
+
+// TestCommLibFactor: the communication library (5.5.3.2) is an experiment
+// factor, read through the machine: cluster perfonto:hasNetwork, network
+// perfonto:hasMPP2PPerf, perfonto:mpiLibName. e1 (the base) and e8 ran on
+// cluster A (MPICH), e4 on cluster B (LAM/MPI); a cluster whose networks
+// name two libraries has none.
+func TestCommLibFactor(t *testing.T) {
+	cfg, err := ParseSoftConfig("t.conf", "factor commlib 1 same\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ttl  string
+		want map[string]float64 // experiment → sim of commlib; absent: not compared
+	}{
+		{"two libraries", `
+ex:clB perfonto:hasNetwork ex:netB . ex:netB perfonto:hasMPP2PPerf ex:pB . ex:pB perfonto:mpiLibName "LAM/MPI 7.0" .`,
+			map[string]float64{"e4": 0, "e8": 1}},
+		{"B's networks disagree", `
+ex:clB perfonto:hasNetwork ex:netB , ex:netB2 . ex:netB perfonto:hasMPP2PPerf ex:pB . ex:pB perfonto:mpiLibName "LAM/MPI 7.0" .
+ex:netB2 perfonto:hasMPP2PPerf ex:pB2 . ex:pB2 perfonto:mpiLibName "MPICH 1.2.5" .`,
+			map[string]float64{"e8": 1}},
+	} {
+		ds := loadTTL(t, "scaling.ttl")
+		extra := `@prefix ex: <http://example.org/> .
+@prefix perfonto: <` + ontology.Namespace + `> .
+ex:e1 perfonto:usesNode ex:n1 . ex:e8 perfonto:usesNode ex:n8 . ex:e4 perfonto:usesNode ex:n4 .
+ex:n1 perfonto:inCluster ex:clA . ex:n8 perfonto:inCluster ex:clA . ex:n4 perfonto:inCluster ex:clB .
+ex:clA perfonto:hasNetwork ex:netA . ex:netA perfonto:hasMPP2PPerf ex:pA . ex:pA perfonto:mpiLibName "MPICH 1.2.5" .
+ex:colA perfonto:mpiLibName "MPICH-GM 1.2.5" .
+` + tc.ttl
+		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(extra), rdfio.LoadOptions{Format: rdfio.Turtle, SourceName: "extra.ttl", Graph: kb.IRI("http://example.org/site")}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), ds, Options{Soft: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]float64{}
+		for _, fc := range res.Soft.Factors {
+			if fc.Base != ex+"e1" {
+				t.Errorf("%s: %s compared with %s", tc.name, fc.Experiment, fc.Base)
+			}
+			for _, f := range fc.Factors {
+				if f.Factor == "commlib" {
+					got[strings.TrimPrefix(fc.Experiment, ex)] = f.Similarity
+					if f.BaseValue != "MPICH 1.2.5" {
+						t.Errorf("%s: base library %q", tc.name, f.BaseValue)
+					}
+					node := kb.IRI(fc.Experiment + "/factors/commlib")
+					if !has(t, ds, kb.Triple{S: node, P: kb.IRI(ontology.SimilarityValue), O: dbl(f.Similarity)}) {
+						t.Errorf("%s: %s's commlib similarity not in the store", tc.name, fc.Experiment)
+					}
+				}
+			}
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: commlib compared for %v, want %v", tc.name, got, tc.want)
+		}
+		for e, w := range tc.want {
+			if g, ok := got[e]; !ok || g != w {
+				t.Errorf("%s: %s commlib similarity %g (%v), want %g", tc.name, e, g, ok, w)
+			}
+		}
+	}
 }

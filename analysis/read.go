@@ -86,7 +86,8 @@ func (r *reader) start(ctx context.Context) error {
 	for _, iri := range []string{ontology.RDFType, ontology.Experiment, ontology.OfVersion, ontology.ProblemSize, ontology.AtSite,
 		ontology.UsesNode, ontology.InCluster, ontology.InExperiment, ontology.InProcessingUnit, ontology.ProcessID,
 		ontology.ThreadID, ontology.HasParentPU, ontology.OfCodeRegion, ontology.HasChildRS, ontology.HasMetric,
-		ontology.HasMetricName, ontology.HasMetricValue, ontology.HasCrType, ontology.RegionName} {
+		ontology.HasMetricName, ontology.HasMetricValue, ontology.HasCrType, ontology.RegionName,
+		ontology.HasNetwork, ontology.HasMPP2PPerf, ontology.MpiLibName} {
 		if r.preds[iri], err = r.id(ctx, iri); err != nil {
 			return err
 		}
@@ -121,10 +122,16 @@ func (r *reader) experiments(ctx context.Context, d *Data) error {
 	}
 	version, size, site, cluster := map[kb.ID]kb.ID{}, map[kb.ID]kb.ID{}, map[kb.ID]kb.ID{}, map[kb.ID]kb.ID{}
 	nodes := map[kb.ID][]kb.ID{}
+	// The communication library: cluster → network → point-to-point
+	// performance → library name.
+	networks, p2p, lib := map[kb.ID][]kb.ID{}, map[kb.ID][]kb.ID{}, map[kb.ID]kb.ID{}
 	scans := []struct {
 		pred string
 		fn   func(s, o kb.ID)
 	}{
+		{ontology.HasNetwork, func(s, o kb.ID) { networks[s] = append(networks[s], o) }},
+		{ontology.HasMPP2PPerf, func(s, o kb.ID) { p2p[s] = append(p2p[s], o) }},
+		{ontology.MpiLibName, func(s, o kb.ID) { lib[s] = o }},
 		{ontology.OfVersion, func(s, o kb.ID) { r.exp(s); version[s] = o }},
 		{ontology.ProblemSize, func(s, o kb.ID) { size[s] = o }},
 		{ontology.AtSite, func(s, o kb.ID) { site[s] = o }},
@@ -164,6 +171,21 @@ func (r *reader) experiments(ctx context.Context, d *Data) error {
 			for c := range clusters {
 				if e.Machine, err = r.str(ctx, c); err != nil {
 					return err
+				}
+				libs := map[kb.ID]bool{}
+				for _, n := range networks[c] {
+					for _, p := range p2p[n] {
+						if l, ok := lib[p]; ok {
+							libs[l] = true
+						}
+					}
+				}
+				if len(libs) == 1 {
+					for l := range libs {
+						if e.CommLib, err = r.str(ctx, l); err != nil {
+							return err
+						}
+					}
 				}
 			}
 		}

@@ -166,7 +166,7 @@ type ClusterDef struct {
 
 // factorNames are the experiment factors the analysis knows.
 var factorNames = map[string]bool{"problemsize": true, "processes": true, "threads": true, "units": true,
-	"machine": true, "site": true, "version": true}
+	"machine": true, "commlib": true, "site": true, "version": true}
 
 // ParseSoftConfig parses a soft analysis configuration; errors are
 // FILE:LINE:COLUMN: what was expected, all of them.
@@ -243,7 +243,7 @@ func ParseSoftConfig(file, text string) (*SoftConfig, error) {
 				continue
 			}
 			if !factorNames[fields[1]] {
-				bad(1, "expected a factor (problemsize, processes, threads, units, machine, site, version), found %q", fields[1])
+				bad(1, "expected a factor (problemsize, processes, threads, units, machine, commlib, site, version), found %q", fields[1])
 				continue
 			}
 			w, err := strconv.ParseFloat(fields[2], 64)
@@ -279,7 +279,7 @@ func ParseSoftConfig(file, text string) (*SoftConfig, error) {
 				continue
 			}
 			if !factorNames[fields[1]] {
-				bad(1, "expected a factor (problemsize, processes, threads, units, machine, site, version), found %q", fields[1])
+				bad(1, "expected a factor (problemsize, processes, threads, units, machine, commlib, site, version), found %q", fields[1])
 				continue
 			}
 			v, err := strconv.ParseFloat(fields[3], 64)
