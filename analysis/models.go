@@ -191,12 +191,12 @@ func buildSeries(d *Data, minPoints int) ([]*Series, []Issue) {
 					vals[x[j]] = true
 				}
 				if len(vals) < minPoints {
-					short += fmt.Sprintf("; %d distinct values of %s", len(vals), p)
+					short += "; " + count(len(vals), "distinct value") + " of " + p
 				}
 			}
 			if short != "" {
 				issues = append(issues, Issue{Experiment: s.Version, Subject: label,
-					Reason: fmt.Sprintf("series of %d experiments at %d points%s: at least %d are needed to fit a scaling model; not modelled", len(g), s.Points, short, minPoints)})
+					Reason: fmt.Sprintf("series of %s at %s%s: at least %d distinct values are needed to fit a scaling model; not modelled", count(len(g), "experiment"), count(s.Points, "point"), short, minPoints)})
 				continue
 			}
 			out = append(out, s)
@@ -529,4 +529,12 @@ func growthShare(s *Series, m *pmnf.Model, pi int) float64 {
 		return math.NaN()
 	}
 	return part / total
+}
+
+// count writes n things: "1 point", "5 points".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }

@@ -229,6 +229,22 @@ SELECT ?t32 ?ratio WHERE {
 	if checked != series*3+series/2 {
 		t.Errorf("checked %d models, want %d", checked, series*3+series/2)
 	}
+	// Series too short to model say so in words: the sample's
+	// single-experiment series are "1 experiment at 1 point".
+	one := 0
+	for _, i := range res.Models.Skipped {
+		if strings.HasPrefix(i.Reason, "series of 1 experiment at 1 point; 1 distinct value of p: at least 5 distinct values are needed") {
+			one++
+		}
+		for _, bad := range []string{"of 1 experiments", "at 1 points", "1 distinct values"} {
+			if strings.Contains(i.Reason, bad) {
+				t.Errorf("series not modelled: %q", i.Reason)
+			}
+		}
+	}
+	if one == 0 {
+		t.Errorf("no single-experiment series among those not modelled: %+v", res.Models.Skipped)
+	}
 }
 
 // shareAt is the model's predicted share of the program's time at p (-1
