@@ -255,6 +255,11 @@ type Engine struct {
 	// aggLabels are the label IDs of the program's SPARQL rules
 	// (aggregate.go).
 	aggLabels []kb.ID
+	// retractPlans and the pattern references keep what retractions plan
+	// (retract.go) for the next one: a server's engine retracts often.
+	retractPlans map[planKey]*plan
+	byPredRefs   map[kb.ID][]*patternRef
+	anyPredRefs  []*patternRef
 }
 
 type premRef struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -249,16 +250,150 @@ type planKey struct {
 	drop int
 }
 
-// patternRef is body pattern ci of a rule.
+// patternRef is body pattern ci of a rule, with what over-deleting through
+// it needs: the plan of the rest of the body with the pattern's variables
+// bound (made on first use), and the gates of the other patterns.
 type patternRef struct {
-	br *boundRule
-	ci int
+	br    *boundRule
+	ci    int
+	pl    *plan
+	gates []gate
+}
+
+// A gate is a necessary condition for a join: body pattern j of the rule
+// has a row in the working memory with the variables bound before the join
+// at their values and its other variables free. Checking the gates costs a
+// hash probe each, against about a microsecond for setting up a join, and
+// most joins a retraction tries match nothing (a deleted metric bound to a
+// rule that wants another metric name, a property without
+// rdfs:subPropertyOf). A gate whose bound variables are at most pv (the
+// bound triple's predicate variable) depends on one value only and is
+// memoised: a retraction of thousands of triples asks "does this property
+// have an owl:inverseOf" once per predicate, not once per triple.
+type gate struct {
+	j, pv int
+	// direct: the pattern shares other bound variables, so it is probed
+	// for each binding, not memoised.
+	direct bool
+}
+
+type gateKey struct {
+	rule, j int
+	p       kb.ID
+}
+
+// gatesFor lists the gates of rule br joined with the variables in bound
+// set and predicate variable pv (-1: none), leaving out pattern skip:
+// first those probed with subject and object known, which fail most
+// often, then the memoised ones, then the rest. A pattern with no
+// constant and no bound variable says nothing and is left out.
+func gatesFor(br *boundRule, skip int, bound map[int]bool, pv int) []gate {
+	var exact, memo, rest []gate
+	for _, j := range br.cr.patterns {
+		if j == skip {
+			continue
+		}
+		g := gate{j: j, pv: -1}
+		useful, known := false, 0
+		for _, p := range br.patterns[j] {
+			switch {
+			case p.mode == modeConst:
+				useful = true
+				known++
+			case bound[p.v]:
+				useful = true
+				known++
+				if p.v == pv {
+					g.pv = pv
+				} else {
+					g.direct = true
+				}
+			}
+		}
+		switch {
+		case !useful:
+		case g.direct && known == 3:
+			exact = append(exact, g)
+		case g.direct:
+			rest = append(rest, g)
+		default:
+			memo = append(memo, g)
+		}
+	}
+	return append(append(exact, memo...), rest...)
+}
+
+// gatesOpen reports whether every gate of gs passes for the bound values
+// vals, memoising the answers that depend on the predicate only in memo
+// (valid while the working memory does not change).
+func (e *Engine) gatesOpen(br *boundRule, gs []gate, vals []kb.ID, memo map[gateKey]bool) bool {
+	for _, g := range gs {
+		var ids [3]kb.ID
+		for i, p := range br.patterns[g.j] {
+			switch {
+			case p.mode == modeConst:
+				ids[i] = p.id
+			case vals[p.v] != transientID:
+				ids[i] = vals[p.v]
+			}
+		}
+		if g.direct {
+			if !e.hasRow(ids) {
+				return false
+			}
+			continue
+		}
+		k := gateKey{rule: br.index, j: g.j}
+		if g.pv >= 0 {
+			k.p = vals[g.pv]
+		}
+		open, ok := memo[k]
+		if !ok {
+			open = e.hasRow(ids)
+			memo[k] = open
+		}
+		if !open {
+			return false
+		}
+	}
+	return true
+}
+
+// hasRow reports whether the working memory holds a live triple matching
+// ids (kb.Any: any value) of a generation the joins see.
+func (e *Engine) hasRow(ids [3]kb.ID) bool {
+	if ids[1] == kb.Any {
+		return true // not checked: every table would be read
+	}
+	t := e.ts.tables[ids[1]]
+	if t == nil {
+		return false
+	}
+	var rows []int32
+	switch {
+	case ids[0] != kb.Any && ids[2] != kb.Any:
+		return t.lookup(ids[0], ids[2]) >= 0
+	case ids[0] != kb.Any:
+		rows = t.subjects()[ids[0]]
+	case ids[2] != kb.Any:
+		rows = t.objects()[ids[2]]
+	default:
+		return t.live > 0
+	}
+	for _, r := range rows {
+		if t.gen[r] <= e.cur {
+			return true
+		}
+	}
+	return false
 }
 
 // retraction is the state of one Remove (or of the negation part of an
 // Add).
 type retraction struct {
-	e     *Engine
+	e *Engine
+	// plans are the engine's retractPlans: a plan depends on the rule and
+	// on which variables are bound, not on their values.
 	plans map[planKey]*plan
 	// marked holds the over-deleted triples, in the order found.
 	marked []([3]kb.ID)
@@ -285,26 +420,39 @@ type retraction struct {
 	// byPred lists the body patterns with a constant predicate by that
 	// predicate, anyPred those with a variable one: over-deleting binds a
 	// marked triple only to the patterns it can match.
-	byPred  map[kb.ID][]patternRef
-	anyPred []patternRef
+	byPred  map[kb.ID][]*patternRef
+	anyPred []*patternRef
 }
 
 func (e *Engine) newRetraction() *retraction {
-	rt := &retraction{e: e, plans: map[planKey]*plan{}, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
-		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
-		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{},
-		byPred: map[kb.ID][]patternRef{}}
-	for _, br := range e.rules {
-		for _, ci := range br.cr.patterns {
-			ref := patternRef{br: br, ci: ci}
-			if p := br.patterns[ci][1]; p.mode == modeConst {
-				rt.byPred[p.id] = append(rt.byPred[p.id], ref)
-			} else {
-				rt.anyPred = append(rt.anyPred, ref)
+	if e.retractPlans == nil {
+		e.retractPlans = map[planKey]*plan{}
+		e.byPredRefs = map[kb.ID][]*patternRef{}
+		for _, br := range e.rules {
+			for _, ci := range br.cr.patterns {
+				ref := &patternRef{br: br, ci: ci}
+				bound, pv := map[int]bool{}, -1
+				for j, p := range br.patterns[ci] {
+					if p.mode != modeConst {
+						bound[p.v] = true
+						if j == 1 {
+							pv = p.v
+						}
+					}
+				}
+				ref.gates = gatesFor(br, ci, bound, pv)
+				if p := br.patterns[ci][1]; p.mode == modeConst {
+					e.byPredRefs[p.id] = append(e.byPredRefs[p.id], ref)
+				} else {
+					e.anyPredRefs = append(e.anyPredRefs, ref)
+				}
 			}
 		}
 	}
-	return rt
+	return &retraction{e: e, plans: e.retractPlans, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
+		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
+		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{},
+		byPred: e.byPredRefs, anyPred: e.anyPredRefs}
 }
 
 // planFor returns the plan of rule br with the variables of preset that
@@ -411,26 +559,32 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 	}
 	var vals []kb.ID
 	var nothing output
+	memo := map[gateKey]bool{}
 	for i := from; i < len(rt.marked); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		t := rt.marked[i]
-		for _, refs := range [2][]patternRef{rt.byPred[t[1]], rt.anyPred} {
+		for _, refs := range [2][]*patternRef{rt.byPred[t[1]], rt.anyPred} {
 			for _, ref := range refs {
 				br = ref.br
 				if cap(vals) < len(br.cr.varNames) {
 					vals = make([]kb.ID, len(br.cr.varNames))
 				}
 				vals = vals[:len(br.cr.varNames)]
-				if !unify(br.patterns[ref.ci], t, vals) {
+				if !unify(br.patterns[ref.ci], t, vals) || !rt.e.gatesOpen(br, ref.gates, vals, memo) {
 					continue
 				}
-				pl, err := rt.planFor(ctx, br, vals, -1)
-				if err != nil {
-					return err
+				if ref.pl == nil {
+					// unify binds exactly the pattern's variables, so one
+					// plan serves every triple.
+					pl, err := rt.planFor(ctx, br, vals, -1)
+					if err != nil {
+						return err
+					}
+					ref.pl = pl
 				}
-				if err := rt.e.evaluateWith(ctx, &rt.x, pl, &nothing, 0, -1, vals, collect); err != nil {
+				if err := rt.e.evaluateWith(ctx, &rt.x, ref.pl, &nothing, 0, -1, vals, collect); err != nil {
 					return err
 				}
 			}
@@ -552,6 +706,13 @@ func (rt *retraction) negated(ctx context.Context, added [][3]kb.ID) error {
 // lets a rule derive.
 func (rt *retraction) rederive(ctx context.Context) error {
 	e := rt.e
+	byPred := map[kb.ID][][3]kb.ID{}
+	for _, t := range rt.marked {
+		byPred[t[1]] = append(byPred[t[1]], t)
+	}
+	// The working memory has lost the marked triples: gates answer anew.
+	memo := map[gateKey]bool{}
+	var cands [][3]kb.ID
 	for _, br := range e.rules {
 		vals := make([]kb.ID, len(br.cr.varNames))
 		_, negPats := noValueArgs(br)
@@ -575,15 +736,39 @@ func (rt *retraction) rederive(ctx context.Context) error {
 				anyPred = true
 			}
 		}
-		full := false
-		for _, t := range rt.marked {
-			if !anyPred && !preds[t[1]] {
+		// Only the marked triples of those predicates are candidates.
+		cands = rt.marked
+		if !anyPred {
+			ps := slices.Sorted(maps.Keys(preds))
+			cands = nil
+			for _, p := range ps {
+				cands = append(cands, byPred[p]...)
+			}
+		}
+		// Per head triple, the gates of the body joined with the head's
+		// variables bound.
+		gates := make([][]gate, len(br.head))
+		for hi, h := range br.head {
+			if h.triple == nil {
 				continue
 			}
+			bound, pv := map[int]bool{}, -1
+			for j, sl := range h.triple {
+				if sl.kind == slotVar {
+					bound[sl.v] = true
+					if j == 1 {
+						pv = sl.v
+					}
+				}
+			}
+			gates[hi] = gatesFor(br, -1, bound, pv)
+		}
+		full := false
+		for _, t := range cands {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			for _, h := range br.head {
+			for hi, h := range br.head {
 				if h.triple == nil {
 					continue
 				}
@@ -600,7 +785,7 @@ func (rt *retraction) rederive(ctx context.Context) error {
 						vals[sl.v] = t[j]
 					}
 				}
-				if !ok {
+				if !ok || !e.gatesOpen(br, gates[hi], vals, memo) {
 					continue
 				}
 				usesSkolem := false
@@ -961,18 +1146,14 @@ func (e *Engine) pruneRecords(ctx context.Context, marked, lost, unrecorded [][3
 // of the dropped entries.
 func pruneBatch(lex string, isLost map[[3]kb.ID]uint8, recorded map[[3]kb.ID]bool) (kept string, first, last kb.ID, dropped [][3]kb.ID, err error) {
 	var b strings.Builder
+	var ids []kb.ID
 	for line := range strings.SplitSeq(lex, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 4 || (len(f)-4)%3 != 0 {
-			return "", 0, 0, nil, fmt.Errorf("derivation batch: entry of %d IDs", len(f))
+		ids, err = parseEntry(line, ids[:0])
+		if err != nil {
+			return "", 0, 0, nil, err
 		}
-		ids := make([]kb.ID, len(f))
-		for i, s := range f {
-			n, perr := strconv.ParseUint(s, 36, 64)
-			if perr != nil {
-				return "", 0, 0, nil, fmt.Errorf("derivation batch: %w", perr)
-			}
-			ids[i] = kb.ID(n)
+		if len(ids) < 4 || (len(ids)-4)%3 != 0 {
+			return "", 0, 0, nil, fmt.Errorf("derivation batch: entry of %d IDs", len(ids))
 		}
 		drop := isLost[[3]kb.ID{ids[1], ids[2], ids[3]}] != 0
 		for i := 4; i+2 < len(ids) && !drop; i += 3 {
@@ -992,4 +1173,37 @@ func pruneBatch(lex string, isLost map[[3]kb.ID]uint8, recorded map[[3]kb.ID]boo
 		b.WriteString(line)
 	}
 	return b.String(), first, last, dropped, nil
+}
+
+// parseEntry appends the base-36 IDs of one batch entry to ids; a batch
+// holds thousands of them, so it neither splits the line nor allocates.
+func parseEntry(line string, ids []kb.ID) ([]kb.ID, error) {
+	var n uint64
+	in := false
+	for i := 0; i <= len(line); i++ {
+		var c byte = ' '
+		if i < len(line) {
+			c = line[i]
+		}
+		var d uint64
+		switch {
+		case c == ' ' || c == '\t':
+			if in {
+				ids = append(ids, kb.ID(n))
+				n, in = 0, false
+			}
+			continue
+		case '0' <= c && c <= '9':
+			d = uint64(c - '0')
+		case 'a' <= c && c <= 'z':
+			d = uint64(c-'a') + 10
+		default:
+			return ids, fmt.Errorf("derivation batch: %q is not a base-36 ID", line)
+		}
+		if n > (math.MaxUint64-d)/36 {
+			return ids, fmt.Errorf("derivation batch: ID out of range in %q", line)
+		}
+		n, in = n*36+d, true
+	}
+	return ids, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -206,5 +207,88 @@ func BenchmarkRetractExperiment(b *testing.B) {
 		b.ReportMetric(recompute.wall/live.wall, "recompute/live-wall")
 		b.ReportMetric(recompute.cpu/store.cpu, "recompute/store-cpu")
 		b.ReportMetric(recompute.wall/store.wall, "recompute/store-wall")
+	}
+}
+
+// BenchmarkRemoveAgain removes the same experiment (as
+// BenchmarkRetractExperiment's B) from a live engine ten times, adding it
+// back in between, and reports the least and the median CPU seconds of
+// the ten removals: on a loaded machine a steadier figure than one
+// retraction. Each removal must withdraw as many triples as the first.
+//
+//	go test -run '^$' -bench RemoveAgain -benchtime 1x ./reasoner/
+func BenchmarkRemoveAgain(b *testing.B) {
+	ctx := context.Background()
+	var data bytes.Buffer
+	info, err := sample.Generate(ctx, &data, sample.Options{Triples: 200000, Sites: 6, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	exp := sample.GraphIRI(sample.DefaultGraphBase, info.Sites[1]) + "/exp/2"
+	prog, err := LoadProgram(rules.Default, ParseOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ds := native.OpenMemory()
+		if _, err := rdfio.Load(ctx, ds, bytes.NewReader(data.Bytes()), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := rdfio.Load(ctx, ds, ontology.TurtleReader(), rdfio.LoadOptions{Format: rdfio.Turtle, Graph: kb.IRI(ontology.OntologyIRI)}); err != nil {
+			b.Fatal(err)
+		}
+		eng, err := NewEngine(ctx, ds, prog, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := eng.Run(ctx); err != nil {
+			b.Fatal(err)
+		}
+		quads, err := kb.Collect(ds.Match(ctx, kb.Pattern{}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var del []kb.Quad
+		for _, q := range quads {
+			s, err := ds.Resolve(ctx, q.S)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g, err := ds.Resolve(ctx, q.G)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if g.Value == kb.InferredGraphIRI || g.Value == kb.DerivationsGraphIRI || g.Value == kb.RulesInternalGraphIRI {
+				continue
+			}
+			if s.Value == exp || strings.HasPrefix(s.Value, exp+"/") {
+				del = append(del, q)
+			}
+		}
+		var cpus []float64
+		var first int64
+		for i := range 10 {
+			before := eng.summary.Retracted
+			runtime.GC() // not charged to the removal
+			c := cpuSeconds()
+			if _, err := eng.Remove(ctx, del); err != nil {
+				b.Fatal(err)
+			}
+			cpus = append(cpus, cpuSeconds()-c)
+			n := eng.summary.Retracted - before
+			if i == 0 {
+				first = n
+			} else if n != first {
+				b.Fatalf("removal %d withdrew %d triples, the first %d", i+1, n, first)
+			}
+			if _, err := eng.Add(ctx, del); err != nil {
+				b.Fatal(err)
+			}
+		}
+		slices.Sort(cpus)
+		b.ReportMetric(float64(len(del)), "deleted-quads")
+		b.ReportMetric(float64(first), "retracted")
+		b.ReportMetric(cpus[0], "min-remove-cpu-s")
+		b.ReportMetric(cpus[len(cpus)/2], "median-remove-cpu-s")
 	}
 }

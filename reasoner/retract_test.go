@@ -15,15 +15,18 @@ import (
 	"github.com/perfkb/perfkb/kb/native"
 )
 
-// retractRules (retractBaseRules, two skolem rules and aggregates) has
-// recursion (link is asserted and transitive; path is reachability over
-// edge), negation as failure over an asserted predicate (open needs no
-// blocked), a rule over a negated rule's output, a rule with two head
-// triples, two rules making the same skolem nodes (a node one rule
-// derives a triple about may be kept by the other), and SPARQL rules with
-// aggregates: reach counts a node's paths (an aggregate over a recursive
-// predicate), hub is a Jena rule over it, and opens aggregates over the
-// negated rule's output and reach's (a second stratum).
+// retractRules (retractBaseRules, two skolem rules, a rule over variable
+// predicates and aggregates) has recursion (link is asserted and
+// transitive; path is reachability over edge), negation as failure over
+// an asserted predicate (open needs no blocked), a rule over a negated
+// rule's output, a rule with two head triples, two rules making the same
+// skolem nodes (a node one rule derives a triple about may be kept by the
+// other), lift, whose body and head predicates are variables (as in
+// RDFS's sub-property rule: retraction's gates are memoised per predicate
+// for such patterns), and SPARQL rules with aggregates: reach counts a
+// node's paths (an aggregate over a recursive predicate), hub is a Jena
+// rule over it, and opens aggregates over the negated rule's output and
+// reach's (a second stratum).
 const retractBaseRules = `@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>.
 [trans: (?a ex:link ?b), (?b ex:link ?c) -> (?a ex:link ?c)]
 [path0: (?a ex:edge ?b) -> (?a ex:path ?b)]
@@ -35,6 +38,7 @@ const retractBaseRules = `@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-
 const retractRules = retractBaseRules + `
 [find: (?a ex:open ?b), makeSkolem(?f, ?a, ?b) -> (?a ex:finding ?f), (?f ex:about ?b)]
 [note: (?a ex:link ?b), (?b ex:edge ?a), makeSkolem(?f, ?a, ?b) -> (?f ex:about ?b)]
+[lift: (?p ex:liftsTo ?q), (?a ?p ?b) -> (?a ?q ?b)]
 [reach: CONSTRUCT { ?a ex:reach ?n } WHERE { SELECT ?a (COUNT(DISTINCT ?b) AS ?n) WHERE { ?a ex:path ?b } GROUP BY ?a }]
 [hub: (?a ex:reach ?n), greaterThan(?n, 2) -> (?a rdf:type ex:Hub)]
 [opens: CONSTRUCT { ?a ex:opens ?n } WHERE { SELECT ?a (MAX(?c) AS ?n) WHERE { { SELECT ?a ?b (COUNT(?x) AS ?c) WHERE { ?a ex:open ?b . ?b ex:reach ?x } GROUP BY ?a ?b } } GROUP BY ?a HAVING (MAX(?c) > 1) }]
@@ -174,9 +178,7 @@ func runRetractSteps(t *testing.T, ds kb.Dataset, mode string, steps int, seed u
 					continue
 				}
 			}
-			batch = append(batch, kb.TermQuad{
-				S: ex(nodes[rng.IntN(len(nodes))]), P: ex(preds[rng.IntN(len(preds))]),
-				O: ex(nodes[rng.IntN(len(nodes))]), G: graphs[rng.IntN(len(graphs))]})
+			batch = append(batch, randomRetractQuad(rng, nodes, preds, graphs))
 		}
 		quads := internQuads(t, ds, batch)
 		var err error
@@ -210,6 +212,20 @@ func runRetractSteps(t *testing.T, ds kb.Dataset, mode string, steps int, seed u
 	}
 }
 
+// randomRetractQuad returns a quad of a random node, predicate, node and
+// graph, or, one time in eight, a lift schema triple (edge, link or
+// blocked lifts to edge or link; never to blocked, which a noValue test
+// reads and so must stay asserted only).
+func randomRetractQuad(rng *rand.Rand, nodes, preds []string, graphs []kb.Term) kb.TermQuad {
+	g := graphs[rng.IntN(len(graphs))]
+	if rng.IntN(8) == 0 {
+		to := []string{"edge", "link"}
+		return kb.TermQuad{S: ex(preds[rng.IntN(len(preds))]), P: ex("liftsTo"), O: ex(to[rng.IntN(len(to))]), G: g}
+	}
+	return kb.TermQuad{S: ex(nodes[rng.IntN(len(nodes))]), P: ex(preds[rng.IntN(len(preds))]),
+		O: ex(nodes[rng.IntN(len(nodes))]), G: g}
+}
+
 // liveStep writes one random delta of deletes and inserts through a Live
 // store (a delete is of a stored quad, asserted mostly, sometimes
 // inferred; an insert may repeat a deleted quad) and compares the closure
@@ -239,9 +255,7 @@ func liveStep(t *testing.T, live *Live, rng *rand.Rand, step int, prog *Program)
 	}
 	var add []kb.TermQuad
 	for range rng.IntN(3) {
-		add = append(add, kb.TermQuad{
-			S: ex(nodes[rng.IntN(len(nodes))]), P: ex(preds[rng.IntN(len(preds))]),
-			O: ex(nodes[rng.IntN(len(nodes))]), G: graphs[rng.IntN(len(graphs))]})
+		add = append(add, randomRetractQuad(rng, nodes, preds, graphs))
 	}
 	d.Add = internQuads(t, live, add)
 	if len(d.Remove) > 0 && rng.IntN(6) == 0 {
@@ -470,4 +484,46 @@ func TestLiveBulkLoadAndDrop(t *testing.T) {
 		t.Errorf("change reports %+v, want 6 derived, then 6 retracted", changes)
 	}
 	checkRecords(t, ds)
+}
+
+// parseEntry reads the base-36 IDs of a derivation batch entry as
+// strconv.ParseUint over the space-separated fields does, and rejects
+// what is not an ID.
+func TestParseEntry(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		err  bool
+	}{
+		{line: "a 1 2 3"},
+		{line: "zz 0 10 9ix 4 5 6"},
+		{line: "3w5e11264sgsf 1 2 3"}, // 1<<64 - 1
+		{line: "  7  8\t9 10 "},
+		{line: ""},
+		{line: "3w5e11264sgsg 1 2 3", err: true}, // 1<<64
+		{line: "a 1 2 X", err: true},
+		{line: "a 1 -2 3", err: true},
+	} {
+		got, err := parseEntry(tc.line, nil)
+		if tc.err {
+			if err == nil {
+				t.Errorf("%q: no error, got %v", tc.line, got)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.line, err)
+			continue
+		}
+		var want []kb.ID
+		for f := range strings.FieldsSeq(tc.line) {
+			n, err := strconv.ParseUint(f, 36, 64)
+			if err != nil {
+				t.Fatalf("%q: oracle: %v", tc.line, err)
+			}
+			want = append(want, kb.ID(n))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: got %v, want %v", tc.line, got, want)
+		}
+	}
 }
