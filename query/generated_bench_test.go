@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,7 +26,9 @@ import (
 // runs the five workload queries of bench/serve/queries. PERFKB_BENCH_EXPLAIN=1 logs
 // each plan. PERFKB_BENCH_GRAPH names a graph sent as the protocol's
 // default-graph-uri, as bench/generated/run.sh and wrk send it (plans and
-// store lookups differ from the union default graph's). Skipped unless
+// store lookups differ from the union default graph's);
+// PERFKB_BENCH_WORKERS=N gives each operator N goroutines (1: serial, as
+// a server under load runs it). Skipped unless
 // PERFKB_BENCH_NATIVE names a store.
 func BenchmarkGenerated(b *testing.B) {
 	dir := os.Getenv("PERFKB_BENCH_NATIVE")
@@ -48,6 +51,9 @@ func BenchmarkGenerated(b *testing.B) {
 	var opts query.Options
 	if g := os.Getenv("PERFKB_BENCH_GRAPH"); g != "" {
 		opts.Protocol = &query.ProtocolDataset{Default: []string{g}}
+	}
+	if w, err := strconv.Atoi(os.Getenv("PERFKB_BENCH_WORKERS")); err == nil && w > 0 {
+		opts.Workers = func() int { return w }
 	}
 	ctx := context.Background()
 	st, err := native.Open(ctx, dir, native.Options{ReadOnly: true})

@@ -50,6 +50,9 @@ type bgpNode struct {
 	// split, when set, takes the first pattern's matches instead of the
 	// other patterns (a GROUP BY dealing them to workers: groupjoin.go).
 	split func(kb.Quad) error
+	// borrow lets emit receive the working row itself, which the next
+	// match overwrites (a GROUP BY folds each row at once: groupjoin.go).
+	borrow bool
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -248,6 +251,12 @@ func (n *bgpNode) graphsFor(ex *executor, r row) ([]kb.ID, bool) {
 
 func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) error {
 	if level == len(n.pats) {
+		if n.borrow {
+			if !emit(r) {
+				return errStop
+			}
+			return nil
+		}
 		if !emit(r.clone(len(r))) {
 			return errStop
 		}
