@@ -53,6 +53,8 @@ type bgpNode struct {
 	// borrow lets emit receive the working row itself, which the next
 	// match overwrites (a GROUP BY folds each row at once: groupjoin.go).
 	borrow bool
+	// exists[i]: only whether pattern i matches counts (groupexists.go).
+	exists []bool
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -275,7 +277,8 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 	}
 	graphs, dedupe := n.graphsFor(ex, r)
 	// With every position bound, one match is enough.
-	f.onlyOne = f.ids[0] != 0 && f.ids[1] != 0 && f.ids[2] != 0
+	f.onlyOne = f.ids[0] != 0 && f.ids[1] != 0 && f.ids[2] != 0 ||
+		level < len(n.exists) && n.exists[level]
 	if dedupe && !f.onlyOne {
 		f.seen = &n.dedupe[level]
 		f.seen.reset(ex.graphLast && ex.unionAll)

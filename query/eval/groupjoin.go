@@ -137,6 +137,7 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 			return nil, fmt.Errorf("%w: a GROUP BY worker compiled its BGP differently", ErrInternal)
 		}
 		b.borrow = true // matchBlock copies each row into its chunk
+		b.exists = main.exists
 		return b, nil
 	}
 	pex := ex.workerExecutor(workers)
