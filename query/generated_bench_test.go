@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,7 +24,12 @@ import (
 // PERFKB_BENCH_MATCH is a regular expression over the file names (all when
 // unset); PERFKB_BENCH_SET defaults to sample, and PERFKB_BENCH_SET=workload
 // runs the five workload queries of bench/serve/queries. PERFKB_BENCH_EXPLAIN=1 logs
-// each plan. Skipped unless PERFKB_BENCH_NATIVE names a store.
+// each plan. PERFKB_BENCH_GRAPH names a graph sent as the protocol's
+// default-graph-uri, as bench/generated/run.sh and wrk send it (plans and
+// store lookups differ from the union default graph's);
+// PERFKB_BENCH_WORKERS=N gives each operator N goroutines (1: serial, as
+// a server under load runs it). Skipped unless
+// PERFKB_BENCH_NATIVE names a store.
 func BenchmarkGenerated(b *testing.B) {
 	dir := os.Getenv("PERFKB_BENCH_NATIVE")
 	if dir == "" {
@@ -41,6 +47,13 @@ func BenchmarkGenerated(b *testing.B) {
 	files, err := filepath.Glob(filepath.Join(qdir, "*.rq"))
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no queries for set %q: %v", set, err)
+	}
+	var opts query.Options
+	if g := os.Getenv("PERFKB_BENCH_GRAPH"); g != "" {
+		opts.Protocol = &query.ProtocolDataset{Default: []string{g}}
+	}
+	if w, err := strconv.Atoi(os.Getenv("PERFKB_BENCH_WORKERS")); err == nil && w > 0 {
+		opts.Workers = func() int { return w }
 	}
 	ctx := context.Background()
 	st, err := native.Open(ctx, dir, native.Options{ReadOnly: true})
@@ -66,7 +79,7 @@ func BenchmarkGenerated(b *testing.B) {
 			cpu := processCPU()
 			defer func() { reportCPU(b, cpu) }()
 			for i := 0; i < b.N; i++ {
-				res, err := query.Exec(ctx, st, p, query.Options{})
+				res, err := query.Exec(ctx, st, p, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

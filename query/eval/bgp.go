@@ -50,6 +50,11 @@ type bgpNode struct {
 	// split, when set, takes the first pattern's matches instead of the
 	// other patterns (a GROUP BY dealing them to workers: groupjoin.go).
 	split func(kb.Quad) error
+	// borrow lets emit receive the working row itself, which the next
+	// match overwrites (a GROUP BY folds each row at once: groupjoin.go).
+	borrow bool
+	// exists[i]: only whether pattern i matches counts (groupexists.go).
+	exists []bool
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -248,6 +253,12 @@ func (n *bgpNode) graphsFor(ex *executor, r row) ([]kb.ID, bool) {
 
 func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) error {
 	if level == len(n.pats) {
+		if n.borrow {
+			if !emit(r) {
+				return errStop
+			}
+			return nil
+		}
 		if !emit(r.clone(len(r))) {
 			return errStop
 		}
@@ -266,7 +277,8 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 	}
 	graphs, dedupe := n.graphsFor(ex, r)
 	// With every position bound, one match is enough.
-	f.onlyOne = f.ids[0] != 0 && f.ids[1] != 0 && f.ids[2] != 0
+	f.onlyOne = f.ids[0] != 0 && f.ids[1] != 0 && f.ids[2] != 0 ||
+		level < len(n.exists) && n.exists[level]
 	if dedupe && !f.onlyOne {
 		f.seen = &n.dedupe[level]
 		f.seen.reset(ex.graphLast && ex.unionAll)

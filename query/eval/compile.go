@@ -211,6 +211,9 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		n.hash, err = ex.hashRight(o.Left, o.Right, sc)
 		return n, err
 	case *algebra.Filter:
+		if n, ok, err := ex.compileExtendFilter(o, sc); ok || err != nil {
+			return n, err // extendfilter.go
+		}
 		exprs, err := ex.compileExprs(o.Exprs, sc.with(sc.seed.union(ex.maybe(o.Input))))
 		if err != nil {
 			return nil, err

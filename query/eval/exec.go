@@ -135,6 +135,9 @@ type executor struct {
 	plan      *opt.Plan    // the optimizer's plan of the pattern being compiled
 	keyBuf    []byte       // scratch for hash join keys (hashjoin.go)
 	numcol    *kb.IDColumn // the store's numeric value per ID, or nil (numcolumn.go)
+	// lets, while a FILTER fused with its BIND compiles, maps the BIND's
+	// slot to the node that computes its value (extendfilter.go).
+	lets map[int]*extendFilterNode
 }
 
 // YieldEvery is how many evaluation steps (a row visited, joined or

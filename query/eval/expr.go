@@ -42,6 +42,9 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 		return func(*executor, row) (kb.Term, error) { return t, nil }, nil
 	case *algebra.VarExpr:
 		s := ex.vars.slot(x.Var)
+		if let := ex.lets[s]; let != nil {
+			return let.letRef, nil // a FILTER over its BIND (extendfilter.go)
+		}
 		return func(ex *executor, r row) (kb.Term, error) {
 			if s >= len(r) || r[s] == 0 {
 				return kb.Term{}, errUnbound

@@ -57,6 +57,10 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 	}
 	inner := sc.with(sc.seed.union(ex.maybe(o.Input)))
 	n := &groupNode{input: input}
+	if b, ok := input.(*bgpNode); ok {
+		b.borrow = true // the fold keeps no row (its aggregates keep values)
+		ex.markExistential(o, b)
+	}
 	if b, ok := ex.plan.Pattern(o.Input).(*algebra.BGP); ok && len(sc.seed) == 0 {
 		n.src = groupJoinSource{op: b, sc: sc} // for parallelJoin (groupjoin.go)
 	}
@@ -95,6 +99,7 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 		aggs []aggState // per aggregate: only what it needs, not the rows
 	}
 	groups := map[string]*group{}
+	byID := map[kb.ID]*group{}
 	var order []*group
 	keyIDs := make([]kb.ID, len(n.keys))
 	acct := ex.account("GROUP BY")
@@ -124,14 +129,29 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 			}
 			keyIDs[i] = id
 		}
-		k := rowKey(keyIDs)
-		g, ok := groups[k]
+		// One key (the usual case) is looked up by its ID; several by
+		// their bytes, converted in the index expression so that a lookup
+		// allocates no string.
+		var g *group
+		var ok bool
+		switch len(keyIDs) {
+		case 0:
+			g, ok = groups[""]
+		case 1:
+			g, ok = byID[keyIDs[0]]
+		default:
+			g, ok = groups[string(unsafe.Slice((*byte)(unsafe.Pointer(&keyIDs[0])), len(keyIDs)*8))]
+		}
 		if !ok {
 			if err := acct.charge(groupBytes); err != nil {
 				return err
 			}
 			g = &group{keys: append([]kb.ID(nil), keyIDs...), aggs: make([]aggState, len(n.aggs))}
-			groups[k] = g
+			if len(keyIDs) == 1 {
+				byID[keyIDs[0]] = g
+			} else {
+				groups[rowKey(keyIDs)] = g
+			}
 			order = append(order, g)
 		}
 		for i, a := range n.aggs {

@@ -98,9 +98,13 @@ type joinBlock struct {
 	err   error
 }
 
-// rowChunk is a worker's chunk of rows and the bytes charged for them.
+// rowChunk is a worker's chunk of rows, one after another in one slice
+// of width IDs each (one allocation per chunk, not per row, and buffers
+// go back to the workers through free), and the bytes charged for them.
 type rowChunk struct {
-	rows  []row
+	ids   []kb.ID
+	n     int // rows
+	width int
 	bytes int64
 }
 
@@ -132,6 +136,8 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 		if !ok || len(b.pats) != len(main.pats) {
 			return nil, fmt.Errorf("%w: a GROUP BY worker compiled its BGP differently", ErrInternal)
 		}
+		b.borrow = true // matchBlock copies each row into its chunk
+		b.exists = main.exists
 		return b, nil
 	}
 	pex := ex.workerExecutor(workers)
@@ -149,6 +155,8 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 	}
 
 	var stop atomic.Bool
+	// Chunk buffers the fold is done with, for the workers to fill again.
+	free := make(chan []kb.ID, workers*groupJoinAhead)
 	work := make(chan *joinBlock, workers)
 	order := make(chan *joinBlock, workers*groupJoinAhead)
 	var wg sync.WaitGroup
@@ -157,7 +165,7 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 		go func() {
 			defer wg.Done()
 			for blk := range work {
-				n.matchBlock(wexs[k], nodes[k], seed, blk, &stop)
+				n.matchBlock(wexs[k], nodes[k], seed, blk, &stop, free)
 				close(blk.rows)
 			}
 		}()
@@ -207,13 +215,15 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 	var foldErr error
 	for blk := range order {
 		for ch := range blk.rows {
-			for _, r := range ch.rows {
-				if foldErr != nil {
-					break
-				}
-				foldErr = each(r)
+			w := ch.width
+			for i := 0; i < ch.n && foldErr == nil; i++ {
+				foldErr = each(row(ch.ids[i*w : (i+1)*w : (i+1)*w]))
 			}
 			ex.mem.release(ch.bytes)
+			select {
+			case free <- ch.ids[:0]:
+			default:
+			}
 			if foldErr != nil {
 				stop.Store(true) // the producer deals no more
 			}
@@ -244,15 +254,16 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 // matchBlock matches the BGP's other patterns for each first-pattern
 // match of blk and sends the rows to the fold in chunks, each charged to
 // the query's budget before it is sent (the fold releases it).
-func (n *groupNode) matchBlock(wex *executor, b *bgpNode, seed row, blk *joinBlock, stop *atomic.Bool) {
-	var chunk []row
+func (n *groupNode) matchBlock(wex *executor, b *bgpNode, seed row, blk *joinBlock, stop *atomic.Bool, free chan []kb.ID) {
+	var chunk []kb.ID
+	rows, width := 0, len(seed)
 	defer func() {
 		if r := recover(); r != nil {
 			blk.err = fmt.Errorf("%w: in a parallel GROUP BY worker: %v", ErrInternal, r)
 			return
 		}
-		if len(chunk) > 0 && blk.err == nil {
-			blk.err = sendChunk(wex, blk, chunk)
+		if rows > 0 && blk.err == nil {
+			blk.err = sendChunk(wex, blk, chunk, rows, width)
 		}
 	}()
 	if stop.Load() {
@@ -260,12 +271,20 @@ func (n *groupNode) matchBlock(wex *executor, b *bgpNode, seed row, blk *joinBlo
 	}
 	emit := func(r row) bool {
 		b.actual++
-		chunk = append(chunk, r)
-		if len(chunk) == groupJoinChunk {
-			if blk.err = sendChunk(wex, blk, chunk); blk.err != nil {
+		if chunk == nil {
+			select {
+			case chunk = <-free:
+			default:
+				chunk = make([]kb.ID, 0, groupJoinChunk*width)
+			}
+		}
+		chunk = append(chunk, r[:width]...)
+		rows++
+		if rows == groupJoinChunk {
+			if blk.err = sendChunk(wex, blk, chunk, rows, width); blk.err != nil {
 				return false
 			}
-			chunk = nil
+			chunk, rows = nil, 0
 		}
 		return true
 	}
@@ -299,11 +318,11 @@ func (n *groupNode) matchBlock(wex *executor, b *bgpNode, seed row, blk *joinBlo
 // sendChunk charges chunk to the query's budget (one lock of the budget
 // per chunk: per row it cost more than the row) and hands it to the fold,
 // waiting while the block already holds groupJoinAhead chunks.
-func sendChunk(wex *executor, blk *joinBlock, chunk []row) error {
-	bytes := int64(len(chunk)) * (int64(len(chunk[0]))*8 + 24 + allocExtra)
+func sendChunk(wex *executor, blk *joinBlock, chunk []kb.ID, rows, width int) error {
+	bytes := int64(rows) * (int64(width)*8 + 24 + allocExtra)
 	if err := wex.mem.charge(bytes, "GROUP BY"); err != nil {
 		return err
 	}
-	blk.rows <- rowChunk{rows: chunk, bytes: bytes}
+	blk.rows <- rowChunk{ids: chunk, n: rows, width: width, bytes: bytes}
 	return nil
 }

@@ -70,6 +70,9 @@ func (ex *executor) compileNum(e algebra.Expr) numExpr {
 		return func(*executor, row) (numVal, bool) { return v, true }
 	case *algebra.VarExpr:
 		s := ex.vars.slot(x.Var)
+		if let := ex.lets[s]; let != nil {
+			return let.letNum // a FILTER over its BIND (extendfilter.go)
+		}
 		return func(ex *executor, r row) (numVal, bool) {
 			if s >= len(r) || r[s] == 0 {
 				return numVal{}, false
