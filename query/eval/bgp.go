@@ -17,12 +17,13 @@ type tpos struct {
 }
 
 type bgpPattern struct {
-	pos  [3]tpos
-	star bool                  // another pattern of the BGP has the same subject
-	src  algebra.TriplePattern // formatted only for explain
-	base float64               // store count for the constant positions
-	est  float64               // estimated rows per input row at this point of the order
-	rng  *rangeSel             // the object read through a value order (bgprange.go)
+	pos   [3]tpos
+	star  bool                  // another pattern of the BGP has the same subject
+	src   algebra.TriplePattern // formatted only for explain
+	base  float64               // store count for the constant positions
+	est   float64               // estimated rows per input row at this point of the order
+	rng   *rangeSel             // the object read through a value order (bgprange.go)
+	exist bool                  // one match per row is enough (bgpexist.go)
 }
 
 // bgpNode matches a basic graph pattern by index nested loops in the order
@@ -275,7 +276,7 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 	}
 	graphs, dedupe := n.graphsFor(ex, r)
 	// With every position bound, one match is enough.
-	f.onlyOne = f.ids[0] != 0 && f.ids[1] != 0 && f.ids[2] != 0
+	f.onlyOne = f.ids[0] != 0 && f.ids[1] != 0 && f.ids[2] != 0 || f.p.exist
 	if dedupe && !f.onlyOne {
 		f.seen = &n.dedupe[level]
 		f.seen.reset(ex.graphLast && ex.unionAll)
@@ -700,6 +701,9 @@ func (n *bgpNode) describe() string {
 	}
 	for i, p := range n.pats {
 		fmt.Fprintf(&b, "\n    %d. %s  [count=%.0f est=%.0f/row actual=%d]", i+1, p.src.String(), p.base, p.est, n.rows[i])
+		if p.exist {
+			b.WriteString(" first match only")
+		}
 		if p.rng != nil && p.rng.ok {
 			fmt.Fprintf(&b, " objects by value: %d", len(p.rng.objs))
 		}

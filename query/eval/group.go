@@ -82,6 +82,7 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 		}
 		n.aggs = append(n.aggs, g)
 	}
+	ex.markExistentialUnder(n, input, sc)
 	return n, nil
 }
 

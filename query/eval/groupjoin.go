@@ -132,6 +132,9 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 		if !ok || len(b.pats) != len(main.pats) {
 			return nil, fmt.Errorf("%w: a GROUP BY worker compiled its BGP differently", ErrInternal)
 		}
+		for i := range b.pats {
+			b.pats[i].exist = main.pats[i].exist // bgpexist.go
+		}
 		return b, nil
 	}
 	pex := ex.workerExecutor(workers)
