@@ -17,11 +17,12 @@ type tpos struct {
 }
 
 type bgpPattern struct {
-	pos  [3]tpos
-	star bool                  // another pattern of the BGP has the same subject
-	src  algebra.TriplePattern // formatted only for explain
-	base float64               // store count for the constant positions
-	est  float64               // estimated rows per input row at this point of the order
+	pos   [3]tpos
+	star  bool                  // another pattern of the BGP has the same subject
+	src   algebra.TriplePattern // formatted only for explain
+	base  float64               // store count for the constant positions
+	est   float64               // estimated rows per input row at this point of the order
+	rng   *rangeSel             // the object read through a value order (bgprange.go)
 }
 
 // bgpNode matches a basic graph pattern by index nested loops in the order
@@ -160,6 +161,9 @@ func (ex *executor) compileBGP(o *algebra.BGP, sc scope) (node, error) {
 		ex.idEqualFilters(n, level, exprs, ces)
 		n.filters[level] = ces
 	}
+	if err := ex.compileRanges(n, bp, sc.with(sc.seed.union(ex.maybe(o)))); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -263,6 +267,11 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 			return errStop
 		}
 		return nil
+	}
+	if rs := n.pats[level].rng; rs != nil && r[rs.slot] == 0 && r[n.pats[level].pos[0].slot] == 0 {
+		if ok, err := n.matchRanged(ex, level, r, emit); ok || err != nil {
+			return err
+		}
 	}
 	f := matchFrame{n: n, ex: ex, level: level, r: r, emit: emit, p: &n.pats[level]}
 	for i, q := range f.p.pos {
@@ -703,6 +712,12 @@ func (n *bgpNode) describe() string {
 	}
 	for i, p := range n.pats {
 		fmt.Fprintf(&b, "\n    %d. %s  [count=%.0f est=%.0f/row actual=%d]", i+1, p.src.String(), p.base, p.est, n.rows[i])
+		if i < len(n.exists) && n.exists[i] {
+			b.WriteString(" first match only")
+		}
+		if p.rng != nil && p.rng.ok {
+			fmt.Fprintf(&b, " objects by value: %d", len(p.rng.objs))
+		}
 		if len(n.fsrc[i+1]) > 0 {
 			b.WriteString(" filter:" + filterText(n.fsrc[i+1]))
 		}

@@ -23,7 +23,8 @@ type pathNode struct {
 	memoOK bool
 	memoMu sync.Mutex
 	memo   map[[2]kb.ID][][2]kb.ID
-	pairs  int // in memo
+	pairs  int         // in memo
+	forest forestState // closure counts (pathforest.go)
 }
 
 // pathMemoMax bounds the pairs a pathNode remembers.

@@ -44,8 +44,24 @@ func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (d
 	pathCountRuns.Add(1)
 	j.runs++
 	var total int64
+	// Past forestAfter rows that bind the start only, the closure
+	// counts of the whole predicate (pathforest.go) are worth a scan.
+	var counts map[kb.ID]int64
+	forest, starts := false, 0
 	err = runInner(ex, j.left, seed, func(l row) error {
 		s, o := l[p.subj.slot], l[p.obj.slot]
+		if s != 0 && o == 0 {
+			if starts++; starts == forestAfter {
+				var err error
+				if counts, forest, err = p.forestCounts(ex, seed); err != nil {
+					return err
+				}
+			}
+			if forest {
+				total += counts[s]
+				return ex.check()
+			}
+		}
 		// The pairs the join would emit: those that agree with what l
 		// binds at either end (the path's run checks the same).
 		compatible := func(x, y kb.ID) bool { return (s == 0 || s == x) && (o == 0 || o == y) }

@@ -53,7 +53,11 @@ func (p *Plan) write(b *strings.Builder, op algebra.Op, depth int) {
 			p.exists(b, bp.Filters[0], depth+2)
 		}
 		for i, t := range o.Triples {
-			line(fmt.Sprintf("  %d. %s  count=%s est=%s/row", i+1, t, num(bp.Counts[i]), num(bp.Est[i])))
+			ranged := ""
+			if bp.Ranged != nil && bp.Ranged[i] {
+				ranged = " (objects by value)"
+			}
+			line(fmt.Sprintf("  %d. %s  count=%s est=%s/row%s", i+1, t, num(bp.Counts[i]), num(bp.Est[i]), ranged))
 			if f := bp.Filters[i+1]; len(f) > 0 {
 				line("     filter: " + exprList(f))
 				p.exists(b, f, depth+2)

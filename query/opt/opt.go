@@ -62,6 +62,11 @@ type BGPPlan struct {
 	Filters [][]algebra.Expr
 	// Rows is the estimated rows per run.
 	Rows float64
+	// Ranged[i] reports that Triples[i]'s object, where it is not bound,
+	// is read through the value order of its predicate: only the objects
+	// passing the filters over it (RangeStats). Counts[i] counts those
+	// quads. Nil when no pattern is.
+	Ranged []bool
 }
 
 // BGP returns the annotations of a BGP of Root (nil for a BGP the
@@ -513,6 +518,10 @@ func (w *optimizer) bgp(orig *algebra.BGP, triples []algebra.TriplePattern, filt
 	if err := w.ctx.Err(); err != nil {
 		return nil, err // estimating a large BGP takes a while
 	}
+	ranged, err := w.rangeCounts(triples, pats, filters, sc)
+	if err != nil {
+		return nil, err
+	}
 	nbgp := len(names)
 	bp := &BGPPlan{}
 	for v := range sc.seed {
@@ -540,12 +549,18 @@ func (w *optimizer) bgp(orig *algebra.BGP, triples []algebra.TriplePattern, filt
 	out := &algebra.BGP{Triples: make([]algebra.TriplePattern, len(order))}
 	bp.Counts = make([]float64, len(order))
 	bp.Est = make([]float64, len(order))
+	if ranged != nil {
+		bp.Ranged = make([]bool, len(order))
+	}
 	// Rows after each pattern: the fan-out estimate, capped by what a
 	// (mostly functional) join can produce.
 	bp.Rows = 1
 	for k, p := range order {
 		out.Triples[k] = triples[p.i]
 		bp.Counts[k], bp.Est[k] = p.base, p.est
+		if ranged != nil {
+			bp.Ranged[k] = ranged[p.i]
+		}
 		bp.Rows = min(bp.Rows*p.est, max(bp.Rows, p.base))
 	}
 	bp.Filters = make([][]algebra.Expr, len(order)+1)

@@ -12,6 +12,10 @@ type pattern struct {
 	i    int     // index in the BGP as written
 	base float64 // store count for the constant positions
 	est  float64 // estimated rows per input row at this point of the order
+	// seeks is, for a pattern read through a value order (RangeStats),
+	// the objects that pass: one lookup each when the pattern is scanned
+	// (neither its subject nor its object bound).
+	seeks float64
 }
 
 // shapeFunc returns the distinct subjects and objects of pattern i's
@@ -159,8 +163,12 @@ func statsOrder(pats []pattern, bound0 []bool, shape shapeFunc) ([]pattern, bool
 			used[next] = true
 			order = append(order, next)
 			fans[next] = nextFan
-			// A probe per input row, a visit per output row.
+			// A probe per input row, a visit per output row; a scan
+			// through a value order probes once per passing object.
 			cost += rows
+			if p := &pats[next]; p.seeks > 0 && p.pos[0] >= 0 && !bound[p.pos[0]] && !bound[p.pos[2]] {
+				cost += rows * p.seeks
+			}
 			rows *= nextFan
 			cost += rows
 			for _, q := range pats[next].pos {
