@@ -16,9 +16,17 @@ import (
 // variables (SELECT DISTINCT when q.Distinct).
 func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 	var args []any
+	sql, err := s.bgpSQL(q, nil, &args)
+	return sql, args, err
+}
+
+// bgpSQL is BGPSQL's statement, with the solutions that one of nx
+// matches left out, appending its arguments to *args. Its columns are
+// named v0, v1, … after the variables.
+func (s *Store) bgpSQL(q kb.BGP, nx []kb.BGPNotExists, args *[]any) (string, error) {
 	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+		*args = append(*args, v)
+		return "$" + strconv.Itoa(len(*args))
 	}
 	var graphCond func(col string) string
 	anyGraph := len(q.Graphs) == 1 && q.Graphs[0] == kb.Any
@@ -71,7 +79,7 @@ func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 				continue
 			}
 			if pos.Var < 0 || pos.Var >= q.Vars {
-				return "", nil, fmt.Errorf("pg: BGP variable %d out of range [0, %d)", pos.Var, q.Vars)
+				return "", fmt.Errorf("pg: BGP variable %d out of range [0, %d)", pos.Var, q.Vars)
 			}
 			col := alias + "." + cols[k]
 			if first[pos.Var] == "" {
@@ -84,16 +92,16 @@ func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 	sel := make([]string, q.Vars)
 	for v, c := range first {
 		if c == "" {
-			return "", nil, fmt.Errorf("pg: BGP variable %d occurs in no pattern", v)
+			return "", fmt.Errorf("pg: BGP variable %d occurs in no pattern", v)
 		}
-		sel[v] = c
+		sel[v] = c + " AS v" + strconv.Itoa(v)
 	}
 	if len(sel) == 0 {
 		sel = []string{"1"}
 	}
 	for i, h := range q.Numeric {
 		if h.Var < 0 || h.Var >= q.Vars {
-			return "", nil, fmt.Errorf("pg: BGP numeric comparison of variable %d out of range [0, %d)", h.Var, q.Vars)
+			return "", fmt.Errorf("pg: BGP numeric comparison of variable %d out of range [0, %d)", h.Var, q.Vars)
 		}
 		op, ok := looseOps[h.Op]
 		if !ok || math.IsNaN(h.Value) {
@@ -102,6 +110,15 @@ func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 		n := "n" + strconv.Itoa(i)
 		from = append(from, s.q.t("terms")+" "+n)
 		conds = append(conds, n+".id = "+first[h.Var], numericCond(n, op, arg(h.Value), arg))
+	}
+	for i, x := range nx {
+		c, err := s.notExistsSQL(q, x, "x"+strconv.Itoa(i)+"_", first, graphCond, arg)
+		if err != nil {
+			return "", err
+		}
+		if c != "" {
+			conds = append(conds, c)
+		}
 	}
 	// Every position of a pattern is a constant or a selected variable,
 	// so a solution names its triples: a DISTINCT over the whole
@@ -116,7 +133,49 @@ func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 	if len(conds) > 0 {
 		sql += " WHERE " + strings.Join(conds, " AND ")
 	}
-	return sql, args, nil
+	return sql, nil
+}
+
+// notExistsSQL is the condition NOT EXISTS (…) that keeps a solution of q
+// only when x's patterns match nothing: one alias per pattern (prefix
+// pfx), q's variables read from the columns first binds them to, x's own
+// variables joined among its patterns.
+func (s *Store) notExistsSQL(q kb.BGP, x kb.BGPNotExists, pfx string, first []string, graphCond func(string) string, arg func(any) string) (string, error) {
+	if len(x.Patterns) == 0 {
+		return "false", nil // the empty pattern always matches
+	}
+	local := map[int]string{}
+	var from, conds []string
+	cols := [3]string{"s", "p", "o"}
+	for i, pat := range x.Patterns {
+		alias := pfx + strconv.Itoa(i)
+		from = append(from, s.q.t("quads")+" "+alias)
+		if gc := graphCond(alias + ".g"); gc != "" {
+			conds = append(conds, gc)
+		}
+		for k, pos := range pat {
+			col := alias + "." + cols[k]
+			switch {
+			case pos.ID != kb.Any:
+				conds = append(conds, col+" = "+arg(idArg(pos.ID)))
+			case pos.Var >= 0 && pos.Var < q.Vars:
+				conds = append(conds, col+" = "+first[pos.Var])
+			case pos.Var >= q.Vars:
+				if c, ok := local[pos.Var]; ok {
+					conds = append(conds, col+" = "+c)
+				} else {
+					local[pos.Var] = col
+				}
+			default:
+				return "", fmt.Errorf("pg: NOT EXISTS variable %d out of range", pos.Var)
+			}
+		}
+	}
+	sql := "NOT EXISTS (SELECT 1 FROM " + strings.Join(from, ", ")
+	if len(conds) > 0 {
+		sql += " WHERE " + strings.Join(conds, " AND ")
+	}
+	return sql + ")", nil
 }
 
 // looseOps maps a kb.BGPNumeric comparison to the SQL one applied to

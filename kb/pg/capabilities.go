@@ -17,3 +17,9 @@ var (
 	_ kb.ClosureMatcher   = (*Store)(nil)
 	_ kb.RoundTripLookups = (*Store)(nil)
 )
+
+var (
+	_ kb.ClosureCounter    = (*Store)(nil)
+	_ kb.BGPAggregator     = (*Store)(nil)
+	_ kb.PushdownExplainer = (*Store)(nil)
+)

@@ -52,7 +52,16 @@
 // query engine hands along (kb.BGP.Numeric) join terms and test num, so that
 // only solutions the FILTER may keep come back (the engine still applies
 // the FILTER). A property path p+ or p* from a node is one recursive query
-// (MatchClosure, kb.ClosureMatcher). The store declares kb.RoundTripLookups,
+// (MatchClosure, kb.ClosureMatcher). A GROUP BY over a BGP is one
+// statement grouping on term IDs (AggregateBGP, kb.BGPAggregator; it
+// aggregates only finite xsd:double values, whose num is exact, and says
+// when a group holds others, so that the engine evaluates the query
+// itself), and a COUNT over a BGP joined with p+ or p* is one recursive
+// statement walking from every start at once (CountClosure,
+// kb.ClosureCounter); both put the BGP's FILTER NOT EXISTS patterns in
+// the SQL. DROP GRAPH of a graph with a partition of its own detaches
+// and drops the partition in the update's transaction (dropgraph.go).
+// The store declares kb.RoundTripLookups,
 // so the engine hashes OPTIONAL, EXISTS and MINUS patterns evaluated once,
 // alone, after a few rows instead of sending one statement per row.
 //

@@ -132,7 +132,13 @@ func TestNumericPushdown(t *testing.T) {
 // sorted, and the query's plan.
 func runSorted(t *testing.T, ds kb.Dataset, q string) ([]string, string) {
 	t.Helper()
-	res, err := query.Run(context.Background(), ds, q, query.Options{Explain: true})
+	return runSortedCtx(context.Background(), t, ds, q)
+}
+
+// runSortedCtx is runSorted under ctx.
+func runSortedCtx(ctx context.Context, t *testing.T, ds kb.Dataset, q string) ([]string, string) {
+	t.Helper()
+	res, err := query.Run(ctx, ds, q, query.Options{Explain: true})
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}

@@ -230,7 +230,10 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 		if len(unknown) > 0 {
 			return fmt.Errorf("pg: apply: %w: %v", kb.ErrUnknownID, unknown)
 		}
-		if len(d.Remove) > 0 {
+		if rm, err = s.dropWholePartitions(ctx, tx, rm, add); err != nil {
+			return err
+		}
+		if len(rm[0]) > 0 {
 			if _, err := tx.Exec(ctx, `WITH d AS (
 				DELETE FROM `+s.q.t("quads")+` q USING unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) AS r(s, p, o, g)
 				WHERE q.s = r.s AND q.p = r.p AND q.o = r.o AND q.g = r.g RETURNING q.p, q.g)

@@ -45,6 +45,8 @@ type groupNode struct {
 	keys  []groupKey
 	aggs  []groupAgg
 	src   groupJoinSource // the input BGP, compiled again per worker
+	// storeReq is the request a store answered the group with (storeagg.go), for explain.
+	storeReq string
 }
 
 func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
@@ -91,6 +93,9 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 
 func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
+	if done, err := n.runStorePushdown(ex, seed, emit); done {
+		return err // storeagg.go
+	}
 	if done, err := n.runPathCount(ex, seed, emit); done {
 		return err // pathcount.go
 	}
@@ -195,7 +200,11 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 
 func (n *groupNode) children() []node { return []node{n.input} }
 func (n *groupNode) describe() string {
-	return fmt.Sprintf("Group (%d keys, %d aggregates)", len(n.keys), len(n.aggs))
+	d := fmt.Sprintf("Group (%d keys, %d aggregates)", len(n.keys), len(n.aggs))
+	if n.storeReq != "" {
+		d += " (answered by the store in one request)\n    store: " + n.storeReq
+	}
+	return d
 }
 
 // aggState is one aggregate's state for one group, fed row by row, so a
