@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/perfkb/perfkb/kb"
@@ -26,7 +28,10 @@ import (
 //
 //   - readside-stats: predStats of the mapped base;
 //   - readside-kinds: which encoding tags the side dictionary's terms
-//     carry (kindSummary), for the IDs it holds.
+//     carry (kindSummary), for the IDs it holds;
+//   - readside-kindcounts: the object-kind counts (ObjectKindCount)
+//     asked of a snapshot that is the mapped base and nothing else,
+//     each under its cache key (a pass over all of O-S-P-G each).
 //
 // The files are derived state that no write path needs to know about:
 // each names the build number of the side files it describes, so once a
@@ -44,13 +49,16 @@ import (
 // is the base's quad count (uint64), then per predicate in ascending ID
 // order its ID, four bytes of padding, and its distinct subjects and
 // objects as 64-bit counts; readside-kinds' is the number of IDs it
-// covers (uint64), then one byte per encoding tag (1: some term has it).
+// covers (uint64), then one byte per encoding tag (1: some term has it);
+// readside-kindcounts' is per count its key's length (uint16), the key
+// and the count (int64).
 
 const (
 	derivedMagic      = "PKBDERV1"
 	derivedHeaderSize = 32
 	statsFileName     = "readside-stats"
 	kindsFileName     = "readside-kinds"
+	countsFileName    = "readside-kindcounts"
 	statsEntrySize    = 24
 )
 
@@ -257,4 +265,81 @@ func (s *Store) seedKinds(base kb.ID) {
 		_ = writeDerived(s.dir, kindsFileName, build, b)
 	}
 	k.has, k.upTo = has, limit
+}
+
+// mappedOnly returns the build of the side files when m is their base
+// and nothing else: order k's base is the mapped one and no write delta
+// lies over it.
+func (m *memSnapshot) mappedOnly(k int) (uint64, bool) {
+	build, ok := m.mappedBuild()
+	if !ok || len(m.adds[k]) > 0 || len(m.dels[k]) > 0 {
+		return 0, false
+	}
+	b := m.pin.maps[k]
+	if len(b) < sideHeaderSize || uint64(len(m.base[k])) != binary.NativeEndian.Uint64(b[24:]) ||
+		(len(m.base[k]) > 0 && unsafe.Pointer(&m.base[k][0]) != unsafe.Pointer(&b[sideHeaderSize])) {
+		return 0, false
+	}
+	return build, true
+}
+
+// countsFileMu serializes this process's read-modify-write of kind-count
+// files (another process's write may still replace ours: a count lost
+// that way is only counted again).
+var countsFileMu sync.Mutex
+
+// storedKindCount returns the kind count under key kept in dir for m
+// (false when m is not the bare mapped base of order k, or none is kept).
+func storedKindCount(dir string, m *memSnapshot, k int, key string) (int64, bool) {
+	build, ok := m.mappedOnly(k)
+	if dir == "" || !ok {
+		return 0, false
+	}
+	countsFileMu.Lock()
+	defer countsFileMu.Unlock()
+	n, ok := readKindCounts(dir, build)[key]
+	return n, ok
+}
+
+// storeKindCount keeps n under key in dir's kind-count file when m is the
+// bare mapped base of order k (best effort).
+func storeKindCount(dir string, m *memSnapshot, k int, key string, n int64) {
+	build, ok := m.mappedOnly(k)
+	if dir == "" || !ok || len(key) >= 1<<16 {
+		return
+	}
+	countsFileMu.Lock()
+	defer countsFileMu.Unlock()
+	counts := readKindCounts(dir, build)
+	counts[key] = n
+	keys := slices.Sorted(maps.Keys(counts))
+	var b []byte
+	for _, k := range keys {
+		b = binary.NativeEndian.AppendUint16(b, uint16(len(k)))
+		b = append(b, k...)
+		b = binary.NativeEndian.AppendUint64(b, uint64(counts[k]))
+	}
+	_ = writeDerived(dir, countsFileName, build, b)
+}
+
+// readKindCounts returns the counts kept for build (empty when none are,
+// or the file is torn).
+func readKindCounts(dir string, build uint64) map[string]int64 {
+	out := map[string]int64{}
+	body, err := readDerived(dir, countsFileName, build)
+	if err != nil {
+		return out
+	}
+	for len(body) > 0 {
+		if len(body) < 2 {
+			return map[string]int64{}
+		}
+		n := int(binary.NativeEndian.Uint16(body))
+		if len(body) < 2+n+8 {
+			return map[string]int64{}
+		}
+		out[string(body[2:2+n])] = int64(binary.NativeEndian.Uint64(body[2+n:]))
+		body = body[2+n+8:]
+	}
+	return out
 }

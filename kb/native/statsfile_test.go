@@ -230,3 +230,80 @@ func TestKindsFile(t *testing.T) {
 	}
 	check("after a write", kb.KindBlank, true)
 }
+
+// TestKindCountsFile: an object-kind count of a store that is its mapped
+// side files and nothing else is kept beside them and read by a later
+// open; a torn file is counted anew, and a store with a write delta
+// counts in memory.
+func TestKindCountsFile(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "db")
+	s, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Close() }()
+	reopen := func(opts Options) {
+		t.Helper()
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if s, err = Open(ctx, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+		if !sideMapped(s) {
+			t.Fatal("reopened store does not map its side files")
+		}
+	}
+	// 200 subjects: 400 p1 triples with a literal object, 67 p2 triples
+	// with an IRI object.
+	bulkTerms(t, s, statsTermQuads(0, 200))
+	check := func(step string, kind kb.TermKind, want int64) {
+		t.Helper()
+		n, ok, err := s.ObjectKindCount(kind, kb.Any, nil)
+		if err != nil || !ok || n != want {
+			t.Fatalf("%s: ObjectKindCount(%v) = %d, %v, %v; want %d", step, kind, n, ok, err, want)
+		}
+	}
+	reopen(Options{ReadOnly: true})
+	check("counted", kb.KindLiteral, 400)
+	check("counted", kb.KindIRI, 67)
+	build := mustBuild(t, s)
+	kept := readKindCounts(dir, build)
+	if len(kept) != 2 {
+		t.Fatalf("kept counts %v, want the two asked", kept)
+	}
+	// A later open reads the kept counts: planted numbers come back.
+	planted := map[string]int64{}
+	for k, n := range kept {
+		planted[k] = n + 1000
+	}
+	plant := func(counts map[string]int64) {
+		t.Helper()
+		var b []byte
+		for k, n := range counts {
+			b = binary.NativeEndian.AppendUint16(b, uint16(len(k)))
+			b = append(b, k...)
+			b = binary.NativeEndian.AppendUint64(b, uint64(n))
+		}
+		if err := writeDerived(dir, countsFileName, build, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plant(planted)
+	reopen(Options{ReadOnly: true})
+	check("read from the file", kb.KindLiteral, 1400)
+	check("read from the file", kb.KindIRI, 1067)
+	// Torn: counted anew.
+	rewriteDerived(t, dir, countsFileName, false, func(b []byte) { b[len(b)-1] ^= 1 })
+	reopen(Options{})
+	check("torn file", kb.KindLiteral, 400)
+	// With a write delta over the base the count is the store's, not the
+	// file's (10 subjects: 20 more literal objects).
+	plant(planted)
+	reopen(Options{})
+	if err := s.Apply(ctx, kb.Delta{Add: internAll(t, s, statsTermQuads(5000, 10))}); err != nil {
+		t.Fatal(err)
+	}
+	check("after a write", kb.KindLiteral, 420)
+}
