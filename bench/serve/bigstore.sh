@@ -27,8 +27,8 @@ rss() { awk '/VmRSS|RssAnon|RssFile/ {printf "%s %d MiB ", $1, $2 / 1024}' "/pro
 ask() { curl -sf -o /dev/null -w '%{time_total}' --max-time 130 --data-urlencode "query@$1" \
 	--data-urlencode "default-graph-uri=$GRAPH" -H 'Accept: application/sparql-results+json' \
 	"http://127.0.0.1:$PORT/sparql" || echo failed; }
-fromq() { # the query with FROM <GRAPH> before its first WHERE / {
-	awk -v g="$GRAPH" 'BEGIN{done=0} !done && /^(SELECT|ASK|CONSTRUCT)/ {print; print "FROM <" g ">"; done=1; next} {print}' "$1"
+fromq() { # the query with FROM <GRAPH> as its dataset clause (fromq.awk)
+	awk -v g="$GRAPH" -f "$repo/bench/serve/fromq.awk" "$1"
 }
 
 echo "# store: $2 ($(du -sh "$2" | cut -f1)); load $(cut -d' ' -f1 /proc/loadavg)"

@@ -36,8 +36,9 @@ type queryFlags struct {
 	noOpt     bool
 	timeout   time.Duration
 	maxRows   int64
-	fed       federationFlags // --sites, --site-timeout, … (query_sites.go)
-	memory    queryMemoryFlag // --query-memory (query_budget.go)
+	fed       federationFlags  // --sites, --site-timeout, … (query_sites.go)
+	memory    queryMemoryFlag  // --query-memory (query_budget.go)
+	profile   queryProfileFlag // --cpuprofile (query_profile.go)
 }
 
 func newQueryCmd(app *App) *cobra.Command {
@@ -77,7 +78,11 @@ store, evaluation error, timeout, row limit, --query-memory).`,
 					f.text = args[0]
 				}
 			}
-			return runQuery(cmd.Context(), app, &f)
+			stop, err := f.profile.start()
+			if err != nil {
+				return err
+			}
+			return errors.Join(runQuery(cmd.Context(), app, &f), stop())
 		},
 	}
 	fl := cmd.Flags()
@@ -95,6 +100,7 @@ store, evaluation error, timeout, row limit, --query-memory).`,
 	fl.Int64Var(&f.maxRows, "max-rows", 0, "fail when the result has more rows (0: no limit)")
 	f.fed.bind(fl)
 	f.memory.bind(fl)
+	f.profile.bind(fl)
 	return cmd
 }
 

@@ -32,7 +32,7 @@ func (s *Store) ObjectKindCount(kind kb.TermKind, g kb.ID, hidden []kb.ID) (n in
 	if m == nil {
 		return 0, false, nil
 	}
-	return objectKindCount(&s.derived, m, kind, g, hidden, s.TermKindOf)
+	return objectKindCount(&s.derived, m, s.dir, kind, g, hidden, s.TermKindOf)
 }
 
 // ObjectKindCount is Store.ObjectKindCount on the in-memory store.
@@ -41,10 +41,12 @@ func (m *MemStore) ObjectKindCount(kind kb.TermKind, g kb.ID, hidden []kb.ID) (n
 	if err != nil {
 		return 0, false, err
 	}
-	return objectKindCount(&m.derived, snap, kind, g, hidden, m.TermKindOf)
+	return objectKindCount(&m.derived, snap, "", kind, g, hidden, m.TermKindOf)
 }
 
-func objectKindCount(c *derivedCache, m *memSnapshot, kind kb.TermKind, g kb.ID, hidden []kb.ID, kindOf func(kb.ID) (kb.TermKind, bool)) (int64, bool, error) {
+// objectKindCount counts for ObjectKindCount (dir: the store's directory,
+// where the counts of a mapped base are kept, statsfile.go; "" for none).
+func objectKindCount(c *derivedCache, m *memSnapshot, dir string, kind kb.TermKind, g kb.ID, hidden []kb.ID, kindOf func(kb.ID) (kb.TermKind, bool)) (int64, bool, error) {
 	hidden = slices.Clone(hidden)
 	slices.Sort(hidden)
 	key := derivedKey{p: g, kind: fmt.Sprintf("native.kindCount %d %v", kind, hidden)}
@@ -55,6 +57,11 @@ func objectKindCount(c *derivedCache, m *memSnapshot, kind kb.TermKind, g kb.ID,
 	}
 	if v, ok := c.vals[key]; ok {
 		return v.(int64), true, nil
+	}
+	fileKey := fmt.Sprintf("%d %s", g, key.kind)
+	if n, ok := storedKindCount(dir, m, ospgOrder, fileKey); ok {
+		c.vals[key] = n
+		return n, true, nil
 	}
 	r := memRange{order: ospgOrder, pin: m.pin, base: m.base[ospgOrder], dels: m.dels[ospgOrder], adds: m.adds[ospgOrder]}
 	var n int64
@@ -82,5 +89,6 @@ func objectKindCount(c *derivedCache, m *memSnapshot, kind kb.TermKind, g kb.ID,
 		n++
 	}
 	c.vals[key] = n
+	storeKindCount(dir, m, ospgOrder, fileKey, n)
 	return n, true, nil
 }

@@ -60,6 +60,7 @@ func (s *Store) HoldsKind(kind kb.TermKind) (holds, known bool) {
 	if !complete && s.side == nil {
 		return false, false // stored terms not in memory
 	}
+	s.seedKinds(base) // statsfile.go: the mapped dictionary's summary, read or computed once
 	return s.kinds.holds(kind, d.limit(), func(id kb.ID) []byte {
 		if id < base {
 			return s.side.encoded(id)

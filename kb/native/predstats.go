@@ -41,8 +41,9 @@ func (st *predStats) stale(m *memSnapshot) bool {
 }
 
 // get returns statistics that describe m, computing them when the cached
-// ones are stale.
-func (c *predStatsCache) get(m *memSnapshot) *predStats {
+// ones are stale (dir: the store's directory, whose statistics file
+// holds those of a mapped base; "" for none).
+func (c *predStatsCache) get(m *memSnapshot, dir string) *predStats {
 	if st := c.cur.Load(); st != nil && !st.stale(m) {
 		return st
 	}
@@ -51,7 +52,10 @@ func (c *predStatsCache) get(m *memSnapshot) *predStats {
 	if st := c.cur.Load(); st != nil && !st.stale(m) {
 		return st
 	}
-	st := m.predStats()
+	st := sidePredStats(m, dir) // statsfile.go
+	if st == nil {
+		st = m.predStats()
+	}
 	c.cur.Store(st)
 	return st
 }
@@ -108,11 +112,11 @@ func (s *memSnapshot) predStats() *predStats {
 }
 
 // predicateDistinct is PredicateDistinct on the snapshot m.
-func (c *predStatsCache) predicateDistinct(m *memSnapshot, p kb.ID) (subjects, objects int64, ok bool) {
+func (c *predStatsCache) predicateDistinct(m *memSnapshot, dir string, p kb.ID) (subjects, objects int64, ok bool) {
 	if m == nil || p == 0 || p > 1<<32-1 {
 		return 0, 0, false
 	}
-	sh, ok := c.get(m).by[uint32(p)]
+	sh, ok := c.get(m, dir).by[uint32(p)]
 	return sh.subjects, sh.objects, ok && sh.subjects > 0 && sh.objects > 0
 }
 
@@ -120,7 +124,7 @@ func (c *predStatsCache) predicateDistinct(m *memSnapshot, p kb.ID) (subjects, o
 // the read side: the distinct subjects and objects of the quads with
 // predicate p (approximate).
 func (s *Store) PredicateDistinct(p kb.ID) (subjects, objects int64, ok bool) {
-	return s.predStats.predicateDistinct(s.readSide(), p)
+	return s.predStats.predicateDistinct(s.readSide(), s.dir, p)
 }
 
 // PredicateDistinct implements kb.PredicateStats (approximate).
@@ -129,5 +133,5 @@ func (m *MemStore) PredicateDistinct(p kb.ID) (subjects, objects int64, ok bool)
 	if err != nil {
 		return 0, 0, false
 	}
-	return m.predStats.predicateDistinct(s, p)
+	return m.predStats.predicateDistinct(s, "", p)
 }
