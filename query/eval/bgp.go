@@ -17,12 +17,12 @@ type tpos struct {
 }
 
 type bgpPattern struct {
-	pos   [3]tpos
-	star  bool                  // another pattern of the BGP has the same subject
-	src   algebra.TriplePattern // formatted only for explain
-	base  float64               // store count for the constant positions
-	est   float64               // estimated rows per input row at this point of the order
-	rng   *rangeSel             // the object read through a value order (bgprange.go)
+	pos  [3]tpos
+	star bool                  // another pattern of the BGP has the same subject
+	src  algebra.TriplePattern // formatted only for explain
+	base float64               // store count for the constant positions
+	est  float64               // estimated rows per input row at this point of the order
+	rng  *rangeSel             // the object read through a value order (bgprange.go)
 }
 
 // bgpNode matches a basic graph pattern by index nested loops in the order
