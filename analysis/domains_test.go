@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/convert/sample"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/kb/rdfio"
@@ -28,9 +29,13 @@ func TestWrittenNodesKeepTheirClasses(t *testing.T) {
 		name string
 		ds   func(t *testing.T) *native.MemStore
 		opts Options
+		want []string // classes of nodes that the case must write
 	}{
-		{"sample", func(t *testing.T) *native.MemStore { ds, _ := sampleStore(t); return ds }, Options{}},
-		{"models", modelStore, Options{}},
+		{"sample", func(t *testing.T) *native.MemStore { ds, _ := sampleStore(t); return ds }, Options{Diffs: [][2]string{{
+			sample.GraphIRI("", sample.SiteNames(2)[0]) + "/exp/scaling-v1-1000-p4",
+			sample.GraphIRI("", sample.SiteNames(2)[0]) + "/exp/scaling-v1-1000-p8"}}}, []string{ontology.ExperimentSeries, ontology.ExperimentComparison, ontology.MetricDifference, ontology.FactorComparison, ontology.PerformanceClass, ontology.SimilarityGroup, ontology.RegionAggregate}},
+		{"models", modelStore, Options{}, []string{ontology.ExperimentSeries, ontology.PerformanceModel, ontology.ModelTerm, ontology.TermFactor, ontology.ModelPrediction}},
+		{"clusters", func(t *testing.T) *native.MemStore { ds, _ := sampleStore(t); return ds }, Options{Soft: clusterConfig(t)}, []string{ontology.FuzzyCluster, ontology.FuzzyMembership}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := tc.ds(t)
@@ -100,6 +105,11 @@ func TestWrittenNodesKeepTheirClasses(t *testing.T) {
 					imply(o.Value, domain[q], "domain of "+localName(q)+", the inverse of "+localName(p))
 				}
 			}
+			for _, c := range tc.want {
+				if len(rows(t, ds, `SELECT ?s WHERE { GRAPH <`+GraphIRI+`> { ?s a <`+c+`> } } LIMIT 1`)) == 0 {
+					t.Errorf("analyze wrote no %s", localName(c))
+				}
+			}
 			checked := 0
 			var bad []string
 			for node, classes := range implied {
@@ -165,4 +175,15 @@ func rows(t *testing.T, ds kb.Dataset, q string) [][]kb.Term {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// clusterConfig is the shipped soft configuration with fuzzy c-means
+// clusters on, which it leaves off.
+func clusterConfig(t *testing.T) *SoftConfig {
+	t.Helper()
+	cfg, err := ParseSoftConfig("soft.conf", DefaultSoftConfigText()+"cluster 3 2 0.001\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

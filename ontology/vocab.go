@@ -706,6 +706,10 @@ const (
 	ComparesTrial = Namespace + "comparesTrial"
 	// HasDifference is the object property perfonto:hasDifference. A per region and metric difference of the comparison.
 	HasDifference = Namespace + "hasDifference"
+	// DifferenceRegion is the object property perfonto:differenceRegion. The code region whose metric the difference compares (perfonto:ofCodeRegion's domain is DynamicRegion, which a difference is not).
+	DifferenceRegion = Namespace + "differenceRegion"
+	// DifferenceMetric is the datatype property perfonto:differenceMetric. The metric (perfonto:hasMetricName mnemonic) the difference compares (perfonto:hasMetricName's domain is PerformanceMetric, which a difference is not).
+	DifferenceMetric = Namespace + "differenceMetric"
 	// BaseValue is the datatype property perfonto:baseValue. The value in the base experiment (maximum over its processing units).
 	BaseValue = Namespace + "baseValue"
 	// TrialValue is the datatype property perfonto:trialValue. The value in the trial experiment (maximum over its processing units).
