@@ -175,9 +175,11 @@ func (w *writer) diff(df *Diff) {
 		if cr == "" {
 			cr = r.CodeBase
 		}
-		w.add(x, kb.IRI(ontology.OfCodeRegion), kb.IRI(cr))
+		// A difference's own properties: ofCodeRegion and hasMetricName
+		// would make RDFS infer it a DynamicRegion and a PerformanceMetric.
+		w.add(x, kb.IRI(ontology.DifferenceRegion), kb.IRI(cr))
 		w.add(x, kb.IRI(ontology.RDFSLabel), kb.String(r.Region))
-		w.add(x, tName, kb.String(r.Metric))
+		w.add(x, kb.IRI(ontology.DifferenceMetric), kb.String(r.Metric))
 		if r.HasBase {
 			w.add(x, kb.IRI(ontology.BaseValue), dbl(r.BaseVal))
 		}

@@ -46,7 +46,10 @@
 //
 // A performance model is a perfonto:PerformanceModel (perfonto:inSeries,
 // perfonto:callPath, perfonto:modelledMetric; its code region points to
-// it with perfonto:hasPerformanceModel) with
+// it with perfonto:hasPerformanceModel; its perfonto:ExperimentSeries has
+// perfonto:seriesVersion, perfonto:seriesCluster and
+// perfonto:seriesProblemSize, not the experiments' properties, whose domain
+// Experiment would make RDFS count the series as an experiment) with
 // its constant, its perfonto:ModelTerm nodes (coefficient and one
 // perfonto:TermFactor per parameter: perfonto:polynomialExponent,
 // perfonto:logarithmExponent), quality measures (perfonto:modelSMAPE,

@@ -401,12 +401,15 @@ func (w *writer) models(mr *ModelResult) {
 		si := kb.IRI(s.IRI)
 		w.add(si, tType, kb.IRI(ontology.ExperimentSeries))
 		w.add(si, kb.IRI(ontology.RDFSLabel), kb.String(seriesLabel(s)))
-		w.add(si, kb.IRI(ontology.OfVersion), kb.IRI(s.Version))
+		// The series' own properties: perfonto:ofVersion, usesCluster and
+		// problemSize have the domain Experiment, and RDFS would count the
+		// series as one more experiment.
+		w.add(si, kb.IRI(ontology.SeriesVersion), kb.IRI(s.Version))
 		if s.Machine != "" {
-			w.add(si, kb.IRI(ontology.UsesCluster), kb.IRI(s.Machine))
+			w.add(si, kb.IRI(ontology.SeriesCluster), kb.IRI(s.Machine))
 		}
 		if s.ProblemSize != "" {
-			w.add(si, kb.IRI(ontology.ProblemSize), kb.String(s.ProblemSize))
+			w.add(si, kb.IRI(ontology.SeriesProblemSize), kb.String(s.ProblemSize))
 		}
 		for _, p := range s.Params {
 			w.add(si, kb.IRI(ontology.ModelParameter), kb.String(p))

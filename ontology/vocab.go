@@ -420,7 +420,7 @@ const (
 	HasDescendantRI = Namespace + "hasDescendantRI"
 	// HasMetric is the object property perfonto:hasMetric. A performance metric record of a region summary, or of an experiment or code region for metrics computed across experiments (speedup, efficiency). It has no rdfs:domain, so that RDFS reasoning does not make an experiment a region summary.
 	HasMetric = Namespace + "hasMetric"
-	// MetricOf is the object property perfonto:metricOf. The region summary this performance metric record belongs to.
+	// MetricOf is the object property perfonto:metricOf. The region summary (or experiment, region aggregate, code region...) this performance metric record belongs to. It has no rdfs:range: as the inverse of perfonto:hasMetric, a range would make every subject with a metric (an experiment, a region aggregate) a region summary.
 	MetricOf = Namespace + "metricOf"
 	// HasMetricDefinition is the object property perfonto:hasMetricDefinition. The metrics catalog entry of the metric named by hasMetricName.
 	HasMetricDefinition = Namespace + "hasMetricDefinition"
@@ -706,6 +706,10 @@ const (
 	ComparesTrial = Namespace + "comparesTrial"
 	// HasDifference is the object property perfonto:hasDifference. A per region and metric difference of the comparison.
 	HasDifference = Namespace + "hasDifference"
+	// DifferenceRegion is the object property perfonto:differenceRegion. The code region whose metric the difference compares (perfonto:ofCodeRegion's domain is DynamicRegion, which a difference is not).
+	DifferenceRegion = Namespace + "differenceRegion"
+	// DifferenceMetric is the datatype property perfonto:differenceMetric. The metric (perfonto:hasMetricName mnemonic) the difference compares (perfonto:hasMetricName's domain is PerformanceMetric, which a difference is not).
+	DifferenceMetric = Namespace + "differenceMetric"
 	// BaseValue is the datatype property perfonto:baseValue. The value in the base experiment (maximum over its processing units).
 	BaseValue = Namespace + "baseValue"
 	// TrialValue is the datatype property perfonto:trialValue. The value in the trial experiment (maximum over its processing units).
@@ -742,6 +746,12 @@ const (
 	SiteStatus = Namespace + "siteStatus"
 	// InSeries is the object property perfonto:inSeries. The experiment series an experiment belongs to, or a performance model was fitted over.
 	InSeries = Namespace + "inSeries"
+	// SeriesVersion is the object property perfonto:seriesVersion. The version all experiments of the series executed. A series has its own property, not perfonto:ofVersion, whose domain (Experiment) and inverse (perfonto:hasExperiment) would make RDFS count the series as an experiment of the version.
+	SeriesVersion = Namespace + "seriesVersion"
+	// SeriesCluster is the object property perfonto:seriesCluster. The cluster (machine) all experiments of the series ran on (perfonto:usesCluster of its experiments; that property's domain is Experiment).
+	SeriesCluster = Namespace + "seriesCluster"
+	// SeriesProblemSize is the datatype property perfonto:seriesProblemSize. The problem size shared by all experiments of a series whose only parameter is p (perfonto:problemSize of its experiments; that property's domain is Experiment).
+	SeriesProblemSize = Namespace + "seriesProblemSize"
 	// ModelParameter is the datatype property perfonto:modelParameter. A model parameter of a series ("p": processing units, "n": problem size), or the parameter of a term factor.
 	ModelParameter = Namespace + "modelParameter"
 	// HasPerformanceModel is the object property perfonto:hasPerformanceModel. A performance model of the code region (or of the call path ending in it).

@@ -388,7 +388,7 @@ SELECT ?model ?path ?cr ?formula ?function ?smape ?series ?size WHERE {
   ?model a perfonto:PerformanceModel ; perfonto:modelledMetric "${metric.replace(/["\\]/g, "")}" ; perfonto:callPath ?path ;
          ^perfonto:hasPerformanceModel ?cr ; perfonto:modelFormula ?formula ; perfonto:inSeries ?series ; perfonto:fittedFrom ?exp .
   ?exp perfonto:ofVersion <${version}> .
-  OPTIONAL { ?model perfonto:modelFunction ?function } OPTIONAL { ?model perfonto:modelSMAPE ?smape } OPTIONAL { ?series perfonto:problemSize ?size }
+  OPTIONAL { ?model perfonto:modelFunction ?function } OPTIONAL { ?model perfonto:modelSMAPE ?smape } OPTIONAL { ?series perfonto:seriesProblemSize ?size }
 } GROUP BY ?model ?path ?cr ?formula ?function ?smape ?series ?size`;
 }
 

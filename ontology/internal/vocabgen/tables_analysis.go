@@ -27,6 +27,8 @@ func init() {
 		{Name: "comparesBase", Kind: objectProp, Domain: "ExperimentComparison", Range: "Experiment", Comment: "The base experiment of the comparison."},
 		{Name: "comparesTrial", Kind: objectProp, Domain: "ExperimentComparison", Range: "Experiment", Comment: "The trial experiment of the comparison."},
 		{Name: "hasDifference", Kind: objectProp, Domain: "ExperimentComparison", Range: "MetricDifference", Comment: "A per region and metric difference of the comparison."},
+		{Name: "differenceRegion", Kind: objectProp, Domain: "MetricDifference", Range: "CodeRegion", Functional: true, Comment: "The code region whose metric the difference compares (perfonto:ofCodeRegion's domain is DynamicRegion, which a difference is not)."},
+		{Name: "differenceMetric", Kind: datatypeProp, Domain: "MetricDifference", Range: "xsd:string", Functional: true, Comment: "The metric (perfonto:hasMetricName mnemonic) the difference compares (perfonto:hasMetricName's domain is PerformanceMetric, which a difference is not)."},
 		{Name: "baseValue", Kind: datatypeProp, Domain: "MetricDifference", Range: "xsd:double", Comment: "The value in the base experiment (maximum over its processing units)."},
 		{Name: "trialValue", Kind: datatypeProp, Domain: "MetricDifference", Range: "xsd:double", Comment: "The value in the trial experiment (maximum over its processing units)."},
 		{Name: "valueDifference", Kind: datatypeProp, Domain: "MetricDifference", Range: "xsd:double", Comment: "trialValue - baseValue."},

@@ -15,6 +15,9 @@ func init() {
 	}...)
 	properties = append(properties, []property{
 		{Name: "inSeries", Kind: objectProp, Range: "ExperimentSeries", Comment: "The experiment series an experiment belongs to, or a performance model was fitted over."},
+		{Name: "seriesVersion", Kind: objectProp, Domain: "ExperimentSeries", Range: "Version", Functional: true, Comment: "The version all experiments of the series executed. A series has its own property, not perfonto:ofVersion, whose domain (Experiment) and inverse (perfonto:hasExperiment) would make RDFS count the series as an experiment of the version."},
+		{Name: "seriesCluster", Kind: objectProp, Domain: "ExperimentSeries", Range: "Cluster", Functional: true, Comment: "The cluster (machine) all experiments of the series ran on (perfonto:usesCluster of its experiments; that property's domain is Experiment)."},
+		{Name: "seriesProblemSize", Kind: datatypeProp, Domain: "ExperimentSeries", Range: "xsd:string", Functional: true, Comment: "The problem size shared by all experiments of a series whose only parameter is p (perfonto:problemSize of its experiments; that property's domain is Experiment)."},
 		{Name: "modelParameter", Kind: datatypeProp, Range: "xsd:string", Comment: "A model parameter of a series (\"p\": processing units, \"n\": problem size), or the parameter of a term factor."},
 		{Name: "hasPerformanceModel", Kind: objectProp, Range: "PerformanceModel", Comment: "A performance model of the code region (or of the call path ending in it)."},
 		{Name: "modelledMetric", Kind: datatypeProp, Domain: "PerformanceModel", Range: "xsd:string", Comment: "The metric (perfonto:hasMetricName mnemonic) the performance model describes, e.g. wtime."},
