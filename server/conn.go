@@ -192,7 +192,9 @@ func (s *Server) bufferBody(c *gin.Context) {
 			err: fmt.Errorf("server busy: %d request bodies being received; retry later", cap(s.readers))})
 		return
 	}
+	start := time.Now()
 	body, release, err := s.bodies.readBody(c.Request.Body, c.Request.ContentLength)
+	noteBodyTime(c, time.Since(start))
 	<-s.readers
 	defer release()
 	if err != nil {

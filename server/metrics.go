@@ -43,7 +43,7 @@ func newMetrics(store StoreStats) *metrics {
 		}),
 		rejected: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "perfkb_http_requests_rejected_total",
-			Help: "Requests refused before reaching a handler, by reason (overloaded, unauthorized, forbidden).",
+			Help: "Requests refused before reaching a handler, by reason (overloaded, unauthorized, forbidden, host, too_large).",
 		}, []string{"reason"}),
 		timeouts: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "perfkb_query_timeouts_total",

@@ -70,6 +70,7 @@ func (s *Server) requestLog(c *gin.Context) {
 	if rows, ok := c.Get(rowsKey); ok {
 		attrs = append(attrs, slog.Any("rows", rows))
 	}
+	attrs = append(attrs, timingOf(c.Request.Context()).attrs()...)
 	if len(c.Errors) > 0 {
 		attrs = append(attrs, slog.String("error", c.Errors.Last().Error()))
 	}
@@ -86,7 +87,10 @@ func (s *Server) limit(c *gin.Context) {
 	select {
 	case s.slots <- struct{}{}:
 	default:
-		if !s.waitForSlot(c.Request.Context()) {
+		start := time.Now()
+		ok := s.waitForSlot(c.Request.Context())
+		noteSlotWait(c, time.Since(start))
+		if !ok {
 			s.metrics.rejected.WithLabelValues("overloaded").Inc()
 			respondError(c, &apiError{typ: ErrorUnavailable, retryAfter: 1,
 				err: fmt.Errorf("server busy: %d requests in progress; retry later", cap(s.slots))})

@@ -108,6 +108,9 @@ func (s *Server) readRuleText(c *gin.Context) (name, text string, err error) {
 		}
 		return "", "", newAPIError(ErrorBadData, "the multipart form has no file field named rules or file")
 	}
+	if err := s.declaredTooLong(c, s.opts.Rules, "rule file"); err != nil {
+		return "", "", err
+	}
 	b, release, err := s.readRequestBody(c)
 	if err != nil {
 		return "", "", err

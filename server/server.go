@@ -196,7 +196,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.engine.Se
 func (s *Server) routes() *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
-	e.Use(s.recoverer, requestID, s.requestLog, s.metrics.observe, s.countWrites, s.checkHost, s.hops, corsMiddleware(s.opts.CORSOrigins))
+	e.Use(s.recoverer, timed, requestID, s.requestLog, s.metrics.observe, s.countWrites, s.checkHost, s.hops, corsMiddleware(s.opts.CORSOrigins))
 	compress := gzip.Gzip(gzip.BestSpeed)
 	e.NoRoute(func(c *gin.Context) {
 		respondError(c, newAPIError(ErrorNotFound, "no such endpoint: %s %s", c.Request.Method, c.Request.URL.Path))
@@ -219,7 +219,7 @@ func (s *Server) routes() *gin.Engine {
 	// limit, concurrency limit. A POST to /sparql reads its (bounded) body
 	// before it takes a slot, so clients that stall while sending never
 	// hold one.
-	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.bufferBody, s.limit, compress, tagClient, s.ownThread, s.sparqlPost)
+	e.POST("/sparql", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.textSize, s.bufferBody, s.limit, compress, tagClient, s.ownThread, s.sparqlPost)
 	data := e.Group("/", s.deadline, s.stallGuard, s.preauth, s.bodyLimit, s.limit, compress)
 	data.GET("/sparql", tagClient, s.ownThread, s.sparqlGet)
 	for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete} {

@@ -226,3 +226,15 @@ type StoreStats interface {
 	// Quads returns the number of stored quads (an estimate is fine).
 	Quads(ctx context.Context) (int64, error)
 }
+
+// TextSizeChecker is implemented by a QueryService or RuleService that
+// refuses a text (a query, an update, a rule file) by its size alone,
+// because parsing it would pass a memory budget. The server asks before
+// it reads a body that declares its length, so a text refused for its
+// size costs neither the reading nor the body memory: a client sending
+// 60 MB rule files three at a time otherwise had the server copy 180 MB
+// per round only to refuse them. what is "query", "update" or "rule
+// file"; the error wraps ErrTooLarge.
+type TextSizeChecker interface {
+	CheckTextSize(what string, size int64) error
+}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/gin-gonic/gin"
 )
@@ -74,6 +75,20 @@ func (t *requestThread) end() bool {
 type threadPanic struct {
 	value any
 	stack []byte
+}
+
+// QueryCPU returns the processor time used so far by the thread serving
+// the request of ctx, when the request runs on a thread of its own
+// (ownThread: SPARQL queries, on Linux) and the caller is on that thread;
+// false otherwise. Unlike the time since the query began, it does not
+// grow while the thread waits for a processor, so on a loaded machine it
+// still tells a cheap query from an expensive one.
+func QueryCPU(ctx context.Context) (time.Duration, bool) {
+	t, _ := ctx.Value(requestThreadKey{}).(*requestThread)
+	if t == nil || threadID() != t.tid {
+		return 0, false
+	}
+	return threadCPU()
 }
 
 // LowerPriority lowers the OS scheduling priority of the thread serving

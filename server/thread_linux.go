@@ -1,6 +1,10 @@
 package server
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+	"unsafe"
+)
 
 // threadPriorities: Linux schedules threads one by one, so a thread's
 // nice value is its own.
@@ -15,4 +19,16 @@ func setNice(tid, nice int) error { return syscall.Setpriority(syscall.PRIO_PROC
 func getNice(tid int) (int, error) {
 	p, err := syscall.Getpriority(syscall.PRIO_PROCESS, tid)
 	return 20 - p, err
+}
+
+// clockThreadCPUTime is Linux's CLOCK_THREAD_CPUTIME_ID.
+const clockThreadCPUTime = 3
+
+// threadCPU is the processor time the calling thread has used.
+func threadCPU() (time.Duration, bool) {
+	var ts syscall.Timespec
+	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
+		return 0, false
+	}
+	return time.Duration(ts.Nano()), true
 }

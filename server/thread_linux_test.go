@@ -133,3 +133,56 @@ func TestOwnThread(t *testing.T) {
 		}
 	})
 }
+
+// cpuSink keeps the busy loop's result alive.
+var cpuSink int
+
+// TestQueryCPUCountsRunningNotWaiting: QueryCPU is the processor time of
+// the request's own thread: it grows while the thread computes, hardly at
+// all while it sleeps, and is not given on another thread.
+func TestQueryCPUCountsRunningNotWaiting(t *testing.T) {
+	type result struct {
+		busy, slept time.Duration
+		ok, other   bool
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		ctx := context.WithValue(context.Background(), requestThreadKey{}, &requestThread{tid: threadID()})
+		var r result
+		c0, ok := QueryCPU(ctx)
+		r.ok = ok
+		x := 0
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+			for i := range 1 << 16 {
+				x += i
+			}
+			if c, _ := QueryCPU(ctx); c-c0 >= 20*time.Millisecond {
+				break
+			}
+		}
+		c1, _ := QueryCPU(ctx)
+		time.Sleep(300 * time.Millisecond)
+		c2, _ := QueryCPU(ctx)
+		r.busy, r.slept = c1-c0, c2-c1
+		other := make(chan bool)
+		go func() { _, ok := QueryCPU(ctx); other <- ok }()
+		r.other = <-other
+		cpuSink = x
+		done <- r
+	}()
+	r := <-done
+	if !r.ok {
+		t.Fatal("no processor time on the request's own thread")
+	}
+	if r.busy < 20*time.Millisecond {
+		t.Errorf("computing for 20ms of processor time counted %v", r.busy)
+	}
+	if r.slept > 50*time.Millisecond {
+		t.Errorf("sleeping 300ms counted %v of processor time", r.slept)
+	}
+	if r.other {
+		t.Error("QueryCPU answered on a thread that is not the request's")
+	}
+}

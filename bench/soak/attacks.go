@@ -168,8 +168,9 @@ func fakeSite(mb int) (*http.Server, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	var row bytes.Buffer
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// One row buffer per answer: the federated queries ask at once.
+		var row bytes.Buffer
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/sparql-results+json")
 		io.WriteString(w, `{"head":{"vars":["s","p","o"]},"results":{"bindings":[`)

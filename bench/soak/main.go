@@ -81,7 +81,7 @@ func main() {
 	flag.StringVar(&c.shared, "shared", "testdata/w3c", "folder with w3c-rdf and w3c-sparql (hostile inputs)")
 	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
-	flag.StringVar(&c.latencyLog, "latency-log", "", "write each read's phase, start (Unix ns), latency (ns) and query number to this file, to see what slow reads overlapped")
+	flag.StringVar(&c.latencyLog, "latency-log", "", "write each read's phase, start (Unix ns), latency (ns), query number and request id to this file, to see what slow reads overlapped")
 	flag.IntVar(&c.loadNice, "load-nice", 0, "during the loaded phase, run this process (writers, stalled and hostile clients) at this nice value, below the server and the readers, as if those clients were on other machines (0: unchanged)")
 	flag.StringVar(&c.vmem, "vmem", "5G", "the server's virtual memory limit (ulimit -v), a number of bytes with K, M or G; empty: none")
 	flag.BoolVar(&c.attacks, "attacks", true, "run the request-count attacks of the hardening issue (items 1, 2, 4, 5, 8, 13) and legitimate sensors; the server is then perfkb sensor-listen --http")
@@ -122,7 +122,7 @@ func main() {
 		runReaders(ctx, c.target, c.readers, c.readRate, lat)
 		lat.mu.Lock()
 		defer lat.mu.Unlock()
-		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Starts: lat.starts, Queries: lat.queries, Errors: lat.errors, FiveXX: lat.fiveXX, Throttled: lat.throttled, Why5xx: lat.why5xx}); err != nil {
+		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Starts: lat.starts, Queries: lat.queries, IDs: lat.ids, CPU: selfCPU(), Errors: lat.errors, FiveXX: lat.fiveXX, Throttled: lat.throttled, Why5xx: lat.why5xx}); err != nil {
 			os.Exit(1)
 		}
 		return
@@ -186,7 +186,7 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("baseline (%d readers at %g/s each, %v): %s\n", c.readers, c.readRate, c.baseline, base.summary())
+	fmt.Printf("baseline (%d readers at %g/s each, %v): %s; readers' CPU %v\n", c.readers, c.readRate, c.baseline, base.summary(), base.cpu.Round(time.Millisecond))
 
 	// Loaded phase. The readers run in a process of their own, as real
 	// clients do: in this one, the hostile clients' decompressing of large
@@ -196,6 +196,7 @@ func run(c config) error {
 	var loadedErr error
 	var acked sync.Map // graph -> *atomic.Int64 of acknowledged writes
 	var writeErrs, write5xx, hostileSent, hostile5xx, stallConns atomic.Int64
+	var writeFailures tally // failed normal writes by status (or client error) and first answer
 	var attacks attackTallies
 	var rssMax atomic.Int64
 	ctx, cancel := context.WithTimeout(context.Background(), c.duration)
@@ -218,7 +219,7 @@ func run(c config) error {
 	}
 	go func() {
 		defer wg.Done()
-		runWriters(ctx, srv.base, c.writers, c.writeRate, &acked, &writeErrs, &write5xx)
+		runWriters(ctx, srv.base, c.writers, c.writeRate, &acked, &writeErrs, &write5xx, &writeFailures)
 	}()
 	go func() {
 		defer wg.Done()
@@ -257,13 +258,16 @@ func run(c config) error {
 	}
 
 	alive := srv.alive()
-	fmt.Printf("loaded (%v): %s\n", c.duration, loaded.summary())
+	fmt.Printf("loaded (%v): %s; readers' CPU %v, this process's (the other clients') CPU %v\n", c.duration, loaded.summary(), loaded.cpu.Round(time.Millisecond), selfCPU().Round(time.Millisecond))
 	fmt.Printf("normal reads answered 5xx: %d (503, shed or throttled: %d)\n", loaded.fiveXX, loaded.throttled)
 	for _, why := range loaded.why5xx {
 		fmt.Printf("  5xx to a normal read: %s\n", strings.TrimSpace(why))
 	}
 	fmt.Printf("writes: %d acknowledged, %d refused or failed (5xx: %d); hostile inputs sent: %d, answered 5xx: %d; stalled connections opened: %d\n",
 		totalAcked(&acked), writeErrs.Load(), write5xx.Load(), hostileSent.Load(), hostile5xx.Load(), stallConns.Load())
+	if writeErrs.Load() > 0 {
+		fmt.Printf("  failed normal writes: %s\n", &writeFailures)
+	}
 	if c.attacks {
 		attacks.print()
 	}
@@ -324,8 +328,8 @@ func run(c config) error {
 	return nil
 }
 
-// writeLatencyLog writes one line per read: phase, start, latency and
-// query number.
+// writeLatencyLog writes one line per read: phase, start, latency, query
+// number and request id.
 func writeLatencyLog(path string, base, loaded *latencies) error {
 	var b bytes.Buffer
 	for _, phase := range []struct {
@@ -333,7 +337,7 @@ func writeLatencyLog(path string, base, loaded *latencies) error {
 		l    *latencies
 	}{{"unloaded", base}, {"loaded", loaded}} {
 		for i, d := range phase.l.d {
-			fmt.Fprintf(&b, "%s %d %d %d\n", phase.name, phase.l.starts[i], d.Nanoseconds(), phase.l.queries[i])
+			fmt.Fprintf(&b, "%s %d %d %d %s\n", phase.name, phase.l.starts[i], d.Nanoseconds(), phase.l.queries[i], phase.l.ids[i])
 		}
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
@@ -342,14 +346,28 @@ func writeLatencyLog(path string, base, loaded *latencies) error {
 // readerReport is what a -role readers process prints.
 type readerReport struct {
 	Latencies []time.Duration
-	Starts    []int64 // each read's scheduled start, Unix ns
-	Queries   []int   // each read's index in readQueries
+	Starts    []int64  // each read's scheduled start, Unix ns
+	Queries   []int    // each read's index in readQueries
+	IDs       []string // each read's X-Request-Id
+	// CPU is the readers process's own processor time (user and
+	// system): set beside the run's length, it says whether the client
+	// could keep its schedule.
+	CPU       time.Duration
 	Errors    int
 	FiveXX    int // answers with a 5xx status
 	Throttled int // of them, 503 (shed at the queue or by admission)
 	// Why5xx has the first bodies of 5xx answers, to tell which limit
 	// shed them.
 	Why5xx []string
+}
+
+// selfCPU is this process's processor time so far, user and system.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // niceSelf lowers the priority of every thread of this process (new
@@ -403,7 +421,7 @@ func readersProcess(c config, base string, d time.Duration, started func()) (*la
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return nil, fmt.Errorf("readers process: %w", err)
 	}
-	return &latencies{d: r.Latencies, starts: r.Starts, queries: r.Queries, errors: r.Errors, fiveXX: r.FiveXX, throttled: r.Throttled, why5xx: r.Why5xx}, nil
+	return &latencies{d: r.Latencies, starts: r.Starts, queries: r.Queries, ids: r.IDs, cpu: r.CPU, errors: r.Errors, fiveXX: r.FiveXX, throttled: r.Throttled, why5xx: r.Why5xx}, nil
 }
 
 // server is a running `perfkb serve`.
@@ -541,8 +559,10 @@ func (s *server) rss() int64 {
 type latencies struct {
 	mu      sync.Mutex
 	d       []time.Duration
-	starts  []int64 // Unix ns, beside d
-	queries []int   // index in readQueries, beside d
+	starts  []int64       // Unix ns, beside d
+	queries []int         // index in readQueries, beside d
+	ids     []string      // X-Request-Id, beside d
+	cpu     time.Duration // the readers process's processor time
 	errors  int
 	// fiveXX counts answers with a 5xx status, throttled those of them
 	// that are 503.
@@ -552,7 +572,7 @@ type latencies struct {
 
 func newLatencies() *latencies { return &latencies{} }
 
-func (l *latencies) add(start time.Time, query int, d time.Duration, code int, body string) {
+func (l *latencies) add(start time.Time, query int, id string, d time.Duration, code int, body string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if code >= 500 {
@@ -568,6 +588,7 @@ func (l *latencies) add(start time.Time, query int, d time.Duration, code int, b
 		l.d = append(l.d, d)
 		l.starts = append(l.starts, start.UnixNano())
 		l.queries = append(l.queries, query)
+		l.ids = append(l.ids, id)
 	} else {
 		l.errors++
 	}
@@ -654,7 +675,15 @@ func runReaders(ctx context.Context, base string, n int, rate float64, lat *late
 				}
 				qi := k % len(readQueries)
 				q := readQueries[qi]
-				resp, err := client.PostForm(base+"/sparql", url.Values{"query": {q}})
+				req, _ := http.NewRequest(http.MethodPost, base+"/sparql", strings.NewReader(url.Values{"query": {q}}.Encode()))
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				// The id names the read in the server's request log
+				// (--log-level info), to set its figures beside these;
+				// the process id tells the baseline's reads from the
+				// loaded phase's.
+				id := fmt.Sprintf("soak-%d-r%d-%d", os.Getpid(), i, k)
+				req.Header.Set("X-Request-Id", id)
+				resp, err := client.Do(req)
 				code, body := 0, "" // no answer
 				if err == nil {
 					code = resp.StatusCode
@@ -666,7 +695,7 @@ func runReaders(ctx context.Context, base string, n int, rate float64, lat *late
 					resp.Body.Close()
 				}
 				if ctx.Err() == nil {
-					lat.add(start, qi, time.Since(start), code, body)
+					lat.add(start, qi, id, time.Since(start), code, body)
 				}
 			}
 		}()
@@ -674,7 +703,11 @@ func runReaders(ctx context.Context, base string, n int, rate float64, lat *late
 	wg.Wait()
 }
 
-func runWriters(ctx context.Context, base string, n int, rate float64, acked *sync.Map, errs, fiveXX *atomic.Int64) {
+// runWriters runs n writers, each adding one triple to a graph of its own
+// per request; failed counts each failed write under its status and the
+// start of the server's answer (or the client's error), to tell a limit
+// the write itself passed from one that the attacks' load caused.
+func runWriters(ctx context.Context, base string, n int, rate float64, acked *sync.Map, errs, fiveXX *atomic.Int64, failed *tally) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	var wg sync.WaitGroup
 	for i := range n {
@@ -696,14 +729,17 @@ func runWriters(ctx context.Context, base string, n int, rate float64, acked *sy
 				resp, err := client.Do(req)
 				if err != nil {
 					errs.Add(1)
+					failed.add(status(nil, err))
 					continue
 				}
+				answer, _ := io.ReadAll(io.LimitReader(resp.Body, 160))
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode/100 == 2 {
 					count.Add(1)
 				} else {
 					errs.Add(1)
+					failed.add(fmt.Sprintf("%d %q", resp.StatusCode, answer))
 					if resp.StatusCode >= 500 {
 						fiveXX.Add(1)
 					}

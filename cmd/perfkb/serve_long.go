@@ -32,7 +32,7 @@ type longQueryFlags struct {
 }
 
 func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
-	fs.DurationVar(&f.after, "long-query-after", 100*time.Millisecond, "a query running longer than this is heavy: it runs only while it holds one of the run slots, which heavy queries share in turns per client; light queries never wait (0: no admission)")
+	fs.DurationVar(&f.after, "long-query-after", 100*time.Millisecond, "a query running longer than this (its thread's processor time, on Linux) is heavy: it runs only while it holds one of the run slots, which heavy queries share in turns per client; light queries never wait (0: no admission)")
 	fs.Int64Var(&f.steps, "long-query-steps", backend.DefaultSteps, "a query past this many evaluation steps is heavy too, however fast it ran (0: only --long-query-after counts)")
 	fs.IntVar(&f.nice, "long-query-nice", 0, "the OS priority (nice value, 1-19) of a heavy query's thread; 0: unchanged (Linux only)")
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
@@ -103,5 +103,8 @@ func (f *longQueryFlags) scheduler() *backend.Admission {
 	}
 	a := backend.NewAdmission(f.after, slots)
 	a.Steps, a.Nice = f.steps, f.nice
+	// As many lanes again for light queries only: a lookup never waits
+	// for heavy queries' threads to get a processor on a loaded machine.
+	a.LightReserve = slots
 	return a
 }

@@ -23,7 +23,8 @@ import (
 // first come first served, and go before heavy ones; a light query keeps
 // its slot to its end. A query becomes heavy when its observed cost
 // passes a threshold — Steps evaluation steps or After of its own running
-// time — or at once when its estimated cost does: the same text passed
+// time (its thread's processor time when it runs on a thread of its own,
+// see ran) — or at once when its estimated cost does: the same text passed
 // Steps when it last ran (or After, where steps do not count). Heavy queries wait in a queue per client, and slots go
 // round the clients in turn, first come first served within a client, so
 // one client sending many heavy queries gets no more of the cores than one
@@ -58,16 +59,25 @@ import (
 //
 // nil admits everything at once.
 type Admission struct {
-	// After is the wall-clock time after which a query is heavy (0: only
-	// Steps counts).
+	// After is the running time after which a query is heavy (0: only
+	// Steps counts): the processor time of the query's own thread where
+	// it has one (server.QueryCPU), else the wall-clock time.
 	After time.Duration
 	// Steps is the evaluation steps after which a query is heavy (0:
 	// only After counts). Steps, unlike time, do not grow when the server
 	// is busy, so a light query slowed by load is not taken for a heavy
 	// one.
 	Steps int64
-	// Slots is how many heavy queries run at once (at least one).
+	// Slots is how many queries run at once (at least one), and the most
+	// a heavy query may join.
 	Slots int
+	// LightReserve is how many light queries may run beyond Slots: lanes
+	// a heavy query never takes, so a cheap query does not wait for the
+	// heavy ones holding the slots to reach a checkpoint. On a loaded
+	// machine a thread holding a slot may not run for a long while, and
+	// the soak's lookups waited up to a second for slots held so (0:
+	// none).
+	LightReserve int
 	// Quantum is how long a heavy query runs before it gives its slot to
 	// a waiting one.
 	Quantum time.Duration
@@ -100,6 +110,9 @@ type Admission struct {
 	memo costMemo
 	// begun, when set, sees each query begin (tests).
 	begun func(*admitted)
+	// cpu, when set, replaces server.QueryCPU, the clock of a query's
+	// own running time (tests).
+	cpu func(context.Context) (time.Duration, bool)
 }
 
 // MemoryGauge says how much memory the queries hold and the bound on it
@@ -143,6 +156,11 @@ type admitted struct {
 	// when it began if it never asked for one. Time spent waiting for a
 	// slot does not make a query heavy.
 	start time.Time
+	// cpuStart is its thread's processor time at start, when onThread:
+	// the query runs on a thread of its own, whose processor time is
+	// then its running time (ran).
+	cpuStart time.Duration
+	onThread bool
 	// Only the query's own goroutine uses these.
 	steps   int64
 	heavy   bool
@@ -177,6 +195,7 @@ func (a *Admission) begin(ctx context.Context, text string) *admitted {
 	}
 	q := &admitted{a: a, client: server.ClientOf(ctx), text: a.memo.hash(text), start: time.Now(), grant: make(chan struct{}, 1)}
 	q.lastCheck.Store(q.start.UnixNano())
+	q.cpuStart, q.onThread = a.threadCPU(ctx)
 	a.light.Add(1)
 	if a.begun != nil {
 		a.begun(q)
@@ -200,14 +219,41 @@ func (q *admitted) admit(ctx context.Context) error {
 	q.slotted = true
 	q.start = time.Now()
 	q.lastCheck.Store(q.start.UnixNano())
+	if q.onThread {
+		q.cpuStart, q.onThread = q.a.threadCPU(ctx)
+	}
 	return nil
+}
+
+// threadCPU is the processor time of the query thread of ctx (false when
+// the query has no thread of its own).
+func (a *Admission) threadCPU(ctx context.Context) (time.Duration, bool) {
+	if a.cpu != nil {
+		return a.cpu(ctx)
+	}
+	return server.QueryCPU(ctx)
+}
+
+// ran is how long the query has been running: its thread's processor time
+// since start when it runs on a thread of its own, else the wall-clock
+// time since start. On a loaded machine a cheap query's wall-clock time
+// grows with every thread ahead of it: the soak's lookups, at a few
+// milliseconds of processor each, passed After by the clock, turned heavy
+// and queued behind the attackers' heavy queries of the same address.
+func (q *admitted) ran(ctx context.Context, now time.Time) time.Duration {
+	if q.onThread {
+		if cpu, ok := q.a.threadCPU(ctx); ok {
+			return cpu - q.cpuStart
+		}
+	}
+	return now.Sub(q.start)
 }
 
 func (q *admitted) becomeHeavy(ctx context.Context) {
 	q.heavy = true
 	a := q.a
 	a.light.Add(-1)
-	if a.costly(q.steps, time.Since(q.start)) {
+	if a.costly(q.steps, q.ran(ctx, time.Now())) {
 		a.memo.mark(q.text, true)
 	}
 	if a.Nice > 0 {
@@ -233,7 +279,7 @@ func (q *admitted) yield(ctx context.Context) error {
 	q.lastCheck.Store(now.UnixNano())
 	a := q.a
 	if !q.heavy {
-		if (a.Steps <= 0 || q.steps < a.Steps) && (a.After <= 0 || now.Sub(q.start) < a.After) {
+		if (a.Steps <= 0 || q.steps < a.Steps) && (a.After <= 0 || q.ran(ctx, now) < a.After) {
 			if q.slotted && !q.holding.Load() {
 				// Its slot was taken back while it stalled.
 				return q.acquire(ctx)
@@ -308,6 +354,8 @@ func (q *admitted) acquire(ctx context.Context) error {
 	a.grantLocked() // a light query may pass heavy ones that memory holds back
 	a.reclaimLocked()
 	a.mu.Unlock()
+	waitStart := time.Now()
+	defer func() { server.NoteAdmissionWait(ctx, time.Since(waitStart)) }()
 	check := time.NewTicker(stallAfter / 2)
 	defer check.Stop()
 	for {
@@ -331,9 +379,15 @@ func (q *admitted) acquire(ctx context.Context) error {
 	}
 }
 
-// free reports whether a slot may be given now to a query, heavy or not.
+// lanes is how many queries may hold a slot at once: Slots and the
+// light queries' reserve.
+func (a *Admission) lanes() int { return max(1, a.Slots) + max(0, a.LightReserve) }
+
+// free reports whether a slot may be given now to a query, heavy or not:
+// while fewer than Slots and LightReserve run, and for a heavy one while
+// fewer than Slots heavy ones do.
 func (a *Admission) free(heavy bool) bool {
-	if a.running >= max(1, a.Slots) {
+	if a.running >= a.lanes() || (heavy && a.heavy >= max(1, a.Slots)) {
 		return false
 	}
 	if heavy && a.running > 0 && a.Memory != nil && a.Memory.Limit() > 0 && a.Memory.InUse() > a.Memory.Limit()/4*3 {
@@ -380,7 +434,7 @@ func (a *Admission) releaseLocked(q *admitted) {
 // heavy query holds a slot (unless a heavy one has just handed its slot
 // over after its quantum); heavy ones one client at a time.
 func (a *Admission) grantLocked() {
-	for a.running < max(1, a.Slots) {
+	for a.running < a.lanes() {
 		heavyFirst := len(a.turns) > 0 && a.heavy == 0 && a.free(true) && !a.lightNext
 		a.lightNext = false
 		if len(a.lightq) > 0 && !heavyFirst {
@@ -464,22 +518,10 @@ func (a *Admission) reclaimLocked() {
 // place in a queue, and notes in the memo whether its text was heavy.
 // Safe to call twice.
 func (q *admitted) end() {
-	if q == nil {
+	if q == nil || !q.leave() {
 		return
 	}
 	a := q.a
-	a.mu.Lock()
-	if q.ended {
-		a.mu.Unlock()
-		return
-	}
-	q.ended = true
-	if q.holds {
-		a.releaseLocked(q)
-	} else {
-		a.dequeueLocked(q)
-	}
-	a.mu.Unlock()
 	if !q.heavy {
 		a.light.Add(-1)
 		a.memo.mark(q.text, false)
@@ -500,6 +542,24 @@ func (a *Admission) costly(steps int64, ran time.Duration) bool {
 		return steps >= a.Steps
 	}
 	return a.After > 0 && ran >= a.After
+}
+
+// leave gives back q's slot, or its place in a queue; false when it had
+// already left.
+func (q *admitted) leave() bool {
+	a := q.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if q.ended {
+		return false
+	}
+	q.ended = true
+	if q.holds {
+		a.releaseLocked(q)
+	} else {
+		a.dequeueLocked(q)
+	}
+	return true
 }
 
 // leaveEngine marks the query as waiting outside the engine — for the
@@ -551,7 +611,67 @@ type outsideService struct {
 func (s outsideService) Handle(ctx context.Context, req query.ServiceRequest) (*query.Solutions, error) {
 	s.q.leaveService()
 	defer s.q.enterEngine()
+	var d answerDecode
+	req.Charge = d.charging(ctx, s.q, req.Charge)
+	defer d.end()
 	return s.h.Handle(ctx, req)
+}
+
+// decodeYieldRows is how many rows of a SERVICE answer are decoded between
+// two checkpoints of its decoding.
+const decodeYieldRows = 32
+
+// answerDecode makes the decoding of a SERVICE answer heavy work of the
+// query's client, run only while it holds a run slot. Waiting for the site
+// takes no processor and holds no slot, but decoding its answer does take
+// one: five queries decoding 60 MB answers at once, outside the slots,
+// took the cores from the light queries the slots were keeping them for
+// (the soak's read p99 rose from 19 ms to a second during each round of
+// such queries). The slot is asked for at the answer's first row, in the
+// client's heavy queue, and handed over like a heavy query's, at a
+// checkpoint every decodeYieldRows rows. It is one goroutine's: the
+// service handler decodes an answer on one.
+type answerDecode struct {
+	q    *admitted
+	rows int
+}
+
+// charging returns the answer's row charge (query.ServiceRequest.Charge)
+// with the decoding's admission in front of inner (nil: none); q is the
+// query calling the service.
+func (d *answerDecode) charging(ctx context.Context, q *admitted, inner func(int64) error) func(int64) error {
+	return func(n int64) error {
+		if d.q == nil {
+			d.q = &admitted{a: q.a, client: q.client, start: time.Now(), grant: make(chan struct{}, 1), heavy: true, slotted: true}
+			// Between two rows the decoder may wait for the site, which
+			// may be this server needing a slot for the rows to come: a
+			// waiting query may take the slot as from a query writing its
+			// answer (reclaimLocked), and the decoder asks for it again
+			// at its next row.
+			d.q.writing.Store(true)
+		}
+		d.q.lastCheck.Store(time.Now().UnixNano())
+		if !d.q.holding.Load() {
+			if err := d.q.acquire(ctx); err != nil {
+				return err
+			}
+		} else if d.rows++; d.rows%decodeYieldRows == 0 {
+			if err := d.q.yield(ctx); err != nil {
+				return err
+			}
+		}
+		if inner != nil {
+			return inner(n)
+		}
+		return nil
+	}
+}
+
+// end gives back the decoding's slot, or its place in a queue.
+func (d *answerDecode) end() {
+	if d.q != nil {
+		d.q.leave()
+	}
 }
 
 // outsideDescriber is an outsideService whose handler also DESCRIBEs at

@@ -48,8 +48,14 @@ const ParseCost = 64
 // checkTextSize refuses text that parsing alone would take past the
 // query's memory bound.
 func (e *QueryEngine) checkTextSize(what, text string) error {
-	if e.QueryMemory > 0 && int64(len(text)) > e.QueryMemory/ParseCost {
-		return fmt.Errorf("%w: the %s is %d bytes, more than the %d bytes that parse within --query-memory %d", server.ErrTooLarge, what, len(text), e.QueryMemory/ParseCost, e.QueryMemory)
+	return e.CheckTextSize(what, int64(len(text)))
+}
+
+// CheckTextSize implements server.TextSizeChecker: a query or update of
+// size bytes would parse past --query-memory.
+func (e *QueryEngine) CheckTextSize(what string, size int64) error {
+	if e.QueryMemory > 0 && size > e.QueryMemory/ParseCost {
+		return fmt.Errorf("%w: the %s is %d bytes, more than the %d bytes that parse within --query-memory %d", server.ErrTooLarge, what, size, e.QueryMemory/ParseCost, e.QueryMemory)
 	}
 	return nil
 }

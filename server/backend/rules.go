@@ -71,12 +71,18 @@ func uploadedAdvice(prog *reasoner.Program) []rules.Advice {
 // the run's memory budget (--rules-memory): parsing costs up to ParseCost
 // bytes a byte of text and is not charged to the run.
 func (r *Reasoner) checkRuleText(text string) error {
+	return r.CheckTextSize("rule file", int64(len(text)))
+}
+
+// CheckTextSize implements server.TextSizeChecker: a rule file of size
+// bytes would parse past --rules-memory.
+func (r *Reasoner) CheckTextSize(what string, size int64) error {
 	budget := r.Options.MemoryBudget
 	if budget == 0 {
 		budget = reasoner.DefaultMemoryBudget
 	}
-	if budget > 0 && int64(len(text)) > budget/ParseCost {
-		return fmt.Errorf("%w: the rule file is %d bytes, more than the %d bytes that parse within --rules-memory %d", server.ErrTooLarge, len(text), budget/ParseCost, budget)
+	if budget > 0 && size > budget/ParseCost {
+		return fmt.Errorf("%w: the %s is %d bytes, more than the %d bytes that parse within --rules-memory %d", server.ErrTooLarge, what, size, budget/ParseCost, budget)
 	}
 	return nil
 }
