@@ -102,6 +102,9 @@ type Options struct {
 	// NoOptimize runs the algebra as written, without the optimizer's
 	// reordering and filter placement (see eval.Options.NoOptimize).
 	NoOptimize bool
+	// OneShot marks a process that answers one query and exits (see
+	// eval.Options.OneShot).
+	OneShot bool
 	// Functions declares the functions queries may call, for parsing and
 	// evaluation alike (nil: DefaultFunctions()). Clone DefaultFunctions
 	// and Register extension functions on the clone to add some.
@@ -172,7 +175,7 @@ func evalOptions(opts Options) eval.Options {
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
 		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield, Workers: opts.Workers,
-		NoOptimize: opts.NoOptimize, Functions: functions(opts), ReuseRows: opts.ReuseRows,
+		NoOptimize: opts.NoOptimize, OneShot: opts.OneShot, Functions: functions(opts), ReuseRows: opts.ReuseRows,
 		CheckUpdate: opts.CheckUpdate}
 }
 

@@ -166,7 +166,7 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	if err := f.memory.parse(); err != nil {
 		return err
 	}
-	opts := query.Options{Base: base, Source: source, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain, QueryMemory: f.memory.bytes, NoOptimize: f.noOpt}
+	opts := query.Options{Base: base, Source: source, Timeout: f.timeout, MaxRows: f.maxRows, Explain: f.explain, QueryMemory: f.memory.bytes, NoOptimize: f.noOpt, OneShot: true}
 
 	if f.update {
 		u, err := query.PrepareUpdate(text, opts)

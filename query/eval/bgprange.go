@@ -95,6 +95,26 @@ func (ex *executor) numOrderOf(p kb.ID) (*numOrder, bool, error) {
 	return v.(*numOrder), true, nil
 }
 
+// keptNumOrderOf returns p's value order if the store already keeps one
+// for its current state, without building it.
+func (ex *executor) keptNumOrderOf(p kb.ID) (*numOrder, bool) {
+	od, isOD := ex.ds.(keptObjectsDeriver)
+	if !valueOrderOn || !isOD || ex.dict.table == nil {
+		return nil, false
+	}
+	v, ok := od.ObjectsDerivedKept(p, numOrderKind)
+	if !ok {
+		return nil, false
+	}
+	return v.(*numOrder), true
+}
+
+// keptObjectsDeriver is implemented by stores that tell whether a derived
+// value is already built (kb/native).
+type keptObjectsDeriver interface {
+	ObjectsDerivedKept(p kb.ID, kind string) (any, bool)
+}
+
 // rangeDecider returns copies of tests (they memoise verdicts) and the
 // function deciding one of them for an object the general way.
 func (ex *executor) rangeDecider(slot int, tests []fastTest) ([]*fastTest, func(*fastTest, kb.ID) (bool, error)) {
@@ -184,7 +204,12 @@ func (s planStats) RangeCount(ctx context.Context, tp algebra.TriplePattern, gra
 	if err != nil || len(tests) == 0 {
 		return 0, 0, false, err
 	}
-	order, ok, err := ex.numOrderOf(pid)
+	var order *numOrder
+	if ex.opts.OneShot {
+		order, ok = ex.keptNumOrderOf(pid)
+	} else {
+		order, ok, err = ex.numOrderOf(pid)
+	}
 	if err != nil || !ok || order.size() == 0 {
 		return 0, 0, false, err
 	}

@@ -97,6 +97,11 @@ type Options struct {
 	// group, and joins by value wherever more than a BGP, path or VALUES
 	// table is fed bindings. For checking the optimizer; slow.
 	NoOptimize bool
+	// OneShot says the process answers this query and exits (perfkb
+	// query): the planner then estimates from value orders already built
+	// and does not build one for an estimate, since it would not outlive
+	// the query (a server builds it once and keeps it).
+	OneShot bool
 	// Functions resolves function calls: built-in keywords, casts and
 	// extension functions by IRI. Nil means function.Builtin().
 	Functions *function.Registry
