@@ -194,6 +194,16 @@ func (s *memSnapshot) withDelta(add, remove []kb.Quad) *memSnapshot {
 	return next
 }
 
+// merged returns the snapshot's quads in every order: base with the
+// delta applied (the base itself where there is no delta).
+func (s *memSnapshot) merged() [numOrders][]key32 {
+	var out [numOrders][]key32
+	parallelOrders(func(k int, _ []key32) {
+		out[k] = mergeSorted(s.base[k], s.adds[k], s.dels[k])
+	}, 0)
+	return out
+}
+
 // clone returns a copy of c that can be changed without changing c.
 func (c *counters) clone() *counters {
 	return &counters{quads: c.quads, byPG: copyCounts(c.byPG), byP: copyCounts(c.byP), byG: copyCounts(c.byG)}

@@ -324,10 +324,11 @@ func (b *sideDictBuilder) write(dir string, build uint64) (err error) {
 }
 
 // mapSide returns the read side from the side files when all six are
-// present, agree with each other and hold the counters' quad count; nil
+// present, agree with each other and hold quads quads (the base's: the
+// counters' less the delta log's net additions, deltalog.go); nil
 // (and the files removed, on a writable store) otherwise. It is called by
 // open, before the store is shared.
-func (s *Store) mapSide() *memSnapshot {
+func (s *Store) mapSide(quads int64) *memSnapshot {
 	if s.memory {
 		return nil
 	}
@@ -341,7 +342,7 @@ func (s *Store) mapSide() *memSnapshot {
 		return nil
 	}
 	s.sideOn = true
-	snap, err := s.mapSideFiles()
+	snap, err := s.mapSideFiles(quads)
 	if err != nil || snap == nil {
 		if !s.readOnly && s.dropSide() == nil {
 			s.sideOn = false
@@ -355,7 +356,7 @@ func (s *Store) mapSide() *memSnapshot {
 // the store.
 var errSideInvalid = errors.New("native: side files do not match the store")
 
-func (s *Store) mapSideFiles() (*memSnapshot, error) {
+func (s *Store) mapSideFiles(quads int64) (*memSnapshot, error) {
 	m := &sideMapping{}
 	ok := false
 	defer func() {
@@ -378,7 +379,7 @@ func (s *Store) mapSideFiles() (*memSnapshot, error) {
 		bk := binary.NativeEndian.Uint64(b[16:])
 		n := binary.NativeEndian.Uint64(b[24:])
 		nf := binary.NativeEndian.Uint64(b[32:])
-		if (k > 0 && bk != build) || int64(n) != s.counts.quads || uint64(len(b)) != sideHeaderSize+n*16+nf*4 {
+		if (k > 0 && bk != build) || int64(n) != quads || uint64(len(b)) != sideHeaderSize+n*16+nf*4 {
 			return nil, errSideInvalid
 		}
 		build = bk
