@@ -47,13 +47,15 @@ import (
 // A store with a log is format version 2: older binaries, which would
 // ignore the log, refuse it.
 
-const (
-	// logChunk is the number of keys in one log value (64 KiB).
-	logChunk = 4096
-	// logFoldMin and logFoldRatio bound the log: it is folded once its
-	// entries hold logFoldMin quads and logFoldRatio times the base's.
-	logFoldMin   = 1 << 20
-	logFoldRatio = 1
+// logChunk is the number of keys in one log value (64 KiB).
+const logChunk = 4096
+
+// logFoldMin and logFoldRatio bound the log: it is folded once its
+// entries hold logFoldMin quads and logFoldRatio times the base's.
+// Variables for the crash test, which folds after every entry.
+var (
+	logFoldMin   int64 = 1 << 20
+	logFoldRatio int64 = 1
 )
 
 // Log value kinds: the first byte of a chunk.

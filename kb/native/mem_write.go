@@ -354,6 +354,25 @@ func (s *memSnapshot) withSorted(sorted [numOrders][]key32) *memSnapshot {
 	return next
 }
 
+// withSortedDelta is withSorted for new quads that are few beside the
+// base: they join the delta (copied, as Apply's do) instead of a merge that
+// copies the whole base in every order, until the delta reaches
+// deltaLimit. A snapshot with removals in its delta takes withSorted.
+func (s *memSnapshot) withSortedDelta(sorted [numOrders][]key32) *memSnapshot {
+	n := len(sorted[0])
+	if s.empty() || len(s.dels[0]) > 0 || len(s.adds[0])+n > deltaLimit(len(s.base[0]), n) {
+		return s.withSorted(sorted)
+	}
+	next := &memSnapshot{base: s.base, first: s.first, counts: s.counts.clone(), pin: s.pin}
+	parallelOrders(func(k int, _ []key32) {
+		next.adds[k] = mergeSorted(s.adds[k], sorted[k], nil)
+	}, 0)
+	for pg, c := range countGPOS(sorted[4]).byPG {
+		next.counts.add(pg[0], pg[1], c)
+	}
+	return next
+}
+
 // countGPOS counts keys sorted in GPOS order per (predicate, graph).
 func countGPOS(keys []key32) *counters {
 	c := newCounters()

@@ -150,7 +150,7 @@ func (s *Store) bulkReadSide(ctx context.Context, sorted [numOrders][]key32) {
 		s.mem.Store(nil)
 		return
 	}
-	s.mem.Store(cur.withSorted(sorted))
+	s.mem.Store(cur.withSortedDelta(sorted))
 	s.dropPastBudget(ctx)
 }
 
