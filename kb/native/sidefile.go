@@ -23,21 +23,23 @@ import (
 // opens the store for one query then reads the same arrays as a server,
 // and pages only what the query touches.
 //
-// The files are derived state, and valid only while no write has
-// happened since they were written. Two rules keep that true across
-// crashes:
+// The files are derived state: they describe the six indexes (the base),
+// and are valid only while no write has changed those since they were
+// written; writes to the delta log (deltalog.go) do not, and open replays
+// the log over the mapped files. Two rules keep that true across crashes:
 //
-//   - every write that changes quads (Apply's batch, a bulk ingest)
-//     first removes the files and syncs the directory, then commits;
-//   - a bulk load writes the files of the store as it will be under
-//     temporary names, and renames them into place (then syncs the
+//   - every write that changes the indexes (Apply's batch, a bulk
+//     ingest, a fold of the log) first removes the files and syncs the
+//     directory, then commits;
+//   - a bulk load or a fold writes the files of the store as it will be
+//     under temporary names, and renames them into place (then syncs the
 //     directory) only after its ingest has committed.
 //
 // A crash between the two steps of either leaves no side files (or some
 // of the six, which open rejects and removes), and the next read builds
 // the read side from Pebble as before. The six files share a random
 // build number and the quad count, which open checks against each other
-// and against Pebble's counters.
+// and against Pebble's counters less the log's net additions.
 
 const (
 	sideMagic      = "PKBSIDE1"
