@@ -151,7 +151,9 @@ func runAndKill(t *testing.T, dir string, killAfter int, fold bool) int {
 	}
 	lastAck := 0
 	killed := false
-	timer := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
+	// The grow cases take up to half a minute under -race on a loaded
+	// machine; the limit only catches a child that hangs.
+	timer := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
 	defer timer.Stop()
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
