@@ -124,9 +124,15 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	s.cmu.RLock()
 	stored := s.counts.quads
 	s.cmu.RUnlock()
+	mem := s.mem.Load()
+	logging := s.logging(mem)
 	if stored > 0 {
 		var err error
-		if keys, err = s.dropStoredKeys(keys); err != nil {
+		if logging {
+			// The read side holds base and delta log; Pebble's SPOG
+			// index only the base.
+			keys = mem.dropPresent(keys)
+		} else if keys, err = s.dropStoredKeys(keys); err != nil {
 			return nil, err
 		}
 	}
@@ -134,13 +140,27 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	// (rewrite.go), so that every table lands in the bottom level and
 	// nothing is compacted after it.
 	var spog []key32
+	var old [numOrders][]key32
 	rewrite := false
 	if len(keys) > 0 && stored <= int64(len(keys)) && s.canRewrite() {
-		var err error
-		if spog, err = s.readKeys(ctx); err != nil {
-			return nil, err
+		if logging {
+			old = mem.merged()
+			spog, rewrite = old[0], true
+		} else {
+			var err error
+			if spog, err = s.readKeys(ctx); err != nil {
+				return nil, err
+			}
+			rewrite = spog != nil || stored == 0
 		}
-		rewrite = spog != nil || stored == 0
+	}
+	if logging && !rewrite && len(keys) > 0 {
+		// Smaller than the store: one delta log entry (deltalog.go).
+		var added []key32
+		if opts.added {
+			added = slices.Clone(keys)
+		}
+		return added, s.logIngest(ctx, keys)
 	}
 	// The dictionary tables need only the dictionary: write them while
 	// the indexes are sorted (with a rewrite's side files, the
@@ -168,7 +188,6 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	// the quads already stored are no more than the new ones (reading
 	// them back costs no more than the load).
 	side, sideErrs := false, [numOrders]error{}
-	var old [numOrders][]key32
 	if opts.sideFiles && !s.memory && !s.readOnly && len(keys) > 0 && stored <= int64(len(keys)) && !rewrite {
 		var err error
 		if spog, err = s.readKeys(ctx); err != nil {
@@ -179,7 +198,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	} else if rewrite {
 		side = opts.sideFiles && !s.memory
 	}
-	if len(spog) > 0 && (side || rewrite) {
+	if len(spog) > 0 && (side || rewrite) && old[0] == nil {
 		old = sortOrders(spog, make([]key32, len(spog)))
 	}
 	if len(keys) > 0 {
@@ -236,7 +255,10 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		wg.Wait()
 	}
 	dt := <-dict
-	err := s.ingestTables(ctx, paths[:], errs[:], delta, dt, rewrite)
+	err := s.ingestTables(ctx, paths[:], errs[:], delta, dt, ingestModeOf(rewrite))
+	if err == nil && rewrite {
+		s.baseChanged() // the excise removed the delta log
+	}
 	if side {
 		sideDict := func() error {
 			if dt.sideDone {
@@ -261,7 +283,7 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		if rewrite {
 			s.rewriteReadSide(sorted, firsts)
 		} else {
-			s.bulkReadSide(sorted)
+			s.bulkReadSide(ctx, sorted)
 		}
 	}
 	return added, nil
@@ -282,6 +304,11 @@ func (s *Store) rewriteReadSide(sorted [numOrders][]key32, firsts [numOrders][]u
 // ingestWide is ingestKeys for stores whose IDs outgrew 32 bits: the same
 // steps on kb.Quad with comparison sorts.
 func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
+	// The read side cannot hold these IDs, and without it reads come
+	// from Pebble, which must then hold the delta log's quads too.
+	if err := s.foldLog(ctx); err != nil {
+		return err
+	}
 	dict := s.startDictionaryTables(s.dict.unsavedIDs(quadIDs(quads)), false, 0)
 	permuteSort(quads, 0)
 	quads = slices.Compact(quads)
@@ -329,7 +356,7 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 		}
 		wg.Wait()
 	}
-	if err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict, false); err != nil {
+	if err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict, ingestAdd); err != nil {
 		return err
 	}
 	if len(quads) > 0 {
@@ -398,11 +425,21 @@ func (s *Store) discardDictionaryTables(t dictionaryTables) {
 	}
 }
 
+// ingestMode says what the tables of ingestTables are.
+type ingestMode int
+
+const (
+	ingestAdd     ingestMode = iota // index tables to add to the store
+	ingestRewrite                   // the whole store, replacing it (rewrite.go)
+	ingestLog                       // one delta log entry (deltalog.go)
+)
+
 // ingestTables adds the counter and dictionary tables to the index tables
 // built for a bulk load and ingests all of them at once; it removes the
 // temporary files whatever happens. With rewrite, the tables hold the
 // whole store and replace it (rewrite.go).
-func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, delta map[[2]kb.ID]int64, dict dictionaryTables, rewrite bool) error {
+func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, delta map[[2]kb.ID]int64, dict dictionaryTables, mode ingestMode) error {
+	rewrite := mode == ingestRewrite
 	var files []string
 	defer func() {
 		for _, f := range files {
@@ -436,8 +473,12 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	if len(files) == 0 {
 		return nil
 	}
-	if err := s.dropSide(); err != nil {
-		return err
+	if mode != ingestLog {
+		// A delta log entry leaves the side files, which describe the
+		// base, in place.
+		if err := s.dropSide(); err != nil {
+			return err
+		}
 	}
 	var err error
 	if rewrite {
@@ -454,6 +495,14 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	}
 	s.publish(delta)
 	return nil
+}
+
+// ingestModeOf is ingestRewrite for a rewrite, else ingestAdd.
+func ingestModeOf(rewrite bool) ingestMode {
+	if rewrite {
+		return ingestRewrite
+	}
+	return ingestAdd
 }
 
 // dropStoredKeys removes from keys (sorted SPOG) the quads already stored.

@@ -341,6 +341,17 @@ func (qs *QuadStore) Stats(ctx context.Context, exact bool) (graph.Stats, error)
 
 // used reports whether a quad mentions id in any position.
 func (qs *QuadStore) used(it *pebble.Iterator, id kb.ID) bool {
+	if m := qs.s.readSide(); m != nil {
+		// Pebble's indexes hold only the base under a delta log.
+		for _, p := range []kb.Pattern{{S: id}, {P: id}, {O: id}, {G: id}} {
+			var r memRange
+			m.ranges(p, &r)
+			if r.next() {
+				return true
+			}
+		}
+		return false
+	}
 	for _, k := range []int{0, 1, 2, 3} { // SPOG, POSG, OSPG, GSPO: each position first
 		prefix := appendID([]byte{prefixIndex + byte(k)}, id)
 		if it.SeekGE(prefix) && strings.HasPrefix(string(it.Key()), string(prefix)) {

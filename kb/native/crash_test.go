@@ -21,6 +21,7 @@ import (
 const (
 	crashDirEnv    = "PERFKB_NATIVE_CRASH_DIR"
 	crashGrowEnv   = "PERFKB_NATIVE_CRASH_GROW"
+	crashFoldEnv   = "PERFKB_NATIVE_CRASH_FOLD"
 	crashBatchSize = 200
 )
 
@@ -62,6 +63,9 @@ func TestCrashChild(t *testing.T) {
 		t.Skip("helper process for TestCrashRecovery; runs only when re-executed with " + crashDirEnv)
 	}
 	ctx := context.Background()
+	if os.Getenv(crashFoldEnv) != "" {
+		logFoldMin, logFoldRatio = 1, 0 // fold after every delta log entry
+	}
 	s, err := Open(ctx, dir, Options{})
 	if err != nil {
 		fmt.Println("error", err)
@@ -98,24 +102,29 @@ func TestCrashChild(t *testing.T) {
 // TestCrashRecovery kills a loading child process with SIGKILL and checks
 // that the reopened store holds exactly the acknowledged batches, plus at
 // most the one in flight (whole), with counters that agree with the data.
-// The grow cases kill it while it rewrites the whole store.
+// The grow cases kill it while it rewrites the whole store, the fold
+// cases while it folds the delta log (deltalog.go) after every write; the
+// others mostly while it appends to the log.
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-executes the test binary; skipped with -short")
 	}
 	for round, c := range []struct {
-		killAfter int
-		grow      bool
-	}{{5, false}, {23, false}, {4, true}, {8, true}} {
+		killAfter  int
+		grow, fold bool
+	}{{5, false, false}, {23, false, false}, {4, true, false}, {8, true, false}, {6, false, true}, {15, false, true}} {
 		name := fmt.Sprintf("kill-after-%d", c.killAfter)
 		if c.grow {
 			name += "-grow"
+		}
+		if c.fold {
+			name += "-fold"
 		}
 		t.Run(name, func(t *testing.T) {
 			crashGrow = c.grow
 			defer func() { crashGrow = false }()
 			dir := filepath.Join(t.TempDir(), fmt.Sprintf("db%d", round))
-			lastAck := runAndKill(t, dir, c.killAfter)
+			lastAck := runAndKill(t, dir, c.killAfter, c.fold)
 			checkCrashedStore(t, dir, lastAck)
 		})
 	}
@@ -123,9 +132,12 @@ func TestCrashRecovery(t *testing.T) {
 
 // runAndKill runs the child until it has acknowledged at least killAfter
 // batches, kills it and returns the last batch it acknowledged.
-func runAndKill(t *testing.T, dir string, killAfter int) int {
+func runAndKill(t *testing.T, dir string, killAfter int, fold bool) int {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v=false")
 	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir)
+	if fold {
+		cmd.Env = append(cmd.Env, crashFoldEnv+"=1")
+	}
 	if crashGrow {
 		cmd.Env = append(cmd.Env, crashGrowEnv+"=1")
 	}
@@ -139,7 +151,9 @@ func runAndKill(t *testing.T, dir string, killAfter int) int {
 	}
 	lastAck := 0
 	killed := false
-	timer := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
+	// The grow cases take up to half a minute under -race on a loaded
+	// machine; the limit only catches a child that hangs.
+	timer := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
 	defer timer.Stop()
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {

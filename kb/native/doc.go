@@ -4,9 +4,11 @@
 //
 //	Intern    ──▶ arena dictionary (term ⇄ dense ID; fresh terms in memory,
 //	              older ones read from disk and cached)
-//	Apply     ──▶ one synced Pebble batch: six index entries per quad, the
-//	              (predicate, graph) counters they change, new dictionary entries;
-//	              from 16,384 additions (and no removals) the bulk path below
+//	Apply     ──▶ one synced Pebble batch: six index entries per quad (one
+//	              delta log entry instead while the store has a read side,
+//	              deltalog.go), the (predicate, graph) counters they change,
+//	              new dictionary entries; from 16,384 additions (and no
+//	              removals) the bulk path below
 //	BeginBulk ──▶ stage 32-bit keys ─▶ radix sort per index on two cores
 //	              ─▶ one sstable per index + counters + dictionary
 //	              ─▶ one atomic Ingest
@@ -35,8 +37,16 @@
 // (sidefile.go), which a later open maps instead of rebuilding them from
 // the SPOG index: opening costs the same at any size, a one-shot command
 // reads the arrays a server reads, and the kernel pages in what queries
-// touch. Any write removes the side files before it commits, so a set
-// found at open always describes the store as it is.
+// touch. Any write that changes the six indexes removes the side files
+// before it commits, so a set found at open always describes the indexes
+// as they are.
+//
+// Delta log (deltalog.go): while the store has a read side, a write
+// smaller than the store appends its net changes to a log in a key range
+// of its own instead of the six indexes, so Pebble never compacts it into
+// the base; open replays it over the side files (or the SPOG index), and
+// it is folded into a new base, side files included, by one
+// IngestAndExcise when it outgrows the base or before the read side goes.
 //
 // OpenMemory returns a MemStore (mem.go) for tests and for queries over
 // files loaded on the fly: the same dictionary, and per index order a

@@ -17,18 +17,25 @@ import (
 //	0x10+k  index k (see orders): four order-preserving varint IDs, empty value
 //	'c'     counter for one (predicate, graph) pair: two IDs -> uvarint count
 //	'i'     ID -> term: 8-byte big-endian ID -> encoded term
+//	'l'     delta log (deltalog.go): 8-byte big-endian entry, 4-byte chunk -> keys
 //	'm'     metadata (format version)
 //	't'     term -> ID: encoded term -> 8-byte big-endian ID
 const (
 	prefixIndex   = 0x10
 	prefixCounter = 'c'
 	prefixID      = 'i'
+	prefixLog     = 'l'
 	prefixMeta    = 'm'
 	prefixTerm    = 't'
 )
 
-// formatVersion is stored under metaVersionKey; Open refuses other versions.
-const formatVersion = 1
+// formatVersion is stored under metaVersionKey; Open refuses other
+// versions than it and formatVersionLog, which a store takes before its
+// first delta log entry (deltalog.go) so that older binaries refuse it.
+const (
+	formatVersion    = 1
+	formatVersionLog = 2
+)
 
 var metaVersionKey = []byte{prefixMeta, 'v'}
 

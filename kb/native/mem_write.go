@@ -194,6 +194,16 @@ func (s *memSnapshot) withDelta(add, remove []kb.Quad) *memSnapshot {
 	return next
 }
 
+// merged returns the snapshot's quads in every order: base with the
+// delta applied (the base itself where there is no delta).
+func (s *memSnapshot) merged() [numOrders][]key32 {
+	var out [numOrders][]key32
+	parallelOrders(func(k int, _ []key32) {
+		out[k] = mergeSorted(s.base[k], s.adds[k], s.dels[k])
+	}, 0)
+	return out
+}
+
 // clone returns a copy of c that can be changed without changing c.
 func (c *counters) clone() *counters {
 	return &counters{quads: c.quads, byPG: copyCounts(c.byPG), byP: copyCounts(c.byP), byG: copyCounts(c.byG)}
@@ -340,6 +350,25 @@ func (s *memSnapshot) withSorted(sorted [numOrders][]key32) *memSnapshot {
 	next.counts = s.counts.clone()
 	for pg, n := range added.byPG {
 		next.counts.add(pg[0], pg[1], n)
+	}
+	return next
+}
+
+// withSortedDelta is withSorted for new quads that are few beside the
+// base: they join the delta (copied, as Apply's do) instead of a merge that
+// copies the whole base in every order, until the delta reaches
+// deltaLimit. A snapshot with removals in its delta takes withSorted.
+func (s *memSnapshot) withSortedDelta(sorted [numOrders][]key32) *memSnapshot {
+	n := len(sorted[0])
+	if s.empty() || len(s.dels[0]) > 0 || len(s.adds[0])+n > deltaLimit(len(s.base[0]), n) {
+		return s.withSorted(sorted)
+	}
+	next := &memSnapshot{base: s.base, first: s.first, counts: s.counts.clone(), pin: s.pin}
+	parallelOrders(func(k int, _ []key32) {
+		next.adds[k] = mergeSorted(s.adds[k], sorted[k], nil)
+	}, 0)
+	for pg, c := range countGPOS(sorted[4]).byPG {
+		next.counts.add(pg[0], pg[1], c)
 	}
 	return next
 }

@@ -122,33 +122,45 @@ func (s *Store) readSide() *memSnapshot {
 }
 
 // applyReadSide publishes the read side after a committed Apply whose net
-// changes were add and remove. The caller holds wmu.
-func (s *Store) applyReadSide(add, remove []kb.Quad) {
+// changes were add and remove. Past the budget reads go to Pebble, once
+// the delta log is folded into it. The caller holds wmu.
+func (s *Store) applyReadSide(ctx context.Context, add, remove []kb.Quad) {
 	cur := s.mem.Load()
 	if cur == nil {
 		return
 	}
-	if !s.fitsBudget(cur.counts.quads + int64(len(add))) {
+	if s.logOps == 0 && !s.fitsBudget(cur.counts.quads+int64(len(add))) {
 		s.mem.Store(nil) // past the budget: reads go to Pebble
 		return
 	}
 	if next := cur.withDelta(add, remove); next != nil {
 		s.mem.Store(next)
 	}
+	s.dropPastBudget(ctx)
 }
 
 // bulkReadSide publishes the read side after a committed bulk load of
 // sorted, the new quads in every order. The caller holds wmu.
-func (s *Store) bulkReadSide(sorted [numOrders][]key32) {
+func (s *Store) bulkReadSide(ctx context.Context, sorted [numOrders][]key32) {
 	cur := s.mem.Load()
 	if cur == nil {
 		return
 	}
-	if !s.fitsBudget(cur.counts.quads + int64(len(sorted[0]))) {
+	if s.logOps == 0 && !s.fitsBudget(cur.counts.quads+int64(len(sorted[0]))) {
 		s.mem.Store(nil)
 		return
 	}
-	s.mem.Store(cur.withSorted(sorted))
+	s.mem.Store(cur.withSortedDelta(sorted))
+	s.dropPastBudget(ctx)
+}
+
+// dropPastBudget drops a read side that no longer fits the budget, after
+// folding the delta log (reads from Pebble see only the base). The caller
+// holds wmu.
+func (s *Store) dropPastBudget(ctx context.Context) {
+	if cur := s.mem.Load(); cur != nil && !s.fitsBudget(cur.counts.quads) && s.foldBeforeDrop(ctx) {
+		s.mem.Store(nil)
+	}
 }
 
 // dropReadSide switches reads to Pebble for good (a write the read side
@@ -210,6 +222,9 @@ func (s *Store) SetMemoryBudget(ctx context.Context, budget int64) error {
 	s.cmu.RUnlock()
 	switch {
 	case !s.fitsBudget(n):
+		if err := s.foldLog(ctx); err != nil {
+			return err // the log stays readable from the read side
+		}
 		s.dropReadSide()
 		return nil
 	case s.mem.Load() == nil:

@@ -40,7 +40,7 @@ func (s *Store) canRewrite() bool {
 		switch {
 		case p >= prefixIndex && p < prefixIndex+numOrders:
 			ok = it.SeekGE([]byte{prefixIndex + numOrders})
-		case p == prefixCounter || p == prefixID || p == prefixMeta || p == prefixTerm:
+		case p == prefixCounter || p == prefixID || p == prefixLog || p == prefixMeta || p == prefixTerm:
 			ok = it.SeekGE([]byte{p + 1})
 		default:
 			return false

@@ -23,21 +23,23 @@ import (
 // opens the store for one query then reads the same arrays as a server,
 // and pages only what the query touches.
 //
-// The files are derived state, and valid only while no write has
-// happened since they were written. Two rules keep that true across
-// crashes:
+// The files are derived state: they describe the six indexes (the base),
+// and are valid only while no write has changed those since they were
+// written; writes to the delta log (deltalog.go) do not, and open replays
+// the log over the mapped files. Two rules keep that true across crashes:
 //
-//   - every write that changes quads (Apply's batch, a bulk ingest)
-//     first removes the files and syncs the directory, then commits;
-//   - a bulk load writes the files of the store as it will be under
-//     temporary names, and renames them into place (then syncs the
+//   - every write that changes the indexes (Apply's batch, a bulk
+//     ingest, a fold of the log) first removes the files and syncs the
+//     directory, then commits;
+//   - a bulk load or a fold writes the files of the store as it will be
+//     under temporary names, and renames them into place (then syncs the
 //     directory) only after its ingest has committed.
 //
 // A crash between the two steps of either leaves no side files (or some
 // of the six, which open rejects and removes), and the next read builds
 // the read side from Pebble as before. The six files share a random
 // build number and the quad count, which open checks against each other
-// and against Pebble's counters.
+// and against Pebble's counters less the log's net additions.
 
 const (
 	sideMagic      = "PKBSIDE1"
@@ -324,10 +326,11 @@ func (b *sideDictBuilder) write(dir string, build uint64) (err error) {
 }
 
 // mapSide returns the read side from the side files when all six are
-// present, agree with each other and hold the counters' quad count; nil
+// present, agree with each other and hold quads quads (the base's: the
+// counters' less the delta log's net additions, deltalog.go); nil
 // (and the files removed, on a writable store) otherwise. It is called by
 // open, before the store is shared.
-func (s *Store) mapSide() *memSnapshot {
+func (s *Store) mapSide(quads int64) *memSnapshot {
 	if s.memory {
 		return nil
 	}
@@ -341,7 +344,7 @@ func (s *Store) mapSide() *memSnapshot {
 		return nil
 	}
 	s.sideOn = true
-	snap, err := s.mapSideFiles()
+	snap, err := s.mapSideFiles(quads)
 	if err != nil || snap == nil {
 		if !s.readOnly && s.dropSide() == nil {
 			s.sideOn = false
@@ -355,7 +358,7 @@ func (s *Store) mapSide() *memSnapshot {
 // the store.
 var errSideInvalid = errors.New("native: side files do not match the store")
 
-func (s *Store) mapSideFiles() (*memSnapshot, error) {
+func (s *Store) mapSideFiles(quads int64) (*memSnapshot, error) {
 	m := &sideMapping{}
 	ok := false
 	defer func() {
@@ -378,7 +381,7 @@ func (s *Store) mapSideFiles() (*memSnapshot, error) {
 		bk := binary.NativeEndian.Uint64(b[16:])
 		n := binary.NativeEndian.Uint64(b[24:])
 		nf := binary.NativeEndian.Uint64(b[32:])
-		if (k > 0 && bk != build) || int64(n) != s.counts.quads || uint64(len(b)) != sideHeaderSize+n*16+nf*4 {
+		if (k > 0 && bk != build) || int64(n) != quads || uint64(len(b)) != sideHeaderSize+n*16+nf*4 {
 			return nil, errSideInvalid
 		}
 		build = bk

@@ -83,6 +83,13 @@ type Store struct {
 	queue   []*applyReq
 	leading bool
 	commits atomic.Int64 // Apply batches committed (tests)
+	// The delta log (deltalog.go), guarded by wmu: the format version
+	// stored, the next entry's sequence number, the quads the entries
+	// hold and the quads in the base they apply to.
+	format  uint64
+	logSeq  uint64
+	logOps  int64
+	logBase int64
 }
 
 var _ kb.Dataset = (*Store)(nil)
@@ -131,15 +138,21 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		Cache:                       cache,
 		MemTableSize:                memtable,
 		MemTableStopWritesThreshold: 4,
-		L0CompactionThreshold:       4,
-		L0StopWritesThreshold:       1000,
-		LBaseMaxBytes:               256 << 20,
-		CompactionConcurrencyRange:  func() (int, int) { return 1, 2 },
-		DisableWAL:                  memory,
-		ReadOnly:                    opts.ReadOnly,
-		FormatMajorVersion:          pebble.FormatNewest,
-		Logger:                      quietLogger{},
-		EventListener:               &pebble.EventListener{BackgroundError: backgroundError},
+		// Writes smaller than the store go to the delta log (deltalog.go)
+		// and leave only their new terms' term → ID keys overlapping the
+		// base. Compacting L0 after every few such writes rewrote the whole
+		// term keyspace each time; sixteen sublevels let it be rewritten
+		// once per many writes (a term is read with Get, through bloom
+		// filters, so more L0 files cost little).
+		L0CompactionThreshold:      16,
+		L0StopWritesThreshold:      1000,
+		LBaseMaxBytes:              256 << 20,
+		CompactionConcurrencyRange: func() (int, int) { return 1, 2 },
+		DisableWAL:                 memory,
+		ReadOnly:                   opts.ReadOnly,
+		FormatMajorVersion:         pebble.FormatNewest,
+		Logger:                     quietLogger{},
+		EventListener:              &pebble.EventListener{BackgroundError: backgroundError},
 	}
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
@@ -199,12 +212,17 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		// Side files of a bulk load interrupted before its ingest.
 		_ = removeSide(dir, true)
 	}
-	mapped := s.mapSide()
-	if mapped != nil {
-		s.mem.Store(mapped)
+	log, err := s.readLog(ctx)
+	if err == nil {
+		mapped := s.mapSide(s.counts.quads - log.net)
+		if mapped != nil {
+			s.mem.Store(mapped)
+		}
+		if mapped, err = s.openLog(ctx, log, mapped); err == nil {
+			err = s.loadDictionary(ctx)
+			s.memPending.Store(s.budget > 0 && mapped == nil && s.mem.Load() == nil)
+		}
 	}
-	err = s.loadDictionary(ctx)
-	s.memPending.Store(s.budget > 0 && mapped == nil)
 	if err != nil {
 		s.invalidateIters(true)
 		db.Close()
@@ -221,6 +239,7 @@ func (s *Store) load(ctx context.Context) error {
 	v, closer, err := s.db.Get(metaVersionKey)
 	switch {
 	case errors.Is(err, pebble.ErrNotFound):
+		s.format = formatVersion
 		if !s.readOnly {
 			var buf [binary.MaxVarintLen64]byte
 			n := binary.PutUvarint(buf[:], formatVersion)
@@ -233,9 +252,10 @@ func (s *Store) load(ctx context.Context) error {
 	default:
 		got, n := binary.Uvarint(v)
 		closer.Close()
-		if n <= 0 || got != formatVersion {
-			return fmt.Errorf("native: store %s has format version %d, want %d", s.dir, got, formatVersion)
+		if n <= 0 || (got != formatVersion && got != formatVersionLog) {
+			return fmt.Errorf("native: store %s has format version %d, want %d or %d (a newer perfkb wrote it)", s.dir, got, formatVersion, formatVersionLog)
 		}
+		s.format = got
 	}
 
 	// Next free ID: one past the largest stored ID.

@@ -225,6 +225,22 @@ func (s *Store) applyLocked(ctx context.Context, d kb.Delta) error {
 // sets each request's err. The caller holds wmu.
 func (s *Store) applyGroupLocked(group []*applyReq) {
 	limit := s.dict.limit()
+	if s.memPending.Load() && !s.readOnly && s.memPending.Swap(false) {
+		// A store with a read side writes its changes to the delta log
+		// (deltalog.go) instead of the six indexes: build it now rather
+		// than at the first read. On failure writes stay on the indexes.
+		_ = s.buildReadSide(group[0].ctx)
+	}
+	if !fitsKey32(limit) && s.logOps > 0 {
+		// The read side cannot hold the new IDs, and without it reads
+		// come from Pebble, which must then hold the log's quads too.
+		if err := s.foldLog(group[0].ctx); err != nil {
+			for _, r := range group {
+				r.err = err
+			}
+			return
+		}
+	}
 	if len(group) == 1 && len(group[0].d.Remove) == 0 && len(group[0].d.Add) >= bulkApplyMin && fitsKey32(limit) {
 		s.applyBulkLocked(group[0], limit)
 		return
@@ -233,6 +249,7 @@ func (s *Store) applyGroupLocked(group []*applyReq) {
 	if !fitsKey32(limit) {
 		mem = nil // keys would not fit; applyReadSide drops the read side
 	}
+	logging := s.logging(mem)
 	var it pooledIter
 	release := func() error {
 		if it == (pooledIter{}) {
@@ -336,8 +353,13 @@ func (s *Store) applyGroupLocked(group []*applyReq) {
 		present := st.now
 		if present {
 			added = append(added, q)
+			delta[[2]kb.ID{q.P, q.G}]++
 		} else {
 			removed = append(removed, q)
+			delta[[2]kb.ID{q.P, q.G}]--
+		}
+		if logging {
+			continue // one log entry below instead of six keys per quad
 		}
 		for k := 0; k < numOrders; k++ {
 			key = appendIndexKey(key[:0], k, q)
@@ -352,17 +374,32 @@ func (s *Store) applyGroupLocked(group []*applyReq) {
 				return
 			}
 		}
-		if present {
-			delta[[2]kb.ID{q.P, q.G}]++
-		} else {
-			delta[[2]kb.ID{q.P, q.G}]--
+	}
+	logged := logging && len(added)+len(removed) > 0
+	if logged {
+		if err := s.useLogFormat(); err != nil {
+			fail(err)
+			return
+		}
+		if err := logChunks(s.logSeq, toKey32(nil, added), toKey32(nil, removed), func(k, v []byte) error {
+			return b.Set(k, v, nil)
+		}); err != nil {
+			fail(fmt.Errorf("native: %w", err))
+			return
 		}
 	}
-	if err := s.commitBatch(b, delta, added); err != nil {
+	if err := s.commitBatch(b, delta, added, logging); err != nil {
 		fail(err)
 		return
 	}
-	s.applyReadSide(added, removed)
+	if logged {
+		s.logged(len(added) + len(removed))
+	}
+	ctx := group[0].ctx
+	s.applyReadSide(ctx, added, removed)
+	if logged {
+		s.maybeFold(ctx)
+	}
 	if len(group) == 1 && group[0].changes != nil {
 		*group[0].changes = kb.Delta{Add: added, Remove: removed}
 	}
@@ -397,8 +434,10 @@ func (s *Store) applyBulkLocked(r *applyReq, limit kb.ID) {
 }
 
 // commitBatch adds the pending dictionary entries and the changed counters
-// to b, commits it and publishes the new counts. The caller holds wmu.
-func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64, added []kb.Quad) error {
+// to b, commits it and publishes the new counts. A batch that changes only
+// the delta log (logged) leaves the side files, which describe the base,
+// in place. The caller holds wmu.
+func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64, added []kb.Quad, logged bool) error {
 	var terms []kb.ID // the new terms added quads reference: see dictsave.go
 	if !s.memory {
 		terms = s.dict.unsavedIDs(quadIDs(added))
@@ -430,8 +469,10 @@ func (s *Store) commitBatch(b *pebble.Batch, delta map[[2]kb.ID]int64, added []k
 	if b.Empty() {
 		return nil
 	}
-	if err := s.dropSide(); err != nil {
-		return err
+	if !logged {
+		if err := s.dropSide(); err != nil {
+			return err
+		}
 	}
 	if err := b.Commit(s.writeOpts); err != nil {
 		return fmt.Errorf("native: commit: %w", err)
