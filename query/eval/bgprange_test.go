@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
 )
 
@@ -69,6 +70,54 @@ func TestBGPRange(t *testing.T) {
 		}
 		if ran := bgpRangeRuns.Load() - before; ran != 0 {
 			t.Errorf("%s: bound subject: the passing objects were enumerated %d times", name, ran)
+		}
+	}
+}
+
+// TestBGPRangeOneShot checks that a one-shot query (perfkb query) plans
+// from a value order only when the store already keeps one: the first
+// one-shot query must not build ex:w's order (building it costs more
+// than a one-shot query saves at 10M quads), and answers alike; once a
+// query that may build has built it, a one-shot query starts from it.
+func TestBGPRangeOneShot(t *testing.T) {
+	stores := trigStores(t, "testdata/valueorder.trig", "http://e/")
+	links, err := os.ReadFile("testdata/bgprange.trig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := `SELECT ?s { <http://e/hub> <http://e/has> ?s . ?s <http://e/w> ?o FILTER(?o > 9007199254740992) } ORDER BY ?s`
+	for name, ds := range stores {
+		kd, ok := ds.(keptObjectsDeriver)
+		if !ok {
+			continue
+		}
+		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(links)), rdfio.LoadOptions{Format: rdfio.TriG}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		w, known, err := ds.Lookup(context.Background(), kb.IRI("http://e/w"))
+		if err != nil || !known {
+			t.Fatalf("%s: ex:w not in the store (%v)", name, err)
+		}
+		kept := func() bool { _, ok := kd.ObjectsDerivedKept(w, numOrderKind); return ok }
+		for i, oneShot := range []bool{true, false, true} {
+			res, err := Query(context.Background(), ds, mustParse(t, q), Options{OneShot: oneShot})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for r, ok := res.Next(); ok; r, ok = res.Next() {
+				got = append(got, strings.TrimPrefix(r[0].Value, "http://e/"))
+			}
+			if s := strings.Join(got, " "); s != "ibig inf" {
+				t.Errorf("%s run %d: got %q, want (by hand) %q", name, i, s, "ibig inf")
+			}
+			ranged := strings.Contains(res.Explain(), "objects by value")
+			switch {
+			case i == 0 && (kept() || ranged):
+				t.Errorf("%s: a one-shot query built the value order (kept %v, plan ranged %v)\n%s", name, kept(), ranged, res.Explain())
+			case i > 0 && (!kept() || !ranged):
+				t.Errorf("%s run %d: value order kept %v, plan ranged %v, want both\n%s", name, i, kept(), ranged, res.Explain())
+			}
 		}
 	}
 }
