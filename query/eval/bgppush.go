@@ -6,16 +6,13 @@ import (
 	"github.com/perfkb/perfkb/query/function"
 )
 
-// runPushed answers the BGP with one request to a store that matches
-// whole BGPs (kb.BGPMatcher; kb/pg makes it one SQL join), instead of one
-// lookup per pattern and partial row, and applies the BGP's filters to
-// each solution. The filters placed after pattern i only read variables
-// bound by then, which keep their values in the full solution, so testing
-// them all at the end gives the same rows.
-func (n *bgpNode) runPushed(ex *executor, bm kb.BGPMatcher, r row, emit func(row) bool) error {
-	var q kb.BGP
-	varOf := map[int]int{}
-	var slots []int
+// bgpRequest is the store request for n's patterns under r (constants,
+// r's bindings and numbered variables, the graphs to read and those to
+// exclude), with the request variable of each slot and the slot of each
+// request variable; ok is false when r binds a computed term the store
+// does not hold or no graph is left to read.
+func (n *bgpNode) bgpRequest(ex *executor, r row) (q kb.BGP, varOf map[int]int, slots []int, ok bool) {
+	varOf = map[int]int{}
 	for _, p := range n.pats {
 		var t [3]kb.BGPTerm
 		for k, pos := range p.pos {
@@ -24,12 +21,12 @@ func (n *bgpNode) runPushed(ex *executor, bm kb.BGPMatcher, r row, emit func(row
 				t[k].ID = pos.id
 			case r[pos.slot] != 0:
 				if isTemp(r[pos.slot]) {
-					return nil // a computed term the store does not hold
+					return q, nil, nil, false
 				}
 				t[k].ID = r[pos.slot]
 			default:
-				v, ok := varOf[pos.slot]
-				if !ok {
+				v, seen := varOf[pos.slot]
+				if !seen {
 					v = len(slots)
 					varOf[pos.slot] = v
 					slots = append(slots, pos.slot)
@@ -47,13 +44,27 @@ func (n *bgpNode) runPushed(ex *executor, bm kb.BGPMatcher, r row, emit func(row
 		}
 	}
 	if len(q.Graphs) == 0 {
-		return nil
+		return q, nil, nil, false
 	}
 	q.Distinct = dedupe
 	if n.graph.kind == gDefault {
 		for g := range ex.hidden {
 			q.Exclude = append(q.Exclude, g)
 		}
+	}
+	return q, varOf, slots, true
+}
+
+// runPushed answers the BGP with one request to a store that matches
+// whole BGPs (kb.BGPMatcher; kb/pg makes it one SQL join), instead of one
+// lookup per pattern and partial row, and applies the BGP's filters to
+// each solution. The filters placed after pattern i only read variables
+// bound by then, which keep their values in the full solution, so testing
+// them all at the end gives the same rows.
+func (n *bgpNode) runPushed(ex *executor, bm kb.BGPMatcher, r row, emit func(row) bool) error {
+	q, varOf, slots, ok := n.bgpRequest(ex, r)
+	if !ok {
+		return nil // a computed term the store does not hold, or no graph
 	}
 	q.Numeric = n.numericHints(ex, varOf)
 	n.pushed++

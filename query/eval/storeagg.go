@@ -39,45 +39,9 @@ func (n *bgpNode) storeBGP(ex *executor, r row) (q kb.BGP, nx []kb.BGPNotExists,
 	if n.missing != "" || n.graph.kind == gSlot || len(n.pats) == 0 {
 		return q, nil, nil, false, nil
 	}
-	varOf := map[int]int{}
-	for _, p := range n.pats {
-		var t [3]kb.BGPTerm
-		for k, pos := range p.pos {
-			switch {
-			case pos.slot < 0:
-				t[k].ID = pos.id
-			case r[pos.slot] != 0:
-				if isTemp(r[pos.slot]) {
-					return q, nil, nil, false, nil
-				}
-				t[k].ID = r[pos.slot]
-			default:
-				v, seen := varOf[pos.slot]
-				if !seen {
-					v = len(slots)
-					varOf[pos.slot] = v
-					slots = append(slots, pos.slot)
-				}
-				t[k].Var = v
-			}
-		}
-		q.Patterns = append(q.Patterns, t)
-	}
-	q.Vars = len(slots)
-	graphs, dedupe := n.graphsFor(ex, r)
-	for _, g := range graphs {
-		if !isTemp(g) {
-			q.Graphs = append(q.Graphs, g)
-		}
-	}
-	if len(q.Graphs) == 0 {
+	q, varOf, slots, ok := n.bgpRequest(ex, r)
+	if !ok {
 		return q, nil, nil, false, nil
-	}
-	q.Distinct = dedupe
-	if n.graph.kind == gDefault {
-		for g := range ex.hidden {
-			q.Exclude = append(q.Exclude, g)
-		}
 	}
 	for _, exprs := range n.fsrc {
 		for _, e := range exprs {
