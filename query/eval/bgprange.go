@@ -143,50 +143,8 @@ func (o *numOrder) size() int {
 // collecting or sorting them (the planner's estimate).
 func (o *numOrder) countObjects(tests []*fastTest, decide func(*fastTest, kb.ID) (bool, error)) (int, error) {
 	count := 0
-	ties := make([]interval, len(tests))
-	for run, entries := range o.runs {
-		span := interval{0, len(entries)}
-		for j, t := range tests {
-			keep, tie := searchRun(entries, run, t)
-			span.lo, span.hi = max(span.lo, keep.lo), min(span.hi, keep.hi)
-			ties[j] = tie
-		}
-		if span.hi <= span.lo {
-			continue
-		}
-		// Only entries inside some test's tie band need deciding.
-		count += span.hi - span.lo
-	entry:
-		for i := span.lo; i < span.hi; i++ {
-			for j, t := range tests {
-				if i < ties[j].lo || i >= ties[j].hi {
-					continue
-				}
-				ok, err := decide(t, entries[i].id)
-				if err != nil {
-					return 0, err
-				}
-				if !ok {
-					count--
-					continue entry
-				}
-			}
-		}
-	}
-rest:
-	for _, id := range o.rest {
-		for _, t := range tests {
-			ok, err := decide(t, id)
-			if err != nil {
-				return 0, err
-			}
-			if !ok {
-				continue rest
-			}
-		}
-		count++
-	}
-	return count, nil
+	err := o.eachPassing(tests, decide, func(kb.ID) { count++ })
+	return count, err
 }
 
 // RangeCount implements opt.RangeStats: p's quads in graph scaled by the

@@ -219,6 +219,18 @@ type interval struct{ lo, hi int }
 // ID order; decide settles one object's test the general way.
 func (o *numOrder) selectObjects(tests []*fastTest, decide func(*fastTest, kb.ID) (bool, error)) ([]kb.ID, error) {
 	var out []kb.ID
+	if err := o.eachPassing(tests, decide, func(id kb.ID) { out = append(out, id) }); err != nil {
+		return nil, err
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// eachPassing calls fn with every object of the order that passes all
+// tests: per run, binary searches narrow the entries to those the keys
+// may pass, and only entries inside some test's tie band are decided the
+// general way; the objects outside the runs are all decided so.
+func (o *numOrder) eachPassing(tests []*fastTest, decide func(*fastTest, kb.ID) (bool, error), fn func(kb.ID)) error {
 	ties := make([]interval, len(tests))
 	for run, entries := range o.runs {
 		span := interval{0, len(entries)}
@@ -235,13 +247,13 @@ func (o *numOrder) selectObjects(tests []*fastTest, decide func(*fastTest, kb.ID
 				}
 				ok, err := decide(t, entries[i].id)
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if !ok {
 					continue entry
 				}
 			}
-			out = append(out, entries[i].id)
+			fn(entries[i].id)
 		}
 	}
 rest:
@@ -249,16 +261,15 @@ rest:
 		for _, t := range tests {
 			ok, err := decide(t, id)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if !ok {
 				continue rest
 			}
 		}
-		out = append(out, id)
+		fn(id)
 	}
-	slices.Sort(out)
-	return out, nil
+	return nil
 }
 
 // searchRun returns the entries of one run that may pass t (keep) and,
