@@ -121,18 +121,12 @@ func (n *extendFilterNode) run(ex *executor, seed row, emit func(row) bool) erro
 		if n.slot < len(r) && r[n.slot] != 0 {
 			// The input binds ?x: the BIND keeps the row only when its
 			// value is the same term (or an error), as extendNode does.
-			t, err := n.value(ex, r)
-			if err != nil && !isExpressionError(err) {
+			id, ok, err := ex.termID(n.value(ex, r))
+			if err != nil {
 				return err
 			}
-			if err == nil {
-				id, err := ex.dict.id(t)
-				if err != nil {
-					return err
-				}
-				if id != r[n.slot] {
-					return nil
-				}
+			if ok && id != r[n.slot] {
+				return nil
 			}
 		}
 		ok, err := ex.filterRow(n.exprs, r)
@@ -140,15 +134,11 @@ func (n *extendFilterNode) run(ex *executor, seed row, emit func(row) bool) erro
 			return err
 		}
 		if r[n.slot] == 0 {
-			t, err := n.value(ex, r)
-			if err != nil && !isExpressionError(err) {
+			id, ok, err := ex.termID(n.value(ex, r))
+			if err != nil {
 				return err
 			}
-			if err == nil {
-				id, err := ex.dict.id(t)
-				if err != nil {
-					return err
-				}
+			if ok {
 				r[n.slot] = id
 			}
 		}

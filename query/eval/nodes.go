@@ -466,15 +466,11 @@ func (n *extendNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
 	return runInner(ex, n.input, seed, func(r row) error {
 		ex.env.newSolution(r)
-		t, err := n.expr(ex, r)
-		if err != nil && !isExpressionError(err) {
+		id, ok, err := ex.termID(n.expr(ex, r))
+		if err != nil {
 			return err
 		}
-		if err == nil {
-			id, err := ex.dict.id(t)
-			if err != nil {
-				return err
-			}
+		if ok {
 			if r[n.slot] != 0 && r[n.slot] != id {
 				return nil
 			}
@@ -486,6 +482,21 @@ func (n *extendNode) run(ex *executor, seed row, emit func(row) bool) error {
 		return nil
 	})
 }
+
+// termID is the query dictionary's ID of an expression's value; ok is
+// false when the expression raised an error, which leaves the variable
+// unbound (SPARQL 1.1, 18.5 Extend), and err reports any other failure.
+func (ex *executor) termID(t kb.Term, err error) (id kb.ID, ok bool, _ error) {
+	if err != nil {
+		if isExpressionError(err) {
+			return 0, false, nil
+		}
+		return 0, false, err
+	}
+	id, err = ex.dict.id(t)
+	return id, err == nil, err
+}
+
 func (n *extendNode) children() []node { return []node{n.input} }
 func (n *extendNode) describe() string { return "Extend " + n.text() }
 
