@@ -229,6 +229,13 @@ func newExecutor(ctx context.Context, ds kb.Dataset, opts Options, base string, 
 				ex.defaults = append(ex.defaults, id)
 			}
 		}
+		ex.unionAll, err = ex.defaultsAreUnion(graphs)
+		if err != nil {
+			return nil, err
+		}
+		if ex.unionAll {
+			ex.defaults = nil
+		}
 	case !spec.DefaultEmpty:
 		ex.unionAll = true
 		// The union leaves out perfkb's bookkeeping graphs (kb.HiddenGraphs)
