@@ -416,6 +416,9 @@ func (pc *pathCtx) alp(p algebra.PathExpr, start kb.ID, withZero, inverse bool, 
 	if done, err := pc.storeClosure(p, start, withZero, inverse, visit); done {
 		return err
 	}
+	if done, err := pc.alpLink(p, start, withZero, inverse, visit); done {
+		return err
+	}
 	visited := map[kb.ID]bool{}
 	// Each visited node costs its set entry and its place in a frontier.
 	acct := pc.ex.account("property path * or + (visited nodes)")

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/query/algebra"
 )
 
 // COUNT(*) over a join with a property path, without the rows:
@@ -28,11 +29,6 @@ func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (d
 	if !pathCountOn || len(n.keys) != 0 || len(n.aggs) == 0 {
 		return false, nil
 	}
-	for _, a := range n.aggs {
-		if !a.agg.Star || a.agg.Distinct {
-			return false, nil
-		}
-	}
 	j, ok := n.input.(*joinNode)
 	if !ok || j.hash != nil {
 		return false, nil
@@ -40,6 +36,11 @@ func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (d
 	p, ok := j.right.(*pathNode)
 	if !ok || p.subj.slot < 0 || p.obj.slot < 0 || p.subj.slot == p.obj.slot {
 		return false, nil
+	}
+	for _, a := range n.aggs {
+		if !countsEveryRow(a, p) {
+			return false, nil
+		}
 	}
 	pathCountRuns.Add(1)
 	j.runs++
@@ -92,4 +93,14 @@ func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (d
 			out[a.slot] = id
 		}
 	})
+}
+
+// countsEveryRow reports whether aggregate a counts every row of a join
+// with path p: COUNT(*), or COUNT(?v) of a variable at one of p's ends,
+// which every pair the path emits binds.
+func countsEveryRow(a groupAgg, p *pathNode) bool {
+	if a.agg.Distinct || a.agg.Func != algebra.AggCount {
+		return false
+	}
+	return a.agg.Star || a.varSlot >= 0 && (a.varSlot == p.subj.slot || a.varSlot == p.obj.slot)
 }
