@@ -96,6 +96,7 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 			return nil, err
 		}
 		not := x.Not
+		probe := newExistsProbe(pattern)
 		var semi *semiJoin
 		if alone := ex.plan.Alone(x.Pattern); alone != nil && !sc.substitute {
 			h, err := ex.compileHashPlan(alone, sc, sc.seed, nil)
@@ -113,6 +114,10 @@ func (ex *executor) compileExpr(e algebra.Expr, sc scope) (cexpr, error) {
 				if decided {
 					return boolTerm(found != not), nil
 				}
+			}
+			if probe != nil {
+				found, err := probe.found(ex, r)
+				return boolTerm(found != not), err
 			}
 			found := false
 			err := pattern.run(ex, r, func(row) bool { found = true; return false })

@@ -1,0 +1,134 @@
+package eval
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// EXISTS / NOT EXISTS over one triple pattern (`FILTER NOT EXISTS
+// { ?parent q ?root }`) asks the store one question per row: does any
+// quad match the pattern with the row's bindings substituted? Run as a
+// BGP it cloned the row, wrapped the callback for explain counts and set
+// up a match frame each time (a quarter of the workload's path count).
+// existsProbe asks the store directly and stops at the first match.
+
+// existsProbe answers an EXISTS whose pattern is one triple pattern
+// without filters, over the default graph or a constant graph.
+type existsProbe struct {
+	n *bgpNode
+}
+
+// newExistsProbe returns the probe for pattern, or nil when pattern is
+// not of that shape (a variable twice in the triple, a value-order read,
+// a graph variable, filters).
+func newExistsProbe(pattern node) *existsProbe {
+	n, ok := pattern.(*bgpNode)
+	if !ok || !existsProbeOn || len(n.pats) != 1 || n.missing != "" || n.pats[0].rng != nil {
+		return nil
+	}
+	if n.graph.kind != gDefault && n.graph.kind != gConst {
+		return nil
+	}
+	for _, fs := range n.filters {
+		if len(fs) > 0 {
+			return nil
+		}
+	}
+	pos := n.pats[0].pos
+	for i := range pos {
+		for j := i + 1; j < len(pos); j++ {
+			if pos[i].slot >= 0 && pos[i].slot == pos[j].slot {
+				return nil
+			}
+		}
+	}
+	existsProbes.Add(1)
+	return &existsProbe{n: n}
+}
+
+// existsProbeOn turns the probe off (tests compare against the BGP).
+var existsProbeOn = true
+
+// existsProbes counts the probes built, one per EXISTS compiled (tests).
+var existsProbes atomic.Int64
+
+// found reports whether the pattern matches with r's bindings.
+func (pr *existsProbe) found(ex *executor, r row) (bool, error) {
+	n := pr.n
+	var ids [3]kb.ID
+	for i, q := range n.pats[0].pos {
+		switch {
+		case q.slot < 0:
+			ids[i] = q.id
+		case q.slot < len(r):
+			ids[i] = r[q.slot]
+		}
+		if isTemp(ids[i]) {
+			return false, nil // a computed term the store does not hold
+		}
+	}
+	graphs, _ := n.graphsFor(ex, r)
+	skipHidden := n.graph.kind == gDefault && ex.hidden != nil
+	pat := kb.Pattern{S: ids[0], P: ids[1], O: ids[2]}
+	if ex.source == nil && ex.scanner != nil {
+		st := probeScans.Get().(*probeScan)
+		defer probeScans.Put(st)
+		st.hit, st.hidden = false, nil
+		if skipHidden {
+			st.hidden = ex.hidden
+		}
+		for _, g := range graphs {
+			if isTemp(g) {
+				continue
+			}
+			pat.G = g
+			err := ex.scanner.ScanQuads(ex.ctx, pat, st.fn)
+			if st.hit || err != nil {
+				return st.hit, err
+			}
+		}
+		return false, ex.check()
+	}
+	for _, g := range graphs {
+		if isTemp(g) {
+			continue
+		}
+		pat.G = g
+		err := ex.scan(pat, func(q kb.Quad) error {
+			if skipHidden && ex.hidden[q.G] {
+				return nil // perfkb's bookkeeping is not part of the union default graph
+			}
+			return errFound
+		})
+		if err == errFound {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return false, ex.check()
+}
+
+// probeScan is a ScanQuads callback that stops at the first quad outside
+// the hidden graphs, built once and pooled so that a probe allocates
+// nothing.
+type probeScan struct {
+	hit    bool
+	hidden map[kb.ID]bool
+	fn     func(kb.Quad) bool
+}
+
+var probeScans = sync.Pool{New: func() any {
+	st := &probeScan{}
+	st.fn = func(q kb.Quad) bool {
+		if st.hidden[q.G] {
+			return true // perfkb's bookkeeping is not part of the union default graph
+		}
+		st.hit = true
+		return false
+	}
+	return st
+}}

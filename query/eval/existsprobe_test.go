@@ -1,0 +1,76 @@
+package eval
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/perfkb/perfkb/kb"
+)
+
+// firstColumn runs query and returns its first column's values without
+// the http://e/ prefix, sorted and space-separated ("-" for unbound).
+func firstColumn(t *testing.T, ds kb.Dataset, query string, opts Options) string {
+	t.Helper()
+	rows, err := run(t, ds, query, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	var got []string
+	for _, r := range rows {
+		v := strings.TrimPrefix(r[0].Value, "http://e/")
+		if r[0].IsZero() {
+			v = "-"
+		}
+		got = append(got, v)
+	}
+	sort.Strings(got)
+	return strings.Join(got, " ")
+}
+
+// TestExistsProbe checks EXISTS and NOT EXISTS over one triple pattern
+// answered by a store probe (existsprobe.go) against answers by hand over
+// testdata/pathcount.trig, with the probe on and off, optimized and not,
+// on every store, and that the probe is built exactly for the one-pattern
+// shapes. The subjects of parent are a, b, c, d; a has a child (c), c has
+// one (d); d's child e is in a hidden graph, which the union default
+// graph leaves out, so d has none there. In g2 only c parent a, and a
+// child c, so c is the one child whose parent has it as a child there.
+func TestExistsProbe(t *testing.T) {
+	stores := trigStores(t, "testdata/pathcount.trig", "")
+	defer func() { existsProbeOn = true }()
+	cases := []struct {
+		query string
+		want  string
+		probe bool // one probe is built for the EXISTS
+	}{
+		{`SELECT ?x { ?x <http://e/parent> ?y FILTER NOT EXISTS { ?x <http://e/child> ?z } }`, "b d", true},
+		{`SELECT ?x { ?x <http://e/parent> ?y FILTER EXISTS { ?x <http://e/child> ?z } }`, "a c", true},
+		{`SELECT ?x { ?x <http://e/parent> ?y FILTER EXISTS { ?y <http://e/child> ?x } }`, "a b c d", true},
+		{`SELECT ?x { ?x <http://e/child> ?y FILTER NOT EXISTS { ?p <http://e/child> ?x } }`, "r r", true},
+		{`SELECT ?x { GRAPH <http://e/g2> { ?x <http://e/parent> ?y FILTER EXISTS { ?y <http://e/child> ?x } } }`, "c", true},
+		{`SELECT ?x { GRAPH <http://e/g1> { ?x <http://e/parent> ?y FILTER NOT EXISTS { ?x <http://e/child> ?z } } }`, "b d", true},
+		// A constant the store does not hold: nothing matches.
+		{`SELECT ?x { ?x <http://e/parent> ?y FILTER NOT EXISTS { ?x <http://e/nothing> ?z } }`, "a b c d", false},
+		// A variable twice in the pattern, and a graph variable: the BGP
+		// (GRAPH ?g ranges over the hidden graph too, so d has a child).
+		{`SELECT ?x { ?x <http://e/parent> ?y FILTER NOT EXISTS { ?x <http://e/child> ?x } }`, "a b c d", false},
+		{`SELECT ?x { ?x <http://e/parent> ?y FILTER EXISTS { GRAPH ?g { ?x <http://e/child> ?z } } }`, "a c d", false},
+		// Two patterns: the BGP (a's child c has a child d).
+		{`SELECT ?x { ?x <http://e/parent> ?y FILTER EXISTS { ?x <http://e/child> ?z . ?z <http://e/child> ?w } }`, "a", false},
+	}
+	for name, ds := range stores {
+		for _, c := range cases {
+			for _, way := range []struct{ on, noOpt bool }{{true, false}, {true, true}, {false, false}, {false, true}} {
+				existsProbeOn = way.on
+				before := existsProbes.Load()
+				if got := firstColumn(t, ds, c.query, Options{NoOptimize: way.noOpt}); got != c.want {
+					t.Errorf("%s %s %+v: got %q, want (by hand) %q", name, c.query, way, got, c.want)
+				}
+				if built := existsProbes.Load() > before; way.on && built != c.probe {
+					t.Errorf("%s %s %+v: probe built %v, want %v", name, c.query, way, built, c.probe)
+				}
+			}
+		}
+	}
+}
