@@ -1226,6 +1226,9 @@ func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID) (bool, error) {
 		}
 		pat := op.pat
 		pat[op.keyPos] = k
+		if done, ok, err := n.existsScan(ex, op, pat); done {
+			return ok, err
+		}
 		for _, g := range n.graphs {
 			p := kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}
 			err := scanMatch(ex, p, func(q kb.Quad) error {

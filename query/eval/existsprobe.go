@@ -132,3 +132,79 @@ var probeScans = sync.Pool{New: func() any {
 	}
 	return st
 }}
+
+// existsScan is countJoinNode.exists for one triple pattern through the
+// store's QuadScanner with a pooled callback: the iterator and the
+// callback that scanMatch allocates per key were a sixth of an EXISTS
+// chain count (040). done is false without a scanner.
+func (n *countJoinNode) existsScan(ex *executor, op *cjOp, pat [3]kb.ID) (done, found bool, err error) {
+	if ex.source != nil || ex.scanner == nil || !existsScanOn {
+		return false, false, nil
+	}
+	if countExistsScans {
+		existsScans.Add(1)
+	}
+	st := cjScans.Get().(*cjScan)
+	defer cjScans.Put(st)
+	for _, g := range n.graphs {
+		st.n, st.ex, st.op, st.hit, st.err = n, ex, op, false, nil
+		err := ex.scanner.ScanQuads(ex.ctx, kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}, st.fn)
+		hit, inner := st.hit, st.err
+		st.n, st.ex, st.op = nil, nil, nil
+		if inner != nil {
+			return true, false, inner
+		}
+		if hit || err != nil {
+			return true, hit, err
+		}
+	}
+	return true, false, nil
+}
+
+// cjScan is the ScanQuads callback of existsScan with what it reads,
+// built once and pooled. Its subsHold may probe again (a nested join):
+// that probe takes another cjScan from the pool.
+type cjScan struct {
+	n   *countJoinNode
+	ex  *executor
+	op  *cjOp
+	hit bool
+	err error
+	fn  func(kb.Quad) bool
+}
+
+// existsScanOn turns existsScan off; with countExistsScans set,
+// existsScans counts its probes (tests).
+var (
+	existsScanOn     = true
+	countExistsScans bool
+	existsScans      atomic.Int64
+)
+
+// cjScans is filled in init: its callback reaches existsScan again.
+var cjScans sync.Pool
+
+func init() { cjScans.New = newCJScan }
+
+func newCJScan() any {
+	st := &cjScan{}
+	st.fn = func(q kb.Quad) bool {
+		if st.n.dedupe && st.ex.hidden[q.G] {
+			return true
+		}
+		if len(st.op.subs) > 0 {
+			ids := [3]kb.ID{q.S, q.P, q.O}
+			ok, err := st.n.subsHold(st.ex, st.op, ids[st.op.other])
+			if err != nil {
+				st.err = err
+				return false
+			}
+			if !ok {
+				return true
+			}
+		}
+		st.hit = true
+		return false
+	}
+	return st
+}
