@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/perfkb/perfkb/kb"
@@ -83,6 +84,16 @@ func (ex *executor) markPrune(o *algebra.Group, b *bgpNode) {
 	if len(used) > 4 {
 		return
 	}
+	for _, k := range o.Keys {
+		if perRow(k.Expr) {
+			return
+		}
+	}
+	for _, a := range o.Aggregates {
+		if a.Aggregate.Expr != nil && perRow(a.Aggregate.Expr) {
+			return
+		}
+	}
 	// The level is the last pattern that binds a used slot first; slots
 	// no pattern binds come from the seed and are the same in every row.
 	level, bound := 0, map[int]bool{}
@@ -156,4 +167,29 @@ func (pr *groupPrune) describe() string {
 		return " then at most one row in all"
 	}
 	return " then skips rows whose " + pr.what + " a row gave already"
+}
+
+// perRow reports whether e calls a function whose value differs from row to
+// row on the same arguments (RAND, UUID, STRUUID, BNODE): rows that repeat
+// on e's variables do not repeat on e.
+func perRow(e algebra.Expr) bool {
+	switch e := e.(type) {
+	case *algebra.BuiltinExpr:
+		switch e.Name {
+		case algebra.BuiltinRand, algebra.BuiltinUUID, algebra.BuiltinStrUUID, algebra.BuiltinBNode:
+			return true
+		}
+		return slices.ContainsFunc(e.Args, perRow)
+	case *algebra.FuncExpr:
+		return slices.ContainsFunc(e.Args, perRow)
+	case *algebra.BinaryExpr:
+		return perRow(e.Left) || perRow(e.Right)
+	case *algebra.UnaryExpr:
+		return perRow(e.Arg)
+	case *algebra.InExpr:
+		return perRow(e.Arg) || slices.ContainsFunc(e.List, perRow)
+	case *algebra.ExistsExpr:
+		return true // its pattern may hold any of them; not worth walking
+	}
+	return false
 }

@@ -36,6 +36,9 @@ var groupPruneCases = []struct {
 	// A filter on the later pattern: A's first summary with a value (s1,
 	// 1) fails it, its second (s2, 2) passes; B's s3 passes, s4 repeats B.
 	{"later filter", `SELECT (COUNT(DISTINCT ?g) AS ?n) (MAX(?g) AS ?m) { ?s ex:grp ?g . ?s ex:v ?v FILTER(?v > 1) }`, "3 D", -1, false},
+	// A value made per row: every joined row differs, so neither skipping
+	// nor first-match patterns (groupexists.go) apply: 6 rows, 6 values.
+	{"per-row value", `SELECT (COUNT(DISTINCT STRUUID()) AS ?n) (COUNT(DISTINCT ?g) AS ?c) { ?s ex:grp ?g . ?s ex:m ?x }`, "6 3", 6, false},
 	{"several runs", `SELECT ?h ?n { VALUES ?h { 1 2 } { SELECT (COUNT(DISTINCT ?g) AS ?n) { ?s ex:grp ?g . ?s ex:m ?x } } }`, "1 3|2 3", -1, false},
 }
 
