@@ -56,6 +56,8 @@ type bgpNode struct {
 	borrow bool
 	// exists[i]: only whether pattern i matches counts (groupexists.go).
 	exists []bool
+	// prune: partial rows a GROUP BY has had already (groupprune.go).
+	prune *groupPrune
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -257,6 +259,9 @@ func (n *bgpNode) graphsFor(ex *executor, r row) ([]kb.ID, bool) {
 
 func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) error {
 	if level == len(n.pats) {
+		if n.prune != nil {
+			n.prune.add(ex, r)
+		}
 		if n.borrow {
 			if !emit(r) {
 				return errStop
@@ -439,6 +444,12 @@ func (f *matchFrame) visit(q kb.Quad) error {
 		r[pos.slot] = vals[i]
 		set[nset] = pos.slot
 		nset++
+	}
+	if pr := f.n.prune; pr != nil && pr.level == f.level && pr.has(r) {
+		for _, s := range set[:nset] { // a row the GROUP BY had already (groupprune.go)
+			r[s] = 0
+		}
+		return nil
 	}
 	f.matched = true
 	pass, err := f.ex.filterRow(f.n.filters[f.level+1], r)
@@ -714,6 +725,9 @@ func (n *bgpNode) describe() string {
 		fmt.Fprintf(&b, "\n    %d. %s  [count=%.0f est=%.0f/row actual=%d]", i+1, p.src.String(), p.base, p.est, n.rows[i])
 		if i < len(n.exists) && n.exists[i] {
 			b.WriteString(" first match only")
+		}
+		if n.prune != nil && n.prune.level == i {
+			b.WriteString(n.prune.describe())
 		}
 		if p.rng != nil && p.rng.ok {
 			fmt.Fprintf(&b, " objects by value: %d", len(p.rng.objs))

@@ -62,6 +62,7 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 	if b, ok := input.(*bgpNode); ok {
 		b.borrow = true // the fold keeps no row (its aggregates keep values)
 		ex.markExistential(o, b)
+		ex.markPrune(o, b)
 	}
 	if b, ok := ex.plan.Pattern(o.Input).(*algebra.BGP); ok && len(sc.seed) == 0 {
 		n.src = groupJoinSource{op: b, sc: sc} // for parallelJoin (groupjoin.go)

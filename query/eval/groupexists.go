@@ -24,8 +24,13 @@ import "github.com/perfkb/perfkb/query/algebra"
 // only need matched once.
 func (ex *executor) markExistential(o *algebra.Group, b *bgpNode) {
 	for _, a := range o.Aggregates {
-		if !ignoresRepeats(a.Aggregate) {
+		if !ignoresRepeats(a.Aggregate) || a.Aggregate.Expr != nil && perRow(a.Aggregate.Expr) {
 			return
+		}
+	}
+	for _, k := range o.Keys {
+		if perRow(k.Expr) {
+			return // groupprune.go
 		}
 	}
 	used := map[int]bool{}

@@ -116,6 +116,9 @@ func newJoinBlock() *joinBlock {
 // feed runs n's input and calls each with its rows: on workers where
 // parallelJoin says so, else serially.
 func (n *groupNode) feed(ex *executor, seed row, each func(row) error) error {
+	if b, ok := n.input.(*bgpNode); ok && b.prune != nil {
+		b.prune = b.prune.fresh() // each run of the GROUP BY has its own groups
+	}
 	if w := n.parallelJoin(ex, seed); w > 1 {
 		return n.feedParallel(ex, seed, w, each)
 	}
@@ -138,6 +141,7 @@ func (n *groupNode) feedParallel(ex *executor, seed row, workers int, each func(
 		}
 		b.borrow = true // matchBlock copies each row into its chunk
 		b.exists = main.exists
+		b.prune = main.prune.fresh() // each worker skips what it gave (groupprune.go)
 		return b, nil
 	}
 	pex := ex.workerExecutor(workers)
