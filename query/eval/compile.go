@@ -329,6 +329,7 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 			}
 			if ord, ok := below.(*orderNode); ok {
 				ord.keep = o.Offset + o.Limit
+				ord.skip = o.Offset
 				pushTopCounts(ord)
 			}
 		}

@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"cmp"
 	"container/heap"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -661,6 +663,7 @@ type orderNode struct {
 	slots []int // per key: the slot of a key that is a variable, or -1
 	desc  []bool
 	keep  int64 // > 0: only the first keep rows are needed (a LIMIT above)
+	skip  int64 // the first skip rows are dropped above (an OFFSET): their order does not matter
 }
 
 // sameKeys reports whether every key of n is a variable and r binds each
@@ -700,6 +703,9 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 	}
 	acct := ex.account(op)
 	defer acct.done()
+	if n.keep >= selectMin {
+		return n.runSelect(ex, seed, emit, before, acct)
+	}
 	err := runInner(ex, n.input, seed, func(r row) error {
 		if n.keep > 0 && int64(len(top.rows)) == n.keep && n.sameKeys(r, top.rows[0]) {
 			// Ties the worst kept row and comes later: not kept.
@@ -879,27 +885,67 @@ func isEstimated(n node) bool {
 }
 
 // sortKey is an ORDER BY value decoded once, so sorting does not re-parse
-// numeric literals on every comparison.
+// numeric literals on every comparison. dbl and small hold the value's
+// promotions, also computed once: comparing an integer with a double
+// promotes the integer, and doing that through big.Rat on every comparison
+// made a top-k over a column of mixed integers and doubles cost seconds.
 type sortKey struct {
 	term    kb.Term
 	num     function.Numeric
 	numeric bool
+	dbl     float64 // num as xsd:double (num.Float64())
+	small   int64   // num when isInt: an integer that fits int64
+	isInt   bool
 }
 
 func newSortKey(t kb.Term) sortKey {
 	k := sortKey{term: t}
 	k.num, k.numeric = function.ParseNumeric(t)
+	if k.numeric {
+		k.dbl = k.num.Float64()
+		if k.num.Kind < function.NumFloat && k.num.R.IsInt() && k.num.R.Num().IsInt64() {
+			k.small, k.isInt = k.num.R.Num().Int64(), true
+		}
+	}
 	return k
 }
 
 func (a sortKey) compare(b sortKey) int {
 	if a.numeric && b.numeric {
-		if c, ok := fastCompareDecimal(a.term, b.term); ok && c != 0 {
-			return c
-		}
-		if c, err := compareNumeric(a.num, b.num); err == nil && c != 0 {
+		if c, ok := a.compareNumber(b); ok && c != 0 {
 			return c
 		}
 	}
 	return orderCompare(a.term, b.term)
+}
+
+// compareNumber is compareNumeric (XPath op:numeric-less-than with type
+// promotion) over the promotions kept in the keys; ok is false where
+// compareNumeric gives an error (NaN).
+func (a sortKey) compareNumber(b sortKey) (int, bool) {
+	k := max(a.num.Kind, b.num.Kind)
+	if k >= function.NumFloat {
+		x, y := a.dbl, b.dbl
+		if k == function.NumFloat {
+			// promote rounds an integer or decimal to float precision.
+			x, y = float64(float32(x)), float64(float32(y))
+		}
+		switch {
+		case math.IsNaN(x) || math.IsNaN(y):
+			return 0, false
+		case x < y:
+			return -1, true
+		case x > y:
+			return 1, true
+		}
+		return 0, true
+	}
+	if a.isInt && b.isInt {
+		return cmp.Compare(a.small, b.small), true
+	}
+	if c, ok := fastCompareDecimal(a.term, b.term); ok {
+		return c, true
+	}
+	c, err := compareNumeric(a.num, b.num)
+	return c, err == nil
 }
