@@ -106,6 +106,7 @@ type mappedFile struct {
 	size, mtime int64
 	ino         uint64
 	body        []byte // the payload, after the checked header
+	mapping     []byte // the whole mapping (nil when the file was read)
 	build       uint64
 }
 
@@ -144,7 +145,11 @@ func mappedDerived(dir, name string, build uint64) ([]byte, error) {
 		}
 		return nil, err
 	}
-	mappedFiles.by[path] = mappedFile{size: st.Size(), mtime: st.ModTime().UnixNano(), ino: ino, body: body, build: fileBuild}
+	f := mappedFile{size: st.Size(), mtime: st.ModTime().UnixNano(), ino: ino, body: body, build: fileBuild}
+	if mapped {
+		f.mapping = b
+	}
+	mappedFiles.by[path] = f
 	if fileBuild != build {
 		return nil, errDerivedFile
 	}
