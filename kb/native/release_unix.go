@@ -38,5 +38,6 @@ func (s *Store) ReleaseMapped() int64 {
 		advise(s.side.pin.maps[sideDictFile])
 	}
 	runtime.KeepAlive(snap)
+	n += releaseDerivedMapped()
 	return n
 }

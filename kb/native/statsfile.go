@@ -134,15 +134,24 @@ func readDerived(dir, name string, build uint64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) < derivedHeaderSize || string(b[:8]) != derivedMagic || binary.NativeEndian.Uint32(b[8:]) != sideEndian ||
-		binary.NativeEndian.Uint64(b[16:]) != build {
-		return nil, errDerivedFile
-	}
-	body := b[derivedHeaderSize:]
-	if uint64(len(body)) != uint64(binary.NativeEndian.Uint32(b[24:])) || crc32.Checksum(body, derivedCRC) != binary.NativeEndian.Uint32(b[28:]) {
+	body, fileBuild, err := checkDerived(b)
+	if err != nil || fileBuild != build {
 		return nil, errDerivedFile
 	}
 	return body, nil
+}
+
+// checkDerived checks a derived file's header and checksum and returns
+// its payload and the build it names.
+func checkDerived(b []byte) (body []byte, build uint64, err error) {
+	if len(b) < derivedHeaderSize || string(b[:8]) != derivedMagic || binary.NativeEndian.Uint32(b[8:]) != sideEndian {
+		return nil, 0, errDerivedFile
+	}
+	body = b[derivedHeaderSize:]
+	if uint64(len(body)) != uint64(binary.NativeEndian.Uint32(b[24:])) || crc32.Checksum(body, derivedCRC) != binary.NativeEndian.Uint32(b[28:]) {
+		return nil, 0, errDerivedFile
+	}
+	return body, binary.NativeEndian.Uint64(b[16:]), nil
 }
 
 // writeDerived writes payload as the derived file name of dir for the

@@ -86,7 +86,7 @@ func (ex *executor) numOrderOf(p kb.ID) (*numOrder, bool, error) {
 	if !valueOrderOn || !isOD || ex.dict.table == nil {
 		return nil, false, nil
 	}
-	v, ok, err := od.ObjectsDerived(p, numOrderKind, func(objects []kb.ID) (any, error) {
+	v, ok, err := numOrderDerived(od, p, func(objects []kb.ID) (any, error) {
 		return buildNumOrder(ex, objects)
 	})
 	if err != nil || !ok {

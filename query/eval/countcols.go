@@ -54,7 +54,7 @@ func (n *countJoinNode) scanKept(ex *executor, op *cjOp) (kc keyCounts, held int
 	slices.Sort(hidden)
 	kind := fmt.Sprintf("countjoin counts key=%d graphs=%v dedupe=%v hidden=%v", op.keyPos, n.graphs, n.dedupe, hidden)
 	built := false
-	v, _, ok, err := pd.PredicateDerived(op.pat[1], kind, func() (any, int64, error) {
+	v, _, ok, err := keyCountsDerived(pd, op.pat[1], kind, func() (any, int64, error) {
 		built = true
 		c, h, err := n.scanQuads(ex, op)
 		held = h // this query's charge for what it built

@@ -182,7 +182,7 @@ func (n *aggScanNode) orderedObjects(ex *executor, seed row, idx []int) (objs []
 	if !valueOrderOn || len(idx) == 0 || !isOD || ex.dict.table == nil {
 		return nil, nil, false, nil
 	}
-	v, ok, err := od.ObjectsDerived(n.pat[1].id, numOrderKind, func(objects []kb.ID) (any, error) {
+	v, ok, err := numOrderDerived(od, n.pat[1].id, func(objects []kb.ID) (any, error) {
 		return buildNumOrder(ex, objects)
 	})
 	if err != nil || !ok {
