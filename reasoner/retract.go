@@ -413,7 +413,8 @@ type retraction struct {
 	plans map[planKey]*plan
 	// marked holds the over-deleted triples, in the order found.
 	marked []([3]kb.ID)
-	isMark map[[3]kb.ID]bool
+	// isMark holds each marked triple's index in marked.
+	isMark map[[3]kb.ID]int
 	// unasserted holds the seeds that were asserted before the delete:
 	// they are not counted as retracted.
 	unasserted map[[3]kb.ID]bool
@@ -470,7 +471,7 @@ func (e *Engine) newRetraction() *retraction {
 			}
 		}
 	}
-	return &retraction{e: e, plans: e.retractPlans, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
+	return &retraction{e: e, plans: e.retractPlans, isMark: map[[3]kb.ID]int{}, unasserted: map[[3]kb.ID]bool{},
 		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
 		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{},
 		byPred: e.byPredRefs, anyPred: e.anyPredRefs, predRefs: map[kb.ID][]*patternRef{}}
@@ -560,7 +561,7 @@ func unify(ps [3]position, t [3]kb.ID, vals []kb.ID) bool {
 
 // mark adds a present, derived-only triple to the over-deleted set.
 func (rt *retraction) mark(t [3]kb.ID) bool {
-	if rt.isMark[t] {
+	if _, ok := rt.isMark[t]; ok {
 		return false
 	}
 	tb := rt.e.ts.tables[t[1]]
@@ -580,7 +581,7 @@ func (rt *retraction) mark(t [3]kb.ID) bool {
 		}
 		return false
 	}
-	rt.isMark[t] = true
+	rt.isMark[t] = len(rt.marked)
 	rt.marked = append(rt.marked, t)
 	return true
 }
@@ -593,7 +594,7 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 	collect := func(h [3]kb.ID, vals []kb.ID) {
 		rt.mark(h)
 		rt.noteSkolems(br, vals)
-		if len(br.skolemIn) > 0 && rt.isMark[h] {
+		if _, marked := rt.isMark[h]; marked && len(br.skolemIn) > 0 {
 			hint := make([]kb.ID, len(br.skolemIn))
 			for k, v := range br.skolemIn {
 				hint[k] = vals[v]
@@ -605,7 +606,25 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 	var vals []kb.ID
 	var nothing output
 	memo := map[gateKey]bool{}
-	for i := from; i < len(rt.marked); i++ {
+	// A derivation with several marked premises is found from each of
+	// them; only the first, the premise marked first (of the lowest
+	// clause, when one triple matches two), goes on to the body calls
+	// after the last pattern (skolems, strConcat …) and to collect.
+	var i, ci int
+	firstFind := func(prem []premRef) bool {
+		for clause, pr := range prem {
+			if pr.t == nil || clause == ci {
+				continue
+			}
+			k, ok := rt.isMark[[3]kb.ID{pr.t.s[pr.row], pr.t.p, pr.t.o[pr.row]}]
+			if ok && (k < i || k == i && clause < ci) {
+				return false
+			}
+		}
+		return true
+	}
+	defer func() { rt.x.keep = nil }()
+	for i = from; i < len(rt.marked); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -627,6 +646,10 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 					return err
 				}
 				ref.pl = pl
+			}
+			ci, rt.x.keep = ref.ci, nil
+			if len(ref.pl.final) > 0 {
+				rt.x.keep = firstFind
 			}
 			if err := rt.e.evaluateWith(ctx, &rt.x, ref.pl, &nothing, 0, -1, vals, collect); err != nil {
 				return err
@@ -709,7 +732,7 @@ func (rt *retraction) negated(ctx context.Context, added [][3]kb.ID) error {
 	collect := func(h [3]kb.ID, vals []kb.ID) {
 		rt.mark(h)
 		rt.noteSkolems(br, vals)
-		if len(br.skolemIn) > 0 && rt.isMark[h] {
+		if _, marked := rt.isMark[h]; marked && len(br.skolemIn) > 0 {
 			hint := make([]kb.ID, len(br.skolemIn))
 			for k, v := range br.skolemIn {
 				hint[k] = vals[v]
@@ -1082,6 +1105,16 @@ func (e *Engine) timePhase(phase string, start float64) float64 {
 	return now
 }
 
+// genHasRows reports whether some table has rows of generation g.
+func (e *Engine) genHasRows(g uint32) bool {
+	for _, t := range e.ts.order {
+		if t.hasDelta(g) {
+			return true
+		}
+	}
+	return false
+}
+
 // storeHas reports whether the store holds quad q, without an iterator
 // when the store can scan (a retraction checks every removed quad).
 func (e *Engine) storeHas(ctx context.Context, q kb.Quad) (bool, error) {
@@ -1113,8 +1146,21 @@ func (e *Engine) maintain(ctx context.Context, rt *retraction) error {
 	start = e.timePhase("overdelete", start)
 	err := rt.rederive(ctx)
 	start = e.timePhase("rederive", start)
-	if err == nil {
+	switch {
+	case err != nil:
+	case e.genHasRows(e.cur):
+		// Add's negation part: the newest generation holds the added
+		// triples, which the rounds join first.
 		err = e.rounds(ctx, false)
+	default:
+		// The rederived triples are the first round's delta: committed
+		// here, the rounds start from them, and not at all when nothing
+		// came back (a round over the empty generation derives nothing).
+		var back bool
+		if back, err = e.commit(ctx); err == nil && back {
+			e.cur++
+			err = e.rounds(ctx, false)
+		}
 	}
 	start = e.timePhase("rounds", start)
 	defer e.timePhase("records", start)
