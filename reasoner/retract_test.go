@@ -527,3 +527,75 @@ func TestParseEntry(t *testing.T) {
 		}
 	}
 }
+
+// pruneBatch keeps every entry whose subject was not marked as it is,
+// drops the entries that derive a lost or unrecorded triple or use a lost
+// one as a premise, and notes the kept entries it decoded (expected
+// values worked out by hand from the four entries below; IDs in base 36).
+func TestPruneBatch(t *testing.T) {
+	lines := []string{
+		"z 1 2 3 4 5 6", // (1 2 3) from (4 5 6)
+		"z 5 2 7 8 9 a", // (5 2 7) from (8 9 10)
+		"z 6 2 3 1 2 3", // (6 2 3) from (1 2 3)
+		"z 9 2 3 5 2 7", // (9 2 3) from (5 2 7)
+	}
+	lex := strings.Join(lines, "\n")
+	tr := func(s, p, o kb.ID) [3]kb.ID { return [3]kb.ID{s, p, o} }
+	for _, tc := range []struct {
+		name        string
+		subjects    []kb.ID
+		lost        map[[3]kb.ID]uint8
+		kept        []int // indexes into lines
+		first, last kb.ID
+		dropped     [][3]kb.ID
+		recorded    [][3]kb.ID
+	}{
+		{name: "nothing marked", kept: []int{0, 1, 2, 3}, first: 1, last: 9},
+		{name: "lost triple and its consumer", subjects: []kb.ID{1, 6}, lost: map[[3]kb.ID]uint8{tr(1, 2, 3): 1},
+			kept: []int{1, 3}, first: 5, last: 9, dropped: [][3]kb.ID{tr(1, 2, 3), tr(6, 2, 3)}},
+		{name: "consumer's subject not marked", subjects: []kb.ID{1}, lost: map[[3]kb.ID]uint8{tr(1, 2, 3): 1},
+			kept: []int{1, 2, 3}, first: 5, last: 9, dropped: [][3]kb.ID{tr(1, 2, 3)}},
+		{name: "unrecorded stays a premise", subjects: []kb.ID{5, 9}, lost: map[[3]kb.ID]uint8{tr(5, 2, 7): 2},
+			kept: []int{0, 2, 3}, first: 1, last: 9, dropped: [][3]kb.ID{tr(5, 2, 7)}, recorded: [][3]kb.ID{tr(9, 2, 3)}},
+		{name: "last entry", subjects: []kb.ID{9}, lost: map[[3]kb.ID]uint8{tr(9, 2, 3): 1},
+			kept: []int{0, 1, 2}, first: 1, last: 6, dropped: [][3]kb.ID{tr(9, 2, 3)}},
+		{name: "every entry", subjects: []kb.ID{1, 5, 6, 9},
+			lost:    map[[3]kb.ID]uint8{tr(1, 2, 3): 1, tr(5, 2, 7): 1, tr(6, 2, 3): 1, tr(9, 2, 3): 1},
+			dropped: [][3]kb.ID{tr(1, 2, 3), tr(5, 2, 7), tr(6, 2, 3), tr(9, 2, 3)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recorded := map[[3]kb.ID]bool{}
+			kept, first, last, dropped, err := pruneBatch(lex, tc.subjects, tc.lost, recorded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, i := range tc.kept {
+				want = append(want, lines[i])
+			}
+			if kept != strings.Join(want, "\n") {
+				t.Errorf("kept %q, want %q", kept, strings.Join(want, "\n"))
+			}
+			if len(want) > 0 && (first != tc.first || last != tc.last) {
+				t.Errorf("first, last = %d, %d; want %d, %d", first, last, tc.first, tc.last)
+			}
+			if !slices.Equal(dropped, tc.dropped) {
+				t.Errorf("dropped %v, want %v", dropped, tc.dropped)
+			}
+			if len(recorded) != len(tc.recorded) {
+				t.Errorf("recorded %v, want %v", recorded, tc.recorded)
+			}
+			for _, r := range tc.recorded {
+				if !recorded[r] {
+					t.Errorf("recorded %v, want %v", recorded, tc.recorded)
+				}
+			}
+		})
+	}
+	if _, _, _, _, err := pruneBatch("z 1 2 3 4 5", []kb.ID{1}, nil, map[[3]kb.ID]bool{}); err == nil {
+		t.Error("an entry of 6 IDs: no error")
+	}
+	if _, _, _, _, err := pruneBatch("z", nil, nil, map[[3]kb.ID]bool{}); err == nil {
+		t.Error("an entry without a subject: no error")
+	}
+}
