@@ -599,3 +599,49 @@ func TestPruneBatch(t *testing.T) {
 		t.Error("an entry without a subject: no error")
 	}
 }
+
+// A derivation whose premises are all deleted is withdrawn although
+// over-deleting takes it to its final calls (makeSkolem) from one premise
+// only: two edges deleted together, and a self-loop edge that matches
+// both body patterns (hand-computed: each edge pair makes one finding
+// node about its first node).
+func TestRemoveSeveralPremisesOfOneDerivation(t *testing.T) {
+	const rules = `[pair: (?a ex:edge ?b), (?b ex:edge ?a), makeSkolem(?f, ?a, ?b) -> (?f ex:about ?a)]`
+	for _, tc := range []struct {
+		name, del string
+		left      []string // objects of the about triples left
+	}{
+		{name: "both edges of a pair", del: `ex:a ex:edge ex:b . ex:b ex:edge ex:a .`, left: []string{"c"}},
+		{name: "one edge of a pair", del: `ex:b ex:edge ex:a .`, left: []string{"c"}},
+		{name: "a self-loop", del: `ex:c ex:edge ex:c .`, left: []string{"a", "b"}},
+		{name: "all", del: `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			ds := loadTurtle(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`)
+			eng, err := NewEngine(ctx, ds, mustProgram(t, rules), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := eng.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := graphTriples(t, ds, kb.InferredGraph); len(got) != 3 {
+				t.Fatalf("inferred before the delete: %v, want 3 about triples", got)
+			}
+			if _, err := eng.Remove(ctx, turtleQuads(t, ds, tc.del)); err != nil {
+				t.Fatal(err)
+			}
+			var left []string
+			for _, tr := range graphTriples(t, ds, kb.InferredGraph) {
+				f := strings.Fields(tr)
+				left = append(left, strings.TrimSuffix(strings.TrimPrefix(f[2], "<http://example.org/"), ">"))
+			}
+			slices.Sort(left)
+			if !slices.Equal(left, tc.left) {
+				t.Errorf("about triples left for %v, want %v", left, tc.left)
+			}
+			checkRecords(t, ds)
+		})
+	}
+}
