@@ -258,8 +258,11 @@ type Engine struct {
 	// retractPlans and the pattern references keep what retractions plan
 	// (retract.go) for the next one: a server's engine retracts often.
 	retractPlans map[planKey]*plan
-	byPredRefs   map[kb.ID][]*patternRef
-	anyPredRefs  []*patternRef
+	// phases, when not nil, sums the time of retraction's phases
+	// (retract.go's timePhase; the benchmarks report it).
+	phases      *phaseTimes
+	byPredRefs  map[kb.ID][]*patternRef
+	anyPredRefs []*patternRef
 }
 
 type premRef struct {

@@ -517,6 +517,9 @@ type joiner struct {
 	// whether the working memory has it or not, and head calls do not
 	// run: retraction uses it to find what a removed triple supported.
 	collect func(h [3]kb.ID, vals []kb.ID)
+	// keep, when set, decides from the premises whether a full match goes
+	// on to the final calls (retraction: each derivation once).
+	keep func(prem []premRef) bool
 }
 
 type callState struct {
@@ -550,7 +553,7 @@ func (e *Engine) evaluateWith(ctx context.Context, x *joiner, pl *plan, out *out
 		x = &joiner{cs: map[*boundCall]*callState{}}
 	}
 	*x = joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi, collect: collect,
-		vals: grow(x.vals, nv), tvals: grow(x.tvals, nv), prem: grow(x.prem, nb), cs: x.cs}
+		vals: grow(x.vals, nv), tvals: grow(x.tvals, nv), prem: grow(x.prem, nb), cs: x.cs, keep: x.keep}
 	copy(x.vals, preset)
 	ok, err := x.calls(pl.pre)
 	if err != nil || !ok {
@@ -571,6 +574,9 @@ func grow[T any](s []T, n int) []T {
 
 func (x *joiner) step(k int) error {
 	if k == len(x.pl.steps) {
+		if x.keep != nil && !x.keep(x.prem) {
+			return nil
+		}
 		if x.collect == nil && x.pl.headCheck && x.headExists() {
 			return nil // nothing new to derive: skip the trailing filters
 		}

@@ -254,10 +254,13 @@ type planKey struct {
 // it needs: the plan of the rest of the body with the pattern's variables
 // bound (made on first use), and the gates of the other patterns.
 type patternRef struct {
-	br    *boundRule
-	ci    int
-	pl    *plan
-	gates []gate
+	br *boundRule
+	ci int
+	pl *plan
+	// memo are the gates that depend on the bound triple's predicate at
+	// most (checked once per predicate and retraction, see refsFor),
+	// direct those probed for each triple.
+	memo, direct []gate
 }
 
 // A gate is a necessary condition for a join: body pattern j of the rule
@@ -323,6 +326,19 @@ func gatesFor(br *boundRule, skip int, bound map[int]bool, pv int) []gate {
 	return append(append(exact, memo...), rest...)
 }
 
+// splitGates parts gs into the memoised gates and the direct ones, each
+// in gs's order.
+func splitGates(gs []gate) (memo, direct []gate) {
+	for _, g := range gs {
+		if g.direct {
+			direct = append(direct, g)
+		} else {
+			memo = append(memo, g)
+		}
+	}
+	return memo, direct
+}
+
 // gatesOpen reports whether every gate of gs passes for the bound values
 // vals, memoising the answers that depend on the predicate only in memo
 // (valid while the working memory does not change).
@@ -366,7 +382,7 @@ func (e *Engine) hasRow(ids [3]kb.ID) bool {
 		return true // not checked: every table would be read
 	}
 	t := e.ts.tables[ids[1]]
-	if t == nil {
+	if t == nil || t.live == 0 {
 		return false
 	}
 	var rows []int32
@@ -397,7 +413,8 @@ type retraction struct {
 	plans map[planKey]*plan
 	// marked holds the over-deleted triples, in the order found.
 	marked []([3]kb.ID)
-	isMark map[[3]kb.ID]bool
+	// isMark holds each marked triple's index in marked.
+	isMark map[[3]kb.ID]int
 	// unasserted holds the seeds that were asserted before the delete:
 	// they are not counted as retracted.
 	unasserted map[[3]kb.ID]bool
@@ -422,6 +439,11 @@ type retraction struct {
 	// marked triple only to the patterns it can match.
 	byPred  map[kb.ID][]*patternRef
 	anyPred []*patternRef
+	// predRefs holds, per predicate of a marked triple, the patterns of
+	// byPred and anyPred whose memoised gates are open for it: the
+	// working memory does not change while over-deleting, so they are
+	// worked out once per predicate, not once per triple.
+	predRefs map[kb.ID][]*patternRef
 }
 
 func (e *Engine) newRetraction() *retraction {
@@ -440,7 +462,7 @@ func (e *Engine) newRetraction() *retraction {
 						}
 					}
 				}
-				ref.gates = gatesFor(br, ci, bound, pv)
+				ref.memo, ref.direct = splitGates(gatesFor(br, ci, bound, pv))
 				if p := br.patterns[ci][1]; p.mode == modeConst {
 					e.byPredRefs[p.id] = append(e.byPredRefs[p.id], ref)
 				} else {
@@ -449,10 +471,34 @@ func (e *Engine) newRetraction() *retraction {
 			}
 		}
 	}
-	return &retraction{e: e, plans: e.retractPlans, isMark: map[[3]kb.ID]bool{}, unasserted: map[[3]kb.ID]bool{},
+	return &retraction{e: e, plans: e.retractPlans, isMark: map[[3]kb.ID]int{}, unasserted: map[[3]kb.ID]bool{},
 		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
 		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{},
-		byPred: e.byPredRefs, anyPred: e.anyPredRefs}
+		byPred: e.byPredRefs, anyPred: e.anyPredRefs, predRefs: map[kb.ID][]*patternRef{}}
+}
+
+// refsFor returns the body patterns a marked triple of predicate p may
+// bind whose memoised gates are open (see predRefs).
+func (rt *retraction) refsFor(p kb.ID, memo map[gateKey]bool) []*patternRef {
+	if refs, ok := rt.predRefs[p]; ok {
+		return refs
+	}
+	var refs []*patternRef
+	var vals []kb.ID
+	for _, list := range [2][]*patternRef{rt.byPred[p], rt.anyPred} {
+		for _, ref := range list {
+			br := ref.br
+			vals = grow(vals, len(br.cr.varNames))
+			if pp := br.patterns[ref.ci][1]; pp.mode != modeConst {
+				vals[pp.v] = p
+			}
+			if rt.e.gatesOpen(br, ref.memo, vals, memo) {
+				refs = append(refs, ref)
+			}
+		}
+	}
+	rt.predRefs[p] = refs
+	return refs
 }
 
 // planFor returns the plan of rule br with the variables of preset that
@@ -515,7 +561,7 @@ func unify(ps [3]position, t [3]kb.ID, vals []kb.ID) bool {
 
 // mark adds a present, derived-only triple to the over-deleted set.
 func (rt *retraction) mark(t [3]kb.ID) bool {
-	if rt.isMark[t] {
+	if _, ok := rt.isMark[t]; ok {
 		return false
 	}
 	tb := rt.e.ts.tables[t[1]]
@@ -535,7 +581,7 @@ func (rt *retraction) mark(t [3]kb.ID) bool {
 		}
 		return false
 	}
-	rt.isMark[t] = true
+	rt.isMark[t] = len(rt.marked)
 	rt.marked = append(rt.marked, t)
 	return true
 }
@@ -548,7 +594,7 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 	collect := func(h [3]kb.ID, vals []kb.ID) {
 		rt.mark(h)
 		rt.noteSkolems(br, vals)
-		if len(br.skolemIn) > 0 && rt.isMark[h] {
+		if _, marked := rt.isMark[h]; marked && len(br.skolemIn) > 0 {
 			hint := make([]kb.ID, len(br.skolemIn))
 			for k, v := range br.skolemIn {
 				hint[k] = vals[v]
@@ -560,33 +606,53 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 	var vals []kb.ID
 	var nothing output
 	memo := map[gateKey]bool{}
-	for i := from; i < len(rt.marked); i++ {
+	// A derivation with several marked premises is found from each of
+	// them; only the first, the premise marked first (of the lowest
+	// clause, when one triple matches two), goes on to the body calls
+	// after the last pattern (skolems, strConcat …) and to collect.
+	var i, ci int
+	firstFind := func(prem []premRef) bool {
+		for clause, pr := range prem {
+			if pr.t == nil || clause == ci {
+				continue
+			}
+			k, ok := rt.isMark[[3]kb.ID{pr.t.s[pr.row], pr.t.p, pr.t.o[pr.row]}]
+			if ok && (k < i || k == i && clause < ci) {
+				return false
+			}
+		}
+		return true
+	}
+	defer func() { rt.x.keep = nil }()
+	for i = from; i < len(rt.marked); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		t := rt.marked[i]
-		for _, refs := range [2][]*patternRef{rt.byPred[t[1]], rt.anyPred} {
-			for _, ref := range refs {
-				br = ref.br
-				if cap(vals) < len(br.cr.varNames) {
-					vals = make([]kb.ID, len(br.cr.varNames))
-				}
-				vals = vals[:len(br.cr.varNames)]
-				if !unify(br.patterns[ref.ci], t, vals) || !rt.e.gatesOpen(br, ref.gates, vals, memo) {
-					continue
-				}
-				if ref.pl == nil {
-					// unify binds exactly the pattern's variables, so one
-					// plan serves every triple.
-					pl, err := rt.planFor(ctx, br, vals, -1)
-					if err != nil {
-						return err
-					}
-					ref.pl = pl
-				}
-				if err := rt.e.evaluateWith(ctx, &rt.x, ref.pl, &nothing, 0, -1, vals, collect); err != nil {
+		for _, ref := range rt.refsFor(t[1], memo) {
+			br = ref.br
+			if cap(vals) < len(br.cr.varNames) {
+				vals = make([]kb.ID, len(br.cr.varNames))
+			}
+			vals = vals[:len(br.cr.varNames)]
+			if !unify(br.patterns[ref.ci], t, vals) || !rt.e.gatesOpen(br, ref.direct, vals, nil) {
+				continue
+			}
+			if ref.pl == nil {
+				// unify binds exactly the pattern's variables, so one
+				// plan serves every triple.
+				pl, err := rt.planFor(ctx, br, vals, -1)
+				if err != nil {
 					return err
 				}
+				ref.pl = pl
+			}
+			ci, rt.x.keep = ref.ci, nil
+			if len(ref.pl.final) > 0 {
+				rt.x.keep = firstFind
+			}
+			if err := rt.e.evaluateWith(ctx, &rt.x, ref.pl, &nothing, 0, -1, vals, collect); err != nil {
+				return err
 			}
 		}
 	}
@@ -666,7 +732,7 @@ func (rt *retraction) negated(ctx context.Context, added [][3]kb.ID) error {
 	collect := func(h [3]kb.ID, vals []kb.ID) {
 		rt.mark(h)
 		rt.noteSkolems(br, vals)
-		if len(br.skolemIn) > 0 && rt.isMark[h] {
+		if _, marked := rt.isMark[h]; marked && len(br.skolemIn) > 0 {
 			hint := make([]kb.ID, len(br.skolemIn))
 			for k, v := range br.skolemIn {
 				hint[k] = vals[v]
@@ -710,48 +776,20 @@ func (rt *retraction) rederive(ctx context.Context) error {
 	for _, t := range rt.marked {
 		byPred[t[1]] = append(byPred[t[1]], t)
 	}
+	preds := slices.Sorted(maps.Keys(byPred))
 	// The working memory has lost the marked triples: gates answer anew.
 	memo := map[gateKey]bool{}
-	var cands [][3]kb.ID
+	var pvals []kb.ID
 	for _, br := range e.rules {
 		vals := make([]kb.ID, len(br.cr.varNames))
-		_, negPats := noValueArgs(br)
-		// The predicates of the triples the rule's heads make or its
-		// noValue tests look for: other marked triples are skipped.
-		preds, anyPred := map[kb.ID]bool{}, false
+		full := false
 		for _, h := range br.head {
 			if h.triple == nil {
 				continue
 			}
-			if h.triple[1].kind == slotConst {
-				preds[h.ids[1]] = true
-			} else {
-				anyPred = true
-			}
-		}
-		for _, ps := range negPats {
-			if ps[1].mode == modeConst {
-				preds[ps[1].id] = true
-			} else {
-				anyPred = true
-			}
-		}
-		// Only the marked triples of those predicates are candidates.
-		cands = rt.marked
-		if !anyPred {
-			ps := slices.Sorted(maps.Keys(preds))
-			cands = nil
-			for _, p := range ps {
-				cands = append(cands, byPred[p]...)
-			}
-		}
-		// Per head triple, the gates of the body joined with the head's
-		// variables bound.
-		gates := make([][]gate, len(br.head))
-		for hi, h := range br.head {
-			if h.triple == nil {
-				continue
-			}
+			// The gates of the body joined with the head's variables
+			// bound: those that depend on the predicate at most are
+			// checked once per predicate of the marked triples.
 			bound, pv := map[int]bool{}, -1
 			for j, sl := range h.triple {
 				if sl.kind == slotVar {
@@ -761,72 +799,93 @@ func (rt *retraction) rederive(ctx context.Context) error {
 					}
 				}
 			}
-			gates[hi] = gatesFor(br, -1, bound, pv)
+			memoGates, direct := splitGates(gatesFor(br, -1, bound, pv))
+			usesSkolem := false
+			for _, sl := range h.triple {
+				usesSkolem = usesSkolem || sl.kind == slotVar && br.headOnly[sl.v]
+			}
+			// Only the marked triples of the head's predicate are
+			// candidates.
+			hpreds := preds
+			if h.triple[1].kind == slotConst {
+				hpreds = nil
+				if len(byPred[h.ids[1]]) > 0 {
+					hpreds = []kb.ID{h.ids[1]}
+				}
+			}
+			for _, p := range hpreds {
+				pvals = grow(pvals, len(br.cr.varNames))
+				if pv >= 0 {
+					pvals[pv] = p
+				}
+				if !e.gatesOpen(br, memoGates, pvals, memo) {
+					continue
+				}
+				for _, t := range byPred[p] {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					clear(vals)
+					ok := true
+					for j, sl := range h.triple {
+						switch sl.kind {
+						case slotConst:
+							ok = ok && h.ids[j] == t[j]
+						case slotVar:
+							if vals[sl.v] != kb.Any && vals[sl.v] != t[j] {
+								ok = false
+							}
+							vals[sl.v] = t[j]
+						}
+					}
+					if !ok || !e.gatesOpen(br, direct, vals, nil) {
+						continue
+					}
+					if usesSkolem && len(br.skolems) > 0 {
+						known, can := rt.bindSkolems(br, vals)
+						if !can {
+							continue // br cannot make this node
+						}
+						if known {
+							if err := rt.derive(ctx, br, vals); err != nil {
+								return err
+							}
+							continue
+						}
+					}
+					if usesSkolem {
+						hints, ok := rt.hints[skolemKey{t: t, rule: br.index}]
+						if !ok || len(br.skolemIn) == 0 {
+							// The head-only variable does not narrow the
+							// join: join the whole rule once, below.
+							full = true
+							continue
+						}
+						for _, hint := range hints {
+							for k, v := range br.skolemIn {
+								vals[v] = hint[k]
+							}
+							if err := rt.derive(ctx, br, vals); err != nil {
+								return err
+							}
+						}
+						continue
+					}
+					if err := rt.derive(ctx, br, vals); err != nil {
+						return err
+					}
+				}
+			}
 		}
-		full := false
-		for _, t := range cands {
-			if err := ctx.Err(); err != nil {
-				return err
+		// What a noValue test that a marked triple failed now lets the
+		// rule derive.
+		_, negPats := noValueArgs(br)
+		for _, ps := range negPats {
+			cands := rt.marked
+			if ps[1].mode == modeConst {
+				cands = byPred[ps[1].id]
 			}
-			for hi, h := range br.head {
-				if h.triple == nil {
-					continue
-				}
-				clear(vals)
-				ok := true
-				for j, sl := range h.triple {
-					switch sl.kind {
-					case slotConst:
-						ok = ok && h.ids[j] == t[j]
-					case slotVar:
-						if vals[sl.v] != kb.Any && vals[sl.v] != t[j] {
-							ok = false
-						}
-						vals[sl.v] = t[j]
-					}
-				}
-				if !ok || !e.gatesOpen(br, gates[hi], vals, memo) {
-					continue
-				}
-				usesSkolem := false
-				for _, sl := range h.triple {
-					usesSkolem = usesSkolem || sl.kind == slotVar && br.headOnly[sl.v]
-				}
-				if usesSkolem && len(br.skolems) > 0 {
-					known, can := rt.bindSkolems(br, vals)
-					if !can {
-						continue // br cannot make this node
-					}
-					if known {
-						if err := rt.derive(ctx, br, vals); err != nil {
-							return err
-						}
-						continue
-					}
-				}
-				if usesSkolem {
-					hints, ok := rt.hints[skolemKey{t: t, rule: br.index}]
-					if !ok || len(br.skolemIn) == 0 {
-						// The head-only variable does not narrow the
-						// join: join the whole rule once, below.
-						full = true
-						continue
-					}
-					for _, hint := range hints {
-						for k, v := range br.skolemIn {
-							vals[v] = hint[k]
-						}
-						if err := rt.derive(ctx, br, vals); err != nil {
-							return err
-						}
-					}
-					continue
-				}
-				if err := rt.derive(ctx, br, vals); err != nil {
-					return err
-				}
-			}
-			for _, ps := range negPats {
+			for _, t := range cands {
 				if !unifyNeg(ps, t, vals) {
 					continue
 				}
@@ -870,9 +929,11 @@ func (e *Engine) retract(ctx context.Context, quads []kb.Quad, deleteQuads bool)
 	keepRederived(&e.held)
 	// The store follows the working memory even when ctx ended meanwhile,
 	// as Add does.
+	start := e.phaseStart()
 	if werr := e.writeHeld(context.WithoutCancel(ctx)); werr != nil {
 		err = errors.Join(err, fmt.Errorf("reasoner: retracting: %w", werr))
 	}
+	e.timePhase("write", start)
 	return e.finish(), err
 }
 
@@ -943,6 +1004,7 @@ func keepRederived(d *kb.Delta) {
 // rederives and runs the rounds (maintain), adding the store's side of it
 // to e.held.
 func (e *Engine) retractHeld(ctx context.Context, quads []kb.Quad, deleteQuads bool) error {
+	start := e.phaseStart()
 	rt := e.newRetraction()
 	seen := make(map[kb.Quad]bool, len(quads))
 	for _, q := range quads {
@@ -973,11 +1035,11 @@ func (e *Engine) retractHeld(ctx context.Context, quads []kb.Quad, deleteQuads b
 			}
 			continue
 		}
-		has, err := kb.Collect(e.ds.Match(ctx, kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}))
+		has, err := e.storeHas(ctx, q)
 		if err != nil {
 			return fmt.Errorf("reasoner: retracting: %w", err)
 		}
-		if len(has) == 0 {
+		if !has {
 			continue // not in the store: nothing to delete
 		}
 		e.held.Remove = append(e.held.Remove, q)
@@ -1006,10 +1068,67 @@ func (e *Engine) retractHeld(ctx context.Context, quads []kb.Quad, deleteQuads b
 	// A new, empty generation: the rounds after rederiving must not join
 	// the newest rows again.
 	e.cur++
+	e.timePhase("seed", start)
 	if err := e.maintain(ctx, rt); err != nil {
 		return err
 	}
-	return e.aggregates(ctx)
+	start = e.phaseStart()
+	err := e.aggregates(ctx)
+	e.timePhase("aggregates", start)
+	return err
+}
+
+// phaseTimes sums the time of each phase of retraction by a clock (the
+// benchmarks pass the process's CPU time).
+type phaseTimes struct {
+	clock func() float64
+	sum   map[string]float64
+}
+
+// phaseStart returns the clock's reading, or 0 when no benchmark asked
+// for phase times.
+func (e *Engine) phaseStart() float64 {
+	if e.phases == nil {
+		return 0
+	}
+	return e.phases.clock()
+}
+
+// timePhase adds the time since start to phase and returns the clock's
+// reading.
+func (e *Engine) timePhase(phase string, start float64) float64 {
+	if e.phases == nil {
+		return 0
+	}
+	now := e.phases.clock()
+	e.phases.sum[phase] += now - start
+	return now
+}
+
+// genHasRows reports whether some table has rows of generation g.
+func (e *Engine) genHasRows(g uint32) bool {
+	for _, t := range e.ts.order {
+		if t.hasDelta(g) {
+			return true
+		}
+	}
+	return false
+}
+
+// storeHas reports whether the store holds quad q, without an iterator
+// when the store can scan (a retraction checks every removed quad).
+func (e *Engine) storeHas(ctx context.Context, q kb.Quad) (bool, error) {
+	p := kb.Pattern{S: q.S, P: q.P, O: q.O, G: q.G}
+	if qs, ok := e.ds.(kb.QuadScanner); ok {
+		found := false
+		err := qs.ScanQuads(ctx, p, func(kb.Quad) bool {
+			found = true
+			return false
+		})
+		return found, err
+	}
+	has, err := kb.Collect(e.ds.Match(ctx, p))
+	return len(has) > 0, err
 }
 
 // maintain finishes a retraction whose seeds are marked: it over-deletes,
@@ -1017,16 +1136,34 @@ func (e *Engine) retractHeld(ctx context.Context, quads []kb.Quad, deleteQuads b
 // removal of the triples that did not come back and the rewritten
 // derivation records.
 func (e *Engine) maintain(ctx context.Context, rt *retraction) error {
+	start := e.phaseStart()
 	if err := rt.overDelete(ctx, 0); err != nil {
 		return err
 	}
 	for _, t := range rt.marked {
 		e.ts.tables[t[1]].remove(t[0], t[2])
 	}
+	start = e.timePhase("overdelete", start)
 	err := rt.rederive(ctx)
-	if err == nil {
+	start = e.timePhase("rederive", start)
+	switch {
+	case err != nil:
+	case e.genHasRows(e.cur):
+		// Add's negation part: the newest generation holds the added
+		// triples, which the rounds join first.
 		err = e.rounds(ctx, false)
+	default:
+		// The rederived triples are the first round's delta: committed
+		// here, the rounds start from them, and not at all when nothing
+		// came back (a round over the empty generation derives nothing).
+		var back bool
+		if back, err = e.commit(ctx); err == nil && back {
+			e.cur++
+			err = e.rounds(ctx, false)
+		}
 	}
+	start = e.timePhase("rounds", start)
+	defer e.timePhase("records", start)
 	var lost [][3]kb.ID
 	for _, t := range rt.marked {
 		if !e.ts.contains(t[0], t[1], t[2]) {
@@ -1099,7 +1236,7 @@ func (e *Engine) pruneRecords(ctx context.Context, marked, lost, unrecorded [][3
 		if err != nil {
 			return fmt.Errorf("reasoner: reading a derivation batch: %w", err)
 		}
-		kept, first, last, dropped, err := pruneBatch(term.Value, isLost, recorded)
+		kept, first, last, dropped, err := pruneBatch(term.Value, subjects, isLost, recorded)
 		if err != nil {
 			return err
 		}
@@ -1143,42 +1280,92 @@ func (e *Engine) pruneRecords(ctx context.Context, marked, lost, unrecorded [][3
 // of isLost or name one lost from the store as a premise, notes the
 // triples of the entries it keeps in recorded, and returns the kept lines
 // (in subject order), their lowest and highest subject and the triples
-// of the dropped entries.
-func pruneBatch(lex string, isLost map[[3]kb.ID]uint8, recorded map[[3]kb.ID]bool) (kept string, first, last kb.ID, dropped [][3]kb.ID, err error) {
+// of the dropped entries. An entry to drop derives a marked or asserted
+// triple (over-deleting marked the head of every derivation through a
+// lost premise), so only the entries whose subject is in subjects (sorted)
+// are decoded whole; the others are kept as they are, and kept is lex
+// itself when nothing is dropped.
+func pruneBatch(lex string, subjects []kb.ID, isLost map[[3]kb.ID]uint8, recorded map[[3]kb.ID]bool) (kept string, first, last kb.ID, dropped [][3]kb.ID, err error) {
 	var b strings.Builder
 	var ids []kb.ID
-	for line := range strings.SplitSeq(lex, "\n") {
-		ids, err = parseEntry(line, ids[:0])
+	copied := 0 // lex[:copied] is in b, or nothing dropped yet
+	firstSet := false
+	for start := 0; start <= len(lex); {
+		end := strings.IndexByte(lex[start:], '\n')
+		if end < 0 {
+			end = len(lex)
+		} else {
+			end += start
+		}
+		line := lex[start:end]
+		lineStart := start
+		start = end + 1
+		ids, err = parseEntryHead(line, ids[:0])
 		if err != nil {
 			return "", 0, 0, nil, err
 		}
-		if len(ids) < 4 || (len(ids)-4)%3 != 0 {
-			return "", 0, 0, nil, fmt.Errorf("derivation batch: entry of %d IDs", len(ids))
+		s := ids[1]
+		if _, in := slices.BinarySearch(subjects, s); in {
+			ids, err = parseEntry(line, ids[:0])
+			if err != nil {
+				return "", 0, 0, nil, err
+			}
+			if len(ids) < 4 || (len(ids)-4)%3 != 0 {
+				return "", 0, 0, nil, fmt.Errorf("derivation batch: entry of %d IDs", len(ids))
+			}
+			drop := isLost[[3]kb.ID{ids[1], ids[2], ids[3]}] != 0
+			for i := 4; i+2 < len(ids) && !drop; i += 3 {
+				drop = isLost[[3]kb.ID{ids[i], ids[i+1], ids[i+2]}] == 1
+			}
+			if drop {
+				dropped = append(dropped, [3]kb.ID{ids[1], ids[2], ids[3]})
+				if b.Len() == 0 && copied == 0 {
+					// The first drop: the lines before it are kept.
+					b.WriteString(strings.TrimSuffix(lex[:lineStart], "\n"))
+				}
+				copied = -1
+				continue
+			}
+			recorded[[3]kb.ID{ids[1], ids[2], ids[3]}] = true
 		}
-		drop := isLost[[3]kb.ID{ids[1], ids[2], ids[3]}] != 0
-		for i := 4; i+2 < len(ids) && !drop; i += 3 {
-			drop = isLost[[3]kb.ID{ids[i], ids[i+1], ids[i+2]}] == 1
+		if !firstSet {
+			first, firstSet = s, true
 		}
-		if drop {
-			dropped = append(dropped, [3]kb.ID{ids[1], ids[2], ids[3]})
-			continue
+		last = s
+		if copied < 0 {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(line)
 		}
-		recorded[[3]kb.ID{ids[1], ids[2], ids[3]}] = true
-		if b.Len() > 0 {
-			b.WriteByte('\n')
-		} else {
-			first = ids[1]
-		}
-		last = ids[1]
-		b.WriteString(line)
+	}
+	if len(dropped) == 0 {
+		return lex, first, last, nil, nil
 	}
 	return b.String(), first, last, dropped, nil
+}
+
+// parseEntryHead appends the first two IDs of a batch entry (its rule
+// label and subject) to ids.
+func parseEntryHead(line string, ids []kb.ID) ([]kb.ID, error) {
+	n := len(ids)
+	ids, err := parseIDs(line, ids, 2)
+	if err == nil && len(ids)-n < 2 {
+		err = fmt.Errorf("derivation batch: entry %q without a subject", line)
+	}
+	return ids, err
 }
 
 // parseEntry appends the base-36 IDs of one batch entry to ids; a batch
 // holds thousands of them, so it neither splits the line nor allocates.
 func parseEntry(line string, ids []kb.ID) ([]kb.ID, error) {
+	return parseIDs(line, ids, -1)
+}
+
+// parseIDs is parseEntry stopping after limit IDs (limit < 0: all).
+func parseIDs(line string, ids []kb.ID, limit int) ([]kb.ID, error) {
 	var n uint64
+	got := 0
 	in := false
 	for i := 0; i <= len(line); i++ {
 		var c byte = ' '
@@ -1191,6 +1378,9 @@ func parseEntry(line string, ids []kb.ID) ([]kb.ID, error) {
 			if in {
 				ids = append(ids, kb.ID(n))
 				n, in = 0, false
+				if got++; got == limit {
+					return ids, nil
+				}
 			}
 			continue
 		case '0' <= c && c <= '9':

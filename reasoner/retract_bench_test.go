@@ -162,6 +162,7 @@ func BenchmarkRetractExperiment(b *testing.B) {
 		del = experimentQuads(a, expB)
 		before := eng.summary.Retracted
 		var sum Summary
+		eng.phases = &phaseTimes{clock: cpuSeconds, sum: map[string]float64{}}
 		live := measure(func() {
 			if sum, err = eng.Remove(ctx, del); err != nil {
 				b.Fatal(err)
@@ -206,6 +207,7 @@ func BenchmarkRetractExperiment(b *testing.B) {
 		b.ReportMetric(recompute.cpu/live.cpu, "recompute/live-cpu")
 		b.ReportMetric(recompute.wall/live.wall, "recompute/live-wall")
 		b.ReportMetric(recompute.cpu/store.cpu, "recompute/store-cpu")
+		reportPhases(b, eng.phases.sum, 1)
 		b.ReportMetric(recompute.wall/store.wall, "recompute/store-wall")
 	}
 }
@@ -267,6 +269,7 @@ func BenchmarkRemoveAgain(b *testing.B) {
 		}
 		var cpus []float64
 		var first int64
+		eng.phases = &phaseTimes{clock: cpuSeconds, sum: map[string]float64{}}
 		for i := range 10 {
 			before := eng.summary.Retracted
 			runtime.GC() // not charged to the removal
@@ -281,14 +284,26 @@ func BenchmarkRemoveAgain(b *testing.B) {
 			} else if n != first {
 				b.Fatalf("removal %d withdrew %d triples, the first %d", i+1, n, first)
 			}
+			phases := eng.phases
+			eng.phases = nil // the additions are not a removal's phases
 			if _, err := eng.Add(ctx, del); err != nil {
 				b.Fatal(err)
 			}
+			eng.phases = phases
 		}
 		slices.Sort(cpus)
 		b.ReportMetric(float64(len(del)), "deleted-quads")
 		b.ReportMetric(float64(first), "retracted")
 		b.ReportMetric(cpus[0], "min-remove-cpu-s")
 		b.ReportMetric(cpus[len(cpus)/2], "median-remove-cpu-s")
+		reportPhases(b, eng.phases.sum, 10)
+	}
+}
+
+// reportPhases reports the CPU time of each retraction phase (see
+// Engine.timePhase) in milliseconds per removal, over n removals.
+func reportPhases(b *testing.B, phases map[string]float64, n int) {
+	for phase, s := range phases {
+		b.ReportMetric(s*1000/float64(n), phase+"-cpu-ms")
 	}
 }

@@ -527,3 +527,121 @@ func TestParseEntry(t *testing.T) {
 		}
 	}
 }
+
+// pruneBatch keeps every entry whose subject was not marked as it is,
+// drops the entries that derive a lost or unrecorded triple or use a lost
+// one as a premise, and notes the kept entries it decoded (expected
+// values worked out by hand from the four entries below; IDs in base 36).
+func TestPruneBatch(t *testing.T) {
+	lines := []string{
+		"z 1 2 3 4 5 6", // (1 2 3) from (4 5 6)
+		"z 5 2 7 8 9 a", // (5 2 7) from (8 9 10)
+		"z 6 2 3 1 2 3", // (6 2 3) from (1 2 3)
+		"z 9 2 3 5 2 7", // (9 2 3) from (5 2 7)
+	}
+	lex := strings.Join(lines, "\n")
+	tr := func(s, p, o kb.ID) [3]kb.ID { return [3]kb.ID{s, p, o} }
+	for _, tc := range []struct {
+		name        string
+		subjects    []kb.ID
+		lost        map[[3]kb.ID]uint8
+		kept        []int // indexes into lines
+		first, last kb.ID
+		dropped     [][3]kb.ID
+		recorded    [][3]kb.ID
+	}{
+		{name: "nothing marked", kept: []int{0, 1, 2, 3}, first: 1, last: 9},
+		{name: "lost triple and its consumer", subjects: []kb.ID{1, 6}, lost: map[[3]kb.ID]uint8{tr(1, 2, 3): 1},
+			kept: []int{1, 3}, first: 5, last: 9, dropped: [][3]kb.ID{tr(1, 2, 3), tr(6, 2, 3)}},
+		{name: "consumer's subject not marked", subjects: []kb.ID{1}, lost: map[[3]kb.ID]uint8{tr(1, 2, 3): 1},
+			kept: []int{1, 2, 3}, first: 5, last: 9, dropped: [][3]kb.ID{tr(1, 2, 3)}},
+		{name: "unrecorded stays a premise", subjects: []kb.ID{5, 9}, lost: map[[3]kb.ID]uint8{tr(5, 2, 7): 2},
+			kept: []int{0, 2, 3}, first: 1, last: 9, dropped: [][3]kb.ID{tr(5, 2, 7)}, recorded: [][3]kb.ID{tr(9, 2, 3)}},
+		{name: "last entry", subjects: []kb.ID{9}, lost: map[[3]kb.ID]uint8{tr(9, 2, 3): 1},
+			kept: []int{0, 1, 2}, first: 1, last: 6, dropped: [][3]kb.ID{tr(9, 2, 3)}},
+		{name: "every entry", subjects: []kb.ID{1, 5, 6, 9},
+			lost:    map[[3]kb.ID]uint8{tr(1, 2, 3): 1, tr(5, 2, 7): 1, tr(6, 2, 3): 1, tr(9, 2, 3): 1},
+			dropped: [][3]kb.ID{tr(1, 2, 3), tr(5, 2, 7), tr(6, 2, 3), tr(9, 2, 3)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recorded := map[[3]kb.ID]bool{}
+			kept, first, last, dropped, err := pruneBatch(lex, tc.subjects, tc.lost, recorded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, i := range tc.kept {
+				want = append(want, lines[i])
+			}
+			if kept != strings.Join(want, "\n") {
+				t.Errorf("kept %q, want %q", kept, strings.Join(want, "\n"))
+			}
+			if len(want) > 0 && (first != tc.first || last != tc.last) {
+				t.Errorf("first, last = %d, %d; want %d, %d", first, last, tc.first, tc.last)
+			}
+			if !slices.Equal(dropped, tc.dropped) {
+				t.Errorf("dropped %v, want %v", dropped, tc.dropped)
+			}
+			if len(recorded) != len(tc.recorded) {
+				t.Errorf("recorded %v, want %v", recorded, tc.recorded)
+			}
+			for _, r := range tc.recorded {
+				if !recorded[r] {
+					t.Errorf("recorded %v, want %v", recorded, tc.recorded)
+				}
+			}
+		})
+	}
+	if _, _, _, _, err := pruneBatch("z 1 2 3 4 5", []kb.ID{1}, nil, map[[3]kb.ID]bool{}); err == nil {
+		t.Error("an entry of 6 IDs: no error")
+	}
+	if _, _, _, _, err := pruneBatch("z", nil, nil, map[[3]kb.ID]bool{}); err == nil {
+		t.Error("an entry without a subject: no error")
+	}
+}
+
+// A derivation whose premises are all deleted is withdrawn although
+// over-deleting takes it to its final calls (makeSkolem) from one premise
+// only: two edges deleted together, and a self-loop edge that matches
+// both body patterns (hand-computed: each edge pair makes one finding
+// node about its first node).
+func TestRemoveSeveralPremisesOfOneDerivation(t *testing.T) {
+	const rules = `[pair: (?a ex:edge ?b), (?b ex:edge ?a), makeSkolem(?f, ?a, ?b) -> (?f ex:about ?a)]`
+	for _, tc := range []struct {
+		name, del string
+		left      []string // objects of the about triples left
+	}{
+		{name: "both edges of a pair", del: `ex:a ex:edge ex:b . ex:b ex:edge ex:a .`, left: []string{"c"}},
+		{name: "one edge of a pair", del: `ex:b ex:edge ex:a .`, left: []string{"c"}},
+		{name: "a self-loop", del: `ex:c ex:edge ex:c .`, left: []string{"a", "b"}},
+		{name: "all", del: `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			ds := loadTurtle(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`)
+			eng, err := NewEngine(ctx, ds, mustProgram(t, rules), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := eng.Run(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := graphTriples(t, ds, kb.InferredGraph); len(got) != 3 {
+				t.Fatalf("inferred before the delete: %v, want 3 about triples", got)
+			}
+			if _, err := eng.Remove(ctx, turtleQuads(t, ds, tc.del)); err != nil {
+				t.Fatal(err)
+			}
+			var left []string
+			for _, tr := range graphTriples(t, ds, kb.InferredGraph) {
+				f := strings.Fields(tr)
+				left = append(left, strings.TrimSuffix(strings.TrimPrefix(f[2], "<http://example.org/"), ">"))
+			}
+			slices.Sort(left)
+			if !slices.Equal(left, tc.left) {
+				t.Errorf("about triples left for %v, want %v", left, tc.left)
+			}
+			checkRecords(t, ds)
+		})
+	}
+}
