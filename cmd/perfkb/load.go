@@ -19,6 +19,7 @@ func init() { register(newLoadCmd) }
 
 func newLoadCmd(app *App) *cobra.Command {
 	var graph, format, base, validate, shapesFile string
+	var profile queryProfileFlag
 	cmd := &cobra.Command{
 		Use:   "load [flags] FILE...",
 		Short: "Load RDF files (N-Triples, N-Quads, Turtle, TriG, RDF/XML) into the store",
@@ -117,6 +118,11 @@ validation report is printed, nothing is loaded and the exit status is 1.
 					fmt.Fprintf(app.Stderr, "perfkb: warning: the data does not conform to the shapes (%d results); loading anyway\n", len(rep.Results))
 				}
 			}
+			stopProfile, err := profile.start()
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
 			ds, err := app.OpenStore(ctx)
 			if err != nil {
 				return err
@@ -188,6 +194,7 @@ validation report is printed, nothing is loaded and the exit status is 1.
 	f.StringVar(&base, "base", "", "base IRI for relative IRIs in Turtle and RDF/XML (default: the file's file:// IRI)")
 	f.StringVar(&validate, "validate", "", "validate the files against SHACL shapes first: reject (refuse a non-conforming load) or warn")
 	f.Lookup("validate").NoOptDefVal = "reject"
+	profile.bind(f)
 	f.StringVar(&shapesFile, "shapes", "", "SHACL shapes file for --validate (default: the shipped PERFONTO shapes)")
 	return cmd
 }

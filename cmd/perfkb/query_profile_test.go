@@ -41,3 +41,30 @@ func TestQueryCPUProfile(t *testing.T) {
 		t.Fatalf("unwritable profile: exit %d, %q", code, stderr)
 	}
 }
+
+// TestLoadCPUProfile: perfkb load's --cpuprofile writes a CPU profile that
+// pprof reads, and the load itself stores the file's triples.
+func TestLoadCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "load.prof")
+	code, stdout, stderr := runCmd(t, "--store", "native:"+filepath.Join(dir, "db"), "load",
+		"--cpuprofile", out, filepath.Join("testdata", "query-data.ttl"))
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, "loaded ") {
+		t.Fatalf("output %q", stdout)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatalf("profile does not parse: %v", err)
+	}
+	if len(p.SampleType) == 0 || p.SampleType[len(p.SampleType)-1].Type != "cpu" {
+		t.Fatalf("sample types %v, want a CPU profile", p.SampleType)
+	}
+}

@@ -92,16 +92,21 @@ func (w *bulkWriter) Commit(ctx context.Context) error {
 		return err
 	}
 	s := w.s
-	s.wmu.Lock()
+	if wide == nil {
+		_, err := s.ingestLarge(ctx, keys, nil, func(keys []key32) error {
+			_, err := s.ingestKeys(ctx, keys, ingestOptions{sideFiles: true, sorted: true})
+			return err
+		})
+		return err
+	}
+	if err := s.wmu.LockCtx(ctx); err != nil {
+		return err
+	}
 	defer s.wmu.Unlock()
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	if wide != nil {
-		return s.ingestWide(ctx, wide)
-	}
-	_, err := s.ingestKeys(ctx, keys, ingestOptions{sideFiles: true})
-	return err
+	return s.ingestWide(ctx, wide)
 }
 
 // ingestOptions choose the extra work of ingestKeys.
@@ -112,6 +117,8 @@ type ingestOptions struct {
 	sideFiles bool
 	// added: return the quads that were not stored before (SPOG order).
 	added bool
+	// sorted: the keys are already sorted SPOG, without duplicates.
+	sorted bool
 }
 
 // ingestKeys writes the staged quads (which it reorders) with one atomic
@@ -119,8 +126,10 @@ type ingestOptions struct {
 // caller holds wmu.
 func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions) ([]key32, error) {
 	scratch := make([]key32, len(keys))
-	radixSort32(keys, scratch)
-	keys = compactKeys(keys)
+	if !opts.sorted {
+		radixSort32(keys, scratch)
+		keys = compactKeys(keys)
+	}
 	s.cmu.RLock()
 	stored := s.counts.quads
 	s.cmu.RUnlock()

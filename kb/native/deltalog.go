@@ -260,10 +260,17 @@ func (s *Store) writeLogTable(seq uint64, adds []key32) (string, error) {
 // and the changed counters, and publishes them to the read side. The
 // caller holds wmu.
 func (s *Store) logIngest(ctx context.Context, keys []key32) error {
+	return s.commitLogEntry(ctx, keys, s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)), false, 0), nil)
+}
+
+// commitLogEntry is logIngest given the dictionary tables (dict yields
+// them; they are removed on failure) and, when sorted is not nil, keys
+// already sorted in every order. The caller holds wmu.
+func (s *Store) commitLogEntry(ctx context.Context, keys []key32, dict <-chan dictionaryTables, sorted *[numOrders][]key32) error {
 	if err := s.useLogFormat(); err != nil {
+		s.discardDictionaryTables(<-dict)
 		return err
 	}
-	dict := s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)), false, 0)
 	delta := make(map[[2]kb.ID]int64)
 	for _, k := range keys {
 		delta[[2]kb.ID{kb.ID(k[1]), kb.ID(k[3])}]++
@@ -273,7 +280,11 @@ func (s *Store) logIngest(ctx context.Context, keys []key32) error {
 		return err
 	}
 	s.logged(len(keys))
-	s.bulkReadSide(ctx, sortOrders(keys, make([]key32, len(keys))))
+	if sorted == nil {
+		all := sortOrders(keys, make([]key32, len(keys)))
+		sorted = &all
+	}
+	s.bulkReadSide(ctx, *sorted)
 	s.maybeFold(ctx)
 	return nil
 }

@@ -52,6 +52,9 @@ type Store struct {
 
 	closed atomic.Bool
 	wmu    ctxMutex // serialises Apply, bulk commits and Close
+	// bmu serialises large writes' builds, done outside wmu
+	// (largewrite.go).
+	bmu    ctxMutex
 	tmpSeq atomic.Uint64
 
 	dict  dictionary

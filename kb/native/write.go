@@ -54,6 +54,9 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 	if s.readOnly {
 		return ErrReadOnly
 	}
+	if large, err := s.applyLarge(ctx, d, nil); large {
+		return err
+	}
 	req := &applyReq{ctx: ctx, d: d, wake: make(chan struct{}, 1)}
 	s.gmu.Lock()
 	s.queue = append(s.queue, req)
@@ -153,6 +156,13 @@ func (s *Store) ApplyChanges(ctx context.Context, d kb.Delta) (kb.Delta, error) 
 	if s.readOnly {
 		return kb.Delta{}, ErrReadOnly
 	}
+	var changes kb.Delta
+	if large, err := s.applyLarge(ctx, d, &changes); large {
+		if err != nil {
+			return kb.Delta{}, err
+		}
+		return changes, nil
+	}
 	if err := s.wmu.LockCtx(ctx); err != nil {
 		return kb.Delta{}, err
 	}
@@ -160,7 +170,6 @@ func (s *Store) ApplyChanges(ctx context.Context, d kb.Delta) (kb.Delta, error) 
 	if err := s.checkOpen(); err != nil {
 		return kb.Delta{}, err
 	}
-	var changes kb.Delta
 	r := &applyReq{ctx: ctx, d: d, changes: &changes}
 	s.applyGroupLocked([]*applyReq{r})
 	if r.err != nil {
