@@ -32,7 +32,9 @@ type Options struct {
 	// MemoryBudget bounds the memory-resident read side (see readside.go)
 	// in bytes: while the quads fit (96 bytes each), reads come from
 	// sorted ID arrays in memory instead of Pebble. Zero means
-	// DefaultMemoryBudget; negative turns the read side off.
+	// DefaultMemoryBudget; negative builds no read side from Pebble (a
+	// store with side files still reads them, and keeps them across
+	// writes, under DefaultMemoryBudget).
 	MemoryBudget int64
 }
 
@@ -220,6 +222,14 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		mapped := s.mapSide(s.counts.quads - log.net)
 		if mapped != nil {
 			s.mem.Store(mapped)
+			if s.budget <= 0 && !opts.ReadOnly {
+				// Opened without a read side of its own (the CLI), the
+				// store still reads its side files; its writes go to the
+				// delta log as a server's do instead of dropping those
+				// files, or one small write (an ontology upgrade, a rule
+				// run) would send every later open back to Pebble.
+				s.budget = DefaultMemoryBudget
+			}
 		}
 		if mapped, err = s.openLog(ctx, log, mapped); err == nil {
 			err = s.loadDictionary(ctx)
