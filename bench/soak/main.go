@@ -70,7 +70,7 @@ type config struct {
 func main() {
 	var c config
 	flag.DurationVar(&c.duration, "duration", 10*time.Minute, "how long the loaded phase runs")
-	flag.DurationVar(&c.baseline, "baseline", 30*time.Second, "how long the unloaded read phase runs")
+	flag.DurationVar(&c.baseline, "baseline", time.Minute, "how long the unloaded read phase runs (the same readers, queries and clients as the loaded phase; a minute gives p99 some 10 reads to stand on)")
 	flag.StringVar(&c.bin, "bin", "", "perfkb binary (default: built from ./cmd/perfkb)")
 	flag.IntVar(&c.triples, "triples", 200000, "sample triples loaded before the run")
 	flag.IntVar(&c.readers, "readers", 24, "reading clients")
@@ -313,6 +313,9 @@ func run(c config) error {
 	}
 	p99b, p99l := base.quantile(0.99), loaded.quantile(0.99)
 	fmt.Printf("acknowledged writes lost: %d before restart, %d after\n", lost, lostAfter)
+	for _, q := range []float64{0.5, 0.9, 0.99, 0.999} {
+		fmt.Printf("read p%g: unloaded %v, loaded %v\n", q*100, base.quantile(q).Round(time.Microsecond), loaded.quantile(q).Round(time.Microsecond))
+	}
 	fmt.Printf("read p99: unloaded %v, loaded %v (%.2fx)\n", p99b, p99l, float64(p99l)/float64(p99b))
 	var failed []string
 	if lost+lostAfter > 0 {
