@@ -67,6 +67,18 @@ type SensorOptions struct {
 	// processors behind it; batches of ordinary sensors' small messages
 	// never rest.
 	WriteShare float64
+	// LargeMessageRate bounds, in bytes per second over all
+	// connections together, how fast the bytes of messages past their
+	// first 64 KiB are read (default DefaultLargeMessageRate; negative:
+	// no bound). Parsing a message takes far more processor time than
+	// storing it; without a bound, a few connections sending messages of
+	// the largest size let through (MaxMessage) keep the processors
+	// parsing, and a server answering queries from the same process
+	// (perfkb sensor-listen --http) answers them late. Ordinary sensors'
+	// messages are far smaller and are read at their own pace; a large
+	// message that waits for its turn still counts against
+	// MessageTimeout.
+	LargeMessageRate int64
 	// MaxConns bounds the open sensor connections (default 256). When
 	// they are all open, a new connection evicts the open one that has
 	// gone longest without completing a message, if that is at least
@@ -133,14 +145,17 @@ type SensorStats struct {
 // and applies them in batches with kb.Dataset.Apply (or reasoner
 // Engine.Add when rules are given).
 type SensorListener struct {
-	ds     kb.Dataset
-	opt    SensorOptions
-	log    *slog.Logger
-	msgs   chan received
-	gate   *byteGate
-	dead   chan struct{} // closed when the writer has failed: readers stop
-	engine *reasoner.Engine
-	watch  *findingWatch // the engine's view of ds, noting new findings
+	ds   kb.Dataset
+	opt  SensorOptions
+	log  *slog.Logger
+	msgs chan received
+	gate *byteGate
+	// largeRate paces the reading of large messages' bytes
+	// (LargeMessageRate); nil: no bound.
+	largeRate *byteRate
+	dead      chan struct{} // closed when the writer has failed: readers stop
+	engine    *reasoner.Engine
+	watch     *findingWatch // the engine's view of ds, noting new findings
 
 	connSeq atomic.Int64
 	stats   struct {
@@ -205,6 +220,9 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 	if opt.MaxBatchBytes == 0 {
 		opt.MaxBatchBytes = 16 << 20
 	}
+	if opt.LargeMessageRate == 0 {
+		opt.LargeMessageRate = DefaultLargeMessageRate
+	}
 	if opt.MaxQueueBytes <= 0 {
 		opt.MaxQueueBytes = 256 << 20
 	}
@@ -217,6 +235,9 @@ func NewSensorListener(ctx context.Context, ds kb.Dataset, opt SensorOptions) (*
 	}
 	l := &SensorListener{ds: ds, opt: opt, log: log, msgs: make(chan received, 4*opt.Batch), dead: make(chan struct{}), conns: map[net.Conn]*connState{},
 		gate: newByteGate(opt.MaxQueueBytes, max(opt.MaxQueueBytes/16, 1))}
+	if opt.LargeMessageRate > 0 {
+		l.largeRate = &byteRate{perSec: float64(opt.LargeMessageRate)}
+	}
 	if opt.Program != nil {
 		l.watch = &findingWatch{Dataset: ds}
 		e, err := reasoner.NewEngine(ctx, l.watch, opt.Program, opt.Reasoner)
@@ -467,12 +488,15 @@ type idleReader struct {
 	st    *connState
 	last  time.Time // the last message ended (or the connection opened)
 	begun time.Time // the current message's first byte; zero between messages
+	// inMessage counts the bytes read since the current message began
+	// (LargeMessageRate applies past largeMessageFree).
+	inMessage int64
 }
 
 // done notes that a message has arrived whole. Bytes of the next message
 // already buffered by the decoder start its clock at the next read.
 func (r *idleReader) done() {
-	r.last, r.begun = time.Now(), time.Time{}
+	r.last, r.begun, r.inMessage = time.Now(), time.Time{}, 0
 	r.st.progress.Store(r.last.UnixNano())
 }
 
@@ -508,9 +532,22 @@ func (r *idleReader) Read(p []byte) (int, error) {
 	if r.l.draining.Load() {
 		r.c.SetReadDeadline(time.Unix(0, r.l.drainUntil.Load()))
 	}
+	paced := r.l.largeRate != nil && r.inMessage >= largeMessageFree
+	if paced && len(p) > rateChunk {
+		p = p[:rateChunk]
+	}
 	n, err := r.c.Read(p)
 	if r.begun.IsZero() && len(bytes.TrimLeft(p[:n], " \t\r\n")) > 0 {
 		r.begun = time.Now()
+	}
+	if !r.begun.IsZero() {
+		r.inMessage += int64(n)
+	}
+	if paced && n > 0 {
+		// The bytes are parsed once Read returns: held here until the
+		// rate allows them. An evicted connection or a shutdown stops
+		// the wait; the message's deadline is seen at the next read.
+		waitUntil(r.l.largeRate.reserve(n), func() bool { return r.st.evicted.Load() || r.l.draining.Load() })
 	}
 	return n, err
 }

@@ -337,6 +337,9 @@ type routingStore struct {
 	kb.Dataset
 	mu             sync.Mutex
 	apply, changes []int
+	// hold, when set, holds the first ApplyChanges until it is closed
+	// (started is closed when that write begins).
+	hold, started chan struct{}
 }
 
 func (s *routingStore) Apply(ctx context.Context, d kb.Delta) error {
@@ -349,8 +352,44 @@ func (s *routingStore) Apply(ctx context.Context, d kb.Delta) error {
 func (s *routingStore) ApplyChanges(ctx context.Context, d kb.Delta) (kb.Delta, error) {
 	s.mu.Lock()
 	s.changes = append(s.changes, len(d.Add))
+	first := len(s.changes) == 1
 	s.mu.Unlock()
+	if first && s.hold != nil {
+		close(s.started)
+		<-s.hold
+	}
 	return kb.Delta{}, s.Dataset.Apply(ctx, d)
+}
+
+// TestListenLargeMessagesWrittenOneByOne: large messages that queue while
+// a large write is in progress are written one per store write, not
+// joined into one: a store write holds the store's writer lock for its
+// whole length, and a Graph Store write of one triple that arrives
+// meanwhile waits all of it (the soak's normal writes timed out after
+// 10 s so behind a flood's batch of two 400,000-triple messages). Each
+// message stays one atomic write.
+func TestListenLargeMessagesWrittenOneByOne(t *testing.T) {
+	store := &routingStore{Dataset: native.OpenMemory(), hold: make(chan struct{}), started: make(chan struct{})}
+	s := startListener(t, store, monitor.SensorOptions{Batch: 100, FlushInterval: time.Hour, WriteShare: 1})
+	const leaves = 9000 // over 1 MiB parsed: a flood's message
+	send(t, s.addr, wideMessage(0, 0, leaves))
+	<-store.started
+	for i := 1; i <= 3; i++ {
+		send(t, s.addr, wideMessage(i, i, leaves))
+	}
+	waitWithin(t, time.Minute, "the queued messages received", func() bool { return s.l.Stats().Received >= 4 })
+	close(store.hold)
+	waitWithin(t, time.Minute, "every message stored", func() bool { return s.l.Stats().Stored >= 4 })
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if len(store.changes) != 4 {
+		t.Fatalf("4 large messages written in %d store writes of %v quads; want one write each", len(store.changes), store.changes)
+	}
+	for i, n := range store.changes {
+		if n < leaves || n > 2*leaves*4 {
+			t.Errorf("write %d: %d quads; want one message's (%d leaves, a few quads each)", i, n, leaves)
+		}
+	}
 }
 
 // TestListenLargeBatchesWrittenAlone: a batch of a flood's large messages
@@ -374,5 +413,43 @@ func TestListenLargeBatchesWrittenAlone(t *testing.T) {
 	}
 	if len(store.apply) != 1 || store.apply[0] >= 9000 {
 		t.Errorf("written through Apply: batches of %v quads; want the small message's one batch", store.apply)
+	}
+}
+
+// TestListenLargeMessagesPaced: the bytes of large messages past their
+// first 64 KiB are read at LargeMessageRate over all connections
+// together, so a few connections sending messages of the largest size
+// let through cannot keep the processors parsing (issue 30 (2): in the
+// soak, parsing a sensor flood took 57 % of the server's processor time
+// while normal reads waited); an ordinary sensor's small message sent
+// meanwhile is read at once.
+func TestListenLargeMessagesPaced(t *testing.T) {
+	const rate = 16 << 10
+	s := startListener(t, native.OpenMemory(), monitor.SensorOptions{LargeMessageRate: rate})
+	const conns, leaves = 2, 12 << 10 // 96 KiB each on the wire
+	msg := make([]string, conns)
+	paced := 0
+	for i := range msg {
+		msg[i] = wideMessage(i, i, leaves)
+		paced += len(msg[i]) - 64<<10
+	}
+	start := time.Now()
+	for i := range msg {
+		send(t, s.addr, msg[i]) // the kernel's buffers take the whole message
+	}
+	time.Sleep(200 * time.Millisecond)
+	send(t, s.addr, bwMessage(9, 9, "2.5"))
+	small := time.Now()
+	waitWithin(t, time.Minute, "the small message received", func() bool { return s.l.Stats().Received >= 1 })
+	smallTook := time.Since(small)
+	waitWithin(t, time.Minute, "every message received", func() bool { return s.l.Stats().Received >= conns+1 })
+	took := time.Since(start)
+	// At least the paced bytes' time at the rate, less the last chunk's
+	// (read when due, then parsed without a wait).
+	if want := time.Duration(float64(paced-16<<10) / rate * float64(time.Second)); took < want {
+		t.Errorf("%d large messages (%d bytes past their first 64 KiB) received in %v; at %d bytes/s they take at least %v", conns, paced, took, rate, want)
+	}
+	if smallTook > took/2 {
+		t.Errorf("the small message took %v to be received, the large ones %v: it waited for them", smallTook, took)
 	}
 }

@@ -60,7 +60,8 @@ func (b *batch) reset() {
 // conversion of one batch overlaps the store write of the previous one.
 //
 // Large messages (restMessageBytes parsed and more: a flood's) are
-// batched apart from small ones, one large batch in flight at a time, and
+// written apart from small ones, one message per store write, one in
+// flight at a time, and
 // after a large batch is stored the next waits out the rest WriteShare
 // asks for (restAfterWrite). Small messages are written meanwhile: they
 // wait for the store write in progress, never for a rest nor behind the
@@ -81,7 +82,7 @@ func (l *SensorListener) writer(ctx context.Context) error {
 	w := &batchWriter{l: l, mapper: mapper, hasProblem: hasProblem}
 	var b, large batch
 	// pending are the large messages received and not yet in a batch:
-	// the next large batch takes them up to Batch and MaxBatchBytes.
+	// the next large batch takes the first.
 	// restUntil (unix nanoseconds, the applier's) is when it may be
 	// written; largeInflight counts the large batches sent and not yet
 	// written (at most one).
@@ -173,13 +174,14 @@ func (l *SensorListener) writer(ctx context.Context) error {
 			restOver = time.After(wait)
 			return nil
 		}
+		// One large message per store write: a write holds the store's
+		// writer lock for its whole length, and an ordinary write that
+		// arrives meanwhile waits all of it. A flood's message is some
+		// 400,000 triples; two in one write kept Graph Store writes of
+		// one triple waiting past their 10 s deadline in the soak.
 		large.reset()
-		k := 0
-		for k < len(pending) && large.n < l.opt.Batch && (l.opt.MaxBatchBytes <= 0 || large.bytes < l.opt.MaxBatchBytes) {
-			large.add(pending[k])
-			k++
-		}
-		pending = slices.Delete(pending, 0, k)
+		large.add(pending[0])
+		pending = slices.Delete(pending, 0, 1)
 		return convert(&large, true)
 	}
 	finish := func(err error) error {

@@ -18,6 +18,14 @@ import (
 // handlers (in the kernel's accept queue, or in its own process).
 type requestTiming struct {
 	start time.Time
+	// conn is the connection's timing (conntiming.go), nil when the
+	// server was not started by Serve; nth is the request's number on
+	// it, from 1.
+	conn *connTiming
+	nth  int64
+	// read is when the request's header was read (Unix ns), zero when
+	// unknown.
+	read  int64
 	body  atomic.Int64 // ns receiving and buffering the body
 	slot  atomic.Int64 // ns waiting for a concurrency slot (limit)
 	admit atomic.Int64 // ns waiting for a query run slot (backend.Admission)
@@ -28,6 +36,9 @@ type timingKey struct{}
 // timed starts a request's timing and puts it in the request's context.
 func timed(c *gin.Context) {
 	t := &requestTiming{start: time.Now()}
+	if ct := connTimingOf(c.Request.Context()); ct != nil {
+		t.conn, t.nth, t.read = ct, ct.requests.Add(1), ct.lastRead.Load()
+	}
 	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), timingKey{}, t))
 	c.Next()
 }
@@ -68,6 +79,19 @@ func (t *requestTiming) attrs() []slog.Attr {
 		return nil
 	}
 	var out []slog.Attr
+	if t.conn != nil {
+		// The request's place on its connection, and the time from the
+		// header's read (and, for a connection's first request, from the
+		// accept) to the first middleware: the server's own wait before
+		// its handlers, on a loaded machine the wait for a processor.
+		out = append(out, slog.Int64("conn_req", t.nth))
+		if t.nth == 1 {
+			out = append(out, slog.Float64("accept_ms", ms(t.start.Sub(t.conn.accepted).Nanoseconds())))
+		}
+		if t.read > 0 {
+			out = append(out, slog.Int64("read_unix_us", t.read/1000), slog.Float64("read_ms", ms(t.start.UnixNano()-t.read)))
+		}
+	}
 	for _, p := range []struct {
 		name string
 		ns   int64

@@ -62,12 +62,15 @@ type config struct {
 	// their latencies as JSON: the parent measures reads in a process of
 	// their own (see readersProcess).
 	role, target string
+	// sharedClient makes the readers share one HTTP client with Go's
+	// default connection pool (readerClient).
+	sharedClient bool
 }
 
 func main() {
 	var c config
 	flag.DurationVar(&c.duration, "duration", 10*time.Minute, "how long the loaded phase runs")
-	flag.DurationVar(&c.baseline, "baseline", 30*time.Second, "how long the unloaded read phase runs")
+	flag.DurationVar(&c.baseline, "baseline", time.Minute, "how long the unloaded read phase runs (the same readers, queries and clients as the loaded phase; a minute gives p99 some 10 reads to stand on)")
 	flag.StringVar(&c.bin, "bin", "", "perfkb binary (default: built from ./cmd/perfkb)")
 	flag.IntVar(&c.triples, "triples", 200000, "sample triples loaded before the run")
 	flag.IntVar(&c.readers, "readers", 24, "reading clients")
@@ -98,6 +101,7 @@ func main() {
 	flag.IntVar(&c.attack.sensorSlowloris, "attack-sensor-slowloris", 256, "item 13's slow sensor connections")
 	flag.IntVar(&c.attack.legitSensors, "legit-sensors", 4, "sensors sending real measurements during the attacks")
 	flag.DurationVar(&c.attack.legitSensorPeriod, "legit-sensor-period", time.Second, "one message per legitimate sensor per period")
+	flag.BoolVar(&c.sharedClient, "shared-client", false, "the readers share one HTTP client with Go's default pool of 2 idle connections per host, so they reconnect whenever more than two reads are in flight (default: each reader keeps its own connection, as an analyst's browser or Python session does)")
 	flag.StringVar(&c.role, "role", "", "internal: \"readers\" runs only the readers against -target and prints their latencies")
 	flag.StringVar(&c.target, "target", "", "internal: the server's base URL for -role readers")
 	flag.Parse()
@@ -119,10 +123,10 @@ func main() {
 				}
 			}
 		}()
-		runReaders(ctx, c.target, c.readers, c.readRate, lat)
+		runReaders(ctx, c.target, c.readers, c.readRate, c.sharedClient, lat)
 		lat.mu.Lock()
 		defer lat.mu.Unlock()
-		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Starts: lat.starts, Queries: lat.queries, IDs: lat.ids, CPU: selfCPU(), Errors: lat.errors, FiveXX: lat.fiveXX, Throttled: lat.throttled, Why5xx: lat.why5xx}); err != nil {
+		if err := json.NewEncoder(os.Stdout).Encode(readerReport{Latencies: lat.d, Phases: lat.phases, Starts: lat.starts, Queries: lat.queries, IDs: lat.ids, CPU: selfCPU(), Errors: lat.errors, FiveXX: lat.fiveXX, Throttled: lat.throttled, Why5xx: lat.why5xx}); err != nil {
 			os.Exit(1)
 		}
 		return
@@ -187,6 +191,7 @@ func run(c config) error {
 		return err
 	}
 	fmt.Printf("baseline (%d readers at %g/s each, %v): %s; readers' CPU %v\n", c.readers, c.readRate, c.baseline, base.summary(), base.cpu.Round(time.Millisecond))
+	fmt.Printf("  %s\n", base.slowPhases(0.01))
 
 	// Loaded phase. The readers run in a process of their own, as real
 	// clients do: in this one, the hostile clients' decompressing of large
@@ -259,6 +264,7 @@ func run(c config) error {
 
 	alive := srv.alive()
 	fmt.Printf("loaded (%v): %s; readers' CPU %v, this process's (the other clients') CPU %v\n", c.duration, loaded.summary(), loaded.cpu.Round(time.Millisecond), selfCPU().Round(time.Millisecond))
+	fmt.Printf("  %s\n", loaded.slowPhases(0.01))
 	fmt.Printf("normal reads answered 5xx: %d (503, shed or throttled: %d)\n", loaded.fiveXX, loaded.throttled)
 	for _, why := range loaded.why5xx {
 		fmt.Printf("  5xx to a normal read: %s\n", strings.TrimSpace(why))
@@ -307,6 +313,9 @@ func run(c config) error {
 	}
 	p99b, p99l := base.quantile(0.99), loaded.quantile(0.99)
 	fmt.Printf("acknowledged writes lost: %d before restart, %d after\n", lost, lostAfter)
+	for _, q := range []float64{0.5, 0.9, 0.99, 0.999} {
+		fmt.Printf("read p%g: unloaded %v, loaded %v\n", q*100, base.quantile(q).Round(time.Microsecond), loaded.quantile(q).Round(time.Microsecond))
+	}
 	fmt.Printf("read p99: unloaded %v, loaded %v (%.2fx)\n", p99b, p99l, float64(p99l)/float64(p99b))
 	var failed []string
 	if lost+lostAfter > 0 {
@@ -329,7 +338,8 @@ func run(c config) error {
 }
 
 // writeLatencyLog writes one line per read: phase, start, latency, query
-// number and request id.
+// number, request id, and the client's steps (phases: call, connection,
+// written, first byte, dial, ns from the start; reused connection).
 func writeLatencyLog(path string, base, loaded *latencies) error {
 	var b bytes.Buffer
 	for _, phase := range []struct {
@@ -337,7 +347,12 @@ func writeLatencyLog(path string, base, loaded *latencies) error {
 		l    *latencies
 	}{{"unloaded", base}, {"loaded", loaded}} {
 		for i, d := range phase.l.d {
-			fmt.Fprintf(&b, "%s %d %d %d %s\n", phase.name, phase.l.starts[i], d.Nanoseconds(), phase.l.queries[i], phase.l.ids[i])
+			fmt.Fprintf(&b, "%s %d %d %d %s", phase.name, phase.l.starts[i], d.Nanoseconds(), phase.l.queries[i], phase.l.ids[i])
+			if i < len(phase.l.phases) {
+				p := phase.l.phases[i]
+				fmt.Fprintf(&b, " %d %d %d %d %d %v", p.Call, p.GotConn, p.Wrote, p.FirstByte, p.Dial, p.Reused)
+			}
+			b.WriteByte('\n')
 		}
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
@@ -346,6 +361,7 @@ func writeLatencyLog(path string, base, loaded *latencies) error {
 // readerReport is what a -role readers process prints.
 type readerReport struct {
 	Latencies []time.Duration
+	Phases    []phases // beside Latencies
 	Starts    []int64  // each read's scheduled start, Unix ns
 	Queries   []int    // each read's index in readQueries
 	IDs       []string // each read's X-Request-Id
@@ -405,7 +421,8 @@ func readersProcess(c config, base string, d time.Duration, started func()) (*la
 		return nil, err
 	}
 	cmd := exec.Command(self, "-role", "readers", "-target", base, "-duration", d.String(),
-		"-readers", strconv.Itoa(c.readers), "-read-rate", strconv.FormatFloat(c.readRate, 'g', -1, 64))
+		"-readers", strconv.Itoa(c.readers), "-read-rate", strconv.FormatFloat(c.readRate, 'g', -1, 64),
+		"-shared-client="+strconv.FormatBool(c.sharedClient))
 	cmd.Stderr = os.Stdout
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -421,7 +438,7 @@ func readersProcess(c config, base string, d time.Duration, started func()) (*la
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		return nil, fmt.Errorf("readers process: %w", err)
 	}
-	return &latencies{d: r.Latencies, starts: r.Starts, queries: r.Queries, ids: r.IDs, cpu: r.CPU, errors: r.Errors, fiveXX: r.FiveXX, throttled: r.Throttled, why5xx: r.Why5xx}, nil
+	return &latencies{d: r.Latencies, phases: r.Phases, starts: r.Starts, queries: r.Queries, ids: r.IDs, cpu: r.CPU, errors: r.Errors, fiveXX: r.FiveXX, throttled: r.Throttled, why5xx: r.Why5xx}, nil
 }
 
 // server is a running `perfkb serve`.
@@ -559,6 +576,7 @@ func (s *server) rss() int64 {
 type latencies struct {
 	mu      sync.Mutex
 	d       []time.Duration
+	phases  []phases      // the client's steps, beside d
 	starts  []int64       // Unix ns, beside d
 	queries []int         // index in readQueries, beside d
 	ids     []string      // X-Request-Id, beside d
@@ -572,7 +590,7 @@ type latencies struct {
 
 func newLatencies() *latencies { return &latencies{} }
 
-func (l *latencies) add(start time.Time, query int, id string, d time.Duration, code int, body string) {
+func (l *latencies) add(start time.Time, query int, id string, d time.Duration, ph phases, code int, body string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if code >= 500 {
@@ -586,6 +604,7 @@ func (l *latencies) add(start time.Time, query int, id string, d time.Duration, 
 	}
 	if code == http.StatusOK {
 		l.d = append(l.d, d)
+		l.phases = append(l.phases, ph)
 		l.starts = append(l.starts, start.UnixNano())
 		l.queries = append(l.queries, query)
 		l.ids = append(l.ids, id)
@@ -660,43 +679,60 @@ func (p *pacer) wait(ctx context.Context) (time.Time, bool) {
 	return at, ctx.Err() == nil
 }
 
-func runReaders(ctx context.Context, base string, n int, rate float64, lat *latencies) {
-	client := &http.Client{Timeout: 15 * time.Second}
+func runReaders(ctx context.Context, base string, n int, rate float64, sharedClient bool, lat *latencies) {
+	var shared *http.Client
+	if sharedClient {
+		shared = &http.Client{Timeout: 15 * time.Second}
+	}
 	var wg sync.WaitGroup
+	read := func(client *http.Client, start time.Time, i, k int) {
+		qi := k % len(readQueries)
+		q := readQueries[qi]
+		tctx, phasesSoFar := traced(context.Background(), start)
+		req, _ := http.NewRequestWithContext(tctx, http.MethodPost, base+"/sparql", strings.NewReader(url.Values{"query": {q}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		// The id names the read in the server's request log
+		// (--log-level info), to set its figures beside these; the
+		// process id tells the baseline's reads from the loaded
+		// phase's.
+		id := fmt.Sprintf("soak-%d-r%d-%d", os.Getpid(), i, k)
+		req.Header.Set("X-Request-Id", id)
+		resp, err := client.Do(req)
+		code, body := 0, "" // no answer
+		if err == nil {
+			code = resp.StatusCode
+			if code >= 500 {
+				b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+				body = strconv.Itoa(code) + " " + string(b)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		if ctx.Err() == nil {
+			lat.add(start, qi, id, time.Since(start), phasesSoFar(), code, body)
+		}
+	}
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			p := newPacer(rate, i)
+			client := readerClient(shared)
 			for k := i; ; k++ {
 				start, more := p.wait(ctx)
 				if !more {
 					return
 				}
-				qi := k % len(readQueries)
-				q := readQueries[qi]
-				req, _ := http.NewRequest(http.MethodPost, base+"/sparql", strings.NewReader(url.Values{"query": {q}}.Encode()))
-				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-				// The id names the read in the server's request log
-				// (--log-level info), to set its figures beside these;
-				// the process id tells the baseline's reads from the
-				// loaded phase's.
-				id := fmt.Sprintf("soak-%d-r%d-%d", os.Getpid(), i, k)
-				req.Header.Set("X-Request-Id", id)
-				resp, err := client.Do(req)
-				code, body := 0, "" // no answer
-				if err == nil {
-					code = resp.StatusCode
-					if code >= 500 {
-						b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
-						body = strconv.Itoa(code) + " " + string(b)
-					}
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
+				if shared != nil {
+					// Closed per reader: the next read waits for this
+					// one, and counts from its own scheduled start.
+					read(client, start, i, k)
+					continue
 				}
-				if ctx.Err() == nil {
-					lat.add(start, qi, id, time.Since(start), code, body)
-				}
+				// Open: each read leaves at its scheduled time, on a
+				// connection of the reader's pool (readerClient).
+				wg.Add(1)
+				go func() { defer wg.Done(); read(client, start, i, k) }()
 			}
 		}()
 	}

@@ -37,6 +37,7 @@ type sensorListenFlags struct {
 	listen                     listenerFlags
 	maxBatch                   string
 	writeShare                 float64
+	largeRate                  string
 	http                       string
 	noDerivations              bool
 	rulesWindow                int64
@@ -104,6 +105,7 @@ process at a time.`,
 		idleUsage: "close a connection that begins no message (or sends nothing inside one) for this long"})
 	fs.StringVar(&f.maxBatch, "max-batch", "16MiB", "most parsed bytes of messages converted in one batch (bytes, or with KiB, MiB, KB, MB)")
 	fs.Float64Var(&f.writeShare, "write-share", 0.25, "most share of the time the writer spends storing batches of large messages (the next such batch waits three times as long at 0.25, at most 15s; small messages are written meanwhile), so floods leave processors to queries; 1: no rest")
+	fs.StringVar(&f.largeRate, "large-message-rate", "256KiB", "bytes per second, over all connections, at which the bytes of messages past their first 64 KiB are read (bytes, or with KiB, MiB, KB, MB; 0: no bound), so that a few connections sending the largest messages cannot keep the processors parsing")
 	fs.BoolVar(&f.noDerivations, "no-derivations", false, "with rules: write no derivation records (faster; no explanations of live findings)")
 	fs.Int64Var(&f.rulesWindow, "rules-window", 0, "with rules: the rules see the last N messages (up to 2N are held) besides what was stored before; older ones leave the rule engine's memory, not the store (right for per-message rules such as the shipped monitoring ones; 0: keep everything, memory grows with the data)")
 	fs.StringVar(&f.http, "http", "", "also serve SPARQL and the rest of 'perfkb serve' on this address (e.g. 127.0.0.1:7878)")
@@ -150,6 +152,16 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	}
 	if err != nil {
 		return usageError(fmt.Errorf("--max-batch %q: %w", f.maxBatch, err))
+	}
+	largeRate, err := parseByteSize(f.largeRate)
+	if err == nil && largeRate < 0 {
+		err = errors.New("must not be negative")
+	}
+	if err != nil {
+		return usageError(fmt.Errorf("--large-message-rate %q: %w", f.largeRate, err))
+	}
+	if largeRate == 0 {
+		largeRate = -1 // monitor.SensorOptions: negative is no bound
 	}
 	switch {
 	case f.writeShare <= 0:
@@ -230,7 +242,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	}
 	opt := monitor.SensorOptions{
 		Base: base, Graph: graph, Mapper: sensor.Options{Manager: f.manager},
-		Batch: f.batch, FlushInterval: f.flushInterval, ListenerLimits: limits, MaxBatchBytes: maxBatch, WriteShare: f.writeShare,
+		Batch: f.batch, FlushInterval: f.flushInterval, ListenerLimits: limits, MaxBatchBytes: maxBatch, WriteShare: f.writeShare, LargeMessageRate: largeRate,
 		MaxConns: f.maxConns, Program: prog,
 		Reasoner: reasoner.Options{Print: app.Stderr, NoDerivations: f.noDerivations}, Logger: logger,
 		RulesWindow: f.rulesWindow, EvictAfter: f.evictAfter,

@@ -499,9 +499,13 @@ func (ex *executor) compileSeededService(o *algebra.Service, sc scope) node {
 
 func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
-	// Materialise the left side, grouped by endpoint in first-seen order.
+	// Materialise the left side, grouped by endpoint in first-seen order,
+	// each row charged to the query's memory budget.
 	groups := map[kb.ID][]row{}
 	var order []kb.ID
+	acct := ex.account("SERVICE join's left side")
+	defer acct.done()
+	var memErr error
 	err := n.left.run(ex, seed, func(r row) bool {
 		ep := kb.ID(0)
 		if n.endpointSlot >= 0 {
@@ -510,9 +514,15 @@ func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error
 		if _, ok := groups[ep]; !ok {
 			order = append(order, ep)
 		}
+		if memErr = acct.charge(rowBytes(len(r))); memErr != nil {
+			return false
+		}
 		groups[ep] = append(groups[ep], r)
 		return ex.check() == nil
 	})
+	if memErr != nil {
+		err = memErr // the left side stopped for it
+	}
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -538,5 +539,35 @@ func BenchmarkServiceBindJoin(b *testing.B) {
 				res.Close()
 			}
 		})
+	}
+}
+
+// TestServiceJoinLeftSideCharged: the left side of a SERVICE bind join,
+// materialised before the calls, is charged to the query's memory budget.
+// The W3C test service04a (`?s ?p1 ?o1 OPTIONAL { SERVICE … }`), sent by
+// the soak's hostile clients to a store a sensor flood had grown to some
+// 3 million triples, held every quad there and the server died of
+// "fatal error: out of memory" under `ulimit -v 5G`; with the charge it
+// fails with the budget's error, and without a budget it answers.
+func TestServiceJoinLeftSideCharged(t *testing.T) {
+	p := kb.IRI("http://p")
+	var local []kb.TermQuad
+	for i := range 20000 { // some 1.5 MB of rows held
+		local = append(local, kb.TermQuad{S: kb.IRI(fmt.Sprintf("http://s%d", i)), P: p, O: kb.Literal(fmt.Sprint(int64(i)), ontology.XSDInteger)})
+	}
+	svc := &remoteStores{stores: map[string]kb.Dataset{"http://r/sparql": memoryWith(t)}}
+	ds := memoryWith(t, local...)
+	for _, text := range []string{
+		`SELECT * { ?s ?p1 ?o1 OPTIONAL { SERVICE <http://r/sparql> { ?s <http://q> ?o2 } } }`,
+		`SELECT * { ?s ?p1 ?o1 SERVICE <http://r/sparql> { ?s <http://q> ?o2 } }`,
+	} {
+		if _, err := run(t, ds, text, Options{Service: svc}); err != nil {
+			t.Fatalf("%s without a budget: %v", text, err)
+		}
+		_, err := run(t, ds, text, Options{Service: svc, QueryMemory: 256 << 10})
+		var le *LimitError
+		if !errors.As(err, &le) || le.Limit != LimitQueryMemory || !strings.Contains(le.Op, "SERVICE") {
+			t.Errorf("%s: error %v, want a query-memory *LimitError naming the SERVICE join", text, err)
+		}
 	}
 }
