@@ -40,6 +40,10 @@ type ServiceHandler = eval.ServiceHandler
 // handler must keep it, or fan-out DESCRIBE is refused.
 type ServiceDescriber = eval.ServiceDescriber
 
+// EndpointVetter is implemented by service handlers that can refuse an
+// endpoint without a request (see eval.EndpointVetter).
+type EndpointVetter = eval.EndpointVetter
+
 // Graph is an endpoint's DESCRIBE answer (see ServiceDescriber).
 type Graph = eval.Graph
 

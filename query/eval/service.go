@@ -60,6 +60,14 @@ type ServiceHandler interface {
 	Handle(ctx context.Context, req ServiceRequest) (*Solutions, error)
 }
 
+// EndpointVetter is implemented by service handlers that can tell, without
+// a request, that a call to an endpoint would be refused. A SERVICE join
+// with such an endpoint fails at once instead of first gathering its left
+// side, which for a pattern like ?s ?p ?o is the whole store.
+type EndpointVetter interface {
+	Vet(endpoint kb.Term) error
+}
+
 // Solutions is a materialised solution sequence from a service: one term
 // per variable of Vars per row, the zero Term for unbound. Bytes and Status
 // describe the transfer for the call report (0 when unknown).
@@ -499,6 +507,14 @@ func (ex *executor) compileSeededService(o *algebra.Service, sc scope) node {
 
 func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
+	if v, ok := ex.service.(EndpointVetter); ok && n.endpointSlot < 0 && !n.op.Silent {
+		// SILENT keeps the left rows, so only a call that may fail the
+		// query (or, Partial, drop its rows) is settled here.
+		if err := v.Vet(n.op.Endpoint.Term); err != nil {
+			ex.record(ex.ctx, n.op, ServiceCall{Endpoint: n.op.Endpoint.Term.Value}, time.Now(), err)
+			return ex.serviceFailure(n.op, n.op.Endpoint.Term, err, emit, nil)
+		}
+	}
 	// Materialise the left side, grouped by endpoint in first-seen order,
 	// each row charged to the query's memory budget.
 	groups := map[kb.ID][]row{}

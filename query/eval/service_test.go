@@ -571,3 +571,64 @@ func TestServiceJoinLeftSideCharged(t *testing.T) {
 		}
 	}
 }
+
+// vettingStores is remoteStores whose Vet refuses the endpoints in refuse,
+// counting the calls that reach Handle.
+type vettingStores struct {
+	remoteStores
+	refuse map[string]bool
+	calls  int
+}
+
+func (v *vettingStores) Vet(endpoint kb.Term) error {
+	if v.refuse[endpoint.Value] {
+		return fmt.Errorf("endpoint %s is not allowed", endpoint.Value)
+	}
+	return nil
+}
+
+func (v *vettingStores) Handle(ctx context.Context, req ServiceRequest) (*Solutions, error) {
+	v.calls++
+	if err := v.Vet(req.Endpoint); err != nil {
+		return nil, err
+	}
+	return v.remoteStores.Handle(ctx, req)
+}
+
+// TestServiceJoinRefusedEndpointFailsFirst: a SERVICE join to an endpoint
+// the handler refuses fails with that refusal before its left side is
+// gathered — with a query-memory budget the left side would exceed, the
+// error is the refusal, not the budget — while SILENT keeps every left row
+// and an allowed endpoint still answers.
+func TestServiceJoinRefusedEndpointFailsFirst(t *testing.T) {
+	p := kb.IRI("http://p")
+	var local []kb.TermQuad
+	for i := range 20000 {
+		local = append(local, kb.TermQuad{S: kb.IRI(fmt.Sprintf("http://s%d", i)), P: p, O: kb.Literal(fmt.Sprint(int64(i)), ontology.XSDInteger)})
+	}
+	ds := memoryWith(t, local...)
+	svc := &vettingStores{
+		remoteStores: remoteStores{stores: map[string]kb.Dataset{"http://r/sparql": memoryWith(t), "http://no/sparql": memoryWith(t)}},
+		refuse:       map[string]bool{"http://no/sparql": true},
+	}
+	for _, text := range []string{
+		`SELECT * { ?s ?p1 ?o1 OPTIONAL { SERVICE <http://no/sparql> { ?s <http://q> ?o2 } } }`,
+		`SELECT * { ?s ?p1 ?o1 SERVICE <http://no/sparql> { ?s <http://q> ?o2 } }`,
+	} {
+		svc.calls = 0
+		_, err := run(t, ds, text, Options{Service: svc, QueryMemory: 256 << 10})
+		if err == nil || !strings.Contains(err.Error(), "not allowed") {
+			t.Errorf("%s: error %v, want the endpoint's refusal", text, err)
+		}
+		if svc.calls != 0 {
+			t.Errorf("%s: %d calls reached the handler, want 0", text, svc.calls)
+		}
+	}
+	rows, err := run(t, ds, `SELECT * { ?s ?p1 ?o1 SERVICE SILENT <http://no/sparql> { ?s <http://q> ?o2 } }`, Options{Service: svc})
+	if err != nil || len(rows) != len(local) {
+		t.Errorf("SILENT: %d rows, error %v; want %d rows", len(rows), err, len(local))
+	}
+	if _, err := run(t, ds, `SELECT * { ?s ?p1 ?o1 OPTIONAL { SERVICE <http://r/sparql> { ?s <http://q> ?o2 } } }`, Options{Service: svc}); err != nil {
+		t.Errorf("allowed endpoint: %v", err)
+	}
+}

@@ -202,6 +202,23 @@ func (c *Client) Handle(ctx context.Context, req eval.ServiceRequest) (*eval.Sol
 	return sols, nil
 }
 
+// Vet reports the refusal a call to endpoint would get before any request
+// is sent (not an IRI, an endpoint CheckEndpoint rejects, one Allow
+// refuses), so the evaluator can fail a SERVICE join before it gathers
+// its left side.
+func (c *Client) Vet(endpoint kb.Term) error {
+	if !endpoint.IsIRI() {
+		return fmt.Errorf("SERVICE endpoint %s is not an IRI", endpoint)
+	}
+	if err := CheckEndpoint(endpoint.Value); err != nil {
+		return err
+	}
+	if c.Allow != nil {
+		return c.Allow(endpoint.Value)
+	}
+	return nil
+}
+
 // BuildQuery is the query sent for a SERVICE call: the outer query's BASE
 // and PREFIX declarations, SELECT * WHERE and the pattern as written, and
 // the bind join's VALUES block.

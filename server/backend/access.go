@@ -71,6 +71,18 @@ func (s scopedService) Handle(ctx context.Context, req query.ServiceRequest) (*q
 	return s.inner.Handle(ctx, req)
 }
 
+// Vet implements query.EndpointVetter: the scope's refusal, then the
+// inner handler's.
+func (s scopedService) Vet(endpoint kb.Term) error {
+	if !s.allowed[endpoint.Value] || s.inner == nil {
+		return fmt.Errorf("%w: user %s may not call SERVICE <%s>", server.ErrForbidden, s.user, endpoint.Value)
+	}
+	if v, ok := s.inner.(query.EndpointVetter); ok {
+		return v.Vet(endpoint)
+	}
+	return nil
+}
+
 // scopedDescriber is a scopedService whose handler also DESCRIBEs at
 // endpoints (fan-out DESCRIBE), refused likewise outside the scope.
 type scopedDescriber struct {

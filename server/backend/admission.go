@@ -617,6 +617,14 @@ func (s outsideService) Handle(ctx context.Context, req query.ServiceRequest) (*
 	return s.h.Handle(ctx, req)
 }
 
+// Vet implements query.EndpointVetter for the wrapped handler.
+func (s outsideService) Vet(endpoint kb.Term) error {
+	if v, ok := s.h.(query.EndpointVetter); ok {
+		return v.Vet(endpoint)
+	}
+	return nil
+}
+
 // decodeYieldRows is how many rows of a SERVICE answer are decoded between
 // two checkpoints of its decoding.
 const decodeYieldRows = 32
