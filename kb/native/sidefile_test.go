@@ -192,8 +192,8 @@ func TestSideFiles(t *testing.T) {
 	agreesWithPebble(t, s, "mapped", everyNth(first, 97))
 	termsAgreeWithPebble(t, s, everyNth(first, 13))
 
-	// A write removes them before it commits; the reopened store then
-	// reads Pebble (no budget to build a copy).
+	// A small write goes to the delta log and leaves them in place; the
+	// reopened store maps them and replays the log over them.
 	extra, err := kb.InternQuads(ctx, s, genTermQuads(9000, 50))
 	if err != nil {
 		t.Fatal(err)
@@ -201,12 +201,22 @@ func TestSideFiles(t *testing.T) {
 	if err := s.Apply(ctx, kb.Delta{Remove: first[:100], Add: extra}); err != nil {
 		t.Fatal(err)
 	}
-	if n := sideFiles(t, dir); n != 0 {
-		t.Fatalf("after Apply: %d side files left", n)
+	if n := sideFiles(t, dir); n != numOrders {
+		t.Fatalf("after Apply: %d side files, want %d", n, numOrders)
 	}
 	reopen()
-	if s.ReadsFromMemory() {
-		t.Fatal("store written after its side files were made still reads from memory")
+	if !sideMapped(s) {
+		t.Fatal("store written through the delta log does not map its side files")
+	}
+	for _, q := range first[:100] {
+		if n, _ := s.Count(ctx, kb.Pattern(q), true); n != 0 {
+			t.Fatalf("removed quad %v is back after reopening", q)
+		}
+	}
+	for _, q := range extra {
+		if n, _ := s.Count(ctx, kb.Pattern(q), true); n != 1 {
+			t.Fatalf("added quad %v counted %d after reopening", q, n)
+		}
 	}
 
 	// A bulk load at least as large as the store writes the whole store.
