@@ -3,6 +3,7 @@ package pg
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -244,7 +245,14 @@ func (s *Store) orderedTx(ctx context.Context, q kb.BGP, more []int64, extra ...
 	}
 	var plan sqlPlan
 	if preds, ok := orderPreds(q); ok {
-		st, err := s.predStats(ctx, tx, preds, more)
+		var st map[int64]predStat
+		if len(q.Patterns) >= 3 {
+			st, err = s.predStats(ctx, tx, preds, more)
+		} else {
+			// No order to find: only the graphs, without a pass
+			// over each predicate's quads for its distinct values.
+			st, err = s.predStats(ctx, tx, nil, append(preds, more...))
+		}
 		if err != nil {
 			tx.Rollback(ctx)
 			return nil, sqlPlan{}, fmt.Errorf("predicate statistics: %w", err)
@@ -271,11 +279,9 @@ func (s *Store) orderedTx(ctx context.Context, q kb.BGP, more []int64, extra ...
 		plan.order = forcedOrder(q)
 	}
 	if plan.order != nil {
-		for _, set := range append([]string{"join_collapse_limit = 1"}, extra...) {
-			if _, err := tx.Exec(ctx, "SET LOCAL "+set); err != nil {
-				tx.Rollback(ctx)
-				return nil, sqlPlan{}, err
-			}
+		if _, err := tx.Exec(ctx, strings.TrimSuffix(setLocal(plan, extra...), " ")); err != nil {
+			tx.Rollback(ctx)
+			return nil, sqlPlan{}, err
 		}
 	}
 	return tx, plan, nil
