@@ -20,8 +20,13 @@ import (
 // least (greatest) num; the two IDs differ when distinct terms share that
 // value, which SPARQL's ordering would tell apart by more than the value.
 func (s *Store) AggregateSQL(q kb.BGPAggregate) (string, []any, error) {
+	return s.aggregateSQL(q, sqlPlan{})
+}
+
+// aggregateSQL is AggregateSQL with the BGP written by plan.
+func (s *Store) aggregateSQL(q kb.BGPAggregate, plan sqlPlan) (string, []any, error) {
 	var args []any
-	bgp, err := s.bgpSQL(q.BGP, q.NotExists, &args)
+	bgp, err := s.bgpSQL(q.BGP, q.NotExists, plan, &args)
 	if err != nil {
 		return "", nil, err
 	}
@@ -83,8 +88,10 @@ func (s *Store) AggregateSQL(q kb.BGPAggregate) (string, []any, error) {
 }
 
 // AggregateBGP implements kb.BGPAggregator with one statement
-// (AggregateSQL). The groups are read completely before fn is called, so
-// fn may call the store.
+// (AggregateSQL, its patterns joined in the order joinOrder gives), in a
+// read-only transaction that reads the statistics the order comes from.
+// The groups are read completely before fn is called, so fn may call the
+// store.
 func (s *Store) AggregateBGP(ctx context.Context, q kb.BGPAggregate, fn func(keys []kb.ID, vals []kb.BGPAggValue) bool) error {
 	if err := s.check(); err != nil {
 		return err
@@ -92,11 +99,16 @@ func (s *Store) AggregateBGP(ctx context.Context, q kb.BGPAggregate, fn func(key
 	if len(q.Patterns) == 0 || len(q.Graphs) == 0 {
 		return nil
 	}
-	sql, args, err := s.AggregateSQL(q)
+	tx, plan, err := s.orderedTx(ctx, q.BGP, nil, aggSettings...)
+	if err != nil {
+		return fmt.Errorf("pg: aggregate: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	sql, args, err := s.aggregateSQL(q, plan)
 	if err != nil {
 		return err
 	}
-	rows, err := s.pool.Query(ctx, sql, args...)
+	rows, err := tx.Query(ctx, sql, args...)
 	if err != nil {
 		return fmt.Errorf("pg: aggregate: %w", err)
 	}
@@ -169,19 +181,42 @@ func (s *Store) AggregateBGP(ctx context.Context, q kb.BGPAggregate, fn func(key
 // ExplainAggregate implements kb.PushdownExplainer: the statement of q,
 // with its arguments.
 func (s *Store) ExplainAggregate(q kb.BGPAggregate) string {
-	sql, args, err := s.AggregateSQL(q)
+	plan := s.explainPlan(q.BGP, nil)
+	sql, args, err := s.aggregateSQL(q, plan)
 	if err != nil {
 		return err.Error()
 	}
-	return fmt.Sprintf("%s -- args %v", sql, args)
+	return fmt.Sprintf("%s%s -- args %v", setLocal(plan, aggSettings...), sql, args)
+}
+
+// aggSettings are the aggregate statement's settings with a join order:
+// its solutions are joined with terms for the aggregated values, and a
+// merge join there reads the whole terms index (417,720 entries at 1M
+// triples) for 29,438 values, where PostgreSQL's estimate of the
+// solutions, one per step of the join, makes it look cheaper than a probe
+// per solution.
+var aggSettings = []string{"enable_mergejoin = off"}
+
+// setLocal is the SET LOCAL statements that a statement with plan runs
+// after, for --explain.
+func setLocal(plan sqlPlan, extra ...string) string {
+	if plan.order == nil {
+		return ""
+	}
+	out := ""
+	for _, set := range append([]string{"join_collapse_limit = 1"}, extra...) {
+		out += "SET LOCAL " + set + "; "
+	}
+	return out
 }
 
 // ExplainClosureCount implements kb.PushdownExplainer: the statement of
 // q, with its arguments.
 func (s *Store) ExplainClosureCount(q kb.ClosureCount) string {
-	sql, args, err := s.ClosureCountSQL(q)
+	plan := s.explainPlan(q.Left, []int64{idArg(q.Pred)})
+	sql, args, err := s.closureCountSQL(q, plan)
 	if err != nil {
 		return err.Error()
 	}
-	return fmt.Sprintf("%s -- args %v", sql, args)
+	return fmt.Sprintf("%s%s -- args %v", setLocal(plan), sql, args)
 }

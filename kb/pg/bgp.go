@@ -16,14 +16,19 @@ import (
 // variables (SELECT DISTINCT when q.Distinct).
 func (s *Store) BGPSQL(q kb.BGP) (string, []any, error) {
 	var args []any
-	sql, err := s.bgpSQL(q, nil, &args)
+	sql, err := s.bgpSQL(q, nil, sqlPlan{}, &args)
 	return sql, args, err
 }
 
 // bgpSQL is BGPSQL's statement, with the solutions that one of nx
 // matches left out, appending its arguments to *args. Its columns are
-// named v0, v1, … after the variables.
-func (s *Store) bgpSQL(q kb.BGP, nx []kb.BGPNotExists, args *[]any) (string, error) {
+// named v0, v1, … after the variables. With plan.order (joinorder.go)
+// the patterns are joined in that order, by CROSS JOINs that a
+// transaction with join_collapse_limit = 1 keeps as written; the join
+// conditions stay in WHERE, and PostgreSQL applies each at the first join
+// where its columns are all bound.
+func (s *Store) bgpSQL(q kb.BGP, nx []kb.BGPNotExists, plan sqlPlan, args *[]any) (string, error) {
+	order := plan.order
 	arg := func(v any) string {
 		*args = append(*args, v)
 		return "$" + strconv.Itoa(len(*args))
@@ -73,6 +78,9 @@ func (s *Store) bgpSQL(q kb.BGP, nx []kb.BGPNotExists, args *[]any) (string, err
 			if pos.ID != kb.Any {
 				conds = append(conds, alias+"."+cols[k]+" = "+arg(idArg(pos.ID)))
 			}
+		}
+		if gs, ok := plan.predGraphs[idArg(pat[1].ID)]; ok && pat[1].ID != kb.Any {
+			conds = append(conds, alias+".g = ANY("+arg(gs)+"::int8[])")
 		}
 		for k, pos := range pat {
 			if pos.ID != kb.Any {
@@ -126,10 +134,27 @@ func (s *Store) bgpSQL(q kb.BGP, nx []kb.BGPNotExists, args *[]any) (string, err
 	// and keeps the join free to use the indexes (a DISTINCT subquery per
 	// pattern would be read whole before the join).
 	distinct := ""
-	if q.Distinct {
+	if q.Distinct && !plan.distinctFree {
 		distinct = "DISTINCT "
 	}
-	sql := "SELECT " + distinct + strings.Join(sel, ", ") + " FROM " + strings.Join(from, ", ")
+	sep := ", "
+	if order != nil {
+		if len(order) != len(q.Patterns) {
+			return "", fmt.Errorf("pg: join order of %d patterns for a BGP of %d", len(order), len(q.Patterns))
+		}
+		seen := make([]bool, len(order))
+		ordered := make([]string, 0, len(from))
+		for _, i := range order {
+			if i < 0 || i >= len(order) || seen[i] {
+				return "", fmt.Errorf("pg: join order %v is not a permutation", order)
+			}
+			seen[i] = true
+			ordered = append(ordered, from[i])
+		}
+		from = append(ordered, from[len(order):]...)
+		sep = " CROSS JOIN "
+	}
+	sql := "SELECT " + distinct + strings.Join(sel, ", ") + " FROM " + strings.Join(from, sep)
 	if len(conds) > 0 {
 		sql += " WHERE " + strings.Join(conds, " AND ")
 	}

@@ -91,11 +91,16 @@ func (s *Store) RoundTripLookups() bool { return true }
 // each start as reached from itself), and the sum over l's solutions of
 // their start's count.
 func (s *Store) ClosureCountSQL(q kb.ClosureCount) (string, []any, error) {
+	return s.closureCountSQL(q, sqlPlan{})
+}
+
+// closureCountSQL is ClosureCountSQL with q.Left written by plan.
+func (s *Store) closureCountSQL(q kb.ClosureCount, plan sqlPlan) (string, []any, error) {
 	if q.StartVar < 0 || q.StartVar >= q.Left.Vars {
 		return "", nil, fmt.Errorf("pg: path count start variable %d out of range [0, %d)", q.StartVar, q.Left.Vars)
 	}
 	var args []any
-	left, err := s.bgpSQL(q.Left, q.NotExists, &args)
+	left, err := s.bgpSQL(q.Left, q.NotExists, plan, &args)
 	if err != nil {
 		return "", nil, err
 	}
@@ -126,6 +131,13 @@ func (s *Store) ClosureCountSQL(q kb.ClosureCount) (string, []any, error) {
 		a := arg(gs)
 		graph = func(alias string) string { return " AND " + alias + ".g <> ALL(" + a + "::int8[])" }
 	}
+	if gs, ok := plan.predGraphs[idArg(q.Pred)]; ok {
+		// The path's quads are in these graphs (counts, in the
+		// statement's snapshot): its steps read only their partitions.
+		a := arg(gs)
+		g0 := graph
+		graph = func(alias string) string { return g0(alias) + " AND " + alias + ".g = ANY(" + a + "::int8[])" }
+	}
 	quads := s.q.t("quads")
 	anchor := "SELECT st.x, e." + to + " FROM st JOIN " + quads + " e ON e." + from + " = st.x WHERE e.p = " + pred + graph("e")
 	if q.WithZero {
@@ -141,7 +153,8 @@ func (s *Store) ClosureCountSQL(q kb.ClosureCount) (string, []any, error) {
 }
 
 // CountClosure implements kb.ClosureCounter with one statement
-// (ClosureCountSQL).
+// (ClosureCountSQL, q.Left's patterns joined in the order joinOrder
+// gives), in a read-only transaction.
 func (s *Store) CountClosure(ctx context.Context, q kb.ClosureCount) (int64, error) {
 	if err := s.check(); err != nil {
 		return 0, err
@@ -149,12 +162,17 @@ func (s *Store) CountClosure(ctx context.Context, q kb.ClosureCount) (int64, err
 	if len(q.Graphs) == 0 || len(q.Left.Graphs) == 0 || len(q.Left.Patterns) == 0 {
 		return 0, nil
 	}
-	sql, args, err := s.ClosureCountSQL(q)
+	tx, plan, err := s.orderedTx(ctx, q.Left, []int64{idArg(q.Pred)})
+	if err != nil {
+		return 0, fmt.Errorf("pg: path count: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	sql, args, err := s.closureCountSQL(q, plan)
 	if err != nil {
 		return 0, err
 	}
 	var n int64
-	if err := s.pool.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("pg: path count: %w", err)
 	}
 	return n, nil

@@ -59,7 +59,14 @@
 // itself), and a COUNT over a BGP joined with p+ or p* is one recursive
 // statement walking from every start at once (CountClosure,
 // kb.ClosureCounter); both put the BGP's FILTER NOT EXISTS patterns in
-// the SQL. DROP GRAPH of a graph with a partition of its own detaches
+// the SQL. Those two statements run in a read-only REPEATABLE READ
+// transaction that reads counts first: with three or more patterns they
+// join in the order perfkb works out from per-predicate statistics,
+// kept by SET LOCAL join_collapse_limit = 1, since PostgreSQL's column
+// statistics over all predicates estimate about one row per step; each
+// pattern reads only the graphs holding its predicate; and the DISTINCT
+// goes when no predicate is in two graphs (joinorder.go). DROP GRAPH of
+// a graph with a partition of its own detaches
 // and drops the partition in the update's transaction (dropgraph.go).
 // The store declares kb.RoundTripLookups,
 // so the engine hashes OPTIONAL, EXISTS and MINUS patterns evaluated once,

@@ -46,6 +46,9 @@ type Store struct {
 	mu    sync.RWMutex
 	byID  map[kb.ID]kb.Term
 	byKey map[kb.Term]kb.ID
+
+	statMu   sync.Mutex
+	distinct map[int64]predStat // joinorder.go's cache, by predicate
 }
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
