@@ -159,7 +159,12 @@ func Run(ctx context.Context, ds kb.Dataset, prog *Program, opts Options) (Summa
 		return sum, err
 	}
 	if sum.Derived != 0 || sum.Removed != 0 || sum.Retracted != 0 || opts.Reset {
-		digest = nil // the run changed the store: digest it again
+		// The run changed the store: the engine digested what it loaded
+		// and what it wrote; without that, digest the store again.
+		digest = nil
+		if e.digestOK {
+			digest = &e.digest
+		}
 	}
 	if err := markFixpoint(ctx, ds, key, digest, sum.Loaded+sum.Derived); err != nil {
 		return sum, err
@@ -263,6 +268,15 @@ type Engine struct {
 	phases      *phaseTimes
 	byPredRefs  map[kb.ID][]*patternRef
 	anyPredRefs []*patternRef
+
+	// digest is the fixpoint digest (fixpoint.go) of the store's quads
+	// outside the derivations graph, kept while digestOK: load digests
+	// what it reads when it reads every graph, and each write of only
+	// new quads adds them, so that the marker of a run that changed the
+	// store needs no second scan of it. A removal, or a load of part of
+	// the store, turns it off.
+	digest   contentDigest
+	digestOK bool
 }
 
 type premRef struct {
@@ -549,6 +563,8 @@ func (e *Engine) load(ctx context.Context, skip map[kb.Quad]bool) error {
 	if err != nil {
 		return fmt.Errorf("reasoner: listing graphs: %w", err)
 	}
+	// Every graph but the derivations graph is read, as storeDigest does.
+	e.digest, e.digestOK = contentDigest{}, e.readGraphs == nil && skip == nil
 	for _, g := range graphs {
 		if !e.reads(g) {
 			continue
@@ -561,6 +577,9 @@ func (e *Engine) load(ctx context.Context, skip map[kb.Quad]bool) error {
 			q := it.Quad()
 			if skip != nil && skip[q] {
 				continue
+			}
+			if e.digestOK {
+				e.digest.add(q)
 			}
 			if t == nil || t.p != q.P {
 				t = e.ts.table(q.P, true)
@@ -634,6 +653,7 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 // when a rule removes triples), so a reader of the store sees a batch
 // with its consequences or not at all.
 func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
+	e.digestOK = false // the store may hold some of quads already
 	stored, err := e.storedOf(ctx, quads)
 	if err != nil {
 		return e.finish(), err
@@ -677,14 +697,14 @@ func (e *Engine) storedOf(ctx context.Context, quads []kb.Quad) (map[kb.Quad]boo
 // when they reach holdLimit quads.
 func (e *Engine) apply(ctx context.Context, d kb.Delta) error {
 	if !e.holding {
-		return e.ds.Apply(ctx, d)
+		return e.write(ctx, d)
 	}
 	if len(d.Remove) > 0 {
 		// Removals come after what is held.
 		if err := e.writeHeld(ctx); err != nil {
 			return err
 		}
-		return e.ds.Apply(ctx, d)
+		return e.write(ctx, d)
 	}
 	e.held.Add = append(e.held.Add, d.Add...)
 	if len(e.held.Add) >= e.holdLimit {
@@ -698,11 +718,34 @@ func (e *Engine) writeHeld(ctx context.Context) error {
 	if len(e.held.Add) == 0 && len(e.held.Remove) == 0 {
 		return nil
 	}
-	err := e.ds.Apply(ctx, e.held)
+	err := e.write(ctx, e.held)
 	clear(e.held.Add)
 	clear(e.held.Remove)
 	e.held.Add, e.held.Remove = e.held.Add[:0], e.held.Remove[:0]
 	return err
+}
+
+// write applies d to the store and keeps the digest: the quads a run
+// derives are new to the store (the working memory holds every triple of
+// the graphs it digests), so each one outside the derivations graph adds
+// to it; a removal turns it off, as does Add, whose quads the store may
+// hold already.
+func (e *Engine) write(ctx context.Context, d kb.Delta) error {
+	if len(d.Remove) > 0 {
+		e.digestOK = false
+	}
+	if err := e.ds.Apply(ctx, d); err != nil {
+		e.digestOK = false
+		return err
+	}
+	if e.digestOK {
+		for _, q := range d.Add {
+			if q.G != e.derivG {
+				e.digest.add(q)
+			}
+		}
+	}
+	return nil
 }
 
 // addRows puts quads into the working memory and derives their

@@ -171,3 +171,68 @@ func graphTermQuads(t *testing.T, ds kb.Dataset, g kb.Term) []kb.TermQuad {
 	}
 	return out
 }
+
+// graphScans counts the Match calls that read a whole graph.
+type graphScans struct {
+	kb.Dataset
+	n int
+}
+
+func (d *graphScans) Match(ctx context.Context, p kb.Pattern) kb.QuadIterator {
+	if p.S == kb.Any && p.P == kb.Any && p.O == kb.Any && p.G != kb.Any {
+		d.n++
+	}
+	return d.Dataset.Match(ctx, p)
+}
+
+// TestRunDigestsWhatItLoadsAndWrites: a run that derives triples writes
+// its fixpoint marker from the digest of what it loaded and wrote, so it
+// reads each graph of the store once (to load it), not a second time for
+// the marker; and that marker is the store's digest as a scan computes it
+// (storeDigest is the oracle), so the next run stops at once.
+func TestRunDigestsWhatItLoadsAndWrites(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, rules string
+		opts        Options
+	}{
+		{name: "closure", rules: `[t: (?x ex:next ?y), (?y ex:next ?z) -> (?x ex:next ?z)]`},
+		{name: "without derivations", rules: `[t: (?x ex:next ?y), (?y ex:next ?z) -> (?x ex:next ?z)]`, opts: Options{NoDerivations: true}},
+		{name: "helper graph", rules: `[h: (?x ex:next ?y) -> (?x <urn:x-perfkb:rules:near> ?y)]
+[u: (?x <urn:x-perfkb:rules:near> ?y) -> (?y ex:after ?x)]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := loadTurtle(t, `ex:a ex:next ex:b . ex:b ex:next ex:c . ex:c ex:next ex:d .`)
+			ds := &graphScans{Dataset: mem}
+			sum, err := Run(ctx, ds, mustProgram(t, tc.rules), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Derived == 0 {
+				t.Fatalf("the run derived nothing")
+			}
+			if ds.n != 1 {
+				t.Errorf("the run read a whole graph %d times, want 1 (loading the one asserted graph)", ds.n)
+			}
+			derivG, _, err := mem.Lookup(ctx, DerivationsGraph)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := storeDigest(ctx, mem, derivG)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, ms, err := fixpointMarkers(ctx, mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ms) != 1 || ms[0].digest != want {
+				t.Fatalf("markers %+v, want one with the store's digest %+v", ms, want)
+			}
+			again, err := Run(ctx, ds, mustProgram(t, tc.rules), tc.opts)
+			if err != nil || !again.UpToDate {
+				t.Fatalf("second run: up to date %v, err %v", again.UpToDate, err)
+			}
+		})
+	}
+}

@@ -90,6 +90,12 @@ made up and printed. Stop the server with Ctrl-C.`,
 			if err != nil {
 				return err
 			}
+			// The analyses and the rules read the whole store and write
+			// what they derive: from and to the read side (the server
+			// turns it on anyway), not Pebble's indexes.
+			if err := useReadSide(ctx, ds); err != nil {
+				return err
+			}
 			// The analyses first: the rules read what they write (overhead
 			// and scaling findings), so after both the store is at the
 			// rules' fixpoint.
@@ -185,14 +191,16 @@ func runDemoRules(ctx context.Context, app *App, ds kb.Dataset, changed bool) er
 		}
 	}
 	progress := app.NewProgress("rules: reading the store", "triples")
+	cpu := processCPU()
 	rs := &backend.Reasoner{DS: ds, Options: reasoner.Options{Reset: true, Progress: reasonProgress(progress)}}
 	report, err := rs.Run(ctx, server.RuleRunRequest{})
 	progress.Done()
 	if err != nil {
 		return fmt.Errorf("run the shipped rules: %w", err)
 	}
-	fmt.Fprintf(app.Stdout, "rules      %9d triples inferred by %d rules in %d rounds, %d findings, %.1fs\n",
-		report.Summary.Derived, report.Summary.Rules, report.Summary.Rounds, report.Summary.Findings, report.Timing.Seconds)
+	// The CPU time too: on a busy machine the wall time says little.
+	fmt.Fprintf(app.Stdout, "rules      %9d triples inferred by %d rules in %d rounds, %d findings, %.1fs (%.1f CPU-s)\n",
+		report.Summary.Derived, report.Summary.Rules, report.Summary.Rounds, report.Summary.Findings, report.Timing.Seconds, (processCPU() - cpu).Seconds())
 	return nil
 }
 

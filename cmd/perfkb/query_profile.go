@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// queryProfileFlag is perfkb query's --cpuprofile: a CPU profile of the
-// whole command (opening the store, planning, evaluation, writing the
-// answer), so that what a one-shot query pays and a warm server does not
+// queryProfileFlag is perfkb query's (and reason's) --cpuprofile: a CPU
+// profile of the whole command (opening the store, planning, evaluation,
+// writing the answer), so that what a one-shot query pays and a warm server does not
 // can be seen with `go tool pprof`.
 type queryProfileFlag struct{ path string }
 

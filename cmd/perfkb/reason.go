@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/reasoner"
 	"github.com/perfkb/perfkb/reasoner/rulelang"
 	"github.com/perfkb/perfkb/rules"
@@ -36,6 +38,7 @@ func newReasonCmd(app *App) *cobra.Command {
 		rulesMemory   string
 		limit         int
 		all           bool
+		profile       queryProfileFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "reason",
@@ -103,11 +106,19 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 			if err != nil {
 				return err
 			}
+			stopProfile, err := profile.start()
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
 			ds, err := app.OpenStore(ctx)
 			if err != nil {
 				return err
 			}
 			defer ds.Close()
+			if err := useReadSide(ctx, ds); err != nil {
+				return err
+			}
 			termBytes, err := parseByteSize(maxTermBytes)
 			if err != nil {
 				return usageError(fmt.Errorf("--max-term-bytes %q: %w", maxTermBytes, err))
@@ -162,7 +173,27 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 	f.StringVar(&rulesMemory, "rules-memory", "4GiB", "stop when the heap grows by more than this during the run")
 	f.IntVar(&limit, "limit", 20, "print only the N most severe findings after the per-class summary (table format)")
 	f.BoolVar(&all, "all", false, "print every finding (same as --limit 0)")
+	profile.bind(f)
 	return cmd
+}
+
+// useReadSide turns on a native store's in-memory read side for a rules
+// run (the CLI opens stores without it, see store.Open): the working
+// memory is then loaded from the sorted ID arrays, mapped from the side
+// files when a bulk load left them, instead of a scan of Pebble; builtins
+// and the findings query probe memory instead of seeking; and the run's
+// derived triples go to the delta log as one entry instead of rewriting
+// the six index keyspaces (kb/native's deltalog.go), still as one atomic
+// write. Other stores are left as they are.
+func useReadSide(ctx context.Context, ds kb.Dataset) error {
+	ns, ok := ds.(*native.Store)
+	if !ok {
+		return nil
+	}
+	if err := ns.SetMemoryBudget(ctx, 0); err != nil {
+		return fmt.Errorf("reading the store into memory: %w", err)
+	}
+	return nil
 }
 
 // parseTermArg reads an IRI (bare, <…>, or a perfonto:/rdf:… prefixed
