@@ -67,7 +67,12 @@ perfkb_run() {
   tail -n 1 "$DATA/times"
 }
 perfkb_run derivations
-"$PERFKB" --store "native:$DATA/run.db" export --graph urn:x-perfkb:inferred --graph urn:x-perfkb:rules-internal --format ntriples -o "$DATA/perfkb.nt"
+internal=""
+if "$PERFKB" --store "native:$DATA/run.db" graphs | grep -q '<urn:x-perfkb:rules-internal>'; then
+  internal="--graph urn:x-perfkb:rules-internal"
+fi
+# shellcheck disable=SC2086
+"$PERFKB" --store "native:$DATA/run.db" export --graph urn:x-perfkb:inferred $internal --format ntriples -o "$DATA/perfkb.nt"
 perfkb_run noderivations --no-derivations
 rm -rf "$DATA/run.db"
 
