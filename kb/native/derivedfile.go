@@ -226,11 +226,8 @@ func (s *Store) ObjectsDerivedStored(p kb.ID, kind string, codec DerivedCodec, b
 	c := &s.derived
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != m || len(c.vals) >= derivedMax {
-		c.snap, c.vals = m, map[derivedKey]any{}
-	}
 	k := derivedKey{p, kind}
-	if v, ok := c.vals[k]; ok {
+	if v, ok := c.lookup(m, k); ok {
 		return v, true, nil
 	}
 	// The file spares the build and the walk over p's quads that lists

@@ -23,11 +23,8 @@ var derivedBytesKey = derivedKey{0, "\x00bytes"}
 func (c *derivedCache) getValue(m *memSnapshot, p kb.ID, kind string, build func() (any, int64, error)) (v any, kept bool, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != m || len(c.vals) >= derivedMax {
-		c.snap, c.vals = m, map[derivedKey]any{}
-	}
 	k := derivedKey{p, kind}
-	if v, ok := c.vals[k]; ok {
+	if v, ok := c.lookup(m, k); ok {
 		return v, true, nil
 	}
 	v, bytes, err := build()

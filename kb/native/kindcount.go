@@ -52,10 +52,7 @@ func objectKindCount(c *derivedCache, m *memSnapshot, dir string, kind kb.TermKi
 	key := derivedKey{p: g, kind: fmt.Sprintf("native.kindCount %d %v", kind, hidden)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != m || len(c.vals) >= derivedMax {
-		c.snap, c.vals = m, map[derivedKey]any{}
-	}
-	if v, ok := c.vals[key]; ok {
+	if v, ok := c.lookup(m, key); ok {
 		return v.(int64), true, nil
 	}
 	fileKey := fmt.Sprintf("%d %s", g, key.kind)

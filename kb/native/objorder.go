@@ -40,16 +40,24 @@ type derivedCache struct {
 	vals map[derivedKey]any
 }
 
+// lookup returns the value kept under k for snapshot m; the values of
+// another snapshot, or a full cache, are dropped first. The caller holds
+// c.mu.
+func (c *derivedCache) lookup(m *memSnapshot, k derivedKey) (any, bool) {
+	if c.snap != m || len(c.vals) >= derivedMax {
+		c.snap, c.vals = m, map[derivedKey]any{}
+	}
+	v, ok := c.vals[k]
+	return v, ok
+}
+
 // get returns the value under (p, kind) for snapshot m, calling build
 // with p's distinct objects in m (ascending IDs) when there is none.
 func (c *derivedCache) get(m *memSnapshot, p kb.ID, kind string, build func(objects []kb.ID) (any, error)) (any, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != m || len(c.vals) >= derivedMax {
-		c.snap, c.vals = m, map[derivedKey]any{}
-	}
 	k := derivedKey{p, kind}
-	if v, ok := c.vals[k]; ok {
+	if v, ok := c.lookup(m, k); ok {
 		return v, nil
 	}
 	v, err := build(distinctObjects(m, p))

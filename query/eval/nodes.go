@@ -712,15 +712,11 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 			seq++
 			return ex.check()
 		}
-		k := &orderedRow{r: r, seq: seq, keys: make([]sortKey, len(n.keys))}
-		seq++
-		for i, e := range n.keys {
-			t, err := e(ex, r)
-			if err != nil && !isExpressionError(err) {
-				return err
-			}
-			k.keys[i] = newSortKey(t)
+		k, err := n.keyed(ex, r, seq)
+		if err != nil {
+			return err
 		}
+		seq++
 		switch {
 		case n.keep <= 0:
 			if err := acct.charge(k.bytes()); err != nil {
@@ -758,6 +754,19 @@ func (n *orderNode) run(ex *executor, seed row, emit func(row) bool) error {
 		}
 	}
 	return nil
+}
+
+// keyed is r with its ORDER BY keys decoded, arriving as number seq.
+func (n *orderNode) keyed(ex *executor, r row, seq int64) (*orderedRow, error) {
+	k := &orderedRow{r: r, seq: seq, keys: make([]sortKey, len(n.keys))}
+	for i, e := range n.keys {
+		t, err := e(ex, r)
+		if err != nil && !isExpressionError(err) {
+			return nil, err
+		}
+		k.keys[i] = newSortKey(t)
+	}
+	return k, nil
 }
 
 // orderedRow is a row with its decoded ORDER BY keys and arrival number.

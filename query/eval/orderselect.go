@@ -46,15 +46,11 @@ func (n *orderNode) runSelect(ex *executor, seed row, emit func(row) bool, befor
 			seq++
 			return ex.check()
 		}
-		k := &orderedRow{r: r, seq: seq, keys: make([]sortKey, len(n.keys))}
-		seq++
-		for i, e := range n.keys {
-			t, err := e(ex, r)
-			if err != nil && !isExpressionError(err) {
-				return err
-			}
-			k.keys[i] = newSortKey(t)
+		k, err := n.keyed(ex, r, seq)
+		if err != nil {
+			return err
 		}
+		seq++
 		if worst != nil && !before(k, worst) {
 			return ex.check()
 		}
