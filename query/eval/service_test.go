@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -577,7 +578,7 @@ func TestServiceJoinLeftSideCharged(t *testing.T) {
 type vettingStores struct {
 	remoteStores
 	refuse map[string]bool
-	calls  int
+	calls  atomic.Int64 // Handle runs on the join's goroutines
 }
 
 func (v *vettingStores) Vet(endpoint kb.Term) error {
@@ -588,7 +589,7 @@ func (v *vettingStores) Vet(endpoint kb.Term) error {
 }
 
 func (v *vettingStores) Handle(ctx context.Context, req ServiceRequest) (*Solutions, error) {
-	v.calls++
+	v.calls.Add(1)
 	if err := v.Vet(req.Endpoint); err != nil {
 		return nil, err
 	}
@@ -615,13 +616,13 @@ func TestServiceJoinRefusedEndpointFailsFirst(t *testing.T) {
 		`SELECT * { ?s ?p1 ?o1 OPTIONAL { SERVICE <http://no/sparql> { ?s <http://q> ?o2 } } }`,
 		`SELECT * { ?s ?p1 ?o1 SERVICE <http://no/sparql> { ?s <http://q> ?o2 } }`,
 	} {
-		svc.calls = 0
+		svc.calls.Store(0)
 		_, err := run(t, ds, text, Options{Service: svc, QueryMemory: 256 << 10})
 		if err == nil || !strings.Contains(err.Error(), "not allowed") {
 			t.Errorf("%s: error %v, want the endpoint's refusal", text, err)
 		}
-		if svc.calls != 0 {
-			t.Errorf("%s: %d calls reached the handler, want 0", text, svc.calls)
+		if n := svc.calls.Load(); n != 0 {
+			t.Errorf("%s: %d calls reached the handler, want 0", text, n)
 		}
 	}
 	rows, err := run(t, ds, `SELECT * { ?s ?p1 ?o1 SERVICE SILENT <http://no/sparql> { ?s <http://q> ?o2 } }`, Options{Service: svc})
