@@ -10,7 +10,6 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/query/syntax"
 )
 
 // TestOrderSelect runs ORDER BY … LIMIT … OFFSET with large limits (the
@@ -63,25 +62,7 @@ func TestOrderSelect(t *testing.T) {
 		{"DESC(?k + 0)", descending, 1200, 1},
 	} {
 		text := fmt.Sprintf("SELECT ?x { %s } ORDER BY %s LIMIT %d OFFSET %d", values, tc.order, tc.limit, tc.offset)
-		q, err := syntax.ParseQuery(text, syntax.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Query(context.Background(), ds, q, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for {
-			r, ok := res.Next()
-			if !ok {
-				break
-			}
-			got = append(got, r[0].Value)
-		}
-		if err := res.Err(); err != nil {
-			t.Fatal(err)
-		}
+		got := valuesOf(t, ds, text)
 		var want []string
 		for i := tc.offset; i < min(tc.offset+tc.limit, n); i++ {
 			want = append(want, fmt.Sprint(tc.want[i]))

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/kbtest"
-	"github.com/perfkb/perfkb/query/syntax"
 )
 
 // TestSortOrdered checks the chunked parallel sort of ORDER BY against
@@ -89,27 +89,24 @@ func TestOrderTopTies(t *testing.T) {
 	ds := kbtest.NewMemory()
 	for _, tc := range tests {
 		text := fmt.Sprintf("SELECT ?x { %s } ORDER BY %s LIMIT %d", values, tc.order, tc.limit)
-		q, err := syntax.ParseQuery(text, syntax.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Query(context.Background(), ds, q, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for {
-			r, ok := res.Next()
-			if !ok {
-				break
-			}
-			got = append(got, r[0].Value)
-		}
-		if err := res.Err(); err != nil {
-			t.Fatal(err)
-		}
+		got := valuesOf(t, ds, text)
 		if g := strings.Join(got, " "); g != tc.want {
 			t.Errorf("%s: got %s, want %s", text, g, tc.want)
 		}
 	}
+}
+
+// valuesOf runs the SELECT text over ds (run) and returns its first
+// variable's values, in answer order.
+func valuesOf(t *testing.T, ds kb.Dataset, text string) []string {
+	t.Helper()
+	rows, err := run(t, ds, text, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(rows))
+	for i, r := range rows {
+		got[i] = r[0].Value
+	}
+	return got
 }
