@@ -39,6 +39,7 @@ PK_PORT=${PK_PORT:-18180}
 V_HTTP=${V_HTTP:-18990}
 V_SQL=${V_SQL:-11212}
 . "$repo/bench/serve/virtuoso.sh"
+ports_free PK_PORT V_HTTP V_SQL || exit 1
 mkdir -p "$DATA"
 DATA=$(cd "$DATA" && pwd)
 OUT=${OUT:-$DATA/results}

@@ -31,6 +31,7 @@ PK_PORT=${PK_PORT:-18080}
 V_HTTP=${V_HTTP:-18890}
 V_SQL=${V_SQL:-11112}
 . "$here/virtuoso.sh"
+ports_free PK_PORT V_HTTP V_SQL || exit 1
 mkdir -p "$DATA"
 DATA=$(cd "$DATA" && pwd)
 

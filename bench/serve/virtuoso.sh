@@ -3,6 +3,20 @@
 # VIRTUOSO_SHARE (default /usr/share/virtuoso-opensource-7) and
 # VIRTUOSO_HOSTING (plugin folder) can point at a packed copy.
 
+# ports_free NAME...: fail, naming the variable, when one of the named port
+# variables is already bound on loopback. Two benchmark runs on one machine
+# would otherwise each talk to the other's servers (a perfkb serve that cannot
+# bind exits, and the readiness check then succeeds against the other run's).
+ports_free() {
+	for _v in "$@"; do
+		eval "_p=\$$_v"
+		if python3 -c "import socket,sys; s=socket.socket(); sys.exit(0 if s.connect_ex(('127.0.0.1', $_p)) else 1)"; then :; else
+			echo "port $_p (\$$_v) is in use on 127.0.0.1: another benchmark is running; set $_v to a free port" >&2
+			return 1
+		fi
+	done
+}
+
 # virtuoso_ini DIR: write DIR/virtuoso.ini (database files in DIR).
 virtuoso_ini() {
 	_vd=$1
