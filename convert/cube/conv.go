@@ -72,7 +72,8 @@ var known = map[string]struct {
 	"min_time":         {"min_wtime", 1e6},
 	"max_time":         {"max_wtime", 1e6},
 	"bytes_sent":       {"bytes_sent", 1},
-	"bytes_received":   {"bytes_recv", 1},
+	"bytes_received":   {"bytes_recv", 1}, // Score-P
+	"bytes_rcvd":       {"bytes_recv", 1}, // Scalasca
 	"mpi_latesender":   {"ls_wait", 1e6},
 	"mpi_wait_nxn":     {"wnxn_wait", 1e6},
 	"mpi_barrier_wait": {"wnxn_wait", 1e6},

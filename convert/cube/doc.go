@@ -38,6 +38,7 @@
 //	time (INCLUSIVE, s)                  wtime (inclusive, µs) and excl_wtime (µs)
 //	min_time, max_time (s)               min_wtime, max_wtime (µs)
 //	bytes_sent, bytes_received           bytes_sent, bytes_recv
+//	(Scalasca: bytes_rcvd)
 //	Scalasca mpi_latesender (s)          ls_wait (µs): the Late Sender rule's input
 //	Scalasca mpi_wait_nxn and            wnxn_wait (µs, their sum per call path): the
 //	mpi_barrier_wait (s)                 Wait at N x N rule's input

@@ -148,7 +148,7 @@ with CubexParser(sys.argv[1]) as cubex:
     for cn in cubex.all_cnodes():
         for k in cn.get_children():
             edges.append([cn.id, k.id])
-    for m in cubex.get_metrics():
+    for m in cubex.all_metrics():
         try:
             mv = cubex.get_metric_values(m)
             row = {}
@@ -196,6 +196,8 @@ func TestAgainstPycubexr(t *testing.T) {
 		{filepath.Join("testdata", "time.p4", "profile.cubex"), func(l int) (int, int) { return l, 0 }},
 		// Locations 0 and 2 are threads of process 0, 1 and 3 of process 1.
 		{filepath.Join("testdata", "cube-values_example.cubex"), func(l int) (int, int) { return l % 2, l }},
+		// Scalasca 2.6's trace analysis: one location per MPI rank.
+		{scoutPath, func(l int) (int, int) { return l, 0 }},
 	} {
 		t.Run(filepath.Base(filepath.Dir(tc.path))+"/"+filepath.Base(tc.path), func(t *testing.T) {
 			out, err := exec.CommandContext(context.Background(), py, "-c", pycubexrScript, tc.path).Output()
@@ -231,7 +233,7 @@ func TestAgainstPycubexr(t *testing.T) {
 					continue
 				}
 				name, scale := MetricName(m)
-				if info.Dtype != "DOUBLE" && info.Dtype != "MINDOUBLE" && info.Dtype != "MAXDOUBLE" {
+				if info.Dtype != "DOUBLE" && info.Dtype != "FLOAT" && info.Dtype != "MINDOUBLE" && info.Dtype != "MAXDOUBLE" {
 					scale = 1 // integer values are written as stored
 				}
 				for k, v := range row {
