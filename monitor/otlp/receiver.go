@@ -274,12 +274,6 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.fail(w, http.StatusRequestEntityTooLarge, &r.stats.refused, "otlp: the request maps to %d bytes, more than the queue holds (%d)", size, r.opt.MaxQueueBytes)
 		return
 	}
-	if j.quads, err = r.intern(req.Context(), terms); err != nil {
-		r.log.Error("otlp interning failed", "error", err.Error())
-		r.fail(w, http.StatusInternalServerError, &r.stats.refused, "otlp: interning: %v", err)
-		return
-	}
-	j.size = size
 	wctx, cancel := context.WithTimeout(req.Context(), r.opt.QueueWait)
 	err = r.sem.Acquire(wctx, size)
 	cancel()
@@ -289,6 +283,17 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.stats.queued.Add(size)
+	// Interned only once the request has room in the queue, so that the
+	// requests an overloaded receiver refuses add no terms to the
+	// dictionary.
+	if j.quads, err = r.intern(req.Context(), terms); err != nil {
+		r.sem.Release(size)
+		r.stats.queued.Add(-size)
+		r.log.Error("otlp interning failed", "error", err.Error())
+		r.fail(w, http.StatusInternalServerError, &r.stats.refused, "otlp: interning: %v", err)
+		return
+	}
+	j.size = size
 	r.mu.Lock()
 	if r.closed.Load() {
 		r.mu.Unlock()
