@@ -98,7 +98,7 @@ type Receiver struct {
 }
 
 type job struct {
-	quads  []kb.TermQuad
+	quads  []kb.Quad
 	size   int64
 	spans  int
 	points int
@@ -236,10 +236,14 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	source := "otlp " + req.RemoteAddr
-	var quads []kb.TermQuad
+	// The terms of each statement, S, P, O, G, as the store's Intern
+	// takes them: interned here, on the request's goroutine, so that
+	// requests intern in parallel and the writer, which serialises the
+	// writes, queues and copies 32-byte ID quads.
+	var terms []kb.Term
 	var size int64
 	emit := func(s, p, o kb.Term) error {
-		quads = append(quads, kb.TermQuad{S: s, P: p, O: o, G: r.opt.Graph})
+		terms = append(terms, s, p, o, r.opt.Graph)
 		size += int64(len(s.Value)+len(p.Value)+len(o.Value)) + 64
 		return nil
 	}
@@ -248,9 +252,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		td, derr := cotlp.DecodeTraces(body, enc, source, req.URL.Path)
 		if derr == nil {
 			// Room for the statements at once: grown by doubling, the
-			// slice of quads (pointers, so copied with write barriers)
+			// slice of terms (pointers, so copied with write barriers)
 			// cost about a tenth of the receiver's CPU time.
-			quads = make([]kb.TermQuad, 0, td.SpanCount()*statementsPerSpan)
+			terms = make([]kb.Term, 0, 4*td.SpanCount()*statementsPerSpan)
 			j.spans, derr = r.mapper.Traces(req.Context(), td, source, emit)
 		}
 		err = derr
@@ -266,7 +270,6 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.fail(w, http.StatusBadRequest, &r.stats.invalid, "%v", err)
 		return
 	}
-	j.quads, j.size = quads, size
 	if size > r.opt.MaxQueueBytes {
 		r.fail(w, http.StatusRequestEntityTooLarge, &r.stats.refused, "otlp: the request maps to %d bytes, more than the queue holds (%d)", size, r.opt.MaxQueueBytes)
 		return
@@ -280,6 +283,17 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.stats.queued.Add(size)
+	// Interned only once the request has room in the queue, so that the
+	// requests an overloaded receiver refuses add no terms to the
+	// dictionary.
+	if j.quads, err = r.intern(req.Context(), terms); err != nil {
+		r.sem.Release(size)
+		r.stats.queued.Add(-size)
+		r.log.Error("otlp interning failed", "error", err.Error())
+		r.fail(w, http.StatusInternalServerError, &r.stats.refused, "otlp: interning: %v", err)
+		return
+	}
+	j.size = size
 	r.mu.Lock()
 	if r.closed.Load() {
 		r.mu.Unlock()
@@ -372,13 +386,13 @@ func (r *Receiver) writer() {
 				break more
 			}
 		}
-		all := make([]kb.TermQuad, 0, n)
+		all := make([]kb.Quad, 0, n)
 		var size int64
 		for _, j := range jobs {
 			all = append(all, j.quads...)
 			size += j.size
 		}
-		err := r.write(ctx, all)
+		err := r.ds.Apply(ctx, kb.Delta{Add: all})
 		if err == nil {
 			r.stats.writes.Add(1)
 			r.stats.triples.Add(int64(len(all)))
@@ -395,10 +409,15 @@ func (r *Receiver) writer() {
 	}
 }
 
-func (r *Receiver) write(ctx context.Context, tq []kb.TermQuad) error {
-	quads, err := kb.InternQuads(ctx, r.ds, tq)
+// intern returns the ID quads of terms (S, P, O, G of each statement).
+func (r *Receiver) intern(ctx context.Context, terms []kb.Term) ([]kb.Quad, error) {
+	ids, err := r.ds.Intern(ctx, terms)
 	if err != nil {
-		return fmt.Errorf("interning: %w", err)
+		return nil, fmt.Errorf("otlp: %w", err)
 	}
-	return r.ds.Apply(ctx, kb.Delta{Add: quads})
+	quads := make([]kb.Quad, len(terms)/4)
+	for i := range quads {
+		quads[i] = kb.Quad{S: ids[4*i], P: ids[4*i+1], O: ids[4*i+2], G: ids[4*i+3]}
+	}
+	return quads, nil
 }
