@@ -606,24 +606,25 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 	var vals []kb.ID
 	var nothing output
 	memo := map[gateKey]bool{}
-	// A derivation with several marked premises is found from each of
-	// them; only the first, the premise marked first (of the lowest
-	// clause, when one triple matches two), goes on to the body calls
-	// after the last pattern (skolems, strConcat …) and to collect.
+	// A derivation with several marked premises would be found from each
+	// of them; it is found from the first only, the premise marked first
+	// (of the lowest clause, when one triple matches two). A join bound to
+	// a later premise drops a partial match as soon as it reaches a row
+	// marked before its own (or the same triple at a lower clause): every
+	// derivation that extends it is found from that row's join, which
+	// runs over the same working memory (nothing leaves it while
+	// over-deleting). A finding rule over nine metric triples of one
+	// deleted region is so joined once in full, not nine times, and its
+	// final calls (makeSkolem, strConcat …) run once per derivation.
 	var i, ci int
-	firstFind := func(prem []premRef) bool {
-		for clause, pr := range prem {
-			if pr.t == nil || clause == ci {
-				continue
-			}
-			k, ok := rt.isMark[[3]kb.ID{pr.t.s[pr.row], pr.t.p, pr.t.o[pr.row]}]
-			if ok && (k < i || k == i && clause < ci) {
-				return false
-			}
+	skip := func(t *table, r int32, clause int) bool {
+		if clause == ci {
+			return false
 		}
-		return true
+		k, ok := rt.isMark[[3]kb.ID{t.s[r], t.p, t.o[r]}]
+		return ok && (k < i || k == i && clause < ci)
 	}
-	defer func() { rt.x.keep = nil }()
+	defer func() { rt.x.skip = nil }()
 	for i = from; i < len(rt.marked); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -647,10 +648,7 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 				}
 				ref.pl = pl
 			}
-			ci, rt.x.keep = ref.ci, nil
-			if len(ref.pl.final) > 0 {
-				rt.x.keep = firstFind
-			}
+			ci, rt.x.skip = ref.ci, skip
 			if err := rt.e.evaluateWith(ctx, &rt.x, ref.pl, &nothing, 0, -1, vals, collect); err != nil {
 				return err
 			}
