@@ -261,6 +261,10 @@ type patternRef struct {
 	// most (checked once per predicate and retraction, see refsFor),
 	// direct those probed for each triple.
 	memo, direct []gate
+	// pair: over-deleting through the pattern reads the rule's other
+	// pattern, other, once per predicate (see pairPattern).
+	pair  bool
+	other int
 }
 
 // A gate is a necessary condition for a join: body pattern j of the rule
@@ -444,6 +448,9 @@ type retraction struct {
 	// working memory does not change while over-deleting, so they are
 	// worked out once per predicate, not once per triple.
 	predRefs map[kb.ID][]*patternRef
+	// pairs caches pairRows; pairVals is overDeletePair's scratch.
+	pairs    map[pairKey][][3]kb.ID
+	pairVals []kb.ID
 }
 
 func (e *Engine) newRetraction() *retraction {
@@ -463,6 +470,7 @@ func (e *Engine) newRetraction() *retraction {
 					}
 				}
 				ref.memo, ref.direct = splitGates(gatesFor(br, ci, bound, pv))
+				ref.other, ref.pair = pairPattern(br, ci)
 				if p := br.patterns[ci][1]; p.mode == modeConst {
 					e.byPredRefs[p.id] = append(e.byPredRefs[p.id], ref)
 				} else {
@@ -474,7 +482,8 @@ func (e *Engine) newRetraction() *retraction {
 	return &retraction{e: e, plans: e.retractPlans, isMark: map[[3]kb.ID]int{}, unasserted: map[[3]kb.ID]bool{},
 		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
 		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{},
-		byPred: e.byPredRefs, anyPred: e.anyPredRefs, predRefs: map[kb.ID][]*patternRef{}}
+		byPred: e.byPredRefs, anyPred: e.anyPredRefs, predRefs: map[kb.ID][]*patternRef{},
+		pairs: map[pairKey][][3]kb.ID{}}
 }
 
 // refsFor returns the body patterns a marked triple of predicate p may
@@ -637,6 +646,10 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 			}
 			vals = vals[:len(br.cr.varNames)]
 			if !unify(br.patterns[ref.ci], t, vals) || !rt.e.gatesOpen(br, ref.direct, vals, nil) {
+				continue
+			}
+			if ref.pair {
+				rt.overDeletePair(ref, t, vals)
 				continue
 			}
 			if ref.pl == nil {
@@ -1142,6 +1155,13 @@ func (e *Engine) maintain(ctx context.Context, rt *retraction) error {
 		e.ts.tables[t[1]].remove(t[0], t[2])
 	}
 	start = e.timePhase("overdelete", start)
+	if e.out.set.len() == 0 && len(e.out.set.slots) > 1<<12 {
+		// The set of a round's new triples kept the slots of the
+		// closure's largest round (up to 24 MiB), and every commit clears
+		// them all: a retraction derives few triples again, so it starts
+		// from an empty set that grows as it needs.
+		e.out.set = tripleSet{}
+	}
 	err := rt.rederive(ctx)
 	start = e.timePhase("rederive", start)
 	switch {
