@@ -517,9 +517,11 @@ type joiner struct {
 	// whether the working memory has it or not, and head calls do not
 	// run: retraction uses it to find what a removed triple supported.
 	collect func(h [3]kb.ID, vals []kb.ID)
-	// keep, when set, decides from the premises whether a full match goes
-	// on to the final calls (retraction: each derivation once).
-	keep func(prem []premRef) bool
+	// skip, when set, is asked of each row a step matches (with the body
+	// clause it matches) whether the partial match is to be dropped with
+	// everything that extends it: over-deleting finds each derivation
+	// from one of its premises only (see retraction.overDelete).
+	skip func(t *table, r int32, clause int) bool
 }
 
 type callState struct {
@@ -553,7 +555,7 @@ func (e *Engine) evaluateWith(ctx context.Context, x *joiner, pl *plan, out *out
 		x = &joiner{cs: map[*boundCall]*callState{}}
 	}
 	*x = joiner{e: e, ctx: ctx, pl: pl, out: out, lo: lo, hi: hi, collect: collect,
-		vals: grow(x.vals, nv), tvals: grow(x.tvals, nv), prem: grow(x.prem, nb), cs: x.cs, keep: x.keep}
+		vals: grow(x.vals, nv), tvals: grow(x.tvals, nv), prem: grow(x.prem, nb), cs: x.cs, skip: x.skip}
 	copy(x.vals, preset)
 	ok, err := x.calls(pl.pre)
 	if err != nil || !ok {
@@ -574,9 +576,6 @@ func grow[T any](s []T, n int) []T {
 
 func (x *joiner) step(k int) error {
 	if k == len(x.pl.steps) {
-		if x.keep != nil && !x.keep(x.prem) {
-			return nil
-		}
 		if x.collect == nil && x.pl.headCheck && x.headExists() {
 			return nil // nothing new to derive: skip the trailing filters
 		}
@@ -667,6 +666,9 @@ func (x *joiner) scan(k int, st *planStep, t *table, s, o kb.ID) error {
 
 func (x *joiner) match(k int, st *planStep, t *table, r int32) error {
 	if !x.genOK(st, t.gen[r]) || k == 0 && x.hi >= 0 && (r < x.lo || r >= x.hi) {
+		return nil
+	}
+	if x.skip != nil && x.skip(t, r, st.clause) {
 		return nil
 	}
 	if x.steps++; x.steps&0x3fff == 0 {

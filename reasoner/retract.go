@@ -261,6 +261,10 @@ type patternRef struct {
 	// most (checked once per predicate and retraction, see refsFor),
 	// direct those probed for each triple.
 	memo, direct []gate
+	// pair: over-deleting through the pattern reads the rule's other
+	// pattern, other, once per predicate (see pairPattern).
+	pair  bool
+	other int
 }
 
 // A gate is a necessary condition for a join: body pattern j of the rule
@@ -444,6 +448,9 @@ type retraction struct {
 	// working memory does not change while over-deleting, so they are
 	// worked out once per predicate, not once per triple.
 	predRefs map[kb.ID][]*patternRef
+	// pairs caches pairRows; pairVals is overDeletePair's scratch.
+	pairs    map[pairKey][][3]kb.ID
+	pairVals []kb.ID
 }
 
 func (e *Engine) newRetraction() *retraction {
@@ -463,6 +470,7 @@ func (e *Engine) newRetraction() *retraction {
 					}
 				}
 				ref.memo, ref.direct = splitGates(gatesFor(br, ci, bound, pv))
+				ref.other, ref.pair = pairPattern(br, ci)
 				if p := br.patterns[ci][1]; p.mode == modeConst {
 					e.byPredRefs[p.id] = append(e.byPredRefs[p.id], ref)
 				} else {
@@ -474,7 +482,8 @@ func (e *Engine) newRetraction() *retraction {
 	return &retraction{e: e, plans: e.retractPlans, isMark: map[[3]kb.ID]int{}, unasserted: map[[3]kb.ID]bool{},
 		hints: map[skolemKey][][]kb.ID{}, skolemOf: map[kb.ID][]kb.ID{},
 		x: joiner{cs: map[*boundCall]*callState{}}, isAsserted: map[[3]kb.ID]bool{},
-		byPred: e.byPredRefs, anyPred: e.anyPredRefs, predRefs: map[kb.ID][]*patternRef{}}
+		byPred: e.byPredRefs, anyPred: e.anyPredRefs, predRefs: map[kb.ID][]*patternRef{},
+		pairs: map[pairKey][][3]kb.ID{}}
 }
 
 // refsFor returns the body patterns a marked triple of predicate p may
@@ -606,24 +615,25 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 	var vals []kb.ID
 	var nothing output
 	memo := map[gateKey]bool{}
-	// A derivation with several marked premises is found from each of
-	// them; only the first, the premise marked first (of the lowest
-	// clause, when one triple matches two), goes on to the body calls
-	// after the last pattern (skolems, strConcat …) and to collect.
+	// A derivation with several marked premises would be found from each
+	// of them; it is found from the first only, the premise marked first
+	// (of the lowest clause, when one triple matches two). A join bound to
+	// a later premise drops a partial match as soon as it reaches a row
+	// marked before its own (or the same triple at a lower clause): every
+	// derivation that extends it is found from that row's join, which
+	// runs over the same working memory (nothing leaves it while
+	// over-deleting). A finding rule over nine metric triples of one
+	// deleted region is so joined once in full, not nine times, and its
+	// final calls (makeSkolem, strConcat …) run once per derivation.
 	var i, ci int
-	firstFind := func(prem []premRef) bool {
-		for clause, pr := range prem {
-			if pr.t == nil || clause == ci {
-				continue
-			}
-			k, ok := rt.isMark[[3]kb.ID{pr.t.s[pr.row], pr.t.p, pr.t.o[pr.row]}]
-			if ok && (k < i || k == i && clause < ci) {
-				return false
-			}
+	skip := func(t *table, r int32, clause int) bool {
+		if clause == ci {
+			return false
 		}
-		return true
+		k, ok := rt.isMark[[3]kb.ID{t.s[r], t.p, t.o[r]}]
+		return ok && (k < i || k == i && clause < ci)
 	}
-	defer func() { rt.x.keep = nil }()
+	defer func() { rt.x.skip = nil }()
 	for i = from; i < len(rt.marked); i++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -638,6 +648,10 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 			if !unify(br.patterns[ref.ci], t, vals) || !rt.e.gatesOpen(br, ref.direct, vals, nil) {
 				continue
 			}
+			if ref.pair {
+				rt.overDeletePair(ref, t, vals)
+				continue
+			}
 			if ref.pl == nil {
 				// unify binds exactly the pattern's variables, so one
 				// plan serves every triple.
@@ -647,10 +661,7 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 				}
 				ref.pl = pl
 			}
-			ci, rt.x.keep = ref.ci, nil
-			if len(ref.pl.final) > 0 {
-				rt.x.keep = firstFind
-			}
+			ci, rt.x.skip = ref.ci, skip
 			if err := rt.e.evaluateWith(ctx, &rt.x, ref.pl, &nothing, 0, -1, vals, collect); err != nil {
 				return err
 			}
@@ -1144,6 +1155,13 @@ func (e *Engine) maintain(ctx context.Context, rt *retraction) error {
 		e.ts.tables[t[1]].remove(t[0], t[2])
 	}
 	start = e.timePhase("overdelete", start)
+	if e.out.set.len() == 0 && len(e.out.set.slots) > 1<<12 {
+		// The set of a round's new triples kept the slots of the
+		// closure's largest round (up to 24 MiB), and every commit clears
+		// them all: a retraction derives few triples again, so it starts
+		// from an empty set that grows as it needs.
+		e.out.set = tripleSet{}
+	}
 	err := rt.rederive(ctx)
 	start = e.timePhase("rederive", start)
 	switch {
