@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
@@ -179,15 +180,14 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	if rewrite && opts.sideFiles && !s.memory {
 		dictSide = build
 	}
-	dict := s.startDictionaryTables(s.dict.unsavedIDs(keyIDs32(keys)), rewrite, dictSide)
+	// keys stays as it is until the tables are taken: the goroutine
+	// finds the terms to write from it.
+	dict := s.startDictionaryTablesOf(func() []kb.ID { return s.dict.unsavedIDs(keyIDs32(keys)) }, rewrite, dictSide)
 	var added []key32
 	if opts.added {
-		added = slices.Clone(keys) // keys is reordered per index below
+		added = slices.Clone(keys) // keys goes to the read side below
 	}
 	delta := make(map[[2]kb.ID]int64)
-	for _, k := range keys {
-		delta[[2]kb.ID{kb.ID(k[1]), kb.ID(k[3])}]++
-	}
 	var paths [numOrders]string
 	var errs [numOrders]error
 	var sorted [numOrders][]key32  // copies for the read side
@@ -211,30 +211,33 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		old = sortOrders(spog, make([]key32, len(spog)))
 	}
 	if len(keys) > 0 {
-		// Two goroutines, each with its own copy of the keys (made before
-		// either starts reordering) and scratch space: orders 0..2 on one,
-		// 3..5 on the other. keys is already in SPOG order.
-		bufs := [2][]key32{keys, slices.Clone(keys)}
-		tmps := [2][]key32{scratch[:len(keys)], make([]key32, len(keys))}
+		// Every order from SPOG by one counting pass each (mem_sort.go),
+		// then the side files and tables of the six orders on two
+		// goroutines taking the next order as each finishes, so that the
+		// dictionary tables' goroutine beside them does not leave a core
+		// idle. Each order has a buffer of its own, handed to the read
+		// side as it is.
+		byOrder := sortOrders(keys, scratch[:len(keys)])
+		countPG(delta, byOrder[4])
+		var next atomic.Int32
+		var failed atomic.Bool
 		var wg sync.WaitGroup
-		for half := 0; half < 2; half++ {
+		for range 2 {
 			wg.Add(1)
-			go func(half int) {
+			go func() {
 				defer wg.Done()
-				buf, tmp := bufs[half], tmps[half]
-				prev := 0
-				for k := half * 3; k < half*3+3; k++ {
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= numOrders || failed.Load() {
+						return
+					}
 					if err := ctx.Err(); err != nil {
 						errs[k] = err
 						return
 					}
-					if k != 0 {
-						repermute32(buf, prev, k)
-						radixSort32(buf, tmp)
-						prev = k
-					}
+					buf := byOrder[k]
 					if capture && !rewrite {
-						sorted[k] = slices.Clone(buf)
+						sorted[k] = buf
 					}
 					table := keyUnion{a: buf}
 					if side || rewrite {
@@ -254,12 +257,11 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 							}
 						}
 					}
-					paths[k], errs[k] = s.writeIndexTable32(k, table)
-					if errs[k] != nil {
-						return
+					if paths[k], errs[k] = s.writeIndexTable32(k, table); errs[k] != nil {
+						failed.Store(true)
 					}
 				}
-			}(half)
+			}()
 		}
 		wg.Wait()
 	}
@@ -296,6 +298,20 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		}
 	}
 	return added, nil
+}
+
+// countPG adds to delta the number of keys of each (predicate, graph)
+// pair in gpos, keys sorted in GPOS order: one map update per run.
+func countPG(delta map[[2]kb.ID]int64, gpos []key32) {
+	for i := 0; i < len(gpos); {
+		g, p := gpos[i][0], gpos[i][1]
+		j := i + 1
+		for j < len(gpos) && gpos[j][0] == g && gpos[j][1] == p {
+			j++
+		}
+		delta[[2]kb.ID{kb.ID(p), kb.ID(g)}] += int64(j - i)
+		i = j
+	}
 }
 
 // rewriteReadSide publishes the read side of a store a rewrite has just
@@ -401,6 +417,13 @@ type dictionaryTables struct {
 // temporary side file from the same entries (they are then the whole
 // id → term table), so that it is not read back after the ingest.
 func (s *Store) startDictionaryTables(ids []kb.ID, whole bool, sideDictBuild uint64) <-chan dictionaryTables {
+	return s.startDictionaryTablesOf(func() []kb.ID { return ids }, whole, sideDictBuild)
+}
+
+// startDictionaryTablesOf is startDictionaryTables with the IDs to write
+// found by ids on the goroutine, so that finding them (a pass over every
+// key of a bulk load) does not hold up the caller.
+func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDictBuild uint64) <-chan dictionaryTables {
 	ch := make(chan dictionaryTables, 1)
 	if s.memory {
 		ch <- dictionaryTables{}
@@ -408,12 +431,12 @@ func (s *Store) startDictionaryTables(ids []kb.ID, whole bool, sideDictBuild uin
 	}
 	go func() {
 		var t dictionaryTables
-		t.ids = ids
+		t.ids = ids()
 		var sd *sideDictBuilder
 		if whole && sideDictBuild != 0 {
 			sd = &sideDictBuilder{}
 		}
-		t.idPath, t.termPath, t.err = s.writeDictionaryTables(ids, whole, sd)
+		t.idPath, t.termPath, t.err = s.writeDictionaryTables(t.ids, whole, sd)
 		if sd != nil {
 			t.sideDone = true
 			if t.err == nil {

@@ -2,6 +2,7 @@ package native
 
 import (
 	"encoding/binary"
+	mbits "math/bits"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -51,10 +52,7 @@ func (d *dictionary) unsavedIDs(each func(yield func(kb.ID))) []kb.ID {
 	var out []kb.ID
 	for w, bits := range need {
 		for bits != 0 {
-			b := uint64(0)
-			for bits&(1<<b) == 0 {
-				b++
-			}
+			b := uint64(mbits.TrailingZeros64(bits))
 			bits &^= 1 << b
 			out = append(out, d.savedFrom+kb.ID(uint64(w)*64+b))
 		}

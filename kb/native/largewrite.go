@@ -84,10 +84,10 @@ func (s *Store) ingestLarge(ctx context.Context, keys []key32, added *[]key32, l
 	return false, locked(keys)
 }
 
-// sortKeys32 sorts keys in SPOG order and returns them.
+// sortKeys32 sorts keys in SPOG order and returns them (in keys or in a
+// new slice as long).
 func sortKeys32(keys []key32) []key32 {
-	radixSort32(keys, make([]key32, len(keys)))
-	return keys
+	return radixSortParallel(keys, make([]key32, len(keys)))
 }
 
 // prepareLog builds a large write of all (sorted SPOG, no duplicates) for

@@ -115,3 +115,46 @@ func compactKeys(keys []key32) []key32 {
 	}
 	return out
 }
+
+// parallelSortMin is the length from which radixSortParallel sorts two
+// halves at once: below it the merge and the goroutine cost more than the
+// second core saves.
+const parallelSortMin = 1 << 17
+
+// radixSortParallel sorts keys lexicographically as radixSort32 does, the
+// two halves on two goroutines and then merged, using tmp (as long) as
+// scratch. It returns the sorted keys, which are in keys or in tmp.
+func radixSortParallel(keys, tmp []key32) []key32 {
+	if len(keys) < parallelSortMin {
+		radixSort32(keys, tmp)
+		return keys
+	}
+	h := len(keys) / 2
+	done := make(chan struct{})
+	go func() {
+		radixSort32(keys[h:], tmp[h:])
+		close(done)
+	}()
+	radixSort32(keys[:h], tmp[:h])
+	<-done
+	mergeKeys(tmp, keys[:h], keys[h:])
+	return tmp
+}
+
+// mergeKeys writes the sorted keys a and b, merged, into dst (len(a) +
+// len(b) long); a key in both comes from a first.
+func mergeKeys(dst, a, b []key32) {
+	i, j, n := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if cmpKey(b[j], a[i]) < 0 {
+			dst[n] = b[j]
+			j++
+		} else {
+			dst[n] = a[i]
+			i++
+		}
+		n++
+	}
+	n += copy(dst[n:], a[i:])
+	copy(dst[n:], b[j:])
+}

@@ -105,3 +105,66 @@ func TestIngestWide(t *testing.T) {
 		t.Errorf("Count = %d; want 2000", n)
 	}
 }
+
+// TestRadixSortParallel checks the two-halves sort and its merge against
+// slices.SortFunc, on inputs long enough to take the parallel path and
+// with many equal keys across the halves.
+func TestRadixSortParallel(t *testing.T) {
+	tests := []struct {
+		name  string
+		n     int
+		maxID uint32
+	}{
+		{"short, one goroutine", 1000, 100},
+		{"threshold", parallelSortMin, 1 << 20},
+		{"odd length", parallelSortMin + 1, 1 << 20},
+		{"many duplicates", 3 * parallelSortMin, 4},
+		{"large ids", 2*parallelSortMin + 3, 1<<32 - 1},
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			keys := make([]key32, tc.n)
+			for i := range keys {
+				for f := range keys[i] {
+					keys[i][f] = 1 + rng.Uint32N(tc.maxID)
+				}
+			}
+			if tc.n > 2 {
+				// Sorted descending in the first half: the merge must
+				// interleave, not append.
+				slices.SortFunc(keys[:tc.n/2], func(a, b key32) int { return slices.Compare(b[:], a[:]) })
+			}
+			want := slices.Clone(keys)
+			slices.SortFunc(want, func(a, b key32) int { return slices.Compare(a[:], b[:]) })
+			got := radixSortParallel(keys, make([]key32, len(keys)))
+			if !slices.Equal(got, want) {
+				t.Errorf("radixSortParallel disagrees with slices.SortFunc on %d keys", tc.n)
+			}
+		})
+	}
+}
+
+func TestMergeKeys(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []key32
+		want []key32
+	}{
+		{"both empty", nil, nil, []key32{}},
+		{"a empty", nil, []key32{{1}, {2}}, []key32{{1}, {2}}},
+		{"b empty", []key32{{1}, {2}}, nil, []key32{{1}, {2}}},
+		{"interleaved", []key32{{1}, {3}, {5}}, []key32{{2}, {4}, {6}, {7}}, []key32{{1}, {2}, {3}, {4}, {5}, {6}, {7}}},
+		{"equal keys kept", []key32{{1, 2}, {4}}, []key32{{1, 2}, {1, 3}}, []key32{{1, 2}, {1, 2}, {1, 3}, {4}}},
+		{"last field decides", []key32{{1, 1, 1, 2}}, []key32{{1, 1, 1, 1}}, []key32{{1, 1, 1, 1}, {1, 1, 1, 2}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := make([]key32, len(tc.a)+len(tc.b))
+			mergeKeys(got, tc.a, tc.b)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("mergeKeys = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
