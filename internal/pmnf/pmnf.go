@@ -610,7 +610,8 @@ func (md *Modeler) fitMulti(xs [][]float64, ys []float64) *Model {
 }
 
 // fitTerms fits the constant and one coefficient per term shape to every
-// point by least squares and computes the costs on the same points.
+// point by least squares, as numpy does it for Extra-P (lstsqSVD), and
+// computes the costs on the same points.
 func fitTerms(xs [][]float64, ys []float64, shapes [][]Factor) *Model {
 	n, k := len(ys), len(shapes)+1
 	a := make([]float64, n*k)
@@ -620,7 +621,13 @@ func fitTerms(xs [][]float64, ys []float64, shapes [][]Factor) *Model {
 			a[i*k+j+1] = Term{Factors: f}.Shape(xs[i])
 		}
 	}
-	c := lstsq(a, slices.Clone(ys), n, k)
+	// Extra-P's MultiParameterHypothesis.compute_coefficients: numpy's
+	// lstsq with its default cut-off, again at machine precision when that
+	// loses rank.
+	c, rank := lstsqSVD(a, ys, n, k, 0)
+	if rank < k {
+		c, _ = lstsqSVD(a, ys, n, k, -1)
+	}
 	m := &Model{Constant: c[0]}
 	for j, f := range shapes {
 		m.Terms = append(m.Terms, Term{Coefficient: c[j+1], Factors: f})

@@ -16,6 +16,10 @@ type synth struct {
 	want   []Exponent
 	mult   bool // two parameters: c1·f(p)·g(n) rather than c1·f(p) + c2·g(n)
 	points []Point
+	// truth is the noise-free value at each point, termVals each
+	// generating term's contribution to it.
+	truth    []float64
+	termVals [][]float64
 }
 
 // design is a measurement design: the parameters' names and values (the
@@ -88,6 +92,7 @@ func generate(seed uint64, d design) []synth {
 			}
 		}
 		nz := d.lo + rng.Float64()*(d.hi-d.lo)
+		s.termVals = make([][]float64, len(coef))
 		for _, x := range grid {
 			v := c0
 			if s.mult {
@@ -96,11 +101,15 @@ func generate(seed uint64, d design) []synth {
 					t *= e.eval(x[i])
 				}
 				v += t
+				s.termVals[0] = append(s.termVals[0], t)
 			} else {
 				for i, e := range s.want {
-					v += coef[i] * e.eval(x[i])
+					t := coef[i] * e.eval(x[i])
+					v += t
+					s.termVals[i] = append(s.termVals[i], t)
 				}
 			}
+			s.truth = append(s.truth, v)
 			s.points = append(s.points, Point{X: x, Values: noisy(rng, v, nz)})
 		}
 	}
