@@ -43,8 +43,8 @@ func (n *countJoinNode) keepable(ex *executor, op *cjOp) bool {
 // errNotKept is what the probe of isKept builds: nothing.
 var errNotKept = errors.New("eval: no kept list")
 
-// isKept reports whether op's per-key counts are kept already (in memory
-// or in the store's side file), so that scanKept reads them without a
+// isKept reports whether op's per-key counts are kept already in memory,
+// so that scanKept reads them without a
 // scan or a sort: sortCost charges no sort for them. Nothing is built.
 func (n *countJoinNode) isKept(ex *executor, op *cjOp) bool {
 	if !n.keepable(ex, op) {
@@ -58,7 +58,10 @@ func (n *countJoinNode) isKept(ex *executor, op *cjOp) bool {
 	if ok || probed {
 		return ok || known
 	}
-	_, _, ok, err := keyCountsDerived(ex.ds, op.pat[1], n.keptKind(ex, op), func() (any, int64, error) {
+	// The values kept in memory only: a side file not read yet would be
+	// read (and checked) by the probe, and one past the store's cap for
+	// kept values on every probe.
+	_, _, ok, err := ex.ds.(predicateDeriver).PredicateDerived(op.pat[1], n.keptKind(ex, op), func() (any, int64, error) {
 		return nil, 0, errNotKept
 	})
 	ok = ok && err == nil

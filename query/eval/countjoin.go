@@ -1550,7 +1550,9 @@ func (n *countJoinNode) sortCost(ex *executor, op *cjOp, root bool) (int64, erro
 		if err != nil {
 			return 0, err
 		}
-		cost += c
+		// weightedInto evaluates a part only at the values the matches
+		// reach when that is cheaper: a lookup per value at most.
+		cost += min(c, size*probeCost/scanShare)
 	}
 	return cost, nil
 }
@@ -1558,10 +1560,10 @@ func (n *countJoinNode) sortCost(ex *executor, op *cjOp, root bool) (int64, erro
 // weighCost is what one match of a pattern with parts costs per part, in
 // half sorted quads: each match looks its other value up in every part's
 // list (weightedInto), a search in a list of up to millions of keys,
-// measured on a 5M-triple store at about half a sorted quad (a star of
-// three 1M-quad predicates: 107 CPU-ms weighed, 28 summed from kept
-// lists). Tests set it to 0 to key on what sorts least alone.
-var weighCost int64 = 1
+// measured on a 5M-triple store at about one and a half sorted quads (a
+// star of three 1M-quad predicates: 107 CPU-ms weighed, 28 summed from
+// kept lists). Tests set it to 0 to key on what sorts least alone.
+var weighCost int64 = 3
 
 // scanShare is how many scanned quads cost as much as one sorted quad
 // in sortCost.

@@ -130,7 +130,7 @@ func TestCountJoin(t *testing.T) {
 					countJoinOn, probeCost, weighCost = way.on, way.probe, 0
 					cjKeyChoiceOn, cjSumOn = !way.first, !way.first
 					defer func() {
-						countJoinOn, probeCost, weighCost = true, 16, 1
+						countJoinOn, probeCost, weighCost = true, 16, 3
 						cjKeyChoiceOn, cjSumOn = true, true
 					}()
 					text := pre + tc.where
@@ -331,7 +331,7 @@ func TestSortPairs(t *testing.T) {
 func TestCountJoinPartPositions(t *testing.T) {
 	const text = "PREFIX : <http://ex/> SELECT (COUNT(*) AS ?n) { ?s :w ?o . ?s :x ?a . ?s :y ?b }"
 	weighCost = 0 // keyed on ?o, the key that sorts least
-	defer func() { weighCost = 1 }()
+	defer func() { weighCost = 3 }()
 	for sname, ds := range loadedStores(t, "testdata/countjoin-parts.nt", rdfio.NTriples) {
 		for _, on := range []bool{true, false} {
 			countJoinOn = on
