@@ -1190,12 +1190,17 @@ func gallop(ids []kb.ID, from int, v kb.ID) int {
 // the part's size, 1 for each value where the part has a solution, found
 // by lookups that stop at the first.
 func (n *countJoinNode) subCounts(ex *executor, sub cjSub, only *keyCounts) (keyCounts, int64, error) {
+	whole := false
 	if only != nil && (sub.kind == cjSemi || sub.kind == cjAnti) {
 		est, err := n.estimate(ex, sub.op)
 		if err != nil {
 			return keyCounts{}, 0, err
 		}
-		if int64(len(only.ids))*existsCost < est {
+		// A list the store keeps is read whole once the lookups would
+		// cost an eighth of its sort: sorted by this query, it is free
+		// for the later ones.
+		whole = n.keepable(ex, sub.op) && (n.isKept(ex, sub.op) || int64(len(only.ids))*existsCost*8 >= est)
+		if int64(len(only.ids))*existsCost < est && !whole {
 			var kc keyCounts
 			bytes := int64(len(only.ids)) * 16
 			if err := ex.mem.charge(bytes, countJoinOp); err != nil {
@@ -1218,6 +1223,9 @@ func (n *countJoinNode) subCounts(ex *executor, sub cjSub, only *keyCounts) (key
 			}
 			return kc, bytes, nil
 		}
+	}
+	if whole {
+		return n.counts(ex, sub.op, nil) // scanKept: read, or built and kept
 	}
 	return n.counts(ex, sub.op, only)
 }
