@@ -1018,7 +1018,7 @@ func (n *countJoinNode) weightedInto(ex *executor, op *cjOp, keys []kb.ID, sum *
 	}
 	var pairs []pair
 	charged := 0 // the pairs charged to the budget
-	if keys == nil && (sum == nil || restrict) && reach > 0 {
+	if keys == nil && restrict && reach > 0 {
 		// A scan yields at most the pattern's size: one allocation.
 		if err := ex.mem.charge(reach*16, countJoinOp); err != nil {
 			return kc, held, err
@@ -1052,6 +1052,16 @@ func (n *countJoinNode) weightedInto(ex *executor, op *cjOp, keys []kb.ID, sum *
 				if sum != nil {
 					return add(w)
 				}
+			}
+			if !restrict && len(pairs) > 0 && pairs[len(pairs)-1].k == ids[op.keyPos] {
+				// Matches in key order (P-O-S-G counted on the object)
+				// add up as they come: one pair per key, not per match.
+				var carry uint64
+				last := &pairs[len(pairs)-1]
+				if last.w, carry = addCount(last.w, w); carry != 0 {
+					return fmt.Errorf("eval: a counted join's count overflows 64 bits")
+				}
+				return nil
 			}
 			if len(pairs) >= charged {
 				if err := ex.mem.charge(0x1000*16, countJoinOp); err != nil {
