@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -31,20 +32,54 @@ var cjColumnsOn = true
 // cache rather than built (tests check that a write is noticed).
 var cjColumnReads atomic.Int64
 
-// scanKept is scan for a pattern `?key p ?o` or `?s p ?key` (a constant
-// predicate, two variables, no parts), through the store's kept values
-// where it keeps them; ok is false when the pattern is not of that shape
-// or the store keeps none. Per-object counts need no sort (P-O-S-G yields
-// them in order) but are kept too: a chain counts each link on its
-// object, and a kept list spares the scan.
-func (n *countJoinNode) scanKept(ex *executor, op *cjOp) (kc keyCounts, held int64, ok bool, err error) {
-	pd, isPD := ex.ds.(predicateDeriver)
-	if !cjColumnsOn || !isPD || ex.dict.table == nil || op.missing || len(op.subs) > 0 ||
-		op.pat[0] != kb.Any || op.pat[2] != kb.Any || op.pat[1] == kb.Any {
-		return kc, 0, false, nil
+// keepable reports whether scanKept may read op's per-key counts from
+// the store's kept values.
+func (n *countJoinNode) keepable(ex *executor, op *cjOp) bool {
+	_, isPD := ex.ds.(predicateDeriver)
+	return cjColumnsOn && isPD && ex.dict.table != nil && !op.missing && len(op.subs) == 0 &&
+		op.pat[0] == kb.Any && op.pat[2] == kb.Any && op.pat[1] != kb.Any
+}
+
+// errNotKept is what the probe of isKept builds: nothing.
+var errNotKept = errors.New("eval: no kept list")
+
+// isKept reports whether op's per-key counts are kept already in memory,
+// so that scanKept reads them without a
+// scan or a sort: sortCost charges no sort for them. Nothing is built.
+func (n *countJoinNode) isKept(ex *executor, op *cjOp) bool {
+	if !n.keepable(ex, op) {
+		return false
 	}
-	// What the list depends on besides the predicate: the graphs read,
-	// whether a triple's quads count once, and the graphs left out.
+	mk := [2]kb.ID{op.pat[1], kb.ID(op.keyPos)}
+	n.keptMu.Lock()
+	_, ok := n.kept[mk]
+	known, probed := n.keptProbed[mk]
+	n.keptMu.Unlock()
+	if ok || probed {
+		return ok || known
+	}
+	// The values kept in memory only: a side file not read yet would be
+	// read (and checked) by the probe, and one past the store's cap for
+	// kept values on every probe.
+	_, _, ok, err := ex.ds.(predicateDeriver).PredicateDerived(op.pat[1], n.keptKind(ex, op), func() (any, int64, error) {
+		return nil, 0, errNotKept
+	})
+	ok = ok && err == nil
+	// Planning asks once per candidate key and pattern: the answer is
+	// kept for the node's life (a list kept later only makes it cheaper).
+	n.keptMu.Lock()
+	if n.keptProbed == nil {
+		n.keptProbed = map[[2]kb.ID]bool{}
+	}
+	n.keptProbed[mk] = ok
+	n.keptMu.Unlock()
+	return ok
+}
+
+// keptKind names op's list among a predicate's kept values: what the list
+// depends on besides the predicate is the key's end, the graphs read,
+// whether a triple's quads count once, and the graphs left out.
+func (n *countJoinNode) keptKind(ex *executor, op *cjOp) string {
 	hidden := make([]kb.ID, 0, len(ex.hidden))
 	for g, h := range ex.hidden {
 		if h {
@@ -52,7 +87,40 @@ func (n *countJoinNode) scanKept(ex *executor, op *cjOp) (kc keyCounts, held int
 		}
 	}
 	slices.Sort(hidden)
-	kind := fmt.Sprintf("countjoin counts key=%d graphs=%v dedupe=%v hidden=%v", op.keyPos, n.graphs, n.dedupe, hidden)
+	return fmt.Sprintf("countjoin counts key=%d graphs=%v dedupe=%v hidden=%v", op.keyPos, n.graphs, n.dedupe, hidden)
+}
+
+// scanKept is scan for a pattern `?key p ?o` or `?s p ?key` (a constant
+// predicate, two variables, no parts), through the store's kept values
+// where it keeps them; ok is false when the pattern is not of that shape
+// or the store keeps none. Per-object counts need no sort (P-O-S-G yields
+// them in order) but are kept too: a chain counts each link on its
+// object, and a kept list spares the scan.
+func (n *countJoinNode) scanKept(ex *executor, op *cjOp) (kc keyCounts, held int64, ok bool, err error) {
+	if !n.keepable(ex, op) {
+		return kc, 0, false, nil
+	}
+	// A predicate counted twice on the same end (`?s :p ?a . ?s :p ?b`)
+	// takes the list this query already has.
+	mk := [2]kb.ID{op.pat[1], kb.ID(op.keyPos)}
+	n.keptMu.Lock()
+	if c, ok := n.kept[mk]; ok {
+		n.keptMu.Unlock()
+		return c, 0, true, nil
+	}
+	n.keptMu.Unlock()
+	defer func() {
+		if ok && err == nil {
+			n.keptMu.Lock()
+			if n.kept == nil {
+				n.kept = map[[2]kb.ID]keyCounts{}
+			}
+			n.kept[mk] = kc
+			n.keptMu.Unlock()
+		}
+	}()
+	pd := ex.ds.(predicateDeriver)
+	kind := n.keptKind(ex, op)
 	built := false
 	v, _, ok, err := keyCountsDerived(pd, op.pat[1], kind, func() (any, int64, error) {
 		built = true
