@@ -103,8 +103,10 @@ func (f *longQueryFlags) scheduler() *backend.Admission {
 	}
 	a := backend.NewAdmission(f.after, slots)
 	a.Steps, a.Nice = f.steps, f.nice
-	// As many lanes again for light queries only: a lookup never waits
-	// for heavy queries' threads to get a processor on a loaded machine.
+	// As many lanes again for light queries only, in place of the slots
+	// heavy queries hold: a lookup never waits for heavy queries' threads
+	// to get a processor on a loaded machine, and light queries alone
+	// never run more at once than there are cores.
 	a.LightReserve = slots
 	return a
 }

@@ -76,7 +76,14 @@ type Admission struct {
 	// heavy ones holding the slots to reach a checkpoint. On a loaded
 	// machine a thread holding a slot may not run for a long while, and
 	// the soak's lookups waited up to a second for slots held so (0:
-	// none).
+	// none). The reserve stands in only for slots that heavy queries
+	// hold: light queries together never hold more than Slots, so while
+	// no heavy query runs, no more queries run than there are cores. A
+	// query beyond the cores would share them with the running ones and
+	// take the processor the Go runtime keeps for the network (see
+	// perfkb serve's processors): the requests it has not yet read then
+	// wait for the scheduler's 10 ms ticks, in no order, and the tail of
+	// the latency grows far past the median.
 	LightReserve int
 	// Quantum is how long a heavy query runs before it gives its slot to
 	// a waiting one.
@@ -264,6 +271,9 @@ func (q *admitted) becomeHeavy(ctx context.Context) {
 		if q.holds && !q.heldHeavy {
 			q.heldHeavy = true
 			a.heavy++
+			// One light query fewer runs: a waiting one may take the
+			// reserve's lane.
+			a.grantLocked()
 		}
 		a.mu.Unlock()
 	}
@@ -384,10 +394,14 @@ func (q *admitted) acquire(ctx context.Context) error {
 func (a *Admission) lanes() int { return max(1, a.Slots) + max(0, a.LightReserve) }
 
 // free reports whether a slot may be given now to a query, heavy or not:
-// while fewer than Slots and LightReserve run, and for a heavy one while
-// fewer than Slots heavy ones do.
+// while fewer than Slots and LightReserve run, and while fewer than Slots
+// queries of its own kind (heavy or light) do.
 func (a *Admission) free(heavy bool) bool {
-	if a.running >= a.lanes() || (heavy && a.heavy >= max(1, a.Slots)) {
+	kind := a.running - a.heavy
+	if heavy {
+		kind = a.heavy
+	}
+	if a.running >= a.lanes() || kind >= max(1, a.Slots) {
 		return false
 	}
 	if heavy && a.running > 0 && a.Memory != nil && a.Memory.Limit() > 0 && a.Memory.InUse() > a.Memory.Limit()/4*3 {
@@ -437,7 +451,7 @@ func (a *Admission) grantLocked() {
 	for a.running < a.lanes() {
 		heavyFirst := len(a.turns) > 0 && a.heavy == 0 && a.free(true) && !a.lightNext
 		a.lightNext = false
-		if len(a.lightq) > 0 && !heavyFirst {
+		if len(a.lightq) > 0 && !heavyFirst && a.free(false) {
 			next := a.lightq[0]
 			a.lightq[0] = nil
 			a.lightq = a.lightq[1:]

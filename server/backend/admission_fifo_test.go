@@ -19,13 +19,15 @@ func lightOnly(slots int) *Admission {
 }
 
 // TestAdmissionBoundsRunning: however many light queries arrive at once,
-// no more run than there are slots, and they get their slots in the order
-// they came. The queries check in one after another so the arrival order
-// is known.
+// no more run than there are slots — the light reserve's lanes stand in
+// only for slots heavy queries hold — and they get their slots in the
+// order they came. The queries check in one after another so the arrival
+// order is known.
 func TestAdmissionBoundsRunning(t *testing.T) {
-	cases := []struct{ slots, queries int }{{1, 6}, {2, 16}, {4, 40}}
+	cases := []struct{ slots, reserve, queries int }{{1, 0, 6}, {2, 0, 16}, {4, 0, 40}, {1, 1, 6}, {2, 2, 16}}
 	for _, tc := range cases {
 		a := lightOnly(tc.slots)
+		a.LightReserve = tc.reserve
 		ctx := clientCtx("c")
 		var running, peak atomic.Int64
 		var wg sync.WaitGroup
@@ -62,7 +64,7 @@ func TestAdmissionBoundsRunning(t *testing.T) {
 		close(release)
 		wg.Wait()
 		if got := peak.Load(); got != int64(tc.slots) {
-			t.Errorf("%d slots, %d queries: %d ran at once", tc.slots, tc.queries, got)
+			t.Errorf("%d slots, reserve %d, %d queries: %d ran at once", tc.slots, tc.reserve, tc.queries, got)
 		}
 		// Slots are given under the lock, one after another, each
 		// stamped when given.

@@ -210,3 +210,24 @@ func TestLightReserve(t *testing.T) {
 	heavy2.end()
 	light2.end()
 }
+
+// TestLightReserveFollowsHeavy: the reserve's lane opens for a waiting
+// light query when a running light query turns heavy, not before: light
+// queries alone hold no more lanes than there are slots.
+func TestLightReserveFollowsHeavy(t *testing.T) {
+	a := NewAdmission(time.Hour, 1)
+	a.LightReserve = 1
+	ctx := clientCtx("c")
+	first := a.begin(ctx, "first")
+	defer first.end()
+	if err := first.admit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	second := a.begin(ctx, "second")
+	defer second.end()
+	done := admitAsync(ctx, second)
+	waitQueued(t, a, 1)
+	stillWaiting(t, "a second light query with the only slot held by a light one", done)
+	first.becomeHeavy(ctx)
+	returnsSoon(t, "the light query waiting when the slot's holder turned heavy", done)
+}
