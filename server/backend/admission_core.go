@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/server"
 )
 
@@ -52,4 +53,22 @@ func (a *Admission) Bulk(ctx context.Context) (release func(), err error) {
 		return func() {}, err
 	}
 	return func() { q.leave() }, nil
+}
+
+// bulkParseBytes is the query text past which parsing is bulk work: an
+// analyst's query is a few kilobytes, and a hostile one of 30,000 path
+// steps (400 KB) took tens of milliseconds of a core to parse.
+const bulkParseBytes = 64 << 10
+
+// prepare parses a query, in a heavy slot (Admission.Bulk) when its text
+// is past bulkParseBytes.
+func (e *QueryEngine) prepare(ctx context.Context, text string, opts query.Options) (*query.Prepared, error) {
+	if len(text) > bulkParseBytes {
+		release, err := e.Admission.Bulk(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+	}
+	return query.PrepareContext(ctx, text, opts)
 }

@@ -3,8 +3,12 @@ package backend
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfkb/perfkb/kb/native"
+	"github.com/perfkb/perfkb/server"
 )
 
 // TestAdmissionCoreForLight: heavy queries alone keep every slot at their
@@ -90,5 +94,35 @@ func TestAdmissionBulk(t *testing.T) {
 		t.Errorf("nil admission: %v", err)
 	} else {
 		release()
+	}
+}
+
+// TestLargeQueryTextParsedInSlot: a query text past bulkParseBytes is
+// parsed only in a heavy slot, so while the slots are held it waits (and
+// here runs out of time); an analyst's short query is parsed and answered
+// at once.
+func TestLargeQueryTextParsedInSlot(t *testing.T) {
+	ds := native.OpenMemory()
+	defer ds.Close()
+	a := heavyNow(1)
+	a.LightReserve = 1 // the short query's lane
+	e := &QueryEngine{DS: ds, Admission: a}
+	held, err := a.Bulk(clientCtx("other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held()
+	large := "ASK { ?s ?p ?o FILTER(?o IN (" + strings.Repeat(`"x",`, bulkParseBytes/4) + `"y")) }`
+	ctx, cancel := context.WithTimeout(clientCtx("c"), 50*time.Millisecond)
+	defer cancel()
+	if _, err := e.Query(ctx, server.QueryRequest{Query: large}); err == nil {
+		t.Error("a large query text was parsed while the heavy slot was held")
+	}
+	res, err := e.Query(clientCtx("c"), server.QueryRequest{Query: "ASK { ?s ?p ?o }"})
+	if err != nil {
+		t.Fatalf("a short query: %v", err)
+	}
+	if res.Kind != server.ResultBoolean || res.Boolean {
+		t.Errorf("a short query over an empty store: %+v, want false", res)
 	}
 }
