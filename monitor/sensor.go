@@ -79,6 +79,12 @@ type SensorOptions struct {
 	// message that waits for its turn still counts against
 	// MessageTimeout.
 	LargeMessageRate int64
+	// ParseGate, when set, is called before the measurement data of a
+	// message past its first 64 KiB is parsed, and its result once it is
+	// parsed (sensor.ReaderOptions.Gate): perfkb sensor-listen --http
+	// parses large messages in a heavy query's slot, so that a flood of
+	// them leaves a core to the queries it answers.
+	ParseGate func() (done func())
 	// MaxConns bounds the open sensor connections (default 256). When
 	// they are all open, a new connection evicts the open one that has
 	// gone longest without completing a message, if that is at least
@@ -408,7 +414,17 @@ func (l *SensorListener) serveConn(c net.Conn, n int64, st *connState) {
 		log = log.With("user", user)
 		in = br
 	}
+	var gate func(int) func()
+	if l.opt.ParseGate != nil {
+		gate = func(n int) func() {
+			if n <= largeMessageFree {
+				return func() {}
+			}
+			return l.opt.ParseGate()
+		}
+	}
 	rd := sensor.NewReader(in, sensor.ReaderOptions{
+		Gate:       gate,
 		Source:     src,
 		Position:   func(_, _ int, off int64) string { return convert.StreamPosition(int(n), off) },
 		MaxMessage: l.opt.MaxMessage,

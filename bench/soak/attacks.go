@@ -68,7 +68,36 @@ type attackConfig struct {
 	sensorSlowloris   int           // item 13 connections
 	legitSensors      int           // sensors sending real data meanwhile
 	legitSensorPeriod time.Duration // one message per sensor per period
+	// items are the attacks that run, by the issue's item number (nil:
+	// all); the legitimate sensors run whatever it holds.
+	items map[int]bool
 }
+
+// attackItems are the issue's items the soak attacks with.
+var attackItems = []int{1, 2, 4, 5, 8, 13}
+
+// parseItems reads -attack-items: "all", "none", or item numbers
+// separated by commas.
+func parseItems(s string) (map[int]bool, error) {
+	items := map[int]bool{}
+	switch s {
+	case "", "all":
+		return nil, nil
+	case "none":
+		return items, nil
+	}
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || !slices.Contains(attackItems, n) {
+			return nil, fmt.Errorf("-attack-items %q: want \"all\", \"none\" or some of %v separated by commas", s, attackItems)
+		}
+		items[n] = true
+	}
+	return items, nil
+}
+
+// on reports whether item's attack runs.
+func (a attackConfig) on(item int) bool { return a.items == nil || a.items[item] }
 
 // attackTallies are the outcomes of each attack.
 type attackTallies struct {
@@ -208,7 +237,8 @@ func buildAttackBodies(a attackConfig) attackBodies {
 	return b
 }
 
-// runAttacks runs every attack until ctx ends or its count is spent.
+// runAttacks runs the attacks a selects until ctx ends or their counts
+// are spent.
 func runAttacks(ctx context.Context, a attackConfig, bodies attackBodies, base, sensorAddr, siteURL string, t *attackTallies) {
 	var wg sync.WaitGroup
 	client := &http.Client{Timeout: 60 * time.Second}
@@ -217,17 +247,20 @@ func runAttacks(ctx context.Context, a attackConfig, bodies attackBodies, base, 
 		req.Header.Set("Content-Type", ctype)
 		tl.add(status(client.Do(req)))
 	}
+	// attack runs fn on a goroutine of its own when item's attack is on.
+	attack := func(item int, fn func()) {
+		if a.on(item) {
+			wg.Add(1)
+			go func() { defer wg.Done(); fn() }()
+		}
+	}
 	// Item 1: query text outside the memory budget, no token.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	attack(1, func() {
 		q := bodies.query
 		rounds(ctx, a.rounds, a.every, func(int) { post("/sparql", "application/sparql-query", q, &t.bigQuery) })
-	}()
+	})
 	// Item 2: rule files outside the budget, three at once, no token.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	attack(2, func() {
 		rules := bodies.rules
 		rounds(ctx, a.rounds, a.every, func(int) {
 			var w sync.WaitGroup
@@ -237,13 +270,11 @@ func runAttacks(ctx context.Context, a attackConfig, bodies attackBodies, base, 
 			}
 			w.Wait()
 		})
-	}()
+	})
 	// Item 5: federated COUNT over a large answer with a short timeout,
 	// several at once.
 	if siteURL != "" {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		attack(5, func() {
 			q := []byte("SELECT (COUNT(*) AS ?n) WHERE { SERVICE <" + siteURL + "> { ?s ?p ?o } }")
 			rounds(ctx, a.rounds, a.every, func(int) {
 				var w sync.WaitGroup
@@ -256,14 +287,12 @@ func runAttacks(ctx context.Context, a attackConfig, bodies attackBodies, base, 
 				}
 				w.Wait()
 			})
-		}()
+		})
 	}
 	// Item 8: slow POST bodies, one byte every 3 s, reconnecting when cut.
 	addr := strings.TrimPrefix(base, "http://")
 	for i := range a.slowPosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		attack(8, func() {
 			for ctx.Err() == nil {
 				c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 				if err != nil {
@@ -282,16 +311,14 @@ func runAttacks(ctx context.Context, a attackConfig, bodies attackBodies, base, 
 				}
 				c.Close()
 			}
-		}()
+		})
 	}
 	if sensorAddr != "" {
 		// Item 4: valid, large sensor messages from several connections.
 		var floodLeft atomic.Int64
 		floodLeft.Store(int64(a.floodMessages))
 		for i := range a.floodConns {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			attack(4, func() {
 				for k := 0; ctx.Err() == nil && floodLeft.Add(-1) >= 0; k++ {
 					c, err := net.DialTimeout("tcp", sensorAddr, 5*time.Second)
 					if err != nil {
@@ -309,13 +336,11 @@ func runAttacks(ctx context.Context, a attackConfig, bodies attackBodies, base, 
 					}
 					c.Close()
 				}
-			}()
+			})
 		}
 		// Item 13: sensor slowloris, a byte every 2 s per connection.
 		for i := range a.sensorSlowloris {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			attack(13, func() {
 				const msg = `<sensordataentry SensorID="soak.slow" ResourceID="slow"><![CDATA[<sensordata><eventtime>1</eventtime><v>1</v></sensordata>]]></sensordataentry>`
 				for ctx.Err() == nil {
 					c, err := net.DialTimeout("tcp", sensorAddr, 5*time.Second)
@@ -335,7 +360,7 @@ func runAttacks(ctx context.Context, a attackConfig, bodies attackBodies, base, 
 					}
 					c.Close()
 				}
-			}()
+			})
 		}
 		// The legitimate sensors: one message each per period, on a
 		// connection kept open, reconnecting when it is cut.

@@ -85,7 +85,7 @@ func main() {
 	flag.StringVar(&c.maxConcurrent, "max-concurrent", "64", "the server's --max-concurrent")
 	flag.StringVar(&c.stallTimeout, "stall-timeout", "5s", "the server's --stall-timeout")
 	flag.StringVar(&c.latencyLog, "latency-log", "", "write each read's phase, start (Unix ns), latency (ns), query number and request id to this file, to see what slow reads overlapped")
-	flag.IntVar(&c.loadNice, "load-nice", 0, "during the loaded phase, run this process (writers, stalled and hostile clients) at this nice value, below the server and the readers, as if those clients were on other machines (0: unchanged)")
+	flag.IntVar(&c.loadNice, "load-nice", 0, "during the loaded phase, run this process (writers, stalled and hostile clients) this much nicer than it started (and than the server and the readers, which keep its starting nice value), as if those clients were on other machines (0: unchanged)")
 	flag.StringVar(&c.vmem, "vmem", "5G", "the server's virtual memory limit (ulimit -v), a number of bytes with K, M or G; empty: none")
 	flag.BoolVar(&c.attacks, "attacks", true, "run the request-count attacks of the hardening issue (items 1, 2, 4, 5, 8, 13) and legitimate sensors; the server is then perfkb sensor-listen --http")
 	flag.DurationVar(&c.attack.every, "attack-every", 20*time.Second, "pause between two rounds of each request attack (items 1, 2, 5)")
@@ -101,10 +101,17 @@ func main() {
 	flag.IntVar(&c.attack.sensorSlowloris, "attack-sensor-slowloris", 256, "item 13's slow sensor connections")
 	flag.IntVar(&c.attack.legitSensors, "legit-sensors", 4, "sensors sending real measurements during the attacks")
 	flag.DurationVar(&c.attack.legitSensorPeriod, "legit-sensor-period", time.Second, "one message per legitimate sensor per period")
+	attackItemsFlag := flag.String("attack-items", "all", "which attacks run: \"all\", \"none\" (the writers, stalled and hostile clients only), or some of the issue's items 1, 2, 4, 5, 8 and 13 separated by commas (one at a time tells which attack slows the readers); the verdict is the full soak's only with all")
 	flag.BoolVar(&c.sharedClient, "shared-client", false, "the readers share one HTTP client with Go's default pool of 2 idle connections per host, so they reconnect whenever more than two reads are in flight (default: each reader keeps its own connection, as an analyst's browser or Python session does)")
 	flag.StringVar(&c.role, "role", "", "internal: \"readers\" runs only the readers against -target and prints their latencies")
 	flag.StringVar(&c.target, "target", "", "internal: the server's base URL for -role readers")
 	flag.Parse()
+	items, err := parseItems(*attackItemsFlag)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "soak:", err)
+		os.Exit(2)
+	}
+	c.attack.items = items
 	if c.role == "readers" {
 		lat := newLatencies()
 		ctx, cancel := context.WithTimeout(context.Background(), c.duration)
@@ -386,13 +393,21 @@ func selfCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// niceSelf lowers the priority of every thread of this process (new
-// threads inherit it).
+// niceSelf lowers the priority of every thread of this process by nice
+// from the process's own (new threads inherit it): relative, so that a
+// soak started under nice(1) keeps its clients the same distance below
+// the server and the readers.
 func niceSelf(nice int) error {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		return fmt.Errorf("-load-nice: %w", err)
 	}
+	// getpriority(2)'s raw value is 20 - nice.
+	prio, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)
+	if err != nil {
+		return fmt.Errorf("-load-nice: %w", err)
+	}
+	nice = min(19, 20-prio+nice)
 	for _, t := range tasks {
 		tid, err := strconv.Atoi(t.Name())
 		if err != nil {

@@ -247,6 +247,20 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		Reasoner: reasoner.Options{Print: app.Stderr, NoDerivations: f.noDerivations}, Logger: logger,
 		RulesWindow: f.rulesWindow, EvictAfter: f.evictAfter,
 	}
+	if f.http != "" {
+		// Large messages are parsed in the endpoint's heavy query slots
+		// (backend.Admission.Bulk): a flood of them leaves a core to the
+		// queries.
+		adm := f.serve.long.scheduler()
+		f.serve.long.built = adm
+		opt.ParseGate = func() func() {
+			release, err := adm.Bulk(ctx)
+			if err != nil {
+				return func() {}
+			}
+			return release
+		}
+	}
 	if f.push.checked.Mode != server.ValidateOff {
 		shapes, err := f.push.shapesOrDefault(ctx)
 		if err != nil {

@@ -162,7 +162,7 @@ func newHTTPServer(ctx context.Context, ds kb.Dataset, f serveFlags, logger *slo
 	opts := server.Options{
 		Query:         engine,
 		Graphs:        store,
-		Rules:         &backend.Reasoner{DS: ds, Options: f.rules.opts},
+		Rules:         &backend.Reasoner{DS: ds, Options: f.rules.opts, Admission: engine.Admission},
 		Analysis:      &backend.Analysis{DS: ds},
 		Sites:         sites,
 		Store:         store,

@@ -29,6 +29,9 @@ type longQueryFlags struct {
 	// gcPercent is the garbage collector's GOGC.
 	gcPercent int
 	cores     int // set by tuneRuntime
+	// built, when set, is the admission scheduler returns: sensor-listen
+	// --http shares the endpoint's with its sensor parsing.
+	built *backend.Admission
 }
 
 func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
@@ -90,6 +93,9 @@ func (f *longQueryFlags) tuneRuntime(logger *slog.Logger) {
 
 // scheduler returns the admission, or nil when it is off.
 func (f *longQueryFlags) scheduler() *backend.Admission {
+	if f.built != nil {
+		return f.built
+	}
 	if f.after == 0 {
 		return nil
 	}

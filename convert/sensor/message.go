@@ -119,6 +119,12 @@ type ReaderOptions struct {
 	Position func(line, column int, offset int64) string
 	// MaxMessage bounds the bytes of one message; 0 means no bound.
 	MaxMessage int64
+	// Gate, when set, is called with the bytes of a message's measurement
+	// data before they are parsed and returns a function called once
+	// they are: a server parsing sensor messages beside queries bounds
+	// how many large ones are parsed at once (perfkb sensor-listen
+	// --http).
+	Gate func(payloadBytes int) (done func())
 }
 
 // Reader reads the messages of a sensor data stream: messages as sent over
@@ -401,7 +407,12 @@ func (r *Reader) payload(msg *Message) error {
 		}
 		return r.errorAt(msg.Elem.Line, msg.Elem.Column, msg.Offset, "<sensordataentry> has no measurement data (want <![CDATA[<sensordata>…</sensordata>]]>)")
 	}
+	done := func() {}
+	if r.opt.Gate != nil {
+		done = r.opt.Gate(len(text))
+	}
 	root, err := parsePayload(text)
+	done()
 	if err != nil {
 		return r.errorAt(msg.Elem.Line, msg.Elem.Column, msg.Offset, "measurement data of <sensordataentry> is not well-formed XML: %v", err)
 	}

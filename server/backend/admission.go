@@ -298,7 +298,7 @@ func (q *admitted) yield(ctx context.Context) error {
 		}
 		q.becomeHeavy(ctx)
 	}
-	if q.holding.Load() && (now.Sub(q.granted) < a.Quantum || a.waiting.Load() == 0) {
+	if q.holding.Load() && (now.Sub(q.granted) < a.Quantum || a.waiting.Load() == 0) && !a.lightRunning() {
 		if a.light.Load() > 0 {
 			// A light query's goroutine may be queued behind this one.
 			runtime.Gosched()
@@ -308,6 +308,12 @@ func (q *admitted) yield(ctx context.Context) error {
 	a.mu.Lock()
 	holds := q.holds
 	handOver := holds && now.Sub(q.granted) >= a.Quantum && a.othersWaitLocked(q.client)
+	if yieldCore := holds && q.heldHeavy && a.heavy > a.heavyLanes(); yieldCore && !handOver {
+		// A light query runs: the core it needs is one a heavy query
+		// gives back (admission_core.go).
+		a.releaseLocked(q)
+		holds = false
+	}
 	if handOver {
 		if len(a.turns) > 0 && a.turns[0] == q.client {
 			// The slot is for another client: this one's turn comes after.
@@ -383,6 +389,7 @@ func (q *admitted) acquire(ctx context.Context) error {
 			return ctx.Err()
 		case <-check.C:
 			a.mu.Lock()
+			a.grantLocked() // a light query may have ended since (heavyLanes)
 			a.reclaimLocked()
 			a.mu.Unlock()
 		}
@@ -394,14 +401,18 @@ func (q *admitted) acquire(ctx context.Context) error {
 func (a *Admission) lanes() int { return max(1, a.Slots) + max(0, a.LightReserve) }
 
 // free reports whether a slot may be given now to a query, heavy or not:
-// while fewer than Slots and LightReserve run, and while fewer than Slots
-// queries of its own kind (heavy or light) do.
+// while fewer than Slots and LightReserve run, for a light one while fewer
+// than Slots light ones do, and for a heavy one while fewer than heavyLanes
+// heavy ones do.
 func (a *Admission) free(heavy bool) bool {
-	kind := a.running - a.heavy
-	if heavy {
-		kind = a.heavy
+	if a.running >= a.lanes() {
+		return false
 	}
-	if a.running >= a.lanes() || kind >= max(1, a.Slots) {
+	if heavy {
+		if a.heavy >= a.heavyLanes() {
+			return false
+		}
+	} else if a.running-a.heavy >= max(1, a.Slots) {
 		return false
 	}
 	if heavy && a.running > 0 && a.Memory != nil && a.Memory.Limit() > 0 && a.Memory.InUse() > a.Memory.Limit()/4*3 {
@@ -537,7 +548,6 @@ func (q *admitted) end() {
 	}
 	a := q.a
 	if !q.heavy {
-		a.light.Add(-1)
 		a.memo.mark(q.text, false)
 	} else {
 		// Heavy by the memo, or by its time on a loaded machine: its cost
@@ -568,6 +578,11 @@ func (q *admitted) leave() bool {
 		return false
 	}
 	q.ended = true
+	if !q.heavy {
+		// Before its slot is given on: a heavy query waiting for the
+		// core this light one kept (heavyLanes) may take it now.
+		a.light.Add(-1)
+	}
 	if q.holds {
 		a.releaseLocked(q)
 	} else {
@@ -720,6 +735,9 @@ func (q *admitted) workers() int {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if q.heldHeavy && a.lightRunning() {
+		return 1 // the other cores are for the light queries (heavyLanes)
+	}
 	n := max(1, a.Slots) - a.running
 	if q.holds {
 		n++

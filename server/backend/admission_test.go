@@ -84,9 +84,14 @@ func stillWaiting(t *testing.T, what string, done <-chan error) {
 func TestAdmissionSlots(t *testing.T) {
 	a := heavyNow(2)
 	ctx := clientCtx("c")
-	q1, q2, q3 := a.begin(ctx, "1"), a.begin(ctx, "2"), a.begin(ctx, "3")
+	// Each query is begun when the one before it is heavy: a query that
+	// has begun counts as light until its first checkpoint, and heavy
+	// queries leave a core to light ones (TestAdmissionCoreForLight).
+	q1 := a.begin(ctx, "1")
 	returnsSoon(t, "first heavy query", yieldAsync(ctx, q1))
+	q2 := a.begin(ctx, "2")
 	returnsSoon(t, "second heavy query", yieldAsync(ctx, q2))
+	q3 := a.begin(ctx, "3")
 	third := yieldAsync(ctx, q3)
 	stillWaiting(t, "third heavy query with both slots held", third)
 

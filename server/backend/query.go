@@ -68,7 +68,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	// Rows are encoded one at a time (server.SolutionIterator), so one slice
 	// serves them all.
 	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool, ReuseRows: true}
-	prepared, err := query.PrepareContext(ctx, req.Query, opts)
+	prepared, err := e.prepare(ctx, req.Query, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
 	}

@@ -21,9 +21,29 @@ type Reasoner struct {
 	// Options tune every run (limits, derivation records).
 	Options reasoner.Options
 
+	// Admission, when set, runs the parsing of uploaded rule files in a
+	// heavy query's slot (Admission.Bulk): a rule file of 40,000
+	// @include lines takes tens of milliseconds of a core to check, and
+	// hostile clients sending such files must not take the cores from
+	// light queries.
+	Admission *Admission
+
 	// runs serialises rule runs: two materialisations of the same store at
 	// once would only race to write the same triples.
 	runs sync.Mutex
+}
+
+// loadAdmitted is load in a slot of the admission (Admission.Bulk);
+// waited is the error of waiting for the slot (the request's time ran
+// out), err load's.
+func (r *Reasoner) loadAdmitted(ctx context.Context, req server.RuleRunRequest) (prog *reasoner.Program, waited, err error) {
+	release, err := r.Admission.Bulk(ctx)
+	if err != nil {
+		return nil, translateRuleError(ctx, err), nil
+	}
+	defer release()
+	prog, err = load(ctx, req)
+	return prog, nil, err
 }
 
 var _ server.RuleService = (*Reasoner)(nil)
@@ -92,7 +112,10 @@ func (r *Reasoner) Run(ctx context.Context, req server.RuleRunRequest) (server.R
 	if err := r.checkRuleText(req.RuleText); err != nil {
 		return server.RuleRunReport{}, err
 	}
-	prog, err := load(ctx, req)
+	prog, waited, err := r.loadAdmitted(ctx, req)
+	if waited != nil {
+		return server.RuleRunReport{}, waited
+	}
 	if err != nil {
 		return server.RuleRunReport{}, translateRuleError(ctx, err)
 	}
@@ -124,7 +147,10 @@ func (r *Reasoner) Check(ctx context.Context, name, text string) (server.RuleChe
 	if err := r.checkRuleText(text); err != nil {
 		return server.RuleCheckReport{}, err
 	}
-	prog, err := load(ctx, server.RuleRunRequest{RuleName: name, RuleText: text})
+	prog, waited, err := r.loadAdmitted(ctx, server.RuleRunRequest{RuleName: name, RuleText: text})
+	if waited != nil {
+		return server.RuleCheckReport{}, waited
+	}
 	if err == nil {
 		return server.RuleCheckReport{Valid: true, Rules: prog.Len()}, nil
 	}
