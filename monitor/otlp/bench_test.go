@@ -65,18 +65,7 @@ func BenchmarkIngest(b *testing.B) {
 		b.Run(store, func(b *testing.B) {
 			var wall, cpu time.Duration
 			for b.Loop() {
-				var ds kb.Dataset
-				switch store {
-				case "memory":
-					ds = native.OpenMemory()
-				case "pebble":
-					s, err := native.Open(context.Background(), b.TempDir(), native.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer s.Close()
-					ds = s
-				}
+				ds := benchStore(b, store)
 				r, addr, stop := start(b, ds, Options{})
 				c0, t0 := processCPU(), time.Now()
 				var wg sync.WaitGroup
@@ -115,4 +104,20 @@ func BenchmarkIngest(b *testing.B) {
 			b.Logf("%s: %d spans in %v wall, %v CPU (%d iterations)", store, n*b.N, wall, cpu, b.N)
 		})
 	}
+}
+
+// benchStore opens a fresh native store for a benchmark: "memory", or
+// "pebble" on disk in the benchmark's temporary directory, closed when the
+// benchmark ends.
+func benchStore(b *testing.B, store string) kb.Dataset {
+	b.Helper()
+	if store == "memory" {
+		return native.OpenMemory()
+	}
+	s, err := native.Open(context.Background(), b.TempDir(), native.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
 }

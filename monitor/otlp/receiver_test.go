@@ -309,18 +309,7 @@ func BenchmarkSDKSpans(b *testing.B) {
 	for _, store := range []string{"memory", "pebble"} {
 		b.Run(store, func(b *testing.B) {
 			for b.Loop() {
-				var ds kb.Dataset
-				switch store {
-				case "memory":
-					ds = native.OpenMemory()
-				case "pebble":
-					s, err := native.Open(context.Background(), b.TempDir(), native.Options{})
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer s.Close()
-					ds = s
-				}
+				ds := benchStore(b, store)
 				_, addr, stop := start(b, ds, Options{})
 				c0, t0 := processCPU(), time.Now()
 				ids := sendWithSDK(b, addr, n)
