@@ -1,13 +1,11 @@
 package pmnf
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -175,29 +173,9 @@ func runExtraP(t *testing.T, py, file string, params []string) map[string]*Model
 		ctx, cancel = context.WithDeadline(context.Background(), d.Add(-10*time.Second))
 	}
 	defer cancel()
-	cmd := exec.CommandContext(ctx, py, "-m", "extrap", "--text", file, "--disable-progress", "--print", "{callpath}|{model}")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	models, err := extraPModels(ctx, py, file, params)
 	if err != nil {
-		t.Fatalf("extrap --text %s: %v\n%s", file, err, stderr.Bytes())
-	}
-	models := map[string]*Model{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		path, fn, ok := strings.Cut(line, "|")
-		if !ok {
-			t.Fatalf("extrap output line %q: no callpath|model", line)
-		}
-		m, err := parseExtraPModel(fn, params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		models[path] = m
+		t.Fatal(err)
 	}
 	return models
 }
