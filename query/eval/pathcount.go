@@ -45,17 +45,31 @@ func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (d
 	pathCountRuns.Add(1)
 	j.runs++
 	var total int64
-	// Past forestAfter rows that bind the start only, the closure
+	// Past forestAfter rows that bind the start only, and once the walks
+	// have visited forestWalkShare of the predicate's edges, the closure
 	// counts of the whole predicate (pathforest.go) are worth a scan.
 	var counts map[kb.ID]int64
-	forest, starts := false, 0
+	forest, tried, starts := false, false, 0
+	walked, edges := 0, -1.0
 	err = runInner(ex, j.left, seed, func(l row) error {
 		s, o := l[p.subj.slot], l[p.obj.slot]
 		if s != 0 && o == 0 {
-			if starts++; starts == forestAfter {
-				var err error
-				if counts, forest, err = p.forestCounts(ex, seed); err != nil {
-					return err
+			if starts++; !tried && starts >= forestAfter {
+				if edges < 0 {
+					e, _, _, _, ok, err := p.forestEdges(ex, seed)
+					if err != nil {
+						return err
+					}
+					if edges = e; !ok {
+						tried = true
+					}
+				}
+				if !tried && float64(walked) >= forestWalkShare*edges {
+					tried = true
+					var err error
+					if counts, forest, err = p.forestCounts(ex, seed); err != nil {
+						return err
+					}
 				}
 			}
 			if forest {
@@ -67,6 +81,7 @@ func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (d
 		// binds at either end (the path's run checks the same).
 		compatible := func(x, y kb.ID) bool { return (s == 0 || s == x) && (o == 0 || o == y) }
 		pairs, memo, err := p.endPairs(ex, l, func(x, y kb.ID) error {
+			walked++
 			if compatible(x, y) {
 				total++
 			}
@@ -76,6 +91,7 @@ func (n *groupNode) runPathCount(ex *executor, seed row, emit func(row) bool) (d
 			return err
 		}
 		if memo {
+			walked += len(pairs)
 			for _, pr := range pairs {
 				if compatible(pr[0], pr[1]) {
 					total++

@@ -23,9 +23,19 @@ import (
 // A cycle, or steps of neither shape, fall back to the walks.
 
 // forestAfter is how many left rows binding the path's start a counted
-// join walks before it reads the closure counts of the whole predicate
-// (tests lower it).
+// join walks before it may read the closure counts of the whole
+// predicate (tests lower it).
 var forestAfter = 64
+
+// forestWalkShare decides when the closure counts are worth their scan:
+// once the walks have visited this share of the predicate's edges. A
+// visited node and a scanned edge cost about the same (a lookup against
+// a map insert), so walking on until the walks have cost what the scan
+// would, then scanning, never costs more than twice the cheaper of the
+// two — whatever the rest of the left side holds. Counting from few
+// starts with small closures (81 call-tree roots over 144,000 child
+// links) then never scans. Tests set it to 0.
+var forestWalkShare = 0.5
 
 // forestRuns counts the closure counts read (tests).
 var forestRuns atomic.Int64
@@ -76,26 +86,37 @@ func (n *pathNode) forestCounts(ex *executor, seed row) (map[kb.ID]int64, bool, 
 	return counts, ok, nil
 }
 
-func (n *pathNode) buildForest(ex *executor, seed row) (map[kb.ID]int64, bool, error) {
-	iri, back, ok := closureLink(n.path)
+// forestEdges returns how many steps of q the closure counts of q+ (or
+// (^q)+) would read, with q's ID and the graphs read; ok is false when
+// the path has no such counts.
+func (n *pathNode) forestEdges(ex *executor, seed row) (edges float64, pid kb.ID, graphs []kb.ID, dedupe, ok bool, err error) {
+	iri, _, ok := closureLink(n.path)
 	if !ok || n.graph.kind == gSlot {
-		return nil, false, nil
+		return 0, 0, nil, false, false, nil
 	}
-	forestRuns.Add(1)
 	pid, known, err := ex.dict.lookup(iri)
 	if err != nil || !known {
-		return nil, false, err
+		return 0, 0, nil, false, false, err
 	}
-	edges := 0.0
 	bg := bgpNode{graph: n.graph}
-	graphs, dedupe := bg.graphsFor(ex, seed)
+	graphs, dedupe = bg.graphsFor(ex, seed)
 	for _, g := range graphs {
 		c, err := ex.ds.Count(ex.ctx, kb.Pattern{P: pid, G: g}, false)
 		if err != nil {
-			return nil, false, err
+			return 0, 0, nil, false, false, err
 		}
 		edges += float64(c)
 	}
+	return edges, pid, graphs, dedupe, true, nil
+}
+
+func (n *pathNode) buildForest(ex *executor, seed row) (map[kb.ID]int64, bool, error) {
+	_, back, _ := closureLink(n.path)
+	edges, pid, graphs, dedupe, ok, err := n.forestEdges(ex, seed)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	forestRuns.Add(1)
 	// The steps, the next, parent and child maps and the counts: about
 	// 100 bytes a step.
 	if edges > maxForestEdges || !ex.mem.tryCharge(int64(edges)*100) {
