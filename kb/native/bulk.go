@@ -641,7 +641,7 @@ func (s *Store) newTable(filter bool) (*sstable.Writer, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("native: %w", err)
 	}
-	opts := s.pebbleOpt.MakeWriterOptions(6, s.db.TableFormat())
+	opts := s.pebbleOpt.MakeWriterOptions(6, bulkTableFormat(s.db.TableFormat()))
 	if !filter {
 		opts.FilterPolicy = nil
 	}
@@ -649,6 +649,18 @@ func (s *Store) newTable(filter bool) (*sstable.Writer, string, error) {
 		opts.Compression = sstable.NoCompression
 	}
 	return sstable.NewWriter(objstorageprovider.NewFileWritable(f), opts), path, nil
+}
+
+// bulkTableFormat is the sstable format of a bulk load's tables: Pebble's
+// plain row-block format (TableFormatPebblev2) where the store's format
+// allows it. Its writer takes about half the columnar format's CPU time per
+// key (no per-key block size estimates, no value-block decisions), and its
+// snappy-compressed blocks of sorted, prefix-compressed keys are smaller
+// (an index key has no value for value blocks or columns to help with).
+// Pebble reads every format it ingests through the same iterators and
+// Gets, and compactions rewrite tables in the store's own format.
+func bulkTableFormat(store sstable.TableFormat) sstable.TableFormat {
+	return min(store, sstable.TableFormatPebblev2)
 }
 
 // writeIndexTable writes the sorted, permuted quads as the sstable of index
