@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -163,15 +164,22 @@ func (n *bgpNode) keptProbe(ex *executor, level int, ids [3]kb.ID, graphs []kb.I
 	if float64(seen)*keptCostRatio < p.base {
 		return nil, false, nil
 	}
-	return n.keptOf(ex, level, pd, pred, kind, ids[key], func() (any, int64, error) {
+	q, ok, err := n.keptOf(ex, level, pd, pred, kind, ids[key], func() (any, int64, error) {
 		return n.buildKept(ex, pred, key, graphs)
 	})
+	if n.kept[level] != nil && !n.keptHeld {
+		// Past the store's bound on kept values: this query uses what it
+		// built, and no later one builds it again before the next write.
+		counter.Store(math.MinInt64 / 2)
+	}
+	return q, ok, err
 }
 
 // keptOf reads (or has build make) pred's index of kind, keeps it for
 // level and looks k up in it.
 func (n *bgpNode) keptOf(ex *executor, level int, pd predicateDeriver, pred kb.ID, kind string, k kb.ID, build func() (any, int64, error)) ([]kb.Quad, bool, error) {
-	v, _, ok, err := pd.PredicateDerived(pred, kind, build)
+	v, kept, ok, err := pd.PredicateDerived(pred, kind, build)
+	n.keptHeld = kept
 	if errors.Is(err, errNotKept) || err == nil && !ok {
 		return nil, false, nil
 	}
