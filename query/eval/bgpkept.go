@@ -164,8 +164,21 @@ func (n *bgpNode) keptProbe(ex *executor, level int, ids [3]kb.ID, graphs []kb.I
 	if float64(seen)*keptCostRatio < p.base {
 		return nil, false, nil
 	}
+	// Built before the store is asked to keep it: PredicateDerived holds
+	// the store's lock on kept values while build runs, and the scan's
+	// checkpoints may wait for a run slot that a query waiting on that
+	// lock holds.
+	if q, ok, err := n.keptOf(ex, level, pd, pred, kind, ids[key], func() (any, int64, error) {
+		return nil, 0, errNotKept
+	}); ok || err != nil {
+		return q, ok, err
+	}
+	built, bytes, err := n.buildKept(ex, pred, key, graphs)
+	if err != nil {
+		return nil, false, err
+	}
 	q, ok, err := n.keptOf(ex, level, pd, pred, kind, ids[key], func() (any, int64, error) {
-		return n.buildKept(ex, pred, key, graphs)
+		return built, bytes, nil
 	})
 	if n.kept[level] != nil && !n.keptHeld {
 		// Past the store's bound on kept values: this query uses what it
