@@ -45,7 +45,6 @@ type bgpNode struct {
 	keptPos   []int
 	keptBuf   [][]kb.Quad
 	keptBusy  []int          // readers of keptBuf's slice (re-entry)
-	keptHeld  bool           // the store kept the index keptOf read last
 	subject   []subjectQuads // per level: the quads of one subject (star joins)
 	missing   string         // a constant the store does not know: no solutions
 	memory    int8           // 0: not asked yet; 1: ex.ds has MemoryLookups; -1: not

@@ -148,6 +148,11 @@ func (n *bgpNode) keptProbe(ex *executor, level int, ids [3]kb.ID, graphs []kb.I
 			return nil, 0, errNotKept
 		})
 	}
+	if q, ok, err := n.keptOf(ex, level, pd, pred, kind, ids[key], func() (any, int64, error) {
+		return nil, 0, errNotKept
+	}); ok || err != nil {
+		return q, ok, err
+	}
 	cv, _, ok, err := pd.PredicateDerived(pred, "count "+kind, func() (any, int64, error) {
 		return new(atomic.Int64), 8, nil
 	})
@@ -164,35 +169,28 @@ func (n *bgpNode) keptProbe(ex *executor, level int, ids [3]kb.ID, graphs []kb.I
 	if float64(seen)*keptCostRatio < p.base {
 		return nil, false, nil
 	}
-	// Built before the store is asked to keep it: PredicateDerived holds
-	// the store's lock on kept values while build runs, and the scan's
-	// checkpoints may wait for a run slot that a query waiting on that
-	// lock holds.
-	if q, ok, err := n.keptOf(ex, level, pd, pred, kind, ids[key], func() (any, int64, error) {
-		return nil, 0, errNotKept
-	}); ok || err != nil {
-		return q, ok, err
+	// One query builds it (outside the store's lock on kept values:
+	// the scan's checkpoints may wait for a run slot that a query
+	// waiting on that lock holds); the others meanwhile, and every query
+	// when the store could not keep it, use the store's lookups.
+	if !counter.CompareAndSwap(seen, math.MinInt64/2) {
+		return nil, false, nil
 	}
 	built, bytes, err := n.buildKept(ex, pred, key, graphs)
 	if err != nil {
+		counter.Store(0)
 		return nil, false, err
 	}
 	q, ok, err := n.keptOf(ex, level, pd, pred, kind, ids[key], func() (any, int64, error) {
 		return built, bytes, nil
 	})
-	if n.kept[level] != nil && !n.keptHeld {
-		// Past the store's bound on kept values: this query uses what it
-		// built, and no later one builds it again before the next write.
-		counter.Store(math.MinInt64 / 2)
-	}
 	return q, ok, err
 }
 
 // keptOf reads (or has build make) pred's index of kind, keeps it for
 // level and looks k up in it.
 func (n *bgpNode) keptOf(ex *executor, level int, pd predicateDeriver, pred kb.ID, kind string, k kb.ID, build func() (any, int64, error)) ([]kb.Quad, bool, error) {
-	v, kept, ok, err := pd.PredicateDerived(pred, kind, build)
-	n.keptHeld = kept
+	v, _, ok, err := pd.PredicateDerived(pred, kind, build)
 	if errors.Is(err, errNotKept) || err == nil && !ok {
 		return nil, false, nil
 	}
