@@ -173,8 +173,14 @@ func (n *bgpNode) keptProbe(ex *executor, level int, ids [3]kb.ID, graphs []kb.I
 	// the scan's checkpoints may wait for a run slot that a query
 	// waiting on that lock holds); the others meanwhile, and every query
 	// when the store could not keep it, use the store's lookups.
-	if !counter.CompareAndSwap(seen, math.MinInt64/2) {
-		return nil, false, nil
+	for {
+		old := counter.Load()
+		if old < 0 {
+			return nil, false, nil
+		}
+		if counter.CompareAndSwap(old, math.MinInt64/2) {
+			break
+		}
 	}
 	built, bytes, err := n.buildKept(ex, pred, key, graphs)
 	if err != nil {
