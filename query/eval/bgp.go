@@ -38,13 +38,20 @@ type bgpNode struct {
 	dedupe  []tripleDedupe // per-level duplicate filters, reused
 	indexes []map[uint8]*probeIndex
 	probes  []int
-	subject []subjectQuads // per level: the quads of one subject (star joins)
-	missing string         // a constant the store does not know: no solutions
-	memory  int8           // 0: not asked yet; 1: ex.ds has MemoryLookups; -1: not
-	scans   []*scanState   // per level: the ScanQuads callback and its frame
-	pushed  int            // requests answered by a kb.BGPMatcher (explain)
-	lastBGP kb.BGP         // the last BGP a kb.BGPMatcher answered (explain)
-	store   kb.Dataset     // the store that answered it
+	// kept[i]: level i's index kept by the store (bgpkept.go); keptTried
+	// once the store was asked.
+	kept      []*keptProbeIndex
+	keptTried []bool
+	keptPos   []int
+	keptBuf   [][]kb.Quad
+	keptBusy  []int          // readers of keptBuf's slice (re-entry)
+	subject   []subjectQuads // per level: the quads of one subject (star joins)
+	missing   string         // a constant the store does not know: no solutions
+	memory    int8           // 0: not asked yet; 1: ex.ds has MemoryLookups; -1: not
+	scans     []*scanState   // per level: the ScanQuads callback and its frame
+	pushed    int            // requests answered by a kb.BGPMatcher (explain)
+	lastBGP   kb.BGP         // the last BGP a kb.BGPMatcher answered (explain)
+	store     kb.Dataset     // the store that answered it
 	// cursors are the per-level lookup cursors of cursorOf (bgpcursor.go).
 	cursors  []kb.QuadScanner
 	cursorOf cursorStore
@@ -303,12 +310,14 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 		f.seen.unordered()
 		for _, q := range quads {
 			if err := f.visit(q); err != nil {
+				n.keptRelease(level)
 				return err
 			}
 			if f.onlyOne && f.matched {
 				break
 			}
 		}
+		n.keptRelease(level)
 		return nil
 	}
 	for _, g := range graphs {
@@ -613,14 +622,21 @@ func (n *bgpNode) probe(ex *executor, level int, ids [3]kb.ID, graphs []kb.ID) (
 			mask |= 1 << i
 		}
 	}
-	if mask == 0 || p.base > maxIndexedQuads || ex.source != nil || n.memoryLookups(ex) {
-		// A QuadSource answers bound lookups from its own indexes, and
-		// so does a store with MemoryLookups.
+	if mask == 0 || ex.source != nil {
+		// A QuadSource answers bound lookups from its own indexes.
 		return nil, false, nil
 	}
 	if n.indexes == nil {
 		n.indexes = make([]map[uint8]*probeIndex, len(n.pats))
 		n.probes = make([]int, len(n.pats))
+	}
+	if n.memoryLookups(ex) {
+		// A store with MemoryLookups answers bound lookups itself, but
+		// for a predicate index it keeps (bgpkept.go).
+		return n.keptProbe(ex, level, ids, graphs, mask)
+	}
+	if p.base > maxIndexedQuads {
+		return nil, false, nil
 	}
 	idx := n.indexes[level][mask]
 	if idx == nil {
