@@ -14,7 +14,8 @@ import (
 // the O-S-P-G order, deciding each distinct object's kind once from its
 // tag byte, and later ones read the count. Like the value orders
 // (objorder.go), a count belongs to the snapshot it was computed from:
-// any write publishes a new snapshot and the next call counts again.
+// any write publishes a new snapshot, whose count is the base's adjusted
+// by the triples the write delta touches.
 
 // ospgOrder is the index of the O-S-P-G order.
 const ospgOrder = 2
@@ -56,11 +57,31 @@ func objectKindCount(c *derivedCache, m *memSnapshot, dir string, kind kb.TermKi
 		return v.(int64), true, nil
 	}
 	fileKey := fmt.Sprintf("%d %s", g, key.kind)
-	if n, ok := storedKindCount(dir, m, ospgOrder, fileKey); ok {
-		c.vals[key] = n
-		return n, true, nil
+	// The base's count is kept beside its side files; a write delta over
+	// it adjusts that count by the triples it touches rather than
+	// counting the whole store again.
+	base, ok := storedKindCount(dir, m, ospgOrder, fileKey)
+	if !ok {
+		r := memRange{order: ospgOrder, pin: m.pin, base: m.base[ospgOrder]}
+		n, ok := countKind(&r, kind, g, hidden, kindOf)
+		if !ok {
+			return 0, false, nil // a term not in memory: the caller scans
+		}
+		base = n
+		storeKindCount(dir, m, ospgOrder, fileKey, n)
 	}
-	r := memRange{order: ospgOrder, pin: m.pin, base: m.base[ospgOrder], dels: m.dels[ospgOrder], adds: m.adds[ospgOrder]}
+	n, ok := adjustKindCount(m, base, kind, g, hidden, kindOf)
+	if !ok {
+		return 0, false, nil
+	}
+	c.vals[key] = n
+	return n, true, nil
+}
+
+// countKind counts the triples of r (an O-S-P-G range) whose object is of
+// kind, in graph g or, for g = kb.Any, in any graph but hidden (sorted)
+// counting each triple once; false when a term is not in memory.
+func countKind(r *memRange, kind kb.TermKind, g kb.ID, hidden []kb.ID, kindOf func(kb.ID) (kb.TermKind, bool)) (int64, bool) {
 	var n int64
 	var last kb.Quad
 	var lastO kb.ID
@@ -71,7 +92,7 @@ func objectKindCount(c *derivedCache, m *memSnapshot, dir string, kind kb.TermKi
 			fresh = false
 			k, ok := kindOf(q.O)
 			if !ok {
-				return 0, false, nil // a term not in memory: the caller scans
+				return 0, false
 			}
 			match, lastO = k == kind, q.O
 		}
@@ -85,7 +106,67 @@ func objectKindCount(c *derivedCache, m *memSnapshot, dir string, kind kb.TermKi
 		first, last = false, q
 		n++
 	}
-	c.vals[key] = n
-	storeKindCount(dir, m, ospgOrder, fileKey, n)
-	return n, true, nil
+	return n, true
+}
+
+// adjustKindCount turns base, the count over m's base alone, into the
+// count over m (base less its deletions plus its additions): each triple
+// the write delta touches is counted over the base and over m, and the
+// difference applied.
+func adjustKindCount(m *memSnapshot, base int64, kind kb.TermKind, g kb.ID, hidden []kb.ID, kindOf func(kb.ID) (kb.TermKind, bool)) (int64, bool) {
+	adds, dels := m.adds[ospgOrder], m.dels[ospgOrder]
+	if len(adds) == 0 && len(dels) == 0 {
+		return base, true
+	}
+	var touched []key32
+	for _, d := range [2][]key32{adds, dels} {
+		for _, k := range d {
+			touched = append(touched, key32{k[0], k[1], k[2]})
+		}
+	}
+	slices.SortFunc(touched, func(a, b key32) int {
+		if lessKey(a, b) {
+			return -1
+		}
+		if lessKey(b, a) {
+			return 1
+		}
+		return 0
+	})
+	touched = slices.Compact(touched)
+	n := base
+	for _, t := range touched {
+		k, ok := kindOf(kb.ID(t[0]))
+		if !ok {
+			return 0, false
+		}
+		if k != kind {
+			continue
+		}
+		lo, hi := tripleSpan(m.base[ospgOrder], t)
+		before := &memRange{order: ospgOrder, base: m.base[ospgOrder][lo:hi]}
+		alo, ahi := tripleSpan(adds, t)
+		dlo, dhi := tripleSpan(dels, t)
+		after := &memRange{order: ospgOrder, base: m.base[ospgOrder][lo:hi], adds: adds[alo:ahi], dels: dels[dlo:dhi]}
+		b, _ := countKind(before, kind, g, hidden, kindOf)
+		a, _ := countKind(after, kind, g, hidden, kindOf)
+		n += a - b
+	}
+	return n, true
+}
+
+// tripleSpan returns the bounds of the keys in sorted O-S-P-G keys that
+// share t's object, subject and predicate.
+func tripleSpan(keys []key32, t key32) (int, int) {
+	lo, _ := slices.BinarySearchFunc(keys, t, func(k, t key32) int {
+		if lessKey(k, t) {
+			return -1
+		}
+		return 1
+	})
+	hi := lo
+	for hi < len(keys) && keys[hi][0] == t[0] && keys[hi][1] == t[1] && keys[hi][2] == t[2] {
+		hi++
+	}
+	return lo, hi
 }

@@ -29,9 +29,9 @@ import (
 //   - readside-stats: predStats of the mapped base;
 //   - readside-kinds: which encoding tags the side dictionary's terms
 //     carry (kindSummary), for the IDs it holds;
-//   - readside-kindcounts: the object-kind counts (ObjectKindCount)
-//     asked of a snapshot that is the mapped base and nothing else,
-//     each under its cache key (a pass over all of O-S-P-G each).
+//   - readside-kindcounts: the object-kind counts (ObjectKindCount) of
+//     the mapped base, each under its cache key (a pass over all of
+//     O-S-P-G each); a write delta over the base adjusts them in memory.
 //
 // The files are derived state that no write path needs to know about:
 // each names the build number of the side files it describes, so once a
@@ -276,12 +276,11 @@ func (s *Store) seedKinds(base kb.ID) {
 	k.has, k.upTo = has, limit
 }
 
-// mappedOnly returns the build of the side files when m is their base
-// and nothing else: order k's base is the mapped one and no write delta
-// lies over it.
-func (m *memSnapshot) mappedOnly(k int) (uint64, bool) {
+// mappedBase returns the build of the side files when order k's base in
+// m is the one mapped from them (a write delta may lie over it).
+func (m *memSnapshot) mappedBase(k int) (uint64, bool) {
 	build, ok := m.mappedBuild()
-	if !ok || len(m.adds[k]) > 0 || len(m.dels[k]) > 0 {
+	if !ok {
 		return 0, false
 	}
 	b := m.pin.maps[k]
@@ -298,9 +297,10 @@ func (m *memSnapshot) mappedOnly(k int) (uint64, bool) {
 var countsFileMu sync.Mutex
 
 // storedKindCount returns the kind count under key kept in dir for m
-// (false when m is not the bare mapped base of order k, or none is kept).
+// for the base of order k (false when that base is not the mapped one, or
+// none is kept).
 func storedKindCount(dir string, m *memSnapshot, k int, key string) (int64, bool) {
-	build, ok := m.mappedOnly(k)
+	build, ok := m.mappedBase(k)
 	if dir == "" || !ok {
 		return 0, false
 	}
@@ -310,10 +310,11 @@ func storedKindCount(dir string, m *memSnapshot, k int, key string) (int64, bool
 	return n, ok
 }
 
-// storeKindCount keeps n under key in dir's kind-count file when m is the
-// bare mapped base of order k (best effort).
+// storeKindCount keeps n, a count over m's base of order k alone, under
+// key in dir's kind-count file when that base is the mapped one (best
+// effort).
 func storeKindCount(dir string, m *memSnapshot, k int, key string, n int64) {
-	build, ok := m.mappedOnly(k)
+	build, ok := m.mappedBase(k)
 	if dir == "" || !ok || len(key) >= 1<<16 {
 		return
 	}
