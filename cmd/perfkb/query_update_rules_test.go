@@ -98,3 +98,30 @@ func TestQueryRulesFlagsNeedUpdate(t *testing.T) {
 		}
 	}
 }
+
+// Without --rules, an update on a store that `perfkb reason` ran on (the
+// shipped sets) withdraws through those sets: i's type B follows from
+// its type A and A ⊑ B only.
+func TestQueryUpdateDefaultRules(t *testing.T) {
+	storeFlag := "--store=native:" + filepath.Join(t.TempDir(), "db")
+	const ask = "ASK { GRAPH <urn:x-perfkb:inferred> { <http://e/i> a <http://e/B> } }"
+	steps := []struct {
+		args []string
+		want string // in stdout and stderr
+	}{
+		{[]string{"load", filepath.Join("testdata", "updaterules", "subclass.nq")}, ""},
+		{[]string{"reason"}, ""},
+		{[]string{"query", "--format", "tsv", "-e", ask}, "true"},
+		{[]string{"query", "--update", "-e", "DELETE DATA { GRAPH <http://e/site/a> { <http://e/i> a <http://e/A> } }"}, "1 withdrawn"},
+		{[]string{"query", "--format", "tsv", "-e", ask}, "false"},
+	}
+	for _, s := range steps {
+		code, stdout, stderr := runCLI(t, "", append([]string{storeFlag}, s.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s", s.args, code, stdout, stderr)
+		}
+		if !strings.Contains(stdout+stderr, s.want) {
+			t.Errorf("%v: output lacks %q:\n%s%s", s.args, s.want, stdout, stderr)
+		}
+	}
+}
