@@ -18,6 +18,7 @@ import (
 	"github.com/perfkb/perfkb/kb/rdfio"
 	"github.com/perfkb/perfkb/query"
 	"github.com/perfkb/perfkb/query/results"
+	"github.com/perfkb/perfkb/reasoner"
 )
 
 func init() { register(newQueryCmd) }
@@ -39,6 +40,7 @@ type queryFlags struct {
 	fed       federationFlags  // --sites, --site-timeout, … (query_sites.go)
 	memory    queryMemoryFlag  // --query-memory (query_budget.go)
 	profile   queryProfileFlag // --cpuprofile (query_profile.go)
+	rules     updateRulesFlags // --rules, --no-rules (query_update_rules.go)
 }
 
 func newQueryCmd(app *App) *cobra.Command {
@@ -101,6 +103,7 @@ store, evaluation error, timeout, row limit, --query-memory).`,
 	f.fed.bind(fl)
 	f.memory.bind(fl)
 	f.profile.bind(fl)
+	f.rules.bind(fl)
 	return cmd
 }
 
@@ -134,6 +137,9 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 	named, err := parseNamed(f.named)
 	if err != nil {
 		return usageError(err)
+	}
+	if err := f.rules.check(f.update); err != nil {
+		return err
 	}
 	format := results.Format(strings.ToLower(f.format))
 	switch format {
@@ -186,7 +192,21 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 			opts.Dataset = *spec
 			opts.Dataset.Named, opts.Dataset.NamedNone = nil, false
 		}
-		sum, err := query.ExecUpdate(ctx, ds, u, query.Options{Timeout: opts.Timeout, Dataset: opts.Dataset, Base: base})
+		target := kb.Dataset(ds)
+		var live *reasoner.Live
+		if !memory {
+			if target, live, err = f.rules.liveForUpdate(ctx, ds); err != nil {
+				return err
+			}
+		}
+		var ruled reasoner.Summary
+		if live != nil {
+			live.SetOnChange(func(s reasoner.Summary) {
+				ruled.Derived += s.Derived
+				ruled.Retracted += s.Retracted
+			})
+		}
+		sum, err := query.ExecUpdate(ctx, target, u, query.Options{Timeout: opts.Timeout, Dataset: opts.Dataset, Base: base})
 		if err != nil {
 			return err
 		}
@@ -194,6 +214,9 @@ func runQuery(ctx context.Context, app *App, f *queryFlags) error {
 			return dumpDataset(ctx, app, ds)
 		}
 		fmt.Fprintf(app.Stderr, "%d operation(s): %d quad(s) added, %d removed\n", sum.Operations, sum.Added, sum.Removed)
+		if live != nil {
+			fmt.Fprintf(app.Stderr, "rules: %d derived triple(s) added, %d withdrawn that no longer follow\n", ruled.Derived, ruled.Retracted)
+		}
 		return nil
 	}
 
