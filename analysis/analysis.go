@@ -418,7 +418,7 @@ func (w *writer) results(res *Result, h *overheadHierarchy) {
 				vals := r.PerSummary[s]
 				for _, k := range []string{"oall", "oall_ident", "oall_unid", "olopa", "olopa_unpar", "olopa_ppar", "olopa_repl"} {
 					if v, ok := vals[k]; ok {
-						if _, asserted := s.Metrics[k]; !asserted && (k != "olopa" || hasComputedLoss(vals)) {
+						if _, asserted := s.Metrics.Get(k); !asserted && (k != "olopa" || hasComputedLoss(vals)) {
 							w.metricAt(s.IRI, s.IRI+"/analysis", k, "", v)
 						}
 					}

@@ -67,10 +67,7 @@ type Region struct {
 type Summary struct {
 	IRI     string
 	PU      *PU
-	Metrics map[string]float64
-	// raw holds the value IDs of metrics not resolved yet (ReadMetrics
-	// resolves only the names an analysis needs).
-	raw map[string]kb.ID
+	Metrics Metrics
 }
 
 // Max returns the largest value of metric over the region's processing
@@ -78,7 +75,7 @@ type Summary struct {
 func (r *Region) Max(metric string) (float64, bool) {
 	best, ok := 0.0, false
 	for _, s := range r.Summary {
-		if v, has := s.Metrics[metric]; has && (!ok || v > best) {
+		if v, has := s.Metrics.Get(metric); has && (!ok || v > best) {
 			best, ok = v, true
 		}
 	}
@@ -113,19 +110,21 @@ type Data struct {
 func (d *Data) resolve(ctx context.Context, e *Experiment) error {
 	for _, reg := range e.Regions {
 		for _, s := range reg.Summary {
-			for name, id := range s.raw {
+			err := s.Metrics.resolveWith(func(name string, id kb.ID) (float64, bool, error) {
 				t, err := d.ds.Resolve(ctx, id)
 				if err != nil {
-					return fmt.Errorf("analysis: read: %w", err)
+					return 0, false, fmt.Errorf("analysis: read: %w", err)
 				}
 				v, perr := strconv.ParseFloat(strings.TrimSpace(t.Value), 64)
 				if perr != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 					d.Issues = append(d.Issues, Issue{Experiment: e.IRI, Subject: s.IRI, Reason: fmt.Sprintf("metric %s has the non-numeric value %q; skipped", name, t.Value)})
-					continue
+					return 0, false, nil
 				}
-				s.Metrics[name] = v
+				return v, true, nil
+			})
+			if err != nil {
+				return err
 			}
-			s.raw = nil
 		}
 	}
 	return nil

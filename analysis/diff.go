@@ -115,7 +115,7 @@ func Compare(ctx context.Context, d *Data, base, trial string) (*Diff, error) {
 		if br != nil {
 			label = readablePath(b, br)
 			for _, s := range br.Summary {
-				for n := range s.Metrics {
+				for n := range s.Metrics.All() {
 					names[n] = true
 				}
 			}
@@ -125,7 +125,7 @@ func Compare(ctx context.Context, d *Data, base, trial string) (*Diff, error) {
 				label = readablePath(t, tr)
 			}
 			for _, s := range tr.Summary {
-				for n := range s.Metrics {
+				for n := range s.Metrics.All() {
 					names[n] = true
 				}
 			}

@@ -218,7 +218,7 @@ func clusterSummaries(res *Result, cfg *SoftConfig) []Clustering {
 				}
 				p := make([]float64, len(cfg.Scores))
 				for l, sc := range cfg.Scores {
-					v, ok := s.Metrics[sc.Metric]
+					v, ok := s.Metrics.Get(sc.Metric)
 					top, okT := prog.max(sc.Metric)
 					if ok && okT && top > 0 {
 						p[l] = sc.Fn.Degree(v / top)
@@ -267,7 +267,7 @@ func filtered(s *Summary, prog *RegionResult, cfg *SoftConfig) bool {
 	}
 	truth := 1.0
 	for _, f := range cfg.Filters {
-		v, ok := s.Metrics[f.Expr.Metric]
+		v, ok := s.Metrics.Get(f.Expr.Metric)
 		if !ok {
 			return false
 		}
@@ -280,7 +280,7 @@ func filtered(s *Summary, prog *RegionResult, cfg *SoftConfig) bool {
 			}
 			v /= top
 		default:
-			d, okD := s.Metrics[f.Expr.Over]
+			d, okD := s.Metrics.Get(f.Expr.Over)
 			if !okD || d == 0 {
 				return false
 			}

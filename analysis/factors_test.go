@@ -199,8 +199,8 @@ func TestFuzzyClustersWritten(t *testing.T) {
 		under := 0
 		for _, r := range e4.Regions {
 			for _, s := range r.Summary {
-				wt[s.IRI] = s.Metrics["wtime"]
-				if s.Metrics["wtime"]/400 < 0.6 {
+				wt[s.IRI] = s.Metrics.Value("wtime")
+				if s.Metrics.Value("wtime")/400 < 0.6 {
 					under++
 				}
 			}

@@ -98,14 +98,14 @@ func (h *overheadHierarchy) isLossOfParallelism(class string) bool {
 // counted once — a metric is left out when a metric of one of its class's
 // ancestors is present too, as the coarser one already contains it (5.2.7).
 // It reports whether a loss-of-parallelism metric was among them.
-func (h *overheadHierarchy) identified(metrics map[string]float64) (sum float64, names []string, hasLoss bool) {
+func (h *overheadHierarchy) identified(metrics Metrics) (sum float64, names []string, hasLoss bool) {
 	present := map[string]bool{}
-	for name := range metrics {
+	for name := range metrics.All() {
 		if c, ok := h.metric[name]; ok {
 			present[c] = true
 		}
 	}
-	for name := range metrics {
+	for name := range metrics.All() {
 		c, ok := h.metric[name]
 		if !ok {
 			continue
@@ -123,7 +123,7 @@ func (h *overheadHierarchy) identified(metrics map[string]float64) (sum float64,
 	}
 	sort.Strings(names) // a fixed order gives the same sum every run
 	for _, name := range names {
-		sum += metrics[name]
+		sum += metrics.Value(name)
 		if h.isLossOfParallelism(h.metric[name]) {
 			hasLoss = true
 		}

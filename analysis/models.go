@@ -255,7 +255,7 @@ func fitModels(ctx context.Context, d *Data, opts ModelOptions) (*ModelResult, e
 			for _, reg := range e.sortedRegions() {
 				metrics := map[string]bool{}
 				for _, sm := range reg.Summary {
-					for m := range sm.Metrics {
+					for m := range sm.Metrics.All() {
 						metrics[m] = true
 					}
 				}

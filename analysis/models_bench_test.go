@@ -24,7 +24,7 @@ func BenchmarkModels1000x3x6(b *testing.B) {
 			}
 			kf := float64(k + 1)
 			e.Regions[path] = &Region{Path: path, CR: "http://example.org/cr" + strconv.Itoa(k), Name: path, Summary: []*Summary{{
-				Metrics: map[string]float64{"wtime": kf*1000/pf + kf*pf*math.Log2(pf+1), "ncalls": kf * 10, "bytes": kf * pf * pf},
+				Metrics: MetricsOf(map[string]float64{"wtime": kf*1000/pf + kf*pf*math.Log2(pf+1), "ncalls": kf * 10, "bytes": kf * pf * pf}),
 			}}}
 		}
 		d.Experiments = append(d.Experiments, e)

@@ -408,8 +408,8 @@ func TestTwoParameterSeries(t *testing.T) {
 			pf, nf := float64(p), float64(n)
 			e := &Experiment{IRI: fmt.Sprintf("http://example.org/e%d-%d", p, n), Version: "http://example.org/v", ProblemSize: fmt.Sprintf("N=%d", n),
 				Units: p, Processes: p, Threads: 1, Program: "main", Regions: map[string]*Region{
-					"main": {Path: "main", CR: "http://example.org/main", Name: "main", Summary: []*Summary{{Metrics: map[string]float64{"wtime": 5 + 0.5*pf*nf}}}},
-					"add":  {Path: "add", CR: "http://example.org/add", Name: "add", Summary: []*Summary{{Metrics: map[string]float64{"wtime": 3 + 2*pf + 0.25*nf*nf}}}},
+					"main": {Path: "main", CR: "http://example.org/main", Name: "main", Summary: []*Summary{{Metrics: MetricsOf(map[string]float64{"wtime": 5 + 0.5*pf*nf})}}},
+					"add":  {Path: "add", CR: "http://example.org/add", Name: "add", Summary: []*Summary{{Metrics: MetricsOf(map[string]float64{"wtime": 3 + 2*pf + 0.25*nf*nf})}}},
 				}}
 			d.Experiments = append(d.Experiments, e)
 		}
@@ -465,7 +465,7 @@ func TestRepetitionsOption(t *testing.T) {
 			for k := range regions {
 				name := fmt.Sprint("r", k)
 				v := (10 + float64(k) + 0.5*math.Pow(float64(p), 0.75)) * (1 + 0.05*(2*rng.Float64()-1))
-				e.Regions[name] = &Region{Path: name, CR: "http://example.org/" + name, Name: name, Summary: []*Summary{{Metrics: map[string]float64{"wtime": v}}}}
+				e.Regions[name] = &Region{Path: name, CR: "http://example.org/" + name, Name: name, Summary: []*Summary{{Metrics: MetricsOf(map[string]float64{"wtime": v})}}}
 				pt := &runs[name][pi]
 				pt.X = []float64{float64(p)}
 				pt.Values = append(pt.Values, v)

@@ -29,7 +29,7 @@ func Read(ctx context.Context, ds kb.Dataset) (*Data, error) {
 // their factors, processing units, region summaries with their call paths,
 // then metric values. Terms are decoded only for what is kept.
 func ReadMetrics(ctx context.Context, ds kb.Dataset, needed map[string]bool) (*Data, error) {
-	r := &reader{ds: ds, terms: map[kb.ID]kb.Term{}, preds: map[string]kb.ID{}, exps: map[kb.ID]*Experiment{}}
+	r := &reader{ds: ds, terms: map[kb.ID]kb.Term{}, preds: map[string]kb.ID{}, exps: map[kb.ID]*Experiment{}, names: newMetricNames()}
 	d := &Data{byIRI: map[string]*Experiment{}, ds: ds}
 	err := r.start(ctx)
 	for _, step := range []func(context.Context, *Data) error{r.experiments, r.units, r.summaries} {
@@ -74,6 +74,8 @@ type reader struct {
 	rsMetrics                                       map[kb.ID][]kb.ID
 	pathOf                                          map[kb.ID]string
 	depthOf                                         map[kb.ID]int
+	// names numbers the metric names of every summary read.
+	names *metricNames
 }
 
 // start looks up the predicates read; one absent from the store reads as
@@ -320,7 +322,7 @@ func (r *reader) summaries(ctx context.Context, d *Data) error {
 				e.Program = key
 			}
 		}
-		s := &Summary{PU: pu, Metrics: map[string]float64{}}
+		s := &Summary{PU: pu, Metrics: Metrics{names: r.names, vals: make([]metricEntry, 0, len(r.rsMetrics[rs]))}}
 		var err error
 		if s.IRI, err = r.str(ctx, rs); err != nil {
 			return err
@@ -379,10 +381,7 @@ func (r *reader) metrics(ctx context.Context, d *Data, needed map[string]bool) e
 				names[nameID] = name
 			}
 			if needed != nil && !needed[name] {
-				if s.raw == nil {
-					s.raw = map[string]kb.ID{}
-				}
-				s.raw[name] = valID
+				s.Metrics.setRaw(name, valID)
 				continue
 			}
 			vt, err := r.ds.Resolve(ctx, valID) // values are mostly distinct: not cached
@@ -394,7 +393,7 @@ func (r *reader) metrics(ctx context.Context, d *Data, needed map[string]bool) e
 				d.Issues = append(d.Issues, Issue{Experiment: e.IRI, Subject: s.IRI, Reason: fmt.Sprintf("metric %s has the non-numeric value %q; skipped", name, vt.Value)})
 				continue
 			}
-			s.Metrics[name] = v
+			s.Metrics.Set(name, v)
 		}
 	}
 	return nil

@@ -260,7 +260,7 @@ func overhead(b, m *ExperimentResult, h *overheadHierarchy) {
 		w := 0
 		sumT := 0.0
 		for _, s := range reg.Summary {
-			if t, ok := s.Metrics["wtime"]; ok {
+			if t, ok := s.Metrics.Get("wtime"); ok {
 				w++
 				sumT += t
 			}
@@ -270,7 +270,7 @@ func overhead(b, m *ExperimentResult, h *overheadHierarchy) {
 		breakdown[reg.Path] = map[*PU]map[string]float64{}
 		idents := map[string]bool{}
 		for _, s := range reg.Summary {
-			t, ok := s.Metrics["wtime"]
+			t, ok := s.Metrics.Get("wtime")
 			if !ok {
 				continue
 			}
@@ -279,7 +279,7 @@ func overhead(b, m *ExperimentResult, h *overheadHierarchy) {
 			_, names, hasLoss := h.identified(s.Metrics)
 			for _, nm := range names {
 				idents[nm] = true
-				bd[h.metric[nm]] += s.Metrics[nm]
+				bd[h.metric[nm]] += s.Metrics.Value(nm)
 			}
 			if !hasLoss && n > 1 {
 				// Loss of parallelism (5.2.5) from who executed the region.

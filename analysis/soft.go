@@ -286,10 +286,10 @@ func metricOfProgram(e *ExperimentResult, metric string) (float64, bool) {
 }
 
 // scoreVector is the per-metric score of one summary, relative to top.
-func scoreVector(metrics map[string]float64, top map[string]float64, cfg *SoftConfig) []float64 {
+func scoreVector(value func(metric string) float64, top map[string]float64, cfg *SoftConfig) []float64 {
 	out := make([]float64, len(cfg.Similarity))
 	for i, s := range cfg.Similarity {
-		v := metrics[s.Metric]
+		v := value(s.Metric)
 		if t := top[s.Metric]; t > 0 {
 			out[i] = s.Fn.Degree(v / t)
 		}
@@ -327,7 +327,7 @@ func similarity(base, trial *Region, cfg *SoftConfig) (float64, bool) {
 		bv[s.Metric], tv[s.Metric] = b, t
 		top[s.Metric] = math.Max(b, t)
 	}
-	v := sim(scoreVector(bv, top, cfg), scoreVector(tv, top, cfg), cfg)
+	v := sim(scoreVector(func(m string) float64 { return bv[m] }, top, cfg), scoreVector(func(m string) float64 { return tv[m] }, top, cfg), cfg)
 	return v, finite(v)
 }
 
@@ -342,7 +342,7 @@ func puGroups(r *Region, cfg *SoftConfig) PUSimilarity {
 	n := len(r.Summary)
 	vec := make([][]float64, n)
 	for i, s := range r.Summary {
-		vec[i] = scoreVector(s.Metrics, top, cfg)
+		vec[i] = scoreVector(s.Metrics.Value, top, cfg)
 	}
 	parent := make([]int, n)
 	link := make([]float64, n)
