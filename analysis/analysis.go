@@ -79,6 +79,32 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return run(ctx, ds, d, opts, h, cfg, start)
+}
+
+// RunData is Run over data already read from ds (Read or ReadMetrics), so
+// that a caller that keeps the data for other views reads the store once.
+// The metric values Compare and the models need are resolved into d as
+// they are used: d must not be read elsewhere meanwhile unless Read
+// resolved every value.
+func RunData(ctx context.Context, ds kb.Dataset, d *Data, opts Options) (*Result, error) {
+	start := time.Now()
+	h, err := overheads()
+	if err != nil {
+		return nil, fmt.Errorf("analysis: overhead classification: %w", err)
+	}
+	cfg := opts.Soft
+	if cfg == nil {
+		cfg = DefaultSoftConfig()
+	}
+	return run(ctx, ds, d, opts, h, cfg, start)
+}
+
+func run(ctx context.Context, ds kb.Dataset, d *Data, opts Options, h *overheadHierarchy, cfg *SoftConfig, start time.Time) (*Result, error) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string, int) {}
+	}
 	progress("scaling and overheads", len(d.Experiments))
 	res := &Result{Issues: append([]Issue{}, d.Issues...), byIRI: map[string]*ExperimentResult{}}
 	var issues []Issue

@@ -40,12 +40,18 @@ func (a *Analysis) Warm(ctx context.Context) error {
 }
 
 // scalingResult runs the analyses the scaling table needs (no models, no
-// rules, nothing written).
+// rules, nothing written) over the data the differences read.
 func (a *Analysis) scalingResult(ctx context.Context) (*analysis.Result, error) {
 	return a.scaling.Get(ctx, "scaling", func(ctx context.Context) (*analysis.Result, error) {
+		// The differences read the same data: one read serves both.
+		// Read resolves every value, so neither view writes into it.
+		d, err := a.readData(ctx)
+		if err != nil {
+			return nil, err
+		}
 		opts := a.Options
-		opts.DryRun, opts.NoModels, opts.NoRules = true, true, true
-		return analysis.Run(ctx, a.DS, opts)
+		opts.DryRun, opts.NoModels, opts.NoRules, opts.Diffs = true, true, true, nil
+		return analysis.RunData(ctx, a.DS, d, opts)
 	})
 }
 
