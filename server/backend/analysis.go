@@ -43,14 +43,19 @@ func (a *Analysis) Warm(ctx context.Context) error {
 // rules, nothing written) over the data the differences read.
 func (a *Analysis) scalingResult(ctx context.Context) (*analysis.Result, error) {
 	return a.scaling.Get(ctx, "scaling", func(ctx context.Context) (*analysis.Result, error) {
-		// The differences read the same data: one read serves both.
-		// Read resolves every value, so neither view writes into it.
+		opts := a.Options
+		opts.DryRun, opts.NoModels, opts.NoRules, opts.Diffs = true, true, true, nil
+		if _, kept := server.GenerationOf(ctx); !kept {
+			// Nothing is kept: read only the metrics the table needs.
+			return analysis.Run(ctx, a.DS, opts)
+		}
+		// The differences read the same data, and it is kept: one read
+		// serves both. Read resolves every value, so neither view writes
+		// into it.
 		d, err := a.readData(ctx)
 		if err != nil {
 			return nil, err
 		}
-		opts := a.Options
-		opts.DryRun, opts.NoModels, opts.NoRules, opts.Diffs = true, true, true, nil
 		return analysis.RunData(ctx, a.DS, d, opts)
 	})
 }
