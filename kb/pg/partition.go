@@ -146,7 +146,9 @@ func (b *bulk) buildPartitions(ctx context.Context, parts []*newPartition) error
 					return
 				}
 				defer c.Close(context.Background())
-				if _, err := c.Exec(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
+				// Three builds at once already fill the cores; parallel
+				// workers would split each build's memory and spill.
+				if _, err := c.Exec(ctx, "SET maintenance_work_mem = '256MB'; SET max_parallel_maintenance_workers = 0"); err != nil {
 					errs[i] = err
 					return
 				}
