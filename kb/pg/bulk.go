@@ -260,15 +260,18 @@ func (b *bulk) commit(ctx context.Context) error {
 			}
 		}
 	}
-	parts, err := b.splitPartitions(ctx)
+	fresh, err := b.choosePartitions(ctx)
 	if err != nil {
 		return err
 	}
-	b.parts = parts
-	// The new graphs' partitions are built on connections of their own
-	// while this transaction copies the load's new terms.
+	// The new graphs' quads are sorted here and their partitions built on
+	// connections of their own while this transaction copies the load's
+	// new terms.
 	built := make(chan error, 1)
-	go func() { built <- b.buildPartitions(ctx, parts) }()
+	go func() {
+		b.parts = b.splitPartitions(fresh)
+		built <- b.buildPartitions(ctx, b.parts)
+	}()
 	if copyTerms != nil {
 		err = copyTerms()
 	}
@@ -283,7 +286,7 @@ func (b *bulk) commit(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := b.attachPartitions(ctx, exec, parts); err != nil {
+	if err := b.attachPartitions(ctx, exec, b.parts); err != nil {
 		return err
 	}
 	return b.finish(ctx)
