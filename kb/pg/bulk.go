@@ -48,6 +48,8 @@ type bulk struct {
 	last [4]lastTerm        // per position, the previous quad's term
 	keep map[int64]struct{} // local numbers of the load's predicates and graphs
 
+	termsAnalyzed bool // the load's transaction analyzed terms
+
 	partitioned bool            // quads is partitioned by graph
 	parts       []*newPartition // the new graphs' partitions, dropped when the load fails
 }
@@ -258,15 +260,18 @@ func (b *bulk) commit(ctx context.Context) error {
 			}
 		}
 	}
-	parts, err := b.splitPartitions(ctx)
+	fresh, err := b.choosePartitions(ctx)
 	if err != nil {
 		return err
 	}
-	b.parts = parts
-	// The new graphs' partitions are built on connections of their own
-	// while this transaction copies the load's new terms.
+	// The new graphs' quads are sorted here and their partitions built on
+	// connections of their own while this transaction copies the load's
+	// new terms.
 	built := make(chan error, 1)
-	go func() { built <- b.buildPartitions(ctx, parts) }()
+	go func() {
+		b.parts = b.splitPartitions(fresh)
+		built <- b.buildPartitions(ctx, b.parts)
+	}()
 	if copyTerms != nil {
 		err = copyTerms()
 	}
@@ -281,7 +286,7 @@ func (b *bulk) commit(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := b.attachPartitions(ctx, exec, parts); err != nil {
+	if err := b.attachPartitions(ctx, exec, b.parts); err != nil {
 		return err
 	}
 	return b.finish(ctx)
@@ -424,7 +429,14 @@ func compareQuads(x, y [4]int64) int {
 }
 
 func (b *bulk) createIndexes(exec func(string, ...any) error, indexes []index) error {
+	// The load's index builds already run side by side (the new
+	// partitions' on connections of their own): parallel workers would
+	// only split each build's memory, spill its sort to temporary files
+	// and add a merge.
 	if err := exec("SET LOCAL maintenance_work_mem = '512MB'"); err != nil {
+		return err
+	}
+	if err := exec("SET LOCAL max_parallel_maintenance_workers = 0"); err != nil {
 		return err
 	}
 	for _, ix := range indexes {
@@ -450,11 +462,22 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error)
 	for i, t := range b.terms {
 		hashes[i] = termHash(t)
 	}
-	var held int64
-	if err := tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+s.q.t("terms")+" LIMIT $1) x", 2*len(b.terms)).Scan(&held); err != nil {
+	// A dictionary much smaller than the load's terms (a new store holds
+	// the ontology's few thousand) is read whole and matched here: one
+	// round trip instead of copying every hash to a staging table,
+	// analyzing it and joining, which cost a million-triple load 0.75 s.
+	// No session can add a term meanwhile (the lock above), so fewer rows
+	// than the limit are all of them.
+	held, small, err := b.smallDictionary(ctx, hashes)
+	if err != nil {
 		return nil, err
 	}
-	if held > 0 {
+	if !small {
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM (SELECT 1 FROM "+s.q.t("terms")+" LIMIT $1) x", 2*len(b.terms)).Scan(&held); err != nil {
+			return nil, err
+		}
+	}
+	if held > 0 && !small {
 		// Find the terms the dictionary holds: a hash join of the load's
 		// hashes with terms.
 		i := 0
@@ -548,11 +571,59 @@ func (b *bulk) internTerms(ctx context.Context, exec func(string, ...any) error)
 			return fmt.Errorf("COPY terms: %w", err)
 		}
 		if rebuildTerms {
-			return b.createIndexes(exec, termIndexes)
+			if err := b.createIndexes(exec, termIndexes); err != nil {
+				return err
+			}
+		}
+		if b.staged > rebuildMin {
+			// Analyzed here, beside the new partitions' index builds,
+			// rather than after the commit; ANALYZE samples this
+			// transaction's own rows.
+			b.termsAnalyzed = true
+			return exec("ANALYZE " + s.q.t("terms"))
 		}
 		return nil
 	}
 	return copyTerms, nil
+}
+
+// smallDictionary reads the whole dictionary when it holds fewer than a
+// quarter as many terms as the load brings, and sets b.newIDs[i] to the ID
+// of every hashes[i] it holds. small is false, and nothing set, when the
+// dictionary is larger; held is then meaningless.
+func (b *bulk) smallDictionary(ctx context.Context, hashes [][]byte) (held int64, small bool, err error) {
+	limit := int64(len(hashes))/4 + 1
+	rows, err := b.tx.Query(ctx, "SELECT id, h FROM "+b.s.q.t("terms")+" LIMIT $1", limit)
+	if err != nil {
+		return 0, false, fmt.Errorf("reading the dictionary: %w", err)
+	}
+	ids := make(map[[16]byte]int64, limit)
+	var id int64
+	var h []byte
+	for rows.Next() {
+		if err := rows.Scan(&id, &h); err != nil {
+			rows.Close()
+			return 0, false, fmt.Errorf("reading the dictionary: %w", err)
+		}
+		if len(h) != 16 {
+			rows.Close()
+			return 0, false, nil
+		}
+		ids[[16]byte(h)] = id
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, false, fmt.Errorf("reading the dictionary: %w", err)
+	}
+	if int64(len(ids)) >= limit {
+		return 0, false, nil
+	}
+	for i, h := range hashes {
+		if id, ok := ids[[16]byte(h)]; ok {
+			b.newIDs[i] = kb.ID(id)
+		}
+	}
+	return int64(len(ids)), true, nil
 }
 
 func (b *bulk) finish(ctx context.Context) error {
@@ -562,7 +633,11 @@ func (b *bulk) finish(ctx context.Context) error {
 	if b.staged > rebuildMin {
 		// The planner's statistics of quads are stale after a large load
 		// until autovacuum runs; refresh them now.
-		_, _ = b.conn.Exec(ctx, "ANALYZE "+b.s.q.t("quads")+", "+b.s.q.t("terms"))
+		tables := b.s.q.t("quads")
+		if !b.termsAnalyzed {
+			tables += ", " + b.s.q.t("terms")
+		}
+		_, _ = b.conn.Exec(ctx, "ANALYZE "+tables)
 	}
 	return nil
 }

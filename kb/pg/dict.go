@@ -18,17 +18,21 @@ var errZeroTerm = errors.New("pg: cannot intern the zero term")
 
 // termHash is the dictionary key of a term: 128 bits of SHA-256 over its
 // kind and length-prefixed strings, so no two distinct terms share an
-// encoding.
+// encoding. Each of the three strings is preceded by the kind and its
+// length (8 bytes, little-endian); stores hold these keys, so the encoding
+// never changes. The encoding is built in a stack buffer when it fits: a
+// load hashes every new term, and a hash.Hash and its writes allocated
+// five times per term.
 func termHash(t kb.Term) []byte {
-	h := sha256.New()
-	var n [9]byte
-	n[0] = byte(t.Kind)
-	for _, s := range []string{t.Value, t.Datatype, t.Lang} {
-		binary.LittleEndian.PutUint64(n[1:], uint64(len(s)))
-		h.Write(n[:])
-		h.Write([]byte(s))
+	var stack [256]byte
+	buf := stack[:0]
+	for _, s := range [3]string{t.Value, t.Datatype, t.Lang} {
+		buf = append(buf, byte(t.Kind))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(len(s)))
+		buf = append(buf, s...)
 	}
-	return h.Sum(nil)[:16]
+	sum := sha256.Sum256(buf)
+	return append([]byte(nil), sum[:16]...)
 }
 
 var (

@@ -172,3 +172,54 @@ func sameQuads(t *testing.T, name string, ds, ref kb.Dataset) int {
 	}
 	return len(want)
 }
+
+// TestLoadIntoSmallDictionary: a load that brings many more terms than the
+// dictionary holds matches its terms against the whole dictionary read
+// back; the terms it shares with the store (the predicates and classes of
+// an earlier, smaller load by another process) must keep their IDs, not
+// be copied again (the unique index on the term hash fails such a load).
+func TestLoadIntoSmallDictionary(t *testing.T) {
+	ctx := context.Background()
+	gen := func(seed uint64, triples int64) []byte {
+		var buf bytes.Buffer
+		if _, err := sample.Generate(ctx, &buf, sample.Options{Sites: 1, Triples: triples, Seed: seed, Format: sample.NQuads}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	for _, tc := range []struct {
+		name   string
+		first  int64 // triples of the earlier load
+		second int64 // triples of the load into its dictionary
+	}{
+		{"below the rebuild threshold", 500, 8000},
+		{"terms copied with their indexes rebuilt", 2000, 40000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := newStore(t)
+			// The second load runs in another store on the same schema (as
+			// another process would), whose term cache is empty.
+			ds, err := pg.OpenPool(ctx, pool, pg.Options{Schema: first.Schema()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ds.Close()
+			ref := kbtest.NewMemory()
+			for i, data := range [][]byte{gen(5, tc.first), gen(6, tc.second)} {
+				for _, target := range []kb.Dataset{[]kb.Dataset{first, ds}[i], ref} {
+					if _, err := rdfio.Load(ctx, target, bytes.NewReader(data), rdfio.LoadOptions{Format: rdfio.NQuads}); err != nil {
+						t.Fatalf("load %d into %T: %v", i+1, target, err)
+					}
+				}
+			}
+			sameQuads(t, tc.name, ds, ref)
+			var terms, distinct int64
+			if err := pool.QueryRow(ctx, "SELECT count(*), count(DISTINCT h) FROM "+ds.Schema()+".terms").Scan(&terms, &distinct); err != nil {
+				t.Fatal(err)
+			}
+			if terms != distinct {
+				t.Errorf("the dictionary holds %d rows for %d distinct terms", terms, distinct)
+			}
+		})
+	}
+}

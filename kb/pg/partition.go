@@ -28,13 +28,12 @@ type newPartition struct {
 	quads [][4]int64
 }
 
-// splitPartitions takes out of b.quads the quads of every graph that gets
-// a partition of its own: a graph the store holds no quads of (counts is
-// exact) and has no partition for, to which the load brings at least
-// partitionMin quads. Each partition's quads come back sorted and without
-// duplicates. It takes none when quads is not a partitioned table (a
-// store made by an older perfkb, or quads replaced by a view).
-func (b *bulk) splitPartitions(ctx context.Context) ([]*newPartition, error) {
+// choosePartitions returns the graphs that get a partition of their own:
+// a graph the store holds no quads of (counts is exact) and has no
+// partition for, to which the load brings at least partitionMin quads. It
+// returns none when quads is not a partitioned table (a store made by an
+// older perfkb, or quads replaced by a view).
+func (b *bulk) choosePartitions(ctx context.Context) (map[int64]int, error) {
 	s := b.s
 	var kind string
 	if err := b.tx.QueryRow(ctx, "SELECT relkind::text FROM pg_class WHERE oid = $1::regclass", s.q.t("quads")).Scan(&kind); err != nil {
@@ -58,8 +57,8 @@ func (b *bulk) splitPartitions(ctx context.Context) ([]*newPartition, error) {
 		return nil, nil
 	}
 	// A graph with quads, or with a partition (attached: an unattached
-	// table of that name is what a failed load left, dropped below), keeps
-	// the ordinary path.
+	// table of that name is what a failed load left, dropped when the
+	// partition is built), keeps the ordinary path.
 	rows, err := b.tx.Query(ctx, `SELECT g FROM unnest($1::int8[]) g
 		WHERE NOT EXISTS (SELECT 1 FROM `+s.q.t("counts")+` c WHERE c.g = g.g AND c.n > 0)
 		AND NOT EXISTS (SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
@@ -67,18 +66,37 @@ func (b *bulk) splitPartitions(ctx context.Context) ([]*newPartition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("choosing the load's partitions: %w", err)
 	}
-	fresh, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	graphs, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
 		return nil, fmt.Errorf("choosing the load's partitions: %w", err)
 	}
-	if len(fresh) == 0 {
+	if len(graphs) == 0 {
 		return nil, nil
 	}
-	slices.Sort(fresh)
-	parts := make([]*newPartition, len(fresh))
+	fresh := make(map[int64]int, len(graphs))
+	for _, g := range graphs {
+		fresh[g] = perGraph[g]
+	}
+	return fresh, nil
+}
+
+// splitPartitions takes out of b.quads the quads of the graphs fresh
+// names (with their quad counts), one newPartition per graph in order of
+// graph ID, each partition's quads sorted and without duplicates. It uses
+// no connection, so it can run beside the load's transaction.
+func (b *bulk) splitPartitions(fresh map[int64]int) []*newPartition {
+	if len(fresh) == 0 {
+		return nil
+	}
+	graphs := make([]int64, 0, len(fresh))
+	for g := range fresh {
+		graphs = append(graphs, g)
+	}
+	slices.Sort(graphs)
+	parts := make([]*newPartition, len(graphs))
 	index := map[int64]*newPartition{}
-	for i, g := range fresh {
-		parts[i] = &newPartition{g: g, name: "quads_g" + strconv.FormatInt(g, 10), quads: make([][4]int64, 0, perGraph[g])}
+	for i, g := range graphs {
+		parts[i] = &newPartition{g: g, name: "quads_g" + strconv.FormatInt(g, 10), quads: make([][4]int64, 0, fresh[g])}
 		index[g] = parts[i]
 	}
 	rest := b.quads[:0]
@@ -94,7 +112,7 @@ func (b *bulk) splitPartitions(ctx context.Context) ([]*newPartition, error) {
 		slices.SortFunc(p.quads, compareQuads)
 		p.quads = slices.Compact(p.quads)
 	}
-	return parts, nil
+	return parts
 }
 
 // buildPartitions creates, fills and indexes each partition's table: a
@@ -146,7 +164,9 @@ func (b *bulk) buildPartitions(ctx context.Context, parts []*newPartition) error
 					return
 				}
 				defer c.Close(context.Background())
-				if _, err := c.Exec(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
+				// Three builds at once already fill the cores; parallel
+				// workers would split each build's memory and spill.
+				if _, err := c.Exec(ctx, "SET maintenance_work_mem = '256MB'; SET max_parallel_maintenance_workers = 0"); err != nil {
 					errs[i] = err
 					return
 				}
