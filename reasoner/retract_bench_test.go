@@ -217,6 +217,8 @@ func BenchmarkRetractExperiment(b *testing.B) {
 // back in between, and reports the least and the median CPU seconds of
 // the ten removals: on a loaded machine a steadier figure than one
 // retraction. Each removal must withdraw as many triples as the first.
+// PERFKB_REMOVE_AGAIN sets another number of removals (more samples for a
+// -cpuprofile).
 //
 //	go test -run '^$' -bench RemoveAgain -benchtime 1x ./reasoner/
 func BenchmarkRemoveAgain(b *testing.B) {
@@ -230,6 +232,12 @@ func BenchmarkRemoveAgain(b *testing.B) {
 	prog, err := LoadProgram(rules.Default, ParseOptions{})
 	if err != nil {
 		b.Fatal(err)
+	}
+	times := 10
+	if v := os.Getenv("PERFKB_REMOVE_AGAIN"); v != "" {
+		if times, err = strconv.Atoi(v); err != nil || times < 1 {
+			b.Fatalf("PERFKB_REMOVE_AGAIN=%q: want a positive count", v)
+		}
 	}
 	for b.Loop() {
 		ds := native.OpenMemory()
@@ -270,7 +278,7 @@ func BenchmarkRemoveAgain(b *testing.B) {
 		var cpus []float64
 		var first int64
 		eng.phases = &phaseTimes{clock: cpuSeconds, sum: map[string]float64{}}
-		for i := range 10 {
+		for i := range times {
 			before := eng.summary.Retracted
 			runtime.GC() // not charged to the removal
 			c := cpuSeconds()
@@ -296,7 +304,7 @@ func BenchmarkRemoveAgain(b *testing.B) {
 		b.ReportMetric(float64(first), "retracted")
 		b.ReportMetric(cpus[0], "min-remove-cpu-s")
 		b.ReportMetric(cpus[len(cpus)/2], "median-remove-cpu-s")
-		reportPhases(b, eng.phases.sum, 10)
+		reportPhases(b, eng.phases.sum, times)
 	}
 }
 
