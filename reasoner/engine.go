@@ -841,7 +841,7 @@ func (e *Engine) rounds(ctx context.Context, fromScratch bool) error {
 			return ErrMaxIterations
 		}
 		if round > 0 || !fromScratch {
-			if err := e.plan(ctx); err != nil {
+			if err := e.replan(ctx); err != nil {
 				return err
 			}
 		}

@@ -55,6 +55,34 @@ func (x *pairIndex) find(s, o kb.ID, sc, oc []kb.ID) int32 {
 }
 
 // add records row r for (s, o), which must not be there yet.
+// findOrSlot is find, made room for one more pair first: when (s, o) is
+// not there it returns -1 and the slot where add would put it, so that an
+// insert probes the table once.
+func (x *pairIndex) findOrSlot(s, o kb.ID, sc, oc []kb.ID) (row int32, slot uint64, h uint64) {
+	if 2*(x.n+1) > len(x.slots) {
+		x.resize(max(64, 2*len(x.slots)))
+	}
+	h = pairHash(s, o)
+	for i := x.home(h); ; i = (i + 1) & x.mask {
+		v := x.slots[i]
+		if v == 0 {
+			return -1, i, h
+		}
+		if v>>32 == h {
+			r := int32(uint32(v)) - 1
+			if sc[r] == s && oc[r] == o {
+				return r, 0, h
+			}
+		}
+	}
+}
+
+// fill puts row r of hash h into the empty slot findOrSlot returned.
+func (x *pairIndex) fill(slot, h uint64, r int32) {
+	x.slots[slot] = h<<32 | uint64(uint32(r)+1)
+	x.n++
+}
+
 func (x *pairIndex) add(s, o kb.ID, r int32) {
 	if 2*(x.n+1) > len(x.slots) {
 		x.resize(max(64, 2*len(x.slots)))

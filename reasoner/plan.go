@@ -204,24 +204,53 @@ func (e *Engine) bind(ctx context.Context) error {
 // predicate is empty when the program is bound).
 func (e *Engine) plan(ctx context.Context) error {
 	for _, br := range e.rules {
-		cr := br.cr
-		pl, err := e.makePlan(ctx, br, -1)
+		if err := e.planRule(ctx, br); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replan orders anew, from the current table sizes, the plans of the
+// rules that join in this round (a body pattern's table has rows of
+// generation e.cur); the others keep theirs until they next join. A
+// retraction's rounds join a handful of rules, an addition's a few more:
+// ordering all of them again each round cost more than the joins.
+func (e *Engine) replan(ctx context.Context) error {
+	for _, br := range e.rules {
+		joins := len(br.plans) == 0 && br.full == nil && br.noPatterns == nil
+		for _, pl := range br.plans {
+			joins = joins || e.hasDelta(pl)
+		}
+		if !joins {
+			continue
+		}
+		if err := e.planRule(ctx, br); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// planRule makes rule br's plans: the whole body, and one per body
+// pattern taking the delta.
+func (e *Engine) planRule(ctx context.Context, br *boundRule) error {
+	pl, err := e.makePlan(ctx, br, -1)
+	if err != nil {
+		return err
+	}
+	if len(br.cr.patterns) == 0 {
+		br.noPatterns = pl
+	} else {
+		br.full = pl
+	}
+	br.plans = br.plans[:0]
+	for _, i := range br.cr.patterns {
+		pl, err := e.makePlan(ctx, br, i)
 		if err != nil {
 			return err
 		}
-		if len(cr.patterns) == 0 {
-			br.noPatterns = pl
-		} else {
-			br.full = pl
-		}
-		br.plans = br.plans[:0]
-		for _, i := range cr.patterns {
-			pl, err := e.makePlan(ctx, br, i)
-			if err != nil {
-				return err
-			}
-			br.plans = append(br.plans, pl)
-		}
+		br.plans = append(br.plans, pl)
 	}
 	return nil
 }

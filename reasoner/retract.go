@@ -262,9 +262,11 @@ type patternRef struct {
 	// direct those probed for each triple.
 	memo, direct []gate
 	// pair: over-deleting through the pattern reads the rule's other
-	// pattern, other, once per predicate (see pairPattern).
+	// pattern, other, once per predicate (see pairPattern), after the
+	// rule's kind tests (the calls of pl.pre, all bound by the pattern).
 	pair  bool
 	other int
+	tests []*boundCall
 }
 
 // A gate is a necessary condition for a join: body pattern j of the rule
@@ -648,10 +650,6 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 			if !unify(br.patterns[ref.ci], t, vals) || !rt.e.gatesOpen(br, ref.direct, vals, nil) {
 				continue
 			}
-			if ref.pair {
-				rt.overDeletePair(ref, t, vals)
-				continue
-			}
 			if ref.pl == nil {
 				// unify binds exactly the pattern's variables, so one
 				// plan serves every triple.
@@ -660,6 +658,12 @@ func (rt *retraction) overDelete(ctx context.Context, from int) error {
 					return err
 				}
 				ref.pl = pl
+				if ref.pair {
+					ref.pair = pairTests(ref)
+				}
+			}
+			if ref.pair && rt.overDeletePair(ref, t, vals) {
+				continue
 			}
 			ci, rt.x.skip = ref.ci, skip
 			if err := rt.e.evaluateWith(ctx, &rt.x, ref.pl, &nothing, 0, -1, vals, collect); err != nil {

@@ -14,16 +14,27 @@ import "github.com/perfkb/perfkb/kb"
 // over-deleting, so the rows stay valid for the whole pass.
 
 // pairPattern reports whether body pattern ci of br may be over-deleted
-// through pairRows: the body is ci and one other triple pattern, no
-// builtins; the other pattern shares no variable with ci but ci's
-// predicate variable, and its predicate is a constant or that variable;
-// the head has no functor terms.
+// through pairRows: the body is ci and one other triple pattern, and
+// builtins only as kind tests (notLiteral …) of one of ci's variables,
+// which overDeletePair answers from the marked triple (the RDFS range
+// rule); the other pattern shares no variable with ci but ci's predicate
+// variable, and its predicate is a constant or that variable; the head
+// has no functor terms.
 func pairPattern(br *boundRule, ci int) (other int, ok bool) {
-	if len(br.cr.body) != 2 || len(br.cr.patterns) != 2 {
+	if len(br.cr.patterns) != 2 {
 		return 0, false
 	}
+	inCi := map[int]bool{}
+	for _, p := range br.patterns[ci] {
+		if p.mode != modeConst {
+			inCi[p.v] = true
+		}
+	}
 	for _, c := range br.cr.body {
-		if c.call != nil {
+		if c.call == nil {
+			continue
+		}
+		if kindTests[c.call.b.Name] == nil || len(c.call.args) != 1 || c.call.args[0].kind != slotVar || !inCi[c.call.args[0].v] {
 			return 0, false
 		}
 	}
@@ -34,12 +45,6 @@ func pairPattern(br *boundRule, ci int) (other int, ok bool) {
 	pv := -1
 	if p := br.patterns[ci][1]; p.mode != modeConst {
 		pv = p.v
-	}
-	inCi := map[int]bool{}
-	for _, p := range br.patterns[ci] {
-		if p.mode != modeConst {
-			inCi[p.v] = true
-		}
 	}
 	for j, p := range br.patterns[other] {
 		if p.mode == modeConst {
@@ -128,9 +133,19 @@ func (rt *retraction) pairRows(ref *patternRef, p kb.ID) [][3]kb.ID {
 // overDeletePair marks the heads of every derivation of ref's rule that
 // binds triple t (unified into vals, which it leaves changed) to ref's
 // pattern, from pairRows: what evaluating ref's plan with collect would
-// mark.
-func (rt *retraction) overDeletePair(ref *patternRef, t [3]kb.ID, vals []kb.ID) {
+// mark. It reports false, marking nothing, when a kind test of the rule
+// needs the term decoded (the caller joins instead).
+func (rt *retraction) overDeletePair(ref *patternRef, t [3]kb.ID, vals []kb.ID) bool {
 	br := ref.br
+	for _, bc := range ref.tests {
+		pass, known := rt.e.testKind(bc, vals)
+		if !known {
+			return false
+		}
+		if !pass {
+			return true
+		}
+	}
 	other := br.patterns[ref.other]
 	base := rt.pairVals[:0]
 	base = append(base, vals...)
@@ -170,4 +185,28 @@ func (rt *retraction) overDeletePair(ref *patternRef, t [3]kb.ID, vals []kb.ID) 
 			rt.mark(ids)
 		}
 	}
+	return true
+}
+
+// pairTests sets ref.tests to the kind tests of ref's plan, which
+// pairPattern allowed as the rule's only calls; it reports false, leaving
+// the pattern to joins, when the plan runs any of them later than before
+// its first step or runs another call.
+func pairTests(ref *patternRef) bool {
+	pl := ref.pl
+	if len(pl.final) > 0 {
+		return false
+	}
+	for _, st := range pl.steps {
+		if len(st.calls) > 0 {
+			return false
+		}
+	}
+	for _, bc := range pl.pre {
+		if bc.kindTest == nil || len(bc.binds) > 0 {
+			return false
+		}
+	}
+	ref.tests = pl.pre
+	return true
 }

@@ -23,7 +23,9 @@ import (
 // skolem nodes (a node one rule derives a triple about may be kept by the
 // other), lift, whose body and head predicates are variables (as in
 // RDFS's sub-property rule: retraction's gates are memoised per predicate
-// for such patterns), and SPARQL rules with aggregates: reach counts a
+// for such patterns), typed, the same with a kind test (as RDFS's range
+// rule: over-deleting answers it from the marked triple, see
+// overDeletePair), and SPARQL rules with aggregates: reach counts a
 // node's paths (an aggregate over a recursive predicate), hub is a Jena
 // rule over it, and opens aggregates over the negated rule's output and
 // reach's (a second stratum).
@@ -39,6 +41,7 @@ const retractRules = retractBaseRules + `
 [find: (?a ex:open ?b), makeSkolem(?f, ?a, ?b) -> (?a ex:finding ?f), (?f ex:about ?b)]
 [note: (?a ex:link ?b), (?b ex:edge ?a), makeSkolem(?f, ?a, ?b) -> (?f ex:about ?b)]
 [lift: (?p ex:liftsTo ?q), (?a ?p ?b) -> (?a ?q ?b)]
+[typed: (?p ex:liftsTo ?q), (?a ?p ?b), notLiteral(?b) -> (?b ex:typedBy ?q)]
 [reach: CONSTRUCT { ?a ex:reach ?n } WHERE { SELECT ?a (COUNT(DISTINCT ?b) AS ?n) WHERE { ?a ex:path ?b } GROUP BY ?a }]
 [hub: (?a ex:reach ?n), greaterThan(?n, 2) -> (?a rdf:type ex:Hub)]
 [opens: CONSTRUCT { ?a ex:opens ?n } WHERE { SELECT ?a (MAX(?c) AS ?n) WHERE { { SELECT ?a ?b (COUNT(?x) AS ?c) WHERE { ?a ex:open ?b . ?b ex:reach ?x } GROUP BY ?a ?b } } GROUP BY ?a HAVING (MAX(?c) > 1) }]

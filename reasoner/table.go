@@ -67,10 +67,11 @@ func (t *table) insert(s, o kb.ID, g uint32) bool {
 
 // insertRow is insert returning the triple's row too.
 func (t *table) insertRow(s, o kb.ID, g uint32) (int32, bool) {
-	if r := t.set.find(s, o, t.s, t.o); r >= 0 {
+	r, slot, h := t.set.findOrSlot(s, o, t.s, t.o)
+	if r >= 0 {
 		return r, false
 	}
-	r := int32(len(t.s))
+	r = int32(len(t.s))
 	if g != t.newestGen {
 		t.newest = len(t.s)
 		t.newestGen = g
@@ -79,7 +80,7 @@ func (t *table) insertRow(s, o kb.ID, g uint32) (int32, bool) {
 	t.o = append(t.o, o)
 	t.gen = append(t.gen, g)
 	t.asrt = append(t.asrt, 0)
-	t.set.add(s, o, r)
+	t.set.fill(slot, h, r)
 	if m := t.bySubj.Load(); m != nil {
 		(*m)[s] = append((*m)[s], r)
 	}

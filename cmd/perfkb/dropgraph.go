@@ -8,7 +8,6 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/reasoner"
-	"github.com/perfkb/perfkb/rules"
 )
 
 func init() { register(newDropGraphCmd) }
@@ -51,18 +50,7 @@ PERFONTO). The drop and the withdrawals are one atomic change.`,
 			}
 			var prog *reasoner.Program
 			if retract || len(ruleFiles) > 0 {
-				if err := checkRuleSources(ruleFiles); err != nil {
-					return usageError(err)
-				}
-				defs, err := parseDefines(defines)
-				if err != nil {
-					return usageError(err)
-				}
-				sources := ruleFiles
-				if len(sources) == 0 {
-					sources = rules.Default
-				}
-				if prog, err = reasoner.LoadProgram(sources, reasoner.ParseOptions{Defines: defs}); err != nil {
+				if prog, err = loadRuleProgram(ruleFiles, defines); err != nil {
 					return err
 				}
 			}

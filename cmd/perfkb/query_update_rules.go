@@ -8,7 +8,6 @@ import (
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/reasoner"
-	"github.com/perfkb/perfkb/rules"
 )
 
 // updateRulesFlags choose whether `query --update` keeps a store's
@@ -49,19 +48,14 @@ func (f *updateRulesFlags) liveForUpdate(ctx context.Context, ds kb.Dataset) (kb
 	if f.off {
 		return ds, nil, nil
 	}
-	sources := f.files
-	if len(sources) == 0 {
+	if len(f.files) == 0 {
+		// The shipped sets, on a store they have run on.
 		held, err := holdsDerivations(ctx, ds)
 		if err != nil || !held {
 			return ds, nil, err
 		}
-		sources = rules.Default
 	}
-	defs, err := parseDefines(f.defines)
-	if err != nil {
-		return nil, nil, usageError(err)
-	}
-	prog, err := reasoner.LoadProgram(sources, reasoner.ParseOptions{Defines: defs})
+	prog, err := loadRuleProgram(f.files, f.defines)
 	if err != nil {
 		return nil, nil, err
 	}

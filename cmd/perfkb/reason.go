@@ -74,12 +74,9 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 			if all {
 				limit = 0
 			}
-			if err := checkRuleSources(ruleFiles); err != nil {
-				return usageError(err)
-			}
-			defs, err := parseDefines(defines)
+			prog, err := loadRuleProgram(ruleFiles, defines)
 			if err != nil {
-				return usageError(err)
+				return err
 			}
 			ctx := cmd.Context()
 			if explain != "" {
@@ -97,14 +94,6 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 					return err
 				}
 				return writeExplanation(app.Stdout, format, term, ders)
-			}
-			sources := ruleFiles
-			if len(sources) == 0 {
-				sources = rules.Default
-			}
-			prog, err := reasoner.LoadProgram(sources, reasoner.ParseOptions{Defines: defs})
-			if err != nil {
-				return err
 			}
 			stopProfile, err := profile.start()
 			if err != nil {

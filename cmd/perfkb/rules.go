@@ -94,6 +94,26 @@ errors.`,
 	return cmd
 }
 
+// loadRuleProgram turns a command's --rules and --define flags into a
+// program, as every command that runs rules reads them: rule files or
+// shipped set names (the shipped default sets RDFS, OWL and PERFONTO when
+// files is empty), --define NAME=VALUE overriding their constants. A file
+// that does not exist and a malformed --define are usage errors; errors
+// in the rules are the parser's, with their positions.
+func loadRuleProgram(files, defines []string) (*reasoner.Program, error) {
+	if err := checkRuleSources(files); err != nil {
+		return nil, usageError(err)
+	}
+	defs, err := parseDefines(defines)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	if len(files) == 0 {
+		files = rules.Default
+	}
+	return reasoner.LoadProgram(files, reasoner.ParseOptions{Defines: defs})
+}
+
 func parseDefines(defines []string) (map[string]string, error) {
 	defs := map[string]string{}
 	for _, d := range defines {

@@ -189,11 +189,8 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 	}
 	var prog *reasoner.Program
 	if len(sources) > 0 {
-		defs, err := parseDefines(f.defines)
-		if err != nil {
-			return err
-		}
-		if prog, err = reasoner.LoadProgram(sources, reasoner.ParseOptions{Defines: defs}); err != nil {
+		var err error
+		if prog, err = loadRuleProgram(sources, f.defines); err != nil {
 			return err
 		}
 	} else if len(f.defines) > 0 {

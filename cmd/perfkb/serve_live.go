@@ -21,14 +21,7 @@ func (f *serveRulesFlags) liveStore(ctx context.Context, app *App, ds kb.Dataset
 		}
 		return ds, nil
 	}
-	if err := checkRuleSources(f.live); err != nil {
-		return nil, usageError(err)
-	}
-	defs, err := parseDefines(f.defines)
-	if err != nil {
-		return nil, usageError(err)
-	}
-	prog, err := reasoner.LoadProgram(f.live, reasoner.ParseOptions{Defines: defs})
+	prog, err := loadRuleProgram(f.live, f.defines)
 	if err != nil {
 		return nil, err
 	}

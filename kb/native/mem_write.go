@@ -37,17 +37,24 @@ func cmpKey(a, b key32) int {
 }
 
 // radixSortMin is the length from which sortKeys uses radixSort32, whose
-// fixed cost (2 MiB of digit counts, up to eight passes) a comparison sort
-// of fewer keys undercuts.
-const radixSortMin = 1 << 14
+// fixed cost (2 MiB of digit counts, up to eight passes) radixSort8 undercuts
+// for fewer keys; radix8Min is the length from which radixSort8 beats a
+// comparison sort.
+const (
+	radixSortMin = 1 << 14
+	radix8Min    = 256
+)
 
 // sortKeys sorts keys lexicographically.
 func sortKeys(keys []key32) {
-	if len(keys) < radixSortMin {
+	switch {
+	case len(keys) < radix8Min:
 		slices.SortFunc(keys, cmpKey)
-		return
+	case len(keys) < radixSortMin:
+		radixSort8(keys, make([]key32, len(keys)))
+	default:
+		radixSort32(keys, make([]key32, len(keys)))
 	}
-	radixSort32(keys, make([]key32, len(keys)))
 }
 
 // sortedKeys returns quads as SPOG keys, sorted, without duplicates.

@@ -102,6 +102,53 @@ func radixSort32(keys, tmp []key32) {
 	}
 }
 
+// radixSort8 is radixSort32 with 8-bit digits: 16 KiB of digit counts
+// instead of 2 MiB, so from a few hundred keys it undercuts a comparison
+// sort (a store write of a few thousand quads sorts its keys once per
+// order), and the digits every key shares (the high bytes of small IDs, a
+// graph or predicate column with few values) are skipped.
+func radixSort8(keys, tmp []key32) {
+	if len(keys) < 2 {
+		return
+	}
+	const digits = 16 // 4 fields × 4 bytes
+	var counts [digits][256]uint32
+	for _, k := range keys {
+		for f := 0; f < 4; f++ {
+			v := k[f]
+			counts[4*f][v>>24]++
+			counts[4*f+1][v>>16&0xff]++
+			counts[4*f+2][v>>8&0xff]++
+			counts[4*f+3][v&0xff]++
+		}
+	}
+	src, dst := keys, tmp
+	n := uint32(len(keys))
+	// Least significant digit first: field 3's low byte … field 0's high.
+	for d := digits - 1; d >= 0; d-- {
+		c := &counts[d]
+		f, shift := d/4, uint(24-8*(d%4))
+		if c[src[0][f]>>shift&0xff] == n {
+			continue // every key has this digit
+		}
+		var sum uint32
+		for i := range c {
+			v := c[i]
+			c[i] = sum
+			sum += v
+		}
+		for _, k := range src {
+			b := k[f] >> shift & 0xff
+			dst[c[b]] = k
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
+}
+
 // compactKeys drops adjacent duplicates from sorted keys.
 func compactKeys(keys []key32) []key32 {
 	if len(keys) < 2 {

@@ -20,6 +20,8 @@ func TestRadixSort32(t *testing.T) {
 		{"small ids", 5000, 50},
 		{"16-bit boundary", 5000, 1 << 17},
 		{"large ids", 20000, 1<<32 - 1},
+		{"8-bit boundary", 3000, 1 << 9},
+		{"24-bit boundary", 3000, 1 << 25},
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range tests {
@@ -35,9 +37,15 @@ func TestRadixSort32(t *testing.T) {
 			}
 			want := slices.Clone(keys)
 			slices.SortFunc(want, func(a, b key32) int { return slices.Compare(a[:], b[:]) })
-			radixSort32(keys, make([]key32, len(keys)))
-			if !slices.Equal(keys, want) {
-				t.Errorf("radixSort32 disagrees with slices.SortFunc on %d keys", tc.n)
+			for _, sort := range []struct {
+				name string
+				fn   func(keys, tmp []key32)
+			}{{"radixSort32", radixSort32}, {"radixSort8", radixSort8}} {
+				got := slices.Clone(keys)
+				sort.fn(got, make([]key32, len(got)))
+				if !slices.Equal(got, want) {
+					t.Errorf("%s disagrees with slices.SortFunc on %d keys", sort.name, tc.n)
+				}
 			}
 		})
 	}
