@@ -137,20 +137,21 @@ var probeScans = sync.Pool{New: func() any {
 // store's QuadScanner with a pooled callback: the iterator and the
 // callback that scanMatch allocates per key were a sixth of an EXISTS
 // chain count (040). done is false without a scanner.
-func (n *countJoinNode) existsScan(ex *executor, op *cjOp, pat [3]kb.ID) (done, found bool, err error) {
+func (n *countJoinNode) existsScan(ex *executor, op *cjOp, pat [3]kb.ID, cur *cjCursors) (done, found bool, err error) {
 	if ex.source != nil || ex.scanner == nil || !existsScanOn {
 		return false, false, nil
 	}
+	scanner := cur.of(op, ex.scanner)
 	if countExistsScans {
 		existsScans.Add(1)
 	}
 	st := cjScans.Get().(*cjScan)
 	defer cjScans.Put(st)
 	for _, g := range n.graphs {
-		st.n, st.ex, st.op, st.hit, st.err = n, ex, op, false, nil
-		err := ex.scanner.ScanQuads(ex.ctx, kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}, st.fn)
+		st.n, st.ex, st.op, st.cur, st.hit, st.err = n, ex, op, cur, false, nil
+		err := scanner.ScanQuads(ex.ctx, kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}, st.fn)
 		hit, inner := st.hit, st.err
-		st.n, st.ex, st.op = nil, nil, nil
+		st.n, st.ex, st.op, st.cur = nil, nil, nil, nil
 		if inner != nil {
 			return true, false, inner
 		}
@@ -168,6 +169,7 @@ type cjScan struct {
 	n   *countJoinNode
 	ex  *executor
 	op  *cjOp
+	cur *cjCursors
 	hit bool
 	err error
 	fn  func(kb.Quad) bool
@@ -194,7 +196,7 @@ func newCJScan() any {
 		}
 		if len(st.op.subs) > 0 {
 			ids := [3]kb.ID{q.S, q.P, q.O}
-			ok, err := st.n.subsHold(st.ex, st.op, ids[st.op.other])
+			ok, err := st.n.subsHold(st.ex, st.op, ids[st.op.other], st.cur)
 			if err != nil {
 				st.err = err
 				return false
@@ -207,4 +209,39 @@ func newCJScan() any {
 		return false
 	}
 	return st
+}
+
+// cjCursors gives each triple pattern of a counted join's part its own
+// lookup cursor of the store (see cursorStore), for a run of lookups by
+// one goroutine: a pattern's keys mostly ascend (the values a part is
+// decided at are sorted, and a chain's next link reaches IDs interned
+// in about the same order), and a lookup that resumes from the last one
+// gallops over nearby keys where a fresh one binary-searches the whole
+// range. Patterns sharing one cursor would reset it at every turn.
+type cjCursors struct {
+	cs  cursorStore
+	per map[*cjOp]kb.QuadScanner
+}
+
+// newCJCursors returns the cursors of one run of lookups, or nil when the
+// store has none.
+func newCJCursors(ex *executor) *cjCursors {
+	cs, ok := ex.ds.(cursorStore)
+	if !ok || noCursors || ex.source != nil {
+		return nil
+	}
+	return &cjCursors{cs: cs, per: map[*cjOp]kb.QuadScanner{}}
+}
+
+// of returns op's cursor, or def on nil c.
+func (c *cjCursors) of(op *cjOp, def kb.QuadScanner) kb.QuadScanner {
+	if c == nil {
+		return def
+	}
+	s, ok := c.per[op]
+	if !ok {
+		s = c.cs.NewScanCursor()
+		c.per[op] = s
+	}
+	return s
 }
