@@ -148,8 +148,16 @@ func (n *countJoinNode) existsScan(ex *executor, op *cjOp, pat [3]kb.ID, cur *cj
 	st := cjScans.Get().(*cjScan)
 	defer cjScans.Put(st)
 	for _, g := range n.graphs {
-		st.n, st.ex, st.op, st.cur, st.hit, st.err = n, ex, op, cur, false, nil
-		err := scanner.ScanQuads(ex.ctx, kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}, st.fn)
+		st.n, st.ex, st.op, st.cur, st.hit, st.err, st.only = n, ex, op, cur, false, nil, kb.Any
+		p := kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}
+		wide, err := cur.wide(ex, op, g)
+		if err != nil {
+			return true, false, err
+		}
+		if wide {
+			p.G, st.only = kb.Any, g
+		}
+		err = scanner.ScanQuads(ex.ctx, p, st.fn)
 		hit, inner := st.hit, st.err
 		st.n, st.ex, st.op, st.cur = nil, nil, nil, nil
 		if inner != nil {
@@ -170,9 +178,12 @@ type cjScan struct {
 	ex  *executor
 	op  *cjOp
 	cur *cjCursors
-	hit bool
-	err error
-	fn  func(kb.Quad) bool
+	// only: the graph a quad must be in (kb.Any: any), when the lookup
+	// left the graph unbound (cjCursors.wide).
+	only kb.ID
+	hit  bool
+	err  error
+	fn   func(kb.Quad) bool
 }
 
 // existsScanOn turns existsScan off; with countExistsScans set,
@@ -191,7 +202,7 @@ func init() { cjScans.New = newCJScan }
 func newCJScan() any {
 	st := &cjScan{}
 	st.fn = func(q kb.Quad) bool {
-		if st.n.dedupe && st.ex.hidden[q.G] {
+		if st.n.dedupe && st.ex.hidden[q.G] || st.only != kb.Any && q.G != st.only {
 			return true
 		}
 		if len(st.op.subs) > 0 {
@@ -219,9 +230,49 @@ func newCJScan() any {
 // gallops over nearby keys where a fresh one binary-searches the whole
 // range. Patterns sharing one cursor would reset it at every turn.
 type cjCursors struct {
-	cs  cursorStore
-	per map[*cjOp]kb.QuadScanner
+	cs    cursorStore
+	per   map[*cjOp]kb.QuadScanner
+	wides map[cjWideKey]bool
 }
+
+// cjWideKey names wide's answer for one pattern and graph.
+type cjWideKey struct {
+	op *cjOp
+	g  kb.ID
+}
+
+// wide reports whether op's lookups in graph g should leave the graph
+// unbound and keep the quads of g only: with the graph bound a lookup
+// searches the graph's index (G-S-P-O: all of the graph's quads, the
+// whole store when one graph holds the data), with it unbound the
+// subject's or object's own range (S-P-O-G, O-S-P-G), reached in two
+// array reads. Only when g holds at least half of the predicate's quads,
+// so that the quads of other graphs skipped cost no more than those
+// kept. False on nil c.
+func (c *cjCursors) wide(ex *executor, op *cjOp, g kb.ID) (bool, error) {
+	if c == nil || g == kb.Any || op.pat[1] == kb.Any || !cjWideOn {
+		return false, nil
+	}
+	k := cjWideKey{op, g}
+	if w, ok := c.wides[k]; ok {
+		return w, nil
+	}
+	in, err := ex.ds.Count(ex.ctx, kb.Pattern{P: op.pat[1], G: g}, false)
+	if err != nil {
+		return false, err
+	}
+	all, err := ex.ds.Count(ex.ctx, kb.Pattern{P: op.pat[1]}, false)
+	if err != nil {
+		return false, err
+	}
+	w := in > 0 && in*2 >= all
+	c.wides[k] = w
+	return w, nil
+}
+
+// cjWideOn lets wide leave a lookup's graph unbound; tests turn it off
+// to compare.
+var cjWideOn = true
 
 // newCJCursors returns the cursors of one run of lookups, or nil when the
 // store has none.
@@ -230,7 +281,7 @@ func newCJCursors(ex *executor) *cjCursors {
 	if !ok || noCursors || ex.source != nil {
 		return nil
 	}
-	return &cjCursors{cs: cs, per: map[*cjOp]kb.QuadScanner{}}
+	return &cjCursors{cs: cs, per: map[*cjOp]kb.QuadScanner{}, wides: map[cjWideKey]bool{}}
 }
 
 // of returns op's cursor, or def on nil c.
