@@ -1018,14 +1018,25 @@ func (n *countJoinNode) weightedInto(ex *executor, op *cjOp, keys []kb.ID, sum *
 	}
 	var pairs []pair
 	charged := 0 // the pairs charged to the budget
-	if keys == nil && restrict && reach > 0 {
-		// A scan yields at most the pattern's size: one allocation.
-		if err := ex.mem.charge(reach*16, countJoinOp); err != nil {
+	if keys == nil && reach > 0 && (restrict || sum == nil) {
+		// A scan yields at most the pattern's size: one allocation, not
+		// a slice grown (and copied) a dozen times on the way. Keyed on
+		// the object, unrestricted matches come in key order and add up
+		// to one pair per key: at most the predicate's distinct objects.
+		want := reach
+		if !restrict && op.keyPos == 2 {
+			if ps, ok := ex.ds.(kb.PredicateStats); ok && op.pat[1] != kb.Any {
+				if _, objs, ok := ps.PredicateDistinct(op.pat[1]); ok && objs >= 0 {
+					want = min(want, objs)
+				}
+			}
+		}
+		if err := ex.mem.charge(want*16, countJoinOp); err != nil {
 			return kc, held, err
 		}
-		held += reach * 16
-		charged = int(reach)
-		pairs = make([]pair, 0, reach)
+		held += want * 16
+		charged = int(want)
+		pairs = make([]pair, 0, want)
 	}
 	visit := func(p kb.Pattern) error {
 		i := 0
@@ -1216,13 +1227,18 @@ func (n *countJoinNode) subCounts(ex *executor, sub cjSub, only *keyCounts) (key
 			if err := ex.mem.charge(bytes, countJoinOp); err != nil {
 				return kc, 0, err
 			}
+			// The values ascend: each pattern of the part looks its
+			// keys up through a cursor of its own, a forward step from
+			// its last lookup instead of a search of the whole index
+			// range (a graph's every quad when the graph is bound).
+			cur := newCJCursors(ex)
 			for i, v := range only.ids {
 				if i&1023 == 1023 {
 					if err := ex.ctx.Err(); err != nil {
 						return kc, bytes, err
 					}
 				}
-				ok, err := n.exists(ex, sub.op, v)
+				ok, err := n.exists(ex, sub.op, v, cur)
 				if err != nil {
 					return kc, bytes, err
 				}
@@ -1243,8 +1259,9 @@ func (n *countJoinNode) subCounts(ex *executor, sub cjSub, only *keyCounts) (key
 // errFound stops a scan at its first match.
 var errFound = errors.New("found")
 
-// exists reports whether op has a solution with key k.
-func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID) (bool, error) {
+// exists reports whether op has a solution with key k, looking its
+// patterns up through cur (nil: the store's plain lookups).
+func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID, cur *cjCursors) (bool, error) {
 	switch op.kind {
 	case cjTriple:
 		if op.missing {
@@ -1252,7 +1269,7 @@ func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID) (bool, error) {
 		}
 		pat := op.pat
 		pat[op.keyPos] = k
-		if done, ok, err := n.existsScan(ex, op, pat); done {
+		if done, ok, err := n.existsScan(ex, op, pat, cur); done {
 			return ok, err
 		}
 		for _, g := range n.graphs {
@@ -1263,7 +1280,7 @@ func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID) (bool, error) {
 				}
 				if len(op.subs) > 0 {
 					ids := [3]kb.ID{q.S, q.P, q.O}
-					ok, err := n.subsHold(ex, op, ids[op.other])
+					ok, err := n.subsHold(ex, op, ids[op.other], cur)
 					if err != nil || !ok {
 						return err
 					}
@@ -1279,17 +1296,17 @@ func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID) (bool, error) {
 		}
 		return false, nil
 	case cjUnion:
-		ok, err := n.exists(ex, op.a, k)
+		ok, err := n.exists(ex, op.a, k, cur)
 		if err != nil || ok {
 			return ok, err
 		}
-		return n.exists(ex, op.b, k)
+		return n.exists(ex, op.b, k, cur)
 	}
-	ok, err := n.exists(ex, op.a, k)
+	ok, err := n.exists(ex, op.a, k, cur)
 	if err != nil || !ok || op.kind == cjLeft {
 		return ok, err
 	}
-	okb, err := n.exists(ex, op.b, k)
+	okb, err := n.exists(ex, op.b, k, cur)
 	if err != nil {
 		return false, err
 	}
@@ -1302,12 +1319,12 @@ func (n *countJoinNode) exists(ex *executor, op *cjOp, k kb.ID) (bool, error) {
 // subsHold reports whether a match of op with other value v has a solution
 // of every part chained to it: each ⋈ or EXISTS part has one at v, each
 // NOT EXISTS or MINUS part none (OPTIONAL parts always hold).
-func (n *countJoinNode) subsHold(ex *executor, op *cjOp, v kb.ID) (bool, error) {
+func (n *countJoinNode) subsHold(ex *executor, op *cjOp, v kb.ID, cur *cjCursors) (bool, error) {
 	for _, sub := range op.subs {
 		if sub.kind == cjLeft {
 			continue
 		}
-		ok, err := n.exists(ex, sub.op, v)
+		ok, err := n.exists(ex, sub.op, v, cur)
 		if err != nil {
 			return false, err
 		}

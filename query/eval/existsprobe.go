@@ -137,20 +137,29 @@ var probeScans = sync.Pool{New: func() any {
 // store's QuadScanner with a pooled callback: the iterator and the
 // callback that scanMatch allocates per key were a sixth of an EXISTS
 // chain count (040). done is false without a scanner.
-func (n *countJoinNode) existsScan(ex *executor, op *cjOp, pat [3]kb.ID) (done, found bool, err error) {
+func (n *countJoinNode) existsScan(ex *executor, op *cjOp, pat [3]kb.ID, cur *cjCursors) (done, found bool, err error) {
 	if ex.source != nil || ex.scanner == nil || !existsScanOn {
 		return false, false, nil
 	}
+	scanner := cur.of(op, ex.scanner)
 	if countExistsScans {
 		existsScans.Add(1)
 	}
 	st := cjScans.Get().(*cjScan)
 	defer cjScans.Put(st)
 	for _, g := range n.graphs {
-		st.n, st.ex, st.op, st.hit, st.err = n, ex, op, false, nil
-		err := ex.scanner.ScanQuads(ex.ctx, kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}, st.fn)
+		st.n, st.ex, st.op, st.cur, st.hit, st.err, st.only = n, ex, op, cur, false, nil, kb.Any
+		p := kb.Pattern{S: pat[0], P: pat[1], O: pat[2], G: g}
+		wide, err := cur.wide(ex, op, g)
+		if err != nil {
+			return true, false, err
+		}
+		if wide {
+			p.G, st.only = kb.Any, g
+		}
+		err = scanner.ScanQuads(ex.ctx, p, st.fn)
 		hit, inner := st.hit, st.err
-		st.n, st.ex, st.op = nil, nil, nil
+		st.n, st.ex, st.op, st.cur = nil, nil, nil, nil
 		if inner != nil {
 			return true, false, inner
 		}
@@ -168,9 +177,13 @@ type cjScan struct {
 	n   *countJoinNode
 	ex  *executor
 	op  *cjOp
-	hit bool
-	err error
-	fn  func(kb.Quad) bool
+	cur *cjCursors
+	// only: the graph a quad must be in (kb.Any: any), when the lookup
+	// left the graph unbound (cjCursors.wide).
+	only kb.ID
+	hit  bool
+	err  error
+	fn   func(kb.Quad) bool
 }
 
 // existsScanOn turns existsScan off; with countExistsScans set,
@@ -189,12 +202,12 @@ func init() { cjScans.New = newCJScan }
 func newCJScan() any {
 	st := &cjScan{}
 	st.fn = func(q kb.Quad) bool {
-		if st.n.dedupe && st.ex.hidden[q.G] {
+		if st.n.dedupe && st.ex.hidden[q.G] || st.only != kb.Any && q.G != st.only {
 			return true
 		}
 		if len(st.op.subs) > 0 {
 			ids := [3]kb.ID{q.S, q.P, q.O}
-			ok, err := st.n.subsHold(st.ex, st.op, ids[st.op.other])
+			ok, err := st.n.subsHold(st.ex, st.op, ids[st.op.other], st.cur)
 			if err != nil {
 				st.err = err
 				return false
@@ -207,4 +220,79 @@ func newCJScan() any {
 		return false
 	}
 	return st
+}
+
+// cjCursors gives each triple pattern of a counted join's part its own
+// lookup cursor of the store (see cursorStore), for a run of lookups by
+// one goroutine: a pattern's keys mostly ascend (the values a part is
+// decided at are sorted, and a chain's next link reaches IDs interned
+// in about the same order), and a lookup that resumes from the last one
+// gallops over nearby keys where a fresh one binary-searches the whole
+// range. Patterns sharing one cursor would reset it at every turn.
+type cjCursors struct {
+	cs    cursorStore
+	per   map[*cjOp]kb.QuadScanner
+	wides map[cjWideKey]bool
+}
+
+// cjWideKey names wide's answer for one pattern and graph.
+type cjWideKey struct {
+	op *cjOp
+	g  kb.ID
+}
+
+// wide reports whether op's lookups in graph g should leave the graph
+// unbound and keep the quads of g only: with the graph bound a lookup
+// searches the graph's index (G-S-P-O: all of the graph's quads, the
+// whole store when one graph holds the data), with it unbound the
+// subject's or object's own range (S-P-O-G, O-S-P-G), reached in two
+// array reads. Only when g holds at least half of the predicate's quads,
+// so that the quads of other graphs skipped cost no more than those
+// kept. False on nil c.
+func (c *cjCursors) wide(ex *executor, op *cjOp, g kb.ID) (bool, error) {
+	if c == nil || g == kb.Any || op.pat[1] == kb.Any || !cjWideOn {
+		return false, nil
+	}
+	k := cjWideKey{op, g}
+	if w, ok := c.wides[k]; ok {
+		return w, nil
+	}
+	in, err := ex.ds.Count(ex.ctx, kb.Pattern{P: op.pat[1], G: g}, false)
+	if err != nil {
+		return false, err
+	}
+	all, err := ex.ds.Count(ex.ctx, kb.Pattern{P: op.pat[1]}, false)
+	if err != nil {
+		return false, err
+	}
+	w := in > 0 && in*2 >= all
+	c.wides[k] = w
+	return w, nil
+}
+
+// cjWideOn lets wide leave a lookup's graph unbound; tests turn it off
+// to compare.
+var cjWideOn = true
+
+// newCJCursors returns the cursors of one run of lookups, or nil when the
+// store has none.
+func newCJCursors(ex *executor) *cjCursors {
+	cs, ok := ex.ds.(cursorStore)
+	if !ok || noCursors || ex.source != nil {
+		return nil
+	}
+	return &cjCursors{cs: cs, per: map[*cjOp]kb.QuadScanner{}, wides: map[cjWideKey]bool{}}
+}
+
+// of returns op's cursor, or def on nil c.
+func (c *cjCursors) of(op *cjOp, def kb.QuadScanner) kb.QuadScanner {
+	if c == nil {
+		return def
+	}
+	s, ok := c.per[op]
+	if !ok {
+		s = c.cs.NewScanCursor()
+		c.per[op] = s
+	}
+	return s
 }
