@@ -236,7 +236,7 @@ SIGTERM stop the server after the requests in flight finish.`,
 				return err
 			}
 			flags.memoryPlan.log(logger)
-			flags.long.tuneRuntime(logger)
+			flags.long.tuneRuntime(cmd.Context(), logger, flags.memoryPlan.soft)
 			ctx := cmd.Context()
 			ds, err := app.OpenStore(ctx)
 			if err != nil {
