@@ -260,6 +260,8 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 			}
 			return release
 		}
+		// So are their conversion to triples and their store writes.
+		opt.LargeWriteGate = opt.ParseGate
 	}
 	if f.push.checked.Mode != server.ValidateOff {
 		shapes, err := f.push.shapesOrDefault(ctx)
