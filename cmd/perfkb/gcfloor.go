@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 )
 
 // A server's live heap is small (tens of MB: the store's read side lies
@@ -22,19 +23,24 @@ import (
 // (live × (1 + percent/100)), plus the runtime's memory outside the
 // heap, and never above the operator's soft limit.
 
-// gcFloorDefault is the floor for a soft limit: an eighth of it, at most
-// 256 MiB. The floor is garbage that may wait for the collector, so it
-// shows in the resident size and in what the rule engine's budget, which
-// reads the heap's objects, sees a run grow by.
+// gcFloorDefault is --gc-floor auto's floor for a soft limit: an eighth
+// of it, at most 256 MiB. The floor is garbage that may wait for the
+// collector, so it shows in the resident size and in what the rule
+// engine's budget, which reads the heap's objects, sees a run grow by.
+// It is not on by default: in one of two 2-minute soaks with it (and
+// the sensor flood's store writes in a heavy slot) the server died out of
+// memory under ulimit -v 5G, folding the native store's read index
+// (2.49 GB in use); without it the server peaked at 2.0-2.2 GiB there.
 func gcFloorDefault(soft int64) int64 { return min(soft/8, 256<<20) }
 
 // gcFloor keeps the collector from running below floor bytes of heap
 // until ctx ends. soft is the runtime's soft memory limit, which the
 // limit it sets never passes; percent is the collector's percent it
-// stands in for. It does nothing when floor or soft is not positive.
-func gcFloor(ctx context.Context, floor, soft int64, percent int, logger *slog.Logger) {
+// stands in for. It does nothing (and returns nil) when floor or soft is
+// not positive.
+func gcFloor(ctx context.Context, floor, soft int64, percent int, logger *slog.Logger) *gcTuner {
 	if floor <= 0 || soft <= 0 || percent <= 0 {
-		return
+		return nil
 	}
 	t := &gcTuner{floor: floor, soft: soft, percent: int64(percent)}
 	t.tune() // before the percent is turned off: a limit in place
@@ -42,9 +48,10 @@ func gcFloor(ctx context.Context, floor, soft int64, percent int, logger *slog.L
 	cycles := make(chan struct{}, 1)
 	// A cleanup runs after the cycle that found its object unreachable:
 	// one object per cycle, the next made by the goroutine below.
-	var arm func()
-	arm = func() {
-		runtime.AddCleanup(new(int64), func(chan struct{}) {
+	arm := func() {
+		// Not a tiny object (under 16 bytes, pointer-free): those share
+		// a block with others, and the cleanup waits for all of them.
+		runtime.AddCleanup(new(gcSentinel), func(chan struct{}) {
 			select {
 			case cycles <- struct{}{}:
 			default:
@@ -52,10 +59,12 @@ func gcFloor(ctx context.Context, floor, soft int64, percent int, logger *slog.L
 		}, cycles)
 	}
 	arm()
+	t.stopped = make(chan struct{})
 	go func() {
 		defer func() {
 			debug.SetGCPercent(percent)
 			debug.SetMemoryLimit(soft)
+			close(t.stopped)
 		}()
 		for {
 			select {
@@ -64,17 +73,24 @@ func gcFloor(ctx context.Context, floor, soft int64, percent int, logger *slog.L
 			case <-cycles:
 			}
 			t.tune()
+			t.tunes.Add(1)
 			arm()
 		}
 	}()
 	logger.Debug("collector's floor", "floor", formatByteSize(floor), "soft_limit", formatByteSize(soft), "percent", percent)
+	return t
 }
 
 // gcTuner computes the soft limit that stands for the percent and floor.
 type gcTuner struct {
 	floor, soft, percent int64
 	samples              []metrics.Sample
+	tunes                atomic.Int64  // after a cycle (tests)
+	stopped              chan struct{} // closed once the percent is back
 }
+
+// gcSentinel is the object whose cleanup tells the tuner a cycle ended.
+type gcSentinel struct{ _ [32]byte }
 
 var gcTunerMetrics = []string{
 	"/gc/heap/live:bytes",         // marked live by the last cycle

@@ -1,6 +1,14 @@
 package main
 
-import "testing"
+import (
+	"context"
+	"log/slog"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
 
 func TestGCLimit(t *testing.T) {
 	const mib = 1 << 20
@@ -30,4 +38,44 @@ func TestGCLimit(t *testing.T) {
 			t.Errorf("gcFloorDefault(%d MiB) = %d MiB, want %d MiB", tt.soft/mib, got/mib, tt.want/mib)
 		}
 	}
+}
+
+// TestGCFloorRetunesEveryCycle: the tuner hears of every cycle (a cleanup
+// on a fresh object each time) and sets the soft limit from it: an 8-byte
+// sentinel shared a tiny-allocator block with other objects, heard of no
+// cycle, and left the limit at the floor while the live heap grew past
+// it, so the collector ran back to back (224 cycles in 2 minutes under
+// the soak's sensor flood).
+func TestGCFloorRetunesEveryCycle(t *testing.T) {
+	oldPercent := debug.SetGCPercent(100)
+	oldLimit := debug.SetMemoryLimit(math.MaxInt64)
+	defer func() {
+		debug.SetGCPercent(oldPercent)
+		debug.SetMemoryLimit(oldLimit)
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	tuner := gcFloor(ctx, 64<<20, 1<<40, 200, slog.New(slog.DiscardHandler))
+	live := make([][]byte, 0, 64)
+	for i := 0; tuner.tunes.Load() < 3; i++ {
+		if i == 1000 {
+			t.Fatalf("the tuner heard of %d of 1000 forced cycles", tuner.tunes.Load())
+		}
+		// Keep 4 MiB more live each cycle.
+		if len(live) < cap(live) {
+			live = append(live, make([]byte, 4<<20))
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond) // the cleanup runs on its own goroutine
+	}
+	// The live heap is under the 64 MiB floor: the limit is the floor
+	// plus what lies outside the heap, and at most the soft limit.
+	if got := debug.SetMemoryLimit(-1); got < 64<<20 || got > 1<<40 {
+		t.Errorf("soft limit %d after the cycles; want the floor (64 MiB) plus the runtime's own memory", got)
+	}
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Errorf("GC percent %d while the floor holds; want off (-1)", got)
+	}
+	cancel()
+	<-tuner.stopped
+	runtime.KeepAlive(live)
 }
