@@ -85,6 +85,14 @@ type SensorOptions struct {
 	// parses large messages in a heavy query's slot, so that a flood of
 	// them leaves a core to the queries it answers.
 	ParseGate func() (done func())
+	// LargeWriteGate, when set, is called before a large message
+	// (restMessageBytes parsed and more: a flood's) is converted to
+	// triples and again before they are stored, and its result after
+	// each: perfkb sensor-listen --http does both in a heavy query's
+	// slot, as it parses, so that the conversion and the store write of
+	// a flood leave a core to the queries it answers. Small messages
+	// never wait for it.
+	LargeWriteGate func() (done func())
 	// MaxConns bounds the open sensor connections (default 256). When
 	// they are all open, a new connection evicts the open one that has
 	// gone longest without completing a message, if that is at least

@@ -103,9 +103,16 @@ func (l *SensorListener) writer(ctx context.Context) error {
 	inflight := 0
 	go func() {
 		for c := range applyQ {
-			began := time.Now()
-			err := w.apply(ctx, c)
-			if rest := l.restAfterWrite(time.Since(began), c); rest > 0 && err == nil {
+			// The rest follows the write's own length, not its wait for
+			// the gate.
+			var took time.Duration
+			err := w.gated(c.large, func() error {
+				began := time.Now()
+				err := w.apply(ctx, c)
+				took = time.Since(began)
+				return err
+			})
+			if rest := l.restAfterWrite(took, c); rest > 0 && err == nil {
 				restUntil.Store(time.Now().Add(rest).UnixNano())
 			}
 			// The queue bound covers a batch until it is stored: a
@@ -153,7 +160,13 @@ func (l *SensorListener) writer(ctx context.Context) error {
 		}
 	}
 	convert := func(b *batch, isLarge bool) error {
-		c, has, err := w.convert(ctx, b)
+		var c converted
+		var has bool
+		err := w.gated(isLarge, func() error {
+			var err error
+			c, has, err = w.convert(ctx, b)
+			return err
+		})
 		c.large = isLarge
 		if err == nil {
 			err = send(c, has)
@@ -244,6 +257,16 @@ func (l *SensorListener) writer(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// gated runs fn, within SensorOptions.LargeWriteGate when large.
+func (w *batchWriter) gated(large bool, fn func() error) error {
+	if !large || w.l.opt.LargeWriteGate == nil {
+		return fn()
+	}
+	done := w.l.opt.LargeWriteGate()
+	defer done()
+	return fn()
 }
 
 // restAfter is the shortest store write after which the writer rests

@@ -103,6 +103,17 @@ func (s *Server) viewContext(ctx context.Context) context.Context {
 // writes to.
 func (s *Server) CacheViews() { s.cacheViews.Store(true) }
 
+// Starting marks start-up work that runs beside the first requests (such
+// as WarmViews) until the returned func is called (once; later calls do
+// nothing): meanwhile /healthz answers "starting": true. The server
+// answers requests all the while; the mark tells a client that its
+// figures would include that work.
+func (s *Server) Starting() (done func()) {
+	s.starting.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { s.starting.Add(-1) }) }
+}
+
 // AnalysisWarmer is implemented by an AnalysisService that can compute
 // what its read routes serve ahead of the first request.
 type AnalysisWarmer interface {

@@ -55,7 +55,11 @@ func newMetrics(store StoreStats) *metrics {
 		}),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.inFlight, m.rejected, m.timeouts, m.written,
-		collectors.NewGoCollector(),
+		// The scheduler's and the collector's histograms (runtime/metrics
+		// /sched/latencies:seconds, /sched/pauses/..., /gc/pauses:seconds)
+		// tell a slow light request's wait for a processor and a stop of
+		// the world from its own work.
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler, collectors.MetricsGC)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if store != nil {
 		m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -30,6 +30,47 @@ func TestHealthz(t *testing.T) {
 	}
 }
 
+// TestHealthzStarting checks that /healthz says "starting" exactly while
+// start-up work is marked, however many marks and however often each is
+// ended.
+func TestHealthzStarting(t *testing.T) {
+	srv, _, _ := newTestServer(t, nil)
+	starting := func() bool {
+		t.Helper()
+		rec := do(srv, "GET", "/healthz", "", "")
+		if rec.Code != http.StatusOK {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		var h map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &h); err != nil {
+			t.Fatal(err)
+		}
+		return h["starting"] == true
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{"fresh", func() {}, false},
+		{"one mark", nil, true},
+		{"two marks", nil, true},
+		{"first ended twice", nil, true},
+		{"both ended", nil, false},
+	}
+	var first, second func()
+	steps[1].do = func() { first = srv.Starting() }
+	steps[2].do = func() { second = srv.Starting() }
+	steps[3].do = func() { first(); first() }
+	steps[4].do = func() { second() }
+	for _, st := range steps {
+		st.do()
+		if got := starting(); got != st.want {
+			t.Errorf("%s: starting %v, want %v", st.name, got, st.want)
+		}
+	}
+}
+
 func TestMetrics(t *testing.T) {
 	srv, _, mem := newTestServer(t, nil)
 	loadTurtle(t, mem, siteGraph, turtleDoc)
@@ -49,6 +90,10 @@ func TestMetrics(t *testing.T) {
 		`perfkb_store_quads 3`,
 		`perfkb_query_timeouts_total 0`,
 		`go_goroutines`,
+		// A slow light request's wait for a processor and the
+		// collector's stops of the world.
+		`go_sched_latencies_seconds_bucket`,
+		`go_gc_pauses_seconds_bucket`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %s", want)

@@ -233,9 +233,14 @@ func (s *Server) sites(c *gin.Context) {
 	respondData(c, http.StatusOK, list)
 }
 
-// healthz answers 200 when the server is up and its store answers.
+// healthz answers 200 when the server is up and its store answers;
+// "starting": true while start-up work (Starting) still runs, so that a
+// client timing the server (a benchmark's unloaded phase) can wait for it.
 func (s *Server) healthz(c *gin.Context) {
 	body := gin.H{"status": "ok"}
+	if s.starting.Load() > 0 {
+		body["starting"] = true
+	}
 	if s.opts.Store != nil {
 		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
 		defer cancel()

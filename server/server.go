@@ -168,6 +168,9 @@ type Server struct {
 	writeGen      writeGeneration
 	cacheViews    atomic.Bool
 	findingsCache GenCache[[]Finding]
+	// starting counts start-up work still running (Starting): /healthz
+	// says so, for a client that must not measure it.
+	starting atomic.Int64
 }
 
 // New builds a Server and its routes.

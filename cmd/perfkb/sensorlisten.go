@@ -217,7 +217,7 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 		// The endpoint is a server like serve's: the runtime tuned as
 		// serve tunes it (a spare processor for light queries, the
 		// collector's pace).
-		f.serve.long.tuneRuntime(logger)
+		f.serve.long.tuneRuntime(ctx, logger, f.serve.memoryPlan.soft)
 	}
 	ds, err := app.OpenStore(ctx)
 	if err != nil {
@@ -257,6 +257,8 @@ func runSensorListen(ctx context.Context, app *App, f *sensorListenFlags) error 
 			}
 			return release
 		}
+		// So are their conversion to triples and their store writes.
+		opt.LargeWriteGate = opt.ParseGate
 	}
 	if f.push.checked.Mode != server.ValidateOff {
 		shapes, err := f.push.shapesOrDefault(ctx)

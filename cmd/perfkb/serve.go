@@ -236,7 +236,7 @@ SIGTERM stop the server after the requests in flight finish.`,
 				return err
 			}
 			flags.memoryPlan.log(logger)
-			flags.long.tuneRuntime(logger)
+			flags.long.tuneRuntime(cmd.Context(), logger, flags.memoryPlan.soft)
 			ctx := cmd.Context()
 			ds, err := app.OpenStore(ctx)
 			if err != nil {
@@ -269,6 +269,10 @@ func serveUntilDone(ctx context.Context, app *App, ds kb.Dataset, flags serveFla
 	// table, differences, findings) are kept per write generation and
 	// computed once the listener is up, before a page asks for them.
 	srv.CacheViews()
+	// /healthz says "starting" from before the listener is bound until
+	// the views are computed.
+	warmDone := srv.Starting()
+	defer warmDone()
 	warmCtx, stopWarm := context.WithCancel(ctx)
 	warmed := make(chan struct{})
 	defer func() { stopWarm(); <-warmed }()
@@ -277,6 +281,7 @@ func serveUntilDone(ctx context.Context, app *App, ds kb.Dataset, flags serveFla
 		warmOnce.Do(func() {
 			go func() {
 				defer close(warmed)
+				defer warmDone()
 				if err := srv.WarmViews(warmCtx); err != nil && warmCtx.Err() == nil {
 					logger.Warn("computing the workbench's views ahead of time failed; they are computed when asked", "err", err)
 				}

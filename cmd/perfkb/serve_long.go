@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -28,7 +29,10 @@ type longQueryFlags struct {
 	lanes int
 	// gcPercent is the garbage collector's GOGC.
 	gcPercent int
-	cores     int // set by tuneRuntime
+	// gcFloor is --gc-floor: "" or "0" for none, "auto" for
+	// gcFloorDefault, or a size.
+	gcFloor string
+	cores   int // set by tuneRuntime
 	// built, when set, is the admission scheduler returns: sensor-listen
 	// --http shares the endpoint's with its sensor parsing.
 	built *backend.Admission
@@ -39,6 +43,7 @@ func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.steps, "long-query-steps", backend.DefaultSteps, "a query past this many evaluation steps is heavy too, however fast it ran (0: only --long-query-after counts)")
 	fs.IntVar(&f.nice, "long-query-nice", 0, "the OS priority (nice value, 1-19) of a heavy query's thread; 0: unchanged (Linux only)")
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
+	fs.StringVar(&f.gcFloor, "gc-floor", "", "heap the Go garbage collector lets fill before it runs at all (e.g. 256MiB; auto: an eighth of the runtime's soft memory limit, at most 256MiB; default none; none when $GOGC or $GOMEMLIMIT is set); above it --gc-percent rules. Fewer collections, more resident memory")
 	fs.IntVar(&f.lanes, "long-query-lanes", 0, "queries that run at once (run slots); the others wait for a turn, light ones first (default: one per core)")
 	_ = fs.MarkDeprecated("long-query-nice", "the run slots keep heavy queries to the cores; a lowered thread loses the processor to everything else on the machine")
 }
@@ -55,6 +60,11 @@ func (f *longQueryFlags) validate() error {
 	}
 	if f.gcPercent <= 0 {
 		return usageError(fmt.Errorf("--gc-percent must be positive"))
+	}
+	if f.gcFloor != "" && f.gcFloor != "auto" {
+		if n, err := parseByteSize(f.gcFloor); err != nil || n < 0 {
+			return usageError(fmt.Errorf("--gc-floor %q: want a size such as 256MiB, auto, or 0", f.gcFloor))
+		}
 	}
 	if f.lanes < 0 {
 		return usageError(fmt.Errorf("--long-query-lanes must not be negative (0: one per core)"))
@@ -79,10 +89,23 @@ const defaultGCPercent = 200
 // query work a light request's connection would be noticed late at each
 // read and write; the spare processor is idle whenever the cores are
 // saturated and lets the kernel, with its finer time slices, run the
-// request at once. Called once, by perfkb serve.
-func (f *longQueryFlags) tuneRuntime(logger *slog.Logger) {
+// request at once. With --gc-floor, unless $GOGC or $GOMEMLIMIT is set,
+// the heap gets its floor (gcFloor) under soft, the runtime's soft memory
+// limit (0: none known), until ctx ends. Called once, by perfkb serve.
+func (f *longQueryFlags) tuneRuntime(ctx context.Context, logger *slog.Logger, soft int64) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(f.gcPercent)
+		var floor int64 // none
+		switch f.gcFloor {
+		case "":
+		case "auto":
+			floor = gcFloorDefault(soft)
+		default:
+			floor, _ = parseByteSize(f.gcFloor) // checked by validate
+		}
+		if os.Getenv("GOMEMLIMIT") == "" {
+			gcFloor(ctx, floor, soft, f.gcPercent, logger)
+		}
 	}
 	f.cores = runtime.GOMAXPROCS(0)
 	if os.Getenv("GOMAXPROCS") == "" {

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -230,4 +231,71 @@ func TestLightReserveFollowsHeavy(t *testing.T) {
 	stillWaiting(t, "a second light query with the only slot held by a light one", done)
 	first.becomeHeavy(ctx)
 	returnsSoon(t, "the light query waiting when the slot's holder turned heavy", done)
+}
+
+// TestServiceCallGivesSlotAtOnce: a query entering a SERVICE call gives
+// its slot to a query already waiting for one before the call goes on,
+// not at the waiting query's next periodic check: lookups queued behind
+// federated queries otherwise waited for those checks at every round of
+// the soak's item 5.
+func TestServiceCallGivesSlotAtOnce(t *testing.T) {
+	a := NewAdmission(time.Hour, 1)
+	ctx := clientCtx("fed")
+	caller := a.begin(ctx, "SERVICE")
+	if err := caller.admit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rctx := clientCtx("reader")
+	reader := a.begin(rctx, "lookup")
+	admitted := make(chan error, 1)
+	go func() { admitted <- reader.admit(rctx) }()
+	for a.waiting.Load() == 0 {
+		runtime.Gosched() // the reader is queued
+	}
+	caller.leaveService()
+	a.mu.Lock()
+	callerHolds, readerHolds := caller.holds, reader.holds
+	a.mu.Unlock()
+	if callerHolds || !readerHolds {
+		t.Errorf("after entering the SERVICE call: caller holds %v, waiting reader holds %v; want false, true", callerHolds, readerHolds)
+	}
+	if err := <-admitted; err != nil {
+		t.Fatal(err)
+	}
+	reader.end()
+	caller.enterEngine()
+	caller.end()
+}
+
+// TestAdmissionReclaimsBlockedWriterSoon: a holder whose answer has been
+// blocked in a write for 20 ms (a client that does not read: a write to
+// one that reads takes microseconds) gives its slot to a query that
+// comes to wait, when it comes. The soak's lookups waited 100-180 ms
+// behind its stalled clients' answers while the bound was 100 ms.
+func TestAdmissionReclaimsBlockedWriterSoon(t *testing.T) {
+	a := NewAdmission(time.Hour, 1)
+	ctx := clientCtx("staller")
+	holder := a.begin(ctx, "SELECT * WHERE { ?s ?p ?o }")
+	if err := holder.admit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	holder.leaveEngine()
+	holder.lastCheck.Store(time.Now().Add(-20 * time.Millisecond).UnixNano())
+	rctx := clientCtx("reader")
+	reader := a.begin(rctx, "lookup")
+	admitted := make(chan error, 1)
+	go func() { admitted <- reader.admit(rctx) }()
+	var got atomic.Bool
+	go func() { <-admitted; got.Store(true) }()
+	for a.waiting.Load() == 0 && !got.Load() {
+		runtime.Gosched()
+	}
+	a.mu.Lock() // the reader's queueing, and its reclaim, are done
+	holds := holder.holds
+	a.mu.Unlock()
+	if holds {
+		t.Error("a holder blocked 20 ms writing its answer kept its slot from a query that came to wait")
+	}
+	reader.end()
+	holder.end()
 }
