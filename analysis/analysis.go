@@ -62,24 +62,32 @@ func (r *Result) Experiment(iri string) *ExperimentResult { return r.byIRI[iri] 
 // Result.Issues and skipped.
 func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 	start := time.Now()
-	h, err := overheads()
+	h, cfg, err := setup(opts)
 	if err != nil {
-		return nil, fmt.Errorf("analysis: overhead classification: %w", err)
+		return nil, err
 	}
-	cfg := opts.Soft
-	if cfg == nil {
-		cfg = DefaultSoftConfig()
+	if opts.Progress != nil {
+		opts.Progress("reading", 0)
 	}
-	progress := opts.Progress
-	if progress == nil {
-		progress = func(string, int) {}
-	}
-	progress("reading", 0)
 	d, err := ReadMetrics(ctx, ds, neededMetrics(h, cfg))
 	if err != nil {
 		return nil, err
 	}
 	return run(ctx, ds, d, opts, h, cfg, start)
+}
+
+// setup returns the overhead classification and the soft analysis's
+// configuration an analysis runs with.
+func setup(opts Options) (*overheadHierarchy, *SoftConfig, error) {
+	h, err := overheads()
+	if err != nil {
+		return nil, nil, fmt.Errorf("analysis: overhead classification: %w", err)
+	}
+	cfg := opts.Soft
+	if cfg == nil {
+		cfg = DefaultSoftConfig()
+	}
+	return h, cfg, nil
 }
 
 // RunData is Run over data already read from ds (Read or ReadMetrics), so
@@ -89,13 +97,9 @@ func Run(ctx context.Context, ds kb.Dataset, opts Options) (*Result, error) {
 // resolved every value.
 func RunData(ctx context.Context, ds kb.Dataset, d *Data, opts Options) (*Result, error) {
 	start := time.Now()
-	h, err := overheads()
+	h, cfg, err := setup(opts)
 	if err != nil {
-		return nil, fmt.Errorf("analysis: overhead classification: %w", err)
-	}
-	cfg := opts.Soft
-	if cfg == nil {
-		cfg = DefaultSoftConfig()
+		return nil, err
 	}
 	return run(ctx, ds, d, opts, h, cfg, start)
 }
