@@ -53,17 +53,19 @@ func newDemand(ctx context.Context) *demand {
 // covered reports whether every quad matching (s, p, o) (kb.Any: any
 // value) is in the working memory or was read into it.
 func (d *demand) covered(p, s, o kb.ID) bool {
+	// The most specific key first; the maps that are empty (most of
+	// them, most of the time) are not probed.
 	switch {
 	case d.full:
 		return true
-	case s != kb.Any && d.s[s], o != kb.Any && d.o[o]:
+	case p != kb.Any && s != kb.Any && d.ps[[2]kb.ID{p, s}]:
 		return true
-	case p == kb.Any:
-		return false
-	case d.byP[p]:
+	case p != kb.Any && o != kb.Any && len(d.po) > 0 && d.po[[2]kb.ID{p, o}]:
+		return true
+	case s != kb.Any && len(d.s) > 0 && d.s[s], o != kb.Any && len(d.o) > 0 && d.o[o]:
 		return true
 	}
-	return s != kb.Any && d.ps[[2]kb.ID{p, s}] || o != kb.Any && d.po[[2]kb.ID{p, o}]
+	return p != kb.Any && len(d.byP) > 0 && d.byP[p]
 }
 
 // need reads into the working memory the store's quads of the key that

@@ -387,9 +387,10 @@ func (e *Engine) hasRow(ids [3]kb.ID) bool {
 	if ids[1] == kb.Any {
 		return true // not checked: every table would be read
 	}
-	if e.demand != nil && ids[0] == kb.Any && ids[2] == kb.Any && !e.demand.covered(ids[1], kb.Any, kb.Any) {
+	if e.demand != nil && ids[0] == kb.Any && !e.demand.covered(ids[1], kb.Any, ids[2]) {
 		// A gate is a necessary condition only: reading a whole
-		// predicate to answer it would cost more than the join it saves.
+		// predicate, or all subjects of an object (every metric named
+		// wtime), to answer it costs more than the join it saves.
 		return true
 	}
 	e.need(ids[1], ids[0], ids[2])
