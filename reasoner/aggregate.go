@@ -238,6 +238,7 @@ func (e *Engine) aggregate(ctx context.Context, i int, a *aggRule) (int, error) 
 		if !ok {
 			continue
 		}
+		e.need(pid, kb.Any, kb.Any)
 		t := e.ts.tables[pid]
 		if t == nil {
 			continue
@@ -254,6 +255,7 @@ func (e *Engine) aggregate(ctx context.Context, i int, a *aggRule) (int, error) 
 	}
 	var fresh [][3]kb.ID
 	for tr := range want {
+		e.need(tr[1], tr[0], tr[2])
 		if !e.ts.contains(tr[0], tr[1], tr[2]) {
 			fresh = append(fresh, tr)
 		}

@@ -88,6 +88,12 @@ type Options struct {
 	Progress func(Progress)
 	// Now is the clock for now() (nil: time.Now).
 	Now func() time.Time
+	// LoadOnDemand starts the working memory empty and reads from the
+	// store only the keys the engine's lookups need (ondemand.go): for an
+	// engine made to Remove a few quads from a large store once, as
+	// perfkb drop-graph --retract does. Such an engine runs on one
+	// worker; Run, Add, Change and Forget read the whole store first.
+	LoadOnDemand bool
 }
 
 // Progress reports how a run is going.
@@ -277,6 +283,10 @@ type Engine struct {
 	// the store, turns it off.
 	digest   contentDigest
 	digestOK bool
+
+	// demand is set while the working memory is loaded on demand
+	// (Options.LoadOnDemand); nil once it holds the whole store.
+	demand *demand
 }
 
 type premRef struct {
@@ -360,7 +370,9 @@ func newEngine(ctx context.Context, ds kb.Dataset, prog *Program, opts Options, 
 			return nil, err
 		}
 	}
-	if err := e.load(ctx, skip); err != nil {
+	if opts.LoadOnDemand && skip == nil {
+		e.demand = newDemand(ctx)
+	} else if err := e.load(ctx, skip); err != nil {
 		return nil, err
 	}
 	if err := e.bind(ctx); err != nil {
@@ -631,6 +643,9 @@ const RunHoldQuads = 1 << 22
 // at the end, in one Dataset.Apply up to RunHoldQuads quads (or
 // Options.BatchSize), and before a rule's removal reads the store.
 func (e *Engine) Run(ctx context.Context) (Summary, error) {
+	if err := e.needAll(); err != nil {
+		return e.finish(), err
+	}
 	first := !e.ranOnce
 	e.ranOnce = true
 	e.holding, e.holdLimit = true, e.runHold
@@ -653,6 +668,9 @@ func (e *Engine) Run(ctx context.Context) (Summary, error) {
 // when a rule removes triples), so a reader of the store sees a batch
 // with its consequences or not at all.
 func (e *Engine) Add(ctx context.Context, quads []kb.Quad) (Summary, error) {
+	if err := e.needAll(); err != nil {
+		return e.finish(), err
+	}
 	e.digestOK = false // the store may hold some of quads already
 	stored, err := e.storedOf(ctx, quads)
 	if err != nil {
@@ -940,6 +958,7 @@ func (e *Engine) commit(ctx context.Context) (bool, error) {
 	var fresh []int32 // indexes in e.out.pending of this batch's new triples
 	for i := range e.out.pending {
 		d := &e.out.pending[i]
+		e.need(d.p, d.s, d.o)
 		if !e.ts.table(d.p, true).insert(d.s, d.o, next) {
 			continue
 		}

@@ -26,6 +26,9 @@ func (e *Engine) Adds() int { return len(e.addGens) }
 //
 // Call it between Adds (the engine is not safe for concurrent use).
 func (e *Engine) Forget(ctx context.Context, keep int) error {
+	if err := e.needAll(); err != nil {
+		return err
+	}
 	if keep < 0 {
 		keep = 0
 	}

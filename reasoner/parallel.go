@@ -49,6 +49,10 @@ func (e *Engine) setWorkers() {
 			e.workers = 1
 		}
 	}
+	if e.demand != nil {
+		// A read on demand adds rows to the tables the joins read.
+		e.workers = 1
+	}
 }
 
 // tasks lists the round's joins in the order one worker would run them.

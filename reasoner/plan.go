@@ -487,6 +487,9 @@ func slotUses(s slot, v int) bool {
 // variables bound so far: index sizes for constants, average fan-out for
 // bound variables.
 func (e *Engine) estimate(ps [3]position, bound map[int]bool) float64 {
+	if e.demand != nil && !e.demand.full {
+		return e.estimateStored(ps, bound)
+	}
 	isConst := func(p position) bool { return p.mode == modeConst }
 	isBound := func(p position) bool { return p.mode != modeConst && bound[p.v] }
 	s, p, o := ps[0], ps[1], ps[2]
@@ -625,6 +628,10 @@ func (x *joiner) step(k int) error {
 		return kb.Any
 	}
 	s, p, o := get(st.s), get(st.p), get(st.o)
+	if st.gen != genDelta {
+		// The delta is what this engine derived: in memory whole.
+		x.e.need(p, s, o)
+	}
 	if p != kb.Any {
 		t := x.e.ts.tables[p]
 		if t == nil {
@@ -826,6 +833,7 @@ func (x *joiner) headExists() bool {
 				return false
 			}
 		}
+		x.e.need(ids[1], ids[0], ids[2])
 		if !x.e.ts.contains(ids[0], ids[1], ids[2]) {
 			if !x.out.set.has(ids) {
 				return false
@@ -947,6 +955,7 @@ func (x *joiner) Exists(s, p, o kb.Term) (bool, error) {
 		}
 		ids[j] = id
 	}
+	x.e.need(ids[1], ids[0], ids[2])
 	match := func(t *table) bool {
 		switch {
 		case ids[0] != kb.Any && ids[2] != kb.Any:

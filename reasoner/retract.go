@@ -387,6 +387,13 @@ func (e *Engine) hasRow(ids [3]kb.ID) bool {
 	if ids[1] == kb.Any {
 		return true // not checked: every table would be read
 	}
+	if e.demand != nil && ids[0] == kb.Any && !e.demand.covered(ids[1], kb.Any, ids[2]) {
+		// A gate is a necessary condition only: reading a whole
+		// predicate, or all subjects of an object (every metric named
+		// wtime), to answer it costs more than the join it saves.
+		return true
+	}
+	e.need(ids[1], ids[0], ids[2])
 	t := e.ts.tables[ids[1]]
 	if t == nil || t.live == 0 {
 		return false
@@ -575,6 +582,7 @@ func (rt *retraction) mark(t [3]kb.ID) bool {
 	if _, ok := rt.isMark[t]; ok {
 		return false
 	}
+	rt.e.need(t[1], t[0], t[2])
 	tb := rt.e.ts.tables[t[1]]
 	if tb == nil {
 		return false
@@ -937,10 +945,24 @@ func (e *Engine) retract(ctx context.Context, quads []kb.Quad, deleteQuads bool)
 	if err := e.retractable(); err != nil {
 		return e.finish(), err
 	}
+	if !deleteQuads {
+		// The store lacks the removed quads already; their triples go
+		// into the working memory as it held them before.
+		if err := e.needAll(); err != nil {
+			return e.finish(), err
+		}
+	}
 	e.holding, e.holdLimit = true, e.runHold
 	e.held = kb.Delta{Add: e.held.Add[:0], Remove: e.held.Remove[:0]}
 	err := e.retractHeld(ctx, quads, deleteQuads)
 	e.holding = false
+	if e.demand != nil && e.demand.err != nil {
+		// A read on demand failed: the working memory missed part of the
+		// store, so what the retraction found is not written and the
+		// store stays as it was.
+		e.held = kb.Delta{}
+		return e.finish(), errors.Join(err, e.demand.err)
+	}
 	keepRederived(&e.held)
 	// The store follows the working memory even when ctx ended meanwhile,
 	// as Add does.
@@ -960,6 +982,9 @@ func (e *Engine) retract(ctx context.Context, quads []kb.Quad, deleteQuads bool)
 // go in a first Apply, the additions in a second. A quad both removed and
 // added stays, as in Apply.
 func (e *Engine) Change(ctx context.Context, d kb.Delta) (Summary, error) {
+	if err := e.needAll(); err != nil {
+		return e.finish(), err
+	}
 	if len(d.Remove) == 0 {
 		return e.Add(ctx, d.Add)
 	}
@@ -1061,6 +1086,7 @@ func (e *Engine) retractHeld(ctx context.Context, quads []kb.Quad, deleteQuads b
 		if !e.reads(q.G) {
 			continue
 		}
+		e.need(q.P, q.S, q.O)
 		t := e.ts.tables[q.P]
 		if t == nil {
 			continue
@@ -1264,6 +1290,7 @@ func (e *Engine) pruneRecords(ctx context.Context, marked, lost, unrecorded [][3
 		}
 		changed := len(dropped) > 0
 		for _, t := range dropped {
+			e.need(t[1], t[0], t[2])
 			if tb := e.ts.tables[t[1]]; tb != nil && isLost[t] == 0 {
 				if r := tb.lookup(t[0], t[2]); r >= 0 && tb.asrt[r] > 0 {
 					unbacked = append(unbacked, t)

@@ -29,7 +29,9 @@ import (
 // builds the hash indexes its joins probe); live (Engine.Remove of B on
 // the same engine afterwards, as a server's engine deletes); store (B
 // deleted from a store closed without A, then RunRetract, which loads the
-// store into a fresh engine first). It reports CPU seconds and wall time
+// store into a fresh engine first); on demand (B removed from a store
+// closed without A by a fresh engine that reads the store per lookup key,
+// Options.LoadOnDemand, as perfkb drop-graph --retract). It reports CPU seconds and wall time
 // of each and fails when the retracted stores' inferred graphs differ in
 // size from the recompute's. PERFKB_BENCH_TRIPLES (default 200000) and
 // PERFKB_BENCH_SITES (default 6: about 70 experiments) set the data.
@@ -191,6 +193,28 @@ func BenchmarkRetractExperiment(b *testing.B) {
 		if got := inferred(s); got != want {
 			b.Errorf("store: %d inferred triples after retraction, recompute has %d", got, want)
 		}
+		// On demand: a fresh engine that reads the store per lookup key
+		// (as perfkb drop-graph --retract makes one) removes B from a
+		// store closed without A.
+		d := open(withoutA.Bytes())
+		if _, err := Run(ctx, d, prog, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		del = experimentQuads(d, expB)
+		onDemand := measure(func() {
+			e, err := NewEngine(ctx, d, prog, Options{LoadOnDemand: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := e.Remove(ctx, del); err != nil {
+				b.Fatal(err)
+			}
+		})
+		if got := inferred(d); got != want {
+			b.Errorf("on demand: %d inferred triples after retraction, recompute has %d", got, want)
+		}
+		b.ReportMetric(onDemand.cpu, "ondemand-cpu-s")
+		b.ReportMetric(recompute.cpu/onDemand.cpu, "recompute/ondemand-cpu")
 		b.ReportMetric(float64(info.Experiments+info.TraceExperiments), "experiments")
 		b.ReportMetric(float64(len(del)), "deleted-quads")
 		b.ReportMetric(float64(sum.Retracted), "retracted")

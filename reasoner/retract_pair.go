@@ -101,6 +101,7 @@ func (rt *retraction) pairRows(ref *patternRef, p kb.ID) [][3]kb.ID {
 		}
 	}
 	var rows [][3]kb.ID
+	e.need(ids[1], ids[0], ids[2])
 	if t := e.ts.tables[ids[1]]; t != nil && t.live > 0 {
 		add := func(r int32) {
 			if t.gen[r] <= e.cur {

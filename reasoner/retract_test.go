@@ -51,6 +51,14 @@ const retractRules = retractBaseRules + `
 // paths through it, keeps a path with another support, and a deleted
 // block lets open through.
 func TestRemoveWithdrawsWhatNoLongerFollows(t *testing.T) {
+	for _, onDemand := range []bool{false, true} {
+		t.Run(removeName("", onDemand), func(t *testing.T) {
+			testRemoveWithdraws(t, onDemand)
+		})
+	}
+}
+
+func testRemoveWithdraws(t *testing.T, onDemand bool) {
 	ctx := context.Background()
 	ds := loadTurtle(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:c . ex:a ex:edge ex:c . ex:c ex:edge ex:d .
 		ex:a ex:blocked ex:d .`)
@@ -61,6 +69,11 @@ func TestRemoveWithdrawsWhatNoLongerFollows(t *testing.T) {
 	}
 	if _, err := eng.Run(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if onDemand {
+		if eng, err = NewEngine(ctx, ds, prog, Options{LoadOnDemand: true}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	del := turtleQuads(t, ds, `ex:b ex:edge ex:c . ex:a ex:blocked ex:d .`)
 	sum, err := eng.Remove(ctx, del)
@@ -129,8 +142,11 @@ func TestRetractMatchesRecompute(t *testing.T) {
 	for _, st := range stores {
 		// engine: Engine.Add and Engine.Remove; store: the store written,
 		// then RunIncremental or RunRetract; live: a Live store, each
-		// step one Apply of deletes and inserts together.
-		for _, mode := range []string{"engine", "store", "live"} {
+		// step one Apply of deletes and inserts together; ondemand: a new
+		// engine for each step, as the CLI makes one, that reads the
+		// store on demand (Options.LoadOnDemand): Remove reads only what
+		// its lookups need, Add reads all of it first.
+		for _, mode := range []string{"engine", "store", "live", "ondemand"} {
 			t.Run(st.name+"/"+mode, func(t *testing.T) {
 				runRetractSteps(t, st.open(t), mode, steps, seed)
 			})
@@ -186,6 +202,15 @@ func runRetractSteps(t *testing.T, ds kb.Dataset, mode string, steps int, seed u
 		quads := internQuads(t, ds, batch)
 		var err error
 		switch {
+		case mode == "ondemand":
+			var fresh *Engine
+			if fresh, err = NewEngine(ctx, ds, prog, Options{LoadOnDemand: true}); err == nil {
+				if insert {
+					_, err = fresh.Add(ctx, quads)
+				} else {
+					_, err = fresh.Remove(ctx, quads)
+				}
+			}
 		case eng != nil && insert:
 			_, err = eng.Add(ctx, quads)
 		case eng != nil:
@@ -619,32 +644,33 @@ func TestRemoveSeveralPremisesOfOneDerivation(t *testing.T) {
 		{name: "a self-loop", del: `ex:c ex:edge ex:c .`, left: []string{"a", "b"}},
 		{name: "all", del: `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			ds := loadTurtle(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`)
-			eng, err := NewEngine(ctx, ds, mustProgram(t, rules), Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := eng.Run(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got := graphTriples(t, ds, kb.InferredGraph); len(got) != 3 {
-				t.Fatalf("inferred before the delete: %v, want 3 about triples", got)
-			}
-			if _, err := eng.Remove(ctx, turtleQuads(t, ds, tc.del)); err != nil {
-				t.Fatal(err)
-			}
-			var left []string
-			for _, tr := range graphTriples(t, ds, kb.InferredGraph) {
-				f := strings.Fields(tr)
-				left = append(left, strings.TrimSuffix(strings.TrimPrefix(f[2], "<http://example.org/"), ">"))
-			}
-			slices.Sort(left)
-			if !slices.Equal(left, tc.left) {
-				t.Errorf("about triples left for %v, want %v", left, tc.left)
-			}
-			checkRecords(t, ds)
-		})
+		for _, onDemand := range []bool{false, true} {
+			t.Run(removeName(tc.name, onDemand), func(t *testing.T) {
+				ctx := context.Background()
+				ds := loadTurtle(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`)
+				prog := mustProgram(t, rules)
+				eng, err := NewEngine(ctx, ds, prog, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := eng.Run(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if got := graphTriples(t, ds, kb.InferredGraph); len(got) != 3 {
+					t.Fatalf("inferred before the delete: %v, want 3 about triples", got)
+				}
+				removeBy(t, ds, prog, eng, onDemand, turtleQuads(t, ds, tc.del))
+				var left []string
+				for _, tr := range graphTriples(t, ds, kb.InferredGraph) {
+					f := strings.Fields(tr)
+					left = append(left, strings.TrimSuffix(strings.TrimPrefix(f[2], "<http://example.org/"), ">"))
+				}
+				slices.Sort(left)
+				if !slices.Equal(left, tc.left) {
+					t.Errorf("about triples left for %v, want %v", left, tc.left)
+				}
+				checkRecords(t, ds)
+			})
+		}
 	}
 }

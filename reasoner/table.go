@@ -32,6 +32,9 @@ type table struct {
 	newest    int
 	newestGen uint32
 	live      int
+	// stored holds, in a working memory loaded on demand (ondemand.go),
+	// the triples read from the store: a later read skips them.
+	stored map[[2]kb.ID]struct{}
 }
 
 // tripleStore is the engine's working memory: every triple it reads, by
@@ -72,7 +75,9 @@ func (t *table) insertRow(s, o kb.ID, g uint32) (int32, bool) {
 		return r, false
 	}
 	r = int32(len(t.s))
-	if g != t.newestGen {
+	// A triple read on demand (generation 0) may come after the newest
+	// generation's rows: it is old, and the delta's first row stays.
+	if g != t.newestGen && (g != 0 || t.stored == nil) {
 		t.newest = len(t.s)
 		t.newestGen = g
 	}

@@ -18,6 +18,7 @@ func newDropGraphCmd(app *App) *cobra.Command {
 		retract   bool
 		ruleFiles []string
 		defines   []string
+		profile   queryProfileFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "drop-graph IRI",
@@ -48,6 +49,11 @@ PERFONTO). The drop and the withdrawals are one atomic change.`,
 			if err != nil {
 				return usageError(err)
 			}
+			stopProfile, err := profile.start()
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
 			var prog *reasoner.Program
 			if retract || len(ruleFiles) > 0 {
 				if prog, err = loadRuleProgram(ruleFiles, defines); err != nil {
@@ -77,7 +83,7 @@ PERFONTO). The drop and the withdrawals are one atomic change.`,
 			}
 			var sum reasoner.Summary
 			if prog != nil {
-				eng, err := reasoner.NewEngine(ctx, ds, prog, reasoner.Options{})
+				eng, err := reasoner.NewEngine(ctx, ds, prog, reasoner.Options{LoadOnDemand: true})
 				if err != nil {
 					return err
 				}
@@ -101,5 +107,6 @@ PERFONTO). The drop and the withdrawals are one atomic change.`,
 	cmd.Flags().BoolVar(&retract, "retract", false, "also withdraw the derived triples and findings that no longer follow (rules: --rules, default RDFS, OWL, PERFONTO)")
 	cmd.Flags().StringArrayVar(&ruleFiles, "rules", nil, "rule file or shipped set the inferred graph was made with; repeatable (implies --retract)")
 	cmd.Flags().StringArrayVar(&defines, "define", nil, "override a named constant, NAME=VALUE (repeatable), as given to reason")
+	profile.bind(cmd.Flags())
 	return cmd
 }
