@@ -145,10 +145,7 @@ asserted triples. Blank nodes (findings) are written _:label.`,
 			if err != nil {
 				return err
 			}
-			if err := writeFindings(app.Stdout, format, findings, sum, limit); err != nil {
-				return err
-			}
-			return foldReadSide(ctx, ds)
+			return writeFindings(app.Stdout, format, findings, sum, limit)
 		},
 	}
 	f := cmd.Flags()
@@ -184,23 +181,6 @@ func useReadSide(ctx context.Context, ds kb.Dataset) error {
 	}
 	if err := ns.SetMemoryBudget(ctx, 0); err != nil {
 		return fmt.Errorf("reading the store into memory: %w", err)
-	}
-	return nil
-}
-
-// foldReadSide hands back the read side useReadSide turned on. The run's
-// write went to the native store's delta log, which every later command
-// would replay at open (a fifth of a second on a 300k-quad store, more
-// than the CPU of retracting one experiment); folding it here, once,
-// writes the store as base and side files that the next open maps as
-// they are. Other stores are left as they are.
-func foldReadSide(ctx context.Context, ds kb.Dataset) error {
-	ns, ok := ds.(*native.Store)
-	if !ok {
-		return nil
-	}
-	if err := ns.SetMemoryBudget(ctx, -1); err != nil {
-		return fmt.Errorf("folding the store's delta log: %w", err)
 	}
 	return nil
 }
