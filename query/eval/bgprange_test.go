@@ -28,21 +28,29 @@ func TestBGPRange(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	defer func() { valueOrderOn = true }()
+	defer func() { valueOrderOn, bgpSelOn = true, true }()
 	for name, ds := range stores {
-		before := bgpRangeRuns.Load()
+		before, selBefore := bgpRangeRuns.Load(), bgpSelRuns.Load()
 		for _, c := range valueOrderCases {
 			q := `SELECT ?s { <http://e/hub> <http://e/has> ?s . ?s <http://e/w> ?o ` + c.filter + ` } ORDER BY ?s`
-			for _, way := range []struct{ order, noOpt bool }{{true, false}, {false, false}, {true, true}} {
-				valueOrderOn = way.order
+			// sel: rows of the bound level ?s <w> ?o are rejected through
+			// the kept set of passing objects (bgpsel.go), twice so that
+			// the second run reads the set the first kept.
+			for _, way := range []struct{ order, noOpt, sel bool }{
+				{true, false, true}, {true, false, true}, {true, false, false}, {false, false, false}, {true, true, true}, {true, true, false},
+			} {
+				valueOrderOn, bgpSelOn = way.order, way.sel
 				if got := subjects(t, ds, q, Options{NoOptimize: way.noOpt}); got != c.want {
 					t.Errorf("%s %s %+v: got %q, want (by hand) %q", name, c.name, way, got, c.want)
 				}
 			}
 		}
-		valueOrderOn = true
+		valueOrderOn, bgpSelOn = true, true
 		if ran := bgpRangeRuns.Load() - before; strings.HasPrefix(name, "native") && ran == 0 {
 			t.Errorf("%s: no BGP read the value order", name)
+		}
+		if ran := bgpSelRuns.Load() - selBefore; strings.HasPrefix(name, "native") && ran == 0 {
+			t.Errorf("%s: no BGP level read a kept set of passing objects", name)
 		}
 		// Two of 24 objects pass: the join starts from them.
 		q := `SELECT ?s { <http://e/hub> <http://e/has> ?s . ?s <http://e/w> ?o FILTER(?o > 9007199254740992) }`
