@@ -65,6 +65,9 @@ type bgpNode struct {
 	exists []bool
 	// prune: partial rows a GROUP BY has had already (groupprune.go).
 	prune *groupPrune
+	// sels[i]: the object set that rejects rows before filters[i+1]
+	// (bgpsel.go); nil when no level has one.
+	sels []*levelSel
 }
 
 // scanState is the callback a level passes to QuadScanner.ScanQuads with
@@ -171,6 +174,9 @@ func (ex *executor) compileBGP(o *algebra.BGP, sc scope) (node, error) {
 		n.filters[level] = ces
 	}
 	if err := ex.compileRanges(n, bp, sc.with(sc.seed.union(ex.maybe(o)))); err != nil {
+		return nil, err
+	}
+	if err := ex.compileSels(n, sc.with(sc.seed.union(ex.maybe(o)))); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -461,7 +467,13 @@ func (f *matchFrame) visit(q kb.Quad) error {
 		return nil
 	}
 	f.matched = true
-	pass, err := f.ex.filterRow(f.n.filters[f.level+1], r)
+	pass, err := true, error(nil)
+	if f.n.sels != nil {
+		pass, err = f.n.selPass(f.ex, f.level, r)
+	}
+	if err == nil && pass {
+		pass, err = f.ex.filterRow(f.n.filters[f.level+1], r)
+	}
 	if err == nil && pass {
 		f.n.rows[f.level]++
 		err = f.n.match(f.ex, f.level+1, r, f.emit)

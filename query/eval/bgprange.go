@@ -141,10 +141,65 @@ func (o *numOrder) size() int {
 
 // countObjects is selectObjects' count of the objects that pass, without
 // collecting or sorting them (the planner's estimate).
+//
+// The planner asks for it on every query with a range FILTER, so it does
+// not visit the entries a run's binary searches already decided: a
+// run's span counts whole, and only the entries inside some test's tie
+// band, where the key alone does not settle the test, are decided the
+// general way (eachPassing visits every passing entry: 33,516 of them
+// for Fig. 6.29's `?value >= 3E8` at 5M, 6 % of the served query's CPU).
 func (o *numOrder) countObjects(tests []*fastTest, decide func(*fastTest, kb.ID) (bool, error)) (int, error) {
 	count := 0
-	err := o.eachPassing(tests, decide, func(kb.ID) { count++ })
-	return count, err
+	ties := make([]interval, len(tests))
+	for run, entries := range o.runs {
+		span := interval{0, len(entries)}
+		for j, t := range tests {
+			keep, tie := searchRun(entries, run, t)
+			span.lo, span.hi = max(span.lo, keep.lo), min(span.hi, keep.hi)
+			ties[j] = tie
+		}
+		if span.lo >= span.hi {
+			continue
+		}
+		count += span.hi - span.lo
+		// The entries of the span some tie band covers: [lo, hi).
+		lo, hi := span.hi, span.lo
+		for _, tie := range ties {
+			if b := (interval{max(tie.lo, span.lo), min(tie.hi, span.hi)}); b.lo < b.hi {
+				lo, hi = min(lo, b.lo), max(hi, b.hi)
+			}
+		}
+	entry:
+		for i := lo; i < hi; i++ {
+			for j, t := range tests {
+				if i < ties[j].lo || i >= ties[j].hi {
+					continue
+				}
+				ok, err := decide(t, entries[i].id)
+				if err != nil {
+					return 0, err
+				}
+				if !ok {
+					count--
+					continue entry
+				}
+			}
+		}
+	}
+rest:
+	for _, id := range o.rest {
+		for _, t := range tests {
+			ok, err := decide(t, id)
+			if err != nil {
+				return 0, err
+			}
+			if !ok {
+				continue rest
+			}
+		}
+		count++
+	}
+	return count, nil
 }
 
 // RangeCount implements opt.RangeStats: p's quads in graph scaled by the
