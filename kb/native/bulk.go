@@ -795,6 +795,33 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 		return "", "", nil
 	}
 	_, _, view := s.dict.pendingView()
+	// The term table (a sort by encoding, then the table) on a goroutine
+	// of its own beside the ID table: it is the longest part of a load's
+	// commit once Pebble gets only the SPOG index (partial.go).
+	termDone := make(chan error, 1)
+	go func() {
+		// Encodings are unique in the dictionary, so the term keys are too.
+		order := make([]uint32, len(ids))
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		sortByBytes(order, func(i uint32) []byte { return view.encoded(ids[i]) })
+		key := make([]byte, 0, 64)
+		var idv [8]byte
+		j := 0
+		var err error
+		termPath, err = s.writeMerged(prefixTerm, whole, func() ([]byte, []byte, bool) {
+			if j == len(order) {
+				return nil, nil, false
+			}
+			id := ids[order[j]]
+			j++
+			key = append(append(key[:0], prefixTerm), view.encoded(id)...)
+			binary.BigEndian.PutUint64(idv[:], uint64(id))
+			return key, idv[:], true
+		}, nil)
+		termDone <- err
+	}()
 	idk := make([]byte, 9)
 	idk[0] = prefixID
 	i := 0
@@ -807,28 +834,6 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 		i++
 		return idk, v, true
 	}, sideAdd(side))
-	if err != nil {
-		return idPath, "", err
-	}
-
-	// Encodings are unique in the dictionary, so the term keys are too.
-	order := make([]uint32, len(ids))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	sortByBytes(order, func(i uint32) []byte { return view.encoded(ids[i]) })
-	key := make([]byte, 0, 64)
-	var idv [8]byte
-	j := 0
-	termPath, err = s.writeMerged(prefixTerm, whole, func() ([]byte, []byte, bool) {
-		if j == len(order) {
-			return nil, nil, false
-		}
-		id := ids[order[j]]
-		j++
-		key = append(append(key[:0], prefixTerm), view.encoded(id)...)
-		binary.BigEndian.PutUint64(idv[:], uint64(id))
-		return key, idv[:], true
-	}, nil)
+	err = errors.Join(err, <-termDone)
 	return idPath, termPath, err
 }
