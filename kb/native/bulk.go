@@ -210,6 +210,11 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	if len(spog) > 0 && (side || rewrite) && old[0] == nil {
 		old = sortOrders(spog, make([]key32, len(spog)))
 	}
+	// A rewrite with side files whose result fits the read side writes
+	// only Pebble's SPOG index (partial.go): the other five orders are in
+	// the side files and the read side, and Pebble gets them only if
+	// reads ever go to it.
+	partial := rewrite && side && s.partialAllowed(int64(len(old[0])+len(keys)))
 	if len(keys) > 0 {
 		// Every order from SPOG by one counting pass each (mem_sort.go),
 		// then the side files and tables of the six orders on two
@@ -257,6 +262,9 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 							}
 						}
 					}
+					if partial && k != 0 {
+						continue
+					}
 					if paths[k], errs[k] = s.writeIndexTable32(k, table); errs[k] != nil {
 						failed.Store(true)
 					}
@@ -266,7 +274,11 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		wg.Wait()
 	}
 	dt := <-dict
-	err := s.ingestTables(ctx, paths[:], errs[:], delta, dt, ingestModeOf(rewrite))
+	mode := ingestModeOf(rewrite)
+	if partial {
+		mode = ingestRewritePartial
+	}
+	err := s.ingestTables(ctx, paths[:], errs[:], delta, dt, mode)
 	if err == nil && rewrite {
 		s.baseChanged() // the excise removed the delta log
 	}
@@ -319,6 +331,11 @@ func countPG(delta map[[2]kb.ID]int64, gpos []key32) {
 // first indexes, so the snapshot is built from them alone instead of
 // merging them into the previous one (which held a subset of them).
 func (s *Store) rewriteReadSide(sorted [numOrders][]key32, firsts [numOrders][]uint32) {
+	if s.partial.Load() && s.budget <= 0 {
+		// As open does for a store with side files: reads stay off
+		// Pebble, which holds only SPOG (partial.go).
+		s.budget = DefaultMemoryBudget
+	}
 	if !s.fitsBudget(int64(len(sorted[0]))) {
 		s.mem.Store(nil)
 		return
@@ -461,9 +478,10 @@ func (s *Store) discardDictionaryTables(t dictionaryTables) {
 type ingestMode int
 
 const (
-	ingestAdd     ingestMode = iota // index tables to add to the store
-	ingestRewrite                   // the whole store, replacing it (rewrite.go)
-	ingestLog                       // one delta log entry (deltalog.go)
+	ingestAdd            ingestMode = iota // index tables to add to the store
+	ingestRewrite                          // the whole store, replacing it (rewrite.go)
+	ingestLog                              // one delta log entry (deltalog.go)
+	ingestRewritePartial                   // ingestRewrite with only the SPOG index (partial.go)
 )
 
 // ingestTables adds the counter and dictionary tables to the index tables
@@ -471,7 +489,7 @@ const (
 // temporary files whatever happens. With rewrite, the tables hold the
 // whole store and replace it (rewrite.go).
 func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, delta map[[2]kb.ID]int64, dict dictionaryTables, mode ingestMode) error {
-	rewrite := mode == ingestRewrite
+	rewrite := mode == ingestRewrite || mode == ingestRewritePartial
 	var files []string
 	defer func() {
 		for _, f := range files {
@@ -497,7 +515,7 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	}
 	addFile(s.writeCounterTable(delta, rewrite))
 	if rewrite {
-		addFile(s.writeMetaTable())
+		addFile(s.writeMetaTable(mode == ingestRewritePartial))
 	}
 	if firstErr != nil {
 		return firstErr
@@ -522,6 +540,14 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 		return fmt.Errorf("native: ingest: %w", err)
 	}
 	s.invalidateIters(false)
+	if rewrite {
+		if mode == ingestRewritePartial {
+			// The stored version is past formatVersionLog: a delta log
+			// entry must not write that one over it.
+			s.format = max(s.format, formatVersionLog)
+		}
+		s.partial.Store(mode == ingestRewritePartial)
+	}
 	if !s.memory {
 		s.dict.markSaved(dict.ids)
 	}
@@ -769,6 +795,33 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 		return "", "", nil
 	}
 	_, _, view := s.dict.pendingView()
+	// The term table (a sort by encoding, then the table) on a goroutine
+	// of its own beside the ID table: it is the longest part of a load's
+	// commit once Pebble gets only the SPOG index (partial.go).
+	termDone := make(chan error, 1)
+	go func() {
+		// Encodings are unique in the dictionary, so the term keys are too.
+		order := make([]uint32, len(ids))
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		sortByBytes(order, func(i uint32) []byte { return view.encoded(ids[i]) })
+		key := make([]byte, 0, 64)
+		var idv [8]byte
+		j := 0
+		var err error
+		termPath, err = s.writeMerged(prefixTerm, whole, func() ([]byte, []byte, bool) {
+			if j == len(order) {
+				return nil, nil, false
+			}
+			id := ids[order[j]]
+			j++
+			key = append(append(key[:0], prefixTerm), view.encoded(id)...)
+			binary.BigEndian.PutUint64(idv[:], uint64(id))
+			return key, idv[:], true
+		}, nil)
+		termDone <- err
+	}()
 	idk := make([]byte, 9)
 	idk[0] = prefixID
 	i := 0
@@ -781,28 +834,6 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 		i++
 		return idk, v, true
 	}, sideAdd(side))
-	if err != nil {
-		return idPath, "", err
-	}
-
-	// Encodings are unique in the dictionary, so the term keys are too.
-	order := make([]uint32, len(ids))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	sortByBytes(order, func(i uint32) []byte { return view.encoded(ids[i]) })
-	key := make([]byte, 0, 64)
-	var idv [8]byte
-	j := 0
-	termPath, err = s.writeMerged(prefixTerm, whole, func() ([]byte, []byte, bool) {
-		if j == len(order) {
-			return nil, nil, false
-		}
-		id := ids[order[j]]
-		j++
-		key = append(append(key[:0], prefixTerm), view.encoded(id)...)
-		binary.BigEndian.PutUint64(idv[:], uint64(id))
-		return key, idv[:], true
-	}, nil)
+	err = errors.Join(err, <-termDone)
 	return idPath, termPath, err
 }

@@ -42,6 +42,10 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			if err := s.completeForCayley(context.Background()); err != nil {
+				s.Close()
+				return nil, err
+			}
 			return &QuadStore{s: s, owned: true}, nil
 		},
 		InitFunc: func(path string, opts graph.Options) error {

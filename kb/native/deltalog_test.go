@@ -150,9 +150,26 @@ func TestDeltaLogFormat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bulkTerms(t, s, genTermQuads(0, 300))
 	if s.format != formatVersion {
-		t.Fatalf("format %d after a bulk load into an empty store, want %d", s.format, formatVersion)
+		t.Fatalf("format %d of an empty store, want %d", s.format, formatVersion)
+	}
+	// A bulk load into an empty store writes only the SPOG index
+	// (partial.go), which older readers must refuse.
+	bulkTerms(t, s, genTermQuads(0, 300))
+	if got := storedVersion(t, s); got != formatVersionPartial || s.format != formatVersionLog {
+		t.Fatalf("after a bulk load into an empty store: stored version %d, format %d; want %d, %d", got, s.format, formatVersionPartial, formatVersionLog)
+	}
+	if err := s.SetMemoryBudget(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(matchAll(t, s, kb.Pattern{})); n != 300 {
+		t.Fatalf("%d quads read from Pebble, want 300", n)
+	}
+	if got := storedVersion(t, s); got != formatVersionLog {
+		t.Fatalf("stored version %d once reads went to Pebble, want %d", got, formatVersionLog)
+	}
+	if err := s.SetMemoryBudget(ctx, 0); err != nil {
+		t.Fatal(err)
 	}
 	more, err := kb.InternQuads(ctx, s, genTermQuads(1000, 10))
 	if err != nil {

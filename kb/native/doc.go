@@ -11,7 +11,8 @@
 //	              removals) the bulk path below
 //	BeginBulk ──▶ stage 32-bit keys ─▶ radix sort per index on two cores
 //	              ─▶ one sstable per index + counters + dictionary
-//	              ─▶ one atomic Ingest
+//	              ─▶ one atomic Ingest (a rewrite that writes side files
+//	              writes SPOG's sstable alone: partial.go)
 //	Match     ──▶ bound positions pick the index whose key prefix they form
 //	              ─▶ one Pebble range scan (iterators pooled until the next write)
 //

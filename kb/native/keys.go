@@ -35,6 +35,10 @@ const (
 const (
 	formatVersion    = 1
 	formatVersionLog = 2
+	// formatVersionPartial marks a store whose Pebble indexes hold only
+	// SPOG (partial.go); older binaries, which would read the other five
+	// orders from Pebble, refuse it.
+	formatVersionPartial = 3
 )
 
 var metaVersionKey = []byte{prefixMeta, 'v'}

@@ -109,14 +109,18 @@ func (s *Store) readKeys(ctx context.Context) ([]key32, error) {
 // paths never do: a bulk load with no reader pays nothing for it). Callers
 // holding wmu use s.mem.Load() instead.
 func (s *Store) readSide() *memSnapshot {
-	if m := s.mem.Load(); m != nil || !s.memPending.Load() {
+	if m := s.mem.Load(); m != nil || (!s.memPending.Load() && !s.partial.Load()) {
 		return m
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if s.memPending.Swap(false) && !s.closed.Load() {
-		// On failure reads simply stay on Pebble, which holds the truth.
+		// On failure reads simply stay on Pebble, which holds the truth
+		// (once partial below has its indexes built).
 		_ = s.buildReadSide(context.Background())
+	}
+	if s.mem.Load() == nil && s.partial.Load() && !s.closed.Load() {
+		s.readFromPartial(context.Background())
 	}
 	return s.mem.Load()
 }

@@ -2,6 +2,7 @@ package native
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -120,7 +121,23 @@ func (s *Store) writeMerged(prefix byte, whole bool, next func() (k, v []byte, o
 }
 
 // writeMetaTable copies the stored meta keys (the format version) into a
-// table of a rewrite.
-func (s *Store) writeMetaTable() (string, error) {
-	return s.writeMerged(prefixMeta, true, func() ([]byte, []byte, bool) { return nil, nil, false }, nil)
+// table of a rewrite: with partial, the version says that Pebble holds
+// only the SPOG index (partial.go); without, a partial store's version
+// goes back to formatVersionLog, since the rewrite writes every index.
+func (s *Store) writeMetaTable(partial bool) (string, error) {
+	version := uint64(0)
+	switch {
+	case partial:
+		version = formatVersionPartial
+	case s.partial.Load():
+		version = formatVersionLog
+	}
+	done := version == 0
+	return s.writeMerged(prefixMeta, true, func() ([]byte, []byte, bool) {
+		if done {
+			return nil, nil, false
+		}
+		done = true
+		return metaVersionKey, binary.AppendUvarint(nil, version), true
+	}, nil)
 }

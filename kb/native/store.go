@@ -81,7 +81,13 @@ type Store struct {
 	idcols idColumns
 	// memPending: the read side is to be built by the first read.
 	memPending atomic.Bool
-	predStats  predStatsCache // planner statistics of the read side
+	// partial: Pebble holds only the SPOG index (partial.go); the other
+	// orders are built before any read goes to Pebble.
+	partial atomic.Bool
+	// noPartial: every load writes all six indexes (the Cayley backend
+	// reads Pebble's indexes directly).
+	noPartial bool
+	predStats predStatsCache // planner statistics of the read side
 	// Group commit (write.go): gmu guards queue, the Apply calls waiting
 	// for the next commit, and leading, whether a leader is committing.
 	gmu     sync.Mutex
@@ -265,10 +271,16 @@ func (s *Store) load(ctx context.Context) error {
 	default:
 		got, n := binary.Uvarint(v)
 		closer.Close()
-		if n <= 0 || (got != formatVersion && got != formatVersionLog) {
-			return fmt.Errorf("native: store %s has format version %d, want %d or %d (a newer perfkb wrote it)", s.dir, got, formatVersion, formatVersionLog)
+		if n <= 0 || (got != formatVersion && got != formatVersionLog && got != formatVersionPartial) {
+			return fmt.Errorf("native: store %s has format version %d, want %d to %d (a newer perfkb wrote it)", s.dir, got, formatVersion, formatVersionPartial)
 		}
 		s.format = got
+		if got == formatVersionPartial {
+			// Also past formatVersionLog: a delta log entry leaves the
+			// version as it is.
+			s.partial.Store(true)
+			s.format = formatVersionLog
+		}
 	}
 
 	// Next free ID: one past the largest stored ID.
