@@ -49,6 +49,9 @@ type Store struct {
 
 	statMu   sync.Mutex
 	distinct map[int64]predStat // joinorder.go's cache, by predicate
+
+	numMu    sync.Mutex
+	numCache map[kb.ID]float64 // aggregate.go's numbers, NaN for other terms
 }
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
