@@ -53,10 +53,12 @@
 // only solutions the FILTER may keep come back (the engine still applies
 // the FILTER). A property path p+ or p* from a node is one recursive query
 // (MatchClosure, kb.ClosureMatcher). A GROUP BY over a BGP is one
-// statement grouping on term IDs (AggregateBGP, kb.BGPAggregator; it
-// aggregates only finite xsd:double values, whose num is exact, and says
-// when a group holds others, so that the engine evaluates the query
-// itself), and a COUNT over a BGP joined with p+ or p* is one recursive
+// statement grouping on term IDs (AggregateBGP, kb.BGPAggregator): it
+// returns each group's value IDs in an array, and perfkb adds up their
+// num, which it reads once per process and ID, exactly (one rounding,
+// whatever the order); it aggregates only finite xsd:double values, whose
+// num is exact, and says when a group holds others, so that the engine
+// evaluates the query itself), and a COUNT over a BGP joined with p+ or p* is one recursive
 // statement walking from every start at once (CountClosure,
 // kb.ClosureCounter); both put the BGP's FILTER NOT EXISTS patterns in
 // the SQL. Those two statements run in a read-only REPEATABLE READ

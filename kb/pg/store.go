@@ -47,8 +47,12 @@ type Store struct {
 	byID  map[kb.ID]kb.Term
 	byKey map[kb.Term]kb.ID
 
-	statMu   sync.Mutex
-	distinct map[int64]predStat // joinorder.go's cache, by predicate
+	statMu    sync.Mutex
+	distinct  map[int64]predStat      // joinorder.go's cache, by predicate
+	estimates map[kb.Pattern]estimate // Count's cache
+
+	numMu    sync.Mutex
+	numCache map[kb.ID]float64 // aggregate.go's numbers, NaN for other terms
 }
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
