@@ -4,6 +4,7 @@ import (
 	"embed"
 	"sort"
 	"strings"
+	"sync"
 )
 
 //go:embed *.rules
@@ -26,9 +27,31 @@ var shipped = map[string]string{
 // in order.
 var Default = []string{"RDFS", "OWL", "PERFONTO"}
 
+// texts holds each shipped file's bytes, read once: embed.FS.ReadFile
+// copies the file at every call, and an uploaded rule file of 40,000
+// "@include <OWL>." lines (each resolved before the parser sees it is a
+// repeat) allocated 3.5 GB a minute under the hardening soak, most of the
+// server's garbage.
+var texts = sync.OnceValue(func() map[string]shippedText {
+	m := map[string]shippedText{}
+	for _, f := range shipped {
+		if src, err := files.ReadFile(f); err == nil {
+			m[f] = shippedText{file: "rules/" + f, src: src}
+		}
+	}
+	return m
+})
+
+// shippedText is a shipped file's name as errors report it and its bytes.
+type shippedText struct {
+	file string
+	src  []byte
+}
+
 // Lookup returns a shipped rule file by include name (RDFS, OWL, OWL-RL,
 // PERFONTO, case-insensitive) or file name (rdfs.rules). file is the name
-// errors report, e.g. "<RDFS>/rdfs.rules".
+// errors report, e.g. "<RDFS>/rdfs.rules". src is shared by every caller
+// and must not be modified.
 func Lookup(name string) (file string, src []byte, ok bool) {
 	fname, ok := shipped[strings.ToUpper(name)]
 	if !ok {
@@ -41,11 +64,11 @@ func Lookup(name string) (file string, src []byte, ok bool) {
 	if !ok {
 		return "", nil, false
 	}
-	src, err := files.ReadFile(fname)
-	if err != nil {
+	t, ok := texts()[fname]
+	if !ok {
 		return "", nil, false
 	}
-	return "rules/" + fname, src, true
+	return t.file, t.src, true
 }
 
 // IsShippedFile reports whether file is the name Lookup reports for a

@@ -66,6 +66,7 @@ type config struct {
 	// sharedClient makes the readers share one HTTP client with Go's
 	// default connection pool (readerClient).
 	sharedClient bool
+	profile      profileConfig
 }
 
 func main() {
@@ -106,6 +107,8 @@ func main() {
 	flag.DurationVar(&c.attack.legitSensorPeriod, "legit-sensor-period", time.Second, "one message per legitimate sensor per period")
 	attackItemsFlag := flag.String("attack-items", "all", "which attacks run: \"all\", \"none\" (the writers, stalled and hostile clients only), or some of the issue's items 1, 2, 4, 5, 8 and 13 separated by commas (one at a time tells which attack slows the readers); the verdict is the full soak's only with all")
 	flag.BoolVar(&c.sharedClient, "shared-client", false, "the readers share one HTTP client with Go's default pool of 2 idle connections per host, so they reconnect whenever more than two reads are in flight (default: each reader keeps its own connection, as an analyst's browser or Python session does)")
+	flag.StringVar(&c.profile.dir, "profile", "", "folder for the server's CPU profile of the loaded phase (cpu.pprof), an execution trace from its middle (trace.out) and its allocations (allocs.pprof), fetched from the server's --pprof listener (empty: none)")
+	flag.DurationVar(&c.profile.trace, "profile-trace", 10*time.Second, "with -profile: length of the execution trace (0: none)")
 	flag.StringVar(&c.role, "role", "", "internal: \"readers\" runs only the readers against -target and prints their latencies")
 	flag.StringVar(&c.target, "target", "", "internal: the server's base URL for -role readers")
 	flag.Parse()
@@ -182,6 +185,11 @@ func run(c config) error {
 			return fmt.Errorf("perfkb sites add: %v\n%s", err, out)
 		}
 	}
+	if c.profile.dir != "" {
+		if c.profile.addr, err = freeAddr(); err != nil {
+			return err
+		}
+	}
 	srv, err := startServer(c, storeFlag)
 	if err != nil {
 		return err
@@ -216,7 +224,8 @@ func run(c config) error {
 	var rssMax atomic.Int64
 	ctx, cancel := context.WithTimeout(context.Background(), c.duration)
 	var wg sync.WaitGroup
-	wg.Add(6)
+	wg.Add(7)
+	go func() { defer wg.Done(); fetchProfiles(ctx, c.profile, c.duration) }()
 	readersUp := make(chan struct{})
 	go func() {
 		defer wg.Done()
@@ -536,6 +545,9 @@ func startServer(c config, storeFlag string) (*server, error) {
 	args = append(args, "--token", token, "--timeout", "10s",
 		"--max-concurrent", c.maxConcurrent, "--stall-timeout", c.stallTimeout, "--log-level", "error")
 	args = append(args, strings.Fields(c.serveArgs)...)
+	if c.profile.addr != "" {
+		args = append(args, "--pprof", c.profile.addr)
+	}
 	cmd := exec.Command(c.bin, args...)
 	if c.vmem != "" {
 		kib, err := vmemKiB(c.vmem)

@@ -32,7 +32,9 @@ type longQueryFlags struct {
 	// gcFloor is --gc-floor: "" or "0" for none, "auto" for
 	// gcFloorDefault, or a size.
 	gcFloor string
-	cores   int // set by tuneRuntime
+	// lightCore is --light-core: "auto", "on" or "off".
+	lightCore string
+	cores     int // set by tuneRuntime
 	// built, when set, is the admission scheduler returns: sensor-listen
 	// --http shares the endpoint's with its sensor parsing.
 	built *backend.Admission
@@ -44,6 +46,7 @@ func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&f.nice, "long-query-nice", 0, "the OS priority (nice value, 1-19) of a heavy query's thread; 0: unchanged (Linux only)")
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
 	fs.StringVar(&f.gcFloor, "gc-floor", "", "heap the Go garbage collector lets fill before it runs at all (e.g. 256MiB; auto: an eighth of the runtime's soft memory limit, at most 256MiB; default none; none when $GOGC or $GOMEMLIMIT is set); above it --gc-percent rules. Fewer collections, more resident memory")
+	fs.StringVar(&f.lightCore, "light-core", "auto", "keep one run slot from heavy work at all times, so a light query never finds every core busy with heavy queries, bulk parsing or SERVICE answers (on, off; auto: on with up to "+fmt.Sprint(lightCoreMaxCores)+" cores, where heavy work on every core made lookups wait for the Go runtime's 10 ms preemption)")
 	fs.IntVar(&f.lanes, "long-query-lanes", 0, "queries that run at once (run slots); the others wait for a turn, light ones first (default: one per core)")
 	_ = fs.MarkDeprecated("long-query-nice", "the run slots keep heavy queries to the cores; a lowered thread loses the processor to everything else on the machine")
 }
@@ -65,6 +68,11 @@ func (f *longQueryFlags) validate() error {
 		if n, err := parseByteSize(f.gcFloor); err != nil || n < 0 {
 			return usageError(fmt.Errorf("--gc-floor %q: want a size such as 256MiB, auto, or 0", f.gcFloor))
 		}
+	}
+	switch f.lightCore {
+	case "auto", "on", "off":
+	default:
+		return usageError(fmt.Errorf("--light-core %q: want auto, on or off", f.lightCore))
 	}
 	if f.lanes < 0 {
 		return usageError(fmt.Errorf("--long-query-lanes must not be negative (0: one per core)"))
@@ -114,6 +122,27 @@ func (f *longQueryFlags) tuneRuntime(ctx context.Context, logger *slog.Logger, s
 	}
 }
 
+// lightCoreMaxCores is the most cores on which --light-core auto keeps a
+// slot from heavy work: on a few cores a lookup arriving while heavy work
+// holds every slot waits for a processor (backend.Admission.KeepLightCore),
+// and on many the core kept idle is a small share.
+const lightCoreMaxCores = 4
+
+// keepLightCore is --light-core for the admission's slots.
+func (f *longQueryFlags) keepLightCore() bool {
+	switch f.lightCore {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	cores := f.cores
+	if cores == 0 {
+		cores = runtime.GOMAXPROCS(0)
+	}
+	return cores <= lightCoreMaxCores
+}
+
 // scheduler returns the admission, or nil when it is off.
 func (f *longQueryFlags) scheduler() *backend.Admission {
 	if f.built != nil {
@@ -132,6 +161,7 @@ func (f *longQueryFlags) scheduler() *backend.Admission {
 	}
 	a := backend.NewAdmission(f.after, slots)
 	a.Steps, a.Nice = f.steps, f.nice
+	a.KeepLightCore = f.keepLightCore()
 	// As many lanes again for light queries only, in place of the slots
 	// heavy queries hold: a lookup never waits for heavy queries' threads
 	// to get a processor on a loaded machine, and light queries alone

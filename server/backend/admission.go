@@ -85,6 +85,12 @@ type Admission struct {
 	// wait for the scheduler's 10 ms ticks, in no order, and the tail of
 	// the latency grows far past the median.
 	LightReserve int
+	// KeepLightCore keeps one slot from heavy work at all times, not only
+	// while a light query is in progress (heavyLanes): a light query that
+	// arrives then finds a core no heavy work holds. Meant for machines
+	// of few cores, where heavy work on every core makes each arriving
+	// lookup wait for the runtime's preemption (see admission_core.go).
+	KeepLightCore bool
 	// Quantum is how long a heavy query runs before it gives its slot to
 	// a waiting one.
 	Quantum time.Duration
@@ -164,6 +170,8 @@ type admitted struct {
 	a      *Admission
 	client string
 	text   uint64 // hash of the query text, for the cost memo
+	// large: the text is past bulkTextBytes, so the query starts heavy.
+	large bool
 	// start is when the query began to run: when it first got a slot, or
 	// when it began if it never asked for one. Time spent waiting for a
 	// slot does not make a query heavy.
@@ -205,7 +213,7 @@ func (a *Admission) begin(ctx context.Context, text string) *admitted {
 	if a == nil || (a.After <= 0 && a.Steps <= 0) {
 		return nil
 	}
-	q := &admitted{a: a, client: server.ClientOf(ctx), text: a.memo.hash(text), start: time.Now(), grant: make(chan struct{}, 1)}
+	q := &admitted{a: a, client: server.ClientOf(ctx), text: a.memo.hash(text), start: time.Now(), grant: make(chan struct{}, 1), large: len(text) > bulkTextBytes}
 	q.lastCheck.Store(q.start.UnixNano())
 	q.cpuStart, q.onThread = a.threadCPU(ctx)
 	a.light.Add(1)
@@ -222,7 +230,7 @@ func (q *admitted) admit(ctx context.Context) error {
 	if q == nil {
 		return nil
 	}
-	if q.a.memo.heavy(q.text) {
+	if q.large || q.a.memo.heavy(q.text) {
 		q.becomeHeavy(ctx)
 	}
 	if err := q.acquire(ctx); err != nil {
@@ -751,6 +759,9 @@ func (q *admitted) workers() int {
 	defer a.mu.Unlock()
 	if q.heldHeavy && a.lightRunning() {
 		return 1 // the other cores are for the light queries (heavyLanes)
+	}
+	if q.heldHeavy && a.KeepLightCore {
+		return max(1, 1+a.heavyLanes()-a.heavy) // the lanes heavy work may use
 	}
 	n := max(1, a.Slots) - a.running
 	if q.holds {

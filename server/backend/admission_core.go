@@ -24,14 +24,36 @@ import (
 // benchmark of aggregates, a batch of analyses) keeps all the cores.
 
 // heavyLanes is how many slots heavy queries may hold now: Slots, or one
-// fewer (at least one) while a light query is in progress.
+// fewer (at least one) while a light query is in progress or always with
+// KeepLightCore.
 func (a *Admission) heavyLanes() int {
 	n := max(1, a.Slots)
-	if n > 1 && a.lightRunning() {
+	if n > 1 && (a.KeepLightCore || a.lightRunning()) {
 		return n - 1
 	}
 	return n
 }
+
+// Keeping a core for light queries at all times (KeepLightCore). Handing
+// the core back only while a light query is in progress leaves a lookup
+// that arrives while heavy work holds every slot to share the cores with
+// it until the heavy query's next checkpoint, and beside the garbage
+// collector's mark worker the Go runtime has then no processor for it:
+// the lookup waits for the scheduler's 10 ms preemption. In the hardening
+// soak on two cores (a hostile cross-product COUNT always running, bulk
+// parsing, SERVICE answers decoded) query evaluation ran on both cores
+// for 45 % of a 15 s trace, and the readers' goroutines waited over 10 ms
+// for a processor 300 times while it did. Light queries are rare and
+// short, so on a small machine one core idle for them most of the time is
+// the price of their tail; on a large one heavy work loses only one core
+// of many.
+
+// bulkTextBytes is the query text past which a query starts heavy: its
+// parsing is bulk work (prepare) and its algebra's optimization grows with
+// it as well — the soak's hostile path of 30,000 steps (400 KB) spent
+// 100-150 ms of a core in the optimizer, in a light lane, before its first
+// checkpoint.
+const bulkTextBytes = bulkParseBytes
 
 // lightRunning reports whether a light query is in progress: begun and
 // not ended, waiting for a slot or running.
