@@ -3,8 +3,8 @@ package main
 import "testing"
 
 // TestLightCore: --light-core keeps a slot from heavy work when on, never
-// when off, and by itself (auto) on machines of up to lightCoreMaxCores
-// cores; an unknown value is a usage error.
+// when off (the default), and by itself (auto) on machines of up to
+// lightCoreMaxCores cores; an unknown value is a usage error.
 func TestLightCore(t *testing.T) {
 	for _, tc := range []struct {
 		value string
@@ -18,7 +18,7 @@ func TestLightCore(t *testing.T) {
 		{"auto", 4, true},
 		{"auto", 5, false},
 		{"auto", 16, false},
-		{"", 2, true}, // unset: auto
+		{"", 2, false}, // unset: off, so heavy work alone keeps every core
 	} {
 		f := longQueryFlags{after: 1, gcPercent: 100, lightCore: tc.value, cores: tc.cores}
 		if tc.value != "" {

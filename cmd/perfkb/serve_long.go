@@ -46,7 +46,7 @@ func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&f.nice, "long-query-nice", 0, "the OS priority (nice value, 1-19) of a heavy query's thread; 0: unchanged (Linux only)")
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
 	fs.StringVar(&f.gcFloor, "gc-floor", "", "heap the Go garbage collector lets fill before it runs at all (e.g. 256MiB; auto: an eighth of the runtime's soft memory limit, at most 256MiB; default none; none when $GOGC or $GOMEMLIMIT is set); above it --gc-percent rules. Fewer collections, more resident memory")
-	fs.StringVar(&f.lightCore, "light-core", "auto", "keep one run slot from heavy work at all times, so a light query never finds every core busy with heavy queries, bulk parsing or SERVICE answers (on, off; auto: on with up to "+fmt.Sprint(lightCoreMaxCores)+" cores, where heavy work on every core made lookups wait for the Go runtime's 10 ms preemption)")
+	fs.StringVar(&f.lightCore, "light-core", "off", "keep one run slot from heavy work at all times, so a light query never finds every core busy with heavy queries, bulk parsing or SERVICE answers (on, off; auto: on with up to "+fmt.Sprint(lightCoreMaxCores)+" cores); off by default: an analyst's heavy query alone then loses a core of a small machine")
 	fs.IntVar(&f.lanes, "long-query-lanes", 0, "queries that run at once (run slots); the others wait for a turn, light ones first (default: one per core)")
 	_ = fs.MarkDeprecated("long-query-nice", "the run slots keep heavy queries to the cores; a lowered thread loses the processor to everything else on the machine")
 }
@@ -133,7 +133,8 @@ func (f *longQueryFlags) keepLightCore() bool {
 	switch f.lightCore {
 	case "on":
 		return true
-	case "off":
+	case "auto":
+	default: // off, or unset
 		return false
 	}
 	cores := f.cores
