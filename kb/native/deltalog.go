@@ -301,8 +301,14 @@ type logEntries struct {
 // readLog reads the whole log in sequence order. The caller is open,
 // before the store is shared.
 func (s *Store) readLog(ctx context.Context) (logEntries, error) {
-	out := logEntries{next: 1}
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixLog}, UpperBound: []byte{prefixLog + 1}})
+	return s.readLogRange(ctx, []byte{prefixLog}, 1)
+}
+
+// readLogRange reads the log from key lower on; next is the sequence
+// number it reports when it finds no entry.
+func (s *Store) readLogRange(ctx context.Context, lower []byte, next uint64) (logEntries, error) {
+	out := logEntries{next: next}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: []byte{prefixLog + 1}})
 	if err != nil {
 		return out, fmt.Errorf("native: %w", err)
 	}
