@@ -150,6 +150,7 @@ func (s *Store) logged(n int) {
 // log (a rewrite or a fold). The caller holds wmu.
 func (s *Store) baseChanged() {
 	s.logOps = 0
+	s.logSideOps = 0 // the log side file went with the side files
 	s.cmu.RLock()
 	s.logBase = s.counts.quads
 	s.cmu.RUnlock()
