@@ -150,6 +150,7 @@ func (s *Store) logged(n int) {
 // log (a rewrite or a fold). The caller holds wmu.
 func (s *Store) baseChanged() {
 	s.logOps = 0
+	s.logSideOps = 0 // the log side file went with the side files
 	s.cmu.RLock()
 	s.logBase = s.counts.quads
 	s.cmu.RUnlock()
@@ -301,8 +302,14 @@ type logEntries struct {
 // readLog reads the whole log in sequence order. The caller is open,
 // before the store is shared.
 func (s *Store) readLog(ctx context.Context) (logEntries, error) {
-	out := logEntries{next: 1}
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefixLog}, UpperBound: []byte{prefixLog + 1}})
+	return s.readLogRange(ctx, []byte{prefixLog}, 1)
+}
+
+// readLogRange reads the log from key lower on; next is the sequence
+// number it reports when it finds no entry.
+func (s *Store) readLogRange(ctx context.Context, lower []byte, next uint64) (logEntries, error) {
+	out := logEntries{next: next}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: []byte{prefixLog + 1}})
 	if err != nil {
 		return out, fmt.Errorf("native: %w", err)
 	}

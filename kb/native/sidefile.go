@@ -120,6 +120,9 @@ func (s *Store) commitSide() error {
 // removeSide removes the side files (tmp: the temporary ones) and syncs
 // the directory.
 func removeSide(dir string, tmp bool) error {
+	if err := removeLogSide(dir, tmp); err != nil {
+		return err
+	}
 	for k := 0; k <= sideDictFile; k++ {
 		if err := os.Remove(filepath.Join(dir, sideName(k, tmp))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("native: side file: %w", err)
@@ -160,7 +163,8 @@ func syncDir(dir string) error {
 // sideMapping holds the mapped side files; the snapshots and ranges over
 // them keep it reachable, and it is unmapped once none does.
 type sideMapping struct {
-	maps [sideDictFile + 1][]byte
+	maps  [sideDictFile + 1][]byte
+	build uint64 // the files' build number
 }
 
 // sideDict is the mapped dictionary: the stored encoding of ID i is
@@ -414,6 +418,7 @@ func (s *Store) mapSideFiles(quads int64) (*memSnapshot, error) {
 		pin:   m,
 	}
 	next.counts = s.counts.clone()
+	m.build = build
 	ok = true
 	newSideCleanup(m)
 	return next, nil

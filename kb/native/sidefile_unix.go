@@ -55,3 +55,12 @@ func newSideCleanup(m *sideMapping) {
 		}
 	}, maps)
 }
+
+// keepMapped keeps b mapped while m is reachable: the snapshots that point
+// into b (the log side file's arrays) hold m as their pin.
+func keepMapped(m *sideMapping, b []byte) {
+	if b == nil {
+		return
+	}
+	runtime.AddCleanup(m, func(b []byte) { _ = syscall.Munmap(b) }, b)
+}

@@ -101,6 +101,9 @@ type Store struct {
 	logSeq  uint64
 	logOps  int64
 	logBase int64
+	// logSideOps: the quads of the log that its side file holds
+	// (logside.go); guarded by wmu.
+	logSideOps int64
 }
 
 var _ kb.Dataset = (*Store)(nil)
@@ -223,9 +226,21 @@ func open(ctx context.Context, dir string, fs vfs.FS, memory bool, opts Options)
 		// Side files of a bulk load interrupted before its ingest.
 		_ = removeSide(dir, true)
 	}
-	log, err := s.readLog(ctx)
+	var (
+		log    logEntries
+		mapped *memSnapshot
+		fast   bool
+	)
+	if ls := s.mapLogSide(); ls != nil {
+		mapped, log, fast, err = s.openWithLogSide(ctx, ls)
+	}
+	if !fast && err == nil {
+		log, err = s.readLog(ctx)
+	}
 	if err == nil {
-		mapped := s.mapSide(s.counts.quads - log.net)
+		if !fast {
+			mapped = s.mapSide(s.counts.quads - log.net)
+		}
 		if mapped != nil {
 			s.mem.Store(mapped)
 			if s.budget <= 0 && !opts.ReadOnly {
@@ -330,6 +345,7 @@ func (s *Store) Close() error {
 	// (dictsave.go), and unreferenced terms are meant to be dropped.
 	var err error
 	s.invalidateIters(true)
+	s.writeLogSide(s.mem.Load())
 	s.mem.Store(nil)
 	if cerr := s.db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("native: %w", cerr)
