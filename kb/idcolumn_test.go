@@ -76,3 +76,55 @@ func TestIDColumnConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// testKept supplies page 0 with a value for ID 3 and nothing else.
+type testKept struct{ calls int }
+
+func (k *testKept) Page(pi int) *IDColumnPageWords {
+	k.calls++
+	if pi != 0 {
+		return nil
+	}
+	p := new(IDColumnPageWords)
+	p[3] = [2]uint64{33, 1}
+	return p
+}
+
+// TestIDColumnKept checks that a column reads kept pages once, Puts
+// into them without using its page limit, counts fresh values only up
+// to the kept limit, and copies out only values up to a limit.
+func TestIDColumnKept(t *testing.T) {
+	c := NewIDColumn(1)
+	k := &testKept{}
+	c.SetKept(k, IDColumnPage+10)
+	if w, _, ok := c.Get(3); !ok || w != 33 {
+		t.Fatalf("Get(3) = %d, %v; want the kept 33", w, ok)
+	}
+	if !c.Put(4, 44, 1) || c.Pages() != 0 {
+		t.Fatalf("Put(4) into the kept page: %d heap pages, want 0", c.Pages())
+	}
+	if !c.Put(IDColumnPage+20, 5, 1) { // past the kept limit: a heap page
+		t.Fatal("Put past the kept limit kept nothing")
+	}
+	if c.Fresh() != 1 {
+		t.Fatalf("Fresh() = %d, want 1 (ID 4; the other is past the kept limit)", c.Fresh())
+	}
+	if k.calls != 2 { // page 0, then page 1 for the Put
+		t.Fatalf("kept pages asked %d times, want 2", k.calls)
+	}
+	got := map[ID]uint64{}
+	if err := c.CopyPages(IDColumnPage+10, func(pi int, p *IDColumnPageWords) error {
+		for i, v := range p {
+			if v[1] != 0 {
+				got[ID(pi*IDColumnPage+i)] = v[0]
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[ID]uint64{3: 33, 4: 44}
+	if len(got) != len(want) || got[3] != 33 || got[4] != 44 {
+		t.Fatalf("CopyPages gave %v, want %v", got, want)
+	}
+}

@@ -9,6 +9,9 @@ func mapFile(string) ([]byte, error) { return nil, errors.New("native: side file
 
 func (m *sideMapping) unmap() {}
 
+// mapPrivate is not supported here: columns are not kept across processes.
+func mapPrivate(string) ([]byte, error) { return nil, errors.New("native: kept columns need mmap") }
+
 func newSideCleanup(*sideMapping) {}
 
 func keepMapped(*sideMapping, []byte) {}

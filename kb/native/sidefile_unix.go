@@ -30,6 +30,28 @@ func mapFile(path string) ([]byte, error) {
 	return b, nil
 }
 
+// mapPrivate maps path copy-on-write: the process may write to the
+// mapping, and its writes never reach the file.
+func mapPrivate(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() == 0 {
+		return nil, nil
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("native: mmap: %w", err)
+	}
+	return b, nil
+}
+
 // unmap releases the mappings now.
 func (m *sideMapping) unmap() {
 	for k, b := range m.maps {

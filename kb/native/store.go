@@ -346,6 +346,8 @@ func (s *Store) Close() error {
 	var err error
 	s.invalidateIters(true)
 	s.writeLogSide(s.mem.Load())
+	// Best effort: a column not kept costs the next process its values.
+	s.keepColumns()
 	s.mem.Store(nil)
 	if cerr := s.db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("native: %w", cerr)
