@@ -45,6 +45,7 @@ type bgpNode struct {
 	keptPos   []int
 	keptBuf   [][]kb.Quad
 	keptBusy  []int          // readers of keptBuf's slice (re-entry)
+	keptHits  []int64        // per level: lookups keptMatch read in place (explain)
 	subject   []subjectQuads // per level: the quads of one subject (star joins)
 	missing   string         // a constant the store does not know: no solutions
 	memory    int8           // 0: not asked yet; 1: ex.ds has MemoryLookups; -1: not
@@ -288,6 +289,11 @@ func (n *bgpNode) match(ex *executor, level int, r row, emit func(row) bool) err
 	}
 	if rs := n.pats[level].rng; rs != nil && r[rs.slot] == 0 && r[n.pats[level].pos[0].slot] == 0 {
 		if ok, err := n.matchRanged(ex, level, r, emit); ok || err != nil {
+			return err
+		}
+	}
+	if n.kept != nil && n.kept[level] != nil {
+		if ok, err := n.keptMatch(ex, level, r, emit); ok || err != nil {
 			return err
 		}
 	}
@@ -756,6 +762,9 @@ func (n *bgpNode) describe() string {
 		}
 		if n.prune != nil && n.prune.level == i {
 			b.WriteString(n.prune.describe())
+		}
+		if i < len(n.keptHits) && n.keptHits[i] > 0 {
+			fmt.Fprintf(&b, " kept index read in place: %d lookups", n.keptHits[i])
 		}
 		if p.rng != nil && p.rng.ok {
 			fmt.Fprintf(&b, " objects by value: %d", len(p.rng.objs))

@@ -34,10 +34,16 @@ var (
 	keptCostRatio float64 = probeCostRatio
 )
 
+// bgpKeptMatchOn lets a level with a kept index read it in place
+// (keptMatch); tests turn it off to compare against the quads keptProbe
+// builds.
+var bgpKeptMatchOn = true
+
 // bgpKeptBuilds counts the kept indexes built (tests check that one was).
 var bgpKeptBuilds atomic.Int64
 
-// keptProbeIndex is a predicate's quads sorted by one position: keys
+// keptProbeIndex is a predicate's quads sorted by one position (then by
+// the other, then by graph): keys
 // holds the distinct keys in order, and the quads of keys[i] are
 // quads[start[i]:start[i+1]]. Sorted arrays rather than a hash map: a
 // level's bound keys mostly arrive in ascending order (the rows come from
@@ -58,10 +64,10 @@ type keptProbeIndex struct {
 	gs    []kb.ID // each quad's graph
 }
 
-// lookup returns k's quads, starting the search at *pos (the index of
-// the previous key found) and leaving there the index of k or of the
-// first key past it.
-func (idx *keptProbeIndex) lookup(k kb.ID, pos *int, buf *[]kb.Quad) []kb.Quad {
+// find returns the index of k in keys, starting the search at *pos (the
+// index of the previous key found) and leaving there the index of k or
+// of the first key past it; ok is false when k is not a key.
+func (idx *keptProbeIndex) find(k kb.ID, pos *int) (int, bool) {
 	keys := idx.keys
 	i := *pos
 	if i >= len(keys) || keys[i] > k {
@@ -86,7 +92,13 @@ func (idx *keptProbeIndex) lookup(k kb.ID, pos *int, buf *[]kb.Quad) []kb.Quad {
 		}
 	}
 	*pos = lo
-	if lo == len(keys) || keys[lo] != k {
+	return lo, lo < len(keys) && keys[lo] == k
+}
+
+// lookup returns k's quads, searching as find does.
+func (idx *keptProbeIndex) lookup(k kb.ID, pos *int, buf *[]kb.Quad) []kb.Quad {
+	lo, ok := idx.find(k, pos)
+	if !ok {
 		return nil
 	}
 	a, b := idx.start[lo], idx.start[lo+1]
@@ -103,6 +115,79 @@ func (idx *keptProbeIndex) lookup(k kb.ID, pos *int, buf *[]kb.Quad) []kb.Quad {
 	}
 	*buf = out
 	return out
+}
+
+// keptMatch is match for a level whose kept index is known (n.kept) and
+// whose row binds the index's key but not the pattern's other end: the
+// other end's IDs are read from the index's arrays in place and bound in
+// r one after the other, as visit binds a quad's. A probe through
+// keptProbe built a quad per match, a frame and a visit per quad (the
+// frames and quads were half of Fig. 6.29's CPU at 5M, 8,081 matches of
+// one ID each per request). ok is false to match the level as usual: no
+// index, the key unbound, the other end bound, a level that stops at its
+// first match, or the split of a GROUP BY's first level. Over several
+// graphs a triple's quads are side by side in the index, so a repeat is
+// the ID just bound again.
+func (n *bgpNode) keptMatch(ex *executor, level int, r row, emit func(row) bool) (bool, error) {
+	idx := n.kept[level]
+	p := &n.pats[level]
+	keySlot, valSlot := p.pos[0].slot, p.pos[2].slot
+	if idx.key == 2 {
+		keySlot, valSlot = valSlot, keySlot
+	}
+	k := r[keySlot]
+	if !bgpKeptMatchOn || k == 0 || r[valSlot] != 0 || (level == 0 && n.split != nil) ||
+		(level < len(n.exists) && n.exists[level]) {
+		return false, nil
+	}
+	_, dedupe := n.graphsFor(ex, r)
+	dedupe = dedupe && idx.gs != nil // one graph holds each triple once
+	n.keptHits[level]++
+	lo, ok := idx.find(k, &n.keptPos[level])
+	if !ok {
+		return true, nil
+	}
+	hide := ex.hidden != nil && n.graph.kind == gDefault
+	if hide && idx.gs == nil && ex.hidden[idx.g] {
+		return true, nil // perfkb's bookkeeping is not part of the union default graph
+	}
+	var err error
+	var last kb.ID // IDs are never 0
+	for j, end := idx.start[lo], idx.start[lo+1]; j < end; j++ {
+		if err = ex.check(); err != nil {
+			break
+		}
+		if hide && idx.gs != nil && ex.hidden[idx.gs[j]] {
+			continue
+		}
+		v := idx.other[j]
+		if dedupe {
+			if v == last {
+				continue // the triple again, from another graph
+			}
+			last = v
+		}
+		r[valSlot] = v
+		if pr := n.prune; pr != nil && pr.level == level && pr.has(r) {
+			continue // a row the GROUP BY had already (groupprune.go)
+		}
+		pass := true
+		if n.sels != nil {
+			pass, err = n.selPass(ex, level, r)
+		}
+		if err == nil && pass {
+			pass, err = ex.filterRow(n.filters[level+1], r)
+		}
+		if err == nil && pass {
+			n.rows[level]++
+			err = n.match(ex, level+1, r, emit)
+		}
+		if err != nil {
+			break
+		}
+	}
+	r[valSlot] = 0
+	return true, err
 }
 
 // keptProbe answers level's lookup with ids from a kept index on the
@@ -126,6 +211,7 @@ func (n *bgpNode) keptProbe(ex *executor, level int, ids [3]kb.ID, graphs []kb.I
 		n.keptPos = make([]int, len(n.pats))
 		n.keptBuf = make([][]kb.Quad, len(n.pats))
 		n.keptBusy = make([]int, len(n.pats))
+		n.keptHits = make([]int64, len(n.pats))
 	}
 	if idx := n.kept[level]; idx != nil {
 		return n.keptLookup(idx, level, ids[key]), true, nil
@@ -258,7 +344,17 @@ func (n *bgpNode) buildKept(ex *executor, pred kb.ID, key int, graphs []kb.ID) (
 		}
 		return q.O
 	}
-	slices.SortFunc(quads, func(a, b kb.Quad) int { return cmp.Compare(keyOf(a), keyOf(b)) })
+	// By key, then by the other end, so that a triple held in several
+	// graphs has its quads side by side (keptMatch drops the repeats).
+	otherOf := func(q kb.Quad) kb.ID {
+		if key == 0 {
+			return q.O
+		}
+		return q.S
+	}
+	slices.SortFunc(quads, func(a, b kb.Quad) int {
+		return cmp.Or(cmp.Compare(keyOf(a), keyOf(b)), cmp.Compare(otherOf(a), otherOf(b)), cmp.Compare(a.G, b.G))
+	})
 	idx := &keptProbeIndex{key: key, p: pred, other: make([]kb.ID, len(quads))}
 	oneGraph := true
 	for i, q := range quads {

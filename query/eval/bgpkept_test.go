@@ -1,8 +1,12 @@
 package eval
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfkb/perfkb/kb"
 )
 
 // TestBGPKept runs the workload's grouped join shape over
@@ -18,9 +22,14 @@ import (
 //
 // m7 (cr4 has no type) and m9 (no value) drop out; m2 is "visits".
 // Named graph g1 alone: A as above; B m3, m4: n 2, avg 3.25 (decimal).
+// The kept indexes are read in place (keptMatch) and through the quads
+// keptProbe builds; in the union default graph ex:value's index holds
+// m1's value twice (g1 and g2), which must count once.
 func TestBGPKept(t *testing.T) {
 	stores := trigStores(t, "testdata/bgpkept.trig", "http://e/")
-	defer func() { bgpKeptOn, keptProbesMin, keptCostRatio = true, probesBeforeIndex, probeCostRatio }()
+	defer func() {
+		bgpKeptOn, bgpKeptMatchOn, keptProbesMin, keptCostRatio = true, true, probesBeforeIndex, probeCostRatio
+	}()
 	keptProbesMin, keptCostRatio = 1, 1e9
 	const body = `?rs <http://e/region> ?cr . ?cr <http://e/type> ?t . ?rs <http://e/metric> ?m .
 	?m <http://e/name> "wtime" ; <http://e/value> ?v .`
@@ -42,13 +51,28 @@ func TestBGPKept(t *testing.T) {
 			t.Errorf("%s: a one-shot query built %d kept probe indexes", name, built)
 		}
 		for _, c := range cases {
-			for _, way := range []struct{ kept, noOpt bool }{{true, false}, {false, false}, {true, true}} {
-				bgpKeptOn = way.kept
+			for _, way := range []struct{ kept, inPlace, noOpt bool }{{true, true, false}, {true, false, false}, {false, false, false}, {true, true, true}} {
+				bgpKeptOn, bgpKeptMatchOn = way.kept, way.inPlace
 				// Twice: the second run reads what the first kept.
 				for i := range 2 {
-					rows, err := run(t, ds, c.query, Options{NoOptimize: way.noOpt})
+					res, err := Query(context.Background(), ds, mustParse(t, c.query), Options{NoOptimize: way.noOpt})
 					if err != nil {
 						t.Fatalf("%s %s: %v", name, c.name, err)
+					}
+					var rows [][]kb.Term
+					for {
+						r, ok := res.Next()
+						if !ok {
+							break
+						}
+						rows = append(rows, r)
+					}
+					if err := res.Err(); err != nil {
+						t.Fatalf("%s %s: %v", name, c.name, err)
+					}
+					inPlace := strings.Contains(res.Explain(), "kept index read in place")
+					if want := way.inPlace && strings.HasPrefix(name, "native"); i == 1 && inPlace != want {
+						t.Errorf("%s %s %+v run %d: kept index read in place %v, want %v\n%s", name, c.name, way, i, inPlace, want, res.Explain())
 					}
 					var got []string
 					for _, r := range rows {
@@ -70,6 +94,62 @@ func TestBGPKept(t *testing.T) {
 		}
 		if built := bgpKeptBuilds.Load() - before; strings.HasPrefix(name, "native") && built == 0 {
 			t.Errorf("%s: no kept probe index was built", name)
+		}
+	}
+}
+
+// TestBGPKeptInPlace reads kept indexes in place (keptMatch) over
+// testdata/bgpkeptmatch.trig, where a value is in two graphs; answers by
+// hand, the same with the index read through keptProbe's quads and with
+// no index:
+//   - union default graph: s1 1, s2 2, s2 5, s3 3 (a3's 3 once), s4 4;
+//   - FROM g1 FROM g2 (two default graphs, the same merge): the same;
+//   - GRAPH g2: s4 4 only (s2 and s3 have no ex:p there);
+//   - FROM g1: s1 1, s2 2, s3 3.
+func TestBGPKeptInPlace(t *testing.T) {
+	stores := trigStores(t, "testdata/bgpkeptmatch.trig", "http://e/")
+	defer func() {
+		bgpKeptOn, bgpKeptMatchOn, keptProbesMin, keptCostRatio = true, true, probesBeforeIndex, probeCostRatio
+	}()
+	keptProbesMin, keptCostRatio = 1, 1e9
+	const body = `?s <http://e/p> ?a . ?a <http://e/v> ?x .`
+	all := "s1 1 | s2 2 | s2 5 | s3 3 | s4 4"
+	cases := []struct{ name, query, want string }{
+		{"union", `SELECT ?s ?x {` + body + `}`, all},
+		{"from", `SELECT ?s ?x FROM <http://e/g1> FROM <http://e/g2> {` + body + `}`, all},
+		{"graph", `SELECT ?s ?x { GRAPH <http://e/g2> {` + body + `} }`, "s4 4"},
+		{"g1", `SELECT ?s ?x FROM <http://e/g1> {` + body + `}`, "s1 1 | s2 2 | s3 3"},
+	}
+	for name, ds := range stores {
+		for _, c := range cases {
+			for _, way := range []struct{ kept, inPlace bool }{{true, true}, {true, false}, {false, false}} {
+				bgpKeptOn, bgpKeptMatchOn = way.kept, way.inPlace
+				for i := range 2 {
+					res, err := Query(context.Background(), ds, mustParse(t, c.query), Options{})
+					if err != nil {
+						t.Fatalf("%s %s: %v", name, c.name, err)
+					}
+					var got []string
+					for {
+						r, ok := res.Next()
+						if !ok {
+							break
+						}
+						got = append(got, strings.TrimPrefix(r[0].Value, "http://e/")+" "+r[1].Value)
+					}
+					if err := res.Err(); err != nil {
+						t.Fatalf("%s %s: %v", name, c.name, err)
+					}
+					slices.Sort(got)
+					if s := strings.Join(got, " | "); s != c.want {
+						t.Errorf("%s %s %+v run %d: got %q, want (by hand) %q\n%s", name, c.name, way, i, s, c.want, res.Explain())
+					}
+					inPlace := strings.Contains(res.Explain(), "kept index read in place")
+					if want := way.inPlace && strings.HasPrefix(name, "native") && c.name != "graph"; i == 1 && inPlace != want {
+						t.Errorf("%s %s %+v run %d: kept index read in place %v, want %v\n%s", name, c.name, way, i, inPlace, want, res.Explain())
+					}
+				}
+			}
 		}
 	}
 }
