@@ -181,51 +181,33 @@ func TestKeptColumnGuards(t *testing.T) {
 		{"changed value", func(t *testing.T, dir string) *Store {
 			// Every value's first byte, in every page: a page whose
 			// bytes changed must not be read.
-			path := filepath.Join(dir, colFileName(testColName))
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pages := len(b) - len(b)/colPageBytes*colPageBytes
-			for off := pages; off < len(b); off += 16 {
-				b[off] ^= 0x55
-			}
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			editColFile(t, dir, func(b []byte) {
+				pages := len(b) - len(b)/colPageBytes*colPageBytes
+				for off := pages; off < len(b); off += 16 {
+					b[off] ^= 0x55
+				}
+			})
 			return reopenSide(t, dir)
 		}, false},
 		{"changed name", func(t *testing.T, dir string) *Store {
-			path := filepath.Join(dir, colFileName(testColName))
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b[colHeaderSize] ^= 1
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			editColFile(t, dir, func(b []byte) {
+				b[colHeaderSize] ^= 1
+			})
 			return reopenSide(t, dir)
 		}, false},
 		{"changed directory", func(t *testing.T, dir string) *Store {
 			// The first two pages' numbers swapped: each page's own
 			// checksum still holds, at the other's IDs.
-			path := filepath.Join(dir, colFileName(testColName))
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			at := colHeaderSize + (len(testColName)+7)&^7
-			if binary.NativeEndian.Uint64(b[32:]) < 2 {
-				t.Fatal("the test needs two pages")
-			}
-			x, y := b[at:at+4], b[at+8:at+12]
-			for i := range x {
-				x[i], y[i] = y[i], x[i]
-			}
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			editColFile(t, dir, func(b []byte) {
+				at := colHeaderSize + (len(testColName)+7)&^7
+				if binary.NativeEndian.Uint64(b[32:]) < 2 {
+					t.Fatal("the test needs two pages")
+				}
+				x, y := b[at:at+4], b[at+8:at+12]
+				for i := range x {
+					x[i], y[i] = y[i], x[i]
+				}
+			})
 			return reopenSide(t, dir)
 		}, false},
 		{"temporary file of a crashed writer", func(t *testing.T, dir string) *Store {
@@ -318,18 +300,12 @@ func TestKeptColumnFilePastLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Name the store's limit in the header, with its checksum.
-	path := filepath.Join(dir, colFileName(testColName))
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	binary.NativeEndian.PutUint64(b[24:], uint64(limit))
-	n := binary.NativeEndian.Uint64(b[32:])
-	dirEnd := colHeaderSize + (len(testColName)+7)&^7 + int(n)*8
-	binary.NativeEndian.PutUint32(b[48:], crc32.Update(crc32.Checksum(b[:48], derivedCRC), derivedCRC, b[colHeaderSize:dirEnd]))
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	editColFile(t, dir, func(b []byte) {
+		binary.NativeEndian.PutUint64(b[24:], uint64(limit))
+		n := binary.NativeEndian.Uint64(b[32:])
+		dirEnd := colHeaderSize + (len(testColName)+7)&^7 + int(n)*8
+		binary.NativeEndian.PutUint32(b[48:], crc32.Update(crc32.Checksum(b[:48], derivedCRC), derivedCRC, b[colHeaderSize:dirEnd]))
+	})
 
 	ctx := context.Background()
 	s = reopenSide(t, dir)
@@ -353,6 +329,21 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editColFile rewrites the test column's file in dir with edit applied
+// to its bytes.
+func editColFile(t *testing.T, dir string, edit func(b []byte)) {
+	t.Helper()
+	path := filepath.Join(dir, colFileName(testColName))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(b)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
