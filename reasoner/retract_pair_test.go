@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 // TestPairPattern checks which rule patterns over-deleting reads through
@@ -76,26 +77,11 @@ ex:a ex:knows ex:b . ex:a ex:owns ex:c . ex:d ex:knows ex:e . ex:f ex:likes ex:g
 	} {
 		for _, onDemand := range []bool{false, true} {
 			t.Run(removeName(tc.name, onDemand), func(t *testing.T) {
-				ctx := context.Background()
-				ds := loadTurtle(t, data)
-				prog := mustProgram(t, rules)
-				eng, err := NewEngine(ctx, ds, prog, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := eng.Run(ctx); err != nil {
-					t.Fatal(err)
-				}
+				ds, prog, eng := closedEngine(t, data, rules)
 				if tc.del != "" {
 					removeBy(t, ds, prog, eng, onDemand, turtleQuads(t, ds, tc.del))
 				}
-				var want []string
-				for _, w := range tc.want {
-					f := strings.Fields(w)
-					want = append(want, kb.TermQuad{S: ex(f[0]), P: ex(f[1]), O: ex(f[2])}.String())
-				}
-				slices.Sort(want)
-				if got := graphTriples(t, ds, kb.InferredGraph); !slices.Equal(got, want) {
+				if got, want := graphTriples(t, ds, kb.InferredGraph), localTriples(tc.want); !slices.Equal(got, want) {
 					t.Errorf("inferred after the delete:\n%v\nwant\n%v", got, want)
 				}
 				checkRecords(t, ds)
@@ -125,35 +111,48 @@ ex:c ex:knows ex:b . ex:d ex:knows ex:e .`
 	} {
 		for _, onDemand := range []bool{false, true} {
 			t.Run(removeName(tc.name, onDemand), func(t *testing.T) {
-				ctx := context.Background()
-				ds := loadTurtle(t, data)
-				prog := mustProgram(t, rules)
-				eng, err := NewEngine(ctx, ds, prog, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := eng.Run(ctx); err != nil {
-					t.Fatal(err)
-				}
+				ds, prog, eng := closedEngine(t, data, rules)
 				if tc.del != "" {
 					eng = removeBy(t, ds, prog, eng, onDemand, turtleQuads(t, ds, tc.del))
 					if len(eng.anyPredRefs) > 0 && eng.anyPredRefs[0].pl != nil && (!eng.anyPredRefs[0].pair || len(eng.anyPredRefs[0].tests) != 1) {
 						t.Errorf("the data pattern was joined, not combined with the schema rows after its kind test")
 					}
 				}
-				var want []string
-				for _, w := range tc.want {
-					f := strings.Fields(w)
-					want = append(want, kb.TermQuad{S: ex(f[0]), P: ex(f[1]), O: ex(f[2])}.String())
-				}
-				slices.Sort(want)
-				if got := graphTriples(t, ds, kb.InferredGraph); !slices.Equal(got, want) {
+				if got, want := graphTriples(t, ds, kb.InferredGraph), localTriples(tc.want); !slices.Equal(got, want) {
 					t.Errorf("inferred after the delete:\n%v\nwant\n%v", got, want)
 				}
 				checkRecords(t, ds)
 			})
 		}
 	}
+}
+
+// closedEngine loads data (Turtle) and runs rules on it to their closure.
+func closedEngine(t *testing.T, data, rules string) (*native.MemStore, *Program, *Engine) {
+	t.Helper()
+	ctx := context.Background()
+	ds := loadTurtle(t, data)
+	prog := mustProgram(t, rules)
+	eng, err := NewEngine(ctx, ds, prog, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return ds, prog, eng
+}
+
+// localTriples turns "s p o" local names under ex: into the sorted strings
+// graphTriples returns.
+func localTriples(names []string) []string {
+	var out []string
+	for _, w := range names {
+		f := strings.Fields(w)
+		out = append(out, kb.TermQuad{S: ex(f[0]), P: ex(f[1]), O: ex(f[2])}.String())
+	}
+	slices.Sort(out)
+	return out
 }
 
 // removeName names a subtest of a hand-computed retraction by how the

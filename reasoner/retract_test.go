@@ -646,16 +646,7 @@ func TestRemoveSeveralPremisesOfOneDerivation(t *testing.T) {
 	} {
 		for _, onDemand := range []bool{false, true} {
 			t.Run(removeName(tc.name, onDemand), func(t *testing.T) {
-				ctx := context.Background()
-				ds := loadTurtle(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`)
-				prog := mustProgram(t, rules)
-				eng, err := NewEngine(ctx, ds, prog, Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := eng.Run(ctx); err != nil {
-					t.Fatal(err)
-				}
+				ds, prog, eng := closedEngine(t, `ex:a ex:edge ex:b . ex:b ex:edge ex:a . ex:c ex:edge ex:c .`, rules)
 				if got := graphTriples(t, ds, kb.InferredGraph); len(got) != 3 {
 					t.Fatalf("inferred before the delete: %v, want 3 about triples", got)
 				}

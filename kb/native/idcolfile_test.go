@@ -243,7 +243,6 @@ func TestKeptColumnGuards(t *testing.T) {
 // never answered from the file: a write the log loses in a crash may give
 // its ID to another term.
 func TestKeptColumnPastLimit(t *testing.T) {
-	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "db")
 	s := sideStore(t, dir, genTermQuads(0, testQuads))
 	limit := storeLimit(t, s)
@@ -257,13 +256,7 @@ func TestKeptColumnPastLimit(t *testing.T) {
 
 	s = reopenSide(t, dir)
 	defer closeStore(t, s)
-	extra, err := kb.InternQuads(ctx, s, genTermQuads(80000, 20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Apply(ctx, kb.Delta{Add: extra}); err != nil {
-		t.Fatal(err)
-	}
+	extra := addFresh(t, s)
 	if !sideMapped(s) || storeLimit(t, s) != limit {
 		t.Fatal("the write did not go to the delta log over the same side files")
 	}
@@ -307,16 +300,9 @@ func TestKeptColumnFilePastLimit(t *testing.T) {
 		binary.NativeEndian.PutUint32(b[48:], crc32.Update(crc32.Checksum(b[:48], derivedCRC), derivedCRC, b[colHeaderSize:dirEnd]))
 	})
 
-	ctx := context.Background()
 	s = reopenSide(t, dir)
 	defer closeStore(t, s)
-	extra, err := kb.InternQuads(ctx, s, genTermQuads(80000, 20))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Apply(ctx, kb.Delta{Add: extra}); err != nil {
-		t.Fatal(err)
-	}
+	addFresh(t, s)
 	if n := checkColumn(t, s, limit+50); n != int(limit) {
 		t.Fatalf("%d values read, want the %d of the side files' IDs", n, limit)
 	}
@@ -346,4 +332,19 @@ func editColFile(t *testing.T, dir string, edit func(b []byte)) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// addFresh writes 20 quads of new terms into s, so that the delta log
+// issues IDs past the side files' last, and returns them.
+func addFresh(t *testing.T, s *Store) []kb.Quad {
+	t.Helper()
+	ctx := context.Background()
+	extra, err := kb.InternQuads(ctx, s, genTermQuads(80000, 20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, kb.Delta{Add: extra}); err != nil {
+		t.Fatal(err)
+	}
+	return extra
 }
