@@ -16,7 +16,7 @@
 # Environment: DATA (work dir, /tmp/perfkb-generated-bench), OUT (result
 # dir, $DATA/results), RUNS (3), TIMEOUT (s per query, 60), SHORT (first N
 # queries only), PERFKB (binary; default go build), PERFKB_FLAGS,
-# VIRTUOSO_BUFFERS (340000), CLIENTS ("16 64"), DURATION (wrk s, 10),
+# VIRTUOSO_BUFFERS (340000), CLIENTS ("16 64"), DURATION (wrk s, 10), WRK_THREADS (2),
 # SLOW (s: one timed run where a warm-up took longer), QUERIES (files to run
 # instead), SKIP_WRK=1, GEN_ENDPOINT=virtuoso (run gen.py's placeholders there),
 # GEN_ONLY=1 (stop after generating), REUSE=1 (keep the stores an earlier
@@ -121,7 +121,7 @@ if [ -z "${SKIP_WRK:-}" ]; then
 	for q in "$repo"/bench/serve/queries/*.rq; do
 		for c in $CLIENTS; do
 			for e in "perfkb=$PK_URL" "virtuoso=$V_URL"; do
-				line=$(QUERY_FILE=$q GRAPH=$GRAPH wrk -t 2 -c "$c" -d "${DURATION}s" --timeout 30s \
+				line=$(QUERY_FILE=$q GRAPH=$GRAPH wrk -t "${WRK_THREADS:-2}" -c "$c" -d "${DURATION}s" --timeout 30s \
 					-s "$repo/bench/serve/post.lua" "${e#*=}" | grep '^WRK' || echo "WRK failed")
 				echo "$(basename "$q" .rq) c=$c ${e%%=*}: ${line#WRK }" | tee -a "$OUT/$NAME-wrk.txt"
 			done
