@@ -6,7 +6,8 @@
 # results with it: load, group, reason, serve. Env: DEADLINE (seconds the
 # whole run may take, 540), STEPS (which steps, "load group reason serve"),
 # DATA (work dir, /tmp/perfkb-scale), OUT (results, $DATA/results), N1,
-# N5, N10 (the three data sizes; smaller ones try the script out).
+# N5, N10 (the three data sizes; smaller ones try the script out; N10=0
+# skips the 10M loads).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -49,8 +50,10 @@ export PATH="$W/pack/bin:$PATH" LD_LIBRARY_PATH="$W/pack/lib${LD_LIBRARY_PATH:+:
 export VIRTUOSO_HOSTING="$W/pack/hosting"
 PK=$W/pack/bin/perfkb
 ALT=$W/pack/bin/perfkb-alt
+ALT2=$W/pack/bin/perfkb-alt2
 stamp "start: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(free -g | awk '/Mem:/ {print $2}') GiB; $($PK version 2>/dev/null | head -1)"
 [ -x "$ALT" ] && note "# perfkb-alt: $($ALT version 2>/dev/null | head -1)"
+[ -x "$ALT2" ] && note "# perfkb-alt2: $($ALT2 version 2>/dev/null | head -1)"
 pin2=""
 if command -v taskset >/dev/null 2>&1; then pin2="taskset -c 0,1"; fi
 
@@ -105,22 +108,37 @@ for step in $STEPS; do
 	load)
 		stamp "load: generating data"
 		tm sample5m "$PK" sample --sites 3 --triples "$N5" -o "$W/s5m.nt"
-		tm sample10m "$PK" sample --sites 3 --triples "$N10" -o "$W/s10m.nt"
+		[ "$N10" -gt 0 ] && tm sample10m "$PK" sample --sites 3 --triples "$N10" -o "$W/s10m.nt"
+		bins=$PK
+		[ -x "$ALT" ] && bins="$bins $ALT"
+		[ -x "$ALT2" ] && bins="$bins $ALT2"
 		for i in 1 2 3; do
-			rm -rf "$W/l5.db"
-			tm "load5m-all-$i" timeout "$(left)" "$PK" load --store "native:$W/l5.db" "$W/s5m.nt"
-			grep '^loaded' "$W/logs/load5m-all-$i.log" | tail -1 | tee -a "$S"
+			for b in $bins; do
+				n=load5m-$(basename "$b")-$i
+				rm -rf "$W/l5.db"
+				tm "$n" timeout "$(left)" "$b" load --store "native:$W/l5.db" "$W/s5m.nt"
+				grep '^loaded' "$W/logs/$n.log" | tail -1 | tee -a "$S"
+			done
 		done
-		for i in 1 2; do
-			rm -rf "$W/l10.db"
-			tm "load10m-all-$i" timeout "$(left)" "$PK" load --store "native:$W/l10.db" "$W/s10m.nt"
-			grep '^loaded' "$W/logs/load10m-all-$i.log" | tail -1 | tee -a "$S"
+		[ "$N10" -gt 0 ] && for i in $(seq "${N10_RUNS:-2}"); do
+			for b in $bins; do
+				n=load10m-$(basename "$b")-$i
+				rm -rf "$W/l10.db"
+				tm "$n" timeout "$(left)" "$b" load --store "native:$W/l10.db" "$W/s10m.nt"
+				grep '^loaded' "$W/logs/$n.log" | tail -1 | tee -a "$S"
+			done
 		done
+		# The 5M store the group step serves is the candidate's.
+		rm -rf "$W/l5.db"
+		"$PK" load --store "native:$W/l5.db" "$W/s5m.nt" >/dev/null 2>&1
 		rm -rf "$W/l10.db" "$W/l2.db"
 		tm load5m-2cores timeout "$(left)" env GOMAXPROCS=2 $pin2 "$PK" load --store "native:$W/l2.db" "$W/s5m.nt"
 		grep '^loaded' "$W/logs/load5m-2cores.log" | tail -1 | tee -a "$S"
 		rm -rf "$W/l2.db" "$W/lp.db"
 		"$PK" load --store "native:$W/lp.db" --cpuprofile "$OUT/load16.prof" "$W/s5m.nt" >/dev/null 2>&1
+		rm -rf "$W/lp.db"
+		"$PK" load --store "native:$W/lp.db" --trace "$W/load16.trace" "$W/s5m.nt" >/dev/null 2>&1 &&
+			gzip -c "$W/load16.trace" >"$OUT/load16.trace.gz"
 		rm -rf "$W/lp.db"
 		# On a terminal, load names its phases: time each one.
 		python3 - "$PK" "$W/lp.db" "$W/s5m.nt" <<'PY' | tee -a "$S"

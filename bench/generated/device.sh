@@ -29,7 +29,8 @@
 #   serve  the five workload queries against Virtuoso at 1M, one client and
 #          wrk at 16 and 64 connections (issue 24, item 2).
 # $OUT/scale.txt is written as it goes; the rest is tarred into
-# $OUT/scale.tar.gz after each step. PERFKB_ALT (pack) adds a second
+# $OUT/scale.tar.gz after each step. PERFKB_BIN (pack) packs that build
+# instead of building this checkout; PERFKB_ALT (pack) adds a second
 # perfkb build, run beside the first in the group step.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,8 +41,13 @@ pack)
 	rm -rf "$pack"
 	stage=$(mktemp -d)
 	mkdir -p "$pack" "$stage/bin" "$stage/lib" "$stage/hosting"
-	(cd "$repo" && go build -ldflags "-s -w" -o "$stage/bin/perfkb" ./cmd/perfkb)
+	if [ -n "${PERFKB_BIN:-}" ]; then
+		cp "$PERFKB_BIN" "$stage/bin/perfkb"
+	else
+		(cd "$repo" && go build -ldflags "-s -w" -o "$stage/bin/perfkb" ./cmd/perfkb)
+	fi
 	[ -z "${PERFKB_ALT:-}" ] || cp "$PERFKB_ALT" "$stage/bin/perfkb-alt"
+	[ -z "${PERFKB_ALT2:-}" ] || cp "$PERFKB_ALT2" "$stage/bin/perfkb-alt2"
 	for b in virtuoso-t isql-vt wrk; do cp "$(command -v $b)" "$stage/bin/"; done
 	cp /usr/lib/x86_64-linux-gnu/virtuoso-opensource-7/hosting/*.so "$stage/hosting/" 2>/dev/null || true
 	ldd "$stage"/bin/virtuoso-t "$stage"/bin/isql-vt "$stage"/bin/wrk | awk '/=> \// {print $3}' | sort -u |
