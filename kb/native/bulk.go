@@ -37,10 +37,15 @@ func (s *Store) BeginBulk(ctx context.Context) (kb.BulkWriter, error) {
 }
 
 type bulkWriter struct {
-	s    *Store
-	mu   sync.Mutex
-	keys []key32   // staged quads while every ID fits in 32 bits
-	wide []kb.Quad // staged quads once one does not
+	s  *Store
+	mu sync.Mutex
+	// keys: staged quads while every ID fits in 32 bits, one block per
+	// Add, joined at Commit. Add runs on the load's one ordering
+	// goroutine, so growing one slice there (copying it again at each
+	// doubling) was serial work that no core could share.
+	keys [][]key32
+	n    int       // quads in keys
+	wide []kb.Quad // staged quads once one does not fit
 	done bool
 }
 
@@ -56,15 +61,20 @@ func (w *bulkWriter) Add(ctx context.Context, quads []kb.Quad) error {
 		return err
 	}
 	if w.wide == nil && fitsKey32(limit) {
-		w.keys = toKey32(w.keys, quads)
+		if len(quads) > 0 {
+			w.keys = append(w.keys, toKey32(make([]key32, 0, len(quads)), quads))
+			w.n += len(quads)
+		}
 		return nil
 	}
 	if w.wide == nil {
-		w.wide = make([]kb.Quad, 0, len(w.keys)+len(quads))
-		for _, k := range w.keys {
-			w.wide = append(w.wide, k.quad())
+		w.wide = make([]kb.Quad, 0, w.n+len(quads))
+		for _, b := range w.keys {
+			for _, k := range b {
+				w.wide = append(w.wide, k.quad())
+			}
 		}
-		w.keys = nil
+		w.keys, w.n = nil, 0
 	}
 	w.wide = append(w.wide, quads...)
 	return nil
@@ -75,7 +85,7 @@ func (w *bulkWriter) Abort() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
-	w.keys, w.wide = nil, nil
+	w.keys, w.n, w.wide = nil, 0, nil
 	return nil
 }
 
@@ -87,8 +97,12 @@ func (w *bulkWriter) Commit(ctx context.Context) error {
 		return errBulkDone
 	}
 	w.done = true
-	keys, wide := w.keys, w.wide
-	w.keys, w.wide = nil, nil
+	blocks, wide := w.keys, w.wide
+	keys := make([]key32, 0, w.n)
+	for _, b := range blocks {
+		keys = append(keys, b...)
+	}
+	w.keys, w.n, w.wide = nil, 0, nil
 	if err := ctx.Err(); err != nil {
 		return err
 	}

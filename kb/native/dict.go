@@ -100,11 +100,7 @@ func (d *dictionary) encoded(i int) []byte { return d.arena.encoded(i) }
 // find returns the fresh index of an encoded term with hash h, or -1. The
 // caller holds d.mu.
 func (d *dictionary) find(enc []byte, h uint64) int {
-	sh := d.shardOf(h)
-	sh.mu.RLock()
-	i := sh.findLocked(&d.arena, enc, h)
-	sh.mu.RUnlock()
-	return i
+	return d.shardOf(h).find(&d.arena, enc, h)
 }
 
 // findOrAdd returns the ID of an encoded term with hash h, adding it when
@@ -115,7 +111,7 @@ func (d *dictionary) findOrAdd(enc []byte, h uint64) kb.ID {
 	sh := d.shardOf(h)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if i := sh.findLocked(&d.arena, enc, h); i >= 0 {
+	if i := sh.find(&d.arena, enc, h); i >= 0 {
 		return d.base + kb.ID(i)
 	}
 	i := d.arena.append(enc)

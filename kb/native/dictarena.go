@@ -14,8 +14,9 @@ import (
 // shards, each with its own lock, chosen by the hash's top bits, and the
 // arena that holds the terms' bytes takes appends under a short lock of its
 // own while Interns holding d.mu for reading read it: an Intern holds
-// d.mu shared, one shard's lock while it finds or adds a term, and the
-// arena's lock only while it copies the term in. Whatever takes d.mu
+// d.mu shared, finds terms with no lock at all, and takes one shard's lock
+// only to add a term, and the arena's lock only while it copies the term
+// in. Whatever takes d.mu
 // exclusively (reopening, reloading the dictionary, the saved marks) still
 // excludes every Intern.
 
@@ -30,11 +31,18 @@ const dictShards = 1 << dictShardBits
 // hash (which also choose its slot, so growing needs no rehash) above its
 // fresh index + 1; a probe compares the hash bits before touching the
 // arena.
+//
+// Finding takes no lock: slots are read and written atomically, and a
+// grown table is filled before it is published. A finder holding a table
+// that has since grown may miss a term added after the growth; that is
+// why an add finds again under mu before it adds (findOrAdd), and a miss
+// is otherwise only ever followed by such an add. An entry, once in a
+// table, is in every later one.
 type dictShard struct {
-	mu    sync.RWMutex
-	table []uint64
-	n     int
-	_     [64]byte // keeps neighbouring shards' locks off one cache line
+	mu    sync.Mutex // adders
+	table atomic.Pointer[[]uint64]
+	n     int      // entries; under mu
+	_     [48]byte // keeps neighbouring shards off one cache line
 }
 
 // shardOf returns the shard that holds terms of hash h.
@@ -42,16 +50,18 @@ func (d *dictionary) shardOf(h uint64) *dictShard {
 	return &d.shards[h>>(64-dictShardBits)]
 }
 
-// findLocked returns the fresh index of an encoded term with hash h in
-// the shard, or -1. The caller holds sh.mu.
-func (sh *dictShard) findLocked(a *termArena, enc []byte, h uint64) int {
-	if len(sh.table) == 0 {
+// find returns the fresh index of an encoded term with hash h in the
+// shard, or -1.
+func (sh *dictShard) find(a *termArena, enc []byte, h uint64) int {
+	p := sh.table.Load()
+	if p == nil {
 		return -1
 	}
-	mask := uint64(len(sh.table) - 1)
+	table := *p
+	mask := uint64(len(table) - 1)
 	tag := h << 32
 	for slot := h & mask; ; slot = (slot + 1) & mask {
-		e := sh.table[slot]
+		e := atomic.LoadUint64(&table[slot])
 		if e == 0 {
 			return -1
 		}
@@ -63,20 +73,30 @@ func (sh *dictShard) findLocked(a *termArena, enc []byte, h uint64) int {
 	}
 }
 
-// insertLocked indexes fresh index i under hash h. The caller holds sh.mu
-// for writing.
+// insertLocked indexes fresh index i under hash h. The caller holds sh.mu.
 func (sh *dictShard) insertLocked(h uint64, i int) {
 	sh.n++
-	if 2*sh.n > len(sh.table) {
-		old := sh.table
-		sh.table = make([]uint64, max(64, 2*len(old)))
-		for _, e := range old {
+	var table []uint64
+	if p := sh.table.Load(); p != nil {
+		table = *p
+	}
+	if 2*sh.n > len(table) {
+		grown := make([]uint64, max(64, 2*len(table)))
+		for _, e := range table {
 			if e != 0 {
-				insertSlot(sh.table, e)
+				insertSlot(grown, e)
 			}
 		}
+		sh.table.Store(&grown)
+		table = grown
 	}
-	insertSlot(sh.table, h<<32|uint64(i+1))
+	e := h<<32 | uint64(i+1)
+	mask := uint64(len(table) - 1)
+	slot := (e >> 32) & mask
+	for table[slot] != 0 {
+		slot = (slot + 1) & mask
+	}
+	atomic.StoreUint64(&table[slot], e)
 }
 
 // termArena holds the fresh terms' encodings and their refs. Appends take
