@@ -32,7 +32,7 @@ type dictionary struct {
 	base      kb.ID // ID of fresh term 0
 	persisted kb.ID // IDs below this are on disk
 
-	arena  termArena // the fresh terms (dictarena.go)
+	refs   termRefs // the fresh terms' refs (dictarena.go)
 	shards [dictShards]dictShard
 
 	oldIDs   map[kb.Term]kb.ID // cache of terms read from disk
@@ -72,7 +72,7 @@ func (d *dictionary) init(next kb.ID) {
 	d.seed = maphash.MakeSeed()
 	d.base, d.persisted = next, next
 	d.savedFrom, d.savedBits, d.stored = next, nil, int64(next-1)
-	d.arena = termArena{}
+	d.refs = termRefs{}
 	d.shards = [dictShards]dictShard{}
 	d.oldIDs = make(map[kb.Term]kb.ID)
 	d.oldTerms = make(map[kb.ID]kb.Term)
@@ -91,16 +91,12 @@ func (d *dictionary) limit() kb.ID {
 
 // fresh returns how many fresh IDs (terms and holes) are allocated. The
 // caller holds d.mu.
-func (d *dictionary) fresh() int { return d.arena.len() }
-
-// encoded returns the encoding of fresh index i (nil for a hole). The
-// caller holds d.mu.
-func (d *dictionary) encoded(i int) []byte { return d.arena.encoded(i) }
+func (d *dictionary) fresh() int { return d.refs.len() }
 
 // find returns the fresh index of an encoded term with hash h, or -1. The
 // caller holds d.mu.
 func (d *dictionary) find(enc []byte, h uint64) int {
-	return d.shardOf(h).find(&d.arena, enc, h)
+	return d.findIn(d.shardOf(h), enc, h)
 }
 
 // findOrAdd returns the ID of an encoded term with hash h, adding it when
@@ -108,13 +104,14 @@ func (d *dictionary) find(enc []byte, h uint64) int {
 // add terms side by side, one shard's lock keeping a term from being added
 // twice.
 func (d *dictionary) findOrAdd(enc []byte, h uint64) kb.ID {
-	sh := d.shardOf(h)
+	k := h >> (64 - dictShardBits)
+	sh := &d.shards[k]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if i := sh.find(&d.arena, enc, h); i >= 0 {
+	if i := d.findIn(sh, enc, h); i >= 0 {
 		return d.base + kb.ID(i)
 	}
-	i := d.arena.append(enc)
+	i := d.refs.append(sh.storeLocked(int(k), enc))
 	sh.insertLocked(h, i)
 	return d.base + kb.ID(i)
 }
@@ -122,9 +119,10 @@ func (d *dictionary) findOrAdd(enc []byte, h uint64) kb.ID {
 // add appends a fresh term that is not in the dictionary and returns its
 // ID. The caller holds d.mu for writing.
 func (d *dictionary) add(enc []byte, h uint64) kb.ID {
-	sh := d.shardOf(h)
-	i := d.arena.append(enc)
+	k := h >> (64 - dictShardBits)
+	sh := &d.shards[k]
 	sh.mu.Lock()
+	i := d.refs.append(sh.storeLocked(int(k), enc))
 	sh.insertLocked(h, i)
 	sh.mu.Unlock()
 	return d.base + kb.ID(i)
@@ -134,7 +132,7 @@ func (d *dictionary) add(enc []byte, h uint64) kb.ID {
 // met when the dictionary is read back from disk): it is never found by a
 // term, and TermOf and Resolve report it unknown. The caller holds d.mu
 // for writing.
-func (d *dictionary) addHole() { d.arena.append(nil) }
+func (d *dictionary) addHole() { d.refs.append(termRef{}) }
 
 // limitLocked is limit for a caller that holds d.mu.
 func (d *dictionary) limitLocked() kb.ID { return d.base + kb.ID(d.fresh()) }
@@ -223,19 +221,21 @@ func (d *dictionary) pending(fn func(id kb.ID, enc []byte) error) (kb.ID, error)
 // and refs never change once published (dictarena.go).
 type dictView struct {
 	base   kb.ID
-	chunks [][]byte
+	n      int
 	segs   []*[refSegSize]termRef
+	chunks [dictShards][][]byte
 }
 
 // encoded returns the encoding of the term with the given ID, which must
-// lie in the view.
+// lie in the view; nil for a hole.
 func (v *dictView) encoded(id kb.ID) []byte {
 	i := int(id - v.base)
 	r := v.segs[i/refSegSize][i%refSegSize]
 	if r.len == 0 {
 		return nil
 	}
-	return v.chunks[r.chunk][r.off : r.off+r.len : r.off+r.len]
+	c := v.chunks[r.chunk>>refChunkBits][r.chunk&(1<<refChunkBits-1)]
+	return c[r.off : r.off+r.len : r.off+r.len]
 }
 
 // pendingView returns the IDs from and upTo between which entries are
@@ -243,8 +243,8 @@ func (v *dictView) encoded(id kb.ID) []byte {
 func (d *dictionary) pendingView() (from, upTo kb.ID, v dictView) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	chunks, segs, n := d.arena.view()
-	return d.persisted, d.base + kb.ID(n), dictView{base: d.base, chunks: chunks, segs: segs}
+	v = d.view()
+	return d.persisted, d.base + kb.ID(v.n), v
 }
 
 // appendPending writes the pending dictionary entries to b and returns the
