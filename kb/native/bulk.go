@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -432,9 +433,10 @@ func sideAdd(sd *sideDictBuilder) func(k, v []byte) error {
 // dictionaryTables are the sstables of a bulk load's new dictionary
 // entries (none in memory, where the dictionary is never stored).
 type dictionaryTables struct {
-	idPath, termPath string
-	ids              []kb.ID // the terms written, for markSaved
-	err              error
+	idPath    string
+	termPaths []string // key ranges in order, not overlapping
+	ids       []kb.ID  // the terms written, for markSaved
+	err       error
 	// sideDone: the dictionary's temporary side file was written too,
 	// unless sideErr says otherwise.
 	sideDone bool
@@ -467,7 +469,7 @@ func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDict
 		if whole && sideDictBuild != 0 {
 			sd = &sideDictBuilder{}
 		}
-		t.idPath, t.termPath, t.err = s.writeDictionaryTables(t.ids, whole, sd)
+		t.idPath, t.termPaths, t.err = s.writeDictionaryTables(t.ids, whole, sd)
 		if sd != nil {
 			t.sideDone = true
 			if t.err == nil {
@@ -481,7 +483,7 @@ func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDict
 
 // discardDictionaryTables removes tables that will not be ingested.
 func (s *Store) discardDictionaryTables(t dictionaryTables) {
-	for _, p := range []string{t.idPath, t.termPath} {
+	for _, p := range append([]string{t.idPath}, t.termPaths...) {
 		if p != "" {
 			_ = s.fs.Remove(p)
 		}
@@ -523,7 +525,9 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 		addFile(paths[k], errs[k])
 	}
 	addFile(dict.idPath, dict.err)
-	addFile(dict.termPath, nil)
+	for _, p := range dict.termPaths {
+		addFile(p, nil)
+	}
 	if firstErr != nil {
 		return firstErr
 	}
@@ -804,36 +808,18 @@ func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64, whole bool) (string,
 // see dictsave.go) as two sstables (ID -> term, term -> ID), merged with
 // the stored entries when whole is set. It reads the entries in place:
 // only a 4-byte index per entry is allocated, to sort them by encoding.
-func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBuilder) (idPath, termPath string, err error) {
+func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBuilder) (idPath string, termPaths []string, err error) {
 	if len(ids) == 0 && !whole {
-		return "", "", nil
+		return "", nil, nil
 	}
 	_, _, view := s.dict.pendingView()
-	// The term table (a sort by encoding, then the table) on a goroutine
-	// of its own beside the ID table: it is the longest part of a load's
-	// commit once Pebble gets only the SPOG index (partial.go).
+	// The term tables (a sort by encoding, then the tables) on goroutines
+	// of their own beside the ID table: they are the longest part of a
+	// load's commit once Pebble gets only the SPOG index (partial.go).
 	termDone := make(chan error, 1)
 	go func() {
-		// Encodings are unique in the dictionary, so the term keys are too.
-		order := make([]uint32, len(ids))
-		for i := range order {
-			order[i] = uint32(i)
-		}
-		sortByBytes(order, func(i uint32) []byte { return view.encoded(ids[i]) })
-		key := make([]byte, 0, 64)
-		var idv [8]byte
-		j := 0
 		var err error
-		termPath, err = s.writeMerged(prefixTerm, whole, func() ([]byte, []byte, bool) {
-			if j == len(order) {
-				return nil, nil, false
-			}
-			id := ids[order[j]]
-			j++
-			key = append(append(key[:0], prefixTerm), view.encoded(id)...)
-			binary.BigEndian.PutUint64(idv[:], uint64(id))
-			return key, idv[:], true
-		}, nil)
+		termPaths, err = s.writeTermTables(ids, whole, &view)
 		termDone <- err
 	}()
 	idk := make([]byte, 9)
@@ -849,5 +835,98 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 		return idk, v, true
 	}, sideAdd(side))
 	err = errors.Join(err, <-termDone)
-	return idPath, termPath, err
+	return idPath, termPaths, err
+}
+
+// termTablePart is the fewest terms worth a term table of their own.
+// A variable so that tests cut small loads into several tables.
+var termTablePart = 1 << 16
+
+// writeTermTables writes the term → ID entries of ids (with whole, merged
+// with the stored ones) as tables of key ranges that do not overlap, in
+// order. A 16-core load spent its last 1.5 s on one goroutine sorting and
+// writing this table, so a large one is cut at splitters drawn from an
+// even sample of its keys, and each range is gathered, sorted and written
+// on a goroutine of its own.
+func (s *Store) writeTermTables(ids []kb.ID, whole bool, view *dictView) ([]string, error) {
+	key := func(i uint32) []byte { return view.encoded(ids[i]) }
+	parts := min(runtime.GOMAXPROCS(0), 16, len(ids)/termTablePart)
+	if parts < 2 {
+		order := make([]uint32, len(ids))
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		path, err := s.writeTermRange(ids, order, key, nil, nil, whole)
+		if path == "" {
+			return nil, err
+		}
+		return []string{path}, err
+	}
+	// Splitters: every part-th key of a sorted even sample. Encodings are
+	// unique, so equal splitters (a sample of few distinct keys) only
+	// leave some ranges empty.
+	const perPart = 64
+	sample := make([][]byte, 0, parts*perPart)
+	step := max(1, len(ids)/(parts*perPart))
+	for i := 0; i < len(ids); i += step {
+		sample = append(sample, key(uint32(i)))
+	}
+	slices.SortFunc(sample, bytes.Compare)
+	splitters := make([][]byte, parts+1) // nil at both ends: unbounded
+	for p := 1; p < parts; p++ {
+		splitters[p] = sample[p*len(sample)/parts]
+	}
+	paths := make([]string, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lo, hi := splitters[p], splitters[p+1]
+			var order []uint32
+			for i := range ids {
+				k := key(uint32(i))
+				if (lo == nil || bytes.Compare(k, lo) >= 0) && (hi == nil || bytes.Compare(k, hi) < 0) {
+					order = append(order, uint32(i))
+				}
+			}
+			paths[p], errs[p] = s.writeTermRange(ids, order, key, lo, hi, whole)
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for _, p := range paths {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// writeTermRange sorts order (indexes into ids) by encoding and writes
+// their term → ID entries, with whole merged with the stored ones in
+// [lo, hi) (nil: unbounded), as one table.
+func (s *Store) writeTermRange(ids []kb.ID, order []uint32, key func(uint32) []byte, lo, hi []byte, whole bool) (string, error) {
+	sortByBytes(order, key)
+	lower, upper := []byte{prefixTerm}, []byte{prefixTerm + 1}
+	if lo != nil {
+		lower = append([]byte{prefixTerm}, lo...)
+	}
+	if hi != nil {
+		upper = append([]byte{prefixTerm}, hi...)
+	}
+	k := make([]byte, 0, 64)
+	var idv [8]byte
+	j := 0
+	return s.writeMergedRange(prefixTerm, lower, upper, whole, func() ([]byte, []byte, bool) {
+		if j == len(order) {
+			return nil, nil, false
+		}
+		id := ids[order[j]]
+		j++
+		k = append(append(k[:0], prefixTerm), key(order[j-1])...)
+		binary.BigEndian.PutUint64(idv[:], uint64(id))
+		return k, idv[:], true
+	}, nil)
 }
