@@ -433,8 +433,8 @@ func sideAdd(sd *sideDictBuilder) func(k, v []byte) error {
 // dictionaryTables are the sstables of a bulk load's new dictionary
 // entries (none in memory, where the dictionary is never stored).
 type dictionaryTables struct {
-	idPath    string
-	termPaths []string // key ranges in order, not overlapping
+	idPaths   []string // key ranges in order, not overlapping
+	termPaths []string // likewise
 	ids       []kb.ID  // the terms written, for markSaved
 	err       error
 	// sideDone: the dictionary's temporary side file was written too,
@@ -469,7 +469,7 @@ func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDict
 		if whole && sideDictBuild != 0 {
 			sd = &sideDictBuilder{}
 		}
-		t.idPath, t.termPaths, t.err = s.writeDictionaryTables(t.ids, whole, sd)
+		t.idPaths, t.termPaths, t.err = s.writeDictionaryTables(t.ids, whole, sd)
 		if sd != nil {
 			t.sideDone = true
 			if t.err == nil {
@@ -483,7 +483,7 @@ func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDict
 
 // discardDictionaryTables removes tables that will not be ingested.
 func (s *Store) discardDictionaryTables(t dictionaryTables) {
-	for _, p := range append([]string{t.idPath}, t.termPaths...) {
+	for _, p := range append(slices.Clone(t.idPaths), t.termPaths...) {
 		if p != "" {
 			_ = s.fs.Remove(p)
 		}
@@ -524,7 +524,10 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	for k := range paths {
 		addFile(paths[k], errs[k])
 	}
-	addFile(dict.idPath, dict.err)
+	for _, p := range dict.idPaths {
+		addFile(p, nil)
+	}
+	addFile("", dict.err)
 	for _, p := range dict.termPaths {
 		addFile(p, nil)
 	}
@@ -808,9 +811,9 @@ func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64, whole bool) (string,
 // see dictsave.go) as two sstables (ID -> term, term -> ID), merged with
 // the stored entries when whole is set. It reads the entries in place:
 // only a 4-byte index per entry is allocated, to sort them by encoding.
-func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBuilder) (idPath string, termPaths []string, err error) {
+func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBuilder) (idPaths, termPaths []string, err error) {
 	if len(ids) == 0 && !whole {
-		return "", nil, nil
+		return nil, nil, nil
 	}
 	_, _, view := s.dict.pendingView()
 	// The term tables (a sort by encoding, then the tables) on goroutines
@@ -822,10 +825,83 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 		termPaths, err = s.writeTermTables(ids, whole, &view)
 		termDone <- err
 	}()
+	idPaths, err = s.writeIDTables(ids, whole, &view, side)
+	err = errors.Join(err, <-termDone)
+	return idPaths, termPaths, err
+}
+
+// writeIDTables writes the ID → term entries of ids (ascending; with
+// whole, merged with the stored ones) as tables of ID ranges that do not
+// overlap, in order, feeding side (when not nil) every entry written in ID
+// order. A large table is cut into contiguous runs of ids, each written on
+// a goroutine of its own with a side builder of its own, appended to side
+// in order at the end.
+func (s *Store) writeIDTables(ids []kb.ID, whole bool, view *dictView, side *sideDictBuilder) ([]string, error) {
+	parts := min(runtime.GOMAXPROCS(0), 16, len(ids)/termTablePart)
+	if parts < 2 {
+		path, err := s.writeIDRange(ids, nil, nil, whole, view, sideAdd(side))
+		if path == "" {
+			return nil, err
+		}
+		return []string{path}, err
+	}
+	idKeyOf := func(id kb.ID) []byte {
+		k := make([]byte, 9)
+		k[0] = prefixID
+		binary.BigEndian.PutUint64(k[1:], uint64(id))
+		return k
+	}
+	paths := make([]string, parts)
+	errs := make([]error, parts)
+	sides := make([]*sideDictBuilder, parts)
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		from, to := p*len(ids)/parts, (p+1)*len(ids)/parts
+		var lower, upper []byte
+		var base kb.ID
+		if p > 0 {
+			base = ids[from]
+			lower = idKeyOf(base)
+		}
+		if p < parts-1 {
+			upper = idKeyOf(ids[to])
+		}
+		if side != nil {
+			sides[p] = &sideDictBuilder{base: uint64(base)}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			paths[p], errs[p] = s.writeIDRange(ids[from:to], lower, upper, whole, view, sideAdd(sides[p]))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return slices.DeleteFunc(paths, func(p string) bool { return p == "" }), err
+	}
+	if side != nil {
+		for _, part := range sides {
+			if err := side.appendPart(part); err != nil {
+				return slices.DeleteFunc(paths, func(p string) bool { return p == "" }), err
+			}
+		}
+	}
+	return slices.DeleteFunc(paths, func(p string) bool { return p == "" }), nil
+}
+
+// writeIDRange writes the ID → term entries of ids, with whole merged with
+// the stored ones in [lower, upper) (nil: the whole prefix), as one table.
+func (s *Store) writeIDRange(ids []kb.ID, lower, upper []byte, whole bool, view *dictView, each func(k, v []byte) error) (string, error) {
+	if lower == nil {
+		lower = []byte{prefixID}
+	}
+	if upper == nil {
+		upper = []byte{prefixID + 1}
+	}
 	idk := make([]byte, 9)
 	idk[0] = prefixID
 	i := 0
-	idPath, err = s.writeMerged(prefixID, whole, func() ([]byte, []byte, bool) {
+	return s.writeMergedRange(prefixID, lower, upper, whole, func() ([]byte, []byte, bool) {
 		if i == len(ids) {
 			return nil, nil, false
 		}
@@ -833,9 +909,7 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 		v := view.encoded(ids[i])
 		i++
 		return idk, v, true
-	}, sideAdd(side))
-	err = errors.Join(err, <-termDone)
-	return idPath, termPaths, err
+	}, each)
 }
 
 // termTablePart is the fewest terms worth a term table of their own.

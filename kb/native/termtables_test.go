@@ -12,13 +12,14 @@ import (
 	"github.com/perfkb/perfkb/kb"
 )
 
-// TestTermTablesInParts loads enough terms that the term → ID table is cut
-// into several tables written side by side, then a second load that
-// rewrites the store (so the stored entries are merged into each range),
-// and checks the stored term keys directly after each: strictly
-// ascending (the ranges do not overlap and are complete), one per term
-// loaded, and each pointing at an ID whose ID-table entry is the same
-// term. It also checks every term looks up to that ID after a reopen.
+// TestTermTablesInParts loads enough terms that the term → ID and ID →
+// term tables are each cut into several tables written side by side (and
+// the side dictionary built from parts), then a second load that rewrites
+// the store (so the stored entries are merged into each range), and
+// checks the stored term keys directly after each: strictly ascending (the
+// ranges do not overlap and are complete), one per term loaded, and each
+// pointing at an ID whose ID-table entry is the same term. After a reopen
+// it checks terms look up and resolve through the side dictionary.
 func TestTermTablesInParts(t *testing.T) {
 	ctx := context.Background()
 	defer func(p int) { termTablePart = p }(termTablePart)
