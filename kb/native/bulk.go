@@ -232,17 +232,18 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	partial := rewrite && side && s.partialAllowed(int64(len(old[0])+len(keys)))
 	if len(keys) > 0 {
 		// Every order from SPOG by one counting pass each (mem_sort.go),
-		// then the side files and tables of the six orders on two
-		// goroutines taking the next order as each finishes, so that the
-		// dictionary tables' goroutine beside them does not leave a core
-		// idle. Each order has a buffer of its own, handed to the read
-		// side as it is.
+		// then the side files and tables of the six orders on goroutines
+		// taking the next order as each finishes: two on two cores, so
+		// that the dictionary tables' goroutine beside them does not
+		// leave a core idle, up to one per order where there are cores
+		// for them. Each order has a buffer of its own, handed to the
+		// read side as it is.
 		byOrder := sortOrders(keys, scratch[:len(keys)])
 		countPG(delta, byOrder[4])
 		var next atomic.Int32
 		var failed atomic.Bool
 		var wg sync.WaitGroup
-		for range 2 {
+		for range max(2, min(numOrders, runtime.GOMAXPROCS(0)-1)) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
