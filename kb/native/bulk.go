@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -37,10 +38,15 @@ func (s *Store) BeginBulk(ctx context.Context) (kb.BulkWriter, error) {
 }
 
 type bulkWriter struct {
-	s    *Store
-	mu   sync.Mutex
-	keys []key32   // staged quads while every ID fits in 32 bits
-	wide []kb.Quad // staged quads once one does not
+	s  *Store
+	mu sync.Mutex
+	// keys: staged quads while every ID fits in 32 bits, one block per
+	// Add, joined at Commit. Add runs on the load's one ordering
+	// goroutine, so growing one slice there (copying it again at each
+	// doubling) was serial work that no core could share.
+	keys [][]key32
+	n    int       // quads in keys
+	wide []kb.Quad // staged quads once one does not fit
 	done bool
 }
 
@@ -56,15 +62,20 @@ func (w *bulkWriter) Add(ctx context.Context, quads []kb.Quad) error {
 		return err
 	}
 	if w.wide == nil && fitsKey32(limit) {
-		w.keys = toKey32(w.keys, quads)
+		if len(quads) > 0 {
+			w.keys = append(w.keys, toKey32(make([]key32, 0, len(quads)), quads))
+			w.n += len(quads)
+		}
 		return nil
 	}
 	if w.wide == nil {
-		w.wide = make([]kb.Quad, 0, len(w.keys)+len(quads))
-		for _, k := range w.keys {
-			w.wide = append(w.wide, k.quad())
+		w.wide = make([]kb.Quad, 0, w.n+len(quads))
+		for _, b := range w.keys {
+			for _, k := range b {
+				w.wide = append(w.wide, k.quad())
+			}
 		}
-		w.keys = nil
+		w.keys, w.n = nil, 0
 	}
 	w.wide = append(w.wide, quads...)
 	return nil
@@ -75,7 +86,7 @@ func (w *bulkWriter) Abort() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.done = true
-	w.keys, w.wide = nil, nil
+	w.keys, w.n, w.wide = nil, 0, nil
 	return nil
 }
 
@@ -87,8 +98,12 @@ func (w *bulkWriter) Commit(ctx context.Context) error {
 		return errBulkDone
 	}
 	w.done = true
-	keys, wide := w.keys, w.wide
-	w.keys, w.wide = nil, nil
+	blocks, wide := w.keys, w.wide
+	keys := make([]key32, 0, w.n)
+	for _, b := range blocks {
+		keys = append(keys, b...)
+	}
+	w.keys, w.n, w.wide = nil, 0, nil
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -217,17 +232,18 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 	partial := rewrite && side && s.partialAllowed(int64(len(old[0])+len(keys)))
 	if len(keys) > 0 {
 		// Every order from SPOG by one counting pass each (mem_sort.go),
-		// then the side files and tables of the six orders on two
-		// goroutines taking the next order as each finishes, so that the
-		// dictionary tables' goroutine beside them does not leave a core
-		// idle. Each order has a buffer of its own, handed to the read
-		// side as it is.
+		// then the side files and tables of the six orders on goroutines
+		// taking the next order as each finishes: two on two cores, so
+		// that the dictionary tables' goroutine beside them does not
+		// leave a core idle, up to one per order where there are cores
+		// for them. Each order has a buffer of its own, handed to the
+		// read side as it is.
 		byOrder := sortOrders(keys, scratch[:len(keys)])
 		countPG(delta, byOrder[4])
 		var next atomic.Int32
 		var failed atomic.Bool
 		var wg sync.WaitGroup
-		for range 2 {
+		for range max(2, min(numOrders, runtime.GOMAXPROCS(0)-1)) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -418,9 +434,10 @@ func sideAdd(sd *sideDictBuilder) func(k, v []byte) error {
 // dictionaryTables are the sstables of a bulk load's new dictionary
 // entries (none in memory, where the dictionary is never stored).
 type dictionaryTables struct {
-	idPath, termPath string
-	ids              []kb.ID // the terms written, for markSaved
-	err              error
+	idPaths   []string // key ranges in order, not overlapping
+	termPaths []string // likewise
+	ids       []kb.ID  // the terms written, for markSaved
+	err       error
 	// sideDone: the dictionary's temporary side file was written too,
 	// unless sideErr says otherwise.
 	sideDone bool
@@ -453,7 +470,7 @@ func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDict
 		if whole && sideDictBuild != 0 {
 			sd = &sideDictBuilder{}
 		}
-		t.idPath, t.termPath, t.err = s.writeDictionaryTables(t.ids, whole, sd)
+		t.idPaths, t.termPaths, t.err = s.writeDictionaryTables(t.ids, whole, sd)
 		if sd != nil {
 			t.sideDone = true
 			if t.err == nil {
@@ -467,7 +484,7 @@ func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDict
 
 // discardDictionaryTables removes tables that will not be ingested.
 func (s *Store) discardDictionaryTables(t dictionaryTables) {
-	for _, p := range []string{t.idPath, t.termPath} {
+	for _, p := range append(slices.Clone(t.idPaths), t.termPaths...) {
 		if p != "" {
 			_ = s.fs.Remove(p)
 		}
@@ -508,8 +525,13 @@ func (s *Store) ingestTables(ctx context.Context, paths []string, errs []error, 
 	for k := range paths {
 		addFile(paths[k], errs[k])
 	}
-	addFile(dict.idPath, dict.err)
-	addFile(dict.termPath, nil)
+	for _, p := range dict.idPaths {
+		addFile(p, nil)
+	}
+	addFile("", dict.err)
+	for _, p := range dict.termPaths {
+		addFile(p, nil)
+	}
 	if firstErr != nil {
 		return firstErr
 	}
@@ -790,42 +812,97 @@ func (s *Store) writeCounterTable(delta map[[2]kb.ID]int64, whole bool) (string,
 // see dictsave.go) as two sstables (ID -> term, term -> ID), merged with
 // the stored entries when whole is set. It reads the entries in place:
 // only a 4-byte index per entry is allocated, to sort them by encoding.
-func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBuilder) (idPath, termPath string, err error) {
+func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBuilder) (idPaths, termPaths []string, err error) {
 	if len(ids) == 0 && !whole {
-		return "", "", nil
+		return nil, nil, nil
 	}
 	_, _, view := s.dict.pendingView()
-	// The term table (a sort by encoding, then the table) on a goroutine
-	// of its own beside the ID table: it is the longest part of a load's
-	// commit once Pebble gets only the SPOG index (partial.go).
+	// The term tables (a sort by encoding, then the tables) on goroutines
+	// of their own beside the ID table: they are the longest part of a
+	// load's commit once Pebble gets only the SPOG index (partial.go).
 	termDone := make(chan error, 1)
 	go func() {
-		// Encodings are unique in the dictionary, so the term keys are too.
-		order := make([]uint32, len(ids))
-		for i := range order {
-			order[i] = uint32(i)
-		}
-		sortByBytes(order, func(i uint32) []byte { return view.encoded(ids[i]) })
-		key := make([]byte, 0, 64)
-		var idv [8]byte
-		j := 0
 		var err error
-		termPath, err = s.writeMerged(prefixTerm, whole, func() ([]byte, []byte, bool) {
-			if j == len(order) {
-				return nil, nil, false
-			}
-			id := ids[order[j]]
-			j++
-			key = append(append(key[:0], prefixTerm), view.encoded(id)...)
-			binary.BigEndian.PutUint64(idv[:], uint64(id))
-			return key, idv[:], true
-		}, nil)
+		termPaths, err = s.writeTermTables(ids, whole, &view)
 		termDone <- err
 	}()
+	idPaths, err = s.writeIDTables(ids, whole, &view, side)
+	err = errors.Join(err, <-termDone)
+	return idPaths, termPaths, err
+}
+
+// writeIDTables writes the ID → term entries of ids (ascending; with
+// whole, merged with the stored ones) as tables of ID ranges that do not
+// overlap, in order, feeding side (when not nil) every entry written in ID
+// order. A large table is cut into contiguous runs of ids, each written on
+// a goroutine of its own with a side builder of its own, appended to side
+// in order at the end.
+func (s *Store) writeIDTables(ids []kb.ID, whole bool, view *dictView, side *sideDictBuilder) ([]string, error) {
+	parts := min(runtime.GOMAXPROCS(0), 16, len(ids)/termTablePart)
+	if parts < 2 {
+		path, err := s.writeIDRange(ids, nil, nil, whole, view, sideAdd(side))
+		if path == "" {
+			return nil, err
+		}
+		return []string{path}, err
+	}
+	idKeyOf := func(id kb.ID) []byte {
+		k := make([]byte, 9)
+		k[0] = prefixID
+		binary.BigEndian.PutUint64(k[1:], uint64(id))
+		return k
+	}
+	paths := make([]string, parts)
+	errs := make([]error, parts)
+	sides := make([]*sideDictBuilder, parts)
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		from, to := p*len(ids)/parts, (p+1)*len(ids)/parts
+		var lower, upper []byte
+		var base kb.ID
+		if p > 0 {
+			base = ids[from]
+			lower = idKeyOf(base)
+		}
+		if p < parts-1 {
+			upper = idKeyOf(ids[to])
+		}
+		if side != nil {
+			sides[p] = &sideDictBuilder{base: uint64(base)}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			paths[p], errs[p] = s.writeIDRange(ids[from:to], lower, upper, whole, view, sideAdd(sides[p]))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return slices.DeleteFunc(paths, func(p string) bool { return p == "" }), err
+	}
+	if side != nil {
+		for _, part := range sides {
+			if err := side.appendPart(part); err != nil {
+				return slices.DeleteFunc(paths, func(p string) bool { return p == "" }), err
+			}
+		}
+	}
+	return slices.DeleteFunc(paths, func(p string) bool { return p == "" }), nil
+}
+
+// writeIDRange writes the ID → term entries of ids, with whole merged with
+// the stored ones in [lower, upper) (nil: the whole prefix), as one table.
+func (s *Store) writeIDRange(ids []kb.ID, lower, upper []byte, whole bool, view *dictView, each func(k, v []byte) error) (string, error) {
+	if lower == nil {
+		lower = []byte{prefixID}
+	}
+	if upper == nil {
+		upper = []byte{prefixID + 1}
+	}
 	idk := make([]byte, 9)
 	idk[0] = prefixID
 	i := 0
-	idPath, err = s.writeMerged(prefixID, whole, func() ([]byte, []byte, bool) {
+	return s.writeMergedRange(prefixID, lower, upper, whole, func() ([]byte, []byte, bool) {
 		if i == len(ids) {
 			return nil, nil, false
 		}
@@ -833,7 +910,98 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 		v := view.encoded(ids[i])
 		i++
 		return idk, v, true
-	}, sideAdd(side))
-	err = errors.Join(err, <-termDone)
-	return idPath, termPath, err
+	}, each)
+}
+
+// termTablePart is the fewest terms worth a term table of their own.
+// A variable so that tests cut small loads into several tables.
+var termTablePart = 1 << 16
+
+// writeTermTables writes the term → ID entries of ids (with whole, merged
+// with the stored ones) as tables of key ranges that do not overlap, in
+// order. A 16-core load spent its last 1.5 s on one goroutine sorting and
+// writing this table, so a large one is cut at splitters drawn from an
+// even sample of its keys, and each range is gathered, sorted and written
+// on a goroutine of its own.
+func (s *Store) writeTermTables(ids []kb.ID, whole bool, view *dictView) ([]string, error) {
+	key := func(i uint32) []byte { return view.encoded(ids[i]) }
+	parts := min(runtime.GOMAXPROCS(0), 16, len(ids)/termTablePart)
+	if parts < 2 {
+		order := make([]uint32, len(ids))
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		path, err := s.writeTermRange(ids, order, key, nil, nil, whole)
+		if path == "" {
+			return nil, err
+		}
+		return []string{path}, err
+	}
+	// Splitters: every part-th key of a sorted even sample. Encodings are
+	// unique, so equal splitters (a sample of few distinct keys) only
+	// leave some ranges empty.
+	const perPart = 64
+	sample := make([][]byte, 0, parts*perPart)
+	step := max(1, len(ids)/(parts*perPart))
+	for i := 0; i < len(ids); i += step {
+		sample = append(sample, key(uint32(i)))
+	}
+	slices.SortFunc(sample, bytes.Compare)
+	splitters := make([][]byte, parts+1) // nil at both ends: unbounded
+	for p := 1; p < parts; p++ {
+		splitters[p] = sample[p*len(sample)/parts]
+	}
+	paths := make([]string, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := 0; p < parts; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lo, hi := splitters[p], splitters[p+1]
+			var order []uint32
+			for i := range ids {
+				k := key(uint32(i))
+				if (lo == nil || bytes.Compare(k, lo) >= 0) && (hi == nil || bytes.Compare(k, hi) < 0) {
+					order = append(order, uint32(i))
+				}
+			}
+			paths[p], errs[p] = s.writeTermRange(ids, order, key, lo, hi, whole)
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for _, p := range paths {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// writeTermRange sorts order (indexes into ids) by encoding and writes
+// their term → ID entries, with whole merged with the stored ones in
+// [lo, hi) (nil: unbounded), as one table.
+func (s *Store) writeTermRange(ids []kb.ID, order []uint32, key func(uint32) []byte, lo, hi []byte, whole bool) (string, error) {
+	sortByBytes(order, key)
+	lower, upper := []byte{prefixTerm}, []byte{prefixTerm + 1}
+	if lo != nil {
+		lower = append([]byte{prefixTerm}, lo...)
+	}
+	if hi != nil {
+		upper = append([]byte{prefixTerm}, hi...)
+	}
+	k := make([]byte, 0, 64)
+	var idv [8]byte
+	j := 0
+	return s.writeMergedRange(prefixTerm, lower, upper, whole, func() ([]byte, []byte, bool) {
+		if j == len(order) {
+			return nil, nil, false
+		}
+		id := ids[order[j]]
+		j++
+		k = append(append(k[:0], prefixTerm), key(order[j-1])...)
+		binary.BigEndian.PutUint64(idv[:], uint64(id))
+		return k, idv[:], true
+	}, nil)
 }

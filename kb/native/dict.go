@@ -32,13 +32,8 @@ type dictionary struct {
 	base      kb.ID // ID of fresh term 0
 	persisted kb.ID // IDs below this are on disk
 
-	chunks [][]byte // arena; a term never spans chunks
-	refs   []termRef
-	// table slot: 0 when empty, else the low 32 bits of the term's hash
-	// (which also choose its slot, so growing needs no rehash) above its
-	// fresh index + 1; a probe compares the hash bits before touching
-	// the arena.
-	table []uint64
+	refs   termRefs // the fresh terms' refs (dictarena.go)
+	shards [dictShards]dictShard
 
 	oldIDs   map[kb.Term]kb.ID // cache of terms read from disk
 	oldTerms map[kb.ID]kb.Term
@@ -77,8 +72,8 @@ func (d *dictionary) init(next kb.ID) {
 	d.seed = maphash.MakeSeed()
 	d.base, d.persisted = next, next
 	d.savedFrom, d.savedBits, d.stored = next, nil, int64(next-1)
-	d.chunks, d.refs = nil, nil
-	d.table = make([]uint64, 1024)
+	d.refs = termRefs{}
+	d.shards = [dictShards]dictShard{}
 	d.oldIDs = make(map[kb.Term]kb.ID)
 	d.oldTerms = make(map[kb.ID]kb.Term)
 }
@@ -91,49 +86,45 @@ func (d *dictionary) complete() bool { return d.base == 1 }
 func (d *dictionary) limit() kb.ID {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.base + kb.ID(len(d.refs))
+	return d.limitLocked()
 }
 
-func (d *dictionary) encoded(i int) []byte {
-	r := d.refs[i]
-	return d.chunks[r.chunk][r.off : r.off+r.len : r.off+r.len]
-}
+// fresh returns how many fresh IDs (terms and holes) are allocated. The
+// caller holds d.mu.
+func (d *dictionary) fresh() int { return d.refs.len() }
 
 // find returns the fresh index of an encoded term with hash h, or -1. The
 // caller holds d.mu.
 func (d *dictionary) find(enc []byte, h uint64) int {
-	mask := uint64(len(d.table) - 1)
-	tag := h << 32
-	for slot := h & mask; ; slot = (slot + 1) & mask {
-		e := d.table[slot]
-		if e == 0 {
-			return -1
-		}
-		if e&^(1<<32-1) == tag {
-			if i := int(uint32(e) - 1); bytes.Equal(d.encoded(i), enc) {
-				return i
-			}
-		}
-	}
+	return d.findIn(d.shardOf(h), enc, h)
 }
 
-// add appends a fresh term and returns its ID. The caller holds d.mu for
-// writing.
+// findOrAdd returns the ID of an encoded term with hash h, adding it when
+// it is not there. The caller holds d.mu, for reading at least: Interns
+// add terms side by side, one shard's lock keeping a term from being added
+// twice.
+func (d *dictionary) findOrAdd(enc []byte, h uint64) kb.ID {
+	k := h >> (64 - dictShardBits)
+	sh := &d.shards[k]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if i := d.findIn(sh, enc, h); i >= 0 {
+		return d.base + kb.ID(i)
+	}
+	i := d.refs.append(sh.storeLocked(int(k), enc))
+	sh.insertLocked(h, i)
+	return d.base + kb.ID(i)
+}
+
+// add appends a fresh term that is not in the dictionary and returns its
+// ID. The caller holds d.mu for writing.
 func (d *dictionary) add(enc []byte, h uint64) kb.ID {
-	n := len(d.chunks)
-	if n == 0 || len(d.chunks[n-1])+len(enc) > cap(d.chunks[n-1]) {
-		d.chunks = append(d.chunks, make([]byte, 0, max(arenaChunk, len(enc))))
-		n++
-	}
-	c := d.chunks[n-1]
-	off := len(c)
-	d.chunks[n-1] = append(c, enc...)
-	d.refs = append(d.refs, termRef{chunk: uint32(n - 1), off: uint32(off), len: uint32(len(enc))})
-	i := len(d.refs) - 1
-	if 2*len(d.refs) > len(d.table) {
-		d.grow()
-	}
-	insertSlot(d.table, h<<32|uint64(i+1))
+	k := h >> (64 - dictShardBits)
+	sh := &d.shards[k]
+	sh.mu.Lock()
+	i := d.refs.append(sh.storeLocked(int(k), enc))
+	sh.insertLocked(h, i)
+	sh.mu.Unlock()
 	return d.base + kb.ID(i)
 }
 
@@ -141,15 +132,10 @@ func (d *dictionary) add(enc []byte, h uint64) kb.ID {
 // met when the dictionary is read back from disk): it is never found by a
 // term, and TermOf and Resolve report it unknown. The caller holds d.mu
 // for writing.
-func (d *dictionary) addHole() {
-	d.refs = append(d.refs, termRef{})
-	if 2*len(d.refs) > len(d.table) {
-		d.grow()
-	}
-}
+func (d *dictionary) addHole() { d.refs.append(termRef{}) }
 
 // limitLocked is limit for a caller that holds d.mu.
-func (d *dictionary) limitLocked() kb.ID { return d.base + kb.ID(len(d.refs)) }
+func (d *dictionary) limitLocked() kb.ID { return d.base + kb.ID(d.fresh()) }
 
 // insertSlot puts entry e (hash bits above index + 1) into table.
 func insertSlot(table []uint64, e uint64) {
@@ -159,18 +145,6 @@ func insertSlot(table []uint64, e uint64) {
 		slot = (slot + 1) & mask
 	}
 	table[slot] = e
-}
-
-// grow doubles the table and reinserts every entry, placed by the hash
-// bits it holds.
-func (d *dictionary) grow() {
-	old := d.table
-	d.table = make([]uint64, 2*len(old))
-	for _, e := range old {
-		if e != 0 {
-			insertSlot(d.table, e)
-		}
-	}
 }
 
 // lookupBatch fills out with the IDs of the fresh terms among terms and
@@ -227,7 +201,7 @@ const parallelLookupMin = 8192
 // are written.
 func (d *dictionary) pending(fn func(id kb.ID, enc []byte) error) (kb.ID, error) {
 	d.mu.RLock()
-	from, upTo := d.persisted, d.base+kb.ID(len(d.refs))
+	from, upTo := d.persisted, d.limitLocked()
 	encs := make([][]byte, 0, upTo-from)
 	for id := from; id < upTo; id++ {
 		encs = append(encs, d.encoded(int(id-d.base)))
@@ -243,20 +217,25 @@ func (d *dictionary) pending(fn func(id kb.ID, enc []byte) error) (kb.ID, error)
 }
 
 // dictView is a consistent view of the fresh terms of a dictionary that
-// stays valid without the lock: the arena and refs are append-only, so the
-// slices taken under the lock keep pointing at the same bytes (the chunk
-// headers are copied, as the last one grows in place).
+// stays valid without the lock: the arena is append-only, and its chunks
+// and refs never change once published (dictarena.go).
 type dictView struct {
 	base   kb.ID
-	chunks [][]byte
-	refs   []termRef
+	n      int
+	segs   []*[refSegSize]termRef
+	chunks [dictShards][][]byte
 }
 
 // encoded returns the encoding of the term with the given ID, which must
-// lie in the view.
+// lie in the view; nil for a hole.
 func (v *dictView) encoded(id kb.ID) []byte {
-	r := v.refs[id-v.base]
-	return v.chunks[r.chunk][r.off : r.off+r.len : r.off+r.len]
+	i := int(id - v.base)
+	r := v.segs[i/refSegSize][i%refSegSize]
+	if r.len == 0 {
+		return nil
+	}
+	c := v.chunks[r.chunk>>refChunkBits][r.chunk&(1<<refChunkBits-1)]
+	return c[r.off : r.off+r.len : r.off+r.len]
 }
 
 // pendingView returns the IDs from and upTo between which entries are
@@ -264,7 +243,8 @@ func (v *dictView) encoded(id kb.ID) []byte {
 func (d *dictionary) pendingView() (from, upTo kb.ID, v dictView) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.persisted, d.base + kb.ID(len(d.refs)), dictView{base: d.base, chunks: slices.Clone(d.chunks), refs: d.refs}
+	v = d.view()
+	return d.persisted, d.base + kb.ID(v.n), v
 }
 
 // appendPending writes the pending dictionary entries to b and returns the
@@ -317,18 +297,37 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 	d.mu.RLock()
 	missing := d.lookupBatch(terms, out)
 	complete := d.complete()
-	d.mu.RUnlock()
 	if len(missing) == 0 {
+		d.mu.RUnlock()
 		return out, nil
 	}
 	for _, i := range missing {
 		if terms[i].IsZero() {
+			d.mu.RUnlock()
 			return nil, errZeroTerm
 		}
 	}
+	if complete {
+		// Every term of the store is fresh, so a term not found is new:
+		// add it beside the other Interns, under its shard's lock.
+		var enc []byte
+		for _, i := range missing {
+			// A new subject repeats in the quads after it (see
+			// lookupBatch): take the ID just given to it.
+			if i >= 4 && out[i-4] != 0 && terms[i] == terms[i-4] {
+				out[i] = out[i-4]
+				continue
+			}
+			enc, _ = appendTerm(enc[:0], terms[i])
+			out[i] = d.findOrAdd(enc, maphash.Bytes(d.seed, enc))
+		}
+		d.mu.RUnlock()
+		return out, nil
+	}
+	d.mu.RUnlock()
 	// Terms stored before this process opened the store are on disk only.
 	var found map[int]kb.ID
-	if !complete && s.side != nil {
+	if s.side != nil {
 		var enc []byte
 		for _, i := range missing {
 			enc, _ = appendTerm(enc[:0], terms[i])
@@ -339,7 +338,7 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 				found[i] = id
 			}
 		}
-	} else if !complete {
+	} else {
 		var err error
 		if found, err = s.findStoredTerms(terms, missing); err != nil {
 			return nil, err
@@ -356,12 +355,7 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 		}
 		// Another Intern may have added it since the lookup.
 		enc, _ = appendTerm(enc[:0], terms[i])
-		h := maphash.Bytes(d.seed, enc)
-		if j := d.find(enc, h); j >= 0 {
-			out[i] = d.base + kb.ID(j)
-			continue
-		}
-		out[i] = d.add(enc, h)
+		out[i] = d.findOrAdd(enc, maphash.Bytes(d.seed, enc))
 	}
 	return out, nil
 }
@@ -487,7 +481,7 @@ func (s *Store) Resolve(ctx context.Context, id kb.ID) (kb.Term, error) {
 	d := &s.dict
 	d.mu.RLock()
 	if id >= d.base {
-		if i := uint64(id - d.base); i < uint64(len(d.refs)) {
+		if i := uint64(id - d.base); i < uint64(d.fresh()) {
 			enc := d.encoded(int(i))
 			d.mu.RUnlock()
 			if len(enc) == 0 {

@@ -85,7 +85,7 @@ func dictEncoded(d *dictionary, id kb.ID) []byte {
 		return nil
 	}
 	i := uint64(id - d.base)
-	if i >= uint64(len(d.refs)) || d.refs[i].len == 0 {
+	if i >= uint64(d.fresh()) {
 		return nil
 	}
 	return d.encoded(int(i))

@@ -118,21 +118,17 @@ func (m *MemStore) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error)
 			return nil, errZeroTerm
 		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	// Every term of an in-memory store is fresh: add the missing ones
+	// beside the other Interns, each under its shard's lock.
+	d.mu.RLock()
+	defer d.mu.RUnlock()
 	var enc []byte
 	for _, i := range missing {
-		// Another Intern may have added it since the lookup.
+		if n := d.fresh(); n >= 1<<32-2 {
+			return nil, fmt.Errorf("native: in-memory dictionary full (%d terms)", n)
+		}
 		enc, _ = appendTerm(enc[:0], terms[i])
-		h := maphash.Bytes(d.seed, enc)
-		if j := d.find(enc, h); j >= 0 {
-			out[i] = d.base + kb.ID(j)
-			continue
-		}
-		if len(d.refs) >= 1<<32-2 {
-			return nil, fmt.Errorf("native: in-memory dictionary full (%d terms)", len(d.refs))
-		}
-		out[i] = d.add(enc, h)
+		out[i] = d.findOrAdd(enc, maphash.Bytes(d.seed, enc))
 	}
 	return out, nil
 }
@@ -184,7 +180,7 @@ func (m *MemStore) TermOf(id kb.ID) (kb.Term, bool) {
 func (m *MemStore) term(id kb.ID) (kb.Term, bool) {
 	d := &m.dict
 	d.mu.RLock()
-	if id < d.base || uint64(id-d.base) >= uint64(len(d.refs)) {
+	if id < d.base || uint64(id-d.base) >= uint64(d.fresh()) {
 		d.mu.RUnlock()
 		return kb.Term{}, false
 	}

@@ -152,7 +152,7 @@ func (s *Store) encodingOf(id kb.ID) (enc []byte, t kb.Term, old bool) {
 	d := &s.dict
 	d.mu.RLock()
 	if id >= d.base {
-		if i := uint64(id - d.base); i < uint64(len(d.refs)) {
+		if i := uint64(id - d.base); i < uint64(d.fresh()) {
 			enc = d.encoded(int(i))
 		}
 		d.mu.RUnlock()

@@ -264,7 +264,7 @@ func (s *Store) loadDictionary(ctx context.Context) error {
 	}
 	d := &s.dict
 	d.mu.RLock()
-	next, fresh := d.base, len(d.refs)
+	next, fresh := d.base, d.fresh()
 	d.mu.RUnlock()
 	if s.budget <= 0 || next <= 1 || int64(next-1+kb.ID(fresh))*bytesPerTerm+s.counts.quads*bytesPerQuad > s.budget {
 		return nil
@@ -278,11 +278,9 @@ func (s *Store) loadDictionary(ctx context.Context) error {
 	next = d.base
 	// The terms interned since open (IDs next, next+1, …): their bytes
 	// stay in the old chunks, which these slices keep alive.
-	freshTerms := make([][]byte, len(d.refs))
-	for i, r := range d.refs {
-		if r.len > 0 {
-			freshTerms[i] = d.encoded(i)
-		}
+	freshTerms := make([][]byte, d.fresh())
+	for i := range freshTerms {
+		freshTerms[i] = d.encoded(i) // nil for a hole
 	}
 	persisted, savedFrom, savedBits, stored := d.persisted, d.savedFrom, d.savedBits, d.stored
 	d.init(1)

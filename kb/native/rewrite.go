@@ -55,11 +55,18 @@ func (s *Store) canRewrite() bool {
 // replacing a stored one that is equal. each, when not nil, is given every
 // entry written, in order. It returns "" when there is nothing to write.
 func (s *Store) writeMerged(prefix byte, whole bool, next func() (k, v []byte, ok bool), each func(k, v []byte) error) (string, error) {
+	return s.writeMergedRange(prefix, []byte{prefix}, []byte{prefix + 1}, whole, next, each)
+}
+
+// writeMergedRange is writeMerged for the keys in [lower, upper) only: next
+// yields keys in that range, and with whole the stored keys in it are
+// merged in. Tables of ranges that do not overlap are written side by side.
+func (s *Store) writeMergedRange(prefix byte, lower, upper []byte, whole bool, next func() (k, v []byte, ok bool), each func(k, v []byte) error) (string, error) {
 	var old *pebble.Iterator
 	oldOK := false
 	if whole {
 		var err error
-		old, err = s.db.NewIter(&pebble.IterOptions{LowerBound: []byte{prefix}, UpperBound: []byte{prefix + 1}})
+		old, err = s.db.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: upper})
 		if err != nil {
 			return "", fmt.Errorf("native: %w", err)
 		}

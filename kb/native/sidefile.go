@@ -249,23 +249,42 @@ func (s *Store) writeSideDictTmp(ctx context.Context, build uint64) (err error) 
 // sideDictBuilder collects the id → term entries (prefixID keys and their
 // values, in key order) of the dictionary's side file.
 type sideDictBuilder struct {
+	base uint64 // the ID of off[0]: a part's builder starts at its range
 	off  []uint64
 	blob []byte
 }
 
-// add appends one prefixID entry; keys must come in ascending order.
+// add appends one prefixID entry; keys must come in ascending order, from
+// b.base on.
 func (b *sideDictBuilder) add(key, value []byte) error {
 	if len(key) != 9 {
 		return errCorruptKey
 	}
 	id := binary.BigEndian.Uint64(key[1:])
-	if uint64(len(b.off)) > id {
+	if id < b.base || uint64(len(b.off)) > id-b.base {
 		return errCorruptKey
 	}
-	for uint64(len(b.off)) <= id {
+	for uint64(len(b.off)) <= id-b.base {
 		b.off = append(b.off, uint64(len(b.blob)))
 	}
 	b.blob = append(b.blob, value...)
+	return nil
+}
+
+// appendPart appends the entries of part, a builder of the IDs from
+// part.base on, which must be past every ID of b (b.base is 0).
+func (b *sideDictBuilder) appendPart(part *sideDictBuilder) error {
+	if uint64(len(b.off)) > part.base {
+		return errCorruptKey
+	}
+	for uint64(len(b.off)) < part.base {
+		b.off = append(b.off, uint64(len(b.blob)))
+	}
+	shift := uint64(len(b.blob))
+	for _, o := range part.off {
+		b.off = append(b.off, o+shift)
+	}
+	b.blob = append(b.blob, part.blob...)
 	return nil
 }
 
