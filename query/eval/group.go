@@ -45,6 +45,7 @@ type groupNode struct {
 	keys  []groupKey
 	aggs  []groupAgg
 	src   groupJoinSource // the input BGP, compiled again per worker
+	inner scope           // the scope the keys and aggregates were compiled in
 	// storeReq is the request a store answered the group with (storeagg.go), for explain.
 	storeReq string
 }
@@ -58,7 +59,7 @@ func (ex *executor) compileGroup(o *algebra.Group, sc scope) (node, error) {
 		return nil, err
 	}
 	inner := sc.with(sc.seed.union(ex.maybe(o.Input)))
-	n := &groupNode{input: input}
+	n := &groupNode{input: input, inner: inner}
 	if b, ok := input.(*bgpNode); ok {
 		b.borrow = true // the fold keeps no row (its aggregates keep values)
 		ex.markExistential(o, b)
@@ -100,20 +101,16 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 	if done, err := n.runPathCount(ex, seed, emit); done {
 		return err // pathcount.go
 	}
-	type group struct {
-		keys []kb.ID
-		aggs []aggState // per aggregate: only what it needs, not the rows
+	if w := n.parallelJoin(ex, seed); w > 1 && n.foldsInParallel(w, len(seed)) {
+		return n.runFoldParallel(ex, seed, w, emit) // groupfold.go
 	}
-	groups := map[string]*group{}
-	byID := map[kb.ID]*group{}
-	var order []*group
+	groups := map[string]*groupState{}
+	byID := map[kb.ID]*groupState{}
+	var order []*groupState
 	keyIDs := make([]kb.ID, len(n.keys))
 	acct := ex.account("GROUP BY")
 	defer acct.done()
-	// A new group: its map entry and key string, its place in order, the
-	// struct, its key IDs and its aggregate states.
-	groupBytes := keyBytes(len(n.keys), 8) + 8 + int64(unsafe.Sizeof(group{})) + allocExtra +
-		int64(len(n.keys))*8 + allocExtra + int64(len(n.aggs))*int64(unsafe.Sizeof(aggState{})) + allocExtra
+	groupBytes := n.groupBytes()
 	err := n.feed(ex, seed, func(r row) error {
 		for i, k := range n.keys {
 			if k.varSlot >= 0 && k.varSlot < len(r) {
@@ -138,7 +135,7 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 		// One key (the usual case) is looked up by its ID; several by
 		// their bytes, converted in the index expression so that a lookup
 		// allocates no string.
-		var g *group
+		var g *groupState
 		var ok bool
 		switch len(keyIDs) {
 		case 0:
@@ -152,7 +149,7 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 			if err := acct.charge(groupBytes); err != nil {
 				return err
 			}
-			g = &group{keys: append([]kb.ID(nil), keyIDs...), aggs: make([]aggState, len(n.aggs))}
+			g = &groupState{keys: append([]kb.ID(nil), keyIDs...), aggs: make([]aggState, len(n.aggs))}
 			if len(keyIDs) == 1 {
 				byID[keyIDs[0]] = g
 			} else {
@@ -171,8 +168,30 @@ func (n *groupNode) run(ex *executor, seed row, emit func(row) bool) error {
 		return err
 	}
 	if len(n.keys) == 0 && len(order) == 0 {
-		order = append(order, &group{aggs: make([]aggState, len(n.aggs))})
+		order = append(order, &groupState{aggs: make([]aggState, len(n.aggs))})
 	}
+	return n.emitGroups(ex, seed, order, acct, emit)
+}
+
+// groupState is one group of a GROUP BY: its key IDs, its aggregates'
+// states (only what each needs, not the rows) and, where groups are folded
+// on workers, the position of its first row in the serial order.
+type groupState struct {
+	keys  []kb.ID
+	aggs  []aggState
+	first int64
+}
+
+// groupBytes is what a new group costs: its map entry and key string, its
+// place in the order, the struct, its key IDs and its aggregate states.
+func (n *groupNode) groupBytes() int64 {
+	return keyBytes(len(n.keys), 8) + 8 + int64(unsafe.Sizeof(groupState{})) + allocExtra +
+		int64(len(n.keys))*8 + allocExtra + int64(len(n.aggs))*int64(unsafe.Sizeof(aggState{})) + allocExtra
+}
+
+// emitGroups emits one row per group, in order: its keys and its
+// aggregates' results.
+func (n *groupNode) emitGroups(ex *executor, seed row, order []*groupState, acct *account, emit func(row) bool) error {
 	for _, g := range order {
 		out, _ := hiddenSeed(ex, seed)
 		for i, k := range n.keys {
