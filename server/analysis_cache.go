@@ -16,8 +16,10 @@ import (
 // authorises moves it on when it starts and again when it ends, and an
 // answer is kept only if no write started or was in flight while it was
 // computed. Writes that bypass the server (another process on a shared
-// store, a program writing to the kb.Dataset it serves) are not seen, so
-// only a server that owns its store should cache.
+// store, a program writing to the kb.Dataset it serves) are not seen,
+// unless the store tells of them (kb.ChangeNotifier, Server.WatchStore:
+// PostgreSQL), so only a server that owns its store, or watches it, should
+// cache.
 
 // writingKey marks a request that was authorised to write (its end moves
 // the generation on).
@@ -100,7 +102,7 @@ func (s *Server) viewContext(ctx context.Context) context.Context {
 // CacheViews makes the server keep the answers of /analysis/scaling,
 // /analysis/diff and /findings per write generation (see the comment at
 // the top of analysis_cache.go): only for a server whose store no one else
-// writes to.
+// writes to, or that follows the others' writes (WatchStore).
 func (s *Server) CacheViews() { s.cacheViews.Store(true) }
 
 // Starting marks start-up work that runs beside the first requests (such

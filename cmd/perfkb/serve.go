@@ -262,8 +262,17 @@ SIGTERM stop the server after the requests in flight finish.`,
 // listener is bound (after the URL is printed).
 func serveUntilDone(ctx context.Context, app *App, ds kb.Dataset, flags serveFlags, logger *slog.Logger, ready func(url string)) error {
 	srv := newHTTPServer(ctx, ds, flags, logger)
+	base := ds
 	if live, ok := ds.(*reasoner.Live); ok {
 		live.SetOnChange(func(reasoner.Summary) { srv.FindingsChanged() })
+		base = live.Dataset
+	}
+	// Other perfkb processes may write the same database: their writes
+	// move the cached views on and wake the findings streams too.
+	if n, ok := base.(kb.ChangeNotifier); ok {
+		if err := srv.WatchStore(ctx, n); err != nil {
+			return err
+		}
 	}
 	// The server owns the store, so the workbench's slow views (scaling
 	// table, differences, findings) are kept per write generation and

@@ -227,7 +227,7 @@ func (b *bulk) commit(ctx context.Context) error {
 		}
 		return nil
 	}
-	if err := exec("SELECT pg_advisory_xact_lock($1)", s.lockKey); err != nil {
+	if err := exec(lockAndNotify, s.lockKey, changesChannel, s.notice()); err != nil {
 		return err
 	}
 	if len(b.ids) > 0 {

@@ -268,7 +268,7 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 		return err
 	}
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", s.lockKey); err != nil {
+		if _, err := tx.Exec(ctx, lockAndNotify, s.lockKey, changesChannel, s.notice()); err != nil {
 			return err
 		}
 		unknown, err := s.unknownIDs(ctx, tx, ids)

@@ -39,7 +39,8 @@ type Store struct {
 	pool    *pgxpool.Pool
 	ownPool bool
 	schema  string
-	lockKey int64 // the advisory lock that serializes writes
+	lockKey int64  // the advisory lock that serializes writes
+	token   string // names this Store in its write notices (notify.go)
 	q       queries
 	closed  atomic.Bool
 
@@ -120,6 +121,7 @@ func OpenPool(ctx context.Context, pool *pgxpool.Pool, opts Options) (*Store, er
 		pool:    pool,
 		schema:  schema,
 		lockKey: int64(h.Sum64()),
+		token:   newToken(),
 		q:       newQueries(schema),
 		byID:    make(map[kb.ID]kb.Term),
 		byKey:   make(map[kb.Term]kb.ID),
