@@ -50,6 +50,7 @@ type serveFlags struct {
 	push          pushValidateFlags    // --validate, --shapes: serve_validate.go
 	memoryLimit   memoryLimitFlag      // --memory-limit: memory_limit.go
 	memoryPlan    memoryPlan           // what --memory-limit set, for the log
+	readStore     readStoreFlags       // --read-store, --read-wait: serve_readstore.go
 }
 
 func (f *serveFlags) bind(fs *pflag.FlagSet) {
@@ -73,6 +74,7 @@ func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	f.long.bind(fs)
 	f.push.bind(fs, "Graph Store writes (PUT and POST to /data) and SPARQL updates (the quads each adds), each on its own beside PERFONTO")
 	f.memoryLimit.bind(fs)
+	f.readStore.bind(fs)
 }
 
 // applyMemoryLimit derives the unset budgets of fs from --memory-limit
@@ -156,7 +158,7 @@ func newHTTPServer(ctx context.Context, ds kb.Dataset, f serveFlags, logger *slo
 		return d
 	}
 	sites := backend.NewSites(store, ds, f.fed.siteTimeout)
-	engine := &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.Registry, f.maxRows), Admission: f.long.scheduler()}
+	engine := &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.Registry, f.maxRows), Admission: f.long.scheduler(), Reads: f.readStore.router}
 	// Mapped store pages and free heap go back after a second idle.
 	engine.ReleaseWhenIdle(ctx, time.Second)
 	opts := server.Options{
@@ -243,6 +245,11 @@ SIGTERM stop the server after the requests in flight finish.`,
 				return err
 			}
 			defer ds.Close()
+			closeReplica, err := flags.readStore.open(ctx, ds, logger)
+			if err != nil {
+				return err
+			}
+			defer closeReplica()
 			stop, err := flags.speed.apply(ctx, ds, logger)
 			if err != nil {
 				return err
@@ -270,7 +277,11 @@ func serveUntilDone(ctx context.Context, app *App, ds kb.Dataset, flags serveFla
 	// Other perfkb processes may write the same database: their writes
 	// move the cached views on and wake the findings streams too.
 	if n, ok := base.(kb.ChangeNotifier); ok {
-		if err := srv.WatchStore(ctx, n); err != nil {
+		var wrote func()
+		if flags.readStore.router != nil {
+			wrote = flags.readStore.router.Wrote // a replica must catch up with it too
+		}
+		if err := srv.WatchStore(ctx, alsoOnChange(n, wrote)); err != nil {
 			return err
 		}
 	}

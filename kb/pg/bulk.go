@@ -240,7 +240,11 @@ func (b *bulk) commit(ctx context.Context) error {
 		}
 	}
 	if b.staged == 0 {
-		return tx.Commit(ctx)
+		if err := tx.Commit(ctx); err != nil {
+			return err
+		}
+		s.committed()
+		return nil
 	}
 	var have int64
 	if err := tx.QueryRow(ctx, "SELECT coalesce(sum(n), 0)::int8 FROM "+s.q.t("counts")).Scan(&have); err != nil {
@@ -630,6 +634,7 @@ func (b *bulk) finish(ctx context.Context) error {
 	if err := b.tx.Commit(ctx); err != nil {
 		return err
 	}
+	b.s.committed()
 	if b.staged > rebuildMin {
 		// The planner's statistics of quads are stale after a large load
 		// until autovacuum runs; refresh them now.

@@ -307,6 +307,7 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 	if err != nil {
 		return fmt.Errorf("pg: apply: %w", err)
 	}
+	s.committed()
 	return nil
 }
 

@@ -54,6 +54,8 @@ type Store struct {
 
 	numMu    sync.Mutex
 	numCache map[kb.ID]float64 // aggregate.go's numbers, NaN for other terms
+
+	commitHook // OnCommit (replica.go)
 }
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)

@@ -22,7 +22,11 @@ import (
 func (e *QueryEngine) scoped(ctx context.Context, scope *server.Scope, sites string, readOnly bool) (kb.Dataset, query.ServiceHandler, error) {
 	var ds kb.Dataset
 	if readOnly {
-		ds = server.RestrictReads(e.DS, scope)
+		base := e.DS
+		if e.Reads != nil {
+			base = e.Reads.dataset(ctx, e.DS)
+		}
+		ds = server.RestrictReads(base, scope)
 	} else {
 		ds = server.RestrictDataset(e.DS, scope)
 	}

@@ -32,6 +32,9 @@ type QueryEngine struct {
 	// Admission, when set, decides when queries run by their cost: heavy
 	// ones take turns on the cores, light ones never wait (see Admission).
 	Admission *Admission
+	// Reads, when set, sends queries to a read replica that keeps up
+	// (ReadRouter); updates always go to DS.
+	Reads *ReadRouter
 
 	started  atomic.Int64 // queries begun (ReleaseWhenIdle)
 	inflight atomic.Int64 // queries not yet ended
