@@ -55,18 +55,7 @@ func TestPostgresServersShareWrites(t *testing.T) {
 	}
 	update := func(base, text string) time.Time {
 		t.Helper()
-		req, _ := http.NewRequest("POST", base+"/sparql", strings.NewReader(text))
-		req.Header.Set("Content-Type", "application/sparql-update")
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("update through %s: HTTP %d: %.300s", base, resp.StatusCode, body)
-		}
+		postUpdate(t, client, base, tok, text)
 		return time.Now()
 	}
 	// within waits up to a second for B's cached list to show want.
@@ -129,4 +118,22 @@ func TestPostgresServersShareWrites(t *testing.T) {
 	at = update(a.url, `DELETE DATA { <http://example.org/r1> <http://example.org/wtime> 20 }`)
 	waitEvent("withdrawn", at, time.Second)
 	within("the delete", at, 0)
+}
+
+// postUpdate sends a SPARQL update with the bearer token and fails t
+// unless it is answered 2xx.
+func postUpdate(t *testing.T, client *http.Client, base, tok, text string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+"/sparql", strings.NewReader(text))
+	req.Header.Set("Content-Type", "application/sparql-update")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("update through %s: HTTP %d: %.300s", base, resp.StatusCode, body)
+	}
 }

@@ -38,18 +38,7 @@ func TestReadStore(t *testing.T) {
 
 	update := func(text string) {
 		t.Helper()
-		req, _ := http.NewRequest("POST", srv.url+"/sparql", strings.NewReader(text))
-		req.Header.Set("Content-Type", "application/sparql-update")
-		req.Header.Set("Authorization", "Bearer "+tok)
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			t.Fatalf("update: HTTP %d: %.300s", resp.StatusCode, body)
-		}
+		postUpdate(t, client, srv.url, tok, text)
 	}
 	ask := func(pattern string) bool {
 		t.Helper()
