@@ -19,10 +19,11 @@ import (
 // dictionary maps terms to IDs both ways.
 //
 // Terms interned since the store was opened ("fresh" terms, IDs base,
-// base+1, …) are kept encoded (appendTerm) in a chunked byte arena and
-// found through an open-addressing hash table of their indexes: about 70
-// bytes per term and no pointers for the collector to scan, where a
-// map[kb.Term]kb.ID costs twice that. Terms stored before the store was
+// base+1, …) are kept encoded (appendTerm) in chunked byte arenas and
+// found through open-addressing hash tables of their indexes, both split
+// into shards by hash so that loads intern on every core (dictarena.go):
+// about 70 bytes per term and no pointers for the collector to scan, where
+// a map[kb.Term]kb.ID costs twice that. Terms stored before the store was
 // opened live on disk and are cached in maps when read. IDs are allocated
 // densely from 1, so the next ID after a restart is one past the largest on
 // disk.
