@@ -258,6 +258,22 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 	if len(d.Add) == 0 && len(d.Remove) == 0 {
 		return nil
 	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, lockAndNotify, s.lockKey, changesChannel, s.notice()); err != nil {
+			return err
+		}
+		return s.applyTx(ctx, tx, d)
+	})
+	if err != nil {
+		return fmt.Errorf("pg: apply: %w", err)
+	}
+	s.committed()
+	return nil
+}
+
+// applyTx writes d in tx, which holds the write lock: removals then
+// additions, with the counts updated in the same statements.
+func (s *Store) applyTx(ctx context.Context, tx pgx.Tx, d kb.Delta) error {
 	ids := map[kb.ID]struct{}{}
 	rm, err := columns(d.Remove, ids)
 	if err != nil {
@@ -267,47 +283,37 @@ func (s *Store) Apply(ctx context.Context, d kb.Delta) error {
 	if err != nil {
 		return err
 	}
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, lockAndNotify, s.lockKey, changesChannel, s.notice()); err != nil {
-			return err
-		}
-		unknown, err := s.unknownIDs(ctx, tx, ids)
-		if err != nil {
-			return err
-		}
-		if len(unknown) > 0 {
-			return fmt.Errorf("pg: apply: %w: %v", kb.ErrUnknownID, unknown)
-		}
-		if rm, err = s.dropWholePartitions(ctx, tx, rm, add); err != nil {
-			return err
-		}
-		if len(rm[0]) > 0 {
-			if _, err := tx.Exec(ctx, `WITH d AS (
-				DELETE FROM `+s.q.t("quads")+` q USING unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) AS r(s, p, o, g)
-				WHERE q.s = r.s AND q.p = r.p AND q.o = r.o AND q.g = r.g RETURNING q.p, q.g)
-			`+s.bumpCounts("d", "-"), rm[0], rm[1], rm[2], rm[3]); err != nil {
-				return err
-			}
-		}
-		if len(d.Add) > 0 {
-			if _, err := tx.Exec(ctx, `WITH a AS (
-				INSERT INTO `+s.q.t("quads")+` SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[])
-				ON CONFLICT DO NOTHING RETURNING p, g)
-			`+s.bumpCounts("a", ""), add[0], add[1], add[2], add[3]); err != nil {
-				return err
-			}
-		}
-		if len(d.Remove) > 0 {
-			if _, err := tx.Exec(ctx, "DELETE FROM "+s.q.t("counts")+" WHERE n <= 0"); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	unknown, err := s.unknownIDs(ctx, tx, ids)
 	if err != nil {
-		return fmt.Errorf("pg: apply: %w", err)
+		return err
 	}
-	s.committed()
+	if len(unknown) > 0 {
+		return fmt.Errorf("pg: apply: %w: %v", kb.ErrUnknownID, unknown)
+	}
+	if rm, err = s.dropWholePartitions(ctx, tx, rm, add); err != nil {
+		return err
+	}
+	if len(rm[0]) > 0 {
+		if _, err := tx.Exec(ctx, `WITH d AS (
+			DELETE FROM `+s.q.t("quads")+` q USING unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) AS r(s, p, o, g)
+			WHERE q.s = r.s AND q.p = r.p AND q.o = r.o AND q.g = r.g RETURNING q.p, q.g)
+		`+s.bumpCounts("d", "-"), rm[0], rm[1], rm[2], rm[3]); err != nil {
+			return err
+		}
+	}
+	if len(d.Add) > 0 {
+		if _, err := tx.Exec(ctx, `WITH a AS (
+			INSERT INTO `+s.q.t("quads")+` SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[])
+			ON CONFLICT DO NOTHING RETURNING p, g)
+		`+s.bumpCounts("a", ""), add[0], add[1], add[2], add[3]); err != nil {
+			return err
+		}
+	}
+	if len(d.Remove) > 0 {
+		if _, err := tx.Exec(ctx, "DELETE FROM "+s.q.t("counts")+" WHERE n <= 0"); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
