@@ -162,7 +162,7 @@ func (s *Store) CountClosure(ctx context.Context, q kb.ClosureCount) (int64, err
 	if len(q.Graphs) == 0 || len(q.Left.Graphs) == 0 || len(q.Left.Patterns) == 0 {
 		return 0, nil
 	}
-	tx, plan, err := s.orderedTx(ctx, q.Left, []int64{idArg(q.Pred)})
+	tx, plan, err := s.orderedTx(ctx, q.Left, []int64{idArg(q.Pred)}, false)
 	if err != nil {
 		return 0, fmt.Errorf("pg: path count: %w", err)
 	}

@@ -25,4 +25,12 @@ func NewPredStat(n, subjects, objects int64) PredStat {
 }
 
 // JoinOrder is joinOrder.
-func JoinOrder(q kb.BGP, st map[int64]PredStat) []int { return joinOrder(q, st) }
+func JoinOrder(q kb.BGP, st map[int64]PredStat) []int { return joinOrder(q, orderStats{preds: st}) }
+
+// HashFavoured is hashFavoured over the order joinOrder picks, with the
+// exact counts of the patterns' constants in consts (by pattern index).
+func HashFavoured(q kb.BGP, st map[int64]PredStat, consts map[int]int64) ([]int, bool) {
+	ost := orderStats{preds: st, consts: consts}
+	order := joinOrder(q, ost)
+	return order, hashFavoured(q, ost, order)
+}

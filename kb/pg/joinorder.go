@@ -44,6 +44,7 @@ type sqlPlan struct {
 	order        []int
 	predGraphs   map[int64][]int64
 	distinctFree bool
+	hashJoins    bool // every join by hash (hashFavoured)
 }
 
 // maxOrdered is the most patterns a BGP may have for its join order to be
@@ -137,48 +138,83 @@ func orderPreds(q kb.BGP) ([]int64, bool) {
 	return preds, true
 }
 
-// joinOrder returns the order of q's patterns whose joins produce the
-// fewest intermediate rows by st (the sum of the rows after each step,
-// the work of a chain of index probes), each step a pattern sharing a
-// variable with the ones before it where there is one. A pattern's rows
-// per row so far are its predicate's quads, divided by its distinct
-// subjects when the subject is a constant or a bound variable, and by
-// its distinct objects likewise: each predicate's values taken as spread
-// evenly and independently. It returns nil when q cannot be ordered
-// (orderPreds) or has fewer than three patterns.
-func joinOrder(q kb.BGP, st map[int64]predStat) []int {
-	if _, ok := orderPreds(q); !ok || len(q.Patterns) < 3 {
-		return nil // two patterns: PostgreSQL tries both orders itself
+// orderStats is what joinOrder and hashFavoured estimate rows from: the
+// predicates' statistics and, for patterns with a constant subject or
+// object, the exact number of quads their constants match (consts, by
+// pattern index). A constant's share of its predicate is often far from
+// the even spread the statistics assume: "wtime" names 29,438 of
+// hasMetricName's 206,197 quads at 1M, not a 31st of them.
+type orderStats struct {
+	preds  map[int64]predStat
+	consts map[int]int64
+}
+
+// rows is pattern i's rows per row of a prefix binding bound: its
+// predicate's quads (or those its constants match), divided by its
+// distinct subjects when the subject is bound and by its distinct objects
+// likewise, each predicate's values taken as spread evenly and
+// independently.
+func (os orderStats) rows(q kb.BGP, i int, bound uint64) float64 {
+	pat := q.Patterns[i]
+	ps := os.preds[idArg(pat[1].ID)]
+	if ps.n <= 0 {
+		return 0
 	}
-	n := len(q.Patterns)
-	vars := make([]uint64, n) // the variables each pattern names, as bits
+	varBound := func(pos kb.BGPTerm) bool {
+		return pos.ID == kb.Any && pos.Var >= 0 && pos.Var < 64 && bound&(1<<uint(pos.Var)) != 0
+	}
+	if c, ok := os.consts[i]; ok {
+		// The constants' quads, and per bound variable a share of them:
+		// at most c distinct values can be among them.
+		r := float64(c)
+		if varBound(pat[0]) {
+			r /= float64(max(1, min(c, ps.subjects)))
+		}
+		if varBound(pat[2]) {
+			r /= float64(max(1, min(c, ps.objects)))
+		}
+		return r
+	}
+	r := float64(ps.n)
+	if pat[0].ID != kb.Any || varBound(pat[0]) {
+		r /= float64(max(ps.subjects, 1))
+	}
+	if pat[2].ID != kb.Any || varBound(pat[2]) {
+		r /= float64(max(ps.objects, 1))
+	}
+	return r
+}
+
+// patternVars returns the variables each of q's patterns names, as bits,
+// or ok=false when one names a variable beyond the 64 a mask holds.
+func patternVars(q kb.BGP) ([]uint64, bool) {
+	vars := make([]uint64, len(q.Patterns))
 	for i, pat := range q.Patterns {
 		for _, pos := range pat {
 			if pos.ID == kb.Any && pos.Var >= 0 && pos.Var < 64 {
 				vars[i] |= 1 << uint(pos.Var)
 			} else if pos.ID == kb.Any {
-				return nil
+				return nil, false
 			}
 		}
 	}
-	// rows(i, bound): pattern i's rows per row of a prefix binding bound.
-	rows := func(i int, bound uint64) float64 {
-		pat := q.Patterns[i]
-		ps := st[idArg(pat[1].ID)]
-		if ps.n <= 0 {
-			return 0
-		}
-		r := float64(ps.n)
-		isBound := func(pos kb.BGPTerm) bool {
-			return pos.ID != kb.Any || bound&(1<<uint(pos.Var)) != 0
-		}
-		if isBound(pat[0]) {
-			r /= float64(max(ps.subjects, 1))
-		}
-		if isBound(pat[2]) {
-			r /= float64(max(ps.objects, 1))
-		}
-		return r
+	return vars, true
+}
+
+// joinOrder returns the order of q's patterns whose joins produce the
+// fewest intermediate rows by st (the sum of the rows after each step,
+// the work of a chain of index probes), each step a pattern sharing a
+// variable with the ones before it where there is one, rows per step from
+// orderStats.rows. It returns nil when q cannot be ordered (orderPreds)
+// or has fewer than three patterns.
+func joinOrder(q kb.BGP, st orderStats) []int {
+	if _, ok := orderPreds(q); !ok || len(q.Patterns) < 3 {
+		return nil // two patterns: PostgreSQL tries both orders itself
+	}
+	n := len(q.Patterns)
+	vars, ok := patternVars(q)
+	if !ok {
+		return nil
 	}
 	type state struct {
 		cost, rows float64
@@ -211,7 +247,7 @@ func joinOrder(q kb.BGP, st map[int64]predStat) []int {
 			if mask&(1<<uint(i)) != 0 || (connected && mask != 0 && vars[i]&bound == 0) {
 				continue
 			}
-			r := cur.rows * rows(i, bound)
+			r := cur.rows * st.rows(q, i, bound)
 			c := cur.cost + r
 			next := mask | 1<<uint(i)
 			if b := best[next]; !b.ok || c < b.cost {
@@ -232,13 +268,69 @@ func joinOrder(q kb.BGP, st map[int64]predStat) []int {
 	return order
 }
 
+// probeCost is how many rows of a predicate PostgreSQL reads and hashes
+// in the time it takes to probe an index once for a row joined so far,
+// nested-loop style: GROUP BY crtype at 1M probed hasMetricValue 29,438
+// times in 138 ms (4.7 µs a probe, three B-tree pages each), where a
+// parallel scan of its 206,197 quads into a hash join took about 30 ms
+// (0.15 µs a row).
+const probeCost = 16
+
+// hashFavoured reports whether every join of q in order costs less as a
+// hash join over the joined predicate's quads than as an index probe per
+// row joined so far, by the estimates joinOrder works with: each step
+// after the first meets at least a probeCost-th of its predicate's quads.
+// PostgreSQL's own estimate of the rows after a few steps of such a chain
+// is a few thousand where there are tens of thousands (see predStat), so
+// it probes where it should hash, and it leaves a probe loop over every
+// row to the end, serially, after its workers' rows are gathered.
+func hashFavoured(q kb.BGP, st orderStats, order []int) bool {
+	vars, ok := patternVars(q)
+	if !ok || len(order) < 2 {
+		return false
+	}
+	var bound uint64
+	rows := 1.0
+	for j, i := range order {
+		if j > 0 && rows*probeCost < float64(st.preds[idArg(q.Patterns[i][1].ID)].n) {
+			return false
+		}
+		rows *= st.rows(q, i, bound)
+		bound |= vars[i]
+	}
+	return true
+}
+
+// constCounts returns the exact quads each pattern of q with a constant
+// subject or object matches, by its constants alone (Count's cache keeps
+// them while the predicate changes little).
+func (s *Store) constCounts(ctx context.Context, q kb.BGP, graphs []kb.ID) (map[int]int64, error) {
+	out := map[int]int64{}
+	for i, pat := range q.Patterns {
+		if pat[0].ID == kb.Any && pat[2].ID == kb.Any {
+			continue
+		}
+		var c int64
+		for _, g := range graphs {
+			n, err := s.Count(ctx, kb.Pattern{S: pat[0].ID, P: pat[1].ID, O: pat[2].ID, G: g}, false)
+			if err != nil {
+				return nil, err
+			}
+			c += n
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
 // orderedTx begins a read-only transaction for a statement over q's
 // patterns and returns how to write it (sqlPlan), with
 // join_collapse_limit set for the transaction when the plan has an
 // order. more are predicates outside q whose graphs the statement
-// prunes too (a path's); extra are more settings for the transaction
-// ("enable_mergejoin = off"), made only with an order.
-func (s *Store) orderedTx(ctx context.Context, q kb.BGP, more []int64, extra ...string) (pgx.Tx, sqlPlan, error) {
+// prunes too (a path's). With hash set, a statement whose joins all
+// favour hashing (hashFavoured) runs with merge and nested-loop joins
+// off.
+func (s *Store) orderedTx(ctx context.Context, q kb.BGP, more []int64, hash bool) (pgx.Tx, sqlPlan, error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return nil, sqlPlan{}, err
@@ -257,7 +349,15 @@ func (s *Store) orderedTx(ctx context.Context, q kb.BGP, more []int64, extra ...
 			tx.Rollback(ctx)
 			return nil, sqlPlan{}, fmt.Errorf("predicate statistics: %w", err)
 		}
-		plan.order = joinOrder(q, st)
+		ost := orderStats{preds: st}
+		if len(q.Patterns) >= 3 {
+			if ost.consts, err = s.constCounts(ctx, q, q.Graphs); err != nil {
+				tx.Rollback(ctx)
+				return nil, sqlPlan{}, fmt.Errorf("pattern counts: %w", err)
+			}
+		}
+		plan.order = joinOrder(q, ost)
+		plan.hashJoins = hash && plan.order != nil && hashFavoured(q, ost, plan.order)
 		plan.predGraphs = map[int64][]int64{}
 		plan.distinctFree = true
 		for _, p := range preds {
@@ -277,9 +377,10 @@ func (s *Store) orderedTx(ctx context.Context, q kb.BGP, more []int64, extra ...
 	}
 	if forcedOrder != nil {
 		plan.order = forcedOrder(q)
+		plan.hashJoins = false
 	}
 	if plan.order != nil {
-		if _, err := tx.Exec(ctx, strings.TrimSuffix(setLocal(plan, extra...), " ")); err != nil {
+		if _, err := tx.Exec(ctx, strings.TrimSuffix(setLocal(plan), " ")); err != nil {
 			tx.Rollback(ctx)
 			return nil, sqlPlan{}, err
 		}
@@ -293,8 +394,8 @@ var forcedOrder func(q kb.BGP) []int
 // explainPlan is the plan ExplainAggregate and ExplainClosureCount show:
 // the one the statement would run with now (the zero plan when the
 // statistics cannot be read).
-func (s *Store) explainPlan(q kb.BGP, more []int64) sqlPlan {
-	tx, plan, err := s.orderedTx(context.Background(), q, more)
+func (s *Store) explainPlan(q kb.BGP, more []int64, hash bool) sqlPlan {
+	tx, plan, err := s.orderedTx(context.Background(), q, more, hash)
 	if err != nil {
 		return sqlPlan{}
 	}

@@ -24,28 +24,7 @@ import (
 // is done. So the order must start with the wtime pattern, and each
 // pattern after it must share a variable with one before it.
 func TestJoinOrder(t *testing.T) {
-	const (
-		crType, ofCR, hasMetric, name, value = 770, 667, 694, 841, 844
-		wtime                                = 1426
-	)
-	v := func(i int) kb.BGPTerm { return kb.BGPTerm{ID: kb.Any, Var: i} }
-	c := func(id kb.ID) kb.BGPTerm { return kb.BGPTerm{ID: id} }
-	// ?cr crtype ?t . ?rs ofCR ?cr . ?rs hasMetric ?m . ?m name "wtime" . ?m value ?v
-	const vCR, vT, vRS, vM, vV = 0, 1, 2, 3, 4
-	q := kb.BGP{Vars: 5, Patterns: [][3]kb.BGPTerm{
-		{v(vCR), c(crType), v(vT)},
-		{v(vRS), c(ofCR), v(vCR)},
-		{v(vRS), c(hasMetric), v(vM)},
-		{v(vM), c(name), c(wtime)},
-		{v(vM), c(value), v(vV)},
-	}}
-	st := map[int64]pg.PredStat{
-		crType:    pg.NewPredStat(1140, 1140, 38),
-		ofCR:      pg.NewPredStat(29510, 29510, 1140),
-		hasMetric: pg.NewPredStat(206197, 29438, 206197),
-		name:      pg.NewPredStat(206197, 206197, 31),
-		value:     pg.NewPredStat(206197, 206197, 174364),
-	}
+	q, st := crtypeChain()
 	order := pg.JoinOrder(q, st)
 	if len(order) != 5 || order[0] != 3 {
 		t.Fatalf("join order %v; want 5 patterns starting with 3 (the wtime pattern)", order)
@@ -65,9 +44,68 @@ func TestJoinOrder(t *testing.T) {
 		t.Errorf("two patterns: order %v; want none", o)
 	}
 	vp := slices.Clone(q.Patterns)
-	vp[0][1] = v(vT)
+	vp[0][1] = kb.BGPTerm{ID: kb.Any, Var: 1} // ?t
 	if o := pg.JoinOrder(kb.BGP{Vars: 5, Patterns: vp}, st); o != nil {
 		t.Errorf("a variable predicate: order %v; want none", o)
+	}
+}
+
+// crtypeChain is the BGP of the GROUP BY crtype workload query and the
+// statistics of its predicates in the 1M-triple benchmark data:
+// ?cr crtype ?t . ?rs ofCR ?cr . ?rs hasMetric ?m . ?m name "wtime" . ?m value ?v
+func crtypeChain() (kb.BGP, map[int64]pg.PredStat) {
+	const (
+		crType, ofCR, hasMetric, name, value = 770, 667, 694, 841, 844
+		wtime                                = 1426
+	)
+	v := func(i int) kb.BGPTerm { return kb.BGPTerm{ID: kb.Any, Var: i} }
+	c := func(id kb.ID) kb.BGPTerm { return kb.BGPTerm{ID: id} }
+	const vCR, vT, vRS, vM, vV = 0, 1, 2, 3, 4
+	q := kb.BGP{Vars: 5, Patterns: [][3]kb.BGPTerm{
+		{v(vCR), c(crType), v(vT)},
+		{v(vRS), c(ofCR), v(vCR)},
+		{v(vRS), c(hasMetric), v(vM)},
+		{v(vM), c(name), c(wtime)},
+		{v(vM), c(value), v(vV)},
+	}}
+	st := map[int64]pg.PredStat{
+		crType:    pg.NewPredStat(1140, 1140, 38),
+		ofCR:      pg.NewPredStat(29510, 29510, 1140),
+		hasMetric: pg.NewPredStat(206197, 29438, 206197),
+		name:      pg.NewPredStat(206197, 206197, 31),
+		value:     pg.NewPredStat(206197, 206197, 174364),
+	}
+	return q, st
+}
+
+// TestHashFavoured: whether the GROUP BY crtype chain joins by hash, by
+// hand from the statistics of TestJoinOrder. With the wtime pattern's
+// exact count (29,438 of hasMetricName's 206,197 quads) every step after
+// it meets 29,438 rows, and 29,438 × 16 = 471,008 is at least each
+// predicate's quads (206,197 at most): hash. With the statistics alone
+// the pattern's share is 206,197 / 31 = 6,651 rows, and 6,651 × 16 =
+// 106,416 < 206,197 (hasMetric): probes. With a selective constant (40
+// wtime metrics) the chain is probes whatever the statistics say.
+func TestHashFavoured(t *testing.T) {
+	q, st := crtypeChain()
+	for _, tc := range []struct {
+		name   string
+		consts map[int]int64
+		want   bool
+	}{
+		{"exact wtime count", map[int]int64{3: 29438}, true},
+		{"statistics alone", nil, false},
+		{"selective constant", map[int]int64{3: 40}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			order, got := pg.HashFavoured(q, st, tc.consts)
+			if len(order) != 5 || order[0] != 3 {
+				t.Fatalf("join order %v; want 5 patterns starting with 3 (the wtime pattern)", order)
+			}
+			if got != tc.want {
+				t.Errorf("hash joins = %v; want %v (order %v)", got, tc.want, order)
+			}
+		})
 	}
 }
 
