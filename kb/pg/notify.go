@@ -42,15 +42,31 @@ func newToken() string {
 // notice is the payload of this Store's notices.
 func (s *Store) notice() string { return s.schema + " " + s.token }
 
+// standbyPoll is how often Changes asks a hot standby how far it has
+// replayed.
+const standbyPoll = 200 * time.Millisecond
+
 // Changes implements kb.ChangeNotifier: it listens on a connection of its
 // own (taken out of the pool) and sends a Change for each write another
 // Store commits to this schema. When the connection is lost it connects
 // again, with a growing pause up to listenBackoffMax, and then sends a
 // Change with Resync set, since notices sent meanwhile are lost.
+//
+// A hot standby takes no LISTEN, and the primary's notices are not
+// replayed to it; there Changes asks every standbyPoll how far the
+// standby has replayed the primary's WAL and sends a Change whenever that
+// moved (any write on the primary, to this schema or not), until the
+// standby is promoted, when it listens (and sends a Resync).
 func (s *Store) Changes(ctx context.Context) (<-chan kb.Change, error) {
 	conn, err := s.listen(ctx)
+	var standby bool
+	var replayed uint64
 	if err != nil {
-		return nil, err
+		pos, sb, rerr := s.ReplayPosition(ctx)
+		if rerr != nil || !sb {
+			return nil, err
+		}
+		standby, replayed = true, pos
 	}
 	ch := make(chan kb.Change)
 	go func() {
@@ -68,30 +84,59 @@ func (s *Store) Changes(ctx context.Context) (<-chan kb.Change, error) {
 				return false
 			}
 		}
+		wait := func(d time.Duration) bool {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(d):
+				return !s.closed.Load()
+			}
+		}
+		pause, lost := 100*time.Millisecond, false
 		for {
-			n, err := conn.WaitForNotification(ctx)
-			if err == nil {
-				schema, token, _ := strings.Cut(n.Payload, " ")
-				if schema == s.schema && token != s.token && !send(kb.Change{}) {
+			switch {
+			case conn != nil:
+				n, err := conn.WaitForNotification(ctx)
+				if err == nil {
+					schema, token, _ := strings.Cut(n.Payload, " ")
+					if schema == s.schema && token != s.token && !send(kb.Change{}) {
+						return
+					}
+					continue
+				}
+				_ = conn.Close(context.Background())
+				conn, pause, lost = nil, 100*time.Millisecond, true
+			case standby:
+				if !wait(standbyPoll) {
 					return
 				}
-				continue
-			}
-			_ = conn.Close(context.Background())
-			conn = nil
-			for pause := 100 * time.Millisecond; conn == nil; pause = min(2*pause, listenBackoffMax) {
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(pause):
+				pos, sb, err := s.ReplayPosition(ctx)
+				switch {
+				case err != nil: // the standby is away: ask again
+				case sb && pos != replayed:
+					replayed = pos
+					if !send(kb.Change{}) {
+						return
+					}
+				case !sb: // promoted: listen from now on
+					standby, lost, pause = false, true, 100*time.Millisecond
 				}
-				if s.closed.Load() {
+			default:
+				if !wait(pause) {
 					return
 				}
-				conn, _ = s.listen(ctx)
-			}
-			if !send(kb.Change{Resync: true}) {
-				return
+				pause = min(2*pause, listenBackoffMax)
+				if conn, _ = s.listen(ctx); conn == nil {
+					if pos, sb, err := s.ReplayPosition(ctx); err == nil && sb {
+						standby, replayed, lost = true, pos, true
+					} else {
+						continue
+					}
+				}
+				if lost && !send(kb.Change{Resync: true}) {
+					return
+				}
+				lost = false
 			}
 		}
 	}()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfkb/perfkb/internal/pgtest"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/pg"
 )
@@ -133,3 +134,95 @@ func TestChanges(t *testing.T) {
 		t.Fatal("the channel did not close when the context ended")
 	}
 }
+
+// TestChangesOnStandby: a Store on a hot standby, where PostgreSQL takes
+// no LISTEN, still follows the primary's writes (by the standby's replay
+// position), and once the standby is promoted it listens: a write a Store
+// commits to the promoted server arrives as a notice. Before the standby
+// mode, Changes on the standby failed ("cannot execute LISTEN during
+// recovery") and so did perfkb serve on a standby.
+func TestChangesOnStandby(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a primary and a streaming standby; skipped with -short")
+	}
+	pair := pgtest.StartPair(t)
+	ctx := context.Background()
+	open := func(dsn string) *pg.Store {
+		t.Helper()
+		s, err := pg.Open(ctx, dsn, pg.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	primary := open(pair.Primary.DSN) // creates the schema, committed on the standby too
+	standby := open(pair.Standby.DSN)
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := standby.Changes(lctx)
+	if err != nil {
+		t.Fatalf("Changes on a hot standby: %v", err)
+	}
+	n := 0
+	write := func(s *pg.Store) {
+		t.Helper()
+		n++
+		ids, err := s.Intern(ctx, []kb.Term{kb.IRI(fmt.Sprintf("http://ex/s%d", n)), kb.IRI("http://ex/p"), kb.IRI("http://ex/g")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Apply(ctx, kb.Delta{Add: []kb.Quad{{S: ids[0], P: ids[1], O: ids[0], G: ids[2]}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// await waits for a Change with Resync resync, passing over others
+	// (the standby's replay moves with any WAL the primary writes).
+	await := func(what string, resync bool, within time.Duration) {
+		t.Helper()
+		deadline := time.After(within)
+		for {
+			select {
+			case c, ok := <-ch:
+				if !ok {
+					t.Fatalf("%s: the channel closed", what)
+				}
+				if c.Resync == resync {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("%s: no change with Resync %v within %v", what, resync, within)
+			}
+		}
+	}
+	drain := func() {
+		for {
+			select {
+			case <-ch:
+			case <-time.After(2 * standbyPollForTest):
+				return
+			}
+		}
+	}
+	for i := range 3 {
+		drain()
+		write(primary)
+		await(fmt.Sprintf("write %d on the primary", i+1), false, 2*time.Second)
+	}
+	if err := pair.KillPrimary(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pair.Promote(); err != nil {
+		t.Fatal(err)
+	}
+	await("the promotion", true, 10*time.Second)
+	promoted := open(pair.Standby.DSN)
+	for i := range 3 {
+		drain()
+		write(promoted)
+		await(fmt.Sprintf("write %d on the promoted standby", i+1), false, time.Second)
+	}
+}
+
+// standbyPollForTest is a little more than pg's standbyPoll.
+const standbyPollForTest = 250 * time.Millisecond
