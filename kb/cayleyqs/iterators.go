@@ -8,6 +8,110 @@ import (
 	"github.com/perfkb/perfkb/kb"
 )
 
+// refIter is what a scanner reads: quads of a pattern or used nodes.
+type refIter interface {
+	next() (graph.Ref, bool)
+	err() error
+	close() error
+}
+
+type quadRefs struct{ kb.QuadIterator }
+
+func (it quadRefs) next() (graph.Ref, bool) {
+	if !it.Next() {
+		return nil, false
+	}
+	return quadRef(it.Quad()), true
+}
+func (it quadRefs) err() error   { return it.Err() }
+func (it quadRefs) close() error { return it.Close() }
+
+type nodeRefs struct{ NodeIterator }
+
+func (it nodeRefs) next() (graph.Ref, bool) {
+	if !it.Next() {
+		return nil, false
+	}
+	return nodeRef(it.ID()), true
+}
+func (it nodeRefs) err() error   { return it.Err() }
+func (it nodeRefs) close() error { return it.Close() }
+
+// scanner is Cayley's graph.Scanner over a refIter opened at the first
+// Next.
+type scanner struct {
+	name string
+	open func(context.Context) refIter // nil: nothing to scan
+	it   refIter
+	done bool
+	cur  graph.Ref
+	err  error
+}
+
+func (sc *scanner) Next(ctx context.Context) bool {
+	sc.cur = nil
+	if sc.open == nil || sc.done || sc.err != nil {
+		return false
+	}
+	if err := ctx.Err(); err != nil {
+		sc.err = err
+		return false
+	}
+	if sc.it == nil {
+		sc.it = sc.open(ctx)
+	}
+	r, ok := sc.it.next()
+	if !ok {
+		sc.err = sc.it.err()
+		return false
+	}
+	sc.cur = r
+	return true
+}
+
+func (sc *scanner) Result() graph.Ref               { return sc.cur }
+func (sc *scanner) NextPath(context.Context) bool   { return false }
+func (sc *scanner) TagResults(map[string]graph.Ref) {}
+func (sc *scanner) Err() error                      { return sc.err }
+func (sc *scanner) String() string                  { return sc.name }
+func (sc *scanner) Close() error {
+	sc.done = true
+	if sc.it != nil {
+		err := sc.it.close()
+		sc.it = nil
+		return err
+	}
+	return nil
+}
+
+// index is Cayley's graph.Index over a membership test.
+type index struct {
+	name     string
+	contains func(context.Context, graph.Ref) (bool, error)
+	cur      graph.Ref
+	err      error
+}
+
+func (ix *index) Contains(ctx context.Context, r graph.Ref) bool {
+	ix.cur = nil
+	ok, err := ix.contains(ctx, r)
+	if err != nil {
+		ix.err = err
+		return false
+	}
+	if ok {
+		ix.cur = r
+	}
+	return ok
+}
+
+func (ix *index) Result() graph.Ref               { return ix.cur }
+func (ix *index) NextPath(context.Context) bool   { return false }
+func (ix *index) TagResults(map[string]graph.Ref) {}
+func (ix *index) Err() error                      { return ix.err }
+func (ix *index) Close() error                    { return nil }
+func (ix *index) String() string                  { return ix.name }
+
 // quadsShape iterates the quads matching a pattern.
 type quadsShape struct {
 	qs    *QuadStore
@@ -32,77 +136,23 @@ func (sh *quadsShape) Stats(ctx context.Context) (graph.IteratorCosts, error) {
 	return graph.IteratorCosts{NextCost: 1, ContainsCost: 2, Size: graph.Size{Size: n}}, err
 }
 
-func (sh *quadsShape) Iterate() graph.Scanner { return &quadsScanner{sh: sh} }
-func (sh *quadsShape) Lookup() graph.Index    { return &quadsIndex{sh: sh} }
-
-type quadsScanner struct {
-	sh   *quadsShape
-	it   kb.QuadIterator
-	done bool
-	cur  graph.Ref
-	err  error
+func (sh *quadsShape) Iterate() graph.Scanner {
+	sc := &scanner{name: sh.name}
+	if !sh.empty {
+		sc.open = func(ctx context.Context) refIter { return quadRefs{sh.qs.ds.Match(ctx, sh.p)} }
+	}
+	return sc
 }
 
-func (sc *quadsScanner) Next(ctx context.Context) bool {
-	sc.cur = nil
-	if sc.sh.empty || sc.done || sc.err != nil {
-		return false
-	}
-	if sc.it == nil {
-		sc.it = sc.sh.qs.ds.Match(ctx, sc.sh.p)
-	}
-	if !sc.it.Next() {
-		sc.err = sc.it.Err()
-		return false
-	}
-	sc.cur = quadRef(sc.it.Quad())
-	return true
+func (sh *quadsShape) Lookup() graph.Index {
+	return &index{name: sh.name, contains: func(ctx context.Context, r graph.Ref) (bool, error) {
+		q, ok := r.(quadRef)
+		if !ok || sh.empty || !sh.p.Matches(kb.Quad(q)) {
+			return false, nil
+		}
+		return sh.qs.has(ctx, kb.Quad(q))
+	}}
 }
-
-func (sc *quadsScanner) Result() graph.Ref               { return sc.cur }
-func (sc *quadsScanner) NextPath(context.Context) bool   { return false }
-func (sc *quadsScanner) TagResults(map[string]graph.Ref) {}
-func (sc *quadsScanner) Err() error                      { return sc.err }
-func (sc *quadsScanner) String() string                  { return sc.sh.name }
-func (sc *quadsScanner) Close() error {
-	sc.done = true
-	if sc.it != nil {
-		err := sc.it.Close()
-		sc.it = nil
-		return err
-	}
-	return nil
-}
-
-type quadsIndex struct {
-	sh  *quadsShape
-	cur graph.Ref
-	err error
-}
-
-func (ix *quadsIndex) Contains(ctx context.Context, r graph.Ref) bool {
-	ix.cur = nil
-	q, ok := r.(quadRef)
-	if !ok || ix.sh.empty || !ix.sh.p.Matches(kb.Quad(q)) {
-		return false
-	}
-	has, err := ix.sh.qs.has(ctx, kb.Quad(q))
-	if err != nil {
-		ix.err = err
-		return false
-	}
-	if has {
-		ix.cur = q
-	}
-	return has
-}
-
-func (ix *quadsIndex) Result() graph.Ref               { return ix.cur }
-func (ix *quadsIndex) NextPath(context.Context) bool   { return false }
-func (ix *quadsIndex) TagResults(map[string]graph.Ref) {}
-func (ix *quadsIndex) Err() error                      { return ix.err }
-func (ix *quadsIndex) Close() error                    { return nil }
-func (ix *quadsIndex) String() string                  { return ix.sh.name }
 
 // nodesShape iterates every node used by a quad.
 type nodesShape struct{ qs *QuadStore }
@@ -118,78 +168,16 @@ func (sh *nodesShape) Stats(ctx context.Context) (graph.IteratorCosts, error) {
 	return graph.IteratorCosts{NextCost: 4, ContainsCost: 4, Size: graph.Size{Size: st.Terms}}, err
 }
 
-func (sh *nodesShape) Iterate() graph.Scanner { return &nodesScanner{sh: sh} }
-func (sh *nodesShape) Lookup() graph.Index    { return &nodesIndex{sh: sh} }
-
-type nodesScanner struct {
-	sh   *nodesShape
-	it   NodeIterator
-	done bool
-	cur  graph.Ref
-	err  error
+func (sh *nodesShape) Iterate() graph.Scanner {
+	return &scanner{name: sh.String(), open: func(ctx context.Context) refIter { return nodeRefs{sh.qs.nodes(ctx)} }}
 }
 
-func (sc *nodesScanner) Next(ctx context.Context) bool {
-	sc.cur = nil
-	if sc.done || sc.err != nil {
-		return false
-	}
-	if sc.it == nil {
-		sc.it = sc.sh.qs.nodes(ctx)
-	}
-	if err := ctx.Err(); err != nil {
-		sc.err = err
-		return false
-	}
-	if !sc.it.Next() {
-		sc.err = sc.it.Err()
-		return false
-	}
-	sc.cur = nodeRef(sc.it.ID())
-	return true
+func (sh *nodesShape) Lookup() graph.Index {
+	return &index{name: sh.String(), contains: func(ctx context.Context, r graph.Ref) (bool, error) {
+		n, ok := r.(nodeRef)
+		if !ok {
+			return false, nil
+		}
+		return sh.qs.hasNode(ctx, kb.ID(n))
+	}}
 }
-
-func (sc *nodesScanner) Result() graph.Ref               { return sc.cur }
-func (sc *nodesScanner) NextPath(context.Context) bool   { return false }
-func (sc *nodesScanner) TagResults(map[string]graph.Ref) {}
-func (sc *nodesScanner) Err() error                      { return sc.err }
-func (sc *nodesScanner) String() string                  { return sc.sh.String() }
-func (sc *nodesScanner) Close() error {
-	sc.done = true
-	if sc.it != nil {
-		err := sc.it.Close()
-		sc.it = nil
-		return err
-	}
-	return nil
-}
-
-type nodesIndex struct {
-	sh  *nodesShape
-	cur graph.Ref
-	err error
-}
-
-func (ix *nodesIndex) Contains(ctx context.Context, r graph.Ref) bool {
-	ix.cur = nil
-	n, ok := r.(nodeRef)
-	if !ok {
-		return false
-	}
-	used, err := ix.sh.qs.hasNode(ctx, kb.ID(n))
-	if err != nil {
-		ix.err = err
-		return false
-	}
-	if used {
-		ix.cur = n
-	}
-	return used
-}
-
-func (ix *nodesIndex) Result() graph.Ref               { return ix.cur }
-func (ix *nodesIndex) NextPath(context.Context) bool   { return false }
-func (ix *nodesIndex) TagResults(map[string]graph.Ref) {}
-func (ix *nodesIndex) Err() error                      { return ix.err }
-func (ix *nodesIndex) Close() error                    { return nil }
-func (ix *nodesIndex) String() string                  { return ix.sh.String() }

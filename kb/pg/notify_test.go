@@ -44,13 +44,7 @@ func TestChanges(t *testing.T) {
 	write := func(s *pg.Store) {
 		t.Helper()
 		n++
-		ids, err := s.Intern(ctx, []kb.Term{kb.IRI(fmt.Sprintf("http://ex/s%d", n)), kb.IRI("http://ex/p"), kb.IRI("http://ex/g")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Apply(ctx, kb.Delta{Add: []kb.Quad{{S: ids[0], P: ids[1], O: ids[0], G: ids[2]}}}); err != nil {
-			t.Fatal(err)
-		}
+		writeOne(t, s, n)
 	}
 	expect := func(what string, resync bool) time.Duration {
 		t.Helper()
@@ -168,13 +162,7 @@ func TestChangesOnStandby(t *testing.T) {
 	write := func(s *pg.Store) {
 		t.Helper()
 		n++
-		ids, err := s.Intern(ctx, []kb.Term{kb.IRI(fmt.Sprintf("http://ex/s%d", n)), kb.IRI("http://ex/p"), kb.IRI("http://ex/g")})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Apply(ctx, kb.Delta{Add: []kb.Quad{{S: ids[0], P: ids[1], O: ids[0], G: ids[2]}}}); err != nil {
-			t.Fatal(err)
-		}
+		writeOne(t, s, n)
 	}
 	// await waits for a Change with Resync resync, passing over others
 	// (the standby's replay moves with any WAL the primary writes).
@@ -226,3 +214,16 @@ func TestChangesOnStandby(t *testing.T) {
 
 // standbyPollForTest is a little more than pg's standbyPoll.
 const standbyPollForTest = 250 * time.Millisecond
+
+// writeOne commits one quad through s, its subject numbered n.
+func writeOne(t *testing.T, s *pg.Store, n int) {
+	t.Helper()
+	ctx := context.Background()
+	ids, err := s.Intern(ctx, []kb.Term{kb.IRI(fmt.Sprintf("http://ex/s%d", n)), kb.IRI("http://ex/p"), kb.IRI("http://ex/g")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Apply(ctx, kb.Delta{Add: []kb.Quad{{S: ids[0], P: ids[1], O: ids[0], G: ids[2]}}}); err != nil {
+		t.Fatal(err)
+	}
+}
