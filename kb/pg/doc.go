@@ -65,7 +65,9 @@
 // transaction that reads counts first: with three or more patterns they
 // join in the order perfkb works out from per-predicate statistics,
 // kept by SET LOCAL join_collapse_limit = 1, since PostgreSQL's column
-// statistics over all predicates estimate about one row per step; each
+// statistics over all predicates estimate about one row per step (a
+// pattern with a constant counted exactly); an aggregate whose every
+// join meets a large share of its predicate joins by hash alone; each
 // pattern reads only the graphs holding its predicate; and the DISTINCT
 // goes when no predicate is in two graphs (joinorder.go). DROP GRAPH of
 // a graph with a partition of its own detaches
@@ -77,4 +79,8 @@
 // Match reads with one SELECT, so an iterator sees the snapshot of that
 // statement; it materialises the result, so the nested lookups of a join
 // never hold more than one connection each.
+//
+// The store registers with Cayley as the backend CayleyBackend
+// ("perfkb-postgres") through kb/cayleyqs, so Cayley's API reads and
+// writes these tables too (cayley.go).
 package pg
