@@ -507,12 +507,27 @@ func (ex *executor) compileSeededService(o *algebra.Service, sc scope) node {
 
 func (n *serviceJoinNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
-	if v, ok := ex.service.(EndpointVetter); ok && n.endpointSlot < 0 && !n.op.Silent {
-		// SILENT keeps the left rows, so only a call that may fail the
-		// query (or, Partial, drop its rows) is settled here.
+	if v, ok := ex.service.(EndpointVetter); ok && n.endpointSlot < 0 {
 		if err := v.Vet(n.op.Endpoint.Term); err != nil {
 			ex.record(ex.ctx, n.op, ServiceCall{Endpoint: n.op.Endpoint.Term.Value}, time.Now(), err)
-			return ex.serviceFailure(n.op, n.op.Endpoint.Term, err, emit, nil)
+			if !n.op.Silent {
+				return ex.serviceFailure(n.op, n.op.Endpoint.Term, err, emit, nil)
+			}
+			// SILENT: the call fails for every left row, so each passes
+			// as it comes, none gathered (gathered, a left side of the
+			// whole store was held at once, and one such query took a
+			// loaded server past its address space).
+			var failErr error
+			lerr := n.left.run(ex, seed, func(r row) bool {
+				if failErr = ex.serviceFailure(n.op, n.op.Endpoint.Term, err, emit, []row{r}); failErr != nil {
+					return false
+				}
+				return ex.check() == nil
+			})
+			if failErr != nil {
+				return failErr
+			}
+			return lerr
 		}
 	}
 	// Materialise the left side, grouped by endpoint in first-seen order,
