@@ -233,14 +233,14 @@ func (s *Store) ObjectsDerivedStored(p kb.ID, kind string, codec DerivedCodec, b
 	// The file spares the build and the walk over p's quads that lists
 	// its objects.
 	if v, _, ok := fromFile(s.dir, m, p, kind, codec); ok {
-		c.vals[k] = v
+		c.keep(k, derivedEntry{v: v})
 		return v, true, nil
 	}
 	v, err = build(distinctObjects(m, p))
 	if err != nil {
 		return nil, false, err
 	}
-	c.vals[k] = v
+	c.keep(k, derivedEntry{v: v})
 	toFile(s.dir, m, p, kind, codec, v)
 	return v, true, nil
 }

@@ -6,16 +6,12 @@ import "github.com/perfkb/perfkb/kb"
 // counted join's per-subject counts, query/eval/countjoin.go), kept with
 // the read side's snapshot as objorder.go keeps value orders: built on
 // first use, dropped with the snapshot at the next write. Unlike value
-// orders their size grows with the predicate, so the values kept for one
-// snapshot are bounded in bytes (derivedBytesMax) besides in number
-// (derivedMax); a value past the bound is built and returned, not kept.
+// orders their size grows with the predicate, so the values kept are
+// bounded in bytes (derivedBytesMax) besides in number (derivedMax); a
+// value past the bound is built and returned, not kept.
 
-// derivedBytesMax bounds the bytes of the values kept for one snapshot.
+// derivedBytesMax bounds the bytes of the values kept.
 const derivedBytesMax = 64 << 20
-
-// derivedBytesKey holds the kept values' bytes (an int64) in a cache's
-// map; no predicate has ID 0.
-var derivedBytesKey = derivedKey{0, "\x00bytes"}
 
 // getValue returns the value under (p, kind) for snapshot m, calling build
 // when there is none; build reports the bytes its value holds. kept says
@@ -31,19 +27,17 @@ func (c *derivedCache) getValue(m *memSnapshot, p kb.ID, kind string, build func
 	if err != nil {
 		return nil, false, err
 	}
-	total, _ := c.vals[derivedBytesKey].(int64)
-	if total+bytes > derivedBytesMax {
+	if c.bytes+bytes > derivedBytesMax {
 		return v, false, nil
 	}
-	c.vals[k] = v
-	c.vals[derivedBytesKey] = total + bytes
+	c.keep(k, derivedEntry{v: v, bytes: bytes})
 	return v, true, nil
 }
 
 // PredicateDerived returns what build makes of predicate p's quads as the
-// store holds them now, built once per kind and per state of the store:
-// a later call before any write returns the same value (kept true), the
-// first call after a write builds it again. build reads the store itself
+// store holds them now, built once per kind and per state of p's quads:
+// a later call before any write to p returns the same value (kept true),
+// the first call after one builds it again. build reads the store itself
 // and reports the bytes its value holds; the values kept for one state
 // hold at most 64 MiB, past which a value is built for its caller only
 // (kept false). ok is false when reads do not come from the in-memory
@@ -68,4 +62,44 @@ func (m *MemStore) PredicateDerived(p kb.ID, kind string, build func() (any, int
 	}
 	v, kept, err = m.derived.getValue(snap, p, kind, build)
 	return v, kept, err == nil, err
+}
+
+// PredicateState returns a token for the state of the store's quads now,
+// for PredicateUnchanged: a caller that builds a value from a predicate's
+// quads outside PredicateDerived takes it before reading them.
+func (s *Store) PredicateState() any {
+	if s.closed.Load() {
+		return nil
+	}
+	return s.readSide()
+}
+
+// PredicateUnchanged reports whether the quads of p are now as they were
+// when PredicateState returned state, so that a value built from them
+// meanwhile may be kept (PredicateDerived keeps values across writes to
+// other predicates, so a stale one would outlive the next write).
+func (s *Store) PredicateUnchanged(state any, p kb.ID) bool {
+	old, _ := state.(*memSnapshot)
+	return old != nil && !s.closed.Load() && unchangedSince(old, s.readSide(), p)
+}
+
+// PredicateState is Store.PredicateState on the in-memory store.
+func (m *MemStore) PredicateState() any {
+	snap, err := m.load()
+	if err != nil {
+		return nil
+	}
+	return snap
+}
+
+// PredicateUnchanged is Store.PredicateUnchanged on the in-memory store.
+func (m *MemStore) PredicateUnchanged(state any, p kb.ID) bool {
+	old, _ := state.(*memSnapshot)
+	snap, err := m.load()
+	return old != nil && err == nil && unchangedSince(old, snap, p)
+}
+
+// unchangedSince reports whether now holds the quads of p that old did.
+func unchangedSince(old, now *memSnapshot, p kb.ID) bool {
+	return now != nil && (old == now || sameBase(old, now) && samePredicate(old, now, p))
 }

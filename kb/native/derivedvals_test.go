@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/perfkb/perfkb/kb"
@@ -9,9 +10,10 @@ import (
 
 // TestPredicateDerived checks PredicateDerived's keeping rules on the
 // in-memory and a disk store: a value is built once per kind and state
-// of the store, again after a write; the values kept for one state hold
-// at most derivedBytesMax bytes (a value past that is returned, not
-// kept), and a write frees the room.
+// of its predicate's quads, again after a write that adds or removes one
+// of them, not after writes to other predicates; the values kept hold at
+// most derivedBytesMax bytes (a value past that is returned, not kept),
+// and a write frees the room of the values it drops.
 func TestPredicateDerived(t *testing.T) {
 	ctx := context.Background()
 	disk, err := Open(ctx, t.TempDir(), Options{})
@@ -23,24 +25,33 @@ func TestPredicateDerived(t *testing.T) {
 		kb.Dataset
 		PredicateDerived(p kb.ID, kind string, build func() (any, int64, error)) (any, bool, bool, error)
 	}
-	quad := func(s, o string) kb.TermQuad {
-		return kb.TermQuad{S: kb.IRI("http://e/" + s), P: kb.IRI("http://e/p"), O: kb.IRI("http://e/" + o), G: kb.IRI("http://e/g")}
+	quad := func(p, s, o string) kb.TermQuad {
+		return kb.TermQuad{S: kb.IRI("http://e/" + s), P: kb.IRI("http://e/" + p), O: kb.IRI("http://e/" + o), G: kb.IRI("http://e/g")}
 	}
 	for name, ds := range map[string]deriver{"memory": OpenMemory(), "disk": disk} {
-		write := func(q kb.TermQuad) {
+		apply := func(del bool, q kb.TermQuad) {
 			ids, err := kb.InternQuads(ctx, ds, []kb.TermQuad{q})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ds.Apply(ctx, kb.Delta{Add: ids}); err != nil {
+			d := kb.Delta{Add: ids}
+			if del {
+				d = kb.Delta{Remove: ids}
+			}
+			if err := ds.Apply(ctx, d); err != nil {
 				t.Fatal(err)
 			}
 		}
-		write(quad("s1", "o1"))
+		apply(false, quad("p", "s1", "o1"))
+		apply(false, quad("q", "s1", "o1"))
+		p, known, err := ds.Lookup(ctx, kb.IRI("http://e/p"))
+		if err != nil || !known {
+			t.Fatalf("%s: p not found: %v", name, err)
+		}
 		builds := 0
 		get := func(kind string, bytes int64) (int, bool) {
 			t.Helper()
-			v, kept, ok, err := ds.PredicateDerived(7, kind, func() (any, int64, error) {
+			v, kept, ok, err := ds.PredicateDerived(p, kind, func() (any, int64, error) {
 				builds++
 				return builds, bytes, nil
 			})
@@ -51,7 +62,7 @@ func TestPredicateDerived(t *testing.T) {
 		}
 		const mib = 1 << 20
 		steps := []struct {
-			write      bool
+			write      string // "other", "add", "del": a write, to q or p
 			kind       string
 			bytes      int64
 			want       int // the value: the build that made it
@@ -65,21 +76,107 @@ func TestPredicateDerived(t *testing.T) {
 			{kind: "b", bytes: 30 * mib, want: 3, wantKept: false, wantBuilds: 3},
 			{kind: "c", bytes: 24 * mib, want: 4, wantKept: true, wantBuilds: 4},
 			{kind: "c", bytes: 24 * mib, want: 4, wantKept: true, wantBuilds: 4},
-			// A write: everything built again, with room for b.
-			{write: true},
-			{kind: "b", bytes: 30 * mib, want: 5, wantKept: true, wantBuilds: 5},
-			{kind: "a", bytes: 40 * mib, want: 6, wantKept: false, wantBuilds: 6},
-			{kind: "b", bytes: 30 * mib, want: 5, wantKept: true, wantBuilds: 6},
+			// Writes to another predicate keep p's values (and use none
+			// of their room).
+			{write: "other"},
+			{kind: "a", bytes: 40 * mib, want: 1, wantKept: true, wantBuilds: 4},
+			{write: "other"},
+			{kind: "c", bytes: 24 * mib, want: 4, wantKept: true, wantBuilds: 4},
+			{kind: "b", bytes: 30 * mib, want: 5, wantKept: false, wantBuilds: 5},
+			// A write to p: everything built again, with room for b.
+			{write: "add"},
+			{kind: "b", bytes: 30 * mib, want: 6, wantKept: true, wantBuilds: 6},
+			{kind: "a", bytes: 40 * mib, want: 7, wantKept: false, wantBuilds: 7},
+			{kind: "b", bytes: 30 * mib, want: 6, wantKept: true, wantBuilds: 7},
+			// Removing one of p's quads drops them too.
+			{write: "del"},
+			{kind: "b", bytes: 30 * mib, want: 8, wantKept: true, wantBuilds: 8},
 		}
+		others := 0
 		for i, st := range steps {
-			if st.write {
-				write(quad("s2", "o2"))
+			switch st.write {
+			case "other":
+				others++
+				apply(false, quad("q", fmt.Sprint("t", others), "o"))
+				continue
+			case "add":
+				apply(false, quad("p", "s2", "o2"))
+				continue
+			case "del":
+				apply(true, quad("p", "s1", "o1"))
 				continue
 			}
 			v, kept := get(st.kind, st.bytes)
 			if v != st.want || kept != st.wantKept || builds != st.wantBuilds {
 				t.Errorf("%s step %d (%s): value %d kept %v after %d builds, want %d %v %d", name, i, st.kind, v, kept, builds, st.want, st.wantKept, st.wantBuilds)
 			}
+		}
+		if name == "memory" {
+			ds.Close()
+		}
+	}
+}
+
+// TestPredicateUnchanged checks the state token a value built outside
+// PredicateDerived is checked against, and that a count over a whole
+// graph (ObjectKindCount), which no one predicate's quads decide, follows
+// a write to any predicate.
+func TestPredicateUnchanged(t *testing.T) {
+	ctx := context.Background()
+	disk, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	type stater interface {
+		kb.Dataset
+		PredicateState() any
+		PredicateUnchanged(state any, p kb.ID) bool
+		ObjectKindCount(kind kb.TermKind, g kb.ID, hidden []kb.ID) (int64, bool, error)
+	}
+	for name, ds := range map[string]stater{"memory": OpenMemory(), "disk": disk} {
+		add := func(p string, o kb.Term) {
+			ids, err := kb.InternQuads(ctx, ds, []kb.TermQuad{{S: kb.IRI("http://e/s"), P: kb.IRI("http://e/" + p), O: o, G: kb.IRI("http://e/g")}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := ds.Apply(ctx, kb.Delta{Add: ids}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		id := func(p string) kb.ID {
+			i, ok, err := ds.Lookup(ctx, kb.IRI("http://e/"+p))
+			if err != nil || !ok {
+				t.Fatalf("%s: %s: %v", name, p, err)
+			}
+			return i
+		}
+		literals := func() int64 {
+			n, ok, err := ds.ObjectKindCount(kb.KindLiteral, kb.Any, nil)
+			if err != nil || !ok {
+				t.Fatalf("%s: ObjectKindCount: %v, %v", name, ok, err)
+			}
+			return n
+		}
+		add("p", kb.Literal("1", ""))
+		add("q", kb.Literal("1", ""))
+		p, q := id("p"), id("q")
+		state := ds.PredicateState()
+		if n := literals(); n != 2 {
+			t.Errorf("%s: %d literal objects, want 2", name, n)
+		}
+		if !ds.PredicateUnchanged(state, p) || !ds.PredicateUnchanged(state, q) {
+			t.Errorf("%s: p or q changed with no write", name)
+		}
+		add("q", kb.Literal("2", ""))
+		if !ds.PredicateUnchanged(state, p) || ds.PredicateUnchanged(state, q) {
+			t.Errorf("%s: after a write to q: p unchanged %v, q unchanged %v; want true, false", name, ds.PredicateUnchanged(state, p), ds.PredicateUnchanged(state, q))
+		}
+		if n := literals(); n != 3 {
+			t.Errorf("%s: after a write to q: %d literal objects, want 3", name, n)
+		}
+		if ds.PredicateUnchanged(nil, p) {
+			t.Errorf("%s: no state counts as unchanged", name)
 		}
 		if name == "memory" {
 			ds.Close()

@@ -74,7 +74,7 @@ func objectKindCount(c *derivedCache, m *memSnapshot, dir string, kind kb.TermKi
 	if !ok {
 		return 0, false, nil
 	}
-	c.vals[key] = n
+	c.keep(key, derivedEntry{v: n, whole: true})
 	return n, true, nil
 }
 

@@ -31,9 +31,5 @@ func (m *MemStore) ObjectsDerivedKept(p kb.ID, kind string) (any, bool) {
 func (c *derivedCache) kept(m *memSnapshot, p kb.ID, kind string) (any, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.snap != m {
-		return nil, false
-	}
-	v, ok := c.vals[derivedKey{p, kind}]
-	return v, ok
+	return c.lookup(m, derivedKey{p, kind})
 }

@@ -1,8 +1,11 @@
 package native
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/perfkb/perfkb/kb"
 )
@@ -15,15 +18,18 @@ import (
 //
 // The evaluator owns what is derived (the numeric semantics live in the
 // query packages); the store owns when it is valid. A derived value is
-// built on first use from the read side's snapshot and kept with that
-// snapshot: any write publishes a new snapshot, and the next call finds
-// the cache describing an older one and starts afresh. Nothing is
-// written to disk, so the side-file and crash rules (sidefile.go) do not
-// apply, and a bulk load needs no hook: the first query after it builds
-// what it needs.
+// built on first use from the read side's snapshot and kept while the
+// predicate's quads stay as they were: a write publishes a new snapshot,
+// and the cache, meeting it, keeps the values of the predicates whose
+// quads the two snapshots hold alike (samePredicate) and drops the rest.
+// So a stream of writes to other predicates (sensor data, an analyst's
+// notes) leaves a query's value orders and kept indexes in place. Nothing
+// is written to disk, so the side-file and crash rules (sidefile.go) do
+// not apply, and a bulk load needs no hook: the first query after it
+// builds what it needs.
 
-// derivedMax bounds the values kept for one snapshot; past it the cache
-// starts again (each value is a few words per distinct object).
+// derivedMax bounds the values kept; past it the cache starts again (each
+// value is a few words per distinct object).
 const derivedMax = 64
 
 // derivedKey names one derived value: a predicate and the kind of
@@ -33,22 +39,107 @@ type derivedKey struct {
 	kind string
 }
 
-// derivedCache holds the values derived from one snapshot.
-type derivedCache struct {
-	mu   sync.Mutex // one build at a time
-	snap *memSnapshot
-	vals map[derivedKey]any
+// derivedEntry is one kept value.
+type derivedEntry struct {
+	v     any
+	bytes int64 // what the value holds, counted against derivedBytesMax
+	// whole: the value depends on the whole snapshot, not on the quads of
+	// one predicate (a count over a graph), so any write drops it.
+	whole bool
 }
 
-// lookup returns the value kept under k for snapshot m; the values of
-// another snapshot, or a full cache, are dropped first. The caller holds
-// c.mu.
-func (c *derivedCache) lookup(m *memSnapshot, k derivedKey) (any, bool) {
-	if c.snap != m || len(c.vals) >= derivedMax {
-		c.snap, c.vals = m, map[derivedKey]any{}
+// derivedCache holds the values derived from the store's quads, valid for
+// snapshot snap.
+type derivedCache struct {
+	mu    sync.Mutex // one build at a time
+	snap  *memSnapshot
+	vals  map[derivedKey]derivedEntry
+	bytes int64 // sum of vals' bytes
+}
+
+// at makes m the cache's snapshot, keeping the values that hold for it
+// too. The caller holds c.mu.
+func (c *derivedCache) at(m *memSnapshot) {
+	if c.snap == m && len(c.vals) < derivedMax {
+		return
 	}
-	v, ok := c.vals[k]
-	return v, ok
+	old := c.snap
+	c.snap = m
+	if old == nil || len(c.vals) >= derivedMax || !sameBase(old, m) {
+		c.vals, c.bytes = map[derivedKey]derivedEntry{}, 0
+		return
+	}
+	// Several kinds per predicate: compare each predicate once.
+	same := map[kb.ID]bool{}
+	for k, e := range c.vals {
+		if e.whole {
+			c.drop(k, e)
+			continue
+		}
+		s, seen := same[k.p]
+		if !seen {
+			s = samePredicate(old, m, k.p)
+			same[k.p] = s
+		}
+		if !s {
+			c.drop(k, e)
+		}
+	}
+}
+
+func (c *derivedCache) drop(k derivedKey, e derivedEntry) {
+	delete(c.vals, k)
+	c.bytes -= e.bytes
+}
+
+// lookup returns the value kept under k for snapshot m, making m the
+// cache's snapshot first. The caller holds c.mu.
+func (c *derivedCache) lookup(m *memSnapshot, k derivedKey) (any, bool) {
+	c.at(m)
+	e, ok := c.vals[k]
+	return e.v, ok
+}
+
+// keep keeps v under k for the cache's snapshot (set by lookup). The
+// caller holds c.mu.
+func (c *derivedCache) keep(k derivedKey, e derivedEntry) {
+	if c.vals == nil {
+		c.vals = map[derivedKey]derivedEntry{}
+	}
+	if old, ok := c.vals[k]; ok {
+		c.bytes -= old.bytes
+	}
+	c.vals[k] = e
+	c.bytes += e.bytes
+}
+
+// sameBase reports whether a and b share their sorted base, so that their
+// quads differ only by their write deltas.
+func sameBase(a, b *memSnapshot) bool {
+	for k := range a.base {
+		if len(a.base[k]) != len(b.base[k]) || len(a.base[k]) > 0 && unsafe.SliceData(a.base[k]) != unsafe.SliceData(b.base[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// samePredicate reports whether a and b, sharing their base, hold the same
+// quads of predicate p: their deltas add and remove the same quads of p.
+func samePredicate(a, b *memSnapshot, p kb.ID) bool {
+	if p >= 1<<32-1 {
+		return false
+	}
+	return slices.Equal(predicateRun(a.adds[posg], p), predicateRun(b.adds[posg], p)) &&
+		slices.Equal(predicateRun(a.dels[posg], p), predicateRun(b.dels[posg], p))
+}
+
+// predicateRun returns the keys of predicate p in d, sorted P-O-S-G keys.
+func predicateRun(d []key32, p kb.ID) []key32 {
+	byP := func(k key32, p uint32) int { return cmp.Compare(k[0], p) }
+	i, _ := slices.BinarySearchFunc(d, uint32(p), byP)
+	j, _ := slices.BinarySearchFunc(d[i:], uint32(p)+1, byP)
+	return d[i : i+j]
 }
 
 // get returns the value under (p, kind) for snapshot m, calling build
@@ -64,7 +155,7 @@ func (c *derivedCache) get(m *memSnapshot, p kb.ID, kind string, build func(obje
 	if err != nil {
 		return nil, err
 	}
-	c.vals[k] = v
+	c.keep(k, derivedEntry{v: v})
 	return v, nil
 }
 

@@ -268,12 +268,16 @@ func (n *bgpNode) keptProbe(ex *executor, level int, ids [3]kb.ID, graphs []kb.I
 			break
 		}
 	}
+	state := predicateState(ex.ds)
 	built, bytes, err := n.buildKept(ex, pred, key, graphs)
 	if err != nil {
 		counter.Store(0)
 		return nil, false, err
 	}
 	q, ok, err := n.keptOf(ex, level, pd, pred, kind, ids[key], func() (any, int64, error) {
+		if !predicateUnchanged(ex.ds, state, pred) {
+			return nil, 0, errNotKept
+		}
 		return built, bytes, nil
 	})
 	return q, ok, err

@@ -129,6 +129,7 @@ func (ex *executor) objectSelOf(s *levelSel) (*objectSel, error) {
 	if sel, err := get(notKept); sel != nil || err != nil || ex.opts.OneShot {
 		return sel, err
 	}
+	state := predicateState(ex.ds)
 	order, ok, err := ex.numOrderOf(s.pred)
 	if err != nil || !ok {
 		return nil, err
@@ -149,5 +150,10 @@ func (ex *executor) objectSelOf(s *levelSel) (*objectSel, error) {
 			sel.bits[uint64(id)>>6] |= 1 << (uint64(id) & 63)
 		}
 	}
-	return get(func() (any, int64, error) { return sel, int64(len(sel.bits)) * 8, nil })
+	return get(func() (any, int64, error) {
+		if !predicateUnchanged(ex.ds, state, s.pred) {
+			return nil, 0, errNotKept
+		}
+		return sel, int64(len(sel.bits)) * 8, nil
+	})
 }

@@ -19,9 +19,35 @@ import (
 // and the sort, later ones none.
 
 // predicateDeriver is implemented by stores that keep values built from
-// a predicate's quads for as long as the store is unchanged.
+// a predicate's quads for as long as those quads are unchanged.
 type predicateDeriver interface {
 	PredicateDerived(p kb.ID, kind string, build func() (any, int64, error)) (v any, kept, ok bool, err error)
+}
+
+// predicateStater is implemented by stores whose kept values outlive
+// writes to other predicates (kb/native): a value built outside
+// PredicateDerived, from quads read meanwhile, is kept only when the
+// predicate's quads are still those it read.
+type predicateStater interface {
+	PredicateState() any
+	PredicateUnchanged(state any, p kb.ID) bool
+}
+
+// predicateState returns ds's state token, nil when it keeps none.
+func predicateState(ds any) any {
+	if ps, ok := ds.(predicateStater); ok {
+		return ps.PredicateState()
+	}
+	return nil
+}
+
+// predicateUnchanged reports whether p's quads in ds are as they were at
+// state (always, for a store that drops kept values at every write).
+func predicateUnchanged(ds any, state any, p kb.ID) bool {
+	if ps, ok := ds.(predicateStater); ok {
+		return ps.PredicateUnchanged(state, p)
+	}
+	return true
 }
 
 // cjColumnsOn lets counted joins keep per-subject counts in the store;
