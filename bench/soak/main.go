@@ -109,6 +109,7 @@ func main() {
 	flag.BoolVar(&c.sharedClient, "shared-client", false, "the readers share one HTTP client with Go's default pool of 2 idle connections per host, so they reconnect whenever more than two reads are in flight (default: each reader keeps its own connection, as an analyst's browser or Python session does)")
 	flag.StringVar(&c.profile.dir, "profile", "", "folder for the server's CPU profile of the loaded phase (cpu.pprof), an execution trace from its middle (trace.out) and its allocations (allocs.pprof), fetched from the server's --pprof listener (empty: none)")
 	flag.DurationVar(&c.profile.trace, "profile-trace", 10*time.Second, "with -profile: length of the execution trace (0: none)")
+	flag.DurationVar(&c.profile.traceAt, "profile-trace-at", -1, "with -profile: when the execution trace starts, from the loaded phase's start (default: its middle)")
 	flag.StringVar(&c.role, "role", "", "internal: \"readers\" runs only the readers against -target and prints their latencies")
 	flag.StringVar(&c.target, "target", "", "internal: the server's base URL for -role readers")
 	flag.Parse()

@@ -18,12 +18,15 @@ import (
 type profileConfig struct {
 	dir   string        // where cpu.pprof and trace.out go; "" = off
 	trace time.Duration // length of the trace (0: none)
-	addr  string        // the server's --pprof address, set by run
+	// traceAt is when the trace starts, from the loaded phase's start
+	// (negative: its middle).
+	traceAt time.Duration
+	addr    string // the server's --pprof address, set by run
 }
 
 // fetchProfiles fetches the CPU profile over all but the last five
-// seconds of a loaded phase of length d, the trace starting at its
-// middle, and the allocation profile (since the server started) near its
+// seconds of a loaded phase of length d, the trace starting at p.traceAt
+// (or the phase's middle), and the allocation profile (since the server started) near its
 // end, into p.dir; it returns when both are written or ctx ends.
 func fetchProfiles(ctx context.Context, p profileConfig, d time.Duration) {
 	if p.dir == "" || p.addr == "" {
@@ -60,7 +63,11 @@ func fetchProfiles(ctx context.Context, p profileConfig, d time.Duration) {
 	}
 	go get(0, fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs), "cpu.pprof")
 	if p.trace > 0 {
-		go get(d/2, fmt.Sprintf("/debug/pprof/trace?seconds=%d", int(p.trace.Seconds())), "trace.out")
+		at := p.traceAt
+		if at < 0 {
+			at = d / 2
+		}
+		go get(at, fmt.Sprintf("/debug/pprof/trace?seconds=%d", int(p.trace.Seconds())), "trace.out")
 	} else {
 		done <- struct{}{}
 	}

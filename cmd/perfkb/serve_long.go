@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/server/backend"
 )
 
@@ -34,7 +35,9 @@ type longQueryFlags struct {
 	gcFloor string
 	// lightCore is --light-core: "auto", "on" or "off".
 	lightCore string
-	cores     int // set by tuneRuntime
+	// writeCores is --write-cores (0: all but one).
+	writeCores int
+	cores      int // set by tuneRuntime
 	// built, when set, is the admission scheduler returns: sensor-listen
 	// --http shares the endpoint's with its sensor parsing.
 	built *backend.Admission
@@ -47,6 +50,7 @@ func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
 	fs.StringVar(&f.gcFloor, "gc-floor", "", "heap the Go garbage collector lets fill before it runs at all (e.g. 256MiB; auto: an eighth of the runtime's soft memory limit, at most 256MiB; default none; none when $GOGC or $GOMEMLIMIT is set); above it --gc-percent rules. Fewer collections, more resident memory")
 	fs.StringVar(&f.lightCore, "light-core", "off", "keep one run slot from heavy work at all times, so a light query never finds every core busy with heavy queries, bulk parsing or SERVICE answers (on, off; auto: on with up to "+fmt.Sprint(lightCoreMaxCores)+" cores); off by default: an analyst's heavy query alone then loses a core of a small machine")
+	fs.IntVar(&f.writeCores, "write-cores", 0, "the most cores the native store's writes and folds keep busy at once (0: all but one, at least one), so that a fold after a large ingest leaves a core to the readers")
 	fs.IntVar(&f.lanes, "long-query-lanes", 0, "queries that run at once (run slots); the others wait for a turn, light ones first (default: one per core)")
 	_ = fs.MarkDeprecated("long-query-nice", "the run slots keep heavy queries to the cores; a lowered thread loses the processor to everything else on the machine")
 }
@@ -74,6 +78,9 @@ func (f *longQueryFlags) validate() error {
 	default:
 		return usageError(fmt.Errorf("--light-core %q: want auto, on or off", f.lightCore))
 	}
+	if f.writeCores < 0 {
+		return usageError(fmt.Errorf("--write-cores must not be negative (0: all cores but one)"))
+	}
 	if f.lanes < 0 {
 		return usageError(fmt.Errorf("--long-query-lanes must not be negative (0: one per core)"))
 	}
@@ -91,7 +98,8 @@ const defaultGCPercent = 200
 
 // tuneRuntime sets the garbage collector's percent (unless $GOGC is set)
 // and gives the Go runtime one processor more than the cores, unless
-// $GOMAXPROCS says otherwise, and remembers the cores for the lanes. The
+// $GOMAXPROCS says otherwise, remembers the cores for the lanes and bounds
+// the cores the native store's writes use (--write-cores). The
 // runtime polls the network only from an idle processor (or else from
 // its 10 ms system monitor), so with every processor busy in
 // query work a light request's connection would be noticed late at each
@@ -116,6 +124,12 @@ func (f *longQueryFlags) tuneRuntime(ctx context.Context, logger *slog.Logger, s
 		}
 	}
 	f.cores = runtime.GOMAXPROCS(0)
+	writeCores := f.writeCores
+	if writeCores == 0 {
+		writeCores = max(1, f.cores-1)
+	}
+	// The writing goroutine is one of them.
+	native.SetWriteWorkers(writeCores - 1)
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(f.cores + 1)
 		logger.Debug("go processors", "cores", f.cores, "processors", f.cores+1)

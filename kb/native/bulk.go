@@ -242,11 +242,9 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 		countPG(delta, byOrder[4])
 		var next atomic.Int32
 		var failed atomic.Bool
-		var wg sync.WaitGroup
+		var waits []func()
 		for range max(2, min(numOrders, runtime.GOMAXPROCS(0)-1)) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			waits = append(waits, fork(func() {
 				for {
 					k := int(next.Add(1)) - 1
 					if k >= numOrders || failed.Load() {
@@ -285,9 +283,11 @@ func (s *Store) ingestKeys(ctx context.Context, keys []key32, opts ingestOptions
 						failed.Store(true)
 					}
 				}
-			}()
+			}))
 		}
-		wg.Wait()
+		for _, wait := range waits {
+			wait()
+		}
 	}
 	dt := <-dict
 	mode := ingestModeOf(rewrite)
@@ -388,11 +388,9 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 	var errs [numOrders]error
 	if len(quads) > 0 {
 		bufs := [2][]kb.Quad{quads, slices.Clone(quads)}
-		var wg sync.WaitGroup
+		var waits []func()
 		for half := 0; half < 2; half++ {
-			wg.Add(1)
-			go func(half int) {
-				defer wg.Done()
+			waits = append(waits, fork(func() {
 				buf := bufs[half]
 				prev := 0
 				for k := half * 3; k < half*3+3; k++ {
@@ -410,9 +408,11 @@ func (s *Store) ingestWide(ctx context.Context, quads []kb.Quad) error {
 						return
 					}
 				}
-			}(half)
+			}))
 		}
-		wg.Wait()
+		for _, wait := range waits {
+			wait()
+		}
 	}
 	if err := s.ingestTables(ctx, paths[:], errs[:], delta, <-dict, ingestAdd); err != nil {
 		return err
@@ -463,7 +463,7 @@ func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDict
 		ch <- dictionaryTables{}
 		return ch
 	}
-	go func() {
+	fork(func() {
 		var t dictionaryTables
 		t.ids = ids()
 		var sd *sideDictBuilder
@@ -478,7 +478,7 @@ func (s *Store) startDictionaryTablesOf(ids func() []kb.ID, whole bool, sideDict
 			}
 		}
 		ch <- t
-	}()
+	})
 	return ch
 }
 
@@ -821,11 +821,11 @@ func (s *Store) writeDictionaryTables(ids []kb.ID, whole bool, side *sideDictBui
 	// of their own beside the ID table: they are the longest part of a
 	// load's commit once Pebble gets only the SPOG index (partial.go).
 	termDone := make(chan error, 1)
-	go func() {
+	fork(func() {
 		var err error
 		termPaths, err = s.writeTermTables(ids, whole, &view)
 		termDone <- err
-	}()
+	})
 	idPaths, err = s.writeIDTables(ids, whole, &view, side)
 	err = errors.Join(err, <-termDone)
 	return idPaths, termPaths, err
@@ -855,7 +855,7 @@ func (s *Store) writeIDTables(ids []kb.ID, whole bool, view *dictView, side *sid
 	paths := make([]string, parts)
 	errs := make([]error, parts)
 	sides := make([]*sideDictBuilder, parts)
-	var wg sync.WaitGroup
+	var waits []func()
 	for p := 0; p < parts; p++ {
 		from, to := p*len(ids)/parts, (p+1)*len(ids)/parts
 		var lower, upper []byte
@@ -870,13 +870,13 @@ func (s *Store) writeIDTables(ids []kb.ID, whole bool, view *dictView, side *sid
 		if side != nil {
 			sides[p] = &sideDictBuilder{base: uint64(base)}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		waits = append(waits, fork(func() {
 			paths[p], errs[p] = s.writeIDRange(ids[from:to], lower, upper, whole, view, sideAdd(sides[p]))
-		}()
+		}))
 	}
-	wg.Wait()
+	for _, wait := range waits {
+		wait()
+	}
 	if err := errors.Join(errs...); err != nil {
 		return slices.DeleteFunc(paths, func(p string) bool { return p == "" }), err
 	}
@@ -953,11 +953,9 @@ func (s *Store) writeTermTables(ids []kb.ID, whole bool, view *dictView) ([]stri
 	}
 	paths := make([]string, parts)
 	errs := make([]error, parts)
-	var wg sync.WaitGroup
+	var waits []func()
 	for p := 0; p < parts; p++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		waits = append(waits, fork(func() {
 			lo, hi := splitters[p], splitters[p+1]
 			var order []uint32
 			for i := range ids {
@@ -967,9 +965,11 @@ func (s *Store) writeTermTables(ids []kb.ID, whole bool, view *dictView) ([]stri
 				}
 			}
 			paths[p], errs[p] = s.writeTermRange(ids, order, key, lo, hi, whole)
-		}()
+		}))
 	}
-	wg.Wait()
+	for _, wait := range waits {
+		wait()
+	}
 	var out []string
 	for _, p := range paths {
 		if p != "" {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 
@@ -193,11 +192,9 @@ func (s *Store) foldLog(ctx context.Context) error {
 	dict := s.startDictionaryTables(nil, true, build)
 	var paths [numOrders]string
 	var errs, sideErrs [numOrders]error
-	var wg sync.WaitGroup
+	var waits []func()
 	for half := 0; half < 2; half++ {
-		wg.Add(1)
-		go func(half int) {
-			defer wg.Done()
+		waits = append(waits, fork(func() {
 			for k := half * 3; k < half*3+3; k++ {
 				if err := ctx.Err(); err != nil {
 					errs[k] = err
@@ -209,9 +206,11 @@ func (s *Store) foldLog(ctx context.Context) error {
 					return
 				}
 			}
-		}(half)
+		}))
 	}
-	wg.Wait()
+	for _, wait := range waits {
+		wait()
+	}
 	dt := <-dict
 	err := s.ingestTables(ctx, paths[:], errs[:], nil, dt, ingestRewrite)
 	if err == nil && errors.Join(sideErrs[:]...) == nil && dt.sideErr == nil && dt.sideDone {

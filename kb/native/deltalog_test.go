@@ -2,6 +2,7 @@ package native
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -12,8 +13,20 @@ import (
 // TestDeltaLog follows writes smaller than the store into the delta log:
 // the side files of the bulk load stay (they are the base), Pebble's
 // index keyspaces do not change, a reopen maps the side files and replays
-// the log, and a fold writes the whole store as a new base without a log.
+// the log, and a fold writes the whole store as a new base without a log;
+// with the writes' extra goroutines unbounded, bounded at one, and none
+// (SetWriteWorkers: every part on the writing goroutine).
 func TestDeltaLog(t *testing.T) {
+	for _, workers := range []int{-1, 1, 0} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			SetWriteWorkers(workers)
+			defer SetWriteWorkers(-1)
+			testDeltaLog(t)
+		})
+	}
+}
+
+func testDeltaLog(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "db")
 	s, err := Open(ctx, dir, Options{})

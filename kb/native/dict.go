@@ -183,13 +183,9 @@ func (d *dictionary) lookupBatch(terms []kb.Term, out []kb.ID) []int {
 	}
 	half := len(terms) / 2
 	var second []int
-	done := make(chan struct{})
-	go func() {
-		second = lookup(half, len(terms))
-		close(done)
-	}()
+	wait := fork(func() { second = lookup(half, len(terms)) })
 	first := lookup(0, half)
-	<-done
+	wait()
 	return append(first, second...)
 }
 

@@ -1,8 +1,6 @@
 package native
 
-import (
-	"sync"
-)
+import ()
 
 // Sorting a bulk load into the six orders. IDs are dense (the dictionary
 // issues 1, 2, 3, …), so one counting-sort pass per field orders keys by
@@ -161,21 +159,18 @@ func sortOrders(spog, free []key32) [numOrders][]key32 {
 	const (
 		spogOrder, posg, ospg, gspo, gpos, gosp = 0, 1, 2, 3, 4, 5
 	)
-	var wg sync.WaitGroup
 	ospgDone := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wait := fork(func() {
 		var sc sortScratch
 		pass(ospg, spogOrder, free[:n:n], &sc)
 		close(ospgDone)
 		pass(posg, ospg, nil, &sc)
 		pass(gpos, posg, nil, &sc)
-	}()
+	})
 	var sc sortScratch
 	pass(gspo, spogOrder, nil, &sc)
 	<-ospgDone
 	pass(gosp, ospg, nil, &sc)
-	wg.Wait()
+	wait()
 	return out
 }

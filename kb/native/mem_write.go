@@ -230,25 +230,22 @@ func (s *memSnapshot) fold() {
 // its own scratch slice of scratch keys (nil when scratch is 0).
 func parallelOrders(fn func(k int, tmp []key32), scratch int) {
 	var next atomic.Int32
-	var wg sync.WaitGroup
-	for w := 0; w < 2; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var tmp []key32
-			if scratch > 0 {
-				tmp = make([]key32, scratch)
+	worker := func() {
+		var tmp []key32
+		if scratch > 0 {
+			tmp = make([]key32, scratch)
+		}
+		for {
+			k := int(next.Add(1) - 1)
+			if k >= numOrders {
+				return
 			}
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= numOrders {
-					return
-				}
-				fn(k, tmp)
-			}
-		}()
+			fn(k, tmp)
+		}
 	}
-	wg.Wait()
+	wait := fork(worker)
+	worker()
+	wait()
 }
 
 // BeginBulk implements kb.Dataset. Add stages quads as 16-byte keys;

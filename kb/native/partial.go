@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -77,19 +76,19 @@ func (s *Store) completeOrders(ctx context.Context) error {
 	var errs [numOrders]error
 	if len(keys) > 0 {
 		byOrder := sortOrders(keys, make([]key32, len(keys)))
-		var wg sync.WaitGroup
+		var waits []func()
 		for half := range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			waits = append(waits, fork(func() {
 				for k := 1 + half; k < numOrders; k += 2 {
 					if paths[k], errs[k] = s.writeIndexTable32(k, keyUnion{a: byOrder[k]}); errs[k] != nil {
 						return
 					}
 				}
-			}()
+			}))
 		}
-		wg.Wait()
+		for _, wait := range waits {
+			wait()
+		}
 	}
 	var files []string
 	for _, p := range paths {

@@ -177,13 +177,9 @@ func radixSortParallel(keys, tmp []key32) []key32 {
 		return keys
 	}
 	h := len(keys) / 2
-	done := make(chan struct{})
-	go func() {
-		radixSort32(keys[h:], tmp[h:])
-		close(done)
-	}()
+	wait := fork(func() { radixSort32(keys[h:], tmp[h:]) })
 	radixSort32(keys[:h], tmp[:h])
-	<-done
+	wait()
 	mergeKeys(tmp, keys[:h], keys[h:])
 	return tmp
 }
