@@ -290,18 +290,39 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 		return nil, err
 	}
 	out := make([]kb.ID, len(terms))
+	for lo := 0; lo < len(terms); lo += internChunk {
+		hi := min(lo+internChunk, len(terms))
+		if err := s.intern(terms[lo:hi], out[lo:hi]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// internChunk is how many terms Intern looks up under one hold of the
+// dictionary's read lock. A hold blocks a writer that asks for the lock
+// (an Intern caching terms read from disk, a commit marking terms saved),
+// and every reader behind that writer, such as a query looking up its
+// constants: a sensor message of a million terms held it for some 100
+// ms, and light queries arriving meanwhile waited as long.
+const internChunk = 1 << 14
+
+// intern is Intern for one chunk of terms, their IDs into out. New terms
+// are added under the read lock, each under its shard's lock (findOrAdd);
+// the write lock is taken only to cache terms found on disk, briefly.
+func (s *Store) intern(terms []kb.Term, out []kb.ID) error {
 	d := &s.dict
 	d.mu.RLock()
 	missing := d.lookupBatch(terms, out)
 	complete := d.complete()
 	if len(missing) == 0 {
 		d.mu.RUnlock()
-		return out, nil
+		return nil
 	}
 	for _, i := range missing {
 		if terms[i].IsZero() {
 			d.mu.RUnlock()
-			return nil, errZeroTerm
+			return errZeroTerm
 		}
 	}
 	if complete {
@@ -319,7 +340,7 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 			out[i] = d.findOrAdd(enc, maphash.Bytes(d.seed, enc))
 		}
 		d.mu.RUnlock()
-		return out, nil
+		return nil
 	}
 	d.mu.RUnlock()
 	// Terms stored before this process opened the store are on disk only.
@@ -338,15 +359,13 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 	} else {
 		var err error
 		if found, err = s.findStoredTerms(terms, missing); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.mu.RLock()
 	var enc []byte
 	for _, i := range missing {
 		if id, ok := found[i]; ok {
-			d.cacheOld(id, cloneTerm(terms[i]))
 			out[i] = id
 			continue
 		}
@@ -354,7 +373,15 @@ func (s *Store) Intern(ctx context.Context, terms []kb.Term) ([]kb.ID, error) {
 		enc, _ = appendTerm(enc[:0], terms[i])
 		out[i] = d.findOrAdd(enc, maphash.Bytes(d.seed, enc))
 	}
-	return out, nil
+	d.mu.RUnlock()
+	if len(found) > 0 {
+		d.mu.Lock()
+		for i, id := range found {
+			d.cacheOld(id, cloneTerm(terms[i]))
+		}
+		d.mu.Unlock()
+	}
+	return nil
 }
 
 // findStoredTerms looks the terms[i], i in missing, up on disk: encoded,
