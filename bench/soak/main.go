@@ -211,6 +211,7 @@ func run(c config) error {
 		return err
 	}
 	snapLoaded := srv.snap()
+	cpuLoaded := readCPUTimes()
 
 	// Loaded phase. The readers run in a process of their own, as real
 	// clients do: in this one, the hostile clients' decompressing of large
@@ -283,7 +284,7 @@ func run(c config) error {
 	}
 
 	alive := srv.alive()
-	fmt.Printf("loaded (%v, load average %s at the end): %s; readers' CPU %v, this process's (the other clients') CPU %v\n", c.duration, loadavg(), loaded.summary(), loaded.cpu.Round(time.Millisecond), selfCPU().Round(time.Millisecond))
+	fmt.Printf("loaded (%v, load average %s at the end, %s): %s; readers' CPU %v, this process's (the other clients') CPU %v\n", c.duration, loadavg(), cpuLoaded.stolen(), loaded.summary(), loaded.cpu.Round(time.Millisecond), selfCPU().Round(time.Millisecond))
 	fmt.Printf("  %s\n", loaded.slowPhases(0.01))
 	if alive {
 		fmt.Printf("  %s\n", runtimeReport("server runtime, loaded", snapLoaded, srv.snap()))
@@ -1054,12 +1055,13 @@ func unloaded(c config, srv *server, phase string) (*latencies, error) {
 	}
 	before := srv.snap()
 	load := loadavg()
+	cpu := readCPUTimes()
 	l, err := readersProcess(c, srv.base, c.baseline, nil)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Printf("%s (%d readers at %g/s each, %v, after %v waiting for the server to be idle and %v of warm-up reads; load average %s, then %s): %s; readers' CPU %v\n",
-		phase, c.readers, c.readRate, c.baseline, waited.Round(100*time.Millisecond), c.warmup, load, loadavg(), l.summary(), l.cpu.Round(time.Millisecond))
+	fmt.Printf("%s (%d readers at %g/s each, %v, after %v waiting for the server to be idle and %v of warm-up reads; load average %s, then %s, %s): %s; readers' CPU %v\n",
+		phase, c.readers, c.readRate, c.baseline, waited.Round(100*time.Millisecond), c.warmup, load, loadavg(), cpu.stolen(), l.summary(), l.cpu.Round(time.Millisecond))
 	fmt.Printf("  %s\n", l.slowPhases(0.01))
 	fmt.Printf("  %s\n", runtimeReport("server runtime, "+phase, before, srv.snap()))
 	return l, nil

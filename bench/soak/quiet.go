@@ -90,6 +90,41 @@ func (s *server) cpu() time.Duration {
 	return time.Duration(ut+st) * time.Second / 100 // USER_HZ
 }
 
+// cpuTimes are the machine's processor times from /proc/stat (clock
+// ticks): all of them, and those stolen by the hypervisor, which on a
+// shared virtual machine runs other guests on the cores this one waits
+// for. A phase with much stolen time measured the neighbours too.
+type cpuTimes struct{ total, steal int64 }
+
+func readCPUTimes() cpuTimes {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTimes{}
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	var t cpuTimes
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if i < 8 {
+			t.total += n
+		}
+		if i == 7 {
+			t.steal = n
+		}
+	}
+	return t
+}
+
+// stolen describes the share of processor time stolen since t.
+func (t cpuTimes) stolen() string {
+	now := readCPUTimes()
+	if now.total <= t.total {
+		return "processor time stolen ?"
+	}
+	return fmt.Sprintf("%.0f%% of processor time stolen by the hypervisor", 100*float64(now.steal-t.steal)/float64(now.total-t.total))
+}
+
 // loadavg is the machine's one-minute load average, as text.
 func loadavg() string {
 	b, err := os.ReadFile("/proc/loadavg")
