@@ -223,25 +223,21 @@ func (s *Store) ObjectsDerivedStored(p kb.ID, kind string, codec DerivedCodec, b
 	if m == nil {
 		return nil, false, nil
 	}
-	c := &s.derived
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := derivedKey{p, kind}
-	if v, ok := c.lookup(m, k); ok {
-		return v, true, nil
-	}
-	// The file spares the build and the walk over p's quads that lists
-	// its objects.
-	if v, _, ok := fromFile(s.dir, m, p, kind, codec); ok {
-		c.keep(k, derivedEntry{v: v})
-		return v, true, nil
-	}
-	v, err = build(distinctObjects(m, p))
+	v, _, err = s.derived.build(m, derivedKey{p, kind}, func() (derivedEntry, error) {
+		// The file spares the build and the walk over p's quads that
+		// lists its objects.
+		if v, _, ok := fromFile(s.dir, m, p, kind, codec); ok {
+			return derivedEntry{v: v}, nil
+		}
+		v, err := build(distinctObjects(m, p))
+		if err == nil {
+			toFile(s.dir, m, p, kind, codec, v)
+		}
+		return derivedEntry{v: v}, err
+	}, nil)
 	if err != nil {
 		return nil, false, err
 	}
-	c.keep(k, derivedEntry{v: v})
-	toFile(s.dir, m, p, kind, codec, v)
 	return v, true, nil
 }
 

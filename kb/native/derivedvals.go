@@ -17,21 +17,10 @@ const derivedBytesMax = 64 << 20
 // when there is none; build reports the bytes its value holds. kept says
 // whether the value is (or was already) kept for later calls.
 func (c *derivedCache) getValue(m *memSnapshot, p kb.ID, kind string, build func() (any, int64, error)) (v any, kept bool, err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := derivedKey{p, kind}
-	if v, ok := c.lookup(m, k); ok {
-		return v, true, nil
-	}
-	v, bytes, err := build()
-	if err != nil {
-		return nil, false, err
-	}
-	if c.bytes+bytes > derivedBytesMax {
-		return v, false, nil
-	}
-	c.keep(k, derivedEntry{v: v, bytes: bytes})
-	return v, true, nil
+	return c.build(m, derivedKey{p, kind}, func() (derivedEntry, error) {
+		v, bytes, err := build()
+		return derivedEntry{v: v, bytes: bytes}, err
+	}, func(e derivedEntry) bool { return c.bytes+e.bytes <= derivedBytesMax })
 }
 
 // PredicateDerived returns what build makes of predicate p's quads as the

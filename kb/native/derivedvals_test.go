@@ -3,7 +3,9 @@ package native
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/perfkb/perfkb/kb"
 )
@@ -181,5 +183,75 @@ func TestPredicateUnchanged(t *testing.T) {
 		if name == "memory" {
 			ds.Close()
 		}
+	}
+}
+
+// TestDerivedBuildOutsideLock: a build of one derived value does not hold
+// up a query reading another (the cache's lock is not held while it
+// builds), and callers asking for the value under construction wait for
+// that build rather than building it again.
+func TestDerivedBuildOutsideLock(t *testing.T) {
+	ctx := context.Background()
+	ds := OpenMemory()
+	defer ds.Close()
+	ids, err := kb.InternQuads(ctx, ds, []kb.TermQuad{
+		{S: kb.IRI("http://e/s"), P: kb.IRI("http://e/p"), O: kb.IRI("http://e/o"), G: kb.IRI("http://e/g")},
+		{S: kb.IRI("http://e/s"), P: kb.IRI("http://e/q"), O: kb.IRI("http://e/o"), G: kb.IRI("http://e/g")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Apply(ctx, kb.Delta{Add: ids}); err != nil {
+		t.Fatal(err)
+	}
+	p, q := ids[0].P, ids[1].P
+	if _, _, _, err := ds.PredicateDerived(q, "other", func() (any, int64, error) { return "q's", 8, nil }); err != nil {
+		t.Fatal(err)
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	var builds atomic.Int32
+	slow := func() (any, int64, error) {
+		if builds.Add(1) == 1 {
+			close(started)
+		}
+		<-release
+		return "p's", 8, nil
+	}
+	results := make(chan any, 2)
+	for range 2 {
+		go func() {
+			v, _, _, err := ds.PredicateDerived(p, "slow", slow)
+			if err != nil {
+				t.Error(err)
+			}
+			results <- v
+		}()
+	}
+	<-started
+	// While p's value is being built, q's kept value is read at once.
+	read := make(chan any, 1)
+	go func() {
+		v, kept, _, _ := ds.PredicateDerived(q, "other", func() (any, int64, error) { return "rebuilt", 8, nil })
+		if !kept {
+			v = "not kept"
+		}
+		read <- v
+	}()
+	select {
+	case v := <-read:
+		if v != "q's" {
+			t.Errorf("q's value read during p's build: %v, want the kept \"q's\"", v)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading q's kept value waited for p's build")
+	}
+	close(release)
+	for range 2 {
+		if v := <-results; v != "p's" {
+			t.Errorf("p's value: %v", v)
+		}
+	}
+	if n := builds.Load(); n != 1 {
+		t.Errorf("p's value was built %d times for two callers at once, want 1", n)
 	}
 }

@@ -51,10 +51,63 @@ type derivedEntry struct {
 // derivedCache holds the values derived from the store's quads, valid for
 // snapshot snap.
 type derivedCache struct {
-	mu    sync.Mutex // one build at a time
+	mu    sync.Mutex
 	snap  *memSnapshot
 	vals  map[derivedKey]derivedEntry
 	bytes int64 // sum of vals' bytes
+	// flights are the builds in progress (build), closed when one ends.
+	flights map[derivedKey]chan struct{}
+}
+
+// build returns the value under k for snapshot m, calling build for it
+// when there is none, outside c.mu: a value order over millions of
+// objects takes a second to build, and every query that reads any kept
+// value (a probe index, a count) waited for it on the lock. Callers
+// asking for the same k meanwhile wait for that build and look again.
+// keep decides, under c.mu, whether the new value is kept (false: it is
+// returned to its caller only, kept false).
+func (c *derivedCache) build(m *memSnapshot, k derivedKey, build func() (derivedEntry, error), keep func(derivedEntry) bool) (v any, kept bool, err error) {
+	for {
+		c.mu.Lock()
+		if v, ok := c.lookup(m, k); ok {
+			c.mu.Unlock()
+			return v, true, nil
+		}
+		if ch, busy := c.flights[k]; busy {
+			c.mu.Unlock()
+			<-ch
+			continue
+		}
+		if c.flights == nil {
+			c.flights = map[derivedKey]chan struct{}{}
+		}
+		ch := make(chan struct{})
+		c.flights[k] = ch
+		c.mu.Unlock()
+		e, err := func() (e derivedEntry, err error) {
+			defer func() {
+				c.mu.Lock()
+				delete(c.flights, k)
+				close(ch)
+				if err == nil && (keep == nil || keep(e)) {
+					// A write may have moved the cache on meanwhile: the
+					// value holds there too if p's quads are alike, else
+					// the cache goes back to m for it.
+					if c.snap == nil || c.snap != m && !(sameBase(m, c.snap) && samePredicate(m, c.snap, k.p)) {
+						c.at(m)
+					}
+					c.keep(k, e)
+					kept = true
+				}
+				c.mu.Unlock()
+			}()
+			return build()
+		}()
+		if err != nil {
+			return nil, false, err
+		}
+		return e.v, kept, nil
+	}
 }
 
 // at makes m the cache's snapshot, keeping the values that hold for it
@@ -145,18 +198,11 @@ func predicateRun(d []key32, p kb.ID) []key32 {
 // get returns the value under (p, kind) for snapshot m, calling build
 // with p's distinct objects in m (ascending IDs) when there is none.
 func (c *derivedCache) get(m *memSnapshot, p kb.ID, kind string, build func(objects []kb.ID) (any, error)) (any, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := derivedKey{p, kind}
-	if v, ok := c.lookup(m, k); ok {
-		return v, nil
-	}
-	v, err := build(distinctObjects(m, p))
-	if err != nil {
-		return nil, err
-	}
-	c.keep(k, derivedEntry{v: v})
-	return v, nil
+	v, _, err := c.build(m, derivedKey{p, kind}, func() (derivedEntry, error) {
+		v, err := build(distinctObjects(m, p))
+		return derivedEntry{v: v}, err
+	}, nil)
+	return v, err
 }
 
 // distinctObjects returns the distinct objects of p's quads in m, in

@@ -32,6 +32,9 @@ type predStats struct {
 type predStatsCache struct {
 	mu  sync.Mutex // one computation at a time
 	cur atomic.Pointer[predStats]
+	// refreshing is set while stale statistics are recomputed in the
+	// background.
+	refreshing atomic.Bool
 }
 
 // stale reports whether stats computed at n quads no longer describe m.
@@ -43,10 +46,33 @@ func (st *predStats) stale(m *memSnapshot) bool {
 // get returns statistics that describe m, computing them when the cached
 // ones are stale (dir: the store's directory, whose statistics file
 // holds those of a mapped base; "" for none).
+//
+// With a background runner (SetBackgroundRunner: a server), stale
+// statistics are recomputed there and returned meanwhile: a pass over a
+// store of millions of quads takes tens of milliseconds, and under the
+// hardening soak's sensor flood, which grows the store by a tenth every
+// few seconds, the light query that came upon stale statistics paid for
+// it (and every query planned meanwhile waited on mu).
 func (c *predStatsCache) get(m *memSnapshot, dir string) *predStats {
-	if st := c.cur.Load(); st != nil && !st.stale(m) {
+	st := c.cur.Load()
+	if st != nil && !st.stale(m) {
 		return st
 	}
+	if st != nil && backgroundRunner.Load() != nil {
+		if c.refreshing.CompareAndSwap(false, true) && !inBackground(func() {
+			defer c.refreshing.Store(false)
+			c.compute(m, dir)
+		}) {
+			c.refreshing.Store(false)
+		}
+		return st
+	}
+	return c.compute(m, dir)
+}
+
+// compute returns statistics that describe m, computing them unless
+// another computation just did.
+func (c *predStatsCache) compute(m *memSnapshot, dir string) *predStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if st := c.cur.Load(); st != nil && !st.stale(m) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
@@ -77,6 +78,77 @@ func TestPredicateDistinct(t *testing.T) {
 				t.Fatal("statistics were not recomputed after the store grew")
 			}
 			check(ids[0], 40, 120, true)
+		})
+	}
+}
+
+// TestPredicateDistinctBackground: with a background runner (a server),
+// a query that finds the statistics stale gets the last ones at once and
+// the recomputation runs through the runner, once however many queries
+// ask meanwhile; after it the counts describe the grown store.
+func TestPredicateDistinctBackground(t *testing.T) {
+	ctx := context.Background()
+	handed := make(chan func(), 8)
+	SetBackgroundRunner(func(fn func()) { handed <- fn })
+	defer SetBackgroundRunner(nil)
+	for _, name := range []string{"memory", "disk"} {
+		t.Run(name, func(t *testing.T) {
+			var s interface {
+				kb.Dataset
+				PredicateDistinct(kb.ID) (int64, int64, bool)
+			}
+			if name == "memory" {
+				s = OpenMemory()
+			} else {
+				s = openDisk(t)
+			}
+			defer s.Close()
+			// 40 subjects with one p1 object each.
+			var tq []kb.TermQuad
+			for i := range 40 {
+				tq = append(tq, kb.TermQuad{S: kb.IRI(fmt.Sprintf("http://ex/s%d", i)), P: kb.IRI("http://ex/p1"), O: kb.Literal(fmt.Sprint(i), ontology.XSDInteger), G: kb.IRI("http://ex/g1")})
+			}
+			if _, err := rdfio.LoadQuads(ctx, s, sliceNext(tq), rdfio.LoadOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			ids, err := s.Intern(ctx, []kb.Term{kb.IRI("http://ex/p1")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// No statistics yet: computed on the caller's path.
+			if subj, obj, ok := s.PredicateDistinct(ids[0]); subj != 40 || obj != 40 || !ok {
+				t.Fatalf("PredicateDistinct(p1) = %d, %d, %v; want 40, 40, true", subj, obj, ok)
+			}
+			if len(handed) != 0 {
+				t.Fatal("the first statistics were handed to the runner")
+			}
+			// Grow the store past a tenth: 2,000 quads of other predicates.
+			more := internAll(t, s, genTermQuads(0, 2000))
+			if err := s.Apply(ctx, kb.Delta{Add: more}); err != nil {
+				t.Fatal(err)
+			}
+			for range 3 {
+				if _, _, ok := s.PredicateDistinct(more[0].P); ok {
+					t.Fatal("stale statistics know a predicate added since; they were recomputed on the caller's path")
+				}
+			}
+			var fn func()
+			select {
+			case fn = <-handed:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no recomputation handed to the runner")
+			}
+			time.Sleep(50 * time.Millisecond)
+			if n := len(handed); n != 0 {
+				t.Fatalf("%d more recomputations handed over while one was pending", n)
+			}
+			fn()
+			if _, _, ok := s.PredicateDistinct(more[0].P); !ok {
+				t.Fatal("statistics were not recomputed by the handed work")
+			}
+			if subj, obj, ok := s.PredicateDistinct(ids[0]); subj != 40 || obj != 40 || !ok {
+				t.Fatalf("after the recomputation PredicateDistinct(p1) = %d, %d, %v; want 40, 40, true", subj, obj, ok)
+			}
 		})
 	}
 }

@@ -52,3 +52,33 @@ func fork(fn func()) (wait func()) {
 	}()
 	return func() { <-done }
 }
+
+// backgroundRunner runs work no reader waits for (nil: none runs in the
+// background; the caller does it).
+var backgroundRunner atomic.Pointer[func(fn func())]
+
+// SetBackgroundRunner lets the native stores do work that a query came
+// upon but need not wait for in the background, through run (which must
+// call fn once): the planner statistics gone stale after writes are
+// recomputed there while queries plan with the last ones. nil, the
+// default, has the query that finds them stale recompute them, as a
+// command-line query, which would not outlive the work, wants. A server
+// sets one.
+func SetBackgroundRunner(run func(fn func())) {
+	if run == nil {
+		backgroundRunner.Store(nil)
+		return
+	}
+	backgroundRunner.Store(&run)
+}
+
+// inBackground runs fn on a goroutine of its own through the background
+// runner; false when there is none (fn not run).
+func inBackground(fn func()) bool {
+	run := backgroundRunner.Load()
+	if run == nil {
+		return false
+	}
+	go (*run)(fn)
+	return true
+}
