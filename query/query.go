@@ -105,6 +105,9 @@ type Options struct {
 	// OneShot marks a process that answers one query and exits (see
 	// eval.Options.OneShot).
 	OneShot bool
+	// Background runs derived values' builds off the query's path (see
+	// eval.Options.Background).
+	Background func(fn func())
 	// Functions declares the functions queries may call, for parsing and
 	// evaluation alike (nil: DefaultFunctions()). Clone DefaultFunctions
 	// and Register extension functions on the clone to add some.
@@ -175,7 +178,7 @@ func evalOptions(opts Options) eval.Options {
 		Service: opts.Service, Base: opts.Base, Explain: opts.Explain,
 		ServiceBatch: opts.ServiceBatch, ServiceConcurrency: opts.ServiceConcurrency, Load: opts.Load,
 		QueryMemory: opts.QueryMemory, MemoryPool: opts.MemoryPool, Yield: opts.Yield, Workers: opts.Workers,
-		NoOptimize: opts.NoOptimize, OneShot: opts.OneShot, Functions: functions(opts), ReuseRows: opts.ReuseRows,
+		NoOptimize: opts.NoOptimize, OneShot: opts.OneShot, Background: opts.Background, Functions: functions(opts), ReuseRows: opts.ReuseRows,
 		CheckUpdate: opts.CheckUpdate}
 }
 

@@ -158,7 +158,7 @@ func newHTTPServer(ctx context.Context, ds kb.Dataset, f serveFlags, logger *slo
 		return d
 	}
 	sites := backend.NewSites(store, ds, f.fed.siteTimeout)
-	engine := &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.Registry, f.maxRows), Admission: f.long.scheduler(), Reads: f.readStore.router}
+	engine := &backend.QueryEngine{DS: ds, MaxRows: f.maxRows, Service: f.fed.serviceClient(sites.Registry, f.maxRows), Admission: f.long.scheduler(), Reads: f.readStore.router, Background: background}
 	// Mapped store pages and free heap go back after a second idle.
 	engine.ReleaseWhenIdle(ctx, time.Second)
 	opts := server.Options{

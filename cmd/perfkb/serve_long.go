@@ -130,11 +130,18 @@ func (f *longQueryFlags) tuneRuntime(ctx context.Context, logger *slog.Logger, s
 	}
 	// The writing goroutine is one of them.
 	native.SetWriteWorkers(writeCores - 1)
+	native.SetBackgroundRunner(background)
 	if os.Getenv("GOMAXPROCS") == "" {
 		runtime.GOMAXPROCS(f.cores + 1)
 		logger.Debug("go processors", "cores", f.cores, "processors", f.cores+1)
 	}
 }
+
+// background runs work that a query started and no client waits for:
+// derived values' builds (query.Options.Background) and the native
+// store's statistics (native.SetBackgroundRunner), each on a goroutine of
+// its own that the caller starts.
+func background(fn func()) { fn() }
 
 // lightCoreMaxCores is the most cores on which --light-core auto keeps a
 // slot from heavy work: on a few cores a lookup arriving while heavy work

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -269,6 +270,35 @@ func (n *bgpNode) keptProbe(ex *executor, level int, ids [3]kb.ID, graphs []kb.I
 		}
 	}
 	state := predicateState(ex.ds)
+	if ex.opts.Background != nil && ex.source == nil && ex.scanner != nil {
+		// Off the query's path: this query goes on with the store's
+		// lookups, and the ones after it read the index once built. The
+		// build reads the store as it is then; the index is kept only if
+		// pred's quads are still as they were when this query asked.
+		scanner, ds := ex.scanner, ex.ds
+		go ex.opts.Background(func() {
+			idx, bytes, err := buildKeptIndex(context.Background(), pred, key, graphs, func(ctx context.Context, p kb.Pattern, each func(kb.Quad) error) error {
+				var inner error
+				err := scanner.ScanQuads(ctx, p, func(q kb.Quad) bool {
+					inner = each(q)
+					return inner == nil
+				})
+				return cmp.Or(inner, err)
+			})
+			if err == nil {
+				_, _, _, err = pd.PredicateDerived(pred, kind, func() (any, int64, error) {
+					if !predicateUnchanged(ds, state, pred) {
+						return nil, 0, errNotKept
+					}
+					return idx, bytes, nil
+				})
+			}
+			if err != nil {
+				counter.Store(0)
+			}
+		})
+		return nil, false, nil
+	}
 	built, bytes, err := n.buildKept(ex, pred, key, graphs)
 	if err != nil {
 		counter.Store(0)
@@ -332,12 +362,25 @@ func (n *bgpNode) rowsIn(level int) float64 {
 
 // buildKept reads pred's quads in graphs and groups them by position key.
 func (n *bgpNode) buildKept(ex *executor, pred kb.ID, key int, graphs []kb.ID) (any, int64, error) {
+	return buildKeptIndex(ex.ctx, pred, key, graphs, func(_ context.Context, p kb.Pattern, each func(kb.Quad) error) error {
+		return ex.scan(p, func(q kb.Quad) error {
+			if err := each(q); err != nil {
+				return err
+			}
+			return ex.check()
+		})
+	})
+}
+
+// buildKeptIndex reads pred's quads in graphs through scan and groups
+// them by position key.
+func buildKeptIndex(ctx context.Context, pred kb.ID, key int, graphs []kb.ID, scan func(context.Context, kb.Pattern, func(kb.Quad) error) error) (*keptProbeIndex, int64, error) {
 	bgpKeptBuilds.Add(1)
 	var quads []kb.Quad
 	for _, g := range graphs {
-		if err := ex.scan(kb.Pattern{P: pred, G: g}, func(q kb.Quad) error {
+		if err := scan(ctx, kb.Pattern{P: pred, G: g}, func(q kb.Quad) error {
 			quads = append(quads, q)
-			return ex.check()
+			return nil
 		}); err != nil {
 			return nil, 0, err
 		}

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"context"
+	"reflect"
+	"sync"
 	"sync/atomic"
 
 	"github.com/perfkb/perfkb/kb"
@@ -67,7 +69,7 @@ func (ex *executor) rangeTests(v algebra.Var, exprs []algebra.Expr, sc scope) ([
 // (ascending IDs) and how many distinct objects p has, or ok false when
 // the store keeps no value order.
 func (ex *executor) selectByValue(p kb.ID, slot int, tests []fastTest) (objs []kb.ID, distinct int, ok bool, err error) {
-	order, ok, err := ex.numOrderOf(p)
+	order, ok, err := ex.numOrderNow(p)
 	if err != nil || !ok {
 		return nil, 0, false, err
 	}
@@ -221,7 +223,7 @@ func (s planStats) RangeCount(ctx context.Context, tp algebra.TriplePattern, gra
 	if ex.opts.OneShot {
 		order, ok = ex.keptNumOrderOf(pid)
 	} else {
-		order, ok, err = ex.numOrderOf(pid)
+		order, ok, err = ex.numOrderNow(pid)
 	}
 	if err != nil || !ok || order.size() == 0 {
 		return 0, 0, false, err
@@ -292,4 +294,49 @@ func (n *bgpNode) matchRanged(ex *executor, level int, r row, emit func(row) boo
 		}
 	}
 	return true, nil
+}
+
+// orderBuilds are the value orders handed to Options.Background and not
+// yet built, by store and predicate, so that the queries meanwhile hand
+// over no second build.
+var orderBuilds sync.Map // orderBuildKey → struct{}
+
+type orderBuildKey struct {
+	ds uintptr
+	p  kb.ID
+}
+
+// numOrderNow returns p's value order. With Options.Background (a
+// server) it returns only one the store keeps and, when there is none,
+// hands its build to Background and reports false: building the order of
+// a predicate of millions of objects (after a write to it dropped the
+// last one) took a light query tens of milliseconds. The caller then
+// plans without the order, or tests each row's object itself.
+func (ex *executor) numOrderNow(p kb.ID) (*numOrder, bool, error) {
+	run := ex.opts.Background
+	v := reflect.ValueOf(ex.ds)
+	if run == nil || v.Kind() != reflect.Pointer {
+		return ex.numOrderOf(p)
+	}
+	if order, ok := ex.keptNumOrderOf(p); ok {
+		return order, true, nil
+	}
+	od, isOD := ex.ds.(objectsDeriver)
+	if !valueOrderOn || !isOD || ex.dict.table == nil {
+		return nil, false, nil
+	}
+	key := orderBuildKey{v.Pointer(), p}
+	if _, busy := orderBuilds.LoadOrStore(key, struct{}{}); busy {
+		return nil, false, nil
+	}
+	ds := ex.ds
+	go run(func() {
+		defer orderBuilds.Delete(key)
+		ctx := context.Background()
+		bex := &executor{ctx: ctx, ds: ds, dict: newDictionary(ctx, ds)}
+		_, _, _ = numOrderDerived(od, p, func(objects []kb.ID) (any, error) {
+			return buildNumOrder(bex, objects)
+		})
+	})
+	return nil, false, nil
 }

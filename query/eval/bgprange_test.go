@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/kb/rdfio"
@@ -126,6 +127,75 @@ func TestBGPRangeOneShot(t *testing.T) {
 				t.Errorf("%s: a one-shot query built the value order (kept %v, plan ranged %v)\n%s", name, kept(), ranged, res.Explain())
 			case i > 0 && (!kept() || !ranged):
 				t.Errorf("%s run %d: value order kept %v, plan ranged %v, want both\n%s", name, i, kept(), ranged, res.Explain())
+			}
+		}
+	}
+}
+
+// TestBGPRangeBackground checks that with Options.Background (a server)
+// a query finding no value order kept plans and filters without it and
+// hands its build to Background, once however many queries find none
+// meanwhile; once built, a query starts from it. Answers by hand as in
+// TestBGPRangeOneShot.
+func TestBGPRangeBackground(t *testing.T) {
+	stores := trigStores(t, "testdata/valueorder.trig", "http://e/")
+	links, err := os.ReadFile("testdata/bgprange.trig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := `SELECT ?s { <http://e/hub> <http://e/has> ?s . ?s <http://e/w> ?o FILTER(?o > 9007199254740992) } ORDER BY ?s`
+	for name, ds := range stores {
+		kd, ok := ds.(keptObjectsDeriver)
+		if !ok {
+			continue
+		}
+		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(links)), rdfio.LoadOptions{Format: rdfio.TriG}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		w, known, err := ds.Lookup(context.Background(), kb.IRI("http://e/w"))
+		if err != nil || !known {
+			t.Fatalf("%s: ex:w not in the store (%v)", name, err)
+		}
+		kept := func() bool { _, ok := kd.ObjectsDerivedKept(w, numOrderKind); return ok }
+		handed := make(chan func(), 8)
+		opts := Options{Background: func(fn func()) { handed <- fn }}
+		var fns []func()
+		for i := range 3 {
+			res, err := Query(context.Background(), ds, mustParse(t, q), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for r, ok := res.Next(); ok; r, ok = res.Next() {
+				got = append(got, strings.TrimPrefix(r[0].Value, "http://e/"))
+			}
+			if s := strings.Join(got, " "); s != "ibig inf" {
+				t.Errorf("%s run %d: got %q, want (by hand) %q", name, i, s, "ibig inf")
+			}
+			ranged := strings.Contains(res.Explain(), "objects by value")
+			if i < 2 && (kept() || ranged) {
+				t.Errorf("%s run %d: before the handed build ran: value order kept %v, plan ranged %v\n%s", name, i, kept(), ranged, res.Explain())
+			}
+			if i == 2 && (!kept() || !ranged) {
+				t.Errorf("%s run %d: after the handed build: value order kept %v, plan ranged %v, want both\n%s", name, i, kept(), ranged, res.Explain())
+			}
+			if i == 1 {
+				// Both queries found no order; one build was handed over.
+				for len(fns) == 0 || len(handed) > 0 {
+					select {
+					case fn := <-handed:
+						fns = append(fns, fn)
+					case <-time.After(10 * time.Second):
+						t.Fatalf("%s: no build handed to Background", name)
+					}
+				}
+				time.Sleep(100 * time.Millisecond)
+				if n := len(fns) + len(handed); n != 1 {
+					t.Errorf("%s: %d builds of ex:w's value order handed over, want 1", name, n)
+				}
+				for _, fn := range fns {
+					fn()
+				}
 			}
 		}
 	}

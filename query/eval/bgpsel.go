@@ -130,7 +130,7 @@ func (ex *executor) objectSelOf(s *levelSel) (*objectSel, error) {
 		return sel, err
 	}
 	state := predicateState(ex.ds)
-	order, ok, err := ex.numOrderOf(s.pred)
+	order, ok, err := ex.numOrderNow(s.pred)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -102,6 +102,13 @@ type Options struct {
 	// and does not build one for an estimate, since it would not outlive
 	// the query (a server builds it once and keeps it).
 	OneShot bool
+	// Background, when set, runs work that a later query profits from
+	// and this one need not wait for (building a kept probe index after
+	// a write dropped the last one): the query starts it with go
+	// Background(fn) and goes on with the store's own lookups. A server
+	// sets it, with fn run on a thread of lowered priority; nil builds
+	// such values on the query's own path.
+	Background func(fn func())
 	// Functions resolves function calls: built-in keywords, casts and
 	// extension functions by IRI. Nil means function.Builtin().
 	Functions *function.Registry

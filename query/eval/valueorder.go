@@ -178,17 +178,13 @@ func (n *aggScanNode) orderedTests() []int {
 // the remaining tests, for a scan of those objects' quads; ok is false to
 // scan every quad.
 func (n *aggScanNode) orderedObjects(ex *executor, seed row, idx []int) (objs []kb.ID, rest []fastTest, ok bool, err error) {
-	od, isOD := ex.ds.(objectsDeriver)
-	if !valueOrderOn || len(idx) == 0 || !isOD || ex.dict.table == nil {
+	if len(idx) == 0 {
 		return nil, nil, false, nil
 	}
-	v, ok, err := numOrderDerived(od, n.pat[1].id, func(objects []kb.ID) (any, error) {
-		return buildNumOrder(ex, objects)
-	})
+	order, ok, err := ex.numOrderNow(n.pat[1].id)
 	if err != nil || !ok {
 		return nil, nil, false, err
 	}
-	order := v.(*numOrder)
 	valueOrderRuns.Add(1)
 	tests := make([]*fastTest, len(idx))
 	for j, i := range idx {

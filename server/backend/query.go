@@ -35,6 +35,9 @@ type QueryEngine struct {
 	// Reads, when set, sends queries to a read replica that keeps up
 	// (ReadRouter); updates always go to DS.
 	Reads *ReadRouter
+	// Background, when set, runs the builds of derived values that
+	// queries start for later ones (query.Options.Background).
+	Background func(fn func())
 
 	started  atomic.Int64 // queries begun (ReleaseWhenIdle)
 	inflight atomic.Int64 // queries not yet ended
@@ -70,7 +73,7 @@ func (e *QueryEngine) Query(ctx context.Context, req server.QueryRequest) (*serv
 	}
 	// Rows are encoded one at a time (server.SolutionIterator), so one slice
 	// serves them all.
-	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool, ReuseRows: true}
+	opts := query.Options{Base: req.BaseIRI, MaxRows: e.MaxRows, Service: e.Service, QueryMemory: e.QueryMemory, MemoryPool: e.MemoryPool, ReuseRows: true, Background: e.Background}
 	prepared, err := e.prepare(ctx, req.Query, opts)
 	if err != nil {
 		return nil, translateError(ctx, err)
