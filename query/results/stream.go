@@ -258,12 +258,32 @@ func (r *rowReader) readJSONResults(dec *json.Decoder) error {
 		if err := expectDelim(dec, '['); err != nil {
 			return err
 		}
+		var raw json.RawMessage
 		for dec.More() {
-			var b map[string]jsonTerm
-			if err := dec.Decode(&b); err != nil {
+			raw = raw[:0]
+			if err := dec.Decode(&raw); err != nil {
 				return err
 			}
 			row := make([]kb.Term, len(r.rs.Vars))
+			plain, err := plainBinding(raw, func(name string, t kb.Term) error {
+				i := r.declare(name)
+				row = r.pad(row)
+				row[i] = t
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if plain {
+				if err := r.add(r.pad(row)); err != nil {
+					return err
+				}
+				continue
+			}
+			var b map[string]jsonTerm
+			if err := json.Unmarshal(raw, &b); err != nil {
+				return err
+			}
 			for name, v := range b {
 				i := r.declare(name)
 				row = r.pad(row)
