@@ -97,17 +97,18 @@ func (f *longQueryFlags) validate() error {
 const defaultGCPercent = 200
 
 // tuneRuntime sets the garbage collector's percent (unless $GOGC is set)
-// and gives the Go runtime one processor more than the cores, unless
-// $GOMAXPROCS says otherwise, remembers the cores for the lanes and bounds
-// the cores the native store's writes use (--write-cores). The
-// runtime polls the network only from an idle processor (or else from
-// its 10 ms system monitor), so with every processor busy in
-// query work a light request's connection would be noticed late at each
-// read and write; the spare processor is idle whenever the cores are
-// saturated and lets the kernel, with its finer time slices, run the
-// request at once. With --gc-floor, unless $GOGC or $GOMEMLIMIT is set,
-// the heap gets its floor (gcFloor) under soft, the runtime's soft memory
-// limit (0: none known), until ctx ends. Called once, by perfkb serve.
+// and gives the Go runtime spareProcessors processors more than the
+// cores, unless $GOMAXPROCS says otherwise, remembers the cores for the
+// lanes and bounds the cores the native store's writes use
+// (--write-cores). The runtime polls the network only from an idle
+// processor (or else from its 10 ms system monitor: golang/go#51651), so
+// with every processor busy a light request's bytes would be noticed late
+// at each read and write; a spare processor is idle whenever the run
+// slots keep the cores busy and lets the kernel, with its finer time
+// slices, run the request at once. With --gc-floor, unless $GOGC or
+// $GOMEMLIMIT is set, the heap gets its floor (gcFloor) under soft, the
+// runtime's soft memory limit (0: none known), until ctx ends. Called
+// once, by perfkb serve.
 func (f *longQueryFlags) tuneRuntime(ctx context.Context, logger *slog.Logger, soft int64) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(f.gcPercent)
@@ -132,10 +133,19 @@ func (f *longQueryFlags) tuneRuntime(ctx context.Context, logger *slog.Logger, s
 	native.SetWriteWorkers(writeCores - 1)
 	native.SetBackgroundRunner(background)
 	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(f.cores + 1)
-		logger.Debug("go processors", "cores", f.cores, "processors", f.cores+1)
+		runtime.GOMAXPROCS(f.cores + spareProcessors)
+		logger.Debug("go processors", "cores", f.cores, "processors", f.cores+spareProcessors)
 	}
 }
+
+// spareProcessors is how many Go processors serve adds to the cores. One
+// was not enough under the hardening soak on two cores: besides the run
+// slots' heavy work, the sensor writer, a streamed answer's coroutines
+// and the collector's workers held every processor, and a trace showed a
+// light read's bytes found by the system monitor 10 ms after they came.
+// With two, over the sensor flood's first 100 seconds, reads over 10 ms
+// went from 19 to 5 of 1,600 (over 20 ms from 7 to 0), one run each.
+const spareProcessors = 2
 
 // background runs work that a query started and no client waits for:
 // derived values' builds (query.Options.Background) and the native
