@@ -90,25 +90,9 @@ func TestBGPRange(t *testing.T) {
 // than a one-shot query saves at 10M quads), and answers alike; once a
 // query that may build has built it, a one-shot query starts from it.
 func TestBGPRangeOneShot(t *testing.T) {
-	stores := trigStores(t, "testdata/valueorder.trig", "http://e/")
-	links, err := os.ReadFile("testdata/bgprange.trig")
-	if err != nil {
-		t.Fatal(err)
-	}
 	q := `SELECT ?s { <http://e/hub> <http://e/has> ?s . ?s <http://e/w> ?o FILTER(?o > 9007199254740992) } ORDER BY ?s`
-	for name, ds := range stores {
-		kd, ok := ds.(keptObjectsDeriver)
-		if !ok {
-			continue
-		}
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(links)), rdfio.LoadOptions{Format: rdfio.TriG}); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		w, known, err := ds.Lookup(context.Background(), kb.IRI("http://e/w"))
-		if err != nil || !known {
-			t.Fatalf("%s: ex:w not in the store (%v)", name, err)
-		}
-		kept := func() bool { _, ok := kd.ObjectsDerivedKept(w, numOrderKind); return ok }
+	for name, st := range rangeStores(t) {
+		ds, kept := st.ds, st.kept
 		for i, oneShot := range []bool{true, false, true} {
 			res, err := Query(context.Background(), ds, mustParse(t, q), Options{OneShot: oneShot})
 			if err != nil {
@@ -138,25 +122,9 @@ func TestBGPRangeOneShot(t *testing.T) {
 // meanwhile; once built, a query starts from it. Answers by hand as in
 // TestBGPRangeOneShot.
 func TestBGPRangeBackground(t *testing.T) {
-	stores := trigStores(t, "testdata/valueorder.trig", "http://e/")
-	links, err := os.ReadFile("testdata/bgprange.trig")
-	if err != nil {
-		t.Fatal(err)
-	}
 	q := `SELECT ?s { <http://e/hub> <http://e/has> ?s . ?s <http://e/w> ?o FILTER(?o > 9007199254740992) } ORDER BY ?s`
-	for name, ds := range stores {
-		kd, ok := ds.(keptObjectsDeriver)
-		if !ok {
-			continue
-		}
-		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(links)), rdfio.LoadOptions{Format: rdfio.TriG}); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		w, known, err := ds.Lookup(context.Background(), kb.IRI("http://e/w"))
-		if err != nil || !known {
-			t.Fatalf("%s: ex:w not in the store (%v)", name, err)
-		}
-		kept := func() bool { _, ok := kd.ObjectsDerivedKept(w, numOrderKind); return ok }
+	for name, st := range rangeStores(t) {
+		ds, kept := st.ds, st.kept
 		handed := make(chan func(), 8)
 		opts := Options{Background: func(fn func()) { handed <- fn }}
 		var fns []func()
@@ -199,6 +167,39 @@ func TestBGPRangeBackground(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rangeStore is a store of rangeStores: testdata/valueorder.trig and
+// testdata/bgprange.trig, and whether it keeps ex:w's value order now.
+type rangeStore struct {
+	ds   kb.Dataset
+	kept func() bool
+}
+
+// rangeStores returns, by name, the stores that tell whether a value
+// order is kept, with the data of the range tests loaded.
+func rangeStores(t *testing.T) map[string]rangeStore {
+	t.Helper()
+	links, err := os.ReadFile("testdata/bgprange.trig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]rangeStore{}
+	for name, ds := range trigStores(t, "testdata/valueorder.trig", "http://e/") {
+		kd, ok := ds.(keptObjectsDeriver)
+		if !ok {
+			continue
+		}
+		if _, err := rdfio.Load(context.Background(), ds, strings.NewReader(string(links)), rdfio.LoadOptions{Format: rdfio.TriG}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		w, known, err := ds.Lookup(context.Background(), kb.IRI("http://e/w"))
+		if err != nil || !known {
+			t.Fatalf("%s: ex:w not in the store (%v)", name, err)
+		}
+		out[name] = rangeStore{ds: ds, kept: func() bool { _, ok := kd.ObjectsDerivedKept(w, numOrderKind); return ok }}
+	}
+	return out
 }
 
 // TestRangeCount checks the planner's count of ex:w's objects that pass
