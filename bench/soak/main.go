@@ -223,7 +223,7 @@ func run(c config) error {
 	var writeErrs, write5xx, hostileSent, hostile5xx, stallConns atomic.Int64
 	var writeFailures tally // failed normal writes by status (or client error) and first answer
 	var attacks attackTallies
-	var rssMax atomic.Int64
+	var rssMax, vmMax, threadsMax atomic.Int64
 	ctx, cancel := context.WithTimeout(context.Background(), c.duration)
 	var wg sync.WaitGroup
 	wg.Add(7)
@@ -268,11 +268,17 @@ func run(c config) error {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				if rss := srv.rss(); rss > rssMax.Load() {
-					rssMax.Store(rss)
+				st := srv.status()
+				for _, m := range []struct {
+					max *atomic.Int64
+					v   int64
+				}{{&rssMax, st.rss}, {&vmMax, st.vm}, {&threadsMax, st.threads}} {
+					if m.v > m.max.Load() {
+						m.max.Store(m.v)
+					}
 				}
 				if s := int(time.Since(start).Seconds()); s%30 == 0 {
-					fmt.Printf("  %3ds: RSS max %d MiB, alive %v\n", s, rssMax.Load()>>20, srv.alive())
+					fmt.Printf("  %3ds: RSS max %d MiB, virtual memory max %d MiB, threads max %d, alive %v\n", s, rssMax.Load()>>20, vmMax.Load()>>20, threadsMax.Load(), srv.alive())
 				}
 			}
 		}
@@ -301,7 +307,7 @@ func run(c config) error {
 	if c.attacks {
 		attacks.print()
 	}
-	fmt.Printf("server alive after the run: %v; peak RSS %d MiB\n", alive, rssMax.Load()>>20)
+	fmt.Printf("server alive after the run: %v; peak RSS %d MiB; peak virtual memory %d MiB (limit %s); most threads %d\n", alive, rssMax.Load()>>20, vmMax.Load()>>20, orNone(c.vmem), threadsMax.Load())
 	if !alive {
 		return errors.New("the server died during the run")
 	}
@@ -612,18 +618,41 @@ func (s *server) stop() {
 	}
 }
 
-func (s *server) rss() int64 {
+// procStatus is what the soak watches of the server process: resident and
+// virtual memory in bytes (the ulimit -v bounds the second) and threads.
+type procStatus struct{ rss, vm, threads int64 }
+
+// status reads the server's /proc status (zeros once it has gone).
+func (s *server) status() procStatus {
+	var st procStatus
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
-		return 0
+		return st
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		n, _ := strconv.ParseInt(f[1], 10, 64)
+		switch f[0] {
+		case "VmRSS:":
+			st.rss = n << 10
+		case "VmSize:":
+			st.vm = n << 10
+		case "Threads:":
+			st.threads = n
 		}
 	}
-	return 0
+	return st
+}
+
+// orNone is s, or "none" when it is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // latencies collects read latencies.
