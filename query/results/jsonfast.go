@@ -1,6 +1,10 @@
 package results
 
 import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
 	"unicode/utf8"
 
 	"github.com/perfkb/perfkb/kb"
@@ -16,10 +20,11 @@ import (
 // invalid UTF-8) goes the general way (encoding/json), so both ways read
 // every document alike.
 
-// plainBinding parses raw, one binding object already checked to be
-// valid JSON by the decoder, calling bind for each variable in document
-// order; ok is false, with nothing bound, when raw is not of the plain
-// shape.
+// plainBinding parses raw, one binding object cut out by bindingSplitter
+// (which checks only its brackets and strings' ends), calling bind for
+// each variable in document order; ok is false, with nothing bound, when
+// raw is not of the plain shape or not valid JSON, and the caller then
+// hands it to encoding/json, which says what is wrong.
 func plainBinding(raw []byte, bind func(name string, t kb.Term) error) (ok bool, err error) {
 	type pair struct {
 		name string
@@ -103,7 +108,7 @@ func (p *jsonScan) str() (string, bool) {
 				return "", false
 			}
 			return string(s), true
-		case c == '\\':
+		case c == '\\', c < 0x20:
 			return "", false
 		}
 		p.i++
@@ -167,4 +172,119 @@ func (p *jsonScan) term() (kb.Term, bool, error) {
 		return t, err == nil, err
 	}
 	return kb.Term{}, false, nil
+}
+
+// bindingSplitter cuts the binding objects of a results document's
+// "bindings" array out of its bytes, one at a time, without decoding them:
+// encoding/json's Decoder scanned each object twice (once to find its end,
+// once more to check it as a RawMessage), which was most of what reading a
+// federated site's 60 MB answer cost. Only the array's punctuation, the
+// objects' brackets and their strings' ends are checked here; each object
+// is then parsed strictly (plainBinding, else encoding/json).
+type bindingSplitter struct {
+	br   *bufio.Reader
+	base int64 // the document offset of br's first byte
+	read int64 // bytes consumed from br
+	n    int   // objects cut so far
+}
+
+// errBindingsEnd is next's answer at the array's closing ']'.
+var errBindingsEnd = errors.New("end of bindings")
+
+// next appends the next binding object's bytes to raw[:0] and returns
+// them, or errBindingsEnd after the closing ']' has been consumed.
+func (s *bindingSplitter) next(raw []byte) ([]byte, error) {
+	c, err := s.skipSpace()
+	if err != nil {
+		return nil, err
+	}
+	if s.n > 0 {
+		switch c {
+		case ']':
+			s.discard(1)
+			return nil, errBindingsEnd
+		case ',':
+			s.discard(1)
+			if c, err = s.skipSpace(); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, s.syntax("expected ',' or ']' after a binding", c)
+		}
+	} else if c == ']' {
+		s.discard(1)
+		return nil, errBindingsEnd
+	}
+	if c != '{' {
+		return nil, s.syntax("expected a binding object", c)
+	}
+	raw = raw[:0]
+	depth, inStr, esc := 0, false, false
+	for {
+		buf, err := s.br.Peek(max(1, s.br.Buffered()))
+		if len(buf) == 0 {
+			if err == io.EOF {
+				err = fmt.Errorf("results: unexpected end of JSON in binding %d", s.n+1)
+			}
+			return nil, err
+		}
+		for i, b := range buf {
+			switch {
+			case esc:
+				esc = false
+			case inStr:
+				switch b {
+				case '\\':
+					esc = true
+				case '"':
+					inStr = false
+				}
+			case b == '"':
+				inStr = true
+			case b == '{' || b == '[':
+				depth++
+			case b == '}' || b == ']':
+				depth--
+				if depth == 0 {
+					raw = append(raw, buf[:i+1]...)
+					s.discard(i + 1)
+					s.n++
+					return raw, nil
+				}
+			}
+		}
+		raw = append(raw, buf...)
+		s.discard(len(buf))
+	}
+}
+
+// skipSpace consumes JSON whitespace and returns the next byte, unread.
+func (s *bindingSplitter) skipSpace() (byte, error) {
+	for {
+		b, err := s.br.ReadByte()
+		if err != nil {
+			if err == io.EOF {
+				err = fmt.Errorf("results: unexpected end of JSON in the bindings array at byte %d", s.base+s.read)
+			}
+			return 0, err
+		}
+		switch b {
+		case ' ', '\t', '\n', '\r':
+			s.read++
+		default:
+			_ = s.br.UnreadByte()
+			return b, nil
+		}
+	}
+}
+
+// discard consumes n bytes already peeked.
+func (s *bindingSplitter) discard(n int) {
+	_, _ = s.br.Discard(n)
+	s.read += int64(n)
+}
+
+// syntax names what was expected at the current byte.
+func (s *bindingSplitter) syntax(want string, c byte) error {
+	return fmt.Errorf("results: reading JSON: %s at byte %d, found %q", want, s.base+s.read, c)
 }

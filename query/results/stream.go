@@ -187,7 +187,7 @@ func (r *rowReader) readJSON(in io.Reader) error {
 			}
 			r.rs.Boolean = b
 		case "results":
-			if err := r.readJSONResults(dec); err != nil {
+			if dec, in, err = r.readJSONResults(dec, in); err != nil {
 				return wrap(err)
 			}
 		default:
@@ -239,69 +239,87 @@ func (r *rowReader) headFirst(vars []string) {
 	}
 }
 
-func (r *rowReader) readJSONResults(dec *json.Decoder) error {
+func (r *rowReader) readJSONResults(dec *json.Decoder, in io.Reader) (*json.Decoder, io.Reader, error) {
 	if err := expectDelim(dec, '{'); err != nil {
-		return err
+		return dec, in, err
 	}
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return err
+			return dec, in, err
 		}
 		if key != "bindings" {
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return err
+				return dec, in, err
 			}
 			continue
 		}
 		if err := expectDelim(dec, '['); err != nil {
+			return dec, in, err
+		}
+		// The bindings are cut out of the bytes by the splitter; the
+		// rest of the document goes on in a decoder over what it left.
+		sp := &bindingSplitter{br: bufio.NewReaderSize(io.MultiReader(dec.Buffered(), in), 64<<10), base: dec.InputOffset()}
+		in = sp.br
+		var raw []byte
+		for {
+			raw, err = sp.next(raw)
+			if err == errBindingsEnd {
+				break
+			}
+			if err != nil {
+				return dec, in, err
+			}
+			if err := r.binding(raw); err != nil {
+				return dec, in, err
+			}
+		}
+		// A new decoder cannot start inside two objects: a made-up
+		// start puts it there, in the results object after a member.
+		dec = json.NewDecoder(io.MultiReader(strings.NewReader(resumeInResults), in))
+		for range 5 { // { "" { "" 0
+			if _, err := dec.Token(); err != nil {
+				return dec, in, err
+			}
+		}
+	}
+	return dec, in, expectDelim(dec, '}')
+}
+
+// resumeInResults is the made-up start of a document that leaves a
+// decoder inside its top-level object and that object's "results" member
+// object, after a member of each.
+const resumeInResults = `{"":{"":0`
+
+// binding adds the row of one binding object.
+func (r *rowReader) binding(raw []byte) error {
+	row := make([]kb.Term, len(r.rs.Vars))
+	plain, err := plainBinding(raw, func(name string, t kb.Term) error {
+		i := r.declare(name)
+		row = r.pad(row)
+		row[i] = t
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if !plain {
+		var b map[string]jsonTerm
+		if err := json.Unmarshal(raw, &b); err != nil {
 			return err
 		}
-		var raw json.RawMessage
-		for dec.More() {
-			raw = raw[:0]
-			if err := dec.Decode(&raw); err != nil {
-				return err
-			}
-			row := make([]kb.Term, len(r.rs.Vars))
-			plain, err := plainBinding(raw, func(name string, t kb.Term) error {
-				i := r.declare(name)
-				row = r.pad(row)
-				row[i] = t
-				return nil
-			})
+		for name, v := range b {
+			i := r.declare(name)
+			row = r.pad(row)
+			t, err := v.term(0)
 			if err != nil {
 				return err
 			}
-			if plain {
-				if err := r.add(r.pad(row)); err != nil {
-					return err
-				}
-				continue
-			}
-			var b map[string]jsonTerm
-			if err := json.Unmarshal(raw, &b); err != nil {
-				return err
-			}
-			for name, v := range b {
-				i := r.declare(name)
-				row = r.pad(row)
-				t, err := v.term(0)
-				if err != nil {
-					return err
-				}
-				row[i] = t
-			}
-			if err := r.add(r.pad(row)); err != nil {
-				return err
-			}
-		}
-		if err := expectDelim(dec, ']'); err != nil {
-			return err
+			row[i] = t
 		}
 	}
-	return expectDelim(dec, '}')
+	return r.add(r.pad(row))
 }
 
 func expectDelim(dec *json.Decoder, d json.Delim) error {
