@@ -25,8 +25,8 @@ fi
 exp=http://perfkb.example/site/vienna/exp/2
 graph=urn:x-perfkb:bench:vienna-exp-2
 "$perfkb" sample --sites 6 --triples 200000 -o "$work/all.nq" >/dev/null
-awk -v s="<$exp>" -v u="<$exp/" -v g="<$graph> ." '
-	index($0, s) == 1 || index($0, u) == 1 { sub(/<[^>]*> \.$/, g); n++ }
+awk -v s="<$exp>" -v u="<$exp/" -v g="<$graph>" '
+	index($0, s) == 1 || index($0, u) == 1 { sub(/<[^>]*> \.$/, g " ."); n++ }
 	{ print }
 	END { if (n == 0) exit 1; print n " quads of " NR " moved into " g > "/dev/stderr" }' "$work/all.nq" >"$work/moved.nq" 2>"$work/moved.txt"
 cat "$work/moved.txt"
