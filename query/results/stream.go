@@ -239,6 +239,9 @@ func (r *rowReader) headFirst(vars []string) {
 	}
 }
 
+// readJSONResults reads the "results" member's object from dec, whose
+// input is in, and returns the decoder and input to read the rest of the
+// document with: past a bindings array both are new.
 func (r *rowReader) readJSONResults(dec *json.Decoder, in io.Reader) (*json.Decoder, io.Reader, error) {
 	if err := expectDelim(dec, '{'); err != nil {
 		return dec, in, err
