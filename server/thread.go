@@ -123,3 +123,33 @@ func LowerPriority(ctx context.Context, nice int) bool {
 	t.lowered = true
 	return true
 }
+
+// RunLowered runs fn on an OS thread of its own whose scheduling priority
+// is lowered to nice (1 to 19; Linux; never above the calling process's
+// own), and waits for it. The thread ends with fn: its goroutine exits
+// still locked to it, and the Go runtime then discards the thread, so the
+// lower priority never reaches other work. For bulk work that must not
+// take a processor from a waiting light request, such as reading a
+// remote site's large answer: on an idle machine it runs at full speed,
+// and on a busy one the kernel runs the other threads first. A panic in
+// fn is raised again on the caller's goroutine. Elsewhere, or with nice
+// 0, fn runs on the caller's goroutine as usual.
+func RunLowered(nice int, fn func()) {
+	if !threadPriorities || nice <= 0 {
+		fn()
+		return
+	}
+	done := make(chan any, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends here
+		defer func() { done <- recover() }()
+		tid := threadID()
+		if cur, err := getNice(tid); err == nil && cur < min(nice, 19) {
+			_ = setNice(tid, min(nice, 19))
+		}
+		fn()
+	}()
+	if r := <-done; r != nil {
+		panic(r)
+	}
+}

@@ -186,3 +186,46 @@ func TestQueryCPUCountsRunningNotWaiting(t *testing.T) {
 		t.Error("QueryCPU answered on a thread that is not the request's")
 	}
 }
+
+// TestRunLowered: fn runs on a thread of its own at the lower priority,
+// that thread ends with fn, a panic reaches the caller, and with nice 0
+// fn runs on the caller's own thread at its priority.
+func TestRunLowered(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	self := syscall.Gettid()
+	base := threadNice(self)
+	if base+5 > 19 {
+		t.Skipf("the tests run at nice %d: no room to lower a thread by 5", base)
+	}
+	var tid, during int
+	RunLowered(base+5, func() { tid, during = syscall.Gettid(), threadNice(syscall.Gettid()) })
+	if tid == self || during != base+5 {
+		t.Fatalf("fn ran on thread %d (caller %d) at nice %d; want another thread at %d", tid, self, during, base+5)
+	}
+	if n := threadNice(self); n != base {
+		t.Fatalf("the caller's thread is at nice %d after RunLowered, want %d", n, base)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for threadNice(tid) != -100 {
+		if time.Now().After(deadline) {
+			t.Fatalf("thread %d still exists after RunLowered returned, nice %d", tid, threadNice(tid))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	RunLowered(0, func() { tid, during = syscall.Gettid(), threadNice(syscall.Gettid()) })
+	if tid != self || during != base {
+		t.Fatalf("nice 0: fn ran on thread %d at nice %d; want the caller's %d at %d", tid, during, self, base)
+	}
+
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Fatalf("recovered %v from RunLowered, want fn's panic", r)
+			}
+		}()
+		RunLowered(base+5, func() { panic("boom") })
+		t.Fatal("RunLowered returned after fn panicked")
+	}()
+}

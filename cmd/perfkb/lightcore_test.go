@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/spf13/pflag"
+)
 
 // TestLightCore: --light-core keeps a slot from heavy work when on, never
 // when off (the default), and by itself (auto) on machines of up to
@@ -33,5 +37,34 @@ func TestLightCore(t *testing.T) {
 	f := longQueryFlags{after: 1, gcPercent: 100, lightCore: "sometimes"}
 	if err := f.validate(); err == nil {
 		t.Error("--light-core sometimes: no error")
+	}
+}
+
+// TestServiceNiceFlag: --service-nice reaches the admission (default 10),
+// 0 leaves SERVICE answers at the server's own priority, and a value
+// outside 0-19 is a usage error.
+func TestServiceNiceFlag(t *testing.T) {
+	for _, args := range []struct {
+		argv []string
+		want int
+	}{{nil, 10}, {[]string{"--service-nice", "0"}, 0}, {[]string{"--service-nice", "15"}, 15}} {
+		var f longQueryFlags
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		f.bind(fs)
+		if err := fs.Parse(args.argv); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.validate(); err != nil {
+			t.Fatalf("%v: %v", args.argv, err)
+		}
+		if got := f.scheduler().ServiceNice; got != args.want {
+			t.Errorf("%v: ServiceNice %d, want %d", args.argv, got, args.want)
+		}
+	}
+	for _, bad := range []int{-1, 20} {
+		f := longQueryFlags{after: 1, gcPercent: 100, lightCore: "off", serviceNice: bad}
+		if err := f.validate(); err == nil {
+			t.Errorf("--service-nice %d: no error", bad)
+		}
 	}
 }

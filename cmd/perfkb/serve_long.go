@@ -28,6 +28,8 @@ type longQueryFlags struct {
 	steps int64
 	nice  int
 	lanes int
+	// serviceNice is --service-nice.
+	serviceNice int
 	// gcPercent is the garbage collector's GOGC.
 	gcPercent int
 	// gcFloor is --gc-floor: "" or "0" for none, "auto" for
@@ -47,6 +49,7 @@ func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.after, "long-query-after", 100*time.Millisecond, "a query running longer than this (its thread's processor time, on Linux) is heavy: it runs only while it holds one of the run slots, which heavy queries share in turns per client; light queries never wait (0: no admission)")
 	fs.Int64Var(&f.steps, "long-query-steps", backend.DefaultSteps, "a query past this many evaluation steps is heavy too, however fast it ran (0: only --long-query-after counts)")
 	fs.IntVar(&f.nice, "long-query-nice", 0, "the OS priority (nice value, 1-19) of a heavy query's thread; 0: unchanged (Linux only)")
+	fs.IntVar(&f.serviceNice, "service-nice", defaultServiceNice, "the OS priority (nice value, 1-19) of the threads that read SERVICE answers, so that on a busy machine local queries run first; 0: unchanged (Linux only)")
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
 	fs.StringVar(&f.gcFloor, "gc-floor", "", "heap the Go garbage collector lets fill before it runs at all (e.g. 256MiB; auto: an eighth of the runtime's soft memory limit, at most 256MiB; default none; none when $GOGC or $GOMEMLIMIT is set); above it --gc-percent rules. Fewer collections, more resident memory")
 	fs.StringVar(&f.lightCore, "light-core", "off", "keep one run slot from heavy work at all times, so a light query never finds every core busy with heavy queries, bulk parsing or SERVICE answers (on, off; auto: on with up to "+fmt.Sprint(lightCoreMaxCores)+" cores); off by default: an analyst's heavy query alone then loses a core of a small machine")
@@ -64,6 +67,9 @@ func (f *longQueryFlags) validate() error {
 	}
 	if f.nice < 0 || f.nice > 19 {
 		return usageError(fmt.Errorf("--long-query-nice must be between 0 (unchanged) and 19 (lowest)"))
+	}
+	if f.serviceNice < 0 || f.serviceNice > 19 {
+		return usageError(fmt.Errorf("--service-nice must be between 0 (unchanged) and 19 (lowest)"))
 	}
 	if f.gcPercent <= 0 {
 		return usageError(fmt.Errorf("--gc-percent must be positive"))
@@ -153,6 +159,12 @@ const spareProcessors = 2
 // its own that the caller starts.
 func background(fn func()) { fn() }
 
+// defaultServiceNice is --service-nice's default: a thread at nice 10
+// has about a tenth of the processor share of one at 0, so a lookup that
+// wakes beside it takes the core at once, while on an idle machine the
+// answer is read at full speed.
+const defaultServiceNice = 10
+
 // lightCoreMaxCores is the most cores on which --light-core auto keeps a
 // slot from heavy work: on a few cores a lookup arriving while heavy work
 // holds every slot waits for a processor (backend.Admission.KeepLightCore),
@@ -192,7 +204,7 @@ func (f *longQueryFlags) scheduler() *backend.Admission {
 		slots = backend.DefaultSlots(cores)
 	}
 	a := backend.NewAdmission(f.after, slots)
-	a.Steps, a.Nice = f.steps, f.nice
+	a.Steps, a.Nice, a.ServiceNice = f.steps, f.nice, f.serviceNice
 	a.KeepLightCore = f.keepLightCore()
 	// As many lanes again for light queries only, in place of the slots
 	// heavy queries hold: a lookup never waits for heavy queries' threads
