@@ -273,6 +273,9 @@ func (ex *executor) compile(op algebra.Op, sc scope) (node, error) {
 		}
 		return n, nil
 	case *algebra.Group:
+		if n, ok := ex.compileServiceCount(o, sc); ok {
+			return n, nil
+		}
 		if n, ok, err := ex.compileCountJoin(o, sc); ok || err != nil {
 			return n, err
 		}

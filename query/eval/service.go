@@ -52,6 +52,11 @@ type ServiceRequest struct {
 	// error (a *LimitError) it returns. The bytes stay charged while the
 	// query runs, since the evaluator keeps the answer.
 	Charge func(n int64) error
+	// CountOnly says the caller needs only how many solutions the
+	// pattern has (COUNT(*) over the SERVICE block alone): the handler
+	// may answer with Vars empty and one empty row per solution, still
+	// reading and checking the whole answer.
+	CountOnly bool
 }
 
 // ServiceHandler evaluates SERVICE patterns (federation). Handle may be
@@ -164,7 +169,7 @@ func (ex *executor) startServices() {
 		n.fut = &serviceFuture{done: make(chan struct{})}
 		go func(n *serviceNode, f *serviceFuture) {
 			defer close(f.done)
-			f.sols, f.err = ex.callService(n.op, n.op.Endpoint.Term, nil)
+			f.sols, f.err = ex.callServiceCount(n.op, n.op.Endpoint.Term, n.countOnly)
 		}(n, n.fut)
 	}
 }
@@ -191,10 +196,20 @@ func (ex *executor) callService(op *algebra.Service, endpoint kb.Term, bindings 
 	return ex.callServiceCtx(ex.svc.ctx, op, endpoint, bindings)
 }
 
+// callServiceCount is callService without bindings that may ask for the
+// number of solutions only (ServiceRequest.CountOnly).
+func (ex *executor) callServiceCount(op *algebra.Service, endpoint kb.Term, countOnly bool) (*Solutions, error) {
+	return ex.callServiceReq(ex.svc.ctx, op, endpoint, nil, countOnly)
+}
+
 // callServiceCtx is callService under ctx, a context derived from the
 // evaluation's service context (a bind join cancels its own calls when its
 // consumer stops early).
 func (ex *executor) callServiceCtx(ctx context.Context, op *algebra.Service, endpoint kb.Term, bindings *Solutions) (*Solutions, error) {
+	return ex.callServiceReq(ctx, op, endpoint, bindings, false)
+}
+
+func (ex *executor) callServiceReq(ctx context.Context, op *algebra.Service, endpoint kb.Term, bindings *Solutions, countOnly bool) (*Solutions, error) {
 	s := ex.svc
 	select {
 	case s.sem <- struct{}{}:
@@ -204,7 +219,7 @@ func (ex *executor) callServiceCtx(ctx context.Context, op *algebra.Service, end
 	defer func() { <-s.sem }()
 	req := ServiceRequest{Endpoint: endpoint, Pattern: op.Input, Text: op.Text, Prefixes: s.prefixes,
 		Base: s.base, Vars: algebra.InScope(op.Input), Bindings: bindings, Silent: op.Silent, Suffix: op.Suffix,
-		Charge: func(n int64) error { return ex.mem.charge(n, "SERVICE") }}
+		Charge: func(n int64) error { return ex.mem.charge(n, "SERVICE") }, CountOnly: countOnly}
 	start := time.Now()
 	sols, err := ex.service.Handle(ctx, req)
 	call := ServiceCall{Endpoint: endpoint.Value}
@@ -267,6 +282,9 @@ type serviceNode struct {
 	op           *algebra.Service
 	endpointSlot int
 	fut          *serviceFuture
+	// countOnly asks the handler for the number of solutions only
+	// (serviceCountNode).
+	countOnly bool
 }
 
 func (ex *executor) compileService(o *algebra.Service) node {
@@ -291,38 +309,51 @@ func (ex *executor) serviceSlots(o *algebra.Service) {
 
 func (n *serviceNode) run(ex *executor, seed row, emit func(row) bool) error {
 	emit = n.count(emit)
-	var sols *Solutions
-	var err error
-	endpoint := n.op.Endpoint.Term
-	switch {
-	case n.fut != nil:
-		select {
-		case <-n.fut.done:
-			sols, err = n.fut.sols, n.fut.err
-		case <-ex.ctx.Done():
-			return ctxErr(ex.ctx)
-		}
-	default:
-		if n.endpointSlot >= 0 {
-			t, terr := ex.dict.term(seed[n.endpointSlot])
-			if terr != nil {
-				return terr
-			}
-			if t.IsZero() {
-				err = fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
-				if n.op.Silent {
-					return emitErr(emit(seed.clone(len(seed))))
-				}
-				return err
-			}
-			endpoint = t
-		}
-		sols, err = ex.callService(n.op, endpoint, nil)
-	}
+	sols, endpoint, err := n.solutions(ex, seed)
 	if err != nil {
+		if errors.Is(err, errUnboundEndpoint) {
+			if n.op.Silent {
+				return emitErr(emit(seed.clone(len(seed))))
+			}
+			return fmt.Errorf("eval: SERVICE endpoint variable %s is unbound", n.op.Endpoint.Var)
+		}
+		if endpoint.IsZero() {
+			return err
+		}
 		return ex.serviceFailure(n.op, endpoint, err, emit, []row{seed})
 	}
 	return ex.joinSolutions(sols, []row{seed}, nil, emit)
+}
+
+// errUnboundEndpoint is solutions' error for an endpoint variable the seed
+// leaves unbound.
+var errUnboundEndpoint = errors.New("SERVICE endpoint variable unbound")
+
+// solutions returns the call's answer for seed and the endpoint called;
+// endpoint is zero when the evaluation itself failed before any call (a
+// cancelled context, a dictionary error), whose error is then final.
+func (n *serviceNode) solutions(ex *executor, seed row) (sols *Solutions, endpoint kb.Term, err error) {
+	endpoint = n.op.Endpoint.Term
+	if n.fut != nil {
+		select {
+		case <-n.fut.done:
+			return n.fut.sols, endpoint, n.fut.err
+		case <-ex.ctx.Done():
+			return nil, kb.Term{}, ctxErr(ex.ctx)
+		}
+	}
+	if n.endpointSlot >= 0 {
+		t, err := ex.dict.term(seed[n.endpointSlot])
+		if err != nil {
+			return nil, kb.Term{}, err
+		}
+		if t.IsZero() {
+			return nil, kb.Term{}, errUnboundEndpoint
+		}
+		endpoint = t
+	}
+	sols, err = ex.callServiceCount(n.op, endpoint, n.countOnly)
+	return sols, endpoint, err
 }
 func (n *serviceNode) children() []node { return nil }
 func (n *serviceNode) describe() string { return "Service " + n.op.Endpoint.String() }

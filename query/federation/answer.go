@@ -18,12 +18,13 @@ import (
 
 // readAnswer reads a SPARQL results document by its media type, sniffing
 // the first byte when the type is missing or generic.
-func readAnswer(ctx context.Context, contentType string, r io.Reader, charge func(int64) error) (*results.ResultSet, error) {
+func readAnswer(ctx context.Context, contentType string, r io.Reader, opts results.ReadOptions) (*results.ResultSet, error) {
 	var format results.Format
 	if spec, ok := results.ByMediaType(contentType); ok {
 		format = spec.Format
 	}
-	rs, err := results.Read(r, format, results.ReadOptions{Context: ctx, Charge: charge})
+	opts.Context = ctx
+	rs, err := results.Read(r, format, opts)
 	if errors.Is(err, results.ErrEmptyDocument) {
 		return nil, fmt.Errorf("empty answer (Content-Type %q)", contentType)
 	}

@@ -30,6 +30,8 @@ var answerMediaTypes = []string{
 // past the budget uncharged); the budget is never exceeded; a refusal at
 // the budget is the budget's eval.ErrLimit; and under a cancelled context
 // no more rows are kept than are decoded between two context checks.
+// Read counting only (results.ReadOptions.CountOnly), every answer is
+// accepted or refused as when its terms are built, with as many rows.
 func FuzzReadAnswer(f *testing.F) {
 	for i, mt := range answerMediaTypes[:4] {
 		f.Add([]byte(bigAnswer(mt, 3)), uint8(i), uint16(4096), false)
@@ -62,7 +64,27 @@ func FuzzReadAnswer(f *testing.F) {
 		} else {
 			defer cancel()
 		}
-		rs, err := readAnswer(ctx, contentType, bytes.NewReader(data), charge)
+		rs, err := readAnswer(ctx, contentType, bytes.NewReader(data), results.ReadOptions{Charge: charge})
+		if !cancelled {
+			// Counting only, the same answer is accepted or refused
+			// alike, with as many rows, and none of them kept.
+			crs, cerr := readAnswer(context.Background(), contentType, bytes.NewReader(data), results.ReadOptions{CountOnly: true})
+			switch {
+			case err == nil && cerr != nil:
+				t.Fatalf("read with its terms, refused counting only: %v", cerr)
+			case err == nil && len(crs.Rows) != len(rs.Rows):
+				t.Fatalf("counting only, %d rows; with the terms, %d", len(crs.Rows), len(rs.Rows))
+			case err != nil && !refused && cerr == nil:
+				t.Fatalf("refused with its terms (%v), accepted counting only", err)
+			}
+			if cerr == nil {
+				for i, row := range crs.Rows {
+					if row != nil {
+						t.Fatalf("counting only, row %d kept %v", i, row)
+					}
+				}
+			}
+		}
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("error without a message")
@@ -112,7 +134,7 @@ func TestReadAnswerLimitIsTyped(t *testing.T) {
 				charged += n
 				return nil
 			}
-			_, err := readAnswer(context.Background(), mt, bytes.NewReader([]byte(bigAnswer(mt, 1000))), charge)
+			_, err := readAnswer(context.Background(), mt, bytes.NewReader([]byte(bigAnswer(mt, 1000))), results.ReadOptions{Charge: charge})
 			if !errors.Is(err, eval.ErrLimit) {
 				t.Fatalf("1000 rows under a 4 KiB budget: got %v, want eval.ErrLimit", err)
 			}

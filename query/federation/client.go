@@ -180,9 +180,13 @@ func (c *Client) Handle(ctx context.Context, req eval.ServiceRequest) (*eval.Sol
 	if err != nil {
 		return nil, err
 	}
-	rs, st, err := c.selectRows(ctx, req.Endpoint.Value, text, req.Charge)
+	rs, st, err := c.selectRows(ctx, req.Endpoint.Value, text, results.ReadOptions{Charge: req.Charge, CountOnly: req.CountOnly})
 	if err != nil {
 		return nil, err
+	}
+	if req.CountOnly {
+		// One empty row per solution: nothing to rename or declare.
+		return &eval.Solutions{Rows: rs.Rows, Bytes: st.Bytes, Status: st.Status}, nil
 	}
 	// Blank node labels are local to one answer (SPARQL 1.1 Results
 	// formats): give each answer its own, so that _:b0 from two sites, or
@@ -331,16 +335,16 @@ const graphAccept = "application/n-triples, text/turtle;q=0.9, application/rdf+x
 
 // Select sends a SELECT (or ASK) query to endpoint and decodes the answer.
 func (c *Client) Select(ctx context.Context, endpoint, query string) (*results.ResultSet, CallStats, error) {
-	return c.selectRows(ctx, endpoint, query, nil)
+	return c.selectRows(ctx, endpoint, query, results.ReadOptions{})
 }
 
 // selectRows is Select with each decoded row charged to charge (nil: not
 // charged); a charge error ends the call and is returned as it is.
-func (c *Client) selectRows(ctx context.Context, endpoint, query string, charge func(int64) error) (*results.ResultSet, CallStats, error) {
+func (c *Client) selectRows(ctx context.Context, endpoint, query string, opts results.ReadOptions) (*results.ResultSet, CallStats, error) {
 	var rs *results.ResultSet
 	st, err := c.call(ctx, endpoint, query, resultsAccept, func(contentType string, r io.Reader) (int, error) {
 		var err error
-		rs, err = readAnswer(ctx, contentType, r, charge)
+		rs, err = readAnswer(ctx, contentType, r, opts)
 		if err != nil {
 			return 0, err
 		}

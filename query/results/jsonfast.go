@@ -20,14 +20,26 @@ import (
 // invalid UTF-8) goes the general way (encoding/json), so both ways read
 // every document alike.
 
-// plainBinding parses raw, one binding object cut out by bindingSplitter
+// plainDecoder reads binding objects of the plain shape. It allocates
+// only the terms' values: member names, term types and variable names are
+// compared as bytes, and datatype IRIs (a handful per answer) are kept
+// once each.
+type plainDecoder struct {
+	// countOnly checks every object as strictly but builds no term
+	// (ReadOptions.CountOnly): bind is called with the zero Term.
+	countOnly bool
+	datatypes map[string]string
+}
+
+// binding parses raw, one binding object cut out by bindingSplitter
 // (which checks only its brackets and strings' ends), calling bind for
 // each variable in document order; ok is false, with nothing bound, when
 // raw is not of the plain shape or not valid JSON, and the caller then
-// hands it to encoding/json, which says what is wrong.
-func plainBinding(raw []byte, bind func(name string, t kb.Term) error) (ok bool, err error) {
+// hands it to encoding/json, which says what is wrong. name is only valid
+// during the call.
+func (d *plainDecoder) binding(raw []byte, bind func(name []byte, t kb.Term) error) (ok bool, err error) {
 	type pair struct {
-		name string
+		name []byte
 		term kb.Term
 	}
 	var pairs [8]pair
@@ -44,7 +56,7 @@ func plainBinding(raw []byte, bind func(name string, t kb.Term) error) (ok bool,
 		if !ok || !p.byte(':') {
 			return false, nil
 		}
-		t, ok, err := p.term()
+		t, ok, err := d.term(&p)
 		if err != nil || !ok {
 			return false, err
 		}
@@ -63,6 +75,96 @@ func plainBinding(raw []byte, bind func(name string, t kb.Term) error) (ok bool,
 		}
 	}
 	return true, nil
+}
+
+// datatype returns b as a string, the same string for the same bytes.
+func (d *plainDecoder) datatype(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := d.datatypes[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if d.datatypes == nil {
+		d.datatypes = map[string]string{}
+	}
+	if len(d.datatypes) < maxInternedDatatypes {
+		d.datatypes[s] = s
+	}
+	return s
+}
+
+// maxInternedDatatypes bounds the datatypes a decoder keeps: a hostile
+// answer with a new datatype in every row must not grow the map.
+const maxInternedDatatypes = 64
+
+// term reads one term object of the plain shape.
+func (d *plainDecoder) term(p *jsonScan) (kb.Term, bool, error) {
+	if !p.byte('{') {
+		return kb.Term{}, false, nil
+	}
+	var typ, value, lang, datatype, dir []byte
+	var seen [5]bool
+	for {
+		key, ok := p.str()
+		if !ok || !p.byte(':') {
+			return kb.Term{}, false, nil
+		}
+		val, ok := p.str()
+		if !ok {
+			return kb.Term{}, false, nil
+		}
+		var slot int
+		switch string(key) {
+		case "type":
+			typ, slot = val, 0
+		case "value":
+			value, slot = val, 1
+		case "xml:lang":
+			lang, slot = val, 2
+		case "datatype":
+			datatype, slot = val, 3
+		case "its:dir":
+			dir, slot = val, 4
+		default:
+			return kb.Term{}, false, nil
+		}
+		if seen[slot] {
+			return kb.Term{}, false, nil
+		}
+		seen[slot] = true
+		if p.byte(',') {
+			continue
+		}
+		if !p.byte('}') {
+			return kb.Term{}, false, nil
+		}
+		break
+	}
+	if !seen[1] {
+		return kb.Term{}, false, nil
+	}
+	switch string(typ) {
+	case "uri":
+		if d.countOnly {
+			return kb.Term{}, true, nil
+		}
+		return kb.IRI(string(value)), true, nil
+	case "bnode":
+		if d.countOnly {
+			return kb.Term{}, true, nil
+		}
+		return kb.Blank(string(value)), true, nil
+	case "literal", "typed-literal":
+		if d.countOnly {
+			err := checkLiteral(value, lang, dir)
+			return kb.Term{}, err == nil, err
+		}
+		t, err := literal(string(value), d.datatype(datatype), string(lang), string(dir))
+		return t, err == nil, err
+	}
+	return kb.Term{}, false, nil
 }
 
 // jsonScan reads plain JSON: strings without escapes, objects of them.
@@ -93,10 +195,11 @@ func (p *jsonScan) byte(c byte) bool {
 	return false
 }
 
-// str reads a string without escapes whose bytes are valid UTF-8.
-func (p *jsonScan) str() (string, bool) {
+// str reads a string without escapes whose bytes are valid UTF-8, and
+// returns its bytes in place.
+func (p *jsonScan) str() ([]byte, bool) {
 	if !p.byte('"') {
-		return "", false
+		return nil, false
 	}
 	start := p.i
 	for p.i < len(p.b) {
@@ -105,73 +208,15 @@ func (p *jsonScan) str() (string, bool) {
 			s := p.b[start:p.i]
 			p.i++
 			if !utf8.Valid(s) {
-				return "", false
+				return nil, false
 			}
-			return string(s), true
+			return s, true
 		case c == '\\', c < 0x20:
-			return "", false
+			return nil, false
 		}
 		p.i++
 	}
-	return "", false
-}
-
-// term reads one term object of the plain shape.
-func (p *jsonScan) term() (kb.Term, bool, error) {
-	if !p.byte('{') {
-		return kb.Term{}, false, nil
-	}
-	var typ, value, lang, datatype, dir string
-	var seen [5]bool
-	for {
-		key, ok := p.str()
-		if !ok || !p.byte(':') {
-			return kb.Term{}, false, nil
-		}
-		val, ok := p.str()
-		if !ok {
-			return kb.Term{}, false, nil
-		}
-		var slot int
-		switch key {
-		case "type":
-			typ, slot = val, 0
-		case "value":
-			value, slot = val, 1
-		case "xml:lang":
-			lang, slot = val, 2
-		case "datatype":
-			datatype, slot = val, 3
-		case "its:dir":
-			dir, slot = val, 4
-		default:
-			return kb.Term{}, false, nil
-		}
-		if seen[slot] {
-			return kb.Term{}, false, nil
-		}
-		seen[slot] = true
-		if p.byte(',') {
-			continue
-		}
-		if !p.byte('}') {
-			return kb.Term{}, false, nil
-		}
-		break
-	}
-	if !seen[1] {
-		return kb.Term{}, false, nil
-	}
-	switch typ {
-	case "uri":
-		return kb.IRI(value), true, nil
-	case "bnode":
-		return kb.Blank(value), true, nil
-	case "literal", "typed-literal":
-		t, err := literal(value, datatype, lang, dir)
-		return t, err == nil, err
-	}
-	return kb.Term{}, false, nil
+	return nil, false
 }
 
 // bindingSplitter cuts the binding objects of a results document's

@@ -70,10 +70,28 @@ func TestPlainBinding(t *testing.T) {
 			continue // the decoder hands plainBinding valid JSON only
 		}
 		got := map[string]kb.Term{}
-		ok, err := plainBinding([]byte(c.raw), func(name string, t kb.Term) error {
-			got[name] = t
+		calls := 0
+		ok, err := (&plainDecoder{}).binding([]byte(c.raw), func(name []byte, t kb.Term) error {
+			got[string(name)] = t
+			calls++
 			return nil
 		})
+		// Counting only, the object must be taken or declined, and
+		// refused, exactly as when its terms are built.
+		bound := 0
+		cok, cerr := (&plainDecoder{countOnly: true}).binding([]byte(c.raw), func(_ []byte, t kb.Term) error {
+			if !t.IsZero() {
+				return fmt.Errorf("counting only, built %v", t)
+			}
+			bound++
+			return nil
+		})
+		if cok != ok || (cerr == nil) != (err == nil) {
+			t.Errorf("%s: counting only: ok %v, err %v; building terms: ok %v, err %v", c.raw, cok, cerr, ok, err)
+		}
+		if bound != calls {
+			t.Errorf("%s: counting only bound %d variables, building terms %d", c.raw, bound, calls)
+		}
 		if i < 21 && c.plain && (!ok || err != nil) {
 			t.Errorf("%s: declined (ok %v, err %v), want it read", c.raw, ok, err)
 		}
@@ -118,7 +136,8 @@ func TestPlainBinding(t *testing.T) {
 }
 
 // BenchmarkReadJSON reads an answer of 100,000 rows of an IRI, an IRI
-// and a plain literal (a federated site's, as the hardening soak's).
+// and a plain literal (a federated site's, as the hardening soak's), with
+// its terms and counting only.
 func BenchmarkReadJSON(b *testing.B) {
 	var doc strings.Builder
 	doc.WriteString(`{"head":{"vars":["s","p","o"]},"results":{"bindings":[`)
@@ -130,12 +149,16 @@ func BenchmarkReadJSON(b *testing.B) {
 	}
 	doc.WriteString(`]}}`)
 	text := doc.String()
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	for b.Loop() {
-		rs, err := Read(strings.NewReader(text), JSON, ReadOptions{})
-		if err != nil || len(rs.Rows) != 100000 {
-			b.Fatal(len(rs.Rows), err)
-		}
+	for _, countOnly := range []bool{false, true} {
+		b.Run(fmt.Sprintf("countOnly=%v", countOnly), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				rs, err := Read(strings.NewReader(text), JSON, ReadOptions{CountOnly: countOnly})
+				if err != nil || len(rs.Rows) != 100000 {
+					b.Fatal(len(rs.Rows), err)
+				}
+			}
+		})
 	}
 }

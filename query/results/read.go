@@ -38,10 +38,8 @@ func ReadCSV(r io.Reader) (*ResultSet, error) { return Read(r, CSV, ReadOptions{
 // tag or direction that no RDF syntax could write is an error, not a term
 // that would print as `"v"@en"@x`.
 func literal(value, datatype, lang, dir string) (kb.Term, error) {
-	if lang != "" || dir != "" {
-		if err := rdfio.CheckLanguageTag(lang, dir); err != nil {
-			return kb.Term{}, fmt.Errorf("results: literal %q: invalid language tag %q (direction %q): %w", clip(value), lang, dir, err)
-		}
+	if err := checkTag(value, lang, dir); err != nil {
+		return kb.Term{}, err
 	}
 	if lang != "" && dir != "" {
 		return kb.DirLangLiteral(value, lang, dir), nil
@@ -50,6 +48,25 @@ func literal(value, datatype, lang, dir string) (kb.Term, error) {
 		return kb.LangLiteral(value, lang), nil
 	}
 	return kb.Literal(value, datatype), nil
+}
+
+// checkTag is literal's check of a language tag and direction.
+func checkTag(value, lang, dir string) error {
+	if lang == "" && dir == "" {
+		return nil
+	}
+	if err := rdfio.CheckLanguageTag(lang, dir); err != nil {
+		return fmt.Errorf("results: literal %q: invalid language tag %q (direction %q): %w", clip(value), lang, dir, err)
+	}
+	return nil
+}
+
+// checkLiteral is literal's check, for a reader that keeps no term.
+func checkLiteral(value, lang, dir []byte) error {
+	if len(lang) == 0 && len(dir) == 0 {
+		return nil
+	}
+	return checkTag(string(value), string(lang), string(dir))
 }
 
 // clip shortens a value quoted in an error message.

@@ -28,6 +28,12 @@ type ReadOptions struct {
 	// read whole, with the bytes of the text as they are read); its error
 	// stops reading and is returned unchanged.
 	Charge func(bytes int64) error
+	// CountOnly reads and checks every row as strictly as always but
+	// keeps none of its terms: each of Rows is nil, and Vars are the
+	// head's. For a caller that needs only how many rows there are
+	// (COUNT(*) over a federated site's answer), it is the document's
+	// decoding without its allocations.
+	CountOnly bool
 }
 
 // ErrEmptyDocument is Read's error for a document of white space only
@@ -38,7 +44,8 @@ var ErrEmptyDocument = errors.New("results: empty document")
 // or unknown f sniffs the document: XML when it starts with '<', JSON
 // otherwise.
 func Read(r io.Reader, f Format, opts ReadOptions) (*ResultSet, error) {
-	rr := &rowReader{ctx: opts.Context, charge: opts.Charge, index: map[string]int{}}
+	rr := &rowReader{ctx: opts.Context, charge: opts.Charge, index: map[string]int{}, countOnly: opts.CountOnly}
+	rr.plain.countOnly = opts.CountOnly
 	var err error
 	switch f {
 	case JSON:
@@ -87,6 +94,9 @@ type rowReader struct {
 	rs    ResultSet
 	index map[string]int
 	n     int
+	// countOnly keeps no terms (ReadOptions.CountOnly).
+	countOnly bool
+	plain     plainDecoder
 }
 
 // termHeader is the part of a kb.Term held inline in a row.
@@ -110,14 +120,27 @@ func (r *rowReader) declare(name string) int {
 	i := len(r.rs.Vars)
 	r.index[name] = i
 	r.rs.Vars = append(r.rs.Vars, name)
-	for j := range r.rs.Rows {
-		r.rs.Rows[j] = append(r.rs.Rows[j], kb.Term{})
+	if !r.countOnly {
+		for j := range r.rs.Rows {
+			r.rs.Rows[j] = append(r.rs.Rows[j], kb.Term{})
+		}
 	}
 	return i
 }
 
+// declareBytes is declare for a name read in place.
+func (r *rowReader) declareBytes(name []byte) int {
+	if i, ok := r.index[string(name)]; ok {
+		return i
+	}
+	return r.declare(string(name))
+}
+
 // add keeps a decoded row after charging it.
 func (r *rowReader) add(row []kb.Term) error {
+	if r.countOnly {
+		row = nil
+	}
 	r.n++
 	if r.ctx != nil && r.n%ContextCheckRows == 0 {
 		if err := r.ctx.Err(); err != nil {
@@ -228,6 +251,9 @@ func (r *rowReader) headFirst(vars []string) {
 	for _, v := range order {
 		r.declare(v)
 	}
+	if r.countOnly {
+		return
+	}
 	for j, row := range r.rs.Rows {
 		nr := make([]kb.Term, len(r.rs.Vars))
 		for name, i := range old {
@@ -297,9 +323,27 @@ const resumeInResults = `{"":{"":0`
 
 // binding adds the row of one binding object.
 func (r *rowReader) binding(raw []byte) error {
+	if r.countOnly {
+		plain, err := r.plain.binding(raw, func([]byte, kb.Term) error { return nil })
+		if err != nil {
+			return err
+		}
+		if !plain {
+			var b map[string]jsonTerm
+			if err := json.Unmarshal(raw, &b); err != nil {
+				return err
+			}
+			for _, v := range b {
+				if _, err := v.term(0); err != nil {
+					return err
+				}
+			}
+		}
+		return r.add(nil)
+	}
 	row := make([]kb.Term, len(r.rs.Vars))
-	plain, err := plainBinding(raw, func(name string, t kb.Term) error {
-		i := r.declare(name)
+	plain, err := r.plain.binding(raw, func(name []byte, t kb.Term) error {
+		i := r.declareBytes(name)
 		row = r.pad(row)
 		row[i] = t
 		return nil
