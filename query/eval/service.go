@@ -54,7 +54,7 @@ type ServiceRequest struct {
 	Charge func(n int64) error
 	// CountOnly says the caller needs only how many solutions the
 	// pattern has (COUNT(*) over the SERVICE block alone): the handler
-	// may answer with Vars empty and one empty row per solution, still
+	// may answer with no Vars and no Rows and the number in Count, still
 	// reading and checking the whole answer.
 	CountOnly bool
 }
@@ -81,6 +81,17 @@ type Solutions struct {
 	Rows   [][]kb.Term
 	Bytes  int64
 	Status int
+	// Count, when Rows is nil, is the number of solutions of an answer
+	// to a CountOnly request.
+	Count int
+}
+
+// Len is the number of solutions.
+func (s *Solutions) Len() int {
+	if s.Rows == nil {
+		return s.Count
+	}
+	return len(s.Rows)
 }
 
 // DefaultServiceHandler supports no endpoint.
@@ -227,7 +238,7 @@ func (ex *executor) callServiceReq(ctx context.Context, op *algebra.Service, end
 		call.Bindings = len(bindings.Rows)
 	}
 	if sols != nil {
-		call.Rows, call.Bytes, call.HTTPStatus = len(sols.Rows), sols.Bytes, sols.Status
+		call.Rows, call.Bytes, call.HTTPStatus = sols.Len(), sols.Bytes, sols.Status
 	}
 	ex.record(ctx, op, call, start, err)
 	return sols, err

@@ -58,7 +58,7 @@ func (n *serviceCountNode) run(ex *executor, seed row, emit func(row) bool) erro
 			return err
 		}
 	default:
-		total = int64(len(sols.Rows))
+		total = int64(sols.Len())
 	}
 	// The call's solutions, as explain shows a SERVICE node's rows.
 	n.svc.runs++

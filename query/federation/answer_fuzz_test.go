@@ -72,17 +72,12 @@ func FuzzReadAnswer(f *testing.F) {
 			switch {
 			case err == nil && cerr != nil:
 				t.Fatalf("read with its terms, refused counting only: %v", cerr)
-			case err == nil && len(crs.Rows) != len(rs.Rows):
-				t.Fatalf("counting only, %d rows; with the terms, %d", len(crs.Rows), len(rs.Rows))
+			case err == nil && (crs.Count != len(rs.Rows) || rs.Count != len(rs.Rows)):
+				t.Fatalf("counting only, %d rows; with the terms, %d (Count %d)", crs.Count, len(rs.Rows), rs.Count)
 			case err != nil && !refused && cerr == nil:
 				t.Fatalf("refused with its terms (%v), accepted counting only", err)
-			}
-			if cerr == nil {
-				for i, row := range crs.Rows {
-					if row != nil {
-						t.Fatalf("counting only, row %d kept %v", i, row)
-					}
-				}
+			case cerr == nil && len(crs.Rows) != 0:
+				t.Fatalf("counting only, %d rows kept", len(crs.Rows))
 			}
 		}
 		if err != nil {

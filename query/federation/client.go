@@ -185,8 +185,7 @@ func (c *Client) Handle(ctx context.Context, req eval.ServiceRequest) (*eval.Sol
 		return nil, err
 	}
 	if req.CountOnly {
-		// One empty row per solution: nothing to rename or declare.
-		return &eval.Solutions{Rows: rs.Rows, Bytes: st.Bytes, Status: st.Status}, nil
+		return &eval.Solutions{Count: rs.Count, Bytes: st.Bytes, Status: st.Status}, nil
 	}
 	// Blank node labels are local to one answer (SPARQL 1.1 Results
 	// formats): give each answer its own, so that _:b0 from two sites, or
@@ -348,7 +347,7 @@ func (c *Client) selectRows(ctx context.Context, endpoint, query string, opts re
 		if err != nil {
 			return 0, err
 		}
-		return len(rs.Rows), nil
+		return rs.Count, nil
 	})
 	return rs, st, err
 }

@@ -18,6 +18,9 @@ type ResultSet struct {
 	Vars    []string
 	Rows    [][]kb.Term
 	Boolean *bool
+	// Count is the number of rows read: len(Rows), or with
+	// ReadOptions.CountOnly the only record of them.
+	Count int
 }
 
 // ReadJSON decodes SPARQL 1.1 Query Results JSON.

@@ -29,10 +29,11 @@ type ReadOptions struct {
 	// stops reading and is returned unchanged.
 	Charge func(bytes int64) error
 	// CountOnly reads and checks every row as strictly as always but
-	// keeps none of its terms: each of Rows is nil, and Vars are the
-	// head's. For a caller that needs only how many rows there are
-	// (COUNT(*) over a federated site's answer), it is the document's
-	// decoding without its allocations.
+	// keeps none: Rows stays empty, Count says how many there were, Vars
+	// are the head's, and nothing is charged (nothing is held). For a
+	// caller that needs only how many rows there are (COUNT(*) over a
+	// federated site's answer), it is the document's decoding without
+	// its allocations.
 	CountOnly bool
 }
 
@@ -138,15 +139,16 @@ func (r *rowReader) declareBytes(name []byte) int {
 
 // add keeps a decoded row after charging it.
 func (r *rowReader) add(row []kb.Term) error {
-	if r.countOnly {
-		row = nil
-	}
 	r.n++
 	if r.ctx != nil && r.n%ContextCheckRows == 0 {
 		if err := r.ctx.Err(); err != nil {
 			r.stop = err
 			return err
 		}
+	}
+	if r.countOnly {
+		r.rs.Count++
+		return nil
 	}
 	if r.charge != nil {
 		if err := r.charge(RowBytes(row)); err != nil {
@@ -155,6 +157,7 @@ func (r *rowReader) add(row []kb.Term) error {
 		}
 	}
 	r.rs.Rows = append(r.rs.Rows, row)
+	r.rs.Count++
 	return nil
 }
 
