@@ -30,7 +30,8 @@ type ReadOptions struct {
 	Charge func(bytes int64) error
 	// CountOnly reads and checks every row as strictly as always but
 	// keeps none: Rows stays empty, Count says how many there were, Vars
-	// are the head's, and nothing is charged (nothing is held). For a
+	// are the head's, and each row is charged 0 bytes (nothing is held;
+	// Charge still sees every row). For a
 	// caller that needs only how many rows there are (COUNT(*) over a
 	// federated site's answer), it is the document's decoding without
 	// its allocations.
@@ -147,6 +148,15 @@ func (r *rowReader) add(row []kb.Term) error {
 		}
 	}
 	if r.countOnly {
+		// Nothing is held, but the charge hook is also where a caller
+		// paces the reading (a server's run slots): it still sees
+		// every row.
+		if r.charge != nil {
+			if err := r.charge(0); err != nil {
+				r.stop = err
+				return err
+			}
+		}
 		r.rs.Count++
 		return nil
 	}

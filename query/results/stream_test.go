@@ -97,19 +97,32 @@ func TestReadStopsOnCharge(t *testing.T) {
 		f   Format
 		doc string
 	}{{JSON, js.String()}, {XML, xs.String()}, {TSV, ts.String()}, {CSV, cs.String()}} {
-		calls := 0
-		_, err := Read(strings.NewReader(c.doc), c.f, ReadOptions{Charge: func(int64) error {
-			calls++
-			if calls == 10 {
-				return budget
+		// Counting only, nothing is held, but the charge still sees
+		// every row (0 bytes; CSV's text is held and charged): a server
+		// paces the reading there.
+		for _, countOnly := range []bool{false, true} {
+			calls := 0
+			var bytes int64
+			_, err := Read(strings.NewReader(c.doc), c.f, ReadOptions{CountOnly: countOnly, Charge: func(n int64) error {
+				calls++
+				bytes += n
+				if calls == 10 {
+					return budget
+				}
+				return nil
+			}})
+			if err != budget && !errors.Is(err, budget) {
+				t.Errorf("%s (count only %v): error %v, want the charge's error", c.f, countOnly, err)
 			}
-			return nil
-		}})
-		if err != budget && !errors.Is(err, budget) {
-			t.Errorf("%s: error %v, want the charge's error", c.f, err)
-		}
-		if calls != 10 {
-			t.Errorf("%s: %d charges, want reading to stop at the 10th", c.f, calls)
+			if calls != 10 {
+				t.Errorf("%s (count only %v): %d charges, want reading to stop at the 10th", c.f, countOnly, calls)
+			}
+			if countOnly && c.f != CSV && bytes != 0 {
+				t.Errorf("%s: counting only charged %d bytes, want 0", c.f, bytes)
+			}
+			if !countOnly && bytes == 0 {
+				t.Errorf("%s: nothing charged for the rows kept", c.f)
+			}
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
