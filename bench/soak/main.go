@@ -211,7 +211,7 @@ func run(c config) error {
 		return err
 	}
 	snapLoaded := srv.snap()
-	cpuLoaded := readCPUTimes()
+	cpuLoaded := watchCPU()
 
 	// Loaded phase. The readers run in a process of their own, as real
 	// clients do: in this one, the hostile clients' decompressing of large
@@ -1084,13 +1084,14 @@ func unloaded(c config, srv *server, phase string) (*latencies, error) {
 	}
 	before := srv.snap()
 	load := loadavg()
-	cpu := readCPUTimes()
+	cpu := watchCPU()
 	l, err := readersProcess(c, srv.base, c.baseline, nil)
+	stolen := cpu.stolen()
 	if err != nil {
 		return nil, err
 	}
 	fmt.Printf("%s (%d readers at %g/s each, %v, after %v waiting for the server to be idle and %v of warm-up reads; load average %s, then %s, %s): %s; readers' CPU %v\n",
-		phase, c.readers, c.readRate, c.baseline, waited.Round(100*time.Millisecond), c.warmup, load, loadavg(), cpu.stolen(), l.summary(), l.cpu.Round(time.Millisecond))
+		phase, c.readers, c.readRate, c.baseline, waited.Round(100*time.Millisecond), c.warmup, load, loadavg(), stolen, l.summary(), l.cpu.Round(time.Millisecond))
 	fmt.Printf("  %s\n", l.slowPhases(0.01))
 	fmt.Printf("  %s\n", runtimeReport("server runtime, "+phase, before, srv.snap()))
 	return l, nil
