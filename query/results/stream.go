@@ -334,31 +334,20 @@ func (r *rowReader) readJSONResults(dec *json.Decoder, in io.Reader) (*json.Deco
 // object, after a member of each.
 const resumeInResults = `{"":{"":0`
 
-// binding adds the row of one binding object.
+// binding adds the row of one binding object (counting only: checks it).
 func (r *rowReader) binding(raw []byte) error {
-	if r.countOnly {
-		plain, err := r.plain.binding(raw, func([]byte, kb.Term) error { return nil })
-		if err != nil {
-			return err
-		}
-		if !plain {
-			var b map[string]jsonTerm
-			if err := json.Unmarshal(raw, &b); err != nil {
-				return err
-			}
-			for _, v := range b {
-				if _, err := v.term(0); err != nil {
-					return err
-				}
-			}
-		}
-		return r.add(nil)
+	var row []kb.Term
+	if !r.countOnly {
+		row = make([]kb.Term, len(r.rs.Vars))
 	}
-	row := make([]kb.Term, len(r.rs.Vars))
-	plain, err := r.plain.binding(raw, func(name []byte, t kb.Term) error {
-		i := r.declareBytes(name)
+	keep := func(i int, t kb.Term) {
 		row = r.pad(row)
 		row[i] = t
+	}
+	plain, err := r.plain.binding(raw, func(name []byte, t kb.Term) error {
+		if !r.countOnly {
+			keep(r.declareBytes(name), t)
+		}
 		return nil
 	})
 	if err != nil {
@@ -370,14 +359,17 @@ func (r *rowReader) binding(raw []byte) error {
 			return err
 		}
 		for name, v := range b {
-			i := r.declare(name)
-			row = r.pad(row)
 			t, err := v.term(0)
 			if err != nil {
 				return err
 			}
-			row[i] = t
+			if !r.countOnly {
+				keep(r.declare(name), t)
+			}
 		}
+	}
+	if r.countOnly {
+		return r.add(nil)
 	}
 	return r.add(r.pad(row))
 }
