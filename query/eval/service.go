@@ -180,7 +180,7 @@ func (ex *executor) startServices() {
 		n.fut = &serviceFuture{done: make(chan struct{})}
 		go func(n *serviceNode, f *serviceFuture) {
 			defer close(f.done)
-			f.sols, f.err = ex.callServiceCount(n.op, n.op.Endpoint.Term, n.countOnly)
+			f.sols, f.err = ex.callServiceReq(ex.svc.ctx, n.op, n.op.Endpoint.Term, nil, n.countOnly)
 		}(n, n.fut)
 	}
 }
@@ -207,12 +207,6 @@ func (ex *executor) callService(op *algebra.Service, endpoint kb.Term, bindings 
 	return ex.callServiceCtx(ex.svc.ctx, op, endpoint, bindings)
 }
 
-// callServiceCount is callService without bindings that may ask for the
-// number of solutions only (ServiceRequest.CountOnly).
-func (ex *executor) callServiceCount(op *algebra.Service, endpoint kb.Term, countOnly bool) (*Solutions, error) {
-	return ex.callServiceReq(ex.svc.ctx, op, endpoint, nil, countOnly)
-}
-
 // callServiceCtx is callService under ctx, a context derived from the
 // evaluation's service context (a bind join cancels its own calls when its
 // consumer stops early).
@@ -220,6 +214,8 @@ func (ex *executor) callServiceCtx(ctx context.Context, op *algebra.Service, end
 	return ex.callServiceReq(ctx, op, endpoint, bindings, false)
 }
 
+// callServiceReq is callServiceCtx that may ask for the number of
+// solutions only (ServiceRequest.CountOnly).
 func (ex *executor) callServiceReq(ctx context.Context, op *algebra.Service, endpoint kb.Term, bindings *Solutions, countOnly bool) (*Solutions, error) {
 	s := ex.svc
 	select {
@@ -363,7 +359,7 @@ func (n *serviceNode) solutions(ex *executor, seed row) (sols *Solutions, endpoi
 		}
 		endpoint = t
 	}
-	sols, err = ex.callServiceCount(n.op, endpoint, n.countOnly)
+	sols, err = ex.callServiceReq(ex.svc.ctx, n.op, endpoint, nil, n.countOnly)
 	return sols, endpoint, err
 }
 func (n *serviceNode) children() []node { return nil }
