@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfkb/perfkb/convert/sensor"
+	"github.com/perfkb/perfkb/internal/timeslice"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/ontology"
 	"github.com/perfkb/perfkb/reasoner"
@@ -261,12 +262,18 @@ func (l *SensorListener) writer(ctx context.Context) error {
 
 // gated runs fn, within SensorOptions.LargeWriteGate when large.
 func (w *batchWriter) gated(large bool, fn func() error) error {
-	if !large || w.l.opt.LargeWriteGate == nil {
+	if !large {
 		return fn()
 	}
-	done := w.l.opt.LargeWriteGate()
-	defer done()
-	return fn()
+	if w.l.opt.LargeWriteGate != nil {
+		done := w.l.opt.LargeWriteGate()
+		defer done()
+	}
+	// A large batch is bulk work: a reader's thread that wakes beside it
+	// runs first (package timeslice).
+	var err error
+	timeslice.Bulk(func() { err = fn() })
+	return err
 }
 
 // restAfter is the shortest store write after which the writer rests

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/perfkb/perfkb/internal/timeslice"
 )
 
 // requestThread is the OS thread a request runs on when the server gives
@@ -18,6 +20,7 @@ type requestThread struct {
 	mu      sync.Mutex
 	tid     int
 	lowered bool // its priority was lowered: the thread must end with the request
+	long    bool // it asked for a long time slice (LongSlice)
 	ended   bool
 }
 
@@ -67,6 +70,9 @@ func (t *requestThread) end() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.ended = true
+	if t.long && !t.lowered && timeslice.Set(t.tid, 0) != nil {
+		return true // it keeps the long slice: it must not serve others
+	}
 	return t.lowered
 }
 
@@ -124,29 +130,61 @@ func LowerPriority(ctx context.Context, nice int) bool {
 	return true
 }
 
-// RunLowered runs fn on an OS thread of its own whose scheduling priority
-// is lowered to nice (1 to 19; Linux; never above the calling process's
-// own), and waits for it. The thread ends with fn: its goroutine exits
-// still locked to it, and the Go runtime then discards the thread, so the
-// lower priority never reaches other work. For bulk work that must not
-// take a processor from a waiting light request, such as reading a
-// remote site's large answer: on an idle machine it runs at full speed,
-// and on a busy one the kernel runs the other threads first. A panic in
-// fn is raised again on the caller's goroutine. Elsewhere, or with nice
-// 0, fn runs on the caller's goroutine as usual.
-func RunLowered(nice int, fn func()) {
-	if !threadPriorities || nice <= 0 {
+// LongSlice marks the thread serving the request of ctx as bulk work
+// (package timeslice: a long time slice, the same share of the
+// processor) until the request ends, and reports whether it did: a
+// thread serving a light request that wakes beside it then runs at once
+// instead of waiting for its slice. Only requests the server runs on a
+// thread of their own (SPARQL queries) can be marked; the thread asks
+// for the default slice again before it serves anything else. It may be
+// called from any goroutine.
+func LongSlice(ctx context.Context) bool {
+	t, _ := ctx.Value(requestThreadKey{}).(*requestThread)
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.ended || t.long || timeslice.Set(t.tid, timeslice.Long) != nil {
+		return false
+	}
+	t.long = true
+	return true
+}
+
+// RunBulk runs fn on an OS thread of its own marked as bulk work (a
+// long time slice, package timeslice) and, with nice 1 to 19 (never
+// above the calling process's own), at that lower priority, and waits
+// for it. For bulk work that must not keep a waiting light request from
+// a processor, such as reading a remote site's large answer: on an idle
+// machine it runs at full speed, and on a busy one the kernel runs the
+// other threads first. A lowered thread ends with fn (its goroutine
+// exits still locked to it, and the Go runtime then discards the
+// thread), so the lower priority never reaches other work; otherwise the
+// thread asks for the default slice again and goes back to the runtime.
+// A panic in fn is raised again on the caller's goroutine. Where threads
+// cannot be told apart, fn runs on the caller's goroutine as usual.
+func RunBulk(nice int, fn func()) {
+	if !threadPriorities {
 		fn()
 		return
 	}
 	done := make(chan any, 1)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends here
-		defer func() { done <- recover() }()
+		runtime.LockOSThread()
 		tid := threadID()
-		if cur, err := getNice(tid); err == nil && cur < min(nice, 19) {
-			_ = setNice(tid, min(nice, 19))
+		lowered := false
+		if cur, err := getNice(tid); nice > 0 && err == nil && cur < min(nice, 19) {
+			lowered = setNice(tid, min(nice, 19)) == nil
 		}
+		long := timeslice.Set(tid, timeslice.Long) == nil
+		defer func() {
+			r := recover()
+			if !lowered && (!long || timeslice.Set(tid, 0) == nil) {
+				runtime.UnlockOSThread()
+			}
+			done <- r
+		}()
 		fn()
 	}()
 	if r := <-done; r != nil {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfkb/perfkb/internal/timeslice"
 )
 
 // The main goroutine keeps the main thread, as in cmd/perfkb: the runtime
@@ -134,6 +136,88 @@ func TestOwnThread(t *testing.T) {
 	})
 }
 
+// sliceQuery is a query service that marks its thread as bulk work
+// from another goroutine, as the admission's checkpoint may, and notes
+// the slice its thread had then.
+type sliceQuery struct {
+	fakeQuery
+	nice int // lower the thread too
+	// set by Query
+	tid    int
+	marked bool
+	slice  time.Duration
+}
+
+func (q *sliceQuery) Query(ctx context.Context, req QueryRequest) (*QueryResult, error) {
+	q.tid = syscall.Gettid()
+	done := make(chan bool)
+	go func() { done <- LongSlice(ctx) }()
+	q.marked = <-done
+	if q.nice > 0 {
+		LowerPriority(ctx, q.nice)
+	}
+	q.slice, _ = timeslice.Get(q.tid)
+	return &QueryResult{Kind: ResultBoolean, Boolean: true}, nil
+}
+
+// TestLongSlice: a query's own thread marked as bulk work has the long
+// slice until the request ends, then the default one as it goes back to
+// the runtime (or, lowered too, it ends); without a thread of its own
+// nothing is marked.
+func TestLongSlice(t *testing.T) {
+	if !kernelSlices(t) {
+		t.Skip("this kernel keeps no time slice per thread (Linux 6.12 and later do)")
+	}
+	t.Run("marked", func(t *testing.T) {
+		q := &sliceQuery{}
+		srv, _, _ := newTestServer(t, func(o *Options) { o.Query, o.ThreadPerQuery = q, true })
+		for range 3 {
+			if rec := do(srv, http.MethodPost, "/sparql", mediaSPARQLQuery, "ASK {}"); rec.Code != http.StatusOK {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+			if !q.marked || q.slice != timeslice.Long {
+				t.Fatalf("LongSlice = %v, slice during the query %v; want true, %v", q.marked, q.slice, timeslice.Long)
+			}
+			// The thread went back to the runtime (it may have ended since):
+			// it must not keep the slice for the next request.
+			if s, err := timeslice.Get(q.tid); err == nil && s >= timeslice.Long {
+				t.Fatalf("thread %d kept slice %v after the request", q.tid, s)
+			}
+		}
+	})
+	t.Run("lowered too", func(t *testing.T) {
+		base := threadNice(syscall.Gettid())
+		if base+3 > 19 {
+			t.Skipf("the tests run at nice %d: no room to lower a thread by 3", base)
+		}
+		q := &sliceQuery{nice: base + 3}
+		srv, _, _ := newTestServer(t, func(o *Options) { o.Query, o.ThreadPerQuery = q, true })
+		if rec := do(srv, http.MethodGet, "/sparql?query=ASK%7B%7D", "", ""); rec.Code != http.StatusOK {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		if !q.marked || q.slice != timeslice.Long {
+			t.Fatalf("LongSlice = %v, slice %v; want true, %v", q.marked, q.slice, timeslice.Long)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for threadNice(q.tid) != -100 {
+			if time.Now().After(deadline) {
+				t.Fatalf("lowered thread %d still exists after the request", q.tid)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	t.Run("off", func(t *testing.T) {
+		q := &sliceQuery{}
+		srv, _, _ := newTestServer(t, func(o *Options) { o.Query = q })
+		if rec := do(srv, http.MethodGet, "/sparql?query=ASK%7B%7D", "", ""); rec.Code != http.StatusOK {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		if q.marked || q.slice >= timeslice.Long {
+			t.Fatalf("without ThreadPerQuery: LongSlice = %v, slice %v; want false and the default", q.marked, q.slice)
+		}
+	})
+}
+
 // cpuSink keeps the busy loop's result alive.
 var cpuSink int
 
@@ -187,45 +271,89 @@ func TestQueryCPUCountsRunningNotWaiting(t *testing.T) {
 	}
 }
 
-// TestRunLowered: fn runs on a thread of its own at the lower priority,
-// that thread ends with fn, a panic reaches the caller, and with nice 0
-// fn runs on the caller's own thread at its priority.
-func TestRunLowered(t *testing.T) {
+// TestRunBulk: fn runs on a thread of its own with the long time slice
+// and, given a nice value, at that lower priority; a lowered thread ends
+// with fn, one that was not goes back with the default slice; a panic
+// reaches the caller; the caller's thread is left as it was.
+func TestRunBulk(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	self := syscall.Gettid()
 	base := threadNice(self)
+	selfSlice, _ := timeslice.Get(self)
 	if base+5 > 19 {
 		t.Skipf("the tests run at nice %d: no room to lower a thread by 5", base)
 	}
+	slices := kernelSlices(t)
 	var tid, during int
-	RunLowered(base+5, func() { tid, during = syscall.Gettid(), threadNice(syscall.Gettid()) })
+	var slice time.Duration
+	RunBulk(base+5, func() {
+		tid, during = syscall.Gettid(), threadNice(syscall.Gettid())
+		slice, _ = timeslice.Get(tid)
+	})
 	if tid == self || during != base+5 {
 		t.Fatalf("fn ran on thread %d (caller %d) at nice %d; want another thread at %d", tid, self, during, base+5)
 	}
+	if slices && slice != timeslice.Long {
+		t.Errorf("fn ran with slice %v, want %v", slice, timeslice.Long)
+	}
 	if n := threadNice(self); n != base {
-		t.Fatalf("the caller's thread is at nice %d after RunLowered, want %d", n, base)
+		t.Fatalf("the caller's thread is at nice %d after RunBulk, want %d", n, base)
+	}
+	if s, _ := timeslice.Get(self); s != selfSlice {
+		t.Fatalf("the caller's thread has slice %v after RunBulk, want %v", s, selfSlice)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for threadNice(tid) != -100 {
 		if time.Now().After(deadline) {
-			t.Fatalf("thread %d still exists after RunLowered returned, nice %d", tid, threadNice(tid))
+			t.Fatalf("thread %d still exists after RunBulk returned, nice %d", tid, threadNice(tid))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 
-	RunLowered(0, func() { tid, during = syscall.Gettid(), threadNice(syscall.Gettid()) })
-	if tid != self || during != base {
-		t.Fatalf("nice 0: fn ran on thread %d at nice %d; want the caller's %d at %d", tid, during, self, base)
+	// Not lowered: the thread serves on, so it gives the slice back.
+	RunBulk(0, func() {
+		tid, during = syscall.Gettid(), threadNice(syscall.Gettid())
+		slice, _ = timeslice.Get(tid)
+	})
+	if tid == self || during != base {
+		t.Fatalf("nice 0: fn ran on thread %d at nice %d; want another thread than the caller's %d, at %d", tid, during, self, base)
+	}
+	if slices && slice != timeslice.Long {
+		t.Errorf("nice 0: fn ran with slice %v, want %v", slice, timeslice.Long)
+	}
+	if s, err := timeslice.Get(tid); err == nil && s >= timeslice.Long {
+		t.Errorf("nice 0: thread %d kept slice %v after RunBulk", tid, s)
 	}
 
 	func() {
 		defer func() {
 			if r := recover(); r != "boom" {
-				t.Fatalf("recovered %v from RunLowered, want fn's panic", r)
+				t.Fatalf("recovered %v from RunBulk, want fn's panic", r)
 			}
 		}()
-		RunLowered(base+5, func() { panic("boom") })
-		t.Fatal("RunLowered returned after fn panicked")
+		RunBulk(base+5, func() { panic("boom") })
+		t.Fatal("RunBulk returned after fn panicked")
 	}()
+}
+
+// kernelSlices reports whether this kernel keeps a time slice per thread
+// (Linux 6.12 and later); the tests check slices only there.
+func kernelSlices(t *testing.T) bool {
+	t.Helper()
+	ok := make(chan bool, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends here
+		tid := syscall.Gettid()
+		s, err := timeslice.Get(tid)
+		if err == nil && s < timeslice.Long && timeslice.Set(tid, timeslice.Long) == nil {
+			s, err = timeslice.Get(tid)
+		}
+		ok <- err == nil && s == timeslice.Long
+	}()
+	if !<-ok {
+		t.Log("this kernel keeps no time slice per thread: slices are not checked")
+		return false
+	}
+	return true
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/perfkb/perfkb/internal/timeslice"
 	"github.com/perfkb/perfkb/kb/native"
 	"github.com/perfkb/perfkb/server/backend"
 )
@@ -157,7 +158,7 @@ const spareProcessors = 2
 // derived values' builds (query.Options.Background) and the native
 // store's statistics (native.SetBackgroundRunner), each on a goroutine of
 // its own that the caller starts.
-func background(fn func()) { fn() }
+func background(fn func()) { timeslice.Bulk(fn) }
 
 // defaultServiceNice is --service-nice's default: a thread at nice 10
 // has about a tenth of the processor share of one at 0, so a lookup that

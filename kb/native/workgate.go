@@ -1,6 +1,10 @@
 package native
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/perfkb/perfkb/internal/timeslice"
+)
 
 // A write's CPU work (sorting six key orders, folding the delta log,
 // writing index and dictionary tables) is spread over goroutines, which
@@ -48,7 +52,7 @@ func fork(fn func()) (wait func()) {
 		if g != nil {
 			defer func() { <-*g }()
 		}
-		fn()
+		timeslice.Bulk(fn)
 	}()
 	return func() { <-done }
 }

@@ -101,7 +101,7 @@ type Admission struct {
 	// else on the machine, which throttles ordinary work.
 	Nice int
 	// ServiceNice, when positive, is the OS priority (nice value, 1 to
-	// 19) of the threads that read SERVICE answers (server.RunLowered).
+	// 19) of the threads that read SERVICE answers (server.RunBulk).
 	// Reading a site's answer is bulk work its slot alone does not keep
 	// from the light queries: the kernel shares a core evenly between
 	// the reading thread and a lookup's. Five federated COUNTs over 60 MB
@@ -287,6 +287,9 @@ func (q *admitted) becomeHeavy(ctx context.Context) {
 	if a.Nice > 0 {
 		server.LowerPriority(ctx, a.Nice)
 	}
+	// A light query's thread that wakes beside this one runs first; this
+	// one keeps its share of the processor.
+	server.LongSlice(ctx)
 	if q.holding.Load() {
 		a.mu.Lock()
 		if q.holds && !q.heldHeavy {
@@ -673,7 +676,7 @@ func (s outsideService) Handle(ctx context.Context, req query.ServiceRequest) (s
 	var d answerDecode
 	req.Charge = d.charging(ctx, s.q, req.Charge)
 	defer d.end()
-	server.RunLowered(s.q.a.ServiceNice, func() { sols, err = s.h.Handle(ctx, req) })
+	server.RunBulk(s.q.a.ServiceNice, func() { sols, err = s.h.Handle(ctx, req) })
 	return sols, err
 }
 
@@ -752,7 +755,7 @@ type outsideDescriber struct {
 func (s outsideDescriber) Describe(ctx context.Context, endpoint kb.Term, resources []kb.Term) (g *query.Graph, err error) {
 	s.q.leaveService()
 	defer s.q.enterEngine()
-	server.RunLowered(s.q.a.ServiceNice, func() { g, err = s.d.Describe(ctx, endpoint, resources) })
+	server.RunBulk(s.q.a.ServiceNice, func() { g, err = s.d.Describe(ctx, endpoint, resources) })
 	return g, err
 }
 

@@ -1,0 +1,52 @@
+// Package timeslice marks the OS threads that do bulk work (a heavy
+// query, a site's large answer, a large write) so that the kernel lets a
+// thread serving a light request run before them without taking any of
+// their share of the processor.
+//
+// Linux 6.12 and later schedule ordinary threads by earliest eligible
+// virtual deadline (EEVDF), and a thread may ask for its own time slice
+// (sched_setattr's sched_runtime, 0.1 to 100 ms). The slice does not
+// change a thread's weight, so a bulk thread gets as much processor time
+// as before; it changes when the thread is due: a thread with a long
+// slice has a late deadline, so a thread with the default slice that
+// wakes beside it (a lookup's bytes arriving) is picked first and
+// preempts it at once. A nice value, the older lever, lowers the bulk
+// thread's share as well, and an unprivileged process cannot take it
+// back; a slice can be given back at any time. On 2 cores with three
+// busy threads, a thread that slept for 1 ms and then worked for 0.2 ms
+// woke with a p99 delay of 3.6 to 4.1 ms beside default-slice threads,
+// 1.3 ms beside nice-10 ones and 0.15 to 0.19 ms beside 100 ms slices.
+//
+// Elsewhere, and on older kernels, which accept the request and ignore
+// it, marking a thread changes nothing.
+package timeslice
+
+import (
+	"runtime"
+	"time"
+)
+
+// Long is the slice bulk work asks for: the kernel's upper bound.
+const Long = 100 * time.Millisecond
+
+// Bulk runs fn with the calling goroutine locked to its OS thread, which
+// asks for the Long slice while fn runs and for the default one after.
+// A thread already marked (Bulk within Bulk, or a thread marked with
+// Set) is left as it is. Threads the Go runtime starts while fn runs do
+// not inherit the slice: a locked goroutine's new threads are started by
+// the runtime's template thread.
+func Bulk(fn func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := ThreadID()
+	if s, err := Get(tid); err != nil || s >= Long {
+		fn()
+		return
+	}
+	if Set(tid, Long) != nil {
+		fn()
+		return
+	}
+	defer Set(tid, 0)
+	fn()
+}
