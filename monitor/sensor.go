@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfkb/perfkb/convert"
 	"github.com/perfkb/perfkb/convert/sensor"
+	"github.com/perfkb/perfkb/internal/timeslice"
 	"github.com/perfkb/perfkb/kb"
 	"github.com/perfkb/perfkb/reasoner"
 )
@@ -422,13 +423,20 @@ func (l *SensorListener) serveConn(c net.Conn, n int64, st *connState) {
 		log = log.With("user", user)
 		in = br
 	}
-	var gate func(int) func()
-	if l.opt.ParseGate != nil {
-		gate = func(n int) func() {
-			if n <= largeMessageFree {
-				return func() {}
-			}
-			return l.opt.ParseGate()
+	// A large message is parsed as bulk work (package timeslice), in
+	// ParseGate when there is one.
+	gate := func(n int) func() {
+		if n <= largeMessageFree {
+			return func() {}
+		}
+		release := func() {}
+		if l.opt.ParseGate != nil {
+			release = l.opt.ParseGate()
+		}
+		end := timeslice.Begin()
+		return func() {
+			end()
+			release()
 		}
 	}
 	rd := sensor.NewReader(in, sensor.ReaderOptions{

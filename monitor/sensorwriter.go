@@ -349,6 +349,7 @@ func (w *batchWriter) convert(ctx context.Context, b *batch) (converted, bool, e
 		return converted{}, false, nil
 	}
 	l := w.l
+	defer w.release()
 	w.quads = w.quads[:0]
 	w.spans = w.spans[:0]
 	g := l.opt.Graph
@@ -385,6 +386,24 @@ func (w *batchWriter) convert(ctx context.Context, b *batch) (converted, bool, e
 	}
 	c.quads = quads
 	return c, true, nil
+}
+
+// keepQuads is the most quads whose buffer the writer keeps from one
+// batch to the next: a small batch's, not a flood message's.
+const keepQuads = 1 << 14
+
+// release lets go of the batch's terms once it is converted. Kept in the
+// reused buffer, a flood message's million quads and their strings stayed
+// reachable until a larger batch overwrote them: 100 MB of pointers that
+// every garbage collection then scanned (the soak's in-use heap after its
+// flood), and a collection's mark phase is when lookups waited.
+func (w *batchWriter) release() {
+	if cap(w.quads) > keepQuads {
+		w.quads = nil
+		return
+	}
+	clear(w.quads[:cap(w.quads)])
+	w.quads = w.quads[:0]
 }
 
 // messageSpan marks where one message's triples end in a batch.

@@ -30,23 +30,29 @@ import (
 const Long = 100 * time.Millisecond
 
 // Bulk runs fn with the calling goroutine locked to its OS thread, which
-// asks for the Long slice while fn runs and for the default one after.
-// A thread already marked (Bulk within Bulk, or a thread marked with
-// Set) is left as it is. Threads the Go runtime starts while fn runs do
-// not inherit the slice: a locked goroutine's new threads are started by
-// the runtime's template thread.
+// asks for the Long slice while fn runs and for the default one after
+// (Begin).
 func Bulk(fn func()) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	tid := ThreadID()
-	if s, err := Get(tid); err != nil || s >= Long {
-		fn()
-		return
-	}
-	if Set(tid, Long) != nil {
-		fn()
-		return
-	}
-	defer Set(tid, 0)
+	end := Begin()
+	defer end()
 	fn()
+}
+
+// Begin locks the calling goroutine to its OS thread, which asks for the
+// Long slice until end is called, on the same goroutine: then the thread
+// asks for the default slice again and is unlocked. A thread already
+// marked (Begin within Begin, or a thread marked with Set) is left as it
+// is. Threads the Go runtime starts meanwhile do not inherit the slice:
+// a locked goroutine's new threads are started by the runtime's template
+// thread.
+func Begin() (end func()) {
+	runtime.LockOSThread()
+	tid := ThreadID()
+	if s, err := Get(tid); err != nil || s >= Long || Set(tid, Long) != nil {
+		return runtime.UnlockOSThread
+	}
+	return func() {
+		Set(tid, 0)
+		runtime.UnlockOSThread()
+	}
 }

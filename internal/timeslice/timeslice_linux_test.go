@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// slices skips the test where the kernel keeps no slice per thread
+// needSlices skips the test where the kernel keeps no slice per thread
 // (before Linux 6.12 sched_setattr accepts sched_runtime for ordinary
 // threads and ignores it).
-func slices(t *testing.T) {
+func needSlices(t *testing.T) {
 	t.Helper()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -28,7 +28,7 @@ func slices(t *testing.T) {
 // one after, a Bulk within it leaves the slice to the outer one, and the
 // thread's nice value is kept throughout.
 func TestBulk(t *testing.T) {
-	slices(t)
+	needSlices(t)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	tid := ThreadID()
@@ -67,7 +67,7 @@ func TestBulk(t *testing.T) {
 // TestSetKeepsNice: asking for a slice keeps a lowered thread's nice
 // value, and asking for the default slice again needs no privilege.
 func TestSetKeepsNice(t *testing.T) {
-	slices(t)
+	needSlices(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
