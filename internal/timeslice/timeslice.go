@@ -12,10 +12,16 @@
 // wakes beside it (a lookup's bytes arriving) is picked first and
 // preempts it at once. A nice value, the older lever, lowers the bulk
 // thread's share as well, and an unprivileged process cannot take it
-// back; a slice can be given back at any time. On 2 cores with three
-// busy threads, a thread that slept for 1 ms and then worked for 0.2 ms
-// woke with a p99 delay of 3.6 to 4.1 ms beside default-slice threads,
-// 1.3 ms beside nice-10 ones and 0.15 to 0.19 ms beside 100 ms slices.
+// back; a slice can be given back at any time. BenchmarkWake, on 2
+// cores beside three busy threads: a thread that sleeps 1 ms and then
+// works 0.2 ms woke with a p99 delay of 4.1 to 4.6 ms beside busy threads
+// at the default slice and 0.16 to 0.55 ms beside Long ones.
+//
+// The cost: two bulk threads sharing a core take turns of up to Long, so
+// a garbage collection that must stop the world waits for a bulk thread
+// the kernel is not running: in two 10-minute hardening soaks, 3 and 4 of
+// some 150 stop-the-world pauses each took over 10 ms (one over 100 ms),
+// where earlier runs had 0 to 2.
 //
 // Elsewhere, and on older kernels, which accept the request and ignore
 // it, marking a thread changes nothing.

@@ -21,10 +21,13 @@ func BenchmarkWake(b *testing.B) {
 		name  string
 		slice time.Duration
 	}{{"busy=default", 0}, {"busy=long", Long}} {
+		const busy = 3
 		b.Run(c.name, func(b *testing.B) {
+			// A Go processor each, so that only the kernel decides who
+			// runs.
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(busy + 2))
 			var stop atomic.Bool
 			started := make(chan struct{})
-			const busy = 3
 			for range busy {
 				go func() {
 					runtime.LockOSThread() // never unlocked: the thread ends here
