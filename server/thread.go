@@ -132,7 +132,8 @@ func LowerPriority(ctx context.Context, nice int) bool {
 
 // LongSlice marks the thread serving the request of ctx as bulk work
 // (package timeslice: a long time slice, the same share of the
-// processor) until the request ends, and reports whether it did: a
+// processor, when timeslice.SetLong has turned marking on) until the
+// request ends, and reports whether it did: a
 // thread serving a light request that wakes beside it then runs at once
 // instead of waiting for its slice. Only requests the server runs on a
 // thread of their own (SPARQL queries) can be marked; the thread asks
@@ -145,7 +146,8 @@ func LongSlice(ctx context.Context) bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.ended || t.long || timeslice.Set(t.tid, timeslice.Long) != nil {
+	d := timeslice.Slice()
+	if d <= 0 || t.ended || t.long || timeslice.Set(t.tid, d) != nil {
 		return false
 	}
 	t.long = true
@@ -153,7 +155,7 @@ func LongSlice(ctx context.Context) bool {
 }
 
 // RunBulk runs fn on an OS thread of its own marked as bulk work (a
-// long time slice, package timeslice) and, with nice 1 to 19 (never
+// long time slice, package timeslice, when marking is on) and, with nice 1 to 19 (never
 // above the calling process's own), at that lower priority, and waits
 // for it. For bulk work that must not keep a waiting light request from
 // a processor, such as reading a remote site's large answer: on an idle
@@ -177,7 +179,8 @@ func RunBulk(nice int, fn func()) {
 		if cur, err := getNice(tid); nice > 0 && err == nil && cur < min(nice, 19) {
 			lowered = setNice(tid, min(nice, 19)) == nil
 		}
-		long := timeslice.Set(tid, timeslice.Long) == nil
+		d := timeslice.Slice()
+		long := d > 0 && timeslice.Set(tid, d) == nil
 		defer func() {
 			r := recover()
 			if !lowered && (!long || timeslice.Set(tid, 0) == nil) {

@@ -168,6 +168,19 @@ func TestLongSlice(t *testing.T) {
 	if !kernelSlices(t) {
 		t.Skip("this kernel keeps no time slice per thread (Linux 6.12 and later do)")
 	}
+	t.Run("marking off", func(t *testing.T) {
+		timeslice.SetLong(0)
+		q := &sliceQuery{}
+		srv, _, _ := newTestServer(t, func(o *Options) { o.Query, o.ThreadPerQuery = q, true })
+		if rec := do(srv, http.MethodGet, "/sparql?query=ASK%7B%7D", "", ""); rec.Code != http.StatusOK {
+			t.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		if q.marked || q.slice >= timeslice.Long {
+			t.Fatalf("with marking off: LongSlice = %v, slice %v; want false and the default", q.marked, q.slice)
+		}
+	})
+	timeslice.SetLong(timeslice.Long)
+	t.Cleanup(func() { timeslice.SetLong(0) })
 	t.Run("marked", func(t *testing.T) {
 		q := &sliceQuery{}
 		srv, _, _ := newTestServer(t, func(o *Options) { o.Query, o.ThreadPerQuery = q, true })
@@ -285,6 +298,8 @@ func TestRunBulk(t *testing.T) {
 		t.Skipf("the tests run at nice %d: no room to lower a thread by 5", base)
 	}
 	slices := kernelSlices(t)
+	timeslice.SetLong(timeslice.Long)
+	t.Cleanup(func() { timeslice.SetLong(0) })
 	var tid, during int
 	var slice time.Duration
 	RunBulk(base+5, func() {

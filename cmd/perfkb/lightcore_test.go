@@ -1,9 +1,18 @@
 package main
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"runtime"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/perfkb/perfkb/internal/timeslice"
+	"github.com/perfkb/perfkb/kb/native"
 )
 
 // TestLightCore: --light-core keeps a slot from heavy work when on, never
@@ -65,6 +74,42 @@ func TestServiceNiceFlag(t *testing.T) {
 		f := longQueryFlags{after: 1, gcPercent: 100, lightCore: "off", serviceNice: bad}
 		if err := f.validate(); err == nil {
 			t.Errorf("--service-nice %d: no error", bad)
+		}
+	}
+}
+
+// TestBulkSliceFlag: --bulk-slice is off by default, sets the slice bulk
+// work asks for when serve tunes the runtime, and refuses a negative
+// value or one over the kernel's 100 ms.
+func TestBulkSliceFlag(t *testing.T) {
+	defer timeslice.SetLong(0)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer native.SetWriteWorkers(-1)
+	defer native.SetBackgroundRunner(nil)
+	for _, args := range []struct {
+		argv []string
+		want time.Duration
+	}{{nil, 0}, {[]string{"--bulk-slice", "100ms"}, 100 * time.Millisecond}, {[]string{"--bulk-slice", "20ms"}, 20 * time.Millisecond}} {
+		var f longQueryFlags
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		f.bind(fs)
+		if err := fs.Parse(args.argv); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.validate(); err != nil {
+			t.Fatalf("%v: %v", args.argv, err)
+		}
+		timeslice.SetLong(time.Millisecond) // not what any case asks for
+		f.tuneRuntime(context.Background(), slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
+		if got := timeslice.Slice(); got != args.want {
+			t.Errorf("%v: bulk slice %v, want %v", args.argv, got, args.want)
+		}
+	}
+	for _, bad := range []time.Duration{-time.Millisecond, 101 * time.Millisecond} {
+		f := longQueryFlags{after: 1, gcPercent: 100, lightCore: "off", bulkSlice: bad}
+		if err := f.validate(); err == nil {
+			t.Errorf("--bulk-slice %v: no error", bad)
 		}
 	}
 }

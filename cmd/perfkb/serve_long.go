@@ -31,6 +31,8 @@ type longQueryFlags struct {
 	lanes int
 	// serviceNice is --service-nice.
 	serviceNice int
+	// bulkSlice is --bulk-slice.
+	bulkSlice time.Duration
 	// gcPercent is the garbage collector's GOGC.
 	gcPercent int
 	// gcFloor is --gc-floor: "" or "0" for none, "auto" for
@@ -50,6 +52,7 @@ func (f *longQueryFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.after, "long-query-after", 100*time.Millisecond, "a query running longer than this (its thread's processor time, on Linux) is heavy: it runs only while it holds one of the run slots, which heavy queries share in turns per client; light queries never wait (0: no admission)")
 	fs.Int64Var(&f.steps, "long-query-steps", backend.DefaultSteps, "a query past this many evaluation steps is heavy too, however fast it ran (0: only --long-query-after counts)")
 	fs.IntVar(&f.nice, "long-query-nice", 0, "the OS priority (nice value, 1-19) of a heavy query's thread; 0: unchanged (Linux only)")
+	fs.DurationVar(&f.bulkSlice, "bulk-slice", 0, "the time slice (up to 100ms) that bulk work's threads ask the kernel for (heavy queries, SERVICE answers, sensor floods, store writes): a lookup's thread that wakes beside one runs at once, and the bulk work keeps its share; 0: off (Linux 6.12 and later)")
 	fs.IntVar(&f.serviceNice, "service-nice", defaultServiceNice, "the OS priority (nice value, 1-19) of the threads that read SERVICE answers, so that on a busy machine local queries run first; 0: unchanged (Linux only)")
 	fs.IntVar(&f.gcPercent, "gc-percent", defaultGCPercent, "how far the heap may grow past the live data before the Go garbage collector runs (as $GOGC, which wins when set); higher: fewer collections, more memory")
 	fs.StringVar(&f.gcFloor, "gc-floor", "", "heap the Go garbage collector lets fill before it runs at all (e.g. 256MiB; auto: an eighth of the runtime's soft memory limit, at most 256MiB; default none; none when $GOGC or $GOMEMLIMIT is set); above it --gc-percent rules. Fewer collections, more resident memory")
@@ -68,6 +71,9 @@ func (f *longQueryFlags) validate() error {
 	}
 	if f.nice < 0 || f.nice > 19 {
 		return usageError(fmt.Errorf("--long-query-nice must be between 0 (unchanged) and 19 (lowest)"))
+	}
+	if f.bulkSlice < 0 || f.bulkSlice > timeslice.Long {
+		return usageError(fmt.Errorf("--bulk-slice must be between 0 (off) and %v", timeslice.Long))
 	}
 	if f.serviceNice < 0 || f.serviceNice > 19 {
 		return usageError(fmt.Errorf("--service-nice must be between 0 (unchanged) and 19 (lowest)"))
@@ -131,6 +137,7 @@ func (f *longQueryFlags) tuneRuntime(ctx context.Context, logger *slog.Logger, s
 			gcFloor(ctx, floor, soft, f.gcPercent, logger)
 		}
 	}
+	timeslice.SetLong(f.bulkSlice)
 	f.cores = runtime.GOMAXPROCS(0)
 	writeCores := f.writeCores
 	if writeCores == 0 {

@@ -29,6 +29,8 @@ func needSlices(t *testing.T) {
 // thread's nice value is kept throughout.
 func TestBulk(t *testing.T) {
 	needSlices(t)
+	SetLong(Long)
+	t.Cleanup(func() { SetLong(0) })
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	tid := ThreadID()
@@ -96,4 +98,23 @@ func TestSetKeepsNice(t *testing.T) {
 		}
 	}()
 	<-done
+}
+
+// TestBulkOff: with marking off, the default, Bulk and Begin leave the
+// thread's slice alone.
+func TestBulkOff(t *testing.T) {
+	needSlices(t)
+	SetLong(0)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := ThreadID()
+	before, _ := Get(tid)
+	var during time.Duration
+	Bulk(func() { during, _ = Get(tid) })
+	end := Begin()
+	inBegin, _ := Get(tid)
+	end()
+	if during != before || inBegin != before {
+		t.Errorf("marking off: slice %v in Bulk, %v after Begin; want %v", during, inBegin, before)
+	}
 }
