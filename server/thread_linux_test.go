@@ -80,13 +80,7 @@ func TestOwnThread(t *testing.T) {
 			t.Fatal("the query ran on the test's own thread")
 		}
 		// The runtime discards the thread once its goroutine has exited.
-		deadline := time.Now().Add(5 * time.Second)
-		for threadNice(q.tid) != -100 {
-			if time.Now().After(deadline) {
-				t.Fatalf("thread %d still exists after the request, nice %d", q.tid, threadNice(q.tid))
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitThreadGone(t, q.tid, "the request")
 	})
 	t.Run("not lowered", func(t *testing.T) {
 		q := &threadQuery{}
@@ -211,13 +205,7 @@ func TestLongSlice(t *testing.T) {
 		if !q.marked || q.slice != timeslice.Long {
 			t.Fatalf("LongSlice = %v, slice %v; want true, %v", q.marked, q.slice, timeslice.Long)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for threadNice(q.tid) != -100 {
-			if time.Now().After(deadline) {
-				t.Fatalf("lowered thread %d still exists after the request", q.tid)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitThreadGone(t, q.tid, "the request")
 	})
 	t.Run("off", func(t *testing.T) {
 		q := &sliceQuery{}
@@ -318,13 +306,7 @@ func TestRunBulk(t *testing.T) {
 	if s, _ := timeslice.Get(self); s != selfSlice {
 		t.Fatalf("the caller's thread has slice %v after RunBulk, want %v", s, selfSlice)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for threadNice(tid) != -100 {
-		if time.Now().After(deadline) {
-			t.Fatalf("thread %d still exists after RunBulk returned, nice %d", tid, threadNice(tid))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitThreadGone(t, tid, "RunBulk returned")
 
 	// Not lowered: the thread serves on, so it gives the slice back.
 	RunBulk(0, func() {
@@ -350,6 +332,20 @@ func TestRunBulk(t *testing.T) {
 		RunBulk(base+5, func() { panic("boom") })
 		t.Fatal("RunBulk returned after fn panicked")
 	}()
+}
+
+// waitThreadGone waits until thread tid has ended, as the runtime
+// discards a thread whose goroutine exited still locked to it; after
+// says after what.
+func waitThreadGone(t *testing.T, tid int, after string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for threadNice(tid) != -100 {
+		if time.Now().After(deadline) {
+			t.Fatalf("thread %d still exists after %s, nice %d", tid, after, threadNice(tid))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // kernelSlices reports whether this kernel keeps a time slice per thread
