@@ -155,9 +155,9 @@ func LongSlice(ctx context.Context) bool {
 }
 
 // RunBulk runs fn on an OS thread of its own marked as bulk work (a
-// long time slice, package timeslice, when marking is on) and, with nice 1 to 19 (never
-// above the calling process's own), at that lower priority, and waits
-// for it. For bulk work that must not keep a waiting light request from
+// long time slice, package timeslice, when marking is on) and, with nice
+// 1 to 19 (never above the calling process's own), at that lower
+// priority, and waits for it. For bulk work that must not keep a waiting light request from
 // a processor, such as reading a remote site's large answer: on an idle
 // machine it runs at full speed, and on a busy one the kernel runs the
 // other threads first. A lowered thread ends with fn (its goroutine
@@ -165,9 +165,10 @@ func LongSlice(ctx context.Context) bool {
 // thread), so the lower priority never reaches other work; otherwise the
 // thread asks for the default slice again and goes back to the runtime.
 // A panic in fn is raised again on the caller's goroutine. Where threads
-// cannot be told apart, fn runs on the caller's goroutine as usual.
+// cannot be told apart, or with nothing to mark (nice 0 and marking
+// off), fn runs on the caller's goroutine as usual.
 func RunBulk(nice int, fn func()) {
-	if !threadPriorities {
+	if !threadPriorities || (nice <= 0 && timeslice.Slice() <= 0) {
 		fn()
 		return
 	}
